@@ -1,0 +1,16 @@
+// The only translation units that include pybind11. One coarse call per run; the GIL is
+// released for all of it.
+#include <pybind11/pybind11.h>
+
+namespace py = pybind11;
+
+void bind_config(py::module_& m);
+void bind_run(py::module_& m);
+void bind_structures(py::module_& m);
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "islands engine core (C++): storage, indexes, concurrency control, workers";
+  bind_config(m);
+  bind_run(m);
+  bind_structures(m);
+}

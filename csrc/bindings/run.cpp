@@ -1,0 +1,98 @@
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "islands/common/abort_reason.hpp"
+#include "islands/exec/engine_run.hpp"
+
+namespace py = pybind11;
+using namespace islands;
+
+namespace {
+
+py::dict latency_dict(const LatencyHistogram& h) {
+  py::dict d;
+  d["count"] = h.count();
+  d["mean_ns"] = h.mean();
+  d["p50_ns"] = h.quantile(0.50);
+  d["p99_ns"] = h.quantile(0.99);
+  d["p999_ns"] = h.quantile(0.999);
+  d["max_ns"] = h.quantile(1.0);
+  return d;
+}
+
+py::dict aborts_dict(const std::array<std::uint64_t, kNumAbortReasons>& aborts) {
+  py::dict d;
+  for (std::size_t i = 0; i < kNumAbortReasons; ++i) {
+    d[abort_reason_name(static_cast<AbortReason>(i))] = aborts[i];
+  }
+  return d;
+}
+
+py::dict stats_dict(const RunStats& stats) {
+  py::list workers;
+  std::array<std::uint64_t, kNumAbortReasons> total_aborts{};
+  for (const WorkerStats& w : stats.workers) {
+    py::dict d;
+    d["cpu"] = w.cpu;
+    d["site"] = w.site;
+    d["commits"] = w.commits;
+    d["aborts"] = aborts_dict(w.aborts);
+    d["latency"] = latency_dict(w.latency);
+    d["checksum"] = w.checksum;
+    d["commits_all_phases"] = w.commits_all_phases;
+    d["row_updates_all_phases"] = w.row_updates_all_phases;
+    workers.append(d);
+    for (std::size_t i = 0; i < kNumAbortReasons; ++i) total_aborts[i] += w.aborts[i];
+  }
+  py::dict out;
+  out["workers"] = workers;
+  out["load_s"] = stats.load_s;
+  out["measured_s"] = stats.measured_s;
+  out["commits"] = stats.commits();
+  out["aborts"] = aborts_dict(total_aborts);
+  out["latency"] = latency_dict(stats.latency());
+  out["payload_sum_before"] = stats.payload_sum_before;
+  out["payload_sum_after"] = stats.payload_sum_after;
+  return out;
+}
+
+}  // namespace
+
+void bind_run(py::module_& m) {
+  m.def(
+      "run",
+      [](const RunConfig& config) {
+        RunStats stats;
+        {
+          py::gil_scoped_release release;
+          stats = run_engine(config);
+        }
+        return stats_dict(stats);
+      },
+      py::arg("config"),
+      "Runs one instance (load, warm-up, measured window) and returns its statistics as a dict.");
+  m.def(
+      "bare_loop",
+      [](const RunConfig& config) {
+        py::gil_scoped_release release;
+        return run_bare_loop(config);
+      },
+      py::arg("config"),
+      "The engine-overhead baseline: the same probes in a bare loop; transactions per second.");
+  m.def("build_info", [] {
+    const BuildInfo info = build_info();
+    py::dict d;
+    d["compiler"] = info.compiler;
+    d["flags"] = info.flags;
+    d["build_type"] = info.build_type;
+    return d;
+  });
+  m.def("abort_reasons", [] {
+    py::dict d;
+    for (std::size_t i = 0; i < kNumAbortReasons; ++i) {
+      const auto reason = static_cast<AbortReason>(i);
+      d[abort_reason_name(reason)] = abort_reason_doc(reason);
+    }
+    return d;
+  }, "Every abort reason with what it means.");
+}

@@ -1,0 +1,39 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace islands {
+
+//! Every reason a transaction attempt can abort; one counter each (X-macro).
+#define ISLANDS_ABORT_REASONS(X)                                              \
+  X(lock_conflict, "2PL no-wait: a conflicting lock was held")               \
+  X(wait_die, "2PL wait-die: a younger transaction met an older lock holder")
+
+enum class AbortReason : std::uint8_t {
+#define ISLANDS_ENUM_ENTRY(name, doc) name,
+  ISLANDS_ABORT_REASONS(ISLANDS_ENUM_ENTRY)
+#undef ISLANDS_ENUM_ENTRY
+};
+
+//! Number of abort reasons.
+constexpr std::size_t kNumAbortReasons = 0
+#define ISLANDS_COUNT_ENTRY(name, doc) +1
+    ISLANDS_ABORT_REASONS(ISLANDS_COUNT_ENTRY)
+#undef ISLANDS_COUNT_ENTRY
+    ;
+
+//! The snake_case name of a reason, as it appears in results.
+const char* abort_reason_name(AbortReason reason);
+//! One line saying what the reason means.
+const char* abort_reason_doc(AbortReason reason);
+
+//! Outcome of one transaction attempt: committed, or aborted with a reason.
+struct TxnResult {
+  bool committed = true;                           //!< true when the attempt committed
+  AbortReason reason = AbortReason::lock_conflict;  //!< why it aborted (meaningless if committed)
+
+  static TxnResult commit() { return {}; }
+  static TxnResult abort(AbortReason r) { return {false, r}; }
+};
+
+}  // namespace islands

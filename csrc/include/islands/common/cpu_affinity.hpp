@@ -1,0 +1,16 @@
+#pragma once
+#include <vector>
+
+namespace islands {
+
+//! Pins the calling thread to one CPU (sched_setaffinity); throws std::invalid_argument naming
+//! the CPU when it does not exist, is offline or is outside this process's allowed set.
+void pin_current_thread(int cpu);
+
+//! The CPUs this process may run on (sched_getaffinity).
+std::vector<int> allowed_cpus();
+
+//! The CPU the calling thread runs on now.
+int current_cpu();
+
+}  // namespace islands

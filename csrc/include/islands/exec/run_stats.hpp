@@ -1,0 +1,43 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "islands/common/abort_reason.hpp"
+#include "islands/common/latency_histogram.hpp"
+
+namespace islands {
+
+//! What one worker did in the measured window (and a few whole-run totals for checks).
+struct WorkerStats {
+  int cpu = -1;                                    //!< CPU the worker was pinned to (-1: not pinned)
+  std::uint64_t site = 0;                          //!< the worker's home site
+  std::uint64_t commits = 0;                       //!< committed transactions
+  std::array<std::uint64_t, kNumAbortReasons> aborts{};  //!< aborted attempts per reason
+  LatencyHistogram latency;                        //!< first attempt to commit, ns
+  std::uint64_t checksum = 0;                      //!< sum of values read (keeps reads honest)
+  std::uint64_t commits_all_phases = 0;            //!< commits in warm-up and window
+  std::uint64_t row_updates_all_phases = 0;        //!< rows updated by committed txns, all phases
+
+  //! Zeroes the measured-window counters (not the all-phase totals).
+  void reset_window() {
+    commits = 0;
+    aborts.fill(0);
+    latency.clear();
+  }
+};
+
+//! Outcome of one run.
+struct RunStats {
+  std::vector<WorkerStats> workers;   //!< one per worker, in config order
+  double load_s = 0;                  //!< seconds to build the tables and indexes
+  double measured_s = 0;              //!< length of the measured window
+  std::int64_t payload_sum_before = 0;  //!< sum of column 0 over all rows after loading
+  std::int64_t payload_sum_after = 0;   //!< the same sum after the run
+
+  std::uint64_t commits() const;        //!< all workers' measured commits
+  std::uint64_t aborts() const;         //!< all workers' measured aborts
+  LatencyHistogram latency() const;     //!< all workers' latencies merged
+};
+
+}  // namespace islands

@@ -1,0 +1,73 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "islands/common/spin_latch.hpp"
+
+namespace islands {
+
+//! Unique-key hash index from uint64 keys to uint64 values. The table is split into
+//! independent power-of-two partitions chosen by the top bits of the hash; each partition is
+//! an open-addressing, linear-probing table with its own reader-writer latch and grows on its
+//! own. With latching off no latch is touched: only safe when nothing inserts concurrently
+//! with other accesses (a single-threaded instance, or a run whose keys are all loaded).
+class HashIndex {
+ public:
+  //! expected_keys sizes the partitions so that loading them does not grow them.
+  explicit HashIndex(std::size_t expected_keys, bool latching = true);
+
+  //! Inserts key -> value; false (and no change) when the key is present.
+  bool insert(std::uint64_t key, std::uint64_t value);
+  //! Finds key; true and sets value when present.
+  bool lookup(std::uint64_t key, std::uint64_t& value) const;
+  //! Replaces the value of a present key; false when absent.
+  bool update(std::uint64_t key, std::uint64_t value);
+  //! Brings the key's home slot into the cache (a one-shot transaction knows its keys ahead).
+  void prefetch(std::uint64_t key) const;
+  //! Number of keys.
+  std::size_t size() const;
+
+  //! Switches latching on or off (not while other threads use the index).
+  void set_latching(bool on) { latching_ = on; }
+  bool latching() const { return latching_; }  //!< whether operations take latches
+
+ private:
+  struct Slot {
+    std::uint64_t key;
+    std::uint64_t value;
+  };
+  struct Partition {
+    mutable RwSpinLatch latch;
+    std::unique_ptr<Slot[]> slots;
+    std::uint64_t mask = 0;
+    std::size_t count = 0;
+  };
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+
+  static std::uint64_t hash(std::uint64_t key) {
+    key ^= key >> 33;
+    key *= 0xff51afd7ed558ccdULL;
+    key ^= key >> 33;
+    key *= 0xc4ceb9fe1a85ec53ULL;
+    key ^= key >> 33;
+    return key;
+  }
+  // The top bits pick the partition (the multiply also handles a single partition); the low
+  // bits pick the slot inside it.
+  std::size_t partition_index(std::uint64_t h) const {
+    return static_cast<std::size_t>((static_cast<unsigned __int128>(h) * partitions_.size()) >> 64);
+  }
+  const Partition& partition_of(std::uint64_t h) const { return partitions_[partition_index(h)]; }
+  Partition& partition_of(std::uint64_t h) { return partitions_[partition_index(h)]; }
+  static void allocate(Partition& p, std::size_t capacity);
+  static bool insert_unlatched(Partition& p, std::uint64_t h, std::uint64_t key, std::uint64_t value);
+  static Slot* find(const Partition& p, std::uint64_t h, std::uint64_t key);
+  static void grow(Partition& p);
+
+  std::vector<Partition> partitions_;
+  bool latching_;
+};
+
+}  // namespace islands

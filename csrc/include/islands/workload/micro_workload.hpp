@@ -1,0 +1,197 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+#include "islands/cc/concurrency_control.hpp"
+#include "islands/common/check.hpp"
+#include "islands/common/random.hpp"
+#include "islands/common/zipf.hpp"
+#include "islands/exec/engine_config.hpp"
+#include "islands/exec/run_stats.hpp"
+#include "islands/index/btree_index.hpp"
+#include "islands/index/hash_index.hpp"
+#include "islands/storage/table.hpp"
+#include "islands/txn/txn_context.hpp"
+#include "islands/workload/micro_config.hpp"
+
+namespace islands {
+
+//! The microbenchmark's data (one table, one primary index over sites) and its one-shot
+//! procedure. Site s holds keys [s * rows_per_site, (s + 1) * rows_per_site).
+template <class Index>
+class MicroWorkload {
+ public:
+  //! One transaction's input, reused between transactions.
+  struct Txn {
+    std::vector<std::uint64_t> keys;  //!< distinct keys, home-site key first
+    std::vector<Row*> rows;           //!< scratch: the rows the keys resolve to
+  };
+
+  MicroWorkload(const MicroConfig& config, std::size_t sites, const EngineConfig& engine)
+      : config_(config),
+        engine_(engine),
+        sites_(sites),
+        table_(sites, config.columns),
+        index_(make_index(sites * config.rows_per_site)),
+        site_keys_(config.rows_per_site, config.zipf_s),
+        all_keys_(sites * config.rows_per_site, config.zipf_s) {}
+
+  //! Creates and indexes the rows of `site`; called by the site's owner (first touch).
+  void load_site(std::size_t site) {
+    const std::uint64_t first = site * config_.rows_per_site;
+    table_.reserve(site, config_.rows_per_site);
+    for (std::uint64_t k = first; k < first + config_.rows_per_site; ++k) {
+      Row* row = table_.allocate(site, k);
+      for (std::uint32_t c = 0; c < config_.columns; ++c) {
+        row->columns()[c] = static_cast<std::int32_t>((k + c) % 1000);
+      }
+      const bool fresh = index_.insert(k, reinterpret_cast<std::uint64_t>(row));
+      ISLANDS_CHECK(fresh, "micro key loaded twice");
+    }
+  }
+
+  //! After every site is loaded: switch index latching to the run's setting.
+  void finish_load(bool single_threaded) {
+    index_.set_latching(engine_.latching && !single_threaded);
+  }
+
+  //! Draws the next transaction of a worker whose home site is `home`.
+  void generate(Txn& txn, Random& rng, std::size_t home) const {
+    const std::size_t n = config_.rows_per_txn;
+    txn.keys.clear();
+    const bool multisite = config_.multisite > 0 && rng.unit() < config_.multisite;
+    const std::uint64_t site_base = home * config_.rows_per_site;
+    txn.keys.push_back(site_base + draw(site_keys_, rng));
+    while (txn.keys.size() < n) {
+      const std::uint64_t key = multisite
+          ? pick_distinct(txn, all_keys_, 0, rng)
+          : pick_distinct(txn, site_keys_, site_base, rng);
+      txn.keys.push_back(key);
+    }
+  }
+
+  //! Runs one attempt of `txn` under concurrency control `cc`: commit, or abort (undone).
+  template <class CC>
+  TxnResult execute(Txn& txn, TxnContext& ctx, const CC& cc, WorkerStats& stats) {
+    const std::size_t n = txn.keys.size();
+    txn.rows.resize(n);
+    if (engine_.prefetch) {
+      for (std::uint64_t key : txn.keys) index_.prefetch(key);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t value = 0;
+      const bool found = index_.lookup(txn.keys[i], value);
+      ISLANDS_CHECK(found, "micro key missing from the index");
+      Row* row = reinterpret_cast<Row*>(value);
+      txn.rows[i] = row;
+      if (engine_.prefetch) {
+        __builtin_prefetch(row, 1);
+        __builtin_prefetch(reinterpret_cast<const char*>(row) + table_.row_stride() - 1, 1);
+      }
+    }
+    const LockMode mode = config_.update ? LockMode::exclusive : LockMode::shared;
+    std::uint64_t checksum = 0;
+    for (Row* row : txn.rows) {
+      AbortReason reason;
+      if (!cc.lock(row, mode, ctx, reason)) {
+        ctx.abort();
+        return TxnResult::abort(reason);
+      }
+      std::int32_t* columns = row->columns();
+      if (config_.update) {
+        if constexpr (CC::kLocks) ctx.save_before_image(row);
+        for (std::uint32_t c = 0; c < config_.columns; ++c) columns[c] += 1;
+      } else {
+        for (std::uint32_t c = 0; c < config_.columns; ++c) checksum += columns[c];
+      }
+    }
+    ctx.commit();
+    stats.checksum += checksum;
+    return TxnResult::commit();
+  }
+
+  //! The same probes and row accesses with no transaction around them (engine-overhead
+  //! baseline); returns a checksum of what was read.
+  std::uint64_t bare_access(Txn& txn) {
+    std::uint64_t checksum = 0;
+    if (engine_.prefetch) {
+      for (std::uint64_t key : txn.keys) index_.prefetch(key);
+    }
+    const std::size_t n = txn.keys.size();
+    txn.rows.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint64_t value = 0;
+      index_.lookup(txn.keys[i], value);
+      txn.rows[i] = reinterpret_cast<Row*>(value);
+      if (engine_.prefetch) {
+        __builtin_prefetch(txn.rows[i], 1);
+        __builtin_prefetch(reinterpret_cast<const char*>(txn.rows[i]) + table_.row_stride() - 1, 1);
+      }
+    }
+    for (Row* row : txn.rows) {
+      std::int32_t* columns = row->columns();
+      for (std::uint32_t c = 0; c < config_.columns; ++c) {
+        if (config_.update) {
+          columns[c] += 1;
+        } else {
+          checksum += columns[c];
+        }
+      }
+    }
+    return checksum;
+  }
+
+  //! Sum of column 0 over every row (a consistency check: each committed update adds 1).
+  std::int64_t payload_sum() const {
+    std::int64_t sum = 0;
+    for (std::size_t s = 0; s < sites_; ++s) {
+      table_.for_each_row(s, [&](const Row& row) { sum += row.columns()[0]; });
+    }
+    return sum;
+  }
+
+  const Index& index() const { return index_; }  //!< the primary index
+
+ private:
+  static Index make_index(std::size_t expected_keys) {
+    if constexpr (std::is_same_v<Index, HashIndex>) {
+      return HashIndex(expected_keys, true);
+    } else {
+      (void)expected_keys;
+      return BTreeIndex(true);
+    }
+  }
+
+  std::uint64_t draw(const ZipfGenerator& keys, Random& rng) const {
+    return config_.zipf_s > 0 ? keys.next(rng) : rng.below(keys.n());
+  }
+
+  // A key in base + [0, n) not yet in the transaction. Rejection keeps the distribution
+  // exact; past 64 rejections (only under extreme skew) it walks to the next free key.
+  std::uint64_t pick_distinct(const Txn& txn, const ZipfGenerator& keys, std::uint64_t base,
+                              Random& rng) const {
+    std::uint64_t key = base + draw(keys, rng);
+    for (int tries = 0; contains(txn, key); ++tries) {
+      key = tries < 64 ? base + draw(keys, rng) : base + (key - base + 1) % keys.n();
+    }
+    return key;
+  }
+  static bool contains(const Txn& txn, std::uint64_t key) {
+    for (std::uint64_t k : txn.keys) {
+      if (k == key) return true;
+    }
+    return false;
+  }
+
+  MicroConfig config_;
+  EngineConfig engine_;
+  std::size_t sites_;
+  Table table_;
+  Index index_;
+  ZipfGenerator site_keys_;
+  ZipfGenerator all_keys_;
+};
+
+}  // namespace islands

@@ -1,0 +1,54 @@
+#include "islands/storage/table.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace islands {
+
+Table::Table(std::size_t sites, std::size_t columns)
+    : columns_(columns), stride_(Row::stride(columns)) {
+  sites_.reserve(sites);
+  for (std::size_t i = 0; i < sites; ++i) sites_.push_back(std::make_unique<Site>());
+}
+
+Table::~Table() {
+  for (auto& site : sites_) {
+    for (Chunk& chunk : site->chunks) std::free(chunk.data);
+  }
+}
+
+Table::Chunk Table::new_chunk(std::size_t rows) const {
+  // Cache-line aligned and left untouched here: the first write decides the NUMA node.
+  const std::size_t bytes = (rows * stride_ + 63) / 64 * 64;
+  void* data = std::aligned_alloc(64, bytes);
+  if (!data) throw std::bad_alloc();
+  return Chunk{static_cast<std::byte*>(data), rows, 0};
+}
+
+void Table::reserve(std::size_t site, std::size_t rows) {
+  Site& s = *sites_.at(site);
+  std::lock_guard<std::mutex> guard(s.mutex);
+  if (!s.chunks.empty() && s.chunks.back().capacity - s.chunks.back().used >= rows) return;
+  s.chunks.push_back(new_chunk(rows));
+}
+
+Row* Table::allocate(std::size_t site, std::uint64_t key) {
+  Site& s = *sites_[site];
+  std::lock_guard<std::mutex> guard(s.mutex);
+  if (s.chunks.empty() || s.chunks.back().used == s.chunks.back().capacity) {
+    s.chunks.push_back(new_chunk(kChunkRows));
+  }
+  Chunk& chunk = s.chunks.back();
+  std::byte* at = chunk.data + chunk.used * stride_;
+  ++chunk.used;
+  ++s.rows;
+  std::memset(at, 0, stride_);
+  Row* row = new (at) Row();
+  row->key = key;
+  return row;
+}
+
+std::size_t Table::rows(std::size_t site) const { return sites_.at(site)->rows; }
+
+}  // namespace islands

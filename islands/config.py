@@ -1,0 +1,119 @@
+"""Run configuration: one dataclass per concern, mirroring the C++ structs field for field.
+
+The C++ side (``RunConfig::validate``) is the single place that decides what is valid; these
+dataclasses carry values, hash them, and turn any value the engine cannot even hold into the
+same one-line ``ValueError`` naming the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from islands import _core
+
+
+@dataclass(frozen=True)
+class MicroConfig:
+    """The microbenchmark of paper 000 (Sec 3.2, 7.3)."""
+
+    rows_per_site: int = 10_000  #: rows in each site (one site per worker core)
+    columns: int = 10  #: int32 payload columns per row
+    rows_per_txn: int = 10  #: distinct rows each transaction reads or updates
+    update: bool = False  #: False: read the rows; True: update every column
+    multisite: float = 0.0  #: fraction of multisite transactions, 0..1
+    zipf_s: float = 0.0  #: Zipf exponent of the row choice; 0 is uniform
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """How one engine instance is built."""
+
+    index: str = "hash"  #: "hash" or "btree"
+    cc: str = "2pl"  #: "none" (single-threaded, no locks) or "2pl" (row-level)
+    lock_policy: str = "wait_die"  #: 2PL on conflict: "no_wait" or "wait_die"
+    latching: bool = True  #: latch index operations during the run
+    prefetch: bool = True  #: prefetch a transaction's index slots and rows ahead
+
+
+@dataclass(frozen=True)
+class DriverConfig:
+    """The closed-loop driver: one pinned worker per CPU."""
+
+    cpus: tuple[int, ...] = (0,)  #: one worker pinned to each; one site per worker
+    pin: bool = True  #: False leaves placement to the OS
+    warmup_s: float = 1.0  #: seconds before the measured window
+    duration_s: float = 5.0  #: seconds measured
+    seed: int = 1  #: base random seed
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything one run of one instance needs."""
+
+    workload: str = "micro"
+    micro: MicroConfig = field(default_factory=MicroConfig)
+    engine: EngineConfig = field(default_factory=EngineConfig)
+    driver: DriverConfig = field(default_factory=DriverConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain nested dict (JSON-ready)."""
+        d = dataclasses.asdict(self)
+        d["driver"]["cpus"] = list(self.driver.cpus)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunConfig:
+        """Inverse of :meth:`to_dict`; unknown keys are a ``ValueError`` naming them."""
+        parts: dict[str, Any] = {}
+        for name, klass in (("micro", MicroConfig), ("engine", EngineConfig), ("driver", DriverConfig)):
+            values = dict(d.get(name, {}))
+            known = {f.name for f in dataclasses.fields(klass)}
+            unknown = sorted(set(values) - known)
+            if unknown:
+                raise ValueError(f"{name}.{unknown[0]}: unknown setting (known: {', '.join(sorted(known))})")
+            if "cpus" in values:
+                values["cpus"] = tuple(values["cpus"])
+            parts[name] = klass(**values)
+        unknown = sorted(set(d) - {"workload", "micro", "engine", "driver"})
+        if unknown:
+            raise ValueError(f"{unknown[0]}: unknown setting")
+        return cls(workload=d.get("workload", "micro"), **parts)
+
+    def config_hash(self) -> str:
+        """Stable 16-hex-digit hash of the canonical JSON form."""
+        canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+    def to_core(self) -> _core.RunConfig:
+        """The C++ struct, checked by the engine's own validation."""
+        core = _core.RunConfig()
+        core.workload = self.workload
+        for part in ("micro", "engine", "driver"):
+            target = getattr(core, part)
+            for f in dataclasses.fields(getattr(self, part)):
+                value = getattr(getattr(self, part), f.name)
+                try:
+                    setattr(target, f.name, list(value) if f.name == "cpus" else value)
+                except TypeError:
+                    raise ValueError(f"{f.name}: {value!r} is not a valid value "
+                                     f"(expected {_expected(f.type)})") from None
+            setattr(core, part, target)
+        core.validate()
+        return core
+
+
+def _expected(type_name: Any) -> str:
+    text = str(type_name)
+    if "int" in text and "tuple" in text:
+        return "a list of CPU numbers >= 0"
+    if "int" in text:
+        return "an integer >= 0"
+    if "float" in text:
+        return "a number"
+    if "bool" in text:
+        return "true or false"
+    return text
