@@ -1,0 +1,64 @@
+"""``islands run``: one engine instance on pinned workers, printed or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.run import run
+from islands.topology import parse_cpulist, read_topology
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Adds the ``run`` subcommand."""
+    p = subparsers.add_parser("run", help="run one engine instance and print its throughput",
+                              description="Run one engine instance on pinned worker threads.")
+    p.add_argument("--workload", default="micro", help="workload (micro)")
+    p.add_argument("--rows", type=int, default=10, help="rows per transaction (default 10)")
+    p.add_argument("--update", action="store_true", help="update the rows instead of reading them")
+    p.add_argument("--multisite", type=float, default=0.0,
+                   help="fraction of multisite transactions, 0..1 (default 0)")
+    p.add_argument("--zipf", type=float, default=0.0, help="Zipf skew s of the row choice (0 = uniform)")
+    p.add_argument("--rows-per-site", type=int, default=10_000, help="rows per site (default 10000)")
+    p.add_argument("--columns", type=int, default=10, help="int32 payload columns per row (default 10)")
+    p.add_argument("--cores", default=None,
+                   help="CPUs for the workers, e.g. 0,1 or 0-3 (default: every online CPU)")
+    p.add_argument("--no-pin", action="store_true", help="leave worker placement to the OS")
+    p.add_argument("--index", default="hash", help="hash or btree (default hash)")
+    p.add_argument("--cc", default=None, help="none or 2pl (default: none on one CPU, else 2pl)")
+    p.add_argument("--lock-policy", default="wait_die", help="no_wait or wait_die (default wait_die)")
+    p.add_argument("--no-latching", action="store_true", help="do not latch index operations")
+    p.add_argument("--no-prefetch", action="store_true", help="do not prefetch index slots and rows")
+    p.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds (default 1)")
+    p.add_argument("--duration", type=float, default=3.0, help="measured seconds (default 3)")
+    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    p.set_defaults(func=main)
+    return p
+
+
+def config_from_args(args: argparse.Namespace, online: tuple[int, ...]) -> RunConfig:
+    """The RunConfig the command line asks for."""
+    try:
+        cpus = tuple(parse_cpulist(args.cores)) if args.cores else online
+    except ValueError as error:
+        raise ValueError(f"cores: {error}") from None
+    cc = args.cc or ("none" if len(cpus) == 1 else "2pl")
+    return RunConfig(
+        workload=args.workload,
+        micro=MicroConfig(rows_per_site=args.rows_per_site, columns=args.columns, rows_per_txn=args.rows,
+                          update=args.update, multisite=args.multisite, zipf_s=args.zipf),
+        engine=EngineConfig(index=args.index, cc=cc, lock_policy=args.lock_policy,
+                            latching=not args.no_latching, prefetch=not args.no_prefetch),
+        driver=DriverConfig(cpus=cpus, pin=not args.no_pin, warmup_s=args.warmup,
+                            duration_s=args.duration, seed=args.seed),
+    )
+
+
+def main(args: argparse.Namespace) -> int:
+    """Runs and prints; returns the exit status."""
+    topology = read_topology()
+    result = run(config_from_args(args, topology.cpus), topology)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
+    return 0

@@ -1,0 +1,164 @@
+"""One engine instance, end to end: validate, run on pinned workers, return a RunResult."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from islands import _core
+from islands.config import RunConfig
+from islands.metadata import collect_metadata
+from islands.topology import Topology, format_cpulist, read_topology
+
+
+@dataclass(frozen=True)
+class Latency:
+    """Latency summary of committed transactions (first attempt to commit), microseconds."""
+
+    count: int
+    mean_us: float
+    p50_us: float
+    p99_us: float
+    p999_us: float
+    max_us: float
+
+    @classmethod
+    def from_core(cls, d: dict[str, Any]) -> Latency:
+        """From the engine's nanosecond dict."""
+        return cls(count=d["count"], mean_us=d["mean_ns"] / 1e3, p50_us=d["p50_ns"] / 1e3,
+                   p99_us=d["p99_ns"] / 1e3, p999_us=d["p999_ns"] / 1e3, max_us=d["max_ns"] / 1e3)
+
+
+@dataclass(frozen=True)
+class WorkerResult:
+    """What one pinned worker did in the measured window."""
+
+    cpu: int  #: CPU it was pinned to, -1 when left to the OS
+    site: int  #: its home site
+    commits: int
+    aborts: dict[str, int]  #: aborted attempts per reason
+    latency: Latency
+    throughput_tps: float
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """Outcome of one run, with everything needed to read it later."""
+
+    config: RunConfig
+    config_hash: str
+    throughput_tps: float  #: committed transactions per second, all workers
+    commits: int
+    aborts: dict[str, int]  #: aborted attempts per reason, all workers
+    latency: Latency
+    workers: list[WorkerResult]
+    measured_s: float
+    load_s: float
+    checks: dict[str, int]  #: consistency figures (payload sums before/after, committed row updates)
+    topology: dict[str, Any]
+    metadata: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def abort_rate(self) -> float:
+        """Aborted attempts per attempt (NaN when nothing was attempted)."""
+        attempts = self.commits + sum(self.aborts.values())
+        return sum(self.aborts.values()) / attempts if attempts else float("nan")
+
+    @property
+    def throughput_per_core(self) -> float:
+        """Throughput divided by the number of workers."""
+        return self.throughput_tps / len(self.workers)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: the config and metadata travel with the numbers."""
+        return {
+            "config": self.config.to_dict(),
+            "config_hash": self.config_hash,
+            "throughput_tps": self.throughput_tps,
+            "throughput_per_core": self.throughput_per_core,
+            "commits": self.commits,
+            "aborts": self.aborts,
+            "abort_rate": self.abort_rate,
+            "latency": vars(self.latency),
+            "workers": [dict(vars(w), latency=vars(w.latency)) for w in self.workers],
+            "measured_s": self.measured_s,
+            "load_s": self.load_s,
+            "checks": self.checks,
+            "topology": self.topology,
+            "metadata": self.metadata,
+            "warnings": self.warnings,
+        }
+
+    def summary(self) -> str:
+        """A few lines for people."""
+        c = self.config
+        kind = "update" if c.micro.update else "read"
+        lines = [
+            f"{c.workload}: {kind} {c.micro.rows_per_txn} rows, {c.micro.multisite:.0%} multisite, "
+            f"zipf s={c.micro.zipf_s:g}, {c.micro.rows_per_site:,} rows/site; "
+            f"index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}) "
+            f"on cpus {format_cpulist(c.driver.cpus)}",
+            f"throughput  {self.throughput_tps:,.0f} txn/s  ({self.throughput_per_core:,.0f} per core) "
+            f"over {self.measured_s:.2f} s",
+            "aborts      " + (", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
+                              + f"  (rate {self.abort_rate:.2%})"),
+            f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
+            f"p99.9 {self.latency.p999_us:.2f}  max {self.latency.max_us:.1f}",
+            f"config      {self.config_hash}  git {self.metadata['git_revision'][:12]}",
+        ]
+        lines += [f"warning     {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+def check_cpus(cpus: tuple[int, ...], topology: Topology) -> None:
+    """Raises ValueError naming a CPU that this machine does not have online."""
+    online = set(topology.cpus)
+    for cpu in cpus:
+        if cpu not in online:
+            raise ValueError(f"cpus: CPU {cpu} does not exist or is offline "
+                             f"(online: {format_cpulist(topology.cpus)})")
+
+
+def run(config: RunConfig, topology: Topology | None = None) -> RunResult:
+    """Runs one engine instance as configured and returns its result.
+
+    The config is validated before any thread starts; the GIL is released for the whole run.
+    """
+    topology = topology or read_topology()
+    check_cpus(config.driver.cpus, topology)
+    core_config = config.to_core()
+    stats = _core.run(core_config)
+    return _result(config, stats, topology)
+
+
+def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> RunResult:
+    seconds = stats["measured_s"]
+    workers = [
+        WorkerResult(cpu=w["cpu"], site=w["site"], commits=w["commits"], aborts=dict(w["aborts"]),
+                     latency=Latency.from_core(w["latency"]), throughput_tps=w["commits"] / seconds)
+        for w in stats["workers"]
+    ]
+    row_updates = sum(w["row_updates_all_phases"] for w in stats["workers"])
+    warnings = []
+    if not config.driver.pin:
+        warnings.append("workers not pinned: placement left to the OS scheduler")
+    return RunResult(
+        config=config,
+        config_hash=config.config_hash(),
+        throughput_tps=stats["commits"] / seconds,
+        commits=stats["commits"],
+        aborts=dict(stats["aborts"]),
+        latency=Latency.from_core(stats["latency"]),
+        workers=workers,
+        measured_s=seconds,
+        load_s=stats["load_s"],
+        checks={
+            "payload_sum_before": stats["payload_sum_before"],
+            "payload_sum_after": stats["payload_sum_after"],
+            "committed_row_updates": row_updates,
+        },
+        topology=topology.to_dict(),
+        metadata=collect_metadata(),
+        warnings=warnings,
+    )
