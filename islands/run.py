@@ -34,6 +34,7 @@ class WorkerResult:
     """What one pinned worker did in the measured window."""
 
     cpu: int  #: CPU it was pinned to, -1 when left to the OS
+    observed_cpu: int  #: CPU it was running on when the window closed
     site: int  #: its home site
     commits: int
     aborts: dict[str, int]  #: aborted attempts per reason
@@ -135,7 +136,7 @@ def run(config: RunConfig, topology: Topology | None = None) -> RunResult:
 def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> RunResult:
     seconds = stats["measured_s"]
     workers = [
-        WorkerResult(cpu=w["cpu"], site=w["site"], commits=w["commits"], aborts=dict(w["aborts"]),
+        WorkerResult(cpu=w["cpu"], observed_cpu=w["observed_cpu"], site=w["site"], commits=w["commits"], aborts=dict(w["aborts"]),
                      latency=Latency.from_core(w["latency"]), throughput_tps=w["commits"] / seconds)
         for w in stats["workers"]
     ]

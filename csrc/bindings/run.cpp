@@ -34,6 +34,7 @@ py::dict stats_dict(const RunStats& stats) {
   for (const WorkerStats& w : stats.workers) {
     py::dict d;
     d["cpu"] = w.cpu;
+    d["observed_cpu"] = w.observed_cpu;
     d["site"] = w.site;
     d["commits"] = w.commits;
     d["aborts"] = aborts_dict(w.aborts);

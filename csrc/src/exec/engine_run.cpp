@@ -113,6 +113,7 @@ RunStats drive(const RunConfig& config, const CC& cc) {
           std::this_thread::sleep_for(std::chrono::microseconds(200));
         }
         worker_loop(workload, cc, config, i, tick0, phase, stats);
+        stats.observed_cpu = current_cpu();
       } catch (...) {
         errors[i] = std::current_exception();
         failed.store(true);

@@ -11,6 +11,7 @@ namespace islands {
 //! What one worker did in the measured window (and a few whole-run totals for checks).
 struct WorkerStats {
   int cpu = -1;                                    //!< CPU the worker was pinned to (-1: not pinned)
+  int observed_cpu = -1;                           //!< CPU it was running on when it stopped
   std::uint64_t site = 0;                          //!< the worker's home site
   std::uint64_t commits = 0;                       //!< committed transactions
   std::array<std::uint64_t, kNumAbortReasons> aborts{};  //!< aborted attempts per reason

@@ -1,0 +1,62 @@
+#include <algorithm>
+#include <map>
+#include <vector>
+
+#include "check.hpp"
+#include "islands/common/random.hpp"
+#include "islands/index/btree_index.hpp"
+#include "islands/index/hash_index.hpp"
+
+using namespace islands;
+
+int main() {
+  // Random inserts against std::map, enough keys for a tree four levels deep.
+  BTreeIndex tree;
+  HashIndex hash(16);  // starts tiny: must grow many times
+  std::map<std::uint64_t, std::uint64_t> model;
+  Random rng(7);
+  for (int i = 0; i < 200000; ++i) {
+    const std::uint64_t key = rng.below(1'000'000);
+    const bool fresh = model.emplace(key, i).second;
+    CHECK(tree.insert(key, i) == fresh);
+    CHECK(hash.insert(key, i) == fresh);
+  }
+  CHECK(tree.size() == model.size());
+  CHECK(hash.size() == model.size());
+  CHECK(tree.height() >= 4);
+  for (std::uint64_t key = 0; key < 1'000'000; key += 7) {
+    std::uint64_t a = 0, b = 0;
+    const auto it = model.find(key);
+    CHECK(tree.lookup(key, a) == (it != model.end()));
+    CHECK(hash.lookup(key, b) == (it != model.end()));
+    if (it != model.end()) CHECK(a == it->second && b == it->second);
+  }
+  // Range scans return exactly the model's keys in order.
+  std::vector<std::uint64_t> seen;
+  tree.scan(123'456, 234'567, [&](std::uint64_t k, std::uint64_t) {
+    seen.push_back(k);
+    return true;
+  });
+  std::vector<std::uint64_t> expected;
+  for (auto it = model.lower_bound(123'456); it != model.end() && it->first <= 234'567; ++it) {
+    expected.push_back(it->first);
+  }
+  CHECK(seen == expected);
+  // Early stop.
+  int visited = 0;
+  tree.scan(0, ~std::uint64_t{0}, [&](std::uint64_t, std::uint64_t) { return ++visited < 10; });
+  CHECK(visited == 10);
+  // Ascending and descending insert orders (worst cases for splits).
+  BTreeIndex up, down;
+  for (std::uint64_t k = 0; k < 50000; ++k) {
+    CHECK(up.insert(k, k));
+    CHECK(down.insert(50000 - k, k));
+  }
+  std::uint64_t v = 0;
+  CHECK(up.lookup(49999, v) && v == 49999);
+  CHECK(down.lookup(1, v) && v == 49999);
+  CHECK(!down.lookup(0, v));
+  CHECK(up.update(5, 77) && up.lookup(5, v) && v == 77);
+  CHECK(!up.update(50001, 1));
+  return test_summary("indexes");
+}

@@ -1,0 +1,60 @@
+"""``python -m islands run``: output, JSON, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import islands
+
+ONLINE = islands.read_topology().cpus
+
+
+def test_run_prints_throughput_aborts_and_latency(cli):
+    out = cli("run", "--workload", "micro", "--rows", "10", "--update", "--cores", str(ONLINE[0]),
+              "--duration", "0.2", "--warmup", "0.05", "--index", "hash", "--cc", "none")
+    assert out.returncode == 0, out.stderr
+    assert "txn/s" in out.stdout and "aborts" in out.stdout and "p99" in out.stdout
+
+
+def test_run_json_carries_config_and_metadata(cli):
+    out = cli("run", "--duration", "0.2", "--warmup", "0", "--index", "btree", "--json")
+    assert out.returncode == 0, out.stderr
+    row = json.loads(out.stdout)
+    assert row["config"]["engine"]["index"] == "btree"
+    assert row["config"]["driver"]["cpus"] == list(ONLINE)
+    assert row["throughput_tps"] > 0
+    assert len(row["config_hash"]) == 16 and row["metadata"]["git_revision"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--workload", "tpcz"], "workload: unknown workload 'tpcz'"),
+    (["--cores", "999"], "cpus: CPU 999 does not exist or is offline"),
+    (["--cores", "0-x"], "cores:"),
+    (["--rows", "0"], "rows_per_txn: must be at least 1"),
+    (["--rows", "-3"], "rows_per_txn: -3 is not a valid value"),
+    (["--rows-per-site", "100", "--rows", "101"], "do not fit in a site of 100 rows"),
+    (["--zipf", "-0.5"], "zipf_s: must be between 0 and 10"),
+    (["--zipf", "nan"], "zipf_s"),
+    (["--index", "skiplist"], "index: unknown index 'skiplist'"),
+    (["--cc", "occ"], "cc: unknown concurrency control 'occ'"),
+    (["--duration", "0"], "duration: must be"),
+    (["--rows", "ten"], "argument --rows: invalid int value"),
+])
+def test_bad_input_is_one_line_and_exit_2(cli, args, needle):
+    out = cli("run", "--duration", "0.1", *args)
+    assert out.returncode == 2
+    assert needle in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in out.stderr
+    assert out.stdout == ""
+
+
+def test_missing_sysfs_files_are_one_line(cli, tmp_path):
+    broken = tmp_path / "sys"
+    (broken / "devices/system/cpu").mkdir(parents=True)
+    out = cli("topology", "--sysfs", str(broken))
+    assert out.returncode == 2
+    assert "devices/system/cpu/online" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
