@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 #include <vector>
 
 #include "check.hpp"
@@ -58,5 +60,36 @@ int main() {
   CHECK(!down.lookup(0, v));
   CHECK(up.update(5, 77) && up.lookup(5, v) && v == 77);
   CHECK(!up.update(50001, 1));
+
+  // Optimistic readers racing a writer that inserts (and so splits nodes and grows
+  // partitions): every preloaded key is always found with its value.
+  const auto race = [](auto& index) {
+    constexpr std::uint64_t kPreloaded = 20000, kInserted = 200000;
+    for (std::uint64_t k = 0; k < kPreloaded; ++k) index.insert(k * 2, k * 3);
+    std::atomic<bool> done{false};
+    std::atomic<long> wrong{0}, reads{0};
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 2; ++t) {
+      readers.emplace_back([&, t] {
+        Random r(100 + t);
+        while (!done.load()) {
+          const std::uint64_t k = r.below(kPreloaded);
+          std::uint64_t v = 0;
+          if (!index.lookup(k * 2, v) || v != k * 3) ++wrong;
+          ++reads;
+        }
+      });
+    }
+    for (std::uint64_t k = 0; k < kInserted; ++k) index.insert(k * 2 + 1, k);
+    done = true;
+    for (auto& t : readers) t.join();
+    CHECK(wrong.load() == 0);
+    CHECK(reads.load() > 0);
+    CHECK(index.size() == kPreloaded + kInserted);
+  };
+  HashIndex racing_hash(16, true);
+  race(racing_hash);
+  BTreeIndex racing_tree(true);
+  race(racing_tree);
   return test_summary("indexes");
 }

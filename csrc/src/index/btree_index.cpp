@@ -29,20 +29,26 @@ const BTreeIndex::Leaf* BTreeIndex::find_leaf(std::uint64_t key) const {
   const Node* node = root_;
   while (!node->leaf) {
     const Inner* inner = static_cast<const Inner*>(node);
-    const int i = static_cast<int>(std::upper_bound(inner->keys, inner->keys + inner->count, key) - inner->keys);
+    const int count = std::min(inner->count, kInnerKeys);  // bounded even mid-split
+    const int i = static_cast<int>(std::upper_bound(inner->keys, inner->keys + count, key) - inner->keys);
     node = inner->children[i];
   }
   return static_cast<const Leaf*>(node);
 }
 
 bool BTreeIndex::lookup(std::uint64_t key, std::uint64_t& value) const {
-  if (latching_) latch_.lock_shared();
-  const Leaf* leaf = find_leaf(key);
-  const std::uint64_t* at = std::lower_bound(leaf->keys, leaf->keys + leaf->count, key);
-  const bool found = at != leaf->keys + leaf->count && *at == key;
-  if (found) value = leaf->values[at - leaf->keys];
-  if (latching_) latch_.unlock_shared();
-  return found;
+  for (;;) {
+    const std::uint64_t version = latching_ ? latch_.read_begin() : 0;
+    const Leaf* leaf = find_leaf(key);
+    const int count = std::min(leaf->count, kLeafKeys);  // bounded even mid-split
+    const std::uint64_t* at = std::lower_bound(leaf->keys, leaf->keys + count, key);
+    const bool found = at != leaf->keys + count && *at == key;
+    const std::uint64_t v = found ? leaf->values[at - leaf->keys] : 0;
+    if (!latching_ || latch_.read_valid(version)) {
+      if (found) value = v;
+      return found;
+    }
+  }
 }
 
 bool BTreeIndex::update(std::uint64_t key, std::uint64_t value) {

@@ -26,30 +26,37 @@ HashIndex::HashIndex(std::size_t expected_keys, bool latching) : latching_(latch
 }
 
 void HashIndex::allocate(Partition& p, std::size_t capacity) {
-  p.slots.reset(new Slot[capacity]);
-  for (std::size_t i = 0; i < capacity; ++i) p.slots[i].key = kEmpty;
-  p.mask = capacity - 1;
-  p.count = 0;
+  auto array = std::make_unique<SlotArray>();
+  array->slots.reset(new Slot[capacity]);
+  for (std::size_t i = 0; i < capacity; ++i) array->slots[i].key = kEmpty;
+  array->mask = capacity - 1;
+  p.table.store(array.get(), std::memory_order_release);
+  p.arrays.push_back(std::move(array));
 }
 
-HashIndex::Slot* HashIndex::find(const Partition& p, std::uint64_t h, std::uint64_t key) {
-  for (std::uint64_t i = h & p.mask;; i = (i + 1) & p.mask) {
-    Slot& slot = p.slots[i];
-    if (slot.key == key) return &slot;
-    if (slot.key == kEmpty) return nullptr;
+HashIndex::Slot* HashIndex::find(const SlotArray& t, std::uint64_t h, std::uint64_t key) {
+  for (std::uint64_t i = h & t.mask;; i = (i + 1) & t.mask) {
+    Slot& slot = t.slots[i];
+    const std::uint64_t k = __atomic_load_n(&slot.key, __ATOMIC_RELAXED);
+    if (k == key) return &slot;
+    if (k == kEmpty) return nullptr;
   }
 }
 
 bool HashIndex::insert_unlatched(Partition& p, std::uint64_t h, std::uint64_t key,
                                  std::uint64_t value) {
-  // Grow at a load factor of 1/2: linear probing stays short and the table never fills.
-  if (2 * (p.count + 1) > p.mask + 1) grow(p);
-  for (std::uint64_t i = h & p.mask;; i = (i + 1) & p.mask) {
-    Slot& slot = p.slots[i];
+  // Grow at a load factor of 1/2: linear probing stays short and a table never fills.
+  SlotArray* t = p.table.load(std::memory_order_relaxed);
+  if (2 * (p.count + 1) > t->mask + 1) {
+    grow(p);
+    t = p.table.load(std::memory_order_relaxed);
+  }
+  for (std::uint64_t i = h & t->mask;; i = (i + 1) & t->mask) {
+    Slot& slot = t->slots[i];
     if (slot.key == key) return false;
     if (slot.key == kEmpty) {
-      slot.key = key;
       slot.value = value;
+      __atomic_store_n(&slot.key, key, __ATOMIC_RELAXED);
       ++p.count;
       return true;
     }
@@ -57,11 +64,13 @@ bool HashIndex::insert_unlatched(Partition& p, std::uint64_t h, std::uint64_t ke
 }
 
 void HashIndex::grow(Partition& p) {
-  std::unique_ptr<Slot[]> old = std::move(p.slots);
-  const std::uint64_t old_capacity = p.mask + 1;
-  allocate(p, old_capacity * 2);
-  for (std::uint64_t i = 0; i < old_capacity; ++i) {
-    if (old[i].key != kEmpty) insert_unlatched(p, hash(old[i].key), old[i].key, old[i].value);
+  const SlotArray* old = p.table.load(std::memory_order_relaxed);
+  allocate(p, (old->mask + 1) * 2);
+  p.count = 0;
+  for (std::uint64_t i = 0; i <= old->mask; ++i) {
+    if (old->slots[i].key != kEmpty) {
+      insert_unlatched(p, hash(old->slots[i].key), old->slots[i].key, old->slots[i].value);
+    }
   }
 }
 
@@ -78,27 +87,36 @@ bool HashIndex::insert(std::uint64_t key, std::uint64_t value) {
 bool HashIndex::lookup(std::uint64_t key, std::uint64_t& value) const {
   const std::uint64_t h = hash(key);
   const Partition& p = partition_of(h);
-  if (latching_) p.latch.lock_shared();
-  const Slot* slot = find(p, h, key);
-  if (slot) value = slot->value;
-  if (latching_) p.latch.unlock_shared();
-  return slot != nullptr;
+  if (!latching_) {
+    const Slot* slot = find(*p.table.load(std::memory_order_relaxed), h, key);
+    if (slot) value = slot->value;
+    return slot != nullptr;
+  }
+  for (;;) {
+    const std::uint64_t version = p.latch.read_begin();
+    const Slot* slot = find(*p.table.load(std::memory_order_acquire), h, key);
+    const std::uint64_t found = slot ? __atomic_load_n(&slot->value, __ATOMIC_RELAXED) : 0;
+    if (p.latch.read_valid(version)) {
+      if (slot) value = found;
+      return slot != nullptr;
+    }
+  }
 }
 
 bool HashIndex::update(std::uint64_t key, std::uint64_t value) {
   const std::uint64_t h = hash(key);
   Partition& p = partition_of(h);
   if (latching_) p.latch.lock();
-  Slot* slot = find(p, h, key);
-  if (slot) slot->value = value;
+  Slot* slot = find(*p.table.load(std::memory_order_relaxed), h, key);
+  if (slot) __atomic_store_n(&slot->value, value, __ATOMIC_RELAXED);
   if (latching_) p.latch.unlock();
   return slot != nullptr;
 }
 
 void HashIndex::prefetch(std::uint64_t key) const {
   const std::uint64_t h = hash(key);
-  const Partition& p = partition_of(h);
-  __builtin_prefetch(&p.slots[h & p.mask]);
+  const SlotArray* t = partition_of(h).table.load(std::memory_order_relaxed);
+  __builtin_prefetch(&t->slots[h & t->mask]);
 }
 
 std::size_t HashIndex::size() const {

@@ -2,14 +2,16 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "islands/common/spin_latch.hpp"
+#include "islands/common/optimistic_latch.hpp"
 
 namespace islands {
 
 //! Unique-key B+tree from uint64 keys to uint64 values, with ordered range scans through
-//! linked leaves. Concurrency is one tree-wide reader-writer latch (lookups and scans shared,
-//! inserts exclusive), switched off where the concurrency-control mode already excludes
-//! conflicting index operations.
+//! linked leaves. Concurrency is one tree-wide optimistic latch: lookups descend without
+//! writing anything shared and retry if an insert intervened; scans hold it shared; inserts
+//! and updates hold it exclusively. Nodes are only freed with the tree, so an optimistic
+//! reader never touches freed memory. Latching is switched off where the concurrency-control
+//! mode already excludes conflicting index operations.
 class BTreeIndex {
  public:
   explicit BTreeIndex(bool latching = true);
@@ -65,7 +67,7 @@ class BTreeIndex {
 
   Node* root_;
   std::size_t size_ = 0;
-  mutable RwSpinLatch latch_;
+  mutable OptimisticLatch latch_;
   bool latching_;
 };
 

@@ -1,18 +1,21 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <memory>
 #include <vector>
 
-#include "islands/common/spin_latch.hpp"
+#include "islands/common/optimistic_latch.hpp"
 
 namespace islands {
 
 //! Unique-key hash index from uint64 keys to uint64 values. The table is split into
 //! independent power-of-two partitions chosen by the top bits of the hash; each partition is
-//! an open-addressing, linear-probing table with its own reader-writer latch and grows on its
-//! own. With latching off no latch is touched: only safe when nothing inserts concurrently
-//! with other accesses (a single-threaded instance, or a run whose keys are all loaded).
+//! an open-addressing, linear-probing table with its own optimistic latch and grows on its own.
+//! Latched lookups write nothing shared (they validate a version and retry); inserts and
+//! updates latch their partition exclusively. With latching off no latch is touched: only
+//! safe when nothing inserts concurrently with other accesses (a single-threaded instance, or
+//! a run whose keys are all loaded). The key ~0 is reserved (insert refuses it).
 class HashIndex {
  public:
   //! expected_keys sizes the partitions so that loading them does not grow them.
@@ -38,11 +41,18 @@ class HashIndex {
     std::uint64_t key;
     std::uint64_t value;
   };
-  struct Partition {
-    mutable RwSpinLatch latch;
+  // One partition's slots with their mask, replaced whole when the partition grows so that
+  // a reader always sees a matching pointer and mask.
+  struct SlotArray {
+    std::uint64_t mask;
     std::unique_ptr<Slot[]> slots;
-    std::uint64_t mask = 0;
+  };
+  struct Partition {
+    mutable OptimisticLatch latch;
+    std::atomic<SlotArray*> table{nullptr};
     std::size_t count = 0;
+    std::vector<std::unique_ptr<SlotArray>> arrays;  // current last; older ones retired, kept
+                                                     // readable for optimistic readers
   };
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
 
@@ -63,7 +73,7 @@ class HashIndex {
   Partition& partition_of(std::uint64_t h) { return partitions_[partition_index(h)]; }
   static void allocate(Partition& p, std::size_t capacity);
   static bool insert_unlatched(Partition& p, std::uint64_t h, std::uint64_t key, std::uint64_t value);
-  static Slot* find(const Partition& p, std::uint64_t h, std::uint64_t key);
+  static Slot* find(const SlotArray& t, std::uint64_t h, std::uint64_t key);
   static void grow(Partition& p);
 
   std::vector<Partition> partitions_;
