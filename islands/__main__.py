@@ -7,7 +7,7 @@ import importlib
 import sys
 
 #: Subcommands, one module each in islands/cli/, each with register(subparsers).
-COMMANDS = ("run", "topology")
+COMMANDS = ("run", "topology", "sweep")
 
 
 class OneLineParser(argparse.ArgumentParser):
