@@ -7,10 +7,12 @@ namespace py = pybind11;
 void bind_config(py::module_& m);
 void bind_run(py::module_& m);
 void bind_structures(py::module_& m);
+void bind_bench(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "islands engine core (C++): storage, indexes, concurrency control, workers";
   bind_config(m);
   bind_run(m);
   bind_structures(m);
+  bind_bench(m);
 }
