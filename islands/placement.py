@@ -568,13 +568,13 @@ def expand_relative(
     number of chosen CPUs: "everything between"), labels ``"NISL"``, counts, or explicit
     CPU lists. Every result is accepted by :func:`plan_deployment`; counted ones come back as
     ``"NISL"`` (``per-socket`` stays ``"per-socket"`` only where sockets differ in size).
-    Items that give the same instances are listed once, first mention first, and a note says
+    Items that give the same instances (pinned alike) are listed once, first mention first, and a note says
     which coincided (on a one-socket machine ``per-socket`` is ``1ISL``). An item that does
     not fit raises ``ValueError`` listing the valid choices.
     """
     items = list(spec) if isinstance(spec, (list, tuple)) and not _is_explicit_list(spec) else [spec]
     out: list[str] = []
-    origin: dict[tuple, tuple[str, str]] = {}  # instances -> (spec, as written)
+    origin: dict[tuple, tuple[str, str]] = {}  # (instances, pinned) -> (spec, as written)
     notes: list[str] = []
     for item in items:
         written = _written(item)
@@ -593,7 +593,7 @@ def expand_relative(
                 name = "per-socket"
             else:
                 name = dep.label
-            key = dep.instances
+            key = (dep.instances, dep.pinned)
             if key in origin:
                 first_name, first_written = origin[key]
                 if written != first_written and not (

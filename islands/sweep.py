@@ -18,9 +18,9 @@ one machine, because deployments may be written relative to the topology (``1``,
     cpus = "0-7"                      # cpus deployments cut up (default: one per core)
 
     [grid]                            # every key is a list of values (or one value);
-    deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product, in
-    placement = ["islands"]           # the order the keys are written, the last key
-    transport = ["unix"]              # varying fastest
+    deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
+    placement = ["islands"]           # deployment, placement, transport outermost, then
+    transport = ["unix"]              # the others as written, the last varying fastest
     update = [false, true]            # any MicroConfig or EngineConfig field
     multisite = { from = 0.0, to = 1.0, step = 0.2 }   # a range: 0, 0.2, ..., 1.0
 
@@ -193,8 +193,9 @@ def _range(where: _Where, key: str, table: Mapping[str, Any]) -> list[Any]:
 class ExperimentSpec:
     """One experiment file, checked: see the module docstring for the format.
 
-    ``grid`` holds ``(key, values)`` pairs in file order, ``deployment``, ``placement`` and
-    ``transport`` always among them (defaults ``["1"]``, ``["islands"]``, ``["unix"]``).
+    ``grid`` holds ``(key, values)`` pairs: ``deployment``, ``placement`` and ``transport``
+    first (defaults ``["1"]``, ``["islands"]``, ``["unix"]``), then the other keys in file
+    order.
     ``micro`` and ``engine`` hold the fixed settings. ``source`` is the file it came from.
     """
 
@@ -211,6 +212,7 @@ class ExperimentSpec:
     seed: int = 1
     cpus: tuple[int, ...] | None = None
     source: str = field(default="<memory>", compare=False)
+    text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str = "<memory>", text: str | None = None) -> ExperimentSpec:
@@ -330,6 +332,7 @@ class ExperimentSpec:
             grid[key] = tuple(checked)
         defaults = {"deployment": ("1",), "placement": ("islands",), "transport": ("unix",)}
         ordered = [(k, v) for k, v in defaults.items() if k not in grid] + list(grid.items())
+        ordered.sort(key=lambda kv: DEPLOY_KEYS.index(kv[0]) if kv[0] in DEPLOY_KEYS else len(DEPLOY_KEYS))
 
         spec = cls(
             name=name,
@@ -345,6 +348,7 @@ class ExperimentSpec:
             seed=seed,
             cpus=cpus,
             source=source,
+            text=text,
         )
         spec._check_configs(where)
         return spec
@@ -599,23 +603,30 @@ class Sweep:
     def _expand(self) -> list[Point]:
         spec, topo = self.spec, self.topology
         grid = dict(spec.grid)
-        try:
-            names, notes = expand_relative(topo, list(grid["deployment"]), "islands", spec.cpus)
-        except ValueError as e:
-            raise _Where(spec.source, None).error("grid.deployment", str(e)) from None
-        self.notes.extend(notes)
-        axes = [names if k == "deployment" else list(v) for k, v in spec.grid]
+        # Deployments coincide differently under each placement, so each has its own list;
+        # the deployment axis is their union, and a combination outside its list is skipped.
+        names_of: dict[str, list[str]] = {}
+        axis: list[str] = []
+        for placement in grid["placement"]:
+            try:
+                names, notes = expand_relative(topo, list(grid["deployment"]), placement, spec.cpus)
+            except ValueError as e:
+                raise _Where(spec.source, spec.text).error("grid.deployment", str(e)) from None
+            self.notes.extend(n for n in notes if n not in self.notes)
+            names_of[placement] = names
+            axis.extend(n for n in names if n not in axis)
         keys = [k for k, _ in spec.grid]
+        axes = [axis if k == "deployment" else list(v) for k, v in spec.grid]
         planned: dict[tuple[str, str], Deployment] = {}
         out: list[Point] = []
         seen: set[str] = set()
         for combo in itertools.product(*axes):
             chosen = dict(zip(keys, combo))
+            if chosen["deployment"] not in names_of[chosen["placement"]]:
+                continue
             plan_key = (chosen["deployment"], chosen["placement"])
             if plan_key not in planned:
-                dep = plan_deployment(topo, *plan_key, cpus=spec.cpus)
-                self.notes.extend(n for n in dep.notes if n not in self.notes)
-                planned[plan_key] = dep
+                planned[plan_key] = plan_deployment(topo, *plan_key, cpus=spec.cpus)
             point = self._point(chosen, planned[plan_key], len(out))
             if point.grid_id in seen:
                 note = f"{point.describe().rsplit(' rep', 1)[0]} is listed more than once: run once"
@@ -650,7 +661,7 @@ class Sweep:
             try:
                 per_instance.to_core()
             except ValueError as e:
-                shown = " ".join(f"{k}={_show(v)}" for k, v in params)
+                shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
                 raise ValueError(f"{spec.source}: point {shown}: {e}") from None
         return Point(deployment=dep, config=config, transport=chosen["transport"], repetition=0,
                      params=params, index=index)
@@ -686,8 +697,8 @@ class Sweep:
         fixed.update({k: v[0] for k, v in spec.grid if len(v) == 1 and k not in DEPLOY_KEYS})
         lines = [
             f"experiment {spec.name} (figure {spec.figure}) from {spec.source}, spec {spec.spec_hash()}",
-            f"machine: {topo.n_sockets} socket(s), {topo.n_cores} cores, {topo.n_cpus} hardware "
-            f"threads ({topo.source})",
+            f"machine: {_count(topo.n_sockets, 'socket')}, {_count(topo.n_cores, 'core')}, "
+            f"{_count(topo.n_cpus, 'hardware thread')} ({topo.source})",
             f"{len(self.grid_points)} points x {spec.repetitions} repetitions = {len(runs)} runs"
             f"; {len(runs) - left} done, {left} to run, about {_duration(self.estimate_s(left))} "
             f"(warm-up {spec.warmup_s:g} s + {spec.duration_s:g} s measured each)",
@@ -902,6 +913,10 @@ def _same_machine(stored: Any, topology: Topology) -> bool:
         return Topology.from_dict(stored) == topology
     except ValueError:
         return False
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 def _duration(seconds: float) -> str:

@@ -1,0 +1,515 @@
+"""Tests for islands.sweep and `islands sweep`: experiment files, grid expansion, relative
+deployments on the topology fixtures, dry runs, real tiny sweeps on this machine, resuming,
+refusing a directory made from another spec, interrupts and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from islands.__main__ import main as cli_main
+from islands.placement import Deployment, plan_deployment
+from islands.sweep import ExperimentSpec, Point, Sweep, load_spec, run_point
+from islands.topology import read_topology
+
+ROOT = Path(__file__).resolve().parent.parent
+EXPERIMENTS = ROOT / "experiments"
+SYSFS = ROOT / "tests" / "fixtures" / "sysfs"
+FIXTURES = sorted(p.name for p in SYSFS.iterdir() if p.is_dir())
+
+
+def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+TINY = """
+name = "tiny"
+figure = "none"
+
+[run]
+warmup_s = 0.0
+duration_s = 0.05
+repetitions = 2
+
+[grid]
+deployment = ["1"]
+update = [false, true]
+multisite = [0.0, 0.5]
+
+[micro]
+rows_per_txn = 2
+rows_per_site = 500
+"""
+
+
+def tiny_sweep(tmp_path: Path, text: str = TINY, out: str = "out") -> Sweep:
+    spec = load_spec(write(tmp_path, text))
+    return Sweep(spec, read_topology(), tmp_path / out)
+
+
+class FakeRunner:
+    """Counts calls; optionally raises on the n-th call."""
+
+    def __init__(self, fail_on: int | None = None, error: BaseException | None = None) -> None:
+        self.calls: list[Point] = []
+        self.fail_on = fail_on
+        self.error = error or KeyboardInterrupt()
+
+    def __call__(self, point: Point) -> dict[str, Any]:
+        self.calls.append(point)
+        if self.fail_on is not None and len(self.calls) == self.fail_on:
+            raise self.error
+        return {"throughput_tps": 1000.0 + len(self.calls), "commits": 10}
+
+
+# Experiment files and grids ---------------------------------------------------------------
+
+
+def test_shipped_experiment_files_load() -> None:
+    files = sorted(EXPERIMENTS.glob("*.toml"))
+    assert {"smoke.toml", "000-fig11-multisite.toml"} <= {f.name for f in files}
+    for f in files:
+        spec = load_spec(f)
+        assert spec.name and spec.figure
+    fig11 = load_spec(EXPERIMENTS / "000-fig11-multisite.toml")
+    grid = dict(fig11.grid)
+    assert fig11.figure == "000-fig11"
+    assert grid["multisite"] == (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+    assert grid["update"] == (False, True)
+    assert grid["deployment"] == ("1", "per-socket", "per-core")
+    assert grid["transport"] == ("unix",)
+    assert fig11.micro["rows_per_txn"] == 10 and fig11.micro["rows_per_site"] == 10_000
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+def test_fig11_grid_on_every_fixture(fixture: str) -> None:
+    topo = read_topology(SYSFS / fixture)
+    sweep = Sweep(load_spec(EXPERIMENTS / "000-fig11-multisite.toml"), topo, "unused")
+    n_deployments = 2 if topo.n_sockets == 1 else 3
+    assert len(sweep.grid_points) == n_deployments * 2 * 6
+    assert len(sweep.points()) == len(sweep.grid_points) * 3
+    labels = []
+    for p in sweep.grid_points:
+        if p.deployment.label not in labels:
+            labels.append(p.deployment.label)
+    if topo.n_sockets == 1:
+        assert labels == ["1ISL", f"{topo.n_cores}ISL"]
+        assert any("per-socket is 1ISL" in n for n in sweep.notes)
+    else:
+        assert labels[0] == "1ISL" and labels[-1] == f"{topo.n_cores}ISL"
+        assert len(labels) == 3
+        per_socket = next(p.deployment for p in sweep.grid_points if p.deployment.name != labels[0]
+                          and p.deployment.n_instances == topo.n_sockets)
+        assert per_socket.sockets == tuple((s.id,) for s in topo.sockets)
+    for p in sweep.grid_points:
+        assert p.config.driver.cpus == p.deployment.cpus
+        # single-threaded instances run without locks, the others with 2PL
+        size = len(p.deployment.instances[0])
+        assert p.config.engine.cc == ("none" if size == 1 else "2pl")
+        assert p.config.micro.rows_per_site == 10_000
+
+
+def test_grid_order_repetitions_and_ids(tmp_path: Path) -> None:
+    sweep = tiny_sweep(tmp_path)
+    grid = [(p.config.micro.update, p.config.micro.multisite) for p in sweep.grid_points]
+    assert grid == [(False, 0.0), (False, 0.5), (True, 0.0), (True, 0.5)]  # last key fastest
+    points = sweep.points()
+    assert [p.repetition for p in points] == [0] * 4 + [1] * 4  # the grid once, then again
+    assert len({p.point_id for p in points}) == 8
+    assert points[0].grid_id == points[4].grid_id and points[0].point_id != points[4].point_id
+    again = tiny_sweep(tmp_path, out="other")
+    assert [p.point_id for p in again.points()] == [p.point_id for p in points]  # stable
+
+
+def test_ranges_placements_transports_and_engine_keys(tmp_path: Path) -> None:
+    text = """
+name = "g"
+figure = "000-fig14"
+[grid]
+deployment = ["all"]
+placement = ["islands", "spread"]
+transport = ["unix", "shm"]
+multisite = { from = 0, to = 1, step = 0.25 }
+index = ["hash", "btree"]
+"""
+    spec = load_spec(write(tmp_path, text))
+    assert dict(spec.grid)["multisite"] == (0.0, 0.25, 0.5, 0.75, 1.0)
+    topo = read_topology(SYSFS / "xeon-e5-2640v2-2x8")
+    sweep = Sweep(spec, topo, tmp_path / "out")
+    assert len(sweep.grid_points) == 5 * 2 * 2 * 5 * 2  # 1,2,4,8,16ISL x placements x ...
+    spread = [p for p in sweep.grid_points if p.deployment.placement == "spread"]
+    assert {p.deployment.max_sockets_spanned() for p in spread} == {1, 2}  # 16ISL has 1 core each
+    assert {p.config.engine.index for p in sweep.grid_points} == {"hash", "btree"}
+    # on one socket, spread is the islands partition: still run under both names, with a note
+    vm = Sweep(spec, read_topology(SYSFS / "vm-1x2"), tmp_path / "out")
+    assert len(vm.grid_points) == 2 * 2 * 2 * 5 * 2
+    assert any("spread is the islands placement" in n for n in vm.notes)
+
+
+def test_spec_hash_ignores_description_and_repetitions(tmp_path: Path) -> None:
+    spec = load_spec(write(tmp_path, TINY))
+    more = spec.with_overrides(repetitions=5)
+    assert more.spec_hash() == spec.spec_hash()
+    assert spec.with_overrides(duration_s=1.0).spec_hash() != spec.spec_hash()
+    described = load_spec(write(tmp_path, TINY.replace('figure = "none"', 'figure = "none"\ndescription = "x"'), "d.toml"))
+    assert described.spec_hash() == spec.spec_hash()
+    assert ExperimentSpec.from_dict(spec.to_dict()).spec_hash() == spec.spec_hash()
+
+
+def test_deployment_that_does_not_fit_is_refused_before_writing(tmp_path: Path) -> None:
+    spec = load_spec(write(tmp_path, TINY.replace('deployment = ["1"]', 'deployment = ["1", "5ISL"]')))
+    topo = read_topology(SYSFS / "xeon-e7530-4x6")
+    with pytest.raises(ValueError, match=r"exp.toml:\d+: grid.deployment: deployment 5ISL does not fit 24 cores: "
+                                         r"choose one of 1ISL, 2ISL, 3ISL, 4ISL, 6ISL, 8ISL, 12ISL, 24ISL"):
+        Sweep(spec, topo, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_cc_none_on_a_shared_instance_is_refused(tmp_path: Path) -> None:
+    text = TINY + '\n[engine]\ncc = "none"\n'
+    spec = load_spec(write(tmp_path, text))
+    topo = read_topology(SYSFS / "vm-1x2")
+    with pytest.raises(ValueError, match=r"exp.toml: point 1ISL unix update=false multisite=0: cc: 'none' is a single-threaded"):
+        Sweep(spec, topo, tmp_path / "out")
+
+
+# Dry run --------------------------------------------------------------------------------
+
+
+def test_dry_run_lists_points_without_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "results"
+    rc = cli_main(["sweep", str(EXPERIMENTS / "000-fig11-multisite.toml"), "--dry-run",
+                   "--sysfs", str(SYSFS / "xeon-e7530-4x6"), "--out", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert not out.exists()
+    lines = text.splitlines()
+    assert "36 points x 3 repetitions = 108 runs; 0 done, 108 to run" in text
+    assert "machine: 4 sockets, 24 cores, 48 hardware threads" in text
+    header = next(line for line in lines if line.startswith("#"))
+    assert header.split() == ["#", "deployment", "instances", "sockets", "transport", "update",
+                              "multisite", "done", "grid_id"]
+    rows = lines[lines.index(header) + 1:]
+    assert len(rows) == 36
+    assert rows[0].split()[:5] == ["1", "1ISL", "1x24", "4", "unix"]
+    assert any(r.split()[1:4] == ["4ISL", "4x6", "1"] for r in rows)
+    assert rows[-1].split()[1:4] == ["24ISL", "24x1", "1"]
+
+
+def test_dry_run_shows_what_is_done(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sweep = tiny_sweep(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run(FakeRunner(fail_on=3), progress=False)
+    capsys.readouterr()
+    rc = cli_main(["sweep", str(tmp_path / "exp.toml"), "--dry-run", "--out", str(tmp_path / "out")])
+    text = capsys.readouterr().out
+    assert rc == 0
+    assert "2 done, 6 to run" in text
+    lines = text.splitlines()
+    header = next(line for line in lines if line.startswith("#"))
+    done = [line.split()[-2] for line in lines[lines.index(header) + 1:]]
+    assert done == ["1/2", "1/2", "0/2", "0/2"]
+
+
+# Real runs -------------------------------------------------------------------------------
+
+
+def test_smoke_sweep_writes_rows_with_config_and_metadata(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "smoke"
+    rc = cli_main(["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(out), "--no-progress"])
+    assert rc == 0
+    assert "2 runs made, 0 already done, 2 in all" in capsys.readouterr().out
+    from islands.results import ResultStore
+
+    store = ResultStore(out)
+    rows = store.rows()
+    assert len(rows) == 2
+    for column in ("point_id", "grid_id", "repetition", "config_hash", "config.micro.update",
+                   "config.micro.multisite", "config.driver.cpus", "config.engine.cc",
+                   "deployment.label", "deployment.instances", "deployment.sockets",
+                   "deployment.roles", "topology.sockets", "metadata.git_revision",
+                   "metadata.hostname", "throughput_tps", "spec_hash", "experiment", "figure"):
+        assert column in rows.columns, column
+    assert sorted(rows["config.micro.update"]) == [False, True]
+    assert set(rows["deployment.label"]) == {"1ISL"}
+    assert (rows["throughput_tps"] > 0).all()
+    assert rows["point_id"].is_unique
+    topo = read_topology()
+    assert json.loads(rows["config.driver.cpus"][0]) == [c.cpus[0] for c in topo.cores]
+    manifest = store.manifest()
+    assert manifest["status"] == "complete"
+    assert manifest["runs_done"] == manifest["runs_total"] == 2
+    assert manifest["spec_hash"] == load_spec(EXPERIMENTS / "smoke.toml").spec_hash()
+    assert manifest["spec"]["name"] == "smoke"
+    # run again: nothing to do
+    assert cli_main(["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(out), "--no-progress"]) == 0
+    assert "0 runs made, 2 already done" in capsys.readouterr().out
+    assert len(store.rows()) == 2
+
+
+def test_run_point_runs_one_instance_through_islands_run(tmp_path: Path) -> None:
+    topo = read_topology()
+    sweep = tiny_sweep(tmp_path, TINY.replace("repetitions = 2", "repetitions = 1"))
+    point = sweep.grid_points[-1]  # update, 50% multisite
+    result = run_point(point, topo)
+    assert result["config"] == point.config.to_dict()
+    assert result["commits"] > 0
+    assert result["checks"]["committed_row_updates"] > 0
+
+
+def test_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    outcome = tiny_sweep(tmp_path).run(FakeRunner(), progress=True)
+    assert outcome.ran == 8
+    err = capsys.readouterr().err
+    assert "sweep" in err and "8/8" in err
+
+
+def test_multi_instance_needs_islands_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+    topo = read_topology(SYSFS / "vm-1x2")
+    spec = ExperimentSpec.from_dict({"name": "m", "figure": "none", "grid": {"deployment": ["per-core"]},
+                                     "run": {"duration_s": 0.05}})
+    point = Sweep(spec, topo, "unused").grid_points[0]
+    assert point.deployment.n_instances == 2
+    monkeypatch.setitem(sys.modules, "islands.launch", None)  # import fails
+    with pytest.raises(RuntimeError, match="multi-instance deployments need islands.launch"):
+        run_point(point, topo)
+    seen: list[tuple[Deployment, Any, str]] = []
+
+    class Result:
+        def to_dict(self) -> dict[str, Any]:
+            return {"throughput_tps": 5.0}
+
+    def run_deployment(deployment: Deployment, config: Any, transport: str) -> Result:
+        seen.append((deployment, config, transport))
+        return Result()
+
+    monkeypatch.setitem(sys.modules, "islands.launch", types.SimpleNamespace(run_deployment=run_deployment))
+    assert run_point(point, topo) == {"throughput_tps": 5.0}
+    assert seen == [(point.deployment, point.config, "unix")]
+
+
+# Resume, refusal, interrupts --------------------------------------------------------------
+
+
+def test_resume_skips_finished_points(tmp_path: Path) -> None:
+    sweep = tiny_sweep(tmp_path)
+    first = FakeRunner(fail_on=4)
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run(first, progress=False)
+    assert len(first.calls) == 4
+    assert len(sweep.store.rows()) == 3  # the interrupted run wrote nothing
+    assert sweep.store.manifest()["status"] == "interrupted"
+    assert sweep.store.manifest()["runs_done"] == 3
+
+    second = FakeRunner()
+    outcome = tiny_sweep(tmp_path).run(second, progress=False)
+    assert (outcome.ran, outcome.skipped, outcome.total) == (5, 3, 8)
+    assert len(second.calls) == 5
+    assert second.calls[0].point_id == first.calls[3].point_id  # picks up where it stopped
+    rows = sweep.store.rows()
+    assert len(rows) == 8 and rows["point_id"].is_unique
+    assert set(rows["point_id"]) == {p.point_id for p in sweep.points()}
+    assert sweep.store.manifest()["status"] == "complete"
+
+    # more repetitions later: only the new runs
+    more = Sweep(sweep.spec.with_overrides(repetitions=3), sweep.topology, sweep.directory)
+    third = FakeRunner()
+    assert more.run(third, progress=False).ran == 4
+    assert {p.repetition for p in third.calls} == {2}
+    assert len(sweep.store.rows()) == 12
+
+
+def test_refuses_a_directory_from_a_different_spec(tmp_path: Path) -> None:
+    tiny_sweep(tmp_path).run(FakeRunner(), progress=False)
+    changed = tiny_sweep(tmp_path, TINY.replace("multisite = [0.0, 0.5]", "multisite = [0.0, 0.7]"))
+    runner = FakeRunner()
+    with pytest.raises(ValueError, match="holds results of a different spec .*--fresh.*--force"):
+        changed.run(runner, progress=False)
+    assert runner.calls == []
+    assert len(changed.store.rows()) == 8
+    # --force adds the new points, keeps the old rows, skips the points both specs share
+    assert changed.run(runner, progress=False, force=True).ran == 4
+    assert len(changed.store.rows()) == 12
+    assert changed.store.manifest()["history"][-1]["forced"] is True
+    # --fresh starts over
+    fresh = FakeRunner()
+    assert changed.run(fresh, progress=False, fresh=True).ran == 8
+    assert len(changed.store.rows()) == 8
+
+
+def test_refuses_a_directory_from_another_machine(tmp_path: Path) -> None:
+    spec = load_spec(write(tmp_path, TINY))
+    Sweep(spec, read_topology(SYSFS / "xeon-e5-2640v2-2x8"), tmp_path / "out").run(FakeRunner(), progress=False)
+    other = Sweep(spec, read_topology(SYSFS / "vm-1x2"), tmp_path / "out")
+    with pytest.raises(ValueError, match="different machine topology"):
+        other.run(FakeRunner(), progress=False)
+
+
+def test_failing_run_is_reported_with_its_point(tmp_path: Path) -> None:
+    sweep = tiny_sweep(tmp_path)
+    with pytest.raises(RuntimeError, match=r"point 1ISL unix update=false multisite=0.5 rep 0 failed: boom"):
+        sweep.run(FakeRunner(fail_on=2, error=OSError("boom")), progress=False)
+    manifest = sweep.store.manifest()
+    assert manifest["status"] == "failed" and "boom" in manifest["error"]
+    assert len(sweep.store.rows()) == 1
+
+
+def test_ctrl_c_in_the_cli_exits_130_and_keeps_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    runner = FakeRunner(fail_on=3)
+    monkeypatch.setattr("islands.sweep.run_point", lambda point, topology=None: runner(point))
+    path = write(tmp_path, TINY)
+    rc = cli_main(["sweep", str(path), "--out", str(tmp_path / "out"), "--no-progress"])
+    assert rc == 130
+    err = capsys.readouterr().err
+    assert "sweep interrupted: 2 of 8 runs stored" in err
+    from islands.results import ResultStore
+
+    assert len(ResultStore(tmp_path / "out").rows()) == 2
+
+
+def test_sigint_to_a_real_sweep(tmp_path: Path) -> None:
+    text = TINY.replace("repetitions = 2", "repetitions = 10").replace("duration_s = 0.05", "duration_s = 0.1")
+    path = write(tmp_path, text)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "islands", "sweep", str(path), "--out", str(out),
+                             "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "rows.parquet").exists():
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "no row was written within 60 s"
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "islands: interrupted" in err
+    from islands.results import ResultStore
+
+    store = ResultStore(out)
+    stored = len(store.rows())
+    assert 1 <= stored < 40
+    assert store.manifest()["status"] == "interrupted"
+    assert store.manifest()["runs_done"] == stored
+
+
+# Bad input --------------------------------------------------------------------------------
+
+
+BAD = [
+    ("name = 'x'\nfigure = \n", r"exp.toml: not valid TOML: .*line 2"),
+    ("figure = 'none'\n", r"exp.toml: name: missing"),
+    ("name = 'a b'\nfigure = 'none'\n", r"exp.toml:1: name: 'a b': use letters"),
+    ("name = 'x'\nfigure = 'fig 11'\n", r"exp.toml:2: figure: 'fig 11' is not a FIGURES.md id"),
+    ("name = 'x'\nfigure = 'none'\ncolour = 1\n", r"exp.toml:3: colour: unknown key"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\nmultisit = [0.1]\n",
+     r"exp.toml:4: grid.multisit: unknown key; did you mean 'multisite'\?"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\nmultisite = [0.1, 1.5]\n",
+     r"exp.toml:4: grid.multisite: 1.5: multisite: must be a fraction between 0 and 1"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\nupdate = ['yes']\n", r"exp.toml:4: grid.update: 'yes' is not true or false"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\ntransport = ['pigeon']\n",
+     r"exp.toml:4: grid.transport: unknown transport 'pigeon' \(choose unix, shm"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\nplacement = ['packed']\n",
+     r"exp.toml:4: grid.placement: 'packed': choose one of islands, spread, os"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\ndeployment = ['7ISL']\n",
+     r"exp.toml:4: grid.deployment: deployment 7ISL does not fit \d+ cores: choose one of 1ISL"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\ndeployment = [true]\n", r"exp.toml:4: grid.deployment: True is not a deployment"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\nmultisite = []\n", r"exp.toml:4: grid.multisite: the list is empty"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\nmultisite = [0.1, 0.1]\n", r"exp.toml:4: grid.multisite: lists 0.1 twice"),
+    ("name = 'x'\nfigure = 'none'\n[grid]\nmultisite = { from = 1, to = 0, step = 0.1 }\n",
+     r"exp.toml:4: grid.multisite: a range needs step > 0"),
+    ("name = 'x'\nfigure = 'none'\n[run]\nduration_s = 0\n", r"exp.toml:4: run.duration_s: 0 must be > 0"),
+    ("name = 'x'\nfigure = 'none'\n[run]\nrepetitions = 0\n", r"exp.toml:4: run.repetitions: 0 is not a whole number"),
+    ("name = 'x'\nfigure = 'none'\n[run]\nduration = 1\n", r"exp.toml:4: run.duration: unknown key; did you mean 'duration_s'\?"),
+    ("name = 'x'\nfigure = 'none'\n[micro]\nrows_per_site = 0\n", r"exp.toml:4: micro.rows_per_site: rows_per_site: must be at least 1"),
+    ("name = 'x'\nfigure = 'none'\n[micro]\nrows_per_site = -3\n", r"exp.toml:4: micro.rows_per_site: -3 is not a whole number"),
+    ("name = 'x'\nfigure = 'none'\n[engine]\nindex = 'trie'\n", r"exp.toml:4: engine.index: "),
+    ("name = 'x'\nfigure = 'none'\n[micro]\nmultisite = 0.1\n[grid]\nmultisite = [0.2]\n",
+     r"exp.toml:4: micro.multisite: set in both \[grid\] and \[micro\]"),
+    ("name = 'x'\nfigure = 'none'\nworkload = 'tpcz'\n", r"exp.toml:3: workload: workload: unknown workload 'tpcz'"),
+    ("name = 'x'\nfigure = 'none'\n[run]\ncpus = '0-3,x'\n", r"exp.toml:4: run.cpus: bad cpu list item 'x'"),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD)
+def test_bad_experiment_file_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    out = tmp_path / "out"
+    rc = cli_main(["sweep", str(path), "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert err.count("\n") == 1 and err.startswith("islands: error: "), err
+    import re
+
+    assert re.search(message, err), err
+    assert not out.exists()
+
+
+def test_other_bad_input_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cases = [
+        (["sweep", str(tmp_path / "missing.toml")], "missing.toml: cannot read the experiment file"),
+        (["sweep", str(EXPERIMENTS / "smoke.toml"), "--duration", "0"], "--duration: 0.0 must be"),
+        (["sweep", str(EXPERIMENTS / "smoke.toml"), "--repetitions", "0"], "--repetitions: 0 must be"),
+        (["sweep", str(EXPERIMENTS / "smoke.toml"), "--sysfs", str(SYSFS / "vm-1x2")], "--sysfs: only with --dry-run"),
+    ]
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    cases.append((["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(blocker / "sub"), "--no-progress"],
+                  "results directory"))
+    cases.append((["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(blocker), "--no-progress"],
+                  "exists and is not a directory"))
+    for argv, message in cases:
+        assert cli_main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_read_only_results_directory(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        rc = cli_main(["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(locked / "x"), "--no-progress"])
+    finally:
+        locked.chmod(0o700)
+    assert rc == 2
+    assert "not writable" in capsys.readouterr().err
+    assert not (locked / "x").exists()
+
+
+def test_explicit_and_placement_deployments_in_a_grid(tmp_path: Path) -> None:
+    text = """
+name = "e"
+figure = "none"
+[grid]
+deployment = ["0-7;8-15", "per-socket"]
+placement = ["islands", "os"]
+"""
+    topo = read_topology(SYSFS / "xeon-e5-2640v2-2x8")
+    sweep = Sweep(load_spec(write(tmp_path, text)), topo, tmp_path / "out")
+    names = [p.deployment.name for p in sweep.grid_points]
+    # the explicit deployment ignores the placement axis (listed once); per-socket coincides
+    # with it under islands and differs under os (not pinned)
+    assert names == ["2ISL explicit", "2ISL os"]
+    assert any("2ISL explicit unix is listed more than once" in n for n in sweep.notes)
+    assert [p.config.driver.pin for p in sweep.grid_points][-1] is False
+    assert plan_deployment(topo, "per-socket").instances == sweep.grid_points[0].deployment.instances
