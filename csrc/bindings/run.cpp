@@ -3,6 +3,8 @@
 
 #include "islands/common/abort_reason.hpp"
 #include "islands/exec/engine_run.hpp"
+#include "islands/exec/instance.hpp"
+#include "islands/common/latency_histogram.hpp"
 
 namespace py = pybind11;
 using namespace islands;
@@ -42,6 +44,13 @@ py::dict stats_dict(const RunStats& stats) {
     d["checksum"] = w.checksum;
     d["commits_all_phases"] = w.commits_all_phases;
     d["row_updates_all_phases"] = w.row_updates_all_phases;
+    d["multisite_commits"] = w.multisite_commits;
+    d["messages_sent"] = w.messages_sent;
+    d["messages_received"] = w.messages_received;
+    d["malformed_messages"] = w.malformed_messages;
+    py::list buckets;  // sparse (bucket, count) pairs, so that instances merge exactly
+    w.latency.for_each_bucket([&](int b, std::uint64_t c) { buckets.append(py::make_tuple(b, c)); });
+    d["latency_buckets"] = buckets;
     workers.append(d);
     for (std::size_t i = 0; i < kNumAbortReasons; ++i) total_aborts[i] += w.aborts[i];
   }
@@ -80,6 +89,41 @@ void bind_run(py::module_& m) {
       },
       py::arg("config"),
       "The engine-overhead baseline: the same probes in a bare loop; transactions per second.");
+  py::class_<InstanceConfig>(m, "InstanceConfig", "One instance of a multi-instance deployment")
+      .def(py::init<>())
+      .def_readwrite("run", &InstanceConfig::run)
+      .def_readwrite("instance_id", &InstanceConfig::instance_id)
+      .def_readwrite("instance_sites", &InstanceConfig::instance_sites)
+      .def_readwrite("transport", &InstanceConfig::transport)
+      .def_readwrite("directory", &InstanceConfig::directory)
+      .def_readwrite("ring_bytes", &InstanceConfig::ring_bytes)
+      .def_readwrite("attach_timeout_ms", &InstanceConfig::attach_timeout_ms)
+      .def("validate", &InstanceConfig::validate, "Raises ValueError naming the first bad field");
+
+  py::class_<Instance>(m, "Instance", "One engine instance of a deployment (2PC between instances)")
+      .def(py::init<const InstanceConfig&>(), py::arg("config"))
+      .def("load", [](Instance& self) {
+        py::gil_scoped_release release;
+        self.load();
+      }, "Pins workers, loads their sites, attaches the transport mesh; returns when all are ready")
+      .def("run", [](Instance& self, std::int64_t start_at_ns, double warmup_s, double duration_s) {
+        RunStats stats;
+        {
+          py::gil_scoped_release release;
+          stats = self.run(start_at_ns, warmup_s, duration_s);
+        }
+        return stats_dict(stats);
+      }, py::arg("start_at_ns"), py::arg("warmup_s"), py::arg("duration_s"),
+      "Runs warm-up from start_at_ns (time.monotonic_ns clock) and the window; returns statistics");
+
+  m.def("latency_summary", [](const std::vector<std::pair<int, std::uint64_t>>& buckets) {
+    LatencyHistogram h;
+    for (const auto& [bucket, count] : buckets) {
+      if (bucket < 0 || bucket >= LatencyHistogram::kBuckets) throw std::invalid_argument("latency bucket out of range");
+      h.add_bucket(bucket, count);
+    }
+    return latency_dict(h);
+  }, "Percentiles of merged sparse (bucket, count) pairs from several workers or instances");
   m.def("build_info", [] {
     const BuildInfo info = build_info();
     py::dict d;

@@ -84,7 +84,7 @@ template <class Index, class CC>
 RunStats drive(const RunConfig& config, const CC& cc) {
   const DriverConfig& driver = config.driver;
   const std::size_t n = driver.cpus.size();
-  MicroWorkload<Index> workload(config.micro, n, config.engine);
+  MicroWorkload<Index> workload(config.micro, config.engine, n);
   RunStats out;
   out.workers.resize(n);
   std::atomic<int> phase{kLoading};
@@ -153,7 +153,7 @@ template <class Index>
 double bare_loop(const RunConfig& config) {
   const std::size_t sites = config.driver.cpus.size();
   if (config.driver.pin) pin_current_thread(config.driver.cpus[0]);
-  MicroWorkload<Index> workload(config.micro, sites, config.engine);
+  MicroWorkload<Index> workload(config.micro, config.engine, sites);
   for (std::size_t s = 0; s < sites; ++s) workload.load_site(s);
   workload.finish_load(true);
   typename MicroWorkload<Index>::Txn txn;

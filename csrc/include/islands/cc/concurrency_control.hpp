@@ -4,12 +4,19 @@
 
 namespace islands {
 
-//! CC for a single-threaded instance: no locks at all. Workers are templated on the CC type,
-//! so this compiles down to nothing on the hot path.
+//! CC for a single-threaded instance: no locks, no latches, no atomic read-modify-writes. The
+//! one thing it checks (a plain load of the row's lock word, on the cache line it reads
+//! anyway) is that no unfinished distributed transaction holds the row: those still lock
+//! (see TwoPhaseLocking), because the instance serves other work before their decision.
 struct NoLocking {
   static constexpr bool kLocks = false;
-  //! Always grants.
-  bool lock(Row*, LockMode, TxnContext&, AbortReason&) const { return true; }
+  //! Grants unless a distributed transaction holds the row in a conflicting mode.
+  bool lock(Row* row, LockMode mode, TxnContext&, AbortReason& reason) const {
+    const std::uint64_t word = row->lock.load(std::memory_order_relaxed);
+    if (word == 0 || (mode == LockMode::shared && !(word & RowLock::kExclusive))) return true;
+    reason = AbortReason::prepared_conflict;
+    return false;
+  }
 };
 
 //! Row-level strict two-phase locking: locks are taken as rows are touched and released at

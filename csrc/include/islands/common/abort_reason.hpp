@@ -7,7 +7,9 @@ namespace islands {
 //! Every reason a transaction attempt can abort; one counter each (X-macro).
 #define ISLANDS_ABORT_REASONS(X)                                              \
   X(lock_conflict, "2PL no-wait: a conflicting lock was held")               \
-  X(wait_die, "2PL wait-die: a younger transaction met an older lock holder")
+  X(wait_die, "2PL wait-die: a younger transaction met an older lock holder")           \
+  X(prepared_conflict, "single-threaded instance: the row is held by an unfinished distributed transaction") \
+  X(remote_abort, "2PC: a participant instance voted to abort")
 
 enum class AbortReason : std::uint8_t {
 #define ISLANDS_ENUM_ENTRY(name, doc) name,

@@ -26,6 +26,19 @@ class LatencyHistogram {
   //! Mean in nanoseconds, from bucket midpoints.
   double mean() const;
 
+  //! Calls f(bucket, count) for every non-empty bucket.
+  template <class F>
+  void for_each_bucket(F&& f) const {
+    for (int i = 0; i < kBuckets; ++i) {
+      if (counts_[i]) f(i, counts_[i]);
+    }
+  }
+  //! Adds count samples to a bucket (rebuilding a histogram from for_each_bucket).
+  void add_bucket(int bucket, std::uint64_t count) {
+    counts_[bucket] += count;
+    total_ += count;
+  }
+
   static int bucket_of(std::uint64_t ns);
   static std::uint64_t bucket_low(int bucket);
   static std::uint64_t bucket_high(int bucket);

@@ -18,8 +18,9 @@
 
 namespace islands {
 
-//! The microbenchmark's data (one table, one primary index over sites) and its one-shot
-//! procedure. Site s holds keys [s * rows_per_site, (s + 1) * rows_per_site).
+//! The microbenchmark's data (one table, one primary index over this instance's sites) and its
+//! one-shot procedure. Global site s holds keys [s * rows_per_site, (s + 1) * rows_per_site);
+//! this instance holds global sites [first_site, first_site + sites) of total_sites.
 template <class Index>
 class MicroWorkload {
  public:
@@ -29,18 +30,20 @@ class MicroWorkload {
     std::vector<Row*> rows;           //!< scratch: the rows the keys resolve to
   };
 
-  MicroWorkload(const MicroConfig& config, std::size_t sites, const EngineConfig& engine)
+  MicroWorkload(const MicroConfig& config, const EngineConfig& engine, std::size_t sites,
+                std::size_t first_site = 0, std::size_t total_sites = 0)
       : config_(config),
         engine_(engine),
         sites_(sites),
+        first_site_(first_site),
         table_(sites, config.columns),
         index_(make_index(sites * config.rows_per_site)),
         site_keys_(config.rows_per_site, config.zipf_s),
-        all_keys_(sites * config.rows_per_site, config.zipf_s) {}
+        all_keys_((total_sites ? total_sites : sites) * config.rows_per_site, config.zipf_s) {}
 
-  //! Creates and indexes the rows of `site`; called by the site's owner (first touch).
+  //! Creates and indexes the rows of local site `site`; called by its owner (first touch).
   void load_site(std::size_t site) {
-    const std::uint64_t first = site * config_.rows_per_site;
+    const std::uint64_t first = (first_site_ + site) * config_.rows_per_site;
     table_.reserve(site, config_.rows_per_site);
     for (std::uint64_t k = first; k < first + config_.rows_per_site; ++k) {
       Row* row = table_.allocate(site, k);
@@ -57,7 +60,7 @@ class MicroWorkload {
     index_.set_latching(engine_.latching && !single_threaded);
   }
 
-  //! Draws the next transaction of a worker whose home site is `home`.
+  //! Draws the next transaction of a worker whose home (global) site is `home`.
   void generate(Txn& txn, Random& rng, std::size_t home) const {
     const std::size_t n = config_.rows_per_txn;
     txn.keys.clear();
@@ -75,42 +78,65 @@ class MicroWorkload {
   //! Runs one attempt of `txn` under concurrency control `cc`: commit, or abort (undone).
   template <class CC>
   TxnResult execute(Txn& txn, TxnContext& ctx, const CC& cc, WorkerStats& stats) {
-    const std::size_t n = txn.keys.size();
-    txn.rows.resize(n);
+    const TxnResult result = access(txn.keys.data(), txn.keys.size(), txn.rows, ctx, cc, stats.checksum);
+    if (result.committed) ctx.commit();
+    return result;
+  }
+
+  //! Reads or updates the rows of keys[0, n) (all held by this instance) under `cc`, leaving
+  //! locks and before-images in ctx for the caller to commit or, on failure, already undone.
+  //! This is a transaction's local part; a distributed one keeps ctx until the decision.
+  template <class CC>
+  TxnResult access(const std::uint64_t* keys, std::size_t n, std::vector<Row*>& rows,
+                   TxnContext& ctx, const CC& cc, std::uint64_t& checksum) {
+    rows.resize(n);
     if (engine_.prefetch) {
-      for (std::uint64_t key : txn.keys) index_.prefetch(key);
+      for (std::size_t i = 0; i < n; ++i) index_.prefetch(keys[i]);
     }
     for (std::size_t i = 0; i < n; ++i) {
       std::uint64_t value = 0;
-      const bool found = index_.lookup(txn.keys[i], value);
+      const bool found = index_.lookup(keys[i], value);
       ISLANDS_CHECK(found, "micro key missing from the index");
       Row* row = reinterpret_cast<Row*>(value);
-      txn.rows[i] = row;
+      rows[i] = row;
       if (engine_.prefetch) {
         __builtin_prefetch(row, 1);
         __builtin_prefetch(reinterpret_cast<const char*>(row) + table_.row_stride() - 1, 1);
       }
     }
     const LockMode mode = config_.update ? LockMode::exclusive : LockMode::shared;
-    std::uint64_t checksum = 0;
-    for (Row* row : txn.rows) {
-      AbortReason reason;
-      if (!cc.lock(row, mode, ctx, reason)) {
-        ctx.abort();
-        return TxnResult::abort(reason);
+    if constexpr (!CC::kLocks) {
+      // No undo without locks: check every row before changing any.
+      for (Row* row : rows) {
+        AbortReason reason;
+        if (!cc.lock(row, mode, ctx, reason)) return TxnResult::abort(reason);
+      }
+    }
+    std::uint64_t sum = 0;
+    for (Row* row : rows) {
+      if constexpr (CC::kLocks) {
+        AbortReason reason;
+        if (!cc.lock(row, mode, ctx, reason)) {
+          ctx.abort();
+          return TxnResult::abort(reason);
+        }
       }
       std::int32_t* columns = row->columns();
       if (config_.update) {
         if constexpr (CC::kLocks) ctx.save_before_image(row);
         for (std::uint32_t c = 0; c < config_.columns; ++c) columns[c] += 1;
       } else {
-        for (std::uint32_t c = 0; c < config_.columns; ++c) checksum += columns[c];
+        for (std::uint32_t c = 0; c < config_.columns; ++c) sum += columns[c];
       }
     }
-    ctx.commit();
-    stats.checksum += checksum;
+    checksum += sum;
     return TxnResult::commit();
   }
+
+  //! The global site that holds key.
+  std::uint64_t site_of(std::uint64_t key) const { return key / config_.rows_per_site; }
+  //! Whether transactions update (else read) their rows.
+  bool updates() const { return config_.update; }
 
   //! The same probes and row accesses with no transaction around them (engine-overhead
   //! baseline); returns a checksum of what was read.
@@ -188,6 +214,7 @@ class MicroWorkload {
   MicroConfig config_;
   EngineConfig engine_;
   std::size_t sites_;
+  std::size_t first_site_;
   Table table_;
   Index index_;
   ZipfGenerator site_keys_;

@@ -1,0 +1,31 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "islands/exec/run_config.hpp"
+
+namespace islands {
+
+//! One instance of a multi-instance deployment. Every worker (one per CPU) owns one site; the
+//! sites are numbered globally across instances in instance order, and every worker of every
+//! instance is one endpoint of the transport mesh (endpoint id = global site).
+struct InstanceConfig {
+  RunConfig run;                               //!< workload and engine; driver.cpus = this instance's CPUs
+  std::uint32_t instance_id = 0;               //!< this instance, in [0, instance_sites.size())
+  std::vector<std::uint32_t> instance_sites;   //!< sites (= workers) of each instance, in order
+  std::string transport = "unix";              //!< transport between workers: "unix" or "shm"
+  std::string directory;                       //!< private run directory for sockets and rings
+  std::size_t ring_bytes = 16 * 1024;          //!< buffering per direction per pair of workers
+  std::uint32_t attach_timeout_ms = 30000;     //!< how long to wait for every peer to appear
+
+  //! Throws std::invalid_argument naming the first wrong field and why.
+  void validate() const;
+  //! Global site number of this instance's first site.
+  std::uint32_t first_site() const;
+  //! Sites in the whole deployment.
+  std::uint32_t total_sites() const;
+};
+
+}  // namespace islands

@@ -1,0 +1,487 @@
+#include "islands/exec/instance.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+#include "islands/cc/concurrency_control.hpp"
+#include "islands/common/cpu_affinity.hpp"
+#include "islands/common/cycle_clock.hpp"
+#include "islands/transport/transport.hpp"
+#include "islands/workload/micro_workload.hpp"
+
+namespace islands {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+enum Phase : int { kLoading, kWaitStart, kWarmup, kMeasure, kStop };
+
+// Votes and decisions travel as one byte.
+enum Vote : std::uint8_t { kVoteAbort = 0, kVoteCommit = 1, kVoteReadOnly = 2 };
+
+// Fragment payload: [u8 update][u32 n][n x u64 key], little-endian as the host (one machine).
+void encode_fragment(bool update, const std::vector<std::uint64_t>& keys, Message& out) {
+  out.payload.resize(1 + 4 + 8 * keys.size());
+  out.payload[0] = update ? 1 : 0;
+  const auto n = static_cast<std::uint32_t>(keys.size());
+  std::memcpy(out.payload.data() + 1, &n, 4);
+  std::memcpy(out.payload.data() + 5, keys.data(), 8 * keys.size());
+}
+
+bool decode_fragment(const Message& in, bool& update, std::vector<std::uint64_t>& keys) {
+  if (in.payload.size() < 5) return false;
+  std::uint32_t n = 0;
+  std::memcpy(&n, in.payload.data() + 1, 4);
+  if (in.payload.size() != 5 + 8ull * n) return false;
+  update = in.payload[0] != 0;
+  keys.resize(n);
+  std::memcpy(keys.data(), in.payload.data() + 5, 8ull * n);
+  return true;
+}
+
+void sleep_until_or_failed(Clock::time_point until, const std::atomic<bool>& failed) {
+  for (Clock::time_point now = Clock::now(); !failed.load() && now < until; now = Clock::now()) {
+    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(2), until - now));
+  }
+}
+
+}  // namespace
+
+class Instance::Impl {
+ public:
+  virtual ~Impl() = default;
+  virtual void load() = 0;
+  virtual RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) = 0;
+};
+
+namespace {
+
+template <class Index, class CC>
+class InstanceImpl final : public Instance::Impl {
+ public:
+  InstanceImpl(const InstanceConfig& config, CC cc)
+      : config_(config),
+        workload_(config.run.micro, config.run.engine, config.run.driver.cpus.size(), config.first_site(),
+                  config.total_sites()),
+        cc_(cc),
+        first_site_(config.first_site()),
+        total_sites_(config.total_sites()) {
+    std::uint32_t site = 0;
+    for (std::size_t i = 0; i < config.instance_sites.size(); ++i) {
+      for (std::uint32_t s = 0; s < config.instance_sites[i]; ++s) instance_of_site_.push_back(static_cast<std::uint32_t>(i));
+      site += config.instance_sites[i];
+    }
+    stats_.workers.resize(config.run.driver.cpus.size());
+    errors_.resize(config.run.driver.cpus.size());
+  }
+
+  ~InstanceImpl() override {
+    failed_.store(true);
+    phase_.store(kStop);
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+  void load() override {
+    const std::size_t n = config_.run.driver.cpus.size();
+    tick0_ = CycleClock::now();
+    CycleClock::ns_per_tick();
+    const auto start = Clock::now();
+    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_main(i); });
+    while (ready_.load() < n && !failed_.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (failed_.load()) {
+      phase_.store(kStop);
+      for (std::thread& t : threads_) t.join();
+      threads_.clear();
+      rethrow_first_error();
+    }
+    stats_.load_s = std::chrono::duration<double>(Clock::now() - start).count();
+    workload_.finish_load(!CC::kLocks);
+    stats_.payload_sum_before = workload_.payload_sum();
+  }
+
+  RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) override {
+    if (threads_.empty()) throw std::logic_error("Instance::run before load");
+    const Clock::time_point start{std::chrono::nanoseconds(start_at_ns)};
+    const auto warm_end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(warmup_s));
+    const auto end = warm_end + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
+    phase_.store(kWaitStart);
+    sleep_until_or_failed(start, failed_);
+    phase_.store(kWarmup, std::memory_order_release);
+    sleep_until_or_failed(warm_end, failed_);
+    phase_.store(kMeasure, std::memory_order_release);
+    const auto window_start = Clock::now();
+    sleep_until_or_failed(end, failed_);
+    phase_.store(kStop, std::memory_order_release);
+    stats_.measured_s = seconds_since(window_start);
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    rethrow_first_error();
+    stats_.payload_sum_after = workload_.payload_sum();
+    return stats_;
+  }
+
+ private:
+  using Workload = MicroWorkload<Index>;
+
+  // One worker: a client driving transactions, the coordinator of its distributed ones, and
+  // the participant that serves fragments sent to its site.
+  class Worker {
+   public:
+    Worker(InstanceImpl& instance, std::size_t local)
+        : inst_(instance),
+          local_(local),
+          gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
+          stats_(instance.stats_.workers[local]),
+          ctx_(instance.config_.run.micro.columns),
+          parts_(instance.config_.instance_sites.size()) {}
+
+    void attach() {
+      TransportConfig tc;
+      tc.directory = inst_.config_.directory;
+      tc.instance_id = gid_;
+      tc.n_instances = inst_.total_sites_;
+      // The largest message is a fragment holding every key of a transaction.
+      tc.max_message_bytes = std::max<std::size_t>(
+          kMessageHeaderBytes + 5 + 8 * std::size_t{inst_.config_.run.micro.rows_per_txn}, 256);
+      std::size_t ring = std::max<std::size_t>(inst_.config_.ring_bytes, kMinRingBytes);
+      while (ring < 4 * tc.max_message_bytes) ring *= 2;
+      tc.ring_bytes = ring;
+      tc.attach_timeout_ms = inst_.config_.attach_timeout_ms;
+      endpoint_ = make_transport(inst_.config_.transport, tc);
+    }
+
+    void run() {
+      const RunConfig& config = inst_.config_.run;
+      const double ns_per_tick = CycleClock::ns_per_tick();
+      Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
+      typename Workload::Txn txn;
+      bool measuring = false;
+      for (;;) {
+        const int phase = inst_.phase_.load(std::memory_order_relaxed);
+        if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
+        serve();
+        if (phase < kWarmup) {
+          cpu_relax();
+          continue;
+        }
+        if (phase == kMeasure && !measuring) {
+          measuring = true;
+          stats_.reset_window();
+        }
+        inst_.workload_.generate(txn, rng, gid_);
+        split(txn.keys);
+        const bool distributed = remote_parts_ > 0;
+        const std::uint64_t start = CycleClock::now();
+        ctx_.begin(start - inst_.tick0_);
+        bool committed = false;
+        for (unsigned attempt = 0;; ++attempt) {
+          const TxnResult result = distributed ? attempt_distributed() : attempt_local();
+          if (result.committed) {
+            committed = true;
+            break;
+          }
+          ++stats_.aborts[static_cast<std::size_t>(result.reason)];
+          if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
+          serve();
+          const unsigned spins = 1u << std::min(attempt, 10u);
+          for (unsigned i = 0; i < spins; ++i) cpu_relax();
+        }
+        if (!committed) break;
+        ++stats_.commits;
+        ++stats_.commits_all_phases;
+        if (distributed) ++stats_.multisite_commits;
+        if (config.micro.update) stats_.row_updates_all_phases += txn.keys.size();
+        if (measuring) {
+          stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick));
+        }
+      }
+      shutdown();
+    }
+
+    void finish_stats() {
+      if (!endpoint_) return;
+      const TransportStats& t = endpoint_->stats();
+      stats_.messages_sent = t.messages_sent;
+      stats_.messages_received = t.messages_received;
+      stats_.malformed_messages = t.malformed;
+    }
+
+   private:
+    // Splits keys into this instance's part and one part per other instance.
+    void split(const std::vector<std::uint64_t>& keys) {
+      for (auto& part : parts_) part.clear();
+      for (std::uint64_t key : keys) parts_[inst_.instance_of_site_[inst_.workload_.site_of(key)]].push_back(key);
+      remote_parts_ = 0;
+      for (std::size_t i = 0; i < parts_.size(); ++i) {
+        if (i != inst_.config_.instance_id && !parts_[i].empty()) ++remote_parts_;
+      }
+    }
+
+    TxnResult attempt_local() {
+      const auto& keys = parts_[inst_.config_.instance_id];
+      const TxnResult result = inst_.workload_.access(keys.data(), keys.size(), rows_, ctx_, inst_.cc_, stats_.checksum);
+      if (result.committed) ctx_.commit();
+      return result;
+    }
+
+    // One-shot 2PC: fragments out first (they execute while we do our part), then our part
+    // under no-wait locks, then the votes, then the decision to the prepared updaters.
+    TxnResult attempt_distributed() {
+      current_ = (static_cast<std::uint64_t>(gid_) << 40) | (++sequence_ & ((1ULL << 40) - 1));
+      votes_pending_ = 0;
+      remote_abort_ = false;
+      prepared_participants_.clear();
+      for (std::size_t i = 0; i < parts_.size(); ++i) {
+        if (i == inst_.config_.instance_id || parts_[i].empty()) continue;
+        out_.type = MessageType::fragment;
+        out_.txn_id = current_;
+        encode_fragment(inst_.workload_.updates(), parts_[i], out_);
+        // The fragment goes to the worker owning its first key's site (endpoint = site).
+        send(static_cast<std::uint32_t>(inst_.workload_.site_of(parts_[i].front())), out_);
+        ++votes_pending_;
+      }
+      const auto& keys = parts_[inst_.config_.instance_id];
+      const TxnResult local = inst_.workload_.access(keys.data(), keys.size(), rows_, ctx_, kDistributedCc, stats_.checksum);
+      while (votes_pending_ > 0) {
+        if (!serve_one()) {
+          if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
+          cpu_relax();
+        }
+      }
+      const bool commit = local.committed && !remote_abort_;
+      for (std::uint32_t participant : prepared_participants_) {
+        out_.type = MessageType::decision;
+        out_.txn_id = current_;
+        out_.payload.assign(1, commit ? 1 : 0);
+        send(participant, out_);
+      }
+      if (local.committed) {
+        if (commit) {
+          ctx_.commit();
+        } else {
+          ctx_.abort();
+        }
+      }
+      current_ = 0;
+      if (commit) return TxnResult::commit();
+      return local.committed ? TxnResult::abort(AbortReason::remote_abort) : local;
+    }
+
+    // Sends, serving our own inbound messages into a backlog while the channel is full, so
+    // that two workers sending to each other always make progress.
+    void send(std::uint32_t dest, const Message& message) {
+      while (!endpoint_->send(dest, message)) {
+        Message in;
+        if (endpoint_->poll(in)) {
+          backlog_.push_back(std::move(in));
+        } else {
+          if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
+          cpu_relax();
+        }
+      }
+    }
+
+    void serve() {
+      while (serve_one()) {
+      }
+    }
+
+    // Handles one message from the backlog or the transport; false when there was none.
+    bool serve_one() {
+      if (!backlog_.empty()) {
+        Message in = std::move(backlog_.front());
+        backlog_.pop_front();
+        dispatch(in);
+        return true;
+      }
+      if (!endpoint_->poll(in_)) return false;
+      dispatch(in_);
+      return true;
+    }
+
+    void dispatch(const Message& in) {
+      switch (in.type) {
+        case MessageType::fragment:
+          serve_fragment(in);
+          break;
+        case MessageType::vote:
+          ISLANDS_CHECK(in.txn_id == current_ && votes_pending_ > 0 && in.payload.size() == 1,
+                        "a vote for no transaction in flight");
+          --votes_pending_;
+          if (in.payload[0] == kVoteAbort) remote_abort_ = true;
+          if (in.payload[0] == kVoteCommit) prepared_participants_.push_back(in.source);
+          break;
+        case MessageType::decision: {
+          auto it = prepared_.find(in.txn_id);
+          ISLANDS_CHECK(it != prepared_.end() && in.payload.size() == 1, "a decision for no prepared fragment");
+          if (in.payload[0]) {
+            it->second->commit();
+          } else {
+            it->second->abort();
+          }
+          spare_.push_back(std::move(it->second));
+          prepared_.erase(it);
+          break;
+        }
+        case MessageType::shutdown:
+          ++shutdowns_;
+          break;
+        default:
+          ISLANDS_CHECK(false, "an unexpected message type");
+      }
+    }
+
+    void serve_fragment(const Message& in) {
+      bool update = false;
+      std::vector<std::uint64_t> keys;
+      ISLANDS_CHECK(decode_fragment(in, update, keys), "a malformed fragment payload");
+      std::unique_ptr<TxnContext> ctx;
+      if (spare_.empty()) {
+        ctx = std::make_unique<TxnContext>(inst_.config_.run.micro.columns);
+      } else {
+        ctx = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      ctx->begin(0);
+      std::vector<Row*> rows;
+      std::uint64_t checksum = 0;
+      const TxnResult result = inst_.workload_.access(keys.data(), keys.size(), rows, *ctx, kDistributedCc, checksum);
+      std::uint8_t vote;
+      if (!result.committed) {
+        vote = kVoteAbort;  // access already undid and released
+        spare_.push_back(std::move(ctx));
+      } else if (!update) {
+        ctx->commit();  // read-only: release now, drop out of phase 2
+        vote = kVoteReadOnly;
+        spare_.push_back(std::move(ctx));
+      } else {
+        prepared_.emplace(in.txn_id, std::move(ctx));
+        vote = kVoteCommit;
+      }
+      Message reply;
+      reply.type = MessageType::vote;
+      reply.txn_id = in.txn_id;
+      reply.payload.assign(1, vote);
+      send(in.source, reply);
+    }
+
+    // Tells every other worker we are done, then serves until all have said the same: FIFO
+    // channels mean every decision meant for us has then arrived.
+    void shutdown() {
+      Message bye;
+      bye.type = MessageType::shutdown;
+      for (std::uint32_t peer = 0; peer < inst_.total_sites_; ++peer) {
+        if (peer != gid_) send(peer, bye);
+      }
+      while (shutdowns_ + 1 < inst_.total_sites_) {
+        if (!serve_one()) {
+          if (inst_.failed_.load()) return;
+          std::this_thread::yield();
+        }
+      }
+      ISLANDS_CHECK(prepared_.empty(), "prepared fragments left without a decision");
+    }
+
+    static constexpr TwoPhaseLocking kDistributedCc{LockPolicy::no_wait};
+
+    InstanceImpl& inst_;
+    std::size_t local_;
+    std::uint32_t gid_;
+    WorkerStats& stats_;
+    TxnContext ctx_;
+    std::unique_ptr<Transport> endpoint_;
+    std::vector<std::vector<std::uint64_t>> parts_;
+    std::size_t remote_parts_ = 0;
+    std::vector<Row*> rows_;
+    Message in_, out_;
+    std::deque<Message> backlog_;
+    std::unordered_map<std::uint64_t, std::unique_ptr<TxnContext>> prepared_;
+    std::vector<std::unique_ptr<TxnContext>> spare_;
+    std::uint64_t current_ = 0, sequence_ = 0;
+    std::uint32_t votes_pending_ = 0;
+    bool remote_abort_ = false;
+    std::vector<std::uint32_t> prepared_participants_;
+    std::uint32_t shutdowns_ = 0;
+  };
+
+  void worker_main(std::size_t i) {
+    WorkerStats& stats = stats_.workers[i];
+    try {
+      stats.site = first_site_ + i;
+      if (config_.run.driver.pin) {
+        pin_current_thread(config_.run.driver.cpus[i]);
+        stats.cpu = config_.run.driver.cpus[i];
+      }
+      workload_.load_site(i);
+      Worker worker(*this, i);
+      worker.attach();
+      ready_.fetch_add(1);
+      while (phase_.load(std::memory_order_acquire) == kLoading) {
+        if (failed_.load()) return;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      worker.run();
+      worker.finish_stats();
+      stats.observed_cpu = current_cpu();
+    } catch (...) {
+      errors_[i] = std::current_exception();
+      failed_.store(true);
+    }
+  }
+
+  void rethrow_first_error() {
+    for (const std::exception_ptr& error : errors_) {
+      if (error) std::rethrow_exception(error);
+    }
+  }
+
+  InstanceConfig config_;
+  Workload workload_;
+  CC cc_;
+  std::uint32_t first_site_;
+  std::uint32_t total_sites_;
+  std::vector<std::uint32_t> instance_of_site_;
+  std::atomic<int> phase_{kLoading};
+  std::atomic<std::size_t> ready_{0};
+  std::atomic<bool> failed_{false};
+  std::vector<std::exception_ptr> errors_;
+  std::vector<std::thread> threads_;
+  RunStats stats_;
+  std::uint64_t tick0_ = 0;
+};
+
+template <class Index>
+std::unique_ptr<Instance::Impl> make_with_cc(const InstanceConfig& config) {
+  if (config.run.engine.cc == CcKind::none) return std::make_unique<InstanceImpl<Index, NoLocking>>(config, NoLocking{});
+  return std::make_unique<InstanceImpl<Index, TwoPhaseLocking>>(config, TwoPhaseLocking{config.run.engine.lock_policy});
+}
+
+}  // namespace
+
+Instance::Instance(const InstanceConfig& config) {
+  config.validate();
+  if (config.run.engine.index == IndexKind::hash) {
+    impl_ = make_with_cc<HashIndex>(config);
+  } else {
+    impl_ = make_with_cc<BTreeIndex>(config);
+  }
+}
+
+Instance::~Instance() = default;
+
+void Instance::load() { impl_->load(); }
+
+RunStats Instance::run(std::int64_t start_at_ns, double warmup_s, double duration_s) {
+  return impl_->run(start_at_ns, warmup_s, duration_s);
+}
+
+}  // namespace islands

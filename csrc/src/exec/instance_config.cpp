@@ -1,0 +1,50 @@
+#include "islands/exec/instance_config.hpp"
+
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+#include "islands/transport/transport.hpp"
+
+namespace islands {
+
+void InstanceConfig::validate() const {
+  run.validate();
+  if (instance_sites.empty()) throw std::invalid_argument("instance_sites: no instances given");
+  if (instance_id >= instance_sites.size()) {
+    throw std::invalid_argument("instance_id: " + std::to_string(instance_id) + " is not below the " +
+                                std::to_string(instance_sites.size()) + " instances");
+  }
+  for (std::uint32_t sites : instance_sites) {
+    if (sites == 0) throw std::invalid_argument("instance_sites: every instance needs at least one site");
+  }
+  if (instance_sites[instance_id] != run.driver.cpus.size()) {
+    throw std::invalid_argument("cpus: instance " + std::to_string(instance_id) + " has " +
+                                std::to_string(instance_sites[instance_id]) + " sites but " +
+                                std::to_string(run.driver.cpus.size()) + " CPUs (one worker per site)");
+  }
+  if (instance_sites.size() > 1 && run.engine.cc == CcKind::two_pl &&
+      run.engine.lock_policy == LockPolicy::wait_die) {
+    throw std::invalid_argument(
+        "lock_policy: wait_die cannot span instances (a worker waiting for a lock could not serve "
+        "the decision that releases it); use no_wait");
+  }
+  bool known = false;
+  for (const std::string& name : transport_names()) known = known || name == transport;
+  if (!known) {
+    std::string names;
+    for (const std::string& name : transport_names()) names += (names.empty() ? "" : ", ") + name;
+    throw std::invalid_argument("transport: unknown transport '" + transport + "' (choose " + names + ")");
+  }
+  if (directory.empty()) throw std::invalid_argument("directory: a private run directory is needed");
+}
+
+std::uint32_t InstanceConfig::first_site() const {
+  return std::accumulate(instance_sites.begin(), instance_sites.begin() + instance_id, 0u);
+}
+
+std::uint32_t InstanceConfig::total_sites() const {
+  return std::accumulate(instance_sites.begin(), instance_sites.end(), 0u);
+}
+
+}  // namespace islands

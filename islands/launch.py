@@ -1,0 +1,316 @@
+"""Launching a deployment: one pinned process per instance, a load barrier, one measured
+window everywhere at once, statistics collected as JSON, and nothing left behind.
+
+Any instance that dies, a timeout or Ctrl-C ends the run: the others are killed, the error
+names the instance and how it ended, and the private run directory (sockets, rings) is
+removed. Instance processes also die with the launcher (PR_SET_PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from islands import _core
+from islands.config import RunConfig
+from islands.metadata import collect_metadata
+from islands.placement import Deployment
+from islands.run import Latency, check_cpus
+from islands.topology import Topology, format_cpulist, read_topology
+
+#: Seconds an instance may take to load its data and attach to its peers.
+LOAD_TIMEOUT_S = 120.0
+#: Seconds past the end of the window for the shutdown handshake and the statistics.
+FINISH_GRACE_S = 60.0
+
+
+@dataclass(frozen=True)
+class DeploymentResult:
+    """Outcome of one run of a multi-instance deployment."""
+
+    deployment: Deployment
+    config: RunConfig
+    transport: str
+    config_hash: str
+    throughput_tps: float  #: committed transactions per second, all instances
+    commits: int
+    multisite_commits: int  #: committed transactions that spanned instances
+    aborts: dict[str, int]
+    latency: Latency
+    instances: list[dict[str, Any]]  #: per instance: cpus, commits, throughput, aborts, messages
+    measured_s: float
+    checks: dict[str, int]
+    topology: dict[str, Any]
+    metadata: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def abort_rate(self) -> float:
+        """Aborted attempts per attempt (NaN when nothing was attempted)."""
+        attempts = self.commits + sum(self.aborts.values())
+        return sum(self.aborts.values()) / attempts if attempts else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with the config, deployment, topology and metadata."""
+        return {
+            "deployment": self.deployment.to_dict(),
+            "config": self.config.to_dict(),
+            "transport": self.transport,
+            "config_hash": self.config_hash,
+            "throughput_tps": self.throughput_tps,
+            "throughput_per_core": self.throughput_tps / self.deployment.n_cpus,
+            "commits": self.commits,
+            "multisite_commits": self.multisite_commits,
+            "aborts": self.aborts,
+            "abort_rate": self.abort_rate,
+            "latency": vars(self.latency),
+            "instances": self.instances,
+            "measured_s": self.measured_s,
+            "checks": self.checks,
+            "topology": self.topology,
+            "metadata": self.metadata,
+            "warnings": self.warnings,
+        }
+
+    def summary(self) -> str:
+        """A few lines for people."""
+        m = self.config.micro
+        lines = [
+            f"{self.deployment.label} ({self.deployment.n_instances} instances, {self.transport}): "
+            f"{'update' if m.update else 'read'} {m.rows_per_txn} rows, {m.multisite:.0%} multisite",
+            f"throughput  {self.throughput_tps:,.0f} txn/s  "
+            f"({self.throughput_tps / self.deployment.n_cpus:,.0f} per core), "
+            f"{self.multisite_commits:,} of {self.commits:,} commits distributed",
+            "aborts      " + ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
+            + f"  (rate {self.abort_rate:.2%})",
+            f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
+            f"p99.9 {self.latency.p999_us:.2f}",
+        ]
+        return "\n".join(lines + [f"warning     {w}" for w in self.warnings])
+
+
+class InstanceFailed(RuntimeError):
+    """An instance process died, failed or timed out."""
+
+
+def _run_directory() -> Path:
+    # tmpfs when there is one: ring files must not be written back to a disk.
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+    return Path(tempfile.mkdtemp(prefix="islands-run-", dir=base))  # mode 0700
+
+
+def _how_it_ended(code: int | None) -> str:
+    if code is None:
+        return "did not answer in time"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+class _Instances:
+    """The instance processes of one run and their JSON-line conversations."""
+
+    def __init__(self, specs: list[dict[str, Any]], directory: Path, deployment: Deployment) -> None:
+        self.deployment = deployment
+        self.directory = directory
+        self.procs: list[subprocess.Popen] = []
+        self.buffers: list[bytes] = []
+        self.selector = selectors.DefaultSelector()
+        for i, spec in enumerate(specs):
+            err = open(directory / f"instance-{i}.stderr", "wb")
+            proc = subprocess.Popen([sys.executable, "-m", "islands.instance"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=err, close_fds=True)
+            err.close()
+            self.procs.append(proc)
+            self.buffers.append(b"")
+            self.selector.register(proc.stdout, selectors.EVENT_READ, i)
+            self.send(i, spec)
+
+    def send(self, i: int, message: dict[str, Any]) -> None:
+        self.procs[i].stdin.write((json.dumps(message) + "\n").encode())
+        self.procs[i].stdin.flush()
+
+    def describe(self, i: int) -> str:
+        return (f"instance {i} (pid {self.procs[i].pid}, cpus "
+                f"{format_cpulist(self.deployment.instances[i])})")
+
+    def failure(self, i: int, what: str | None = None) -> InstanceFailed:
+        code = self.procs[i].poll()
+        detail = what or _how_it_ended(code)
+        err = (self.directory / f"instance-{i}.stderr")
+        tail = err.read_text(errors="replace").strip().splitlines()[-1:] if err.exists() else []
+        return InstanceFailed(f"{self.describe(i)} {detail}" + (f": {tail[0]}" if tail else ""))
+
+    def collect(self, event: str, deadline: float) -> list[dict[str, Any]]:
+        """Waits until every instance said `event`; raises InstanceFailed otherwise."""
+        got: dict[int, dict[str, Any]] = {}
+        while len(got) < len(self.procs):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                waiting = min(set(range(len(self.procs))) - set(got))
+                raise self.failure(waiting, f"did not say '{event}' in time")
+            for key, _ in self.selector.select(timeout=min(remaining, 0.5)):
+                i = key.data
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    self.selector.unregister(key.fileobj)
+                    self.procs[i].wait(timeout=5)
+                    if i not in got:
+                        raise self.failure(i)
+                    continue
+                self.buffers[i] += chunk
+                while b"\n" in self.buffers[i]:
+                    line, self.buffers[i] = self.buffers[i].split(b"\n", 1)
+                    message = json.loads(line)
+                    if message["event"] == "error":
+                        self.procs[i].wait(timeout=10)
+                        raise self.failure(i, f"failed: {message['message']}")
+                    if message["event"] == event:
+                        got[i] = message
+            for i, proc in enumerate(self.procs):
+                if i not in got and proc.poll() is not None and self.buffers[i].count(b"\n") == 0:
+                    # Exited with nothing more to read: let select drain EOF first, then judge.
+                    key = self.selector.get_map().get(proc.stdout.fileno())
+                    if key is None:
+                        raise self.failure(i)
+        return [got[i] for i in range(len(self.procs))]
+
+    def kill(self) -> None:
+        """Kills every instance still running and reaps them all."""
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            for stream in (proc.stdin, proc.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        self.selector.close()
+
+
+def instance_specs(deployment: Deployment, config: RunConfig, transport: str, directory: Path,
+                   topology: Topology, ring_bytes: int = 16 * 1024) -> list[dict[str, Any]]:
+    """What each instance process is told: its config (CPUs), the mesh, memory nodes."""
+    sizes = [len(cpus) for cpus in deployment.instances]
+    specs = []
+    for i, cpus in enumerate(deployment.instances):
+        driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": deployment.pinned}
+        nodes = sorted({topology.numa_node_of(c) for c in cpus})
+        specs.append({
+            "launcher_pid": os.getpid(),
+            "config": {**config.to_dict(), "driver": driver},
+            "instance_id": i,
+            "instance_sites": sizes,
+            "transport": transport,
+            "directory": str(directory),
+            "ring_bytes": ring_bytes,
+            # Bind memory to the instance's nodes only where there is a choice to make.
+            "numa_nodes": nodes if topology.n_numa_nodes > 1 and deployment.pinned else None,
+        })
+    return specs
+
+
+def validate(deployment: Deployment, config: RunConfig, transport: str, topology: Topology) -> None:
+    """Raises ValueError for a deployment or config that cannot run, before anything starts."""
+    check_cpus(deployment.cpus, topology)
+    for i, cpus in enumerate(deployment.instances):
+        core = _core.InstanceConfig()
+        core.run = RunConfig.from_dict({**config.to_dict(), "driver": {
+            **config.to_dict()["driver"], "cpus": list(cpus)}}).to_core()
+        core.instance_id = i
+        core.instance_sites = [len(c) for c in deployment.instances]
+        core.transport = transport
+        core.directory = "/nonexistent-checked-later"
+        core.validate()
+
+
+def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "unix",
+                   topology: Topology | None = None) -> DeploymentResult:
+    """Runs `config`'s workload on every instance of `deployment` and returns the result.
+
+    The driver settings of `config` give warm-up, duration and seed; its CPUs are replaced by
+    each instance's. Raises ValueError for bad input (nothing is started), InstanceFailed when
+    an instance dies or times out (the others are stopped, nothing is left behind).
+    """
+    topology = topology or read_topology()
+    validate(deployment, config, transport, topology)
+    directory = _run_directory()
+    instances = None
+    try:
+        specs = instance_specs(deployment, config, transport, directory, topology)
+        instances = _Instances(specs, directory, deployment)
+        instances.collect("ready", time.monotonic() + LOAD_TIMEOUT_S)
+        start_at = time.monotonic_ns() + 50_000_000  # everyone gets the command before it
+        for i in range(deployment.n_instances):
+            instances.send(i, {"cmd": "start", "start_at_ns": start_at,
+                               "warmup_s": config.driver.warmup_s, "duration_s": config.driver.duration_s})
+        deadline = time.monotonic() + 0.05 + config.driver.warmup_s + config.driver.duration_s + FINISH_GRACE_S
+        results = instances.collect("result", deadline)
+        for proc in instances.procs:
+            proc.wait(timeout=30)
+    finally:
+        if instances is not None:
+            instances.kill()
+        shutil.rmtree(directory, ignore_errors=True)
+    return _aggregate(deployment, config, transport, topology, results)
+
+
+def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topology: Topology,
+               results: list[dict[str, Any]]) -> DeploymentResult:
+    per_instance, aborts, buckets, warnings = [], {}, [], []
+    commits = multisite = row_updates = before = after = 0
+    seconds = max(r["stats"]["measured_s"] for r in results)
+    for i, r in enumerate(results):
+        stats = r["stats"]
+        workers = stats["workers"]
+        commits += stats["commits"]
+        multisite += sum(w["multisite_commits"] for w in workers)
+        row_updates += sum(w["row_updates_all_phases"] for w in workers)
+        before += stats["payload_sum_before"]
+        after += stats["payload_sum_after"]
+        for name, count in stats["aborts"].items():
+            aborts[name] = aborts.get(name, 0) + count
+        for w in workers:
+            buckets += [tuple(b) for b in w["latency_buckets"]]
+        warnings += [f"instance {i}: {w}" for w in r.get("warnings", [])]
+        per_instance.append({
+            "instance": i,
+            "cpus": list(deployment.instances[i]),
+            "commits": stats["commits"],
+            "throughput_tps": stats["commits"] / stats["measured_s"],
+            "aborts": stats["aborts"],
+            "messages_sent": sum(w["messages_sent"] for w in workers),
+            "messages_received": sum(w["messages_received"] for w in workers),
+            "malformed_messages": sum(w["malformed_messages"] for w in workers),
+            "observed_cpus": [w["observed_cpu"] for w in workers],
+        })
+    if not deployment.pinned:
+        warnings.append("instances not pinned: placement left to the OS scheduler")
+    return DeploymentResult(
+        deployment=deployment, config=config, transport=transport,
+        config_hash=config.config_hash(),
+        throughput_tps=commits / seconds, commits=commits, multisite_commits=multisite,
+        aborts=aborts, latency=Latency.from_core(_core.latency_summary(buckets)),
+        instances=per_instance, measured_s=seconds,
+        checks={"payload_sum_before": before, "payload_sum_after": after,
+                "committed_row_updates": row_updates},
+        topology=topology.to_dict(), metadata=collect_metadata(), warnings=warnings,
+    )
