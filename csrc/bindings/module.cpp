@@ -7,6 +7,7 @@ namespace py = pybind11;
 void bind_config(py::module_& m);
 void bind_run(py::module_& m);
 void bind_structures(py::module_& m);
+void bind_transport(py::module_& m);
 void bind_bench(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
@@ -14,5 +15,6 @@ PYBIND11_MODULE(_core, m) {
   bind_config(m);
   bind_run(m);
   bind_structures(m);
+  bind_transport(m);
   bind_bench(m);
 }

@@ -1,0 +1,309 @@
+#include "islands/transport/shm_ring_transport.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "islands/transport/deadline.hpp"
+
+namespace islands {
+
+namespace {
+
+std::string system_error(const std::string& what, const std::string& path) {
+  return "shm transport: " + what + " " + path + ": " + std::strerror(errno);
+}
+
+// Closes a descriptor on every path out of a set-up step, thrown or not.
+struct FdGuard {
+  int fd = -1;
+  ~FdGuard() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+std::string ShmRingTransport::ring_name(std::uint32_t src, std::uint32_t dst) {
+  return "ring-" + std::to_string(src) + "-to-" + std::to_string(dst);
+}
+
+ShmRingTransport::ShmRingTransport(const TransportConfig& config)
+    : Transport(config),
+      directory_(config_.directory),
+      inbound_(config_.n_instances),
+      outbound_(config_.n_instances) {
+  if (!directory_.in_memory()) {
+    // Works, but the kernel periodically writes dirty shared file pages back to disk, which
+    // adds I/O and stalls to what should be a memory-only channel.
+    warnings_.push_back("shm transport: ring files in " + directory_.path() + " are on " +
+                        directory_.filesystem() +
+                        ", not tmpfs; ring pages may be written back to disk (use a run "
+                        "directory under /dev/shm)");
+  }
+  const std::uint32_t me = config_.instance_id;
+  try {
+    // All inbound rings first: creating never waits, so every instance publishes its side
+    // before any of them starts waiting for the others, and no order of start-up deadlocks.
+    for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
+      if (j != me) inbound_[j] = create_inbound(j);
+    }
+    for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
+      if (j != me) outbound_[j] = attach_outbound(j);
+    }
+  } catch (...) {
+    // The destructor does not run after a throwing constructor, so undo here: no file of this
+    // endpoint may outlive a failed set-up.
+    cleanup();
+    throw;
+  }
+}
+
+ShmRingTransport::~ShmRingTransport() { cleanup(); }
+
+ShmRingTransport::Mapping ShmRingTransport::create_inbound(std::uint32_t src) {
+  const std::string name = ring_name(src, config_.instance_id);
+  const std::string path = directory_.file(name);
+  const std::string temp = directory_.file("." + name + ".tmp");
+  const std::size_t bytes = SpscRing::region_bytes(config_.ring_bytes);
+
+  FdGuard fd;
+  fd.fd = ::open(temp.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd.fd < 0) {
+    if (errno == EEXIST) {
+      throw std::runtime_error("shm transport: " + temp + " already exists: another instance " +
+                               std::to_string(config_.instance_id) +
+                               " uses this directory, or it is a stale run directory");
+    }
+    throw std::runtime_error(system_error("cannot create", temp));
+  }
+  Mapping m;
+  try {
+    // The umask can only remove bits from 0600, but say it explicitly all the same.
+    if (::fchmod(fd.fd, 0600) != 0) throw std::runtime_error(system_error("cannot chmod", temp));
+    if (::ftruncate(fd.fd, static_cast<off_t>(bytes)) != 0) {
+      throw std::runtime_error(system_error("cannot size", temp));
+    }
+    // MAP_POPULATE takes the page faults now, at set-up, instead of in the measured window.
+    void* address =
+        ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.fd, 0);
+    if (address == MAP_FAILED) throw std::runtime_error(system_error("cannot map", temp));
+    m.address = address;
+    m.bytes = bytes;
+    m.ring = SpscRing::create(address, config_.ring_bytes);
+    m.ring.control().consumer_pid.store(static_cast<std::int32_t>(::getpid()),
+                                        std::memory_order_release);
+    // link fails rather than replaces when the name exists, and the ring appears under its
+    // real name only now that it is initialised.
+    if (::link(temp.c_str(), path.c_str()) != 0) {
+      if (errno == EEXIST) {
+        throw std::runtime_error("shm transport: " + path + " already exists: another instance " +
+                                 std::to_string(config_.instance_id) +
+                                 " uses this directory, or it is a stale run directory");
+      }
+      throw std::runtime_error(system_error("cannot publish", path));
+    }
+    m.path = path;
+    m.created = true;
+  } catch (...) {
+    if (m.address != nullptr) ::munmap(m.address, m.bytes);
+    ::unlink(temp.c_str());
+    throw;
+  }
+  ::unlink(temp.c_str());
+  return m;
+}
+
+ShmRingTransport::Mapping ShmRingTransport::attach_outbound(std::uint32_t dst) {
+  const std::string path = directory_.file(ring_name(config_.instance_id, dst));
+  FdGuard fd;
+  Deadline deadline(config_.attach_timeout_ms);
+  for (;;) {
+    fd.fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd.fd >= 0) break;
+    if (errno != ENOENT) throw std::runtime_error(system_error("cannot open", path));
+    if (deadline.expired()) {
+      throw std::runtime_error(
+          "shm transport: instance " + std::to_string(config_.instance_id) + " waited " +
+          std::to_string(config_.attach_timeout_ms) + " ms for peer instance " +
+          std::to_string(dst) + " to create " + path + " (is instance " + std::to_string(dst) +
+          " running with the same directory and n_instances?)");
+    }
+    deadline.sleep();
+  }
+  struct stat st {};
+  if (::fstat(fd.fd, &st) != 0) throw std::runtime_error(system_error("cannot stat", path));
+  if (!S_ISREG(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) {
+    throw std::runtime_error("shm transport: " + path +
+                             " is not a regular owner-only file of this user; refusing to map it");
+  }
+  Mapping m;
+  m.bytes = static_cast<std::size_t>(st.st_size);
+  void* address =
+      ::mmap(nullptr, m.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd.fd, 0);
+  if (address == MAP_FAILED) throw std::runtime_error(system_error("cannot map", path));
+  m.address = address;
+  m.path = path;
+  std::string error;
+  m.ring = SpscRing::attach(address, m.bytes, error);
+  std::string problem;
+  if (!m.ring.valid()) {
+    problem = error;
+  } else if (m.ring.max_length() < config_.max_message_bytes) {
+    problem = "its ring holds records of at most " + std::to_string(m.ring.max_length()) +
+              " bytes, below this instance's max_message_bytes = " +
+              std::to_string(config_.max_message_bytes);
+  } else {
+    // Exactly one producer per ring: a second one would break the single-producer rule
+    // silently, so claim the ring and refuse if someone already has.
+    std::int32_t expected = 0;
+    if (!m.ring.control().producer_pid.compare_exchange_strong(
+            expected, static_cast<std::int32_t>(::getpid()), std::memory_order_acq_rel)) {
+      problem = "it already has a producer (pid " + std::to_string(expected) +
+                "): two instances with id " + std::to_string(config_.instance_id) + "?";
+    }
+  }
+  if (!problem.empty()) {
+    ::munmap(address, m.bytes);
+    throw std::runtime_error("shm transport: ring " + path + " of peer instance " +
+                             std::to_string(dst) + ": " + problem);
+  }
+  return m;
+}
+
+bool ShmRingTransport::push(std::uint32_t dest, const void* first, std::size_t first_len,
+                            const void* second, std::size_t second_len) {
+  if (closed_) throw std::logic_error("shm transport: send after cleanup");
+  SpscRing& ring = outbound_[dest].ring;
+  SpscRingControl& control = ring.control();
+  // A line nobody writes until close, so reading it on every send is an L1 hit.
+  if (control.consumer_closed.load(std::memory_order_acquire) != 0) {
+    throw std::runtime_error("shm transport: peer instance " + std::to_string(dest) +
+                             " has closed its endpoint (" + outbound_[dest].path + ")");
+  }
+  if (ring.try_push(first, first_len, second, second_len)) return true;
+  // Full. A consumer that died without cleanup never drains, so look (once per refused
+  // send, off the fast path) whether its process still exists.
+  const std::int32_t pid = control.consumer_pid.load(std::memory_order_acquire);
+  if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
+    throw std::runtime_error("shm transport: peer instance " + std::to_string(dest) + " (pid " +
+                             std::to_string(pid) + ") has exited; its ring is full");
+  }
+  ++stats_.send_full;
+  return false;
+}
+
+bool ShmRingTransport::send(std::uint32_t dest, const Message& message) {
+  const std::size_t size = kMessageHeaderBytes + message.payload.size();
+  check_destination(dest, size, "shm send");
+  if (message.type == MessageType::hello) {
+    throw std::invalid_argument("shm send: hello is reserved for the transport's handshake");
+  }
+  std::uint8_t header[kMessageHeaderBytes];
+  encode_header(header_of(message, config_.instance_id), header);
+  // Header and payload go into the ring straight from where they are: no staging copy.
+  if (!push(dest, header, sizeof header, message.payload.data(), message.payload.size())) {
+    return false;
+  }
+  ++stats_.messages_sent;
+  stats_.bytes_sent += size;
+  return true;
+}
+
+bool ShmRingTransport::send_raw(std::uint32_t dest, const std::uint8_t* data, std::size_t size) {
+  check_destination(dest, size, "shm send_raw");
+  if (!push(dest, data, size, nullptr, 0)) return false;
+  ++stats_.raw_records_sent;
+  stats_.bytes_sent += size;
+  return true;
+}
+
+bool ShmRingTransport::poll(Message& out) {
+  if (closed_) throw std::logic_error("shm transport: poll after cleanup");
+  const std::uint32_t n = config_.n_instances;
+  const std::uint32_t me = config_.instance_id;
+  for (std::uint32_t k = 0; k < n; ++k) {
+    const std::uint32_t src = (next_source_ + k) % n;
+    if (src == me) continue;
+    SpscRing& ring = inbound_[src].ring;
+    for (;;) {
+      std::size_t length = 0;
+      const RingPeek peek = ring.peek(length);
+      if (peek == RingPeek::empty) break;
+      if (peek == RingPeek::corrupt) {
+        // The frame cannot be trusted, so neither can where the next record starts: drop all
+        // that is published and pick up cleanly from what the producer writes next.
+        count_malformed(DecodeStatus::bad_frame);
+        ring.discard_all();
+        break;
+      }
+      // The header is copied out and validated before its length decides anything.
+      std::uint8_t header_bytes[kMessageHeaderBytes];
+      const std::size_t header_length = length < kMessageHeaderBytes ? length : kMessageHeaderBytes;
+      ring.read(0, header_bytes, header_length);
+      MessageHeader header;
+      DecodeStatus status =
+          decode_header(header_bytes, header_length, config_.max_message_bytes, header);
+      if (status == DecodeStatus::ok) {
+        const std::size_t total = kMessageHeaderBytes + header.payload_length;
+        if (length < total) {
+          status = DecodeStatus::truncated;
+        } else if (length > total) {
+          status = DecodeStatus::trailing_bytes;
+        } else if (header.source != src) {
+          status = DecodeStatus::wrong_source;
+        } else if (header.type == MessageType::hello) {
+          status = DecodeStatus::protocol;
+        }
+      }
+      if (status != DecodeStatus::ok) {
+        count_malformed(status);
+        ring.pop();
+        continue;
+      }
+      out.type = header.type;
+      out.txn_id = header.txn_id;
+      out.source = src;
+      out.payload.resize(header.payload_length);
+      ring.read(kMessageHeaderBytes, out.payload.data(), header.payload_length);
+      ring.pop();
+      ++stats_.messages_received;
+      stats_.bytes_received += length;
+      // Start the next poll at the following peer, so a busy peer cannot starve the others.
+      next_source_ = (src + 1) % n;
+      return true;
+    }
+  }
+  return false;
+}
+
+void ShmRingTransport::cleanup() {
+  if (closed_) return;
+  closed_ = true;
+  for (auto& m : inbound_) {
+    if (m.ring.valid()) m.ring.control().consumer_closed.store(1, std::memory_order_release);
+    if (m.created) ::unlink(m.path.c_str());
+  }
+  unmap_all();
+}
+
+void ShmRingTransport::unmap_all() noexcept {
+  for (auto* side : {&inbound_, &outbound_}) {
+    for (auto& m : *side) {
+      if (m.address != nullptr) ::munmap(m.address, m.bytes);
+      m = Mapping();
+    }
+  }
+}
+
+std::unique_ptr<Transport> make_shm_transport(const TransportConfig& config) {
+  return std::make_unique<ShmRingTransport>(config);
+}
+
+}  // namespace islands
