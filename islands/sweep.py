@@ -403,7 +403,10 @@ class ExperimentSpec:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The spec as a TOML-shaped dict (JSON-ready); :meth:`from_dict` reads it back."""
+        """The spec as a TOML-shaped dict (JSON-ready); :meth:`from_dict` reads it back.
+        Fixed settings left to their defaults are written out, so that a file that spells a
+        default out and one that does not have the same :meth:`spec_hash`."""
+        grid_keys = {k for k, _ in self.grid}
         run: dict[str, Any] = {
             "warmup_s": self.warmup_s,
             "duration_s": self.duration_s,
@@ -419,8 +422,8 @@ class ExperimentSpec:
             "workload": self.workload,
             "run": run,
             "grid": {k: [_plain(v) for v in values] for k, values in self.grid},
-            "micro": dict(self.micro),
-            "engine": dict(self.engine),
+            "micro": _fixed(MicroConfig(), self.micro, grid_keys),
+            "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
         }
 
     def spec_hash(self) -> str:
@@ -449,6 +452,12 @@ class ExperimentSpec:
                 raise ValueError(f"--repetitions: {repetitions!r} must be a whole number >= 1")
             changes["repetitions"] = repetitions
         return dataclasses.replace(self, **changes)
+
+
+def _fixed(defaults: Any, given: Mapping[str, Any], grid_keys: set[str]) -> dict[str, Any]:
+    values = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(defaults)}
+    values.update(given)
+    return {k: v for k, v in values.items() if k not in grid_keys}
 
 
 def _plain(value: Any) -> Any:
@@ -834,8 +843,12 @@ class Sweep:
         show = sys.stderr.isatty() if progress is None else progress
         ran = 0
 
+        all_ids = {p.point_id for p in runs}
+
         def finish(status: str, error: str | None = None) -> None:
-            manifest.update(status=status, updated_utc=_now(), runs_done=skipped + ran)
+            # Counted from the store: an interrupt may land between a write and `ran += 1`.
+            stored = len(self.done_ids() & all_ids) if status != "running" else skipped + ran
+            manifest.update(status=status, updated_utc=_now(), runs_done=stored)
             if error is not None:
                 manifest["error"] = error
             else:
@@ -864,7 +877,7 @@ class Sweep:
         except KeyboardInterrupt:
             finish("interrupted")
             print(
-                f"sweep interrupted: {skipped + ran} of {len(runs)} runs stored in {self.directory}; "
+                f"sweep interrupted: {manifest['runs_done']} of {len(runs)} runs stored in {self.directory}; "
                 "run the same command again to resume",
                 file=sys.stderr,
             )

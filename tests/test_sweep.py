@@ -165,6 +165,10 @@ def test_spec_hash_ignores_description_and_repetitions(tmp_path: Path) -> None:
     described = load_spec(write(tmp_path, TINY.replace('figure = "none"', 'figure = "none"\ndescription = "x"'), "d.toml"))
     assert described.spec_hash() == spec.spec_hash()
     assert ExperimentSpec.from_dict(spec.to_dict()).spec_hash() == spec.spec_hash()
+    spelled = TINY.replace("rows_per_site = 500", "rows_per_site = 500\ncolumns = 10\n[engine]\ncc = 'auto'")
+    assert load_spec(write(tmp_path, spelled, "s.toml")).spec_hash() == spec.spec_hash()  # defaults
+    assert load_spec(write(tmp_path, TINY.replace("rows_per_site = 500", "rows_per_site = 501"),
+                           "c.toml")).spec_hash() != spec.spec_hash()
 
 
 def test_deployment_that_does_not_fit_is_refused_before_writing(tmp_path: Path) -> None:
