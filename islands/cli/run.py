@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.run import run
+from islands.launch import run_deployment
+from islands.placement import plan_deployment
+from islands.run import check_cpus, run
 from islands.topology import parse_cpulist, read_topology
 
 
@@ -25,9 +28,17 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--cores", default=None,
                    help="CPUs for the workers, e.g. 0,1 or 0-3 (default: every online CPU)")
     p.add_argument("--no-pin", action="store_true", help="leave worker placement to the OS")
+    p.add_argument("--deployment", default="1",
+                   help="instances over the cores: 1 (shared-everything), NISL, per-socket, per-core "
+                        "(default 1)")
+    p.add_argument("--placement", default="islands",
+                   help="islands (an instance's cores share a socket), spread, or os (default islands)")
+    p.add_argument("--transport", default="unix",
+                   help="between instances: unix (sockets) or shm (shared-memory rings) (default unix)")
     p.add_argument("--index", default="hash", help="hash or btree (default hash)")
     p.add_argument("--cc", default=None, help="none or 2pl (default: none on one CPU, else 2pl)")
-    p.add_argument("--lock-policy", default="wait_die", help="no_wait or wait_die (default wait_die)")
+    p.add_argument("--lock-policy", default=None,
+                   help="no_wait or wait_die (default wait_die in one instance, no_wait across several)")
     p.add_argument("--no-latching", action="store_true", help="do not latch index operations")
     p.add_argument("--no-prefetch", action="store_true", help="do not prefetch index slots and rows")
     p.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds (default 1)")
@@ -38,18 +49,16 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def config_from_args(args: argparse.Namespace, online: tuple[int, ...]) -> RunConfig:
-    """The RunConfig the command line asks for."""
-    try:
-        cpus = tuple(parse_cpulist(args.cores)) if args.cores else online
-    except ValueError as error:
-        raise ValueError(f"cores: {error}") from None
-    cc = args.cc or ("none" if len(cpus) == 1 else "2pl")
+def config_from_args(args: argparse.Namespace, cpus: tuple[int, ...], per_instance: int = 0,
+                     n_instances: int = 1) -> RunConfig:
+    """The RunConfig the command line asks for (cc defaults to none for one-CPU instances)."""
+    cc = args.cc or ("none" if (per_instance or len(cpus)) == 1 else "2pl")
+    lock_policy = args.lock_policy or ("wait_die" if n_instances == 1 else "no_wait")
     return RunConfig(
         workload=args.workload,
         micro=MicroConfig(rows_per_site=args.rows_per_site, columns=args.columns, rows_per_txn=args.rows,
                           update=args.update, multisite=args.multisite, zipf_s=args.zipf),
-        engine=EngineConfig(index=args.index, cc=cc, lock_policy=args.lock_policy,
+        engine=EngineConfig(index=args.index, cc=cc, lock_policy=lock_policy,
                             latching=not args.no_latching, prefetch=not args.no_prefetch),
         driver=DriverConfig(cpus=cpus, pin=not args.no_pin, warmup_s=args.warmup,
                             duration_s=args.duration, seed=args.seed),
@@ -59,6 +68,20 @@ def config_from_args(args: argparse.Namespace, online: tuple[int, ...]) -> RunCo
 def main(args: argparse.Namespace) -> int:
     """Runs and prints; returns the exit status."""
     topology = read_topology()
-    result = run(config_from_args(args, topology.cpus), topology)
+    try:
+        cpus = tuple(parse_cpulist(args.cores)) if args.cores else topology.cpus
+    except ValueError as error:
+        raise ValueError(f"cores: {error}") from None
+    check_cpus(cpus, topology)
+    deployment = plan_deployment(topology, args.deployment, placement=args.placement, cpus=cpus)
+    if args.no_pin:
+        deployment = dataclasses.replace(deployment, pinned=False)
+    if deployment.n_instances == 1:
+        config = config_from_args(args, deployment.instances[0])
+        config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=deployment.pinned))
+        result = run(config, topology)
+    else:
+        config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
+        result = run_deployment(deployment, config, transport=args.transport, topology=topology)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     return 0

@@ -1,0 +1,110 @@
+"""Multi-instance deployments: 2PC correctness over both transports, supervision, cleanup."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+import islands
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.launch import InstanceFailed, run_deployment
+from islands.placement import Deployment, plan_deployment
+
+TOPOLOGY = islands.read_topology()
+CPUS = TOPOLOGY.cpus
+pytestmark = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
+
+
+def config(update=True, multisite=1.0, cc="none", duration=0.3, rows_per_site=200, **engine) -> RunConfig:
+    return RunConfig(micro=MicroConfig(update=update, multisite=multisite, rows_per_site=rows_per_site),
+                     engine=EngineConfig(cc=cc, lock_policy="no_wait", **engine),
+                     driver=DriverConfig(warmup_s=0.05, duration_s=duration))
+
+
+def children() -> list[psutil.Process]:
+    return [p for p in psutil.Process().children(recursive=True) if p.is_running()
+            and p.status() != psutil.STATUS_ZOMBIE]
+
+
+def run_dirs() -> set[str]:
+    base = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path("/tmp")
+    return {p.name for p in base.glob("islands-run-*")}
+
+
+@pytest.mark.parametrize("transport", ["unix", "shm"])
+@pytest.mark.parametrize("update", [True, False])
+def test_distributed_transactions_commit_everywhere_or_nowhere(transport, update):
+    before = run_dirs()
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    result = run_deployment(deployment, config(update=update, multisite=0.5), transport=transport)
+    assert result.deployment.n_instances == 2
+    assert result.commits > 0 and 0 < result.multisite_commits < result.commits
+    checks = result.checks
+    # Every committed update changed its rows on whichever instance held them, exactly once;
+    # an aborted one changed nothing anywhere.
+    assert checks["payload_sum_after"] - checks["payload_sum_before"] == \
+        (checks["committed_row_updates"] if update else 0)
+    for inst in result.instances:
+        assert inst["messages_sent"] > 0 and inst["malformed_messages"] == 0
+        assert inst["observed_cpus"] == inst["cpus"]
+    assert result.latency.count == result.commits
+    assert children() == [] and run_dirs() == before
+
+
+def test_contended_2pl_instances_stay_consistent():
+    # Two single-site instances, tiny tables: distributed updates collide all the time.
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    result = run_deployment(deployment, config(cc="2pl", rows_per_site=20), transport="shm")
+    assert sum(result.aborts.values()) > 0
+    checks = result.checks
+    assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"]
+
+
+def test_local_only_work_sends_nothing_but_shutdowns():
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    result = run_deployment(deployment, config(multisite=0.0, duration=0.2), transport="unix")
+    assert result.multisite_commits == 0
+    assert all(i["messages_sent"] == 1 for i in result.instances)  # the end-of-run handshake
+
+
+def test_a_killed_instance_ends_the_run_naming_it_and_leaves_nothing():
+    before = run_dirs()
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    victim: list[int] = []
+
+    def kill_one():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            kids = [p for p in children() if "islands.instance" in " ".join(p.cmdline())]
+            if len(kids) == 2:
+                time.sleep(0.8)  # inside the window
+                victim.append(kids[1].pid)
+                kids[1].send_signal(signal.SIGKILL)
+                return
+            time.sleep(0.02)
+
+    killer = threading.Thread(target=kill_one)
+    killer.start()
+    with pytest.raises(InstanceFailed, match=r"instance \d \(pid \d+, cpus \d+\) was killed by SIGKILL"):
+        run_deployment(deployment, config(duration=5.0), transport="shm")
+    killer.join()
+    assert victim
+    assert children() == [] and run_dirs() == before
+
+
+def test_bad_deployments_are_refused_before_anything_starts():
+    before = run_dirs()
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    with pytest.raises(ValueError, match="lock_policy: wait_die cannot span instances"):
+        run_deployment(deployment, RunConfig(engine=EngineConfig(cc="2pl", lock_policy="wait_die")))
+    with pytest.raises(ValueError, match="transport: unknown transport 'pigeon'"):
+        run_deployment(deployment, config(), transport="pigeon")
+    with pytest.raises(ValueError, match="cpus: CPU 4096 does not exist"):
+        run_deployment(Deployment(label="x", instances=((CPUS[0],), (4096,)), placement="explicit"), config())
+    assert children() == [] and run_dirs() == before
