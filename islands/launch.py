@@ -297,6 +297,8 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
             "commits": stats["commits"],
             "throughput_tps": stats["commits"] / stats["measured_s"],
             "aborts": stats["aborts"],
+            "fragments_sent": sum(w["fragments_sent"] for w in workers),
+            "decisions_sent": sum(w["decisions_sent"] for w in workers),
             "messages_sent": sum(w["messages_sent"] for w in workers),
             "messages_received": sum(w["messages_received"] for w in workers),
             "malformed_messages": sum(w["malformed_messages"] for w in workers),

@@ -108,3 +108,39 @@ def test_bad_deployments_are_refused_before_anything_starts():
     with pytest.raises(ValueError, match="cpus: CPU 4096 does not exist"):
         run_deployment(Deployment(label="x", instances=((CPUS[0],), (4096,)), placement="explicit"), config())
     assert children() == [] and run_dirs() == before
+
+
+def test_read_only_participants_get_no_phase_two_message():
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    result = run_deployment(deployment, config(update=False, multisite=1.0, duration=0.2), transport="shm")
+    workers = deployment.n_cpus
+    assert sum(result.aborts.values()) == 0  # readers never conflict
+    fragments = sum(i["fragments_sent"] for i in result.instances)
+    assert fragments >= result.multisite_commits > 0
+    assert sum(i["decisions_sent"] for i in result.instances) == 0
+    # Exactly one fragment and one vote per distributed read, plus the end-of-run handshake.
+    sent = sum(i["messages_sent"] for i in result.instances)
+    assert sent == 2 * fragments + workers * (workers - 1)
+    received = sum(i["messages_received"] for i in result.instances)
+    assert received == sent
+
+
+@pytest.mark.parametrize("seed", [3, 17, 2024])
+def test_atomicity_over_randomized_runs(seed):
+    import random
+
+    rng = random.Random(seed)
+    transport = rng.choice(["unix", "shm"])
+    cc = rng.choice(["none", "2pl"])
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    cfg = RunConfig(micro=MicroConfig(update=True, multisite=rng.choice([0.3, 0.7, 1.0]),
+                                      rows_per_site=rng.choice([10, 50, 500]), rows_per_txn=rng.choice([2, 5, 10]),
+                                      zipf_s=rng.choice([0.0, 0.8])),
+                    engine=EngineConfig(cc=cc, lock_policy="no_wait"),
+                    driver=DriverConfig(warmup_s=0.0, duration_s=0.25, seed=seed))
+    result = run_deployment(deployment, cfg, transport=transport)
+    decisions = sum(i["decisions_sent"] for i in result.instances)
+    assert 0 < decisions <= sum(i["fragments_sent"] for i in result.instances)
+    checks = result.checks
+    assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"], \
+        (transport, cc, cfg.micro)

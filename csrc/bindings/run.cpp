@@ -45,6 +45,8 @@ py::dict stats_dict(const RunStats& stats) {
     d["commits_all_phases"] = w.commits_all_phases;
     d["row_updates_all_phases"] = w.row_updates_all_phases;
     d["multisite_commits"] = w.multisite_commits;
+    d["fragments_sent"] = w.fragments_sent;
+    d["decisions_sent"] = w.decisions_sent;
     d["messages_sent"] = w.messages_sent;
     d["messages_received"] = w.messages_received;
     d["malformed_messages"] = w.malformed_messages;

@@ -248,6 +248,7 @@ class InstanceImpl final : public Instance::Impl {
         // The fragment goes to the worker owning its first key's site (endpoint = site).
         send(static_cast<std::uint32_t>(inst_.workload_.site_of(parts_[i].front())), out_);
         ++votes_pending_;
+        ++stats_.fragments_sent;
       }
       const auto& keys = parts_[inst_.config_.instance_id];
       const TxnResult local = inst_.workload_.access(keys.data(), keys.size(), rows_, ctx_, kDistributedCc, stats_.checksum);
@@ -263,6 +264,7 @@ class InstanceImpl final : public Instance::Impl {
         out_.txn_id = current_;
         out_.payload.assign(1, commit ? 1 : 0);
         send(participant, out_);
+        ++stats_.decisions_sent;
       }
       if (local.committed) {
         if (commit) {

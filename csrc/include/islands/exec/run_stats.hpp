@@ -20,6 +20,8 @@ struct WorkerStats {
   std::uint64_t commits_all_phases = 0;            //!< commits in warm-up and window
   std::uint64_t row_updates_all_phases = 0;        //!< rows updated by committed txns, all phases
   std::uint64_t multisite_commits = 0;             //!< committed transactions that spanned instances
+  std::uint64_t fragments_sent = 0;                //!< 2PC fragments sent as coordinator, whole run
+  std::uint64_t decisions_sent = 0;                //!< 2PC phase-2 decisions sent, whole run
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
   std::uint64_t malformed_messages = 0;            //!< malformed records rejected, whole run
