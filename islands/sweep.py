@@ -565,7 +565,8 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
         raise RuntimeError(
             f"multi-instance deployments need islands.launch ({point.deployment.label}: {e})"
         ) from None
-    return run_deployment(point.deployment, point.config, transport=point.transport).to_dict()
+    return run_deployment(point.deployment, point.config, transport=point.transport,
+                          topology=topology).to_dict()
 
 
 def default_runner(topology: Topology | None = None) -> Runner:

@@ -272,6 +272,22 @@ def test_run_point_runs_one_instance_through_islands_run(tmp_path: Path) -> None
     assert result["checks"]["committed_row_updates"] > 0
 
 
+def test_real_multi_instance_sweep(tmp_path: Path) -> None:
+    pytest.importorskip("islands.launch", reason="multi-instance deployments need islands.launch")
+    if read_topology().n_cores < 2:
+        pytest.skip("needs two cores for two instances")
+    text = TINY.replace('deployment = ["1"]', 'deployment = ["per-core"]\ntransport = ["unix", "shm"]')
+    text = text.replace("repetitions = 2", "repetitions = 1").replace("update = [false, true]", "update = [true]")
+    text = text.replace("multisite = [0.0, 0.5]", "multisite = [0.5]")
+    sweep = tiny_sweep(tmp_path, text)
+    assert sweep.run(progress=False).ran == 2
+    rows = sweep.store.rows()
+    assert list(rows["transport"]) == ["unix", "shm"]
+    assert (rows["deployment.n_instances"] == read_topology().n_cores).all()
+    assert (rows["config.engine.cc"] == "none").all()
+    assert (rows["commits"] > 0).all()
+
+
 def test_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     outcome = tiny_sweep(tmp_path).run(FakeRunner(), progress=True)
     assert outcome.ran == 8
@@ -294,8 +310,9 @@ def test_multi_instance_needs_islands_launch(monkeypatch: pytest.MonkeyPatch) ->
         def to_dict(self) -> dict[str, Any]:
             return {"throughput_tps": 5.0}
 
-    def run_deployment(deployment: Deployment, config: Any, transport: str) -> Result:
+    def run_deployment(deployment: Deployment, config: Any, transport: str, topology: Any) -> Result:
         seen.append((deployment, config, transport))
+        assert topology is topo
         return Result()
 
     monkeypatch.setitem(sys.modules, "islands.launch", types.SimpleNamespace(run_deployment=run_deployment))
