@@ -10,22 +10,34 @@ and measured from Python. The public API:
 """
 
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.launch import DeploymentResult, InstanceFailed, run_deployment
 from islands.metadata import collect_metadata
+from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
 from islands.run import Latency, RunResult, WorkerResult, run
+from islands.sweep import Sweep, load_spec
 from islands.topology import Topology, TopologyError, parse_cpulist, read_topology
 
 __all__ = [
+    "Deployment",
+    "DeploymentResult",
     "DriverConfig",
     "EngineConfig",
+    "InstanceFailed",
     "Latency",
     "MicroConfig",
     "RunConfig",
     "RunResult",
+    "Sweep",
     "Topology",
     "TopologyError",
     "WorkerResult",
     "collect_metadata",
+    "expand_relative",
+    "load_spec",
     "parse_cpulist",
+    "plan_deployment",
     "read_topology",
     "run",
+    "run_deployment",
+    "thread_placement",
 ]
