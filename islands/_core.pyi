@@ -1,0 +1,459 @@
+"""
+islands engine core (C++): storage, indexes, concurrency control, workers
+"""
+from __future__ import annotations
+import collections.abc
+import typing
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'RunConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_ipc_bench', 'transport_names', 'zipf_probability', 'zipf_sample']
+class MicroConfig:
+    """
+    Microbenchmark parameters (paper 000, Sec 3.2)
+    """
+    update: bool
+    def __init__(self) -> None:
+        ...
+    @property
+    def columns(self) -> int:
+        ...
+    @columns.setter
+    def columns(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def multisite(self) -> float:
+        ...
+    @multisite.setter
+    def multisite(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def rows_per_site(self) -> int:
+        ...
+    @rows_per_site.setter
+    def rows_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def rows_per_txn(self) -> int:
+        ...
+    @rows_per_txn.setter
+    def rows_per_txn(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def zipf_s(self) -> float:
+        ...
+    @zipf_s.setter
+    def zipf_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+class EngineConfig:
+    """
+    Index, concurrency control and latching
+    """
+    cc: str
+    index: str
+    latching: bool
+    lock_policy: str
+    prefetch: bool
+    def __init__(self) -> None:
+        ...
+class DriverConfig:
+    """
+    Closed-loop driver: workers, timing, seed
+    """
+    pin: bool
+    def __init__(self) -> None:
+        ...
+    @property
+    def cpus(self) -> list[int]:
+        ...
+    @cpus.setter
+    def cpus(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
+        ...
+    @property
+    def duration_s(self) -> float:
+        ...
+    @duration_s.setter
+    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def seed(self) -> int:
+        ...
+    @seed.setter
+    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def warmup_s(self) -> float:
+        ...
+    @warmup_s.setter
+    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+class RunConfig:
+    """
+    Everything one run of one instance needs
+    """
+    driver: DriverConfig
+    engine: EngineConfig
+    micro: MicroConfig
+    workload: str
+    def __init__(self) -> None:
+        ...
+    def validate(self) -> None:
+        """
+        Raises ValueError naming the first bad field
+        """
+class InstanceConfig:
+    """
+    One instance of a multi-instance deployment
+    """
+    directory: str
+    run: RunConfig
+    transport: str
+    def __init__(self) -> None:
+        ...
+    def validate(self) -> None:
+        """
+        Raises ValueError naming the first bad field
+        """
+    @property
+    def attach_timeout_ms(self) -> int:
+        ...
+    @attach_timeout_ms.setter
+    def attach_timeout_ms(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def instance_id(self) -> int:
+        ...
+    @instance_id.setter
+    def instance_id(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def instance_sites(self) -> list[int]:
+        ...
+    @instance_sites.setter
+    def instance_sites(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
+        ...
+    @property
+    def ring_bytes(self) -> int:
+        ...
+    @ring_bytes.setter
+    def ring_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class Instance:
+    """
+    One engine instance of a deployment (2PC between instances)
+    """
+    def __init__(self, config: InstanceConfig) -> None:
+        ...
+    def load(self) -> None:
+        """
+        Pins workers, loads their sites, attaches the transport mesh; returns when all are ready
+        """
+    def run(self, start_at_ns: typing.SupportsInt | typing.SupportsIndex, warmup_s: typing.SupportsFloat | typing.SupportsIndex, duration_s: typing.SupportsFloat | typing.SupportsIndex) -> dict:
+        """
+        Runs warm-up from start_at_ns (time.monotonic_ns clock) and the window; returns statistics
+        """
+class HashIndex:
+    """
+    The engine's partitioned open-addressing hash index
+    """
+    def __init__(self, expected_keys: typing.SupportsInt | typing.SupportsIndex = 16, latching: bool = True) -> None:
+        ...
+    def __len__(self) -> int:
+        ...
+    def insert(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> bool:
+        """
+        Inserts key -> value; False if the key is present
+        """
+    def lookup(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> int | None:
+        """
+        The value of key, or None
+        """
+    def update(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> bool:
+        """
+        Replaces a present key's value; False if absent
+        """
+class BTreeIndex:
+    """
+    The engine's B+tree index
+    """
+    def __init__(self, latching: bool = True) -> None:
+        ...
+    def __len__(self) -> int:
+        ...
+    def insert(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> bool:
+        """
+        Inserts key -> value; False if the key is present
+        """
+    def lookup(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> int | None:
+        """
+        The value of key, or None
+        """
+    def scan(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> list[tuple[int, int]]:
+        """
+        (key, value) pairs with low <= key <= high, ascending
+        """
+    def update(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> bool:
+        """
+        Replaces a present key's value; False if absent
+        """
+    @property
+    def height(self) -> int:
+        ...
+class MessageType:
+    """
+    Kind of a message between instances (on the wire)
+    
+    Members:
+    
+      fragment
+    
+      vote
+    
+      decision
+    
+      ack
+    
+      shutdown
+    """
+    __members__: typing.ClassVar[dict[str, MessageType]]
+    ack: typing.ClassVar[MessageType]
+    decision: typing.ClassVar[MessageType]
+    fragment: typing.ClassVar[MessageType]
+    shutdown: typing.ClassVar[MessageType]
+    vote: typing.ClassVar[MessageType]
+    @typing.overload
+    def __eq__(self, other: MessageType) -> bool:
+        ...
+    @typing.overload
+    def __eq__(self, other: typing.Any) -> bool:
+        ...
+    def __getstate__(self) -> int:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __index__(self) -> int:
+        ...
+    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __int__(self) -> int:
+        ...
+    @typing.overload
+    def __ne__(self, other: MessageType) -> bool:
+        ...
+    @typing.overload
+    def __ne__(self, other: typing.Any) -> bool:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def value(self) -> int:
+        ...
+class Transport:
+    """
+    One instance's endpoint of a transport mesh (see make_transport)
+    """
+    def __enter__(self) -> Transport:
+        ...
+    def __exit__(self, *args) -> None:
+        ...
+    def close(self) -> None:
+        """
+        Ends the endpoint and unlinks the files it created; further calls raise
+        """
+    def ping_pong(self, peer: typing.SupportsInt | typing.SupportsIndex, initiator: bool, round_trips: typing.SupportsInt | typing.SupportsIndex, payload_bytes: typing.SupportsInt | typing.SupportsIndex = 0, timeout_s: typing.SupportsFloat | typing.SupportsIndex = 30.0) -> list[int]:
+        """
+        Ping-pong with peer (both sides call it). The initiator returns each round trip in ns; the responder echoes until the initiator is done and returns []
+        """
+    def poll(self, timeout_s: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> typing.Any:
+        """
+        The next message from any peer as (type, source, txn_id, payload), or None when none arrives within timeout_s (0: do not wait)
+        """
+    def send(self, dest: typing.SupportsInt | typing.SupportsIndex, type: MessageType, txn_id: typing.SupportsInt | typing.SupportsIndex, payload: bytes = b'') -> bool:
+        """
+        Queues a message for instance dest; never blocks: False when the channel is full (poll, then retry). RuntimeError when dest has closed or died.
+        """
+    def send_raw(self, dest: typing.SupportsInt | typing.SupportsIndex, record: bytes) -> bool:
+        """
+        Fault injection: queues record unchecked as one record; the receiver must reject it if malformed. False when the channel is full.
+        """
+    def stats(self) -> dict:
+        """
+        Counters since the endpoint was made, with malformed records per reason
+        """
+    @property
+    def instance_id(self) -> int:
+        ...
+    @property
+    def n_instances(self) -> int:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+class CapabilityMissing(RuntimeError):
+    pass
+class IntegrityError(RuntimeError):
+    pass
+class IpcBenchConfig:
+    """
+    One ping-pong run between two pinned processes
+    """
+    mechanism: str
+    def __init__(self) -> None:
+        ...
+    def validate(self) -> None:
+        """
+        Raises ValueError naming the first bad field
+        """
+    @property
+    def client_cpu(self) -> int:
+        ...
+    @client_cpu.setter
+    def client_cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def duration_s(self) -> float:
+        ...
+    @duration_s.setter
+    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def inject_corruption(self) -> int:
+        ...
+    @inject_corruption.setter
+    def inject_corruption(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def message_bytes(self) -> int:
+        ...
+    @message_bytes.setter
+    def message_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def round_trips(self) -> int:
+        ...
+    @round_trips.setter
+    def round_trips(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def seed(self) -> int:
+        ...
+    @seed.setter
+    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def server_cpu(self) -> int:
+        ...
+    @server_cpu.setter
+    def server_cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def timeout_s(self) -> float:
+        ...
+    @timeout_s.setter
+    def timeout_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def warmup_s(self) -> float:
+        ...
+    @warmup_s.setter
+    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+class CounterBenchConfig:
+    """
+    Threads incrementing lock-protected counters
+    """
+    lock: str
+    def __init__(self) -> None:
+        ...
+    def validate(self) -> None:
+        """
+        Raises ValueError naming the first bad field
+        """
+    @property
+    def counter_of(self) -> list[int]:
+        ...
+    @counter_of.setter
+    def counter_of(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
+        ...
+    @property
+    def cpus(self) -> list[int]:
+        ...
+    @cpus.setter
+    def cpus(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
+        ...
+    @property
+    def duration_s(self) -> float:
+        ...
+    @duration_s.setter
+    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def increments_per_thread(self) -> int:
+        ...
+    @increments_per_thread.setter
+    def increments_per_thread(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def warmup_s(self) -> float:
+        ...
+    @warmup_s.setter
+    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+def abort_reasons() -> dict:
+    """
+    Every abort reason with what it means.
+    """
+def bare_loop(config: RunConfig) -> float:
+    """
+    The engine-overhead baseline: the same probes in a bare loop; transactions per second.
+    """
+def build_info() -> dict:
+    ...
+def ipc_mechanisms() -> list[str]:
+    """
+    Names of the messaging mechanisms the IPC benchmark compares, in figure order.
+    """
+def latency_quantiles(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg1: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex]) -> list[float]:
+    """
+    Quantiles of samples (ns) through the engine's latency histogram
+    """
+def latency_summary(arg0: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]]) -> dict:
+    """
+    Percentiles of merged sparse (bucket, count) pairs from several workers or instances
+    """
+def lock_kinds() -> list[str]:
+    """
+    Names of the counter benchmark's lock kinds, in figure order.
+    """
+def make_transport(name: str, directory: str, instance_id: typing.SupportsInt | typing.SupportsIndex, n_instances: typing.SupportsInt | typing.SupportsIndex, ring_bytes: typing.SupportsInt | typing.SupportsIndex = 262144, max_message_bytes: typing.SupportsInt | typing.SupportsIndex = 65536, attach_timeout_s: typing.SupportsFloat | typing.SupportsIndex = 10.0) -> Transport:
+    """
+    Makes instance_id's endpoint of an n_instances mesh over transport name ('unix' or 'shm') in the private directory; waits up to attach_timeout_s for every peer.
+    """
+def run(config: RunConfig) -> dict:
+    """
+    Runs one instance (load, warm-up, measured window) and returns its statistics as a dict.
+    """
+def run_counter_bench(config: CounterBenchConfig) -> dict:
+    """
+    Runs the threads and returns per-thread increments, final counter values and the increments each counter received, as a dict.
+    """
+def run_ipc_bench(config: IpcBenchConfig) -> dict:
+    """
+    Forks the server, runs the ping-pong (every message verified by its receiver) and returns the measurements as a dict.
+    """
+def transport_names() -> list[str]:
+    """
+    Names of the registered transports
+    """
+def zipf_probability(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex) -> float:
+    """
+    Exact probability of rank k
+    """
+def zipf_sample(n: typing.SupportsInt | typing.SupportsIndex, s: typing.SupportsFloat | typing.SupportsIndex, count: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex = 1) -> list[int]:
+    """
+    count ranks in [0, n) drawn from the engine's Zipf generator (rank 0 hottest)
+    """
