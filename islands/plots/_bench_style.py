@@ -1,0 +1,68 @@
+"""Shared drawing helpers of the hardware-microbenchmark figures (Agg, no pyplot state)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from islands.topology import Topology
+
+#: One colour per series, stable across the figures.
+COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")
+
+
+def new_figure(width: float = 8.0, height: float = 4.5, ncols: int = 1) -> tuple[Figure, list[Axes]]:
+    """A figure on the Agg canvas (never the interactive backend) and its axes."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(1, ncols, squeeze=False)[0]
+    return fig, list(axes)
+
+
+def machine_caption(topology: Topology, cpu_model: str | None, notes: Sequence[str]) -> str:
+    """The caption line under a title: the machine, then any note (1 socket, ...)."""
+    s = "socket" if topology.n_sockets == 1 else "sockets"
+    text = f"{cpu_model + ': ' if cpu_model else ''}{topology.n_sockets} {s}, {topology.n_cores} cores, " \
+           f"{topology.n_cpus} cpus"
+    for note in notes:
+        text += f"\n{note}"
+    return text
+
+
+def save(fig: Figure, path: str | Path) -> Path:
+    """Writes the PNG (creating its directory) and returns its path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    return path
+
+
+def grouped_bars(ax: Axes, groups: Sequence[str], series: Sequence[str], heights: dict[tuple[str, str], float],
+                 errors: dict[tuple[str, str], tuple[float, float]] | None = None,
+                 points: dict[tuple[str, str], Sequence[float]] | None = None) -> dict[tuple[str, str], float]:
+    """Bars for every (group, series) pair, series side by side within each group; missing or
+    NaN heights draw "n/a". ``errors`` are (below, above) lengths; ``points`` are individual
+    repetitions drawn as dots. Returns each bar's x position."""
+    width = 0.8 / max(len(series), 1)
+    xs: dict[tuple[str, str], float] = {}
+    for j, name in enumerate(series):
+        for i, group in enumerate(groups):
+            x = i - 0.4 + width * (j + 0.5)
+            xs[(group, name)] = x
+            h = heights.get((group, name), float("nan"))
+            if h != h:  # NaN: not measured here
+                ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=7, rotation=90, color="0.4")
+                continue
+            err = None
+            if errors and (group, name) in errors:
+                lo, hi = errors[(group, name)]
+                err = [[lo if lo == lo else 0], [hi if hi == hi else 0]]
+            ax.bar(x, h, width * 0.95, color=COLORS[j % len(COLORS)], yerr=err, capsize=3,
+                   label=name if i == 0 else None, error_kw={"elinewidth": 1})
+            if points and (group, name) in points:
+                ps = list(points[(group, name)])
+                ax.scatter([x] * len(ps), ps, s=8, color="black", zorder=3, linewidths=0)
+    ax.set_xticks(range(len(groups)), groups)
+    return xs
