@@ -155,7 +155,9 @@ def main(args: argparse.Namespace) -> int:
             rows_per_txn=args.rows, rows_per_site=args.rows_per_site, update=not args.read, seed=args.seed,
             **common)
         table = placement_table(outcome.rows)
-    console = Console(highlight=False, width=max(Console().width, 100))
+    console = Console(highlight=False)
+    if not console.is_terminal:  # piped or captured: wide enough that no name is cut
+        console.width = 140
     console.print(table)
     for note in outcome.notes:
         console.print(f"note: {note}")
