@@ -99,7 +99,7 @@ def bench_ipc(topology: Topology, *, mechanisms: Sequence[str] | None = None,
         try:
             row = run_ipc(config, pair, rep)
         except _core.CapabilityMissing as error:
-            warnings.append(f"{config.mechanism}: {error}")
+            warnings.append(str(error))  # the message names the mechanism
             row = unavailable_row(config, pair, rep, str(error))
         store.append([_finish_row(row, topology, metadata, load)])
     outcome = BenchOutcome("ipc", store.directory, store.rows(), notes=notes, warnings=warnings)
