@@ -20,7 +20,7 @@ struct IpcBenchConfig {
   double duration_s = 1.0;         //!< seconds measured (when round_trips is 0)
   std::uint64_t round_trips = 0;   //!< > 0: measure exactly this many round trips instead
   std::uint64_t seed = 1;          //!< seed of the message contents
-  double timeout_s = 30.0;         //!< seconds past the planned end before the run is declared hung
+  double timeout_s = 30.0;         //!< seconds past the planned end (counted runs: 10 ms per round trip) before the server is killed
   std::int64_t inject_corruption = -1;  //!< tests only: the server corrupts its reply to this message (-1 = never)
 
   //! Throws std::invalid_argument naming the first bad field.
