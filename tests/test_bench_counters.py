@@ -41,6 +41,7 @@ def test_time_based_run_loses_nothing(lock: str) -> None:
                                           warmup_s=0.01, duration_s=0.03), HERE)
     assert row["consistent"] and sum(row["counter_values"]) == row["total_increments"]
     assert 0 < row["increments"] <= row["total_increments"]
+    assert 0 < row["cpu_share"] <= 1.1 and len(row["per_thread_cpu_s"]) == row["threads"]
     assert row["threads"] == HERE.n_cores  # every core by default
     assert len(row["config_hash"]) == 16 and row["config"]["cpus"] == row["cpu_seen"]
 

@@ -107,6 +107,8 @@ void bind_bench(py::module_& m) {
         d["measured_increments"] = r.measured_increments;
         d["total_increments"] = r.total_increments;
         d["cpu_seen"] = r.cpu_seen;
+        d["cpu_s"] = r.cpu_s;
+        d["cpu_share"] = r.cpu_share();
         d["counter_values"] = r.counter_values;
         d["expected_values"] = r.expected_values;
         d["measured_s"] = r.measured_s;

@@ -53,6 +53,7 @@ void test_no_lost_update(LockKind kind, int threads, int counters, bool pin) {
     CHECK(r.counter_values[k] == static_cast<std::uint64_t>(users) * 20000u);
   }
   CHECK(r.measured() == sum);
+  CHECK(r.cpu_s.size() == static_cast<std::size_t>(threads));
   for (std::size_t t = 0; t < r.cpu_seen.size(); ++t) {
     if (pin) CHECK(r.cpu_seen[t] == c.cpus[t]);
   }
@@ -70,6 +71,9 @@ void test_time_based(LockKind kind) {
   CHECK(r.measured() > 0);
   CHECK(r.increments_per_s() > 0);
   for (std::size_t t = 0; t < 3; ++t) CHECK(r.measured_increments[t] <= r.total_increments[t]);
+  CHECK(r.cpu_s.size() == 3);
+  for (double c : r.cpu_s) CHECK(c >= 0.0 && c <= r.measured_s * 1.1 + 0.01);
+  CHECK(r.cpu_share() > 0.0 && r.cpu_share() <= 1.1);
 }
 
 void test_bad_configs() {

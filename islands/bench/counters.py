@@ -137,5 +137,8 @@ def run_counters(config: CounterBenchConfig, topology: Topology, repetition: int
         "expected_values": stats["expected_values"],
         "per_thread_increments": stats["measured_increments"],
         "cpu_seen": stats["cpu_seen"],
+        # Share of the window the threads ran (1 = never preempted): a shared machine shows here.
+        "cpu_share": stats["cpu_share"],
+        "per_thread_cpu_s": stats["cpu_s"],
         "consistent": stats["consistent"],
     }

@@ -198,15 +198,17 @@ def counters_table(rows) -> Table:
     t = Table(title="lock-protected counters: million increments per second (all threads)")
     for name, justify in (("counters", "left"), ("placement", "left"), ("lock", "left"), ("threads", "right"),
                           ("mean", "right"), ("sd", "right"), ("min", "right"), ("max", "right"),
-                          ("× 1 counter", "right")):
+                          ("× 1 counter", "right"), ("cpu share", "right")):
         t.add_column(name, justify=justify)
-    s = summarize(rows, ["granularity", "placement", "lock", "threads", "counters"], "increments_per_s")
+    by = ["granularity", "placement", "lock", "threads", "counters"]
+    s = summarize(rows, by, "increments_per_s")
+    share = rows.groupby(by, sort=False)["cpu_share"].mean().tolist()
     base = {(r.placement, r.lock): r.mean for r in s.itertuples() if r.granularity == "machine"}
-    for r in s.itertuples():
+    for r, cpu in zip(s.itertuples(), share):
         ratio = r.mean / base[(r.placement, r.lock)] if (r.placement, r.lock) in base else float("nan")
         t.add_row(f"{r.counters} ({r.granularity})", r.placement, r.lock, str(r.threads), _fmt(r.mean / 1e6, ",.2f"),
                   _fmt(r.sd / 1e6, ",.2f"), _fmt(r.min / 1e6, ",.2f"), _fmt(r.max / 1e6, ",.2f"),
-                  _fmt(ratio, ",.1f"))
+                  _fmt(ratio, ",.1f"), _fmt(cpu * 100, ".0f") + "%")
     return t
 
 

@@ -1,6 +1,8 @@
 #include "islands/bench/counter_bench.hpp"
 
+#include <pthread.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <sched.h>
 #include <unistd.h>
 
@@ -39,6 +41,18 @@ struct CounterSlot {
 struct alignas(64) Progress {
   std::atomic<std::uint64_t> done{0};
 };
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double clock_seconds(clockid_t clock) {
+  timespec ts{};
+  if (clock == static_cast<clockid_t>(-1) || ::clock_gettime(clock, &ts) != 0) return std::nan("");
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 enum Phase : int { kStarting = 0, kWarmup = 1, kMeasure = 2, kStop = 3 };
 
@@ -104,6 +118,7 @@ CounterBenchResult run_with(const CounterBenchConfig& config) {
   std::vector<Progress> progress(threads);
   std::vector<std::uint64_t> totals(threads, 0);
   std::vector<int> cpu_seen(threads, -1);
+  std::vector<double> cpu_s(threads, 0.0);
   std::atomic<int> phase{kStarting};
   std::atomic<std::size_t> ready{0};
   std::mutex error_mutex;
@@ -123,8 +138,10 @@ CounterBenchResult run_with(const CounterBenchConfig& config) {
       ready.fetch_add(1);
       while (phase.load(std::memory_order_acquire) == kStarting) std::this_thread::yield();
       if (phase.load() == kStop) return;
+      const double cpu0 = thread_cpu_seconds();
       totals[t] = increment_loop<Lock, kAtomic>(*slots[config.counter_of[t]], progress[t], phase,
                                                 config.increments_per_thread);
+      if (config.increments_per_thread) cpu_s[t] = thread_cpu_seconds() - cpu0;  // the whole run is measured
       cpu_seen[t] = ::sched_getcpu();
     });
   }
@@ -135,9 +152,16 @@ CounterBenchResult run_with(const CounterBenchConfig& config) {
     std::rethrow_exception(error);
   }
 
-  auto snapshot = [&](std::vector<std::uint64_t>& out) {
+  // Each thread's CPU clock, read from here, tells how much of the window it actually ran.
+  std::vector<clockid_t> clocks(threads);
+  for (std::size_t t = 0; t < threads; ++t) {
+    if (::pthread_getcpuclockid(workers[t].native_handle(), &clocks[t]) != 0) clocks[t] = -1;
+  }
+  std::vector<double> cpu_before(threads, 0.0);
+  auto snapshot = [&](std::vector<std::uint64_t>& out, std::vector<double>& cpu) {
     out.resize(threads);
     for (std::size_t t = 0; t < threads; ++t) out[t] = progress[t].done.load(std::memory_order_relaxed);
+    for (std::size_t t = 0; t < threads; ++t) cpu[t] = clock_seconds(clocks[t]);
   };
   auto sleep_s = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
   CounterBenchResult result;
@@ -153,11 +177,12 @@ CounterBenchResult run_with(const CounterBenchConfig& config) {
   } else {
     phase.store(kWarmup, std::memory_order_release);
     sleep_s(config.warmup_s);
-    snapshot(before);
+    snapshot(before, cpu_before);
     t0 = SteadyClock::now();
     sleep_s(config.duration_s);
-    snapshot(after);
+    snapshot(after, cpu_s);
     t1 = SteadyClock::now();
+    for (std::size_t t = 0; t < threads; ++t) cpu_s[t] -= cpu_before[t];
     phase.store(kStop, std::memory_order_release);
     for (std::thread& w : workers) w.join();
   }
@@ -166,6 +191,7 @@ CounterBenchResult run_with(const CounterBenchConfig& config) {
   result.measured_increments.resize(threads);
   for (std::size_t t = 0; t < threads; ++t) result.measured_increments[t] = after[t] - before[t];
   result.cpu_seen = cpu_seen;
+  result.cpu_s = cpu_s;
   result.counter_values.resize(counters);
   result.expected_values.assign(counters, 0);
   for (int c = 0; c < counters; ++c) result.counter_values[c] = slots[c]->value.load();
@@ -210,6 +236,13 @@ std::uint64_t CounterBenchResult::measured() const {
   std::uint64_t sum = 0;
   for (std::uint64_t n : measured_increments) sum += n;
   return sum;
+}
+
+double CounterBenchResult::cpu_share() const {
+  if (cpu_s.empty() || !(measured_s > 0)) return std::nan("");
+  double sum = 0;
+  for (double c : cpu_s) sum += c;
+  return sum / (static_cast<double>(cpu_s.size()) * measured_s);
 }
 
 CounterBenchResult run_counter_bench(const CounterBenchConfig& config) {

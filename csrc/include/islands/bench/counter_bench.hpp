@@ -28,6 +28,7 @@ struct CounterBenchResult {
   std::vector<std::uint64_t> measured_increments;  //!< per thread, in the measured window
   std::vector<std::uint64_t> total_increments;     //!< per thread, all phases
   std::vector<int> cpu_seen;                       //!< per thread: the CPU it ran on at the end
+  std::vector<double> cpu_s;                       //!< per thread: CPU seconds it got in the measured window
   std::vector<std::uint64_t> counter_values;       //!< per counter: its final value
   std::vector<std::uint64_t> expected_values;      //!< per counter: increments its threads made
   double measured_s = 0;                           //!< seconds of the measured window
@@ -36,6 +37,9 @@ struct CounterBenchResult {
   std::uint64_t measured() const;
   //! Increments per second, all threads.
   double increments_per_s() const { return measured_s > 0 ? measured() / measured_s : 0.0; }
+  //! CPU seconds the threads got over the CPU seconds they could have had (1 = never
+  //! preempted); below 1 on a shared or oversubscribed machine.
+  double cpu_share() const;
   //! True when every counter's final value equals the increments made on it.
   bool consistent() const { return counter_values == expected_values; }
 };
