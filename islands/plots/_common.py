@@ -1,0 +1,295 @@
+"""What the deployment figures (000 Fig 11, 14, 17, 18, 20) share: reading sweep rows,
+naming deployments, averaging repetitions, the machine note and number formatting.
+
+A figure function takes the rows of one results directory (``ResultStore.rows()``: flattened
+dotted columns) and returns a :class:`Drawing` — the matplotlib figure on the Agg canvas
+(never pyplot state), a short text summary of what it shows, and the file stem to save it
+under. Saving is the caller's business (``islands plot`` writes PNG, PDF and summary.txt).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from islands.plots._bench_style import COLORS
+from islands.topology import Topology
+
+__all__ = [
+    "Drawing",
+    "MARKERS",
+    "aggregate",
+    "axis_scale",
+    "deployment_order",
+    "fmt_tps",
+    "machine_note",
+    "new_grid",
+    "pct",
+    "require",
+    "run_note",
+    "series_trend",
+]
+
+#: Columns every deployment figure reads.
+BASE_COLUMNS = (
+    "deployment.name",
+    "deployment.n_instances",
+    "deployment.n_cpus",
+    "transport",
+    "throughput_tps",
+    "config.micro.update",
+    "config.micro.multisite",
+    "config.micro.rows_per_txn",
+)
+#: One marker per deployment, in the order of :data:`COLORS`.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+#: Line style per transport (a single instance sends no messages: "none").
+TRANSPORT_STYLES = {"shm": "-", "unix": "--", "tcp": ":", "none": "-"}
+#: A panel whose values span more than this factor is drawn on a log scale.
+LOG_RATIO = 20.0
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A rendered figure: the figure, what it shows in a few lines, and its file stem."""
+
+    figure: Figure
+    summary: str
+    stem: str
+
+
+def require(rows: pd.DataFrame, columns: Iterable[str], what: str) -> None:
+    """Raises ValueError (one line) when ``rows`` is empty or lacks one of ``columns``."""
+    if rows.empty:
+        raise ValueError(f"{what}: no result rows")
+    missing = [c for c in columns if c not in rows.columns]
+    if missing:
+        raise ValueError(f"{what}: the rows have no column {missing[0]!r} (not sweep results of the micro workload?)")
+
+
+def prepared(rows: pd.DataFrame, what: str, extra: Sequence[str] = ()) -> pd.DataFrame:
+    """The rows with the columns the figures use, typed, plus ``deployment`` (the name),
+    ``via`` (the transport, ``none`` for single instances, which send no messages) and
+    ``update`` as a plain bool. Rows without a finite throughput are dropped."""
+    require(rows, (*BASE_COLUMNS, *extra), what)
+    df = rows.copy()
+    df["deployment"] = df["deployment.name"].astype(str)
+    df["update"] = df["config.micro.update"].astype(bool)
+    df["n_instances"] = df["deployment.n_instances"].astype(int)
+    df["n_cpus"] = df["deployment.n_cpus"].astype(int)
+    df["via"] = np.where(df["n_instances"] > 1, df["transport"].astype(str), "none")
+    df["throughput_tps"] = pd.to_numeric(df["throughput_tps"], errors="coerce")
+    df = df[np.isfinite(df["throughput_tps"])]
+    if df.empty:
+        raise ValueError(f"{what}: no row has a measured throughput")
+    return df
+
+
+def deployment_order(df: pd.DataFrame) -> list[str]:
+    """Deployment names from the fewest instances to the most (1ISL first, per-core last)."""
+    first = df.drop_duplicates("deployment")
+    return list(first.sort_values(["n_instances", "deployment"], kind="stable")["deployment"])
+
+
+def deployment_titles(df: pd.DataFrame) -> dict[str, str]:
+    """Each deployment name with the machine-relative roles it plays, for legends and
+    summaries: ``"1ISL (shared-everything = per-socket)"``, ``"24ISL (per-core)"``."""
+    out: dict[str, str] = {}
+    for _, row in df.drop_duplicates("deployment").iterrows():
+        roles = str(row.get("deployment.roles", "") or "")
+        roles = [r for r in roles.split(",") if r]
+        out[row["deployment"]] = f"{row['deployment']} ({' = '.join(roles)})" if roles else row["deployment"]
+    return out
+
+
+def aggregate(df: pd.DataFrame, by: Sequence[str], value: str = "throughput_tps") -> pd.DataFrame:
+    """Mean, sample standard deviation (NaN for a single repetition) and count of ``value``
+    over the repetitions of each ``by`` group; the group columns come back as columns."""
+    grouped = df.groupby(list(by), sort=True)[value]
+    out = grouped.agg(["mean", "count"]).reset_index()
+    out["sd"] = grouped.std(ddof=1).to_numpy()
+    return out.rename(columns={"count": "n"})
+
+
+def topology_of(rows: pd.DataFrame) -> Topology | None:
+    """The stored topology of the first row (its ``topology.*`` columns), or None."""
+    cols = [c for c in rows.columns if c.startswith("topology.")]
+    if not cols:
+        return None
+    first = rows.iloc[0]
+    d: dict[str, Any] = {}
+    for c in cols:
+        value = first[c]
+        if isinstance(value, str) and value[:1] in "[{":
+            value = json.loads(value)
+        elif isinstance(value, np.generic):
+            value = value.item()
+        d[c.split(".", 1)[1]] = value
+    try:
+        return Topology.from_dict(d)
+    except ValueError:
+        return None
+
+
+def machine_note(rows: pd.DataFrame) -> str:
+    """Where the rows were measured, for a figure's title and the summary:
+    ``"Intel Xeon @ 2.80GHz: 1 socket × 2 cores (2 hardware threads) — 1 socket: per-socket
+    coincides with 1ISL"``, plus the topology's source when it is not this machine's sysfs
+    (a made-up topology must say so)."""
+    topo = topology_of(rows)
+    model = None
+    if "metadata.cpu_model" in rows.columns:
+        models = [m for m in dict.fromkeys(rows["metadata.cpu_model"].dropna().astype(str)) if m]
+        model = " / ".join(models) if models else None
+    parts = [model] if model else []
+    if topo is None:
+        parts.append("machine topology not recorded")
+        return ": ".join(parts)
+    threads = f" ({topo.n_cpus} hardware threads)" if topo.n_cpus != topo.n_cores else ""
+    s = "socket" if topo.n_sockets == 1 else "sockets"
+    cores = {len(sk.cores) for sk in topo.sockets}
+    shape = (f"{topo.n_sockets} {s} × {cores.pop()} cores" if len(cores) == 1
+             else f"{topo.n_sockets} {s}, {topo.n_cores} cores")
+    text = ": ".join(parts + [shape + threads])
+    if topo.source not in ("/sys", "/sys/"):
+        text += f", topology from {topo.source}"
+    if topo.n_sockets == 1:
+        text += " — 1 socket: per-socket coincides with 1ISL"
+    return text
+
+
+def run_note(df: pd.DataFrame) -> str:
+    """Repetitions, warm-up and measured window, for a figure's title."""
+    reps = df.groupby(["deployment", "via", *[c for c in df.columns if c.startswith("config.micro.")]],
+                      dropna=False).size()
+    lo, hi = int(reps.min()), int(reps.max())
+    if hi == 1:
+        what = "one run per point (no error bars)"
+    else:
+        what = f"mean ± sd over {lo if lo == hi else f'{lo}-{hi}'} repetitions"
+    if "config.driver.duration_s" in df.columns and "config.driver.warmup_s" in df.columns:
+        what += (f"; {_g(df['config.driver.warmup_s'])} s warm-up + "
+                 f"{_g(df['config.driver.duration_s'])} s measured")
+    if "config.micro.rows_per_site" in df.columns:
+        what += f"; {_g(df['config.micro.rows_per_site'], ',.0f')} rows per site (one site per core)"
+    return what
+
+
+def _g(values: pd.Series, spec: str = "g") -> str:
+    uniq = sorted(set(float(v) for v in values.dropna()))
+    if not uniq:
+        return "?"
+    if len(uniq) == 1:
+        return format(uniq[0], spec)
+    return f"{format(uniq[0], spec)}-{format(uniq[-1], spec)}"
+
+
+def new_grid(nrows: int, ncols: int, width: float, height: float,
+             sharey: bool | str = False) -> tuple[Figure, list[list[Axes]]]:
+    """A figure on the Agg canvas with an ``nrows`` × ``ncols`` grid of axes."""
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=sharey)
+    return fig, [list(r) for r in axes]
+
+
+def axis_scale(ax: Axes, values: Iterable[float], axis: str = "y") -> bool:
+    """Log scale when the positive values span more than :data:`LOG_RATIO` (a linear axis
+    would flatten the small ones to zero); returns whether it chose log."""
+    vs = [v for v in values if v == v and math.isfinite(v)]
+    if not vs or min(vs) <= 0 or max(vs) / min(vs) <= LOG_RATIO:
+        return False
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    log_ticks(ax.yaxis if axis == "y" else ax.xaxis)
+    return True
+
+
+def plain_ticks(axis: Any) -> None:
+    """Linear-axis tick labels as plain numbers with thousands separators (``10,000``)."""
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if abs(v) >= 10 or v == 0 else f"{v:g}"))
+
+
+def log_ticks(axis: Any) -> None:
+    """Ticks at 1, 2, 5 × 10^k labelled as plain numbers (``20``, ``500``, ``1,000``)."""
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def draw_line(ax: Axes, xs: Sequence[float], agg: pd.DataFrame, *, color: str, marker: str,
+              linestyle: Any, label: str | None, scale: float = 1.0) -> None:
+    """One series: means joined by a line, ± sd error bars where there are repetitions."""
+    mean = agg["mean"].to_numpy() * scale
+    sd = agg["sd"].to_numpy() * scale
+    yerr = np.where(np.isfinite(sd), sd, 0.0) if np.isfinite(sd).any() else None
+    if yerr is not None:  # keep bars above zero on a log axis
+        yerr = np.vstack([np.minimum(yerr, mean * 0.999), yerr])
+    ax.errorbar(xs, mean, yerr=yerr, color=color, marker=marker, linestyle=linestyle, label=label,
+                capsize=3, markersize=5, linewidth=1.6, elinewidth=1)
+
+
+def color_of(i: int) -> str:
+    return COLORS[i % len(COLORS)]
+
+
+def marker_of(i: int) -> str:
+    return MARKERS[i % len(MARKERS)]
+
+
+def fmt_tps(v: float) -> str:
+    """``1.28 M``, ``36.8 K``, ``950``: transactions per second for people."""
+    if v != v:
+        return "n/a"
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:.2f} M"
+    if abs(v) >= 1e3:
+        return f"{v / 1e3:.1f} K"
+    return f"{v:.0f}"
+
+
+def fmt_us(v: float) -> str:
+    """``0.42 µs``, ``31 µs``: a time for people."""
+    if v != v:
+        return "n/a"
+    return f"{v:.2g} µs" if v < 10 else f"{v:,.0f} µs"
+
+
+def pct(new: float, old: float) -> str:
+    """``-86%`` or ``+40%``: the change from ``old`` to ``new``; ``×12`` from threefold up."""
+    if not (old and old == old and new == new):
+        return "n/a"
+    ratio = new / old
+    if ratio >= 3:
+        return f"×{ratio:,.0f}" if ratio >= 100 else f"×{ratio:.1f}"
+    return f"{(ratio - 1) * 100:+.0f}%"
+
+
+def series_trend(xs: Sequence[float], means: Sequence[float], fmt: Any, at: Any, *,
+                 short: Any = None, at_short: Any = None, flat: float = 0.10,
+                 falls: str = "falls", rises: str = "rises") -> str:
+    """``"1.28 M txn/s at 0% multisite, falls to 36.8 K at 100% (-97%)"`` or ``"flat
+    within 6% around 880 K txn/s"`` (every mean within ``flat`` of the series mean), for a
+    summary line; ``fmt`` formats a value and ``at`` an x (``short``/``at_short``: the
+    second mention, default the same)."""
+    short = short or fmt
+    at_short = at_short or at
+    pairs = [(x, m) for x, m in zip(xs, means) if m == m]
+    if not pairs:
+        return "no data"
+    if len(pairs) == 1:
+        return f"{fmt(pairs[0][1])} {at(pairs[0][0])}"
+    values = [m for _, m in pairs]
+    centre = float(np.mean(values))
+    spread = max(abs(m - centre) for m in values) / centre if centre else float("inf")
+    if spread <= flat:
+        return f"flat within {max(1, math.ceil(spread * 100))}% around {fmt(centre)}"
+    (x0, m0), (x1, m1) = pairs[0], pairs[-1]
+    verb = falls if m1 < m0 else rises
+    return f"{fmt(m0)} {at(x0)}, {verb} to {short(m1)} {at_short(x1)} ({pct(m1, m0)})"

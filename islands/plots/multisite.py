@@ -1,0 +1,144 @@
+"""000 Fig 11 (unix sockets) and Fig 14 (shared memory): throughput as the share of
+multisite transactions grows, one line per deployment, read (left) and update (right).
+
+Each point is the mean throughput over a point's repetitions with ± one standard deviation
+as error bars. Where the rows hold several transports (the Fig 14 experiment runs shared
+memory and unix sockets side by side), a multi-instance deployment gets one line per
+transport (shared memory solid, unix sockets dashed); a single instance sends no messages,
+so its runs over either transport make one line.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from islands.plots._common import (
+    TRANSPORT_STYLES,
+    Drawing,
+    aggregate,
+    axis_scale,
+    color_of,
+    deployment_order,
+    deployment_titles,
+    draw_line,
+    fmt_tps,
+    machine_note,
+    marker_of,
+    new_grid,
+    pct,
+    plain_ticks,
+    prepared,
+    run_note,
+    series_trend,
+)
+
+__all__ = ["plot_multisite"]
+
+_TRANSPORT_NAMES = {"unix": "unix sockets", "shm": "shared memory", "tcp": "TCP"}
+_FIGURE_TITLES = {"000-fig11": "000 Fig 11", "000-fig14": "000 Fig 14"}
+
+
+def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
+    """Throughput (thousand transactions per second) vs % multisite transactions, one line
+    per deployment (and transport), one panel per read / update; the summary gives each
+    line's value at the lowest and highest % multisite and the best deployment at each."""
+    df = prepared(rows, f"figure {figure_id}")
+    df["pct"] = df["config.micro.multisite"].astype(float) * 100
+    deployments = deployment_order(df)
+    titles = deployment_titles(df)
+    vias = [v for v in ("shm", "unix", "tcp") if v in set(df["via"])] + sorted(
+        set(df["via"]) - {"shm", "unix", "tcp", "none"})
+    several = len(vias) > 1
+    kinds = [u for u in (False, True) if u in set(df["update"])]
+
+    fig, grid = new_grid(1, len(kinds), 6.2 * len(kinds), 5.0, sharey=True)
+    # One scale for both panels, so that read and update compare at a glance.
+    log = axis_scale(grid[0][0], aggregate(df, ["deployment", "via", "update", "pct"])["mean"] / 1e3)
+    if not log:
+        plain_ticks(grid[0][0].yaxis)
+    lines: list[str] = []
+    for ax, update in zip(grid[0], kinds):
+        part = df[df["update"] == update]
+        rows_txt = _rows_text(part)
+        panel = f"{'update' if update else 'read'} {rows_txt}"
+        agg = aggregate(part, ["deployment", "via", "pct"])
+        series: list[tuple[str, str, pd.DataFrame]] = []
+        for i, dep in enumerate(deployments):
+            for via in sorted(set(agg[agg["deployment"] == dep]["via"]), key=lambda v: (v not in vias, vias.index(v) if v in vias else 0)):
+                sub = agg[(agg["deployment"] == dep) & (agg["via"] == via)].sort_values("pct")
+                label = titles[dep]
+                if several and via != "none":
+                    label += f", {_TRANSPORT_NAMES.get(via, via)}"
+                draw_line(ax, sub["pct"].to_list(), sub, color=color_of(i), marker=marker_of(i),
+                          linestyle=TRANSPORT_STYLES.get(via, "-.") if several else "-", label=label,
+                          scale=1e-3)
+                series.append((dep, via, sub))
+        ax.set_title(f"{panel} per transaction")
+        ax.set_xlabel("multisite transactions (%)")
+        if ax is grid[0][0]:
+            ax.set_ylabel("throughput (thousand txn/s" + (", log scale)" if log else ")"))
+        else:
+            ax.tick_params(labelleft=True)
+        ax.set_xlim(-4, 104)
+        ax.set_xticks(sorted(set(agg["pct"].round(6))) if agg["pct"].nunique() <= 11 else range(0, 101, 10))
+        if not log:
+            ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3, which="both" if log else "major")
+        ax.legend(fontsize=8, loc="best")
+        lines.extend(_panel_summary(panel, series, titles, several))
+
+    transports = " vs ".join(_TRANSPORT_NAMES.get(v, v) for v in vias) or "no messages (single instances)"
+    head = _FIGURE_TITLES.get(figure_id, figure_id)
+    machine = machine_note(df)
+    fig.suptitle(f"{head}: throughput vs multisite transactions, over {transports}\n"
+                 f"{machine}\n{run_note(df)}", fontsize=10)
+    summary = "\n".join([f"{figure_id}: throughput vs % multisite over {transports}; {machine}", *lines])
+    return Drawing(figure=fig, summary=summary, stem=figure_id)
+
+
+def _rows_text(part: pd.DataFrame) -> str:
+    sizes = sorted(set(int(v) for v in part["config.micro.rows_per_txn"]))
+    n = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
+    return f"{n} row{'s' if sizes[-1] != 1 else ''}"
+
+
+def _panel_summary(panel: str, series: list[tuple[str, str, pd.DataFrame]], titles: dict[str, str],
+                   several: bool) -> list[str]:
+    """``read 10 rows:``, then a line per series (``2ISL (per-core): 1.28 M txn/s at 0%
+    multisite, falls to 36.8 K at 100% (-97%)``), then who is best at each end."""
+    def name(dep: str, via: str) -> str:
+        return titles[dep] + (f" over {_TRANSPORT_NAMES.get(via, via)}" if several and via != "none" else "")
+
+    out = [f"{panel}:"]
+    for dep, via, sub in series:
+        trend = series_trend(sub["pct"].to_list(), sub["mean"].to_list(), lambda v: f"{fmt_tps(v)} txn/s",
+                             lambda x: f"at {x:g}% multisite", short=fmt_tps, at_short=lambda x: f"at {x:g}%")
+        out.append(f"  {name(dep, via)}: {trend}")
+    # Who wins at the two ends, and by how much.
+    all_pct = sorted(set(p for _, _, sub in series for p in sub["pct"]))
+    ends = [all_pct[0], all_pct[-1]] if len(all_pct) > 1 else all_pct[:1]
+    best = []
+    if len(series) > 1:
+        for x in ends:
+            at = [(sub[sub["pct"] == x]["mean"].iloc[0], name(dep, via)) for dep, via, sub in series
+                  if (sub["pct"] == x).any()]
+            if len(at) < 2:
+                continue
+            at.sort(reverse=True)
+            (top, who), (second, runner_up) = at[0], at[1]
+            factor = f"{top / second:.1f}×" if second > 0 else "∞×"
+            best.append(f"best at {x:g}%: {who}, {factor} {runner_up}")
+    if best:
+        out.append("  " + "; ".join(best))
+    if several:
+        gains = []
+        for dep in dict.fromkeys(d for d, v, _ in series if v != "none"):
+            by_via = {v: sub for d, v, sub in series if d == dep}
+            if "shm" in by_via and "unix" in by_via:
+                x = all_pct[-1]
+                shm, unix = (by_via[v][by_via[v]["pct"] == x]["mean"] for v in ("shm", "unix"))
+                if len(shm) and len(unix):
+                    gains.append(f"{titles[dep]} {pct(shm.iloc[0], unix.iloc[0])}")
+        if gains:
+            out.append(f"  shared memory vs unix sockets at {all_pct[-1]:g}% multisite: " + ", ".join(gains))
+    return out
