@@ -22,7 +22,8 @@ install: $(VENV)/.build-deps
 	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) -e ".[test]"
 
 run: install
-	$(PY) -m islands run
+	$(PY) -m islands sweep experiments/default.toml --fresh
+	$(PY) -m islands plot results/default
 
 test: install
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
