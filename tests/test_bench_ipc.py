@@ -104,8 +104,9 @@ def test_default_pairs_on_fixtures(machine: str, expected: list) -> None:
 
 def test_cpu_relation_on_a_fixture() -> None:
     topo = islands.read_topology(SYSFS / "xeon-e5-2640v2-2x8")
-    assert cpu_relation(topo, 0, 16).relation == "smt_siblings"
-    assert cpu_relation(topo, 3, 3).relation == "same_cpu"
-    assert cpu_relation(topo, 0, 9).relation == "cross_socket"
+    assert (cpu_relation(topo, 0, 16).relation, cpu_relation(topo, 0, 16).shared_cache) == ("smt_siblings", "L1d")
+    assert (cpu_relation(topo, 3, 3).relation, cpu_relation(topo, 3, 3).shared_cache) == ("same_cpu", "L1d")
+    assert (cpu_relation(topo, 0, 1).relation, cpu_relation(topo, 0, 1).shared_cache) == ("same_socket", "L3")
+    assert (cpu_relation(topo, 0, 9).relation, cpu_relation(topo, 0, 9).shared_cache) == ("cross_socket", "none")
     with pytest.raises(ValueError, match="CPU 99 does not exist or is offline"):
         cpu_relation(topo, 0, 99)

@@ -80,7 +80,7 @@ class CpuPair:
     client: int
     server: int
     relation: str
-    shared_cache: str  #: the deepest cache both use ("L3", "L2", ...) or "none"
+    shared_cache: str  #: the nearest (lowest-level) data cache both use ("L1d", "L3", ...) or "none"
 
     @property
     def label(self) -> str:
@@ -102,8 +102,8 @@ def cpu_relation(topology: Topology, a: int, b: int) -> CpuPair:
     else:
         relation = "cross_socket"
     shared = [c for c in topology.caches_of(a) if b in c.cpus and c.type != "Instruction"]
-    deepest = max(shared, key=lambda c: c.level).name if shared else "none"
-    return CpuPair(a, b, relation, deepest)
+    nearest = min(shared, key=lambda c: c.level).name if shared else "none"
+    return CpuPair(a, b, relation, nearest)
 
 
 def default_cpu_pairs(topology: Topology) -> list[CpuPair]:
