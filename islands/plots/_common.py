@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import PurePath
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -159,8 +160,8 @@ def machine_note(rows: pd.DataFrame) -> str:
     shape = (f"{topo.n_sockets} {s} × {cores.pop()} cores" if len(cores) == 1
              else f"{topo.n_sockets} {s}, {topo.n_cores} cores")
     text = ": ".join(parts + [shape + threads])
-    if topo.source not in ("/sys", "/sys/"):
-        text += f", topology from {topo.source}"
+    if topo.source not in ("/sys", "/sys/"):  # a made-up or another machine's tree: say so
+        text += f", topology read from {PurePath(topo.source).name or topo.source}"
     if topo.n_sockets == 1:
         text += " — 1 socket: per-socket coincides with 1ISL"
     return text
@@ -233,6 +234,18 @@ def draw_line(ax: Axes, xs: Sequence[float], agg: pd.DataFrame, *, color: str, m
         yerr = np.vstack([np.minimum(yerr, mean * 0.999), yerr])
     ax.errorbar(xs, mean, yerr=yerr, color=color, marker=marker, linestyle=linestyle, label=label,
                 capsize=3, markersize=5, linewidth=1.6, elinewidth=1)
+
+
+def figure_legend(fig: Figure, axes: Iterable[Axes], max_cols: int = 4) -> None:
+    """One legend for the whole figure, below the panels (every panel draws the same series,
+    so a legend inside each would only hide data): each label once, in drawing order."""
+    handles: dict[str, Any] = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    if handles:
+        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
+                   ncols=min(max_cols, len(handles)), fontsize=8.5, frameon=False)
 
 
 def color_of(i: int) -> str:

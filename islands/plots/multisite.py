@@ -21,6 +21,7 @@ from islands.plots._common import (
     deployment_order,
     deployment_titles,
     draw_line,
+    figure_legend,
     fmt_tps,
     machine_note,
     marker_of,
@@ -84,9 +85,9 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
         if not log:
             ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3, which="both" if log else "major")
-        ax.legend(fontsize=8, loc="best")
         lines.extend(_panel_summary(panel, series, titles, several))
 
+    figure_legend(fig, [ax for row in grid for ax in row])
     transports = " vs ".join(_TRANSPORT_NAMES.get(v, v) for v in vias) or "no messages (single instances)"
     head = _FIGURE_TITLES.get(figure_id, figure_id)
     machine = machine_note(df)
@@ -120,11 +121,15 @@ def _panel_summary(panel: str, series: list[tuple[str, str, pd.DataFrame]], titl
     best = []
     if len(series) > 1:
         for x in ends:
-            at = [(sub[sub["pct"] == x]["mean"].iloc[0], name(dep, via)) for dep, via, sub in series
-                  if (sub["pct"] == x).any()]
+            # Each deployment at its best transport, against the other deployments.
+            per_dep: dict[str, tuple[float, str]] = {}
+            for dep, via, sub in series:
+                if (sub["pct"] == x).any():
+                    value = (float(sub[sub["pct"] == x]["mean"].iloc[0]), name(dep, via))
+                    per_dep[dep] = max(per_dep.get(dep, value), value)
+            at = sorted(per_dep.values(), reverse=True)
             if len(at) < 2:
                 continue
-            at.sort(reverse=True)
             (top, who), (second, runner_up) = at[0], at[1]
             factor = f"{top / second:.1f}×" if second > 0 else "∞×"
             best.append(f"best at {x:g}%: {who}, {factor} {runner_up}")

@@ -24,6 +24,7 @@ from islands.plots._common import (
     deployment_order,
     deployment_titles,
     draw_line,
+    figure_legend,
     fmt_us,
     log_ticks,
     machine_note,
@@ -96,9 +97,9 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
                 ax.set_ylim(bottom=0)
                 plain_ticks(ax.yaxis)
             ax.grid(alpha=0.3, which="major")
-            ax.legend(fontsize=8, loc="upper left")
             lines.extend(_panel_summary(f"{kind}, {where}", series, titles))
 
+    figure_legend(fig, [ax for row in grid for ax in row])
     transports = sorted(set(df["via"]) - {"none"})
     over = " over " + " and ".join(_TRANSPORT_NAMES.get(t, t) for t in transports) if transports else ""
     which = " and ".join(f.replace("000-fig", "Fig ") for f in figures)
@@ -127,10 +128,13 @@ def _panel_summary(panel: str, series: list[tuple[str, pd.DataFrame]], titles: d
         for x in ([xs[0], xs[-1]] if len(xs) > 1 else xs):
             at = sorted((sub[sub["rows"] == x]["mean"].iloc[0], titles[dep]) for dep, sub in series
                         if (sub["rows"] == x).any())
+            rows_txt = f"{x} row{'s' if x != 1 else ''}"
             if len(at) >= 2:
                 (low, who), (nxt, other) = at[0], at[1]
-                cheapest.append(f"cheapest at {x} row{'s' if x != 1 else ''}: {who}, "
-                                f"{(1 - low / nxt) * 100:.0f}% below {other}")
+                if at[-1][0] <= low * 1.02:
+                    cheapest.append(f"at {rows_txt} all within 2%")
+                else:
+                    cheapest.append(f"cheapest at {rows_txt}: {who}, {(1 - low / nxt) * 100:.0f}% below {other}")
         if cheapest:
             out.append("  " + "; ".join(cheapest))
     return out
