@@ -26,7 +26,7 @@ from islands.plots.multisite import plot_multisite
 from islands.plots.skew import plot_skew
 from islands.plots.txn_size import plot_txn_size
 from islands.results import ResultStore, flatten
-from islands.sweep import load_spec
+from islands.sweep import Sweep, load_spec
 from islands.topology import read_topology
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -263,6 +263,20 @@ def test_registry_covers_every_experiment_file() -> None:
     for name, figure in (("default", "000-fig11"), ("000-fig14-multisite-shm", "000-fig14"),
                          ("000-fig17-18-txn-size", "000-fig17"), ("000-fig20-skew", "000-fig20")):
         assert load_spec(EXPERIMENTS / f"{name}.toml").figure == figure
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in SYSFS.iterdir() if p.is_dir()))
+def test_shipped_plot_experiments_plan_on_every_fixture(fixture: str) -> None:
+    topo = read_topology(SYSFS / fixture)
+    deployments = 2 if topo.n_sockets == 1 else 3
+    counts = {"default": deployments * 2 * 6, "000-fig14-multisite-shm": deployments * 2 * 2 * 6,
+              "000-fig20-skew": deployments * 2 * 3 * 7}
+    for name, n in counts.items():
+        assert len(Sweep(load_spec(EXPERIMENTS / f"{name}.toml"), topo, "unused").grid_points) == n, name
+    sizes = Sweep(load_spec(EXPERIMENTS / "000-fig17-18-txn-size.toml"), topo, "unused")
+    labels = {p.deployment.label for p in sizes.grid_points}
+    assert {"1ISL", f"{topo.n_cores}ISL"} <= labels
+    assert len(sizes.grid_points) == len(labels) * 2 * 2 * 8
 
 
 def test_figure_function_refuses_unknown_ids() -> None:

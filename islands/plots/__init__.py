@@ -90,9 +90,9 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
     if rows.empty:
         status = manifest.get("status", "?")
         raise ValueError(f"{directory}: no result rows yet (sweep status {status!r}); run the sweep first")
+    drawing = draw(rows, figure_id)  # draws in memory only: a refusal leaves nothing behind
     target = Path(out) if out is not None else directory
     _check_writable(target)
-    drawing = draw(rows, figure_id)
     summary = drawing.summary
     status = manifest.get("status")
     if status and status != "complete":
@@ -104,6 +104,8 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
         drawing.figure.savefig(pdf)
         text.write_text(summary + "\n")
     except OSError as e:
+        for path in (png, pdf, text):
+            path.unlink(missing_ok=True)
         raise ValueError(f"{target}: cannot write the figure ({e.strerror or e})") from None
     return Rendered(figure_id=figure_id, png=png, pdf=pdf, summary=summary, summary_path=text)
 

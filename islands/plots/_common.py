@@ -26,17 +26,26 @@ from islands.topology import Topology
 
 __all__ = [
     "Drawing",
-    "MARKERS",
     "aggregate",
     "axis_scale",
+    "color_of",
     "deployment_order",
+    "deployment_titles",
+    "draw_line",
+    "figure_legend",
     "fmt_tps",
+    "fmt_us",
+    "log_ticks",
     "machine_note",
+    "marker_of",
     "new_grid",
     "pct",
+    "plain_ticks",
+    "prepared",
     "require",
     "run_note",
     "series_trend",
+    "topology_of",
 ]
 
 #: Columns every deployment figure reads.
