@@ -103,10 +103,13 @@ class InstanceFailed(RuntimeError):
     """An instance process died, failed or timed out."""
 
 
+#: Where private run directories are made: tmpfs when there is one, so that ring files are
+#: never written back to a disk (None: the system's temporary directory).
+RUN_ROOT: str | None = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+
+
 def _run_directory() -> Path:
-    # tmpfs when there is one: ring files must not be written back to a disk.
-    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-    return Path(tempfile.mkdtemp(prefix="islands-run-", dir=base))  # mode 0700
+    return Path(tempfile.mkdtemp(prefix="islands-run-", dir=RUN_ROOT))  # mode 0700
 
 
 def _how_it_ended(code: int | None) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 import time
@@ -32,9 +31,17 @@ def children() -> list[psutil.Process]:
             and p.status() != psutil.STATUS_ZOMBIE]
 
 
+@pytest.fixture(autouse=True)
+def private_run_root(tmp_path, monkeypatch):
+    """Run directories of this test only, so that other users of /dev/shm do not count."""
+    root = tmp_path / "runs"
+    root.mkdir(mode=0o700)
+    monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
+    return root
+
+
 def run_dirs() -> set[str]:
-    base = Path("/dev/shm") if os.access("/dev/shm", os.W_OK) else Path("/tmp")
-    return {p.name for p in base.glob("islands-run-*")}
+    return {p.name for p in Path(islands.launch.RUN_ROOT).glob("islands-run-*")}
 
 
 @pytest.mark.parametrize("transport", ["unix", "shm"])

@@ -316,8 +316,13 @@ class InstanceImpl final : public Instance::Impl {
           serve_fragment(in);
           break;
         case MessageType::vote:
-          ISLANDS_CHECK(in.txn_id == current_ && votes_pending_ > 0 && in.payload.size() == 1,
-                        "a vote for no transaction in flight");
+          if (!(in.txn_id == current_ && votes_pending_ > 0 && in.payload.size() == 1)) {
+            throw std::logic_error("a vote for no transaction in flight: txn " + std::to_string(in.txn_id) +
+                                   " from " + std::to_string(in.source) + ", current " + std::to_string(current_) +
+                                   ", pending " + std::to_string(votes_pending_) + ", last " + std::to_string(last_voted_) +
+                                   ", backlog " + std::to_string(backlog_.size()));
+          }
+          last_voted_ = in.txn_id;
           --votes_pending_;
           if (in.payload[0] == kVoteAbort) remote_abort_ = true;
           if (in.payload[0] == kVoteCommit) prepared_participants_.push_back(in.source);
@@ -408,7 +413,7 @@ class InstanceImpl final : public Instance::Impl {
     std::deque<Message> backlog_;
     std::unordered_map<std::uint64_t, std::unique_ptr<TxnContext>> prepared_;
     std::vector<std::unique_ptr<TxnContext>> spare_;
-    std::uint64_t current_ = 0, sequence_ = 0;
+    std::uint64_t current_ = 0, sequence_ = 0, last_voted_ = 0;
     std::uint32_t votes_pending_ = 0;
     bool remote_abort_ = false;
     std::vector<std::uint32_t> prepared_participants_;
