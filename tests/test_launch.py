@@ -132,7 +132,7 @@ def test_read_only_participants_get_no_phase_two_message():
     assert received == sent
 
 
-@pytest.mark.parametrize("seed", [3, 17, 2024])
+@pytest.mark.parametrize("seed", [3, 17, 2024] + [pytest.param(s, marks=pytest.mark.slow) for s in range(100, 160)])
 def test_atomicity_over_randomized_runs(seed):
     import random
 
