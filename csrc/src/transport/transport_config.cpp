@@ -26,15 +26,15 @@ void validate_transport_config(const TransportConfig& c) {
                                     std::to_string(kMessageHeaderBytes) + ", " +
                                     std::to_string(kMaxMessageBytesLimit) + "]");
   }
-  // A power of two lets ring positions wrap with a mask; the frame adds 8 bytes to a message.
+  // A power of two lets ring positions wrap with a mask; the frame adds 16 bytes to a message.
   if (c.ring_bytes < kMinRingBytes || (c.ring_bytes & (c.ring_bytes - 1)) != 0) {
     reject("ring_bytes", "= " + std::to_string(c.ring_bytes) +
                              " must be a power of two of at least " + std::to_string(kMinRingBytes));
   }
-  if (c.ring_bytes < c.max_message_bytes + 8) {
+  if (c.ring_bytes < c.max_message_bytes + 16) {
     reject("ring_bytes", "= " + std::to_string(c.ring_bytes) +
                              " cannot hold one message of max_message_bytes = " +
-                             std::to_string(c.max_message_bytes) + " plus its 8-byte frame");
+                             std::to_string(c.max_message_bytes) + " plus its 16-byte frame");
   }
   if (c.attach_timeout_ms == 0) reject("attach_timeout_ms", "is 0 (give peers time to start)");
 }

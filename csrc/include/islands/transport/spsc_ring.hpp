@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <random>
 #include <string>
 
 #include "islands/common/check.hpp"
@@ -12,8 +13,8 @@ namespace islands {
 
 //! "ISLDRING": the first word of an initialised ring.
 constexpr std::uint64_t kRingMagic = 0x474E4952444C5349ull;
-//! Layout version of SpscRingControl and the record frame.
-constexpr std::uint32_t kRingVersion = 1;
+//! Layout version of SpscRingControl and the record frame (2: 16-byte stamped frames).
+constexpr std::uint32_t kRingVersion = 2;
 //! Spacing of the fields two processes write: 128 bytes, because x86 prefetches cache lines in
 //! adjacent pairs, so 64-byte spacing would still bounce head and tail together.
 constexpr std::size_t kRingLineBytes = 128;
@@ -26,6 +27,7 @@ struct SpscRingControl {
   std::uint32_t version;     //!< kRingVersion
   std::uint32_t reserved;    //!< zero
   std::uint64_t capacity;    //!< bytes in the data area (a power of two)
+  std::uint64_t salt;        //!< random, nonzero: mixed into every record's stamp
   alignas(kRingLineBytes) std::atomic<std::uint64_t> tail;  //!< bytes ever published
   alignas(kRingLineBytes) std::atomic<std::uint64_t> head;  //!< bytes ever consumed
   alignas(kRingLineBytes) std::atomic<std::int32_t> producer_pid;  //!< 0 until one attaches
@@ -46,10 +48,20 @@ enum class RingPeek { empty, record, corrupt };
 //! A bounded lock-free single-producer single-consumer ring of variable-length records over a
 //! caller-provided memory region (heap for threads, a mapped file for processes).
 //!
-//! Each record is an 8-byte frame (u32 length, u32 its complement) and the bytes, padded to a
-//! multiple of 8. Records wrap around the end of the data area byte-wise (a record may be
-//! split in two), so no space is lost to wrap markers. Positions are 64-bit byte counts that
-//! only grow; a position's place in the data area is position & (capacity - 1).
+//! Each record is a 16-byte frame and the bytes, padded to a multiple of 8. The frame is the
+//! length (u32) and its complement (u32), then a stamp: the record's position xor the ring's
+//! random salt, stored last with release order. The consumer polls the stamp where the next
+//! record will start, so a message costs the consumer one cache-line transfer (the record's
+//! own line) instead of two (the producer's tail, then the record); stale bytes from an earlier
+//! lap cannot match because positions never repeat, and garbage would have to guess the salt.
+//! The producer still publishes tail; the consumer reads it only now and then to tell an idle
+//! ring from a broken one, and to resynchronise. The consumer publishes head, which the
+//! producer reads only when its cached copy says the ring is full.
+//!
+//! Records wrap around the end of the data area byte-wise (a record may be split in two), so
+//! no space is lost to wrap markers; the two frame words are 8-byte aligned and never split.
+//! Positions are 64-bit byte counts that only grow; a position's place in the data area is
+//! position & (capacity - 1).
 //!
 //! A SpscRing object is one process's view; the producer and the consumer each use their own
 //! view of the same region, from one thread each. Indexes into the data area are always
@@ -58,7 +70,9 @@ enum class RingPeek { empty, record, corrupt };
 class SpscRing {
  public:
   //! Bytes of the frame in front of every record.
-  static constexpr std::size_t kFrameBytes = 8;
+  static constexpr std::size_t kFrameBytes = 16;
+  //! A consumer finding no record checks the producer's tail once per this many peeks.
+  static constexpr std::uint32_t kTailCheckInterval = 64;
   //! Offset of the data area in the region.
   static constexpr std::size_t kDataOffset = sizeof(SpscRingControl);
 
@@ -81,6 +95,11 @@ class SpscRing {
     auto* control = new (region) SpscRingControl();
     control->version = kRingVersion;
     control->capacity = capacity;
+    // Nonzero so that a zero-filled new ring holds no valid stamp.
+    std::random_device random;
+    do {
+      control->salt = (static_cast<std::uint64_t>(random()) << 32) ^ random();
+    } while (control->salt == 0);
     control->tail.store(0, std::memory_order_relaxed);
     control->head.store(0, std::memory_order_relaxed);
     control->producer_pid.store(0, std::memory_order_relaxed);
@@ -111,7 +130,8 @@ class SpscRing {
               std::to_string(kRingVersion);
       return SpscRing();
     }
-    if (!valid_capacity(control->capacity) || region_bytes(control->capacity) != mapped_bytes) {
+    if (control->salt == 0 || !valid_capacity(control->capacity) ||
+        region_bytes(control->capacity) != mapped_bytes) {
       error = "ring capacity " + std::to_string(control->capacity) + " does not match its " +
               std::to_string(mapped_bytes) + "-byte region";
       return SpscRing();
@@ -145,29 +165,45 @@ class SpscRing {
     }
     const std::uint32_t frame[2] = {static_cast<std::uint32_t>(length),
                                     ~static_cast<std::uint32_t>(length)};
-    copy_in(local_tail_, frame, kFrameBytes);
+    copy_in(local_tail_, frame, sizeof frame);
     copy_in(local_tail_ + kFrameBytes, first, first_len);
     copy_in(local_tail_ + kFrameBytes + first_len, second, second_len);
+    // The stamp publishes the record: everything above is visible to a consumer that sees it.
+    __atomic_store_n(stamp_at(local_tail_), stamp_for(local_tail_), __ATOMIC_RELEASE);
     local_tail_ += need;
     control_->tail.store(local_tail_, std::memory_order_release);
     return true;
   }
 
   //! Consumer: looks at the next record without consuming it; on record, length is its size.
+  //! A broken frame is reported as corrupt at once when its stamp is right and its length is
+  //! not, and within kTailCheckInterval peeks when its stamp is wrong but the tail has moved.
   RingPeek peek(std::size_t& length) {
-    if (cached_tail_ == local_head_) {
-      cached_tail_ = control_->tail.load(std::memory_order_acquire);
-      if (cached_tail_ == local_head_) return RingPeek::empty;
+    if (resync_pending_) {
+      // discard_all met a tail not yet past the bad record: wait for it, then skip there.
+      cached_tail_ = aligned_tail();
+      if (!ahead(cached_tail_)) return RingPeek::empty;
+      local_head_ = cached_tail_;
+      resync_pending_ = false;
+      control_->head.store(local_head_, std::memory_order_release);
     }
-    // Everything below distrusts the producer: the published span must be plausible and the
-    // frame must fit inside it before its length is believed.
-    const std::uint64_t available = cached_tail_ - local_head_;
-    if (available > capacity_ || available < kFrameBytes || (available & 7) != 0) {
-      return RingPeek::corrupt;
+    if (__atomic_load_n(stamp_at(local_head_), __ATOMIC_ACQUIRE) != stamp_for(local_head_)) {
+      // Most likely nothing new. Only now and then look at the producer's line to see whether
+      // it has published past us anyway, which only a broken frame explains: the stamp is
+      // stored before tail, so a tail past us means our record's stamp must be there.
+      if (++empty_peeks_ % kTailCheckInterval != 0) return RingPeek::empty;
+      cached_tail_ = aligned_tail();
+      // Not ahead of us is idle: tail is stored after the stamp, so it may lag behind a
+      // record we have already consumed, and that is no sign of damage.
+      if (!ahead(cached_tail_)) return RingPeek::empty;
+      if (__atomic_load_n(stamp_at(local_head_), __ATOMIC_ACQUIRE) != stamp_for(local_head_)) {
+        return RingPeek::corrupt;
+      }
     }
+    // The stamp says the producer wrote this frame; the length is still checked before use.
     std::uint32_t frame[2];
-    copy_out(local_head_, frame, kFrameBytes);
-    if (frame[1] != ~frame[0] || record_bytes(frame[0]) > available) return RingPeek::corrupt;
+    copy_out(local_head_, frame, sizeof frame);
+    if (frame[1] != ~frame[0] || frame[0] > max_length()) return RingPeek::corrupt;
     current_length_ = frame[0];
     length = frame[0];
     return RingPeek::record;
@@ -188,7 +224,15 @@ class SpscRing {
 
   //! Consumer: drops everything published so far (resynchronises after corrupt).
   void discard_all() {
-    local_head_ = cached_tail_;
+    // Only ever forwards: tail is stored after a record's stamp, so it may still lag behind
+    // (or point at) the record just found bad, and going back would deliver records twice.
+    // Then the skip happens in a later peek, once tail has moved past.
+    cached_tail_ = aligned_tail();
+    if (ahead(cached_tail_)) {
+      local_head_ = cached_tail_;
+    } else {
+      resync_pending_ = true;
+    }
     current_length_ = 0;
     control_->head.store(local_head_, std::memory_order_release);
   }
@@ -199,10 +243,30 @@ class SpscRing {
         data_(reinterpret_cast<std::uint8_t*>(control) + kDataOffset),
         capacity_(control->capacity),
         mask_(control->capacity - 1),
-        local_tail_(control->tail.load(std::memory_order_acquire)),
-        cached_head_(control->head.load(std::memory_order_acquire)),
+        salt_(control->salt),
+        local_tail_(control->tail.load(std::memory_order_acquire) & ~static_cast<std::uint64_t>(7)),
+        cached_head_(control->head.load(std::memory_order_acquire) & ~static_cast<std::uint64_t>(7)),
         local_head_(cached_head_),
         cached_tail_(local_tail_) {}
+
+  // Where the stamp of the record at position lives: the frame's second word, 8-byte aligned
+  // and so never split by the wrap.
+  std::uint64_t* stamp_at(std::uint64_t position) const {
+    return reinterpret_cast<std::uint64_t*>(data_ + ((position + 8) & mask_));
+  }
+
+  std::uint64_t stamp_for(std::uint64_t position) const { return position ^ salt_; }
+
+  // The producer's tail, aligned down: a position is a multiple of 8 whatever a broken
+  // producer wrote, so stamps are always read from aligned words.
+  std::uint64_t aligned_tail() const {
+    return control_->tail.load(std::memory_order_acquire) & ~static_cast<std::uint64_t>(7);
+  }
+
+  // True when position is past the consumer's head (positions compared modulo 2^64).
+  bool ahead(std::uint64_t position) const {
+    return static_cast<std::int64_t>(position - local_head_) > 0;
+  }
 
   bool has_room(std::uint64_t need) const {
     // A head ahead of our tail, or more than a ring behind it, can only come from a broken
@@ -231,10 +295,13 @@ class SpscRing {
   std::uint8_t* data_ = nullptr;
   std::uint64_t capacity_ = 0;
   std::uint64_t mask_ = 0;
+  std::uint64_t salt_ = 0;
   std::uint64_t local_tail_ = 0;   // producer: where the next record goes
   std::uint64_t cached_head_ = 0;  // producer: the consumer's head as last read
   std::uint64_t local_head_ = 0;   // consumer: start of the next record
   std::uint64_t cached_tail_ = 0;  // consumer: the producer's tail as last read
+  std::uint32_t empty_peeks_ = 0;  // consumer: peeks that found no stamp (paces tail checks)
+  bool resync_pending_ = false;    // consumer: discard_all is waiting for tail to move past
   std::size_t current_length_ = 0; // consumer: length of the record peek reported
 };
 

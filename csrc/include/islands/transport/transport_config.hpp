@@ -18,7 +18,7 @@ struct TransportConfig {
   //! Instances in the mesh (at least 1; every pair is connected both ways).
   std::uint32_t n_instances = 1;
   //! Bytes of buffering per direction per pair: the data area of each shared-memory ring
-  //! (a power of two, at least 4096 and at least max_message_bytes + 8), or the SO_SNDBUF
+  //! (a power of two, at least 4096 and at least max_message_bytes + 16), or the SO_SNDBUF
   //! asked for on each unix socket (the kernel caps it at net.core.wmem_max).
   std::size_t ring_bytes = 256 * 1024;
   //! Longest message accepted, header included (24 bytes up to 1 MiB). A received message
