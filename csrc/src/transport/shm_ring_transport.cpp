@@ -228,8 +228,9 @@ bool ShmRingTransport::poll(Message& out) {
   if (closed_) throw std::logic_error("shm transport: poll after cleanup");
   const std::uint32_t n = config_.n_instances;
   const std::uint32_t me = config_.instance_id;
-  for (std::uint32_t k = 0; k < n; ++k) {
-    const std::uint32_t src = (next_source_ + k) % n;
+  std::uint32_t src = next_source_;
+  // Counted round the ring without a division: this loop is what an idle instance spins on.
+  for (std::uint32_t k = 0; k < n; ++k, src = src + 1 == n ? 0 : src + 1) {
     if (src == me) continue;
     SpscRing& ring = inbound_[src].ring;
     for (;;) {
@@ -276,7 +277,7 @@ bool ShmRingTransport::poll(Message& out) {
       ++stats_.messages_received;
       stats_.bytes_received += length;
       // Start the next poll at the following peer, so a busy peer cannot starve the others.
-      next_source_ = (src + 1) % n;
+      next_source_ = src + 1 == n ? 0 : src + 1;
       return true;
     }
   }

@@ -32,12 +32,18 @@ class ShmRingTransport final : public Transport {
  public:
   //! Creates this instance's inbound rings and attaches to its peers' (see the class comment).
   explicit ShmRingTransport(const TransportConfig& config);
+  //! Calls cleanup.
   ~ShmRingTransport() override;
 
+  //! Transport::send (see the class comment for when it is full or fails).
   bool send(std::uint32_t dest, const Message& message) override;
+  //! Transport::send_raw.
   bool send_raw(std::uint32_t dest, const std::uint8_t* data, std::size_t size) override;
+  //! Transport::poll.
   bool poll(Message& out) override;
+  //! Transport::cleanup; also run by the destructor and by a constructor that fails.
   void cleanup() override;
+  //! "shm".
   const char* name() const override { return "shm"; }
 
   //! File name (in the run directory) of the ring carrying src's messages to dst.

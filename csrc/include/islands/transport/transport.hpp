@@ -28,6 +28,7 @@ namespace islands {
 class Transport {
  public:
   explicit Transport(const TransportConfig& config);
+  //! Derived destructors call their cleanup.
   virtual ~Transport() = default;
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
@@ -41,8 +42,8 @@ class Transport {
   //! reject it if malformed). size is at most max_message_bytes. Same full/error rules as send.
   virtual bool send_raw(std::uint32_t dest, const std::uint8_t* data, std::size_t size) = 0;
   //! Non-blocking receive from any peer: true with out filled (payload capacity reused) when a
-  //! message was waiting, false when none. Malformed records met on the way are counted per
-  //! reason and dropped.
+  //! message was waiting, false when none (out's contents are then unspecified). Malformed
+  //! records met on the way are counted per reason and dropped.
   virtual bool poll(Message& out) = 0;
   //! Closes the channels and unlinks the files this endpoint created (never a peer's). Safe to
   //! call twice; send and poll must not be called afterwards.

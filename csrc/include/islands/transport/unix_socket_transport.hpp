@@ -39,12 +39,18 @@ class UnixSocketTransport final : public Transport {
  public:
   //! Binds this instance's socket and connects to every peer (see the class comment).
   explicit UnixSocketTransport(const TransportConfig& config);
+  //! Calls cleanup.
   ~UnixSocketTransport() override;
 
+  //! Transport::send (see the class comment for when it is full or fails).
   bool send(std::uint32_t dest, const Message& message) override;
+  //! Transport::send_raw.
   bool send_raw(std::uint32_t dest, const std::uint8_t* data, std::size_t size) override;
+  //! Transport::poll.
   bool poll(Message& out) override;
+  //! Transport::cleanup; also run by the destructor and by a constructor that fails.
   void cleanup() override;
+  //! "unix".
   const char* name() const override { return "unix"; }
 
   //! File name (in the run directory) of instance's listening socket.
