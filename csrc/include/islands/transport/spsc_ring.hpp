@@ -13,8 +13,8 @@ namespace islands {
 
 //! "ISLDRING": the first word of an initialised ring.
 constexpr std::uint64_t kRingMagic = 0x474E4952444C5349ull;
-//! Layout version of SpscRingControl and the record frame (2: 16-byte stamped frames).
-constexpr std::uint32_t kRingVersion = 2;
+//! Layout version of SpscRingControl and the record frame (3: 16-byte frames with hashed stamps).
+constexpr std::uint32_t kRingVersion = 3;
 //! Spacing of the fields two processes write: 128 bytes, because x86 prefetches cache lines in
 //! adjacent pairs, so 64-byte spacing would still bounce head and tail together.
 constexpr std::size_t kRingLineBytes = 128;
@@ -27,7 +27,7 @@ struct SpscRingControl {
   std::uint32_t version;     //!< kRingVersion
   std::uint32_t reserved;    //!< zero
   std::uint64_t capacity;    //!< bytes in the data area (a power of two)
-  std::uint64_t salt;        //!< random, nonzero: mixed into every record's stamp
+  std::uint64_t salt;        //!< random, nonzero: hashed into every record's stamp
   alignas(kRingLineBytes) std::atomic<std::uint64_t> tail;  //!< bytes ever published
   alignas(kRingLineBytes) std::atomic<std::uint64_t> head;  //!< bytes ever consumed
   alignas(kRingLineBytes) std::atomic<std::int32_t> producer_pid;  //!< 0 until one attaches
@@ -49,11 +49,15 @@ enum class RingPeek { empty, record, corrupt };
 //! caller-provided memory region (heap for threads, a mapped file for processes).
 //!
 //! Each record is a 16-byte frame and the bytes, padded to a multiple of 8. The frame is the
-//! length (u32) and its complement (u32), then a stamp: the record's position xor the ring's
-//! random salt, stored last with release order. The consumer polls the stamp where the next
-//! record will start, so a message costs the consumer one cache-line transfer (the record's
-//! own line) instead of two (the producer's tail, then the record); stale bytes from an earlier
-//! lap cannot match because positions never repeat, and garbage would have to guess the salt.
+//! length (u32) and its complement (u32), then a stamp: a bijective hash of the record's
+//! position and the ring's random salt, stored last with release order. The consumer polls the
+//! stamp where the next record will start, so a message costs the consumer one cache-line
+//! transfer (the record's own line) instead of two (the producer's tail, then the record).
+//! Hashed rather than plain position ^ salt because the word the consumer polls holds stale
+//! bytes: an older stamp, or an older stamp partly overwritten by newer payload or padding
+//! bytes. Positions one lap apart share their high bytes, so with plain xor such a mix passes
+//! for the new stamp about once in 65536 records (the ring ping-pong test caught it); hashed
+//! stamps share no bytes, and a stale word matches only by an 8-byte coincidence.
 //! The producer still publishes tail; the consumer reads it only now and then to tell an idle
 //! ring from a broken one, and to resynchronise. The consumer publishes head, which the
 //! producer reads only when its cached copy says the ring is full.
@@ -184,10 +188,11 @@ class SpscRing {
       cached_tail_ = aligned_tail();
       if (!ahead(cached_tail_)) return RingPeek::empty;
       local_head_ = cached_tail_;
+      head_stamp_ = stamp_for(local_head_);
       resync_pending_ = false;
       control_->head.store(local_head_, std::memory_order_release);
     }
-    if (__atomic_load_n(stamp_at(local_head_), __ATOMIC_ACQUIRE) != stamp_for(local_head_)) {
+    if (__atomic_load_n(stamp_at(local_head_), __ATOMIC_ACQUIRE) != head_stamp_) {
       // Most likely nothing new. Only now and then look at the producer's line to see whether
       // it has published past us anyway, which only a broken frame explains: the stamp is
       // stored before tail, so a tail past us means our record's stamp must be there.
@@ -196,7 +201,7 @@ class SpscRing {
       // Not ahead of us is idle: tail is stored after the stamp, so it may lag behind a
       // record we have already consumed, and that is no sign of damage.
       if (!ahead(cached_tail_)) return RingPeek::empty;
-      if (__atomic_load_n(stamp_at(local_head_), __ATOMIC_ACQUIRE) != stamp_for(local_head_)) {
+      if (__atomic_load_n(stamp_at(local_head_), __ATOMIC_ACQUIRE) != head_stamp_) {
         return RingPeek::corrupt;
       }
     }
@@ -218,6 +223,7 @@ class SpscRing {
   //! Consumer: consumes the record peek just reported, freeing its space for the producer.
   void pop() {
     local_head_ += record_bytes(current_length_);
+    head_stamp_ = stamp_for(local_head_);
     current_length_ = 0;
     control_->head.store(local_head_, std::memory_order_release);
   }
@@ -230,6 +236,7 @@ class SpscRing {
     cached_tail_ = aligned_tail();
     if (ahead(cached_tail_)) {
       local_head_ = cached_tail_;
+      head_stamp_ = stamp_for(local_head_);
     } else {
       resync_pending_ = true;
     }
@@ -247,6 +254,7 @@ class SpscRing {
         local_tail_(control->tail.load(std::memory_order_acquire) & ~static_cast<std::uint64_t>(7)),
         cached_head_(control->head.load(std::memory_order_acquire) & ~static_cast<std::uint64_t>(7)),
         local_head_(cached_head_),
+        head_stamp_(stamp_for(local_head_)),
         cached_tail_(local_tail_) {}
 
   // Where the stamp of the record at position lives: the frame's second word, 8-byte aligned
@@ -255,7 +263,14 @@ class SpscRing {
     return reinterpret_cast<std::uint64_t*>(data_ + ((position + 8) & mask_));
   }
 
-  std::uint64_t stamp_for(std::uint64_t position) const { return position ^ salt_; }
+  // The splitmix64 finaliser of position ^ salt: a bijection in which every output bit depends
+  // on every input bit, so the stamps of nearby positions share no bytes.
+  std::uint64_t stamp_for(std::uint64_t position) const {
+    std::uint64_t z = position ^ salt_;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
 
   // The producer's tail, aligned down: a position is a multiple of 8 whatever a broken
   // producer wrote, so stamps are always read from aligned words.
@@ -299,6 +314,7 @@ class SpscRing {
   std::uint64_t local_tail_ = 0;   // producer: where the next record goes
   std::uint64_t cached_head_ = 0;  // producer: the consumer's head as last read
   std::uint64_t local_head_ = 0;   // consumer: start of the next record
+  std::uint64_t head_stamp_ = 0;   // consumer: the stamp that record will carry
   std::uint64_t cached_tail_ = 0;  // consumer: the producer's tail as last read
   std::uint32_t empty_peeks_ = 0;  // consumer: peeks that found no stamp (paces tail checks)
   bool resync_pending_ = false;    // consumer: discard_all is waiting for tail to move past
