@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "islands/cc/concurrency_control.hpp"
+#include "islands/common/backoff.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
 #include "islands/workload/micro_workload.hpp"
@@ -35,12 +36,6 @@ void sleep_unless(double seconds, const std::atomic<bool>& failed) {
   }
 }
 
-// Pauses a little longer after each consecutive abort so that conflicting retries spread out.
-void abort_backoff(unsigned attempt) {
-  const unsigned spins = 1u << std::min(attempt, 10u);
-  for (unsigned i = 0; i < spins; ++i) cpu_relax();
-}
-
 template <class Workload, class CC>
 void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std::size_t index,
                  std::uint64_t tick0, const std::atomic<int>& phase, WorkerStats& stats) {
@@ -48,6 +43,7 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
   TxnContext ctx(config.micro.columns);
   typename Workload::Txn txn;
   Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + index);
+  AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + index);
   bool measuring = false;
   for (;;) {
     const int now = phase.load(std::memory_order_relaxed);
@@ -68,7 +64,7 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
       }
       ++stats.aborts[static_cast<std::size_t>(result.reason)];
       if (phase.load(std::memory_order_relaxed) == kStop) break;
-      abort_backoff(attempt);
+      backoff.pause(attempt);
     }
     if (!committed) break;
     ++stats.commits;

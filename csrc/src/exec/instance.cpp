@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "islands/cc/concurrency_control.hpp"
+#include "islands/common/backoff.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
 #include "islands/transport/transport.hpp"
@@ -163,6 +164,7 @@ class InstanceImpl final : public Instance::Impl {
       const RunConfig& config = inst_.config_.run;
       const double ns_per_tick = CycleClock::ns_per_tick();
       Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
+      AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
       typename Workload::Txn txn;
       bool measuring = false;
       for (;;) {
@@ -192,8 +194,7 @@ class InstanceImpl final : public Instance::Impl {
           ++stats_.aborts[static_cast<std::size_t>(result.reason)];
           if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
           serve();
-          const unsigned spins = 1u << std::min(attempt, 10u);
-          for (unsigned i = 0; i < spins; ++i) cpu_relax();
+          backoff.pause(attempt, [this] { serve(); });
         }
         if (!committed) break;
         ++stats_.commits;
