@@ -25,7 +25,8 @@ from islands import _core
 from islands.config import RunConfig
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
-from islands.run import Latency, check_cpus
+from islands.profile import summarize
+from islands.run import Latency, check_cpus, profile_lines
 from islands.topology import Topology, format_cpulist, read_topology
 
 #: Seconds an instance may take to load its data and attach to its peers.
@@ -53,6 +54,8 @@ class DeploymentResult:
     topology: dict[str, Any]
     metadata: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
+    profile: dict[str, Any] = field(default_factory=dict)
 
     @property
     def abort_rate(self) -> float:
@@ -80,6 +83,7 @@ class DeploymentResult:
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
+            **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
     def summary(self) -> str:
@@ -96,6 +100,7 @@ class DeploymentResult:
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
             f"p99.9 {self.latency.p999_us:.2f}",
         ]
+        lines += profile_lines(self.profile)
         return "\n".join(lines + [f"warning     {w}" for w in self.warnings])
 
 
@@ -309,6 +314,10 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         })
     if not deployment.pinned:
         warnings.append("instances not pinned: placement left to the OS scheduler")
+    profile = summarize(config, [r["stats"] for r in results])
+    metadata = collect_metadata()
+    if profile.get("missing"):
+        metadata["counters_missing"] = profile["missing"]
     return DeploymentResult(
         deployment=deployment, config=config, transport=transport,
         config_hash=config.config_hash(),
@@ -317,5 +326,5 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         instances=per_instance, measured_s=seconds,
         checks={"payload_sum_before": before, "payload_sum_after": after,
                 "committed_row_updates": row_updates},
-        topology=topology.to_dict(), metadata=collect_metadata(), warnings=warnings,
+        topology=topology.to_dict(), metadata=metadata, warnings=warnings, profile=profile,
     )
