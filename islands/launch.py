@@ -25,7 +25,7 @@ from islands import _core
 from islands.config import RunConfig
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
-from islands.run import Latency, check_cpus
+from islands.run import Latency, abort_rate, check_cpus
 from islands.topology import Topology, format_cpulist, read_topology
 
 #: Seconds an instance may take to load its data and attach to its peers.
@@ -57,8 +57,7 @@ class DeploymentResult:
     @property
     def abort_rate(self) -> float:
         """Aborted attempts per attempt (NaN when nothing was attempted)."""
-        attempts = self.commits + sum(self.aborts.values())
-        return sum(self.aborts.values()) / attempts if attempts else float("nan")
+        return abort_rate(self.commits, self.aborts)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with the config, deployment, topology and metadata."""
