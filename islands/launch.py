@@ -108,7 +108,20 @@ RUN_ROOT: str | None = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 def _run_directory() -> Path:
-    return Path(tempfile.mkdtemp(prefix="islands-run-", dir=RUN_ROOT))  # mode 0700
+    """A new private run directory (mode 0700) named after this process, after removing those
+    of launchers that died without cleaning up (SIGKILL, power loss of a terminal)."""
+    root = Path(RUN_ROOT or tempfile.gettempdir())
+    for stale in root.glob("islands-run-*-*"):
+        try:
+            pid = int(stale.name.split("-")[2])
+            os.kill(pid, 0)
+        except ValueError:
+            continue  # not one of ours
+        except ProcessLookupError:
+            shutil.rmtree(stale, ignore_errors=True)
+        except PermissionError:
+            pass  # alive, another user's
+    return Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
 
 
 def _how_it_ended(code: int | None) -> str:
