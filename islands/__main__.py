@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 #: Subcommands, one module each in islands/cli/, each with register(subparsers).
@@ -40,6 +41,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("islands: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (``… | head``): stop quietly, like cat does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 141
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ from islands.config import RunConfig
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
 from islands.profile import summarize
-from islands.run import Latency, check_cpus, profile_lines
+from islands.run import Latency, abort_rate, check_cpus, profile_lines
 from islands.topology import Topology, format_cpulist, read_topology
 
 #: Seconds an instance may take to load its data and attach to its peers.
@@ -60,8 +60,7 @@ class DeploymentResult:
     @property
     def abort_rate(self) -> float:
         """Aborted attempts per attempt (NaN when nothing was attempted)."""
-        attempts = self.commits + sum(self.aborts.values())
-        return sum(self.aborts.values()) / attempts if attempts else float("nan")
+        return abort_rate(self.commits, self.aborts)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with the config, deployment, topology and metadata."""
@@ -114,7 +113,20 @@ RUN_ROOT: str | None = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 def _run_directory() -> Path:
-    return Path(tempfile.mkdtemp(prefix="islands-run-", dir=RUN_ROOT))  # mode 0700
+    """A new private run directory (mode 0700) named after this process, after removing those
+    of launchers that died without cleaning up (SIGKILL, power loss of a terminal)."""
+    root = Path(RUN_ROOT or tempfile.gettempdir())
+    for stale in root.glob("islands-run-*-*"):
+        try:
+            pid = int(stale.name.split("-")[2])
+            os.kill(pid, 0)
+        except ValueError:
+            continue  # not one of ours
+        except ProcessLookupError:
+            shutil.rmtree(stale, ignore_errors=True)
+        except PermissionError:
+            pass  # alive, another user's
+    return Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
 
 
 def _how_it_ended(code: int | None) -> str:

@@ -30,6 +30,12 @@ class Latency:
                    p99_us=d["p99_ns"] / 1e3, p999_us=d["p999_ns"] / 1e3, max_us=d["max_ns"] / 1e3)
 
 
+def abort_rate(commits: int, aborts: dict[str, int]) -> float:
+    """Aborted attempts per attempt, given commits and aborts per reason (NaN for no attempts)."""
+    attempts = commits + sum(aborts.values())
+    return sum(aborts.values()) / attempts if attempts else float("nan")
+
+
 @dataclass(frozen=True)
 class WorkerResult:
     """What one pinned worker did in the measured window."""
@@ -66,8 +72,7 @@ class RunResult:
     @property
     def abort_rate(self) -> float:
         """Aborted attempts per attempt (NaN when nothing was attempted)."""
-        attempts = self.commits + sum(self.aborts.values())
-        return sum(self.aborts.values()) / attempts if attempts else float("nan")
+        return abort_rate(self.commits, self.aborts)
 
     @property
     def throughput_per_core(self) -> float:

@@ -20,3 +20,29 @@ def cli(tmp_path):
                               text=True, timeout=timeout, cwd=tmp_path)
 
     return run
+
+
+@pytest.fixture
+def read_only_dir(tmp_path):
+    """An empty directory nobody may write into, root included.
+
+    For an ordinary user, mode 0500 is enough; root ignores modes, so as root the directory
+    is a read-only tmpfs mount instead (skipped where mounting is not permitted)."""
+    import os
+    import subprocess
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    if os.geteuid() != 0:
+        locked.chmod(0o500)
+        yield locked
+        locked.chmod(0o700)
+        return
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(locked)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a read-only tmpfs: {mounted.stderr.strip()}")
+    try:
+        yield locked
+    finally:
+        subprocess.run(["umount", str(locked)], check=True)

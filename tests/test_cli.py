@@ -58,3 +58,22 @@ def test_missing_sysfs_files_are_one_line(cli, tmp_path):
     assert out.returncode == 2
     assert "devices/system/cpu/online" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_reader_that_goes_away_is_not_an_error():
+    """``islands … | head`` must not end in a BrokenPipeError traceback."""
+    import os
+    import subprocess
+    import sys
+
+    from conftest import FIXTURES
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first write
+    try:
+        done = subprocess.run([sys.executable, "-m", "islands", "topology", "--json", "--sysfs",
+                               str(FIXTURES / "sysfs" / "xeon-e7l8867-8x10")],
+                              stdout=write_end, stderr=subprocess.PIPE, timeout=60)
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141 and done.stderr == b""

@@ -151,3 +151,44 @@ def test_atomicity_over_randomized_runs(seed):
     checks = result.checks
     assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"], \
         (transport, cc, cfg.micro)
+
+
+LAUNCHER = """
+import sys
+import islands.launch as launch
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.placement import plan_deployment
+from islands.topology import read_topology
+launch.RUN_ROOT = sys.argv[1]
+topology = read_topology()
+deployment = plan_deployment(topology, "per-core", cpus=topology.cpus[:2])
+launch.run_deployment(deployment, RunConfig(micro=MicroConfig(multisite=0.5), engine=EngineConfig(lock_policy="no_wait"),
+                                            driver=DriverConfig(warmup_s=0.0, duration_s=60.0)))
+"""
+
+
+def test_a_killed_launcher_leaves_no_instances_and_its_directory_is_swept_later(private_run_root):
+    import os
+    import subprocess
+    import sys
+
+    launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(private_run_root)])
+    try:
+        deadline = time.monotonic() + 60
+        while not run_dirs() or len(psutil.Process(launcher.pid).children()) < 2:
+            assert time.monotonic() < deadline and launcher.poll() is None, "the launcher never started its run"
+            time.sleep(0.05)
+        instances = psutil.Process(launcher.pid).children()
+    finally:
+        launcher.kill()
+        launcher.wait()
+    # The instances follow their launcher (parent-death signal) ...
+    gone, alive = psutil.wait_procs(instances, timeout=10)
+    assert alive == []
+    # ... but its run directory stays until the next launch sweeps it up.
+    (stale,) = run_dirs()
+    assert stale.startswith(f"islands-run-{launcher.pid}-")
+    live = private_run_root / f"islands-run-{os.getppid()}-keep"  # a launcher still alive
+    live.mkdir()
+    run_deployment(plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2]), config(duration=0.1))
+    assert run_dirs() == {live.name}

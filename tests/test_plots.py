@@ -10,7 +10,6 @@ only have to produce files and name their deployments.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Callable
@@ -372,18 +371,12 @@ def test_cli_plot_bad_input_is_one_line_exit_2(tmp_path: Path, capsys: pytest.Ca
             assert not list(directory.glob("*.png")) and not (directory / "summary.txt").exists(), argv
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
-def test_cli_plot_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_plot_unwritable_output(tmp_path: Path, read_only_dir: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
     d = results_dir(tmp_path / "r", make_rows("vm-1x2", fig11_throughput, repetitions=1))
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o500)
-    try:
-        assert cli_main(["plot", str(d), "--out", str(locked)]) == 2
-    finally:
-        locked.chmod(0o700)
+    assert cli_main(["plot", str(d), "--out", str(read_only_dir)]) == 2
     assert "not writable" in capsys.readouterr().err
-    assert not list(locked.iterdir())
+    assert not list(read_only_dir.iterdir())
 
 
 def test_cli_plot_of_a_real_smoke_sweep(cli, tmp_path: Path) -> None:

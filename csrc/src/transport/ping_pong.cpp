@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "islands/common/spin_latch.hpp"
+
 namespace islands {
 
 namespace {
@@ -16,7 +18,10 @@ class Watchdog {
  public:
   explicit Watchdog(std::uint32_t timeout_ms) : timeout_(std::chrono::milliseconds(timeout_ms)) {}
   void progress() { last_ = Clock::now(); }
+  // One step of a busy wait: a pause, as the engine's own polling loops do, so that the
+  // spinning core does not hammer the line the other side is writing.
   void spin(const char* waiting_for) {
+    cpu_relax();
     if (++spins_ % 4096 != 0) return;
     if (Clock::now() - last_ > timeout_) {
       throw std::runtime_error(std::string("ping_pong: no progress while waiting for ") +
