@@ -46,7 +46,7 @@ def main() -> int:
         if reason:
             warnings.append(reason)
     core = _core.InstanceConfig()
-    core.run = RunConfig.from_dict(spec["config"]).to_core()
+    core.run = RunConfig.from_dict(spec["config"]).to_core(total_sites=sum(spec["instance_sites"]))
     core.instance_id = spec["instance_id"]
     core.instance_sites = spec["instance_sites"]
     core.transport = spec["transport"]

@@ -65,6 +65,13 @@ py::dict stats_dict(const RunStats& stats) {
   out["latency"] = latency_dict(stats.latency());
   out["payload_sum_before"] = stats.payload_sum_before;
   out["payload_sum_after"] = stats.payload_sum_after;
+  const auto figures = [](const CheckFigures& list) {
+    py::dict d;
+    for (const auto& [name, value] : list) d[py::str(name)] = value;
+    return d;
+  };
+  out["checks_before"] = figures(stats.checks_before);
+  out["checks_after"] = figures(stats.checks_after);
   return out;
 }
 

@@ -11,7 +11,7 @@
 #include "islands/common/backoff.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
-#include "islands/workload/micro_workload.hpp"
+#include "islands/workload/workload_dispatch.hpp"
 
 #ifndef ISLANDS_COMPILER
 #define ISLANDS_COMPILER "unknown"
@@ -40,7 +40,7 @@ template <class Workload, class CC>
 void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std::size_t index,
                  std::uint64_t tick0, const std::atomic<int>& phase, WorkerStats& stats) {
   const double ns_per_tick = CycleClock::ns_per_tick();
-  TxnContext ctx(config.micro.columns);
+  TxnContext ctx(workload.max_columns());
   typename Workload::Txn txn;
   Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + index);
   AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + index);
@@ -69,18 +69,18 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
     if (!committed) break;
     ++stats.commits;
     ++stats.commits_all_phases;
-    if (config.micro.update) stats.row_updates_all_phases += txn.keys.size();
+    stats.row_updates_all_phases += workload.row_updates(txn);
     if (measuring) {
       stats.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick));
     }
   }
 }
 
-template <class Index, class CC>
+template <class Workload, class CC>
 RunStats drive(const RunConfig& config, const CC& cc) {
   const DriverConfig& driver = config.driver;
   const std::size_t n = driver.cpus.size();
-  MicroWorkload<Index> workload(config.micro, config.engine, n);
+  Workload workload = make_workload<Workload>(config, n);
   RunStats out;
   out.workers.resize(n);
   std::atomic<int> phase{kLoading};
@@ -120,7 +120,8 @@ RunStats drive(const RunConfig& config, const CC& cc) {
   if (!failed.load()) {
     out.load_s = seconds_since(load_start);
     workload.finish_load(!CC::kLocks);
-    out.payload_sum_before = workload.payload_sum();
+    out.checks_before = workload.check_figures();
+    out.payload_sum_before = figure_or_zero("payload_sum", out.checks_before);
     phase.store(kWarmup, std::memory_order_release);
     sleep_unless(driver.warmup_s, failed);
     phase.store(kMeasure, std::memory_order_release);
@@ -135,14 +136,18 @@ RunStats drive(const RunConfig& config, const CC& cc) {
   for (const std::exception_ptr& error : errors) {
     if (error) std::rethrow_exception(error);
   }
-  out.payload_sum_after = workload.payload_sum();
+  out.checks_after = workload.check_figures();
+  out.payload_sum_after = figure_or_zero("payload_sum", out.checks_after);
   return out;
 }
 
 template <class Index>
 RunStats drive_with_cc(const RunConfig& config) {
-  if (config.engine.cc == CcKind::none) return drive<Index>(config, NoLocking{});
-  return drive<Index>(config, TwoPhaseLocking{config.engine.lock_policy});
+  return with_workload<Index>(config, [&](auto tag) {
+    using Workload = typename decltype(tag)::type;
+    if (config.engine.cc == CcKind::none) return drive<Workload>(config, NoLocking{});
+    return drive<Workload>(config, TwoPhaseLocking{config.engine.lock_policy});
+  });
 }
 
 template <class Index>
@@ -185,6 +190,9 @@ RunStats run_engine(const RunConfig& config) {
 
 double run_bare_loop(const RunConfig& config) {
   config.validate();
+  if (parse_workload_kind(config.workload) != WorkloadKind::micro) {
+    throw std::invalid_argument("workload: the bare-loop baseline exists for micro only");
+  }
   if (config.engine.index == IndexKind::hash) return bare_loop<HashIndex>(config);
   return bare_loop<BTreeIndex>(config);
 }

@@ -1,6 +1,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "islands/common/abort_reason.hpp"
@@ -35,6 +37,11 @@ struct WorkerStats {
   }
 };
 
+//! A consistency figure by name.
+using CheckFigures = std::vector<std::pair<std::string, std::int64_t>>;
+//! The figure called name in figures, 0 when there is none.
+std::int64_t figure_or_zero(const char* name, const CheckFigures& figures);
+
 //! Outcome of one run.
 struct RunStats {
   std::vector<WorkerStats> workers;   //!< one per worker, in config order
@@ -42,6 +49,9 @@ struct RunStats {
   double measured_s = 0;              //!< length of the measured window
   std::int64_t payload_sum_before = 0;  //!< sum of column 0 over all rows after loading
   std::int64_t payload_sum_after = 0;   //!< the same sum after the run
+  //! The workload's consistency figures over this instance's sites after loading and after
+  //! the run (micro: payload_sum; TPC-B: balance sums and mismatch counts, see its workload).
+  CheckFigures checks_before, checks_after;
 
   std::uint64_t commits() const;        //!< all workers' measured commits
   std::uint64_t aborts() const;         //!< all workers' measured aborts
