@@ -4,7 +4,7 @@ islands engine core (C++): storage, indexes, concurrency control, workers
 from __future__ import annotations
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_ipc_bench', 'scale_count', 'transport_names', 'zipf_probability', 'zipf_sample']
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TpcbConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
@@ -41,6 +41,36 @@ class MicroConfig:
         ...
     @zipf_s.setter
     def zipf_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+class TpcbConfig:
+    """
+    TPC-B parameters (paper 000, Sec 3.3, 8.1-8.2)
+    """
+    def __init__(self) -> None:
+        ...
+    @property
+    def accounts_per_branch(self) -> int:
+        ...
+    @accounts_per_branch.setter
+    def accounts_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def branches_per_site(self) -> int:
+        ...
+    @branches_per_site.setter
+    def branches_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def remote(self) -> float:
+        ...
+    @remote.setter
+    def remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def tellers_per_branch(self) -> int:
+        ...
+    @tellers_per_branch.setter
+    def tellers_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class EngineConfig:
     """
@@ -159,12 +189,17 @@ class RunConfig:
     engine: EngineConfig
     micro: MicroConfig
     profile: ProfileConfig
+    tpcb: TpcbConfig
     workload: str
     def __init__(self) -> None:
         ...
     def validate(self) -> None:
         """
         Raises ValueError naming the first bad field
+        """
+    def validate_sites(self, total_sites: typing.SupportsInt | typing.SupportsIndex) -> None:
+        """
+        The same for an instance of a deployment of total_sites sites
         """
 class InstanceConfig:
     """
@@ -544,6 +579,10 @@ def scale_count(raw: typing.SupportsInt | typing.SupportsIndex, time_enabled: ty
 def transport_names() -> list[str]:
     """
     Names of the registered transports
+    """
+def workload_names() -> list[str]:
+    """
+    Every workload an instance can run, in registry order.
     """
 def zipf_probability(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex) -> float:
     """

@@ -29,6 +29,17 @@ class MicroConfig:
 
 
 @dataclass(frozen=True)
+class TpcbConfig:
+    """TPC-B (000 Sec 3.3, 8.1-8.2): AccountUpdate over Branch, Teller, Account, History,
+    partitioned by branch; a remote transaction updates a teller of another branch."""
+
+    branches_per_site: int = 1  #: branches in each site (one site per worker core)
+    tellers_per_branch: int = 10  #: tellers per branch (specification: 10)
+    accounts_per_branch: int = 100_000  #: accounts per branch (specification: 100000)
+    remote: float = 0.15  #: fraction of transactions with a teller of another branch, 0..1
+
+
+@dataclass(frozen=True)
 class EngineConfig:
     """How one engine instance is built."""
 
@@ -66,8 +77,9 @@ class ProfileConfig:
 class RunConfig:
     """Everything one run of one instance needs."""
 
-    workload: str = "micro"
+    workload: str = "micro"  #: which workload runs (see ``WORKLOADS``)
     micro: MicroConfig = field(default_factory=MicroConfig)
+    tpcb: TpcbConfig = field(default_factory=TpcbConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     driver: DriverConfig = field(default_factory=DriverConfig)
     profile: ProfileConfig = field(default_factory=ProfileConfig)
@@ -87,8 +99,7 @@ class RunConfig:
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         """Inverse of :meth:`to_dict`; unknown keys are a ``ValueError`` naming them."""
         parts: dict[str, Any] = {}
-        for name, klass in (("micro", MicroConfig), ("engine", EngineConfig), ("driver", DriverConfig),
-                            ("profile", ProfileConfig)):
+        for name, klass in {**SECTIONS, "profile": ProfileConfig}.items():
             values = dict(d.get(name, {}))
             known = {f.name for f in dataclasses.fields(klass)}
             unknown = sorted(set(values) - known)
@@ -98,7 +109,7 @@ class RunConfig:
                 if key in values:
                     values[key] = tuple(values[key])
             parts[name] = klass(**values)
-        unknown = sorted(set(d) - {"workload", "micro", "engine", "driver", "profile"})
+        unknown = sorted(set(d) - {"workload", *SECTIONS, "profile"})
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown setting")
         return cls(workload=d.get("workload", "micro"), **parts)
@@ -108,11 +119,12 @@ class RunConfig:
         canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
-    def to_core(self) -> _core.RunConfig:
-        """The C++ struct, checked by the engine's own validation."""
+    def to_core(self, total_sites: int | None = None) -> _core.RunConfig:
+        """The C++ struct, checked by the engine's own validation (for an instance of a
+        deployment of ``total_sites`` sites when given, else for a run on its own CPUs)."""
         core = _core.RunConfig()
         core.workload = self.workload
-        for part in ("micro", "engine", "driver"):
+        for part in SECTIONS:
             target = getattr(core, part)
             for f in dataclasses.fields(getattr(self, part)):
                 value = getattr(getattr(self, part), f.name)
@@ -123,7 +135,10 @@ class RunConfig:
                                      f"(expected {_expected(f.type)})") from None
             setattr(core, part, target)
         core.profile = self.profile_to_core()
-        core.validate()
+        if total_sites is None:
+            core.validate()
+        else:
+            core.validate_sites(total_sites)
         return core
 
     def profile_to_core(self) -> _core.ProfileConfig:
@@ -138,6 +153,14 @@ class RunConfig:
         core.breakdown_every = self.profile.breakdown_every
         core.events = [c.to_core() for c in resolve_here(self.profile.counters).counters]
         return core
+
+
+#: The sections of a RunConfig, each a dataclass mirroring one C++ config struct.
+SECTIONS: dict[str, type] = {"micro": MicroConfig, "tpcb": TpcbConfig, "engine": EngineConfig,
+                             "driver": DriverConfig}
+
+#: Workloads by name, each with the section holding its settings.
+WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb"}
 
 
 def _expected(type_name: Any) -> str:

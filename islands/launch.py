@@ -23,6 +23,7 @@ from typing import Any
 
 from islands import _core
 from islands.config import RunConfig
+from islands.consistency import check_line, describe_workload, verify
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
 from islands.profile import summarize
@@ -54,6 +55,7 @@ class DeploymentResult:
     topology: dict[str, Any]
     metadata: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -79,6 +81,7 @@ class DeploymentResult:
             "instances": self.instances,
             "measured_s": self.measured_s,
             "checks": self.checks,
+            "check_failures": self.check_failures,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
@@ -87,10 +90,9 @@ class DeploymentResult:
 
     def summary(self) -> str:
         """A few lines for people."""
-        m = self.config.micro
         lines = [
             f"{self.deployment.label} ({self.deployment.n_instances} instances, {self.transport}): "
-            f"{'update' if m.update else 'read'} {m.rows_per_txn} rows, {m.multisite:.0%} multisite",
+            f"{describe_workload(self.config)}",
             f"throughput  {self.throughput_tps:,.0f} txn/s  "
             f"({self.throughput_tps / self.deployment.n_cpus:,.0f} per core), "
             f"{self.multisite_commits:,} of {self.commits:,} commits distributed",
@@ -98,6 +100,7 @@ class DeploymentResult:
             + f"  (rate {self.abort_rate:.2%})",
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
             f"p99.9 {self.latency.p999_us:.2f}",
+            check_line(self.check_failures),
         ]
         lines += profile_lines(self.profile)
         return "\n".join(lines + [f"warning     {w}" for w in self.warnings])
@@ -254,7 +257,7 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
     for i, cpus in enumerate(deployment.instances):
         core = _core.InstanceConfig()
         core.run = RunConfig.from_dict({**config.to_dict(), "driver": {
-            **config.to_dict()["driver"], "cpus": list(cpus)}}).to_core()
+            **config.to_dict()["driver"], "cpus": list(cpus)}}).to_core(total_sites=deployment.n_cpus)
         core.instance_id = i
         core.instance_sites = [len(c) for c in deployment.instances]
         core.transport = transport
@@ -296,7 +299,8 @@ def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "
 def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topology: Topology,
                results: list[dict[str, Any]]) -> DeploymentResult:
     per_instance, aborts, buckets, warnings = [], {}, [], []
-    commits = multisite = row_updates = before = after = 0
+    commits = multisite = row_updates = before = after = committed_txns = 0
+    figures: dict[str, int] = {}
     seconds = max(r["stats"]["measured_s"] for r in results)
     for i, r in enumerate(results):
         stats = r["stats"]
@@ -306,6 +310,9 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         row_updates += sum(w["row_updates_all_phases"] for w in workers)
         before += stats["payload_sum_before"]
         after += stats["payload_sum_after"]
+        committed_txns += sum(w["commits_all_phases"] for w in workers)
+        for name, value in stats["checks_after"].items():
+            figures[name] = figures.get(name, 0) + value
         for name, count in stats["aborts"].items():
             aborts[name] = aborts.get(name, 0) + count
         for w in workers:
@@ -330,13 +337,15 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
     metadata = collect_metadata()
     if profile.get("missing"):
         metadata["counters_missing"] = profile["missing"]
+    checks = {"payload_sum_before": before, "payload_sum_after": after,
+              "committed_row_updates": row_updates, "committed_txns": committed_txns, **figures}
     return DeploymentResult(
         deployment=deployment, config=config, transport=transport,
         config_hash=config.config_hash(),
         throughput_tps=commits / seconds, commits=commits, multisite_commits=multisite,
         aborts=aborts, latency=Latency.from_core(_core.latency_summary(buckets)),
         instances=per_instance, measured_s=seconds,
-        checks={"payload_sum_before": before, "payload_sum_after": after,
-                "committed_row_updates": row_updates},
+        checks=checks,
+        check_failures=verify(config.workload, checks),
         topology=topology.to_dict(), metadata=metadata, warnings=warnings, profile=profile,
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from islands import _core
 from islands.config import RunConfig
+from islands.consistency import check_line, describe_workload, verify
 from islands.metadata import collect_metadata
 from islands.profile import summarize
 from islands.topology import Topology, format_cpulist, read_topology
@@ -62,10 +63,11 @@ class RunResult:
     workers: list[WorkerResult]
     measured_s: float
     load_s: float
-    checks: dict[str, int]  #: consistency figures (payload sums before/after, committed row updates)
+    checks: dict[str, int]  #: consistency figures (payload sums, committed row updates, the workload's)
     topology: dict[str, Any]
     metadata: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -94,6 +96,7 @@ class RunResult:
             "measured_s": self.measured_s,
             "load_s": self.load_s,
             "checks": self.checks,
+            "check_failures": self.check_failures,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
@@ -103,10 +106,8 @@ class RunResult:
     def summary(self) -> str:
         """A few lines for people."""
         c = self.config
-        kind = "update" if c.micro.update else "read"
         lines = [
-            f"{c.workload}: {kind} {c.micro.rows_per_txn} rows, {c.micro.multisite:.0%} multisite, "
-            f"zipf s={c.micro.zipf_s:g}, {c.micro.rows_per_site:,} rows/site; "
+            f"{describe_workload(c)}; "
             f"index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}) "
             f"on cpus {format_cpulist(c.driver.cpus)}",
             f"throughput  {self.throughput_tps:,.0f} txn/s  ({self.throughput_per_core:,.0f} per core) "
@@ -115,6 +116,7 @@ class RunResult:
                               + f"  (rate {self.abort_rate:.2%})"),
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
             f"p99.9 {self.latency.p999_us:.2f}  max {self.latency.max_us:.1f}",
+            check_line(self.check_failures),
             f"config      {self.config_hash}  git {self.metadata['git_revision'][:12]}",
         ]
         lines += profile_lines(self.profile)
@@ -177,6 +179,13 @@ def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> Run
     metadata = collect_metadata()
     if profile.get("missing"):
         metadata["counters_missing"] = profile["missing"]
+    checks = {
+        "payload_sum_before": stats["payload_sum_before"],
+        "payload_sum_after": stats["payload_sum_after"],
+        "committed_row_updates": row_updates,
+        "committed_txns": sum(w["commits_all_phases"] for w in stats["workers"]),
+        **stats["checks_after"],
+    }
     warnings = []
     if not config.driver.pin:
         warnings.append("workers not pinned: placement left to the OS scheduler")
@@ -190,11 +199,8 @@ def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> Run
         workers=workers,
         measured_s=seconds,
         load_s=stats["load_s"],
-        checks={
-            "payload_sum_before": stats["payload_sum_before"],
-            "payload_sum_after": stats["payload_sum_after"],
-            "committed_row_updates": row_updates,
-        },
+        checks=checks,
+        check_failures=verify(config.workload, checks),
         topology=topology.to_dict(),
         metadata=metadata,
         warnings=warnings,

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -16,19 +18,22 @@ import islands
 from islands.config import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.placement import plan_deployment
 
-#: The breakdown of a run timing every transaction covers the workers' measured window to
-#: within this fraction (what is left out: the loop's phase check between transactions, and
-#: the last transaction cut by the end of the window).
-BREAKDOWN_TOLERANCE = 0.06
+#: The breakdown of a run timing every transaction covers each worker's own measured window
+#: (from when it saw the window open to when it saw it close) to within this fraction: what
+#: is left out is the loop's phase check between transactions.
+BREAKDOWN_TOLERANCE = 0.04
 
 # Opens the software counters in this thread around a workload of size N: N fresh pages
 # touched (page faults), N/50 sleeps (context switches), N*200 loop iterations (CPU time).
+# It says "ready" once imported, runs the workload on "go", prints its counts, exits on EOF.
 SOFTWARE_PROBE = textwrap.dedent("""
     import json, mmap, sys, time
     from islands import _core
     n = int(sys.argv[1])
     names = {"task_clock": 1, "page_faults": 2, "context_switches": 3}
     counters = _core.PerfCounters([_core.PerfEventSpec(k, 1, v) for k, v in names.items()])
+    print("ready", flush=True)
+    sys.stdin.readline()
     counters.enable()
     m = mmap.mmap(-1, n * 4096)
     for i in range(0, n * 4096, 4096):
@@ -39,43 +44,62 @@ SOFTWARE_PROBE = textwrap.dedent("""
     for i in range(n * 200):
         x += i
     counters.disable()
-    print(json.dumps({r["name"]: r["value"] for r in counters.read()}))
+    print(json.dumps({r["name"]: r["value"] for r in counters.read()}), flush=True)
+    sys.stdin.readline()
 """)
 
 PERF_EVENTS = {"task-clock": "task_clock", "page-faults": "page_faults", "context-switches": "context_switches"}
 
 
-def _under_perf_stat(n: int) -> tuple[dict[str, float], dict[str, float]]:
-    done = subprocess.run(["perf", "stat", "-x", ",", "-e", ",".join(PERF_EVENTS), "--",
-                           sys.executable, "-c", SOFTWARE_PROBE, str(n)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    ours = json.loads(done.stdout.strip().splitlines()[-1])
+def _with_perf_stat_attached(n: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Our counts of the workload, and perf stat's of the whole process attached around it
+    (perf stat -p from before "go" to after the counts are printed)."""
+    probe = subprocess.Popen([sys.executable, "-c", SOFTWARE_PROBE, str(n)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    perf = None
+    try:
+        assert probe.stdout.readline().strip() == "ready"
+        perf = subprocess.Popen(["perf", "stat", "-x", ",", "-e", ",".join(PERF_EVENTS), "-p", str(probe.pid)],
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)  # perf stat attaches; the probe sleeps in readline meanwhile
+        probe.stdin.write("go\n")
+        probe.stdin.flush()
+        ours = json.loads(probe.stdout.readline())
+        perf.send_signal(signal.SIGINT)
+        _, err = perf.communicate(timeout=30)
+        probe.stdin.close()
+        probe.wait(timeout=30)
+    finally:
+        for proc in (probe, perf):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        probe.stdout.close()
+        if not probe.stdin.closed:
+            probe.stdin.close()
     theirs = {}
-    for line in done.stderr.splitlines():
+    for line in err.splitlines():
         fields = line.split(",")
         if len(fields) > 2 and fields[2] in PERF_EVENTS:
             value = float(fields[0])
             theirs[PERF_EVENTS[fields[2]]] = value * 1e6 if fields[1] == "msec" else value
+    assert set(theirs) == set(PERF_EVENTS.values()), err
     return ours, theirs
 
 
 @pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed (make install adds linux-perf)")
 def test_software_counters_agree_with_perf_stat():
-    # perf stat counts the whole process (interpreter start-up included); the engine's
-    # counters only the window. What the larger workload adds must agree.
-    small_ours, small_perf = _under_perf_stat(1_000)
-    big_ours, big_perf = _under_perf_stat(20_000)
+    # perf stat counts the whole process while attached, a little more than our window
+    # (the "go" handshake): ours must be within it and not far below it.
+    ours, theirs = _with_perf_stat_attached(20_000)
+    slack = {"task_clock": 0.05 * theirs["task_clock"] + 20e6, "page_faults": 0.05 * theirs["page_faults"] + 100,
+             "context_switches": 0.05 * theirs["context_switches"] + 20}
     for name in PERF_EVENTS.values():
-        ours = big_ours[name] - small_ours[name]
-        theirs = big_perf[name] - small_perf[name]
-        assert theirs > 0, name
-        # within 15% of perf stat's difference, plus a little start-up noise
-        slack = {"task_clock": 0.15 * theirs + 30e6, "page_faults": 0.15 * theirs + 300,
-                 "context_switches": 0.15 * theirs + 40}[name]
-        assert abs(ours - theirs) <= slack, (name, ours, theirs)
-    assert big_ours["page_faults"] >= 19_000 * 0.9  # fresh pages really fault
-    assert big_ours["context_switches"] >= 400 * 0.9  # every sleep switches
+        assert ours[name] <= theirs[name] * 1.001 + 1, (name, ours[name], theirs[name])
+        assert theirs[name] - ours[name] <= slack[name], (name, ours[name], theirs[name])
+    assert ours["page_faults"] >= 20_000 * 0.9  # fresh pages really fault
+    assert ours["context_switches"] >= 400 * 0.9  # every sleep switches
+    assert ours["task_clock"] > 0.05e9
 
 
 def _config(**profile) -> RunConfig:
@@ -87,7 +111,8 @@ def _config(**profile) -> RunConfig:
 def test_missing_counters_are_nan_with_reason_and_software_ones_count():
     result = islands.run(_config(counters=("software", "basic", "uncore")))
     counters, missing = result.profile["counters"], result.metadata.get("counters_missing", {})
-    assert counters["task_clock_ns"] > 0.2e9  # a busy worker for most of 0.5 s
+    # a thread runs at most the wall time of its window (the machine is shared: maybe less)
+    assert 0 < counters["task_clock_ns"] <= result.measured_s * 1e9 * 1.05 + 50e6
     assert result.profile["counters_running"]["task_clock_ns"] == pytest.approx(1.0)
     for metric in ("cycles", "instructions", "imc_reads"):
         if math.isnan(counters[metric]):
@@ -114,10 +139,6 @@ def test_unprofiled_config_keeps_its_hash_and_round_trips():
         RunConfig.from_dict({"profile": {"bogus": 1}})
 
 
-def _worker_seconds(result) -> float:
-    return len(result.config.driver.cpus) * result.measured_s
-
-
 @pytest.mark.parametrize("update", [False, True])
 def test_breakdown_adds_up_to_the_measured_time(update):
     config = RunConfig(micro=MicroConfig(rows_per_site=2000, update=update),
@@ -125,8 +146,8 @@ def test_breakdown_adds_up_to_the_measured_time(update):
                        profile=ProfileConfig(breakdown_every=1))
     result = islands.run(config)
     b = result.profile["breakdown"]
-    timed_s = b["total_us"] * b["timed_txns"] / 1e6
-    assert timed_s == pytest.approx(_worker_seconds(result), rel=BREAKDOWN_TOLERANCE)
+    assert 1 - BREAKDOWN_TOLERANCE <= b["coverage"] <= 1.0
+    assert b["timed_txns"] == pytest.approx(result.commits, abs=len(result.workers))
     assert b["total_us"] == pytest.approx(sum(v for k, v in b.items() if k.endswith("_us") and k != "total_us"))
     assert b["execution_us"] > 0 and b["locking_us"] > 0 and b["management_us"] > 0
     assert b["communication_us"] == 0 and b["logging_us"] == 0  # one instance sends nothing
@@ -144,8 +165,7 @@ def test_distributed_breakdown_adds_up_and_shows_communication(transport):
                        profile=ProfileConfig(breakdown_every=1, counters=("software",)))
     result = islands.run_deployment(deployment, config, transport)
     b = result.profile["breakdown"]
-    timed_s = b["total_us"] * b["timed_txns"] / 1e6
-    assert timed_s == pytest.approx(2 * result.measured_s, rel=BREAKDOWN_TOLERANCE)
+    assert 1 - BREAKDOWN_TOLERANCE <= b["coverage"] <= 1.0
     assert b["communication_us"] > b["locking_us"] > 0  # a distributed update waits for votes
     assert result.to_dict()["breakdown"] == b
     assert result.profile["counters"]["task_clock_ns"] > 0
@@ -156,3 +176,4 @@ def test_sampled_breakdown_times_a_fraction():
     b = result.profile["breakdown"]
     assert 0 < b["timed_txns"] <= result.commits / 8 + 2
     assert b["total_us"] > 0
+    assert b["coverage"] == pytest.approx(1 / 8, rel=0.5)

@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "islands/exec/run_config.hpp"
+#include "islands/workload/workload_kind.hpp"
 
 namespace py = pybind11;
 using namespace islands;
@@ -15,6 +16,13 @@ void bind_config(py::module_& m) {
       .def_readwrite("update", &MicroConfig::update)
       .def_readwrite("multisite", &MicroConfig::multisite)
       .def_readwrite("zipf_s", &MicroConfig::zipf_s);
+
+  py::class_<TpcbConfig>(m, "TpcbConfig", "TPC-B parameters (paper 000, Sec 3.3, 8.1-8.2)")
+      .def(py::init<>())
+      .def_readwrite("branches_per_site", &TpcbConfig::branches_per_site)
+      .def_readwrite("tellers_per_branch", &TpcbConfig::tellers_per_branch)
+      .def_readwrite("accounts_per_branch", &TpcbConfig::accounts_per_branch)
+      .def_readwrite("remote", &TpcbConfig::remote);
 
   // Enums cross the boundary as their names; parsing them is the validation.
   py::class_<EngineConfig>(m, "EngineConfig", "Index, concurrency control and latching")
@@ -68,8 +76,12 @@ void bind_config(py::module_& m) {
       .def(py::init<>())
       .def_readwrite("workload", &RunConfig::workload)
       .def_readwrite("micro", &RunConfig::micro)
+      .def_readwrite("tpcb", &RunConfig::tpcb)
       .def_readwrite("engine", &RunConfig::engine)
       .def_readwrite("driver", &RunConfig::driver)
       .def_readwrite("profile", &RunConfig::profile)
-      .def("validate", &RunConfig::validate, "Raises ValueError naming the first bad field");
+      .def("validate", &RunConfig::validate, "Raises ValueError naming the first bad field")
+      .def("validate_sites", &RunConfig::validate_sites, py::arg("total_sites"),
+           "The same for an instance of a deployment of total_sites sites");
+  m.def("workload_names", &workload_names, "Every workload an instance can run, in registry order.");
 }

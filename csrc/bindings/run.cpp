@@ -63,6 +63,7 @@ py::dict stats_dict(const RunStats& stats) {
     for (std::size_t i = 0; i < kNumComponents; ++i) ticks[component_name(static_cast<Component>(i))] = w.component_ticks[i];
     d["component_ticks"] = ticks;
     d["timed_txns"] = w.timed_txns;
+    d["window_ticks"] = w.window_ticks;
     workers.append(d);
     for (std::size_t i = 0; i < kNumAbortReasons; ++i) total_aborts[i] += w.aborts[i];
   }
@@ -79,6 +80,13 @@ py::dict stats_dict(const RunStats& stats) {
   for (const CounterReading& r : stats.cpu_counters) cpu_counters.append(counter_reading_dict(r));
   out["cpu_counters"] = cpu_counters;
   out["ns_per_tick"] = stats.ns_per_tick;
+  const auto figures = [](const CheckFigures& list) {
+    py::dict d;
+    for (const auto& [name, value] : list) d[py::str(name)] = value;
+    return d;
+  };
+  out["checks_before"] = figures(stats.checks_before);
+  out["checks_after"] = figures(stats.checks_after);
   return out;
 }
 

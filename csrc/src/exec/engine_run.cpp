@@ -12,7 +12,7 @@
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
 #include "islands/perf/worker_profiler.hpp"
-#include "islands/workload/micro_workload.hpp"
+#include "islands/workload/workload_dispatch.hpp"
 
 #ifndef ISLANDS_COMPILER
 #define ISLANDS_COMPILER "unknown"
@@ -42,7 +42,7 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
                  std::uint64_t tick0, const std::atomic<int>& phase, WorkerStats& stats,
                  WorkerProfiler& profiler) {
   const double ns_per_tick = CycleClock::ns_per_tick();
-  TxnContext ctx(config.micro.columns);
+  TxnContext ctx(workload.max_columns());
   typename Workload::Txn txn;
   Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + index);
   AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + index);
@@ -74,7 +74,7 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
     if (!committed) break;
     ++stats.commits;
     ++stats.commits_all_phases;
-    if (config.micro.update) stats.row_updates_all_phases += txn.keys.size();
+    stats.row_updates_all_phases += workload.row_updates(txn);
     if (measuring) {
       stats.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick));
     }
@@ -83,11 +83,11 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
   profiler.stop_window(stats);
 }
 
-template <class Index, class CC>
+template <class Workload, class CC>
 RunStats drive(const RunConfig& config, const CC& cc) {
   const DriverConfig& driver = config.driver;
   const std::size_t n = driver.cpus.size();
-  MicroWorkload<Index> workload(config.micro, config.engine, n);
+  Workload workload = make_workload<Workload>(config, n);
   RunStats out;
   out.workers.resize(n);
   std::atomic<int> phase{kLoading};
@@ -128,7 +128,8 @@ RunStats drive(const RunConfig& config, const CC& cc) {
   if (!failed.load()) {
     out.load_s = seconds_since(load_start);
     workload.finish_load(!CC::kLocks);
-    out.payload_sum_before = workload.payload_sum();
+    out.checks_before = workload.check_figures();
+    out.payload_sum_before = figure_or_zero("payload_sum", out.checks_before);
     PerfCounters cpu_counters(config.profile.events, CounterScope::cpu);
     phase.store(kWarmup, std::memory_order_release);
     sleep_unless(driver.warmup_s, failed);
@@ -147,15 +148,19 @@ RunStats drive(const RunConfig& config, const CC& cc) {
   for (const std::exception_ptr& error : errors) {
     if (error) std::rethrow_exception(error);
   }
-  out.payload_sum_after = workload.payload_sum();
+  out.checks_after = workload.check_figures();
+  out.payload_sum_after = figure_or_zero("payload_sum", out.checks_after);
   out.ns_per_tick = CycleClock::ns_per_tick();
   return out;
 }
 
 template <class Index>
 RunStats drive_with_cc(const RunConfig& config) {
-  if (config.engine.cc == CcKind::none) return drive<Index>(config, NoLocking{});
-  return drive<Index>(config, TwoPhaseLocking{config.engine.lock_policy});
+  return with_workload<Index>(config, [&](auto tag) {
+    using Workload = typename decltype(tag)::type;
+    if (config.engine.cc == CcKind::none) return drive<Workload>(config, NoLocking{});
+    return drive<Workload>(config, TwoPhaseLocking{config.engine.lock_policy});
+  });
 }
 
 template <class Index>
@@ -198,6 +203,9 @@ RunStats run_engine(const RunConfig& config) {
 
 double run_bare_loop(const RunConfig& config) {
   config.validate();
+  if (parse_workload_kind(config.workload) != WorkloadKind::micro) {
+    throw std::invalid_argument("workload: the bare-loop baseline exists for micro only");
+  }
   if (config.engine.index == IndexKind::hash) return bare_loop<HashIndex>(config);
   return bare_loop<BTreeIndex>(config);
 }

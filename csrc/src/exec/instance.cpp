@@ -16,7 +16,7 @@
 #include "islands/common/cycle_clock.hpp"
 #include "islands/perf/worker_profiler.hpp"
 #include "islands/transport/transport.hpp"
-#include "islands/workload/micro_workload.hpp"
+#include "islands/workload/workload_dispatch.hpp"
 
 namespace islands {
 namespace {
@@ -28,7 +28,8 @@ enum Phase : int { kLoading, kWaitStart, kWarmup, kMeasure, kStop };
 // Votes and decisions travel as one byte.
 enum Vote : std::uint8_t { kVoteAbort = 0, kVoteCommit = 1, kVoteReadOnly = 2 };
 
-// Fragment payload: [u8 update][u32 n][n x u64 key], little-endian as the host (one machine).
+// Fragment payload: [u8 update][u32 n][n x u64 word], little-endian as the host (one machine);
+// the words are the workload's encoding of the part (micro: keys).
 void encode_fragment(bool update, const std::vector<std::uint64_t>& keys, Message& out) {
   out.payload.resize(1 + 4 + 8 * keys.size());
   out.payload[0] = update ? 1 : 0;
@@ -65,13 +66,13 @@ class Instance::Impl {
 
 namespace {
 
-template <class Index, class CC>
+template <class Workload, class CC>
 class InstanceImpl final : public Instance::Impl {
  public:
   InstanceImpl(const InstanceConfig& config, CC cc)
       : config_(config),
-        workload_(config.run.micro, config.run.engine, config.run.driver.cpus.size(), config.first_site(),
-                  config.total_sites()),
+        workload_(make_workload<Workload>(config.run, config.run.driver.cpus.size(), config.first_site(),
+                                          config.total_sites())),
         cc_(cc),
         first_site_(config.first_site()),
         total_sites_(config.total_sites()) {
@@ -107,7 +108,8 @@ class InstanceImpl final : public Instance::Impl {
     }
     stats_.load_s = std::chrono::duration<double>(Clock::now() - start).count();
     workload_.finish_load(!CC::kLocks);
-    stats_.payload_sum_before = workload_.payload_sum();
+    stats_.checks_before = workload_.check_figures();
+    stats_.payload_sum_before = figure_or_zero("payload_sum", stats_.checks_before);
   }
 
   RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) override {
@@ -132,13 +134,12 @@ class InstanceImpl final : public Instance::Impl {
     for (std::thread& t : threads_) t.join();
     threads_.clear();
     rethrow_first_error();
-    stats_.payload_sum_after = workload_.payload_sum();
+    stats_.checks_after = workload_.check_figures();
+    stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
     return stats_;
   }
 
  private:
-  using Workload = MicroWorkload<Index>;
-
   // One worker: a client driving transactions, the coordinator of its distributed ones, and
   // the participant that serves fragments sent to its site.
   class Worker {
@@ -148,7 +149,7 @@ class InstanceImpl final : public Instance::Impl {
           local_(local),
           gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
           stats_(instance.stats_.workers[local]),
-          ctx_(instance.config_.run.micro.columns),
+          ctx_(instance.workload_.max_columns()),
           parts_(instance.config_.instance_sites.size()),
           profiler_(instance.config_.run.profile) {}
 
@@ -157,9 +158,9 @@ class InstanceImpl final : public Instance::Impl {
       tc.directory = inst_.config_.directory;
       tc.instance_id = gid_;
       tc.n_instances = inst_.total_sites_;
-      // The largest message is a fragment holding every key of a transaction.
+      // The largest message is a fragment holding a whole transaction.
       tc.max_message_bytes = std::max<std::size_t>(
-          kMessageHeaderBytes + 5 + 8 * std::size_t{inst_.config_.run.micro.rows_per_txn}, 256);
+          kMessageHeaderBytes + 5 + 8 * inst_.workload_.max_part_words(), 256);
       std::size_t ring = std::max<std::size_t>(inst_.config_.ring_bytes, kMinRingBytes);
       while (ring < 4 * tc.max_message_bytes) ring *= 2;
       tc.ring_bytes = ring;
@@ -190,7 +191,7 @@ class InstanceImpl final : public Instance::Impl {
           profiler_.start_window();
         }
         inst_.workload_.generate(txn, rng, gid_);
-        split(txn.keys);
+        split(txn);
         const bool distributed = remote_parts_ > 0;
         const std::uint64_t start = CycleClock::now();
         ctx_.begin(start - inst_.tick0_);
@@ -210,7 +211,7 @@ class InstanceImpl final : public Instance::Impl {
         ++stats_.commits;
         ++stats_.commits_all_phases;
         if (distributed) ++stats_.multisite_commits;
-        if (config.micro.update) stats_.row_updates_all_phases += txn.keys.size();
+        stats_.row_updates_all_phases += inst_.workload_.row_updates(txn);
         if (measuring) {
           stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick));
         }
@@ -230,10 +231,9 @@ class InstanceImpl final : public Instance::Impl {
     }
 
    private:
-    // Splits keys into this instance's part and one part per other instance.
-    void split(const std::vector<std::uint64_t>& keys) {
-      for (auto& part : parts_) part.clear();
-      for (std::uint64_t key : keys) parts_[inst_.instance_of_site_[inst_.workload_.site_of(key)]].push_back(key);
+    // Splits a transaction into this instance's part and one part per other instance.
+    void split(const typename Workload::Txn& txn) {
+      inst_.workload_.split(txn, inst_.instance_of_site_, parts_);
       remote_parts_ = 0;
       for (std::size_t i = 0; i < parts_.size(); ++i) {
         if (i != inst_.config_.instance_id && !parts_[i].empty()) ++remote_parts_;
@@ -241,8 +241,8 @@ class InstanceImpl final : public Instance::Impl {
     }
 
     TxnResult attempt_local() {
-      const auto& keys = parts_[inst_.config_.instance_id];
-      const TxnResult result = inst_.workload_.access(keys.data(), keys.size(), rows_, ctx_, inst_.cc_, stats_.checksum);
+      const auto& words = parts_[inst_.config_.instance_id].words;
+      const TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, ctx_, inst_.cc_, stats_.checksum);
       if (result.committed) ctx_.commit();
       return result;
     }
@@ -259,14 +259,15 @@ class InstanceImpl final : public Instance::Impl {
         if (i == inst_.config_.instance_id || parts_[i].empty()) continue;
         out_.type = MessageType::fragment;
         out_.txn_id = current_;
-        encode_fragment(inst_.workload_.updates(), parts_[i], out_);
-        // The fragment goes to the worker owning its first key's site (endpoint = site).
-        send(static_cast<std::uint32_t>(inst_.workload_.site_of(parts_[i].front())), out_);
+        const auto& words = parts_[i].words;
+        encode_fragment(inst_.workload_.part_updates(words.data(), words.size()), words, out_);
+        // The fragment goes to the worker owning the part's site (endpoint = site).
+        send(parts_[i].site, out_);
         ++votes_pending_;
         ++stats_.fragments_sent;
       }
-      const auto& keys = parts_[inst_.config_.instance_id];
-      const TxnResult local = inst_.workload_.access(keys.data(), keys.size(), rows_, ctx_, kDistributedCc, stats_.checksum);
+      const auto& words = parts_[inst_.config_.instance_id].words;
+      const TxnResult local = inst_.workload_.execute_part(words.data(), words.size(), rows_, ctx_, kDistributedCc, stats_.checksum);
       // Waiting for votes (and serving whatever arrives meanwhile) is communication.
       while (votes_pending_ > 0) {
         if (!serve_one()) {
@@ -371,7 +372,7 @@ class InstanceImpl final : public Instance::Impl {
       ISLANDS_CHECK(decode_fragment(in, update, keys), "a malformed fragment payload");
       std::unique_ptr<TxnContext> ctx;
       if (spare_.empty()) {
-        ctx = std::make_unique<TxnContext>(inst_.config_.run.micro.columns);
+        ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
       } else {
         ctx = std::move(spare_.back());
         spare_.pop_back();
@@ -380,7 +381,7 @@ class InstanceImpl final : public Instance::Impl {
       ctx->set_clock(ctx_.clock());
       std::vector<Row*> rows;
       std::uint64_t checksum = 0;
-      const TxnResult result = inst_.workload_.access(keys.data(), keys.size(), rows, *ctx, kDistributedCc, checksum);
+      const TxnResult result = inst_.workload_.execute_part(keys.data(), keys.size(), rows, *ctx, kDistributedCc, checksum);
       std::uint8_t vote;
       if (!result.committed) {
         vote = kVoteAbort;  // access already undid and released
@@ -425,7 +426,7 @@ class InstanceImpl final : public Instance::Impl {
     WorkerStats& stats_;
     TxnContext ctx_;
     std::unique_ptr<Transport> endpoint_;
-    std::vector<std::vector<std::uint64_t>> parts_;
+    std::vector<TxnPart> parts_;
     std::size_t remote_parts_ = 0;
     std::vector<Row*> rows_;
     Message in_, out_;
@@ -488,8 +489,13 @@ class InstanceImpl final : public Instance::Impl {
 
 template <class Index>
 std::unique_ptr<Instance::Impl> make_with_cc(const InstanceConfig& config) {
-  if (config.run.engine.cc == CcKind::none) return std::make_unique<InstanceImpl<Index, NoLocking>>(config, NoLocking{});
-  return std::make_unique<InstanceImpl<Index, TwoPhaseLocking>>(config, TwoPhaseLocking{config.run.engine.lock_policy});
+  return with_workload<Index>(config.run, [&](auto tag) -> std::unique_ptr<Instance::Impl> {
+    using Workload = typename decltype(tag)::type;
+    if (config.run.engine.cc == CcKind::none) {
+      return std::make_unique<InstanceImpl<Workload, NoLocking>>(config, NoLocking{});
+    }
+    return std::make_unique<InstanceImpl<Workload, TwoPhaseLocking>>(config, TwoPhaseLocking{config.run.engine.lock_policy});
+  });
 }
 
 }  // namespace

@@ -5,13 +5,19 @@
 #include <stdexcept>
 #include <string>
 
+#include "islands/workload/workload_kind.hpp"
+
 namespace islands {
 
-void RunConfig::validate() const {
-  if (workload != "micro") {
-    throw std::invalid_argument("workload: unknown workload '" + workload + "' (choose micro)");
+void RunConfig::validate_sites(std::uint64_t total_sites) const {
+  switch (parse_workload_kind(workload)) {
+    case WorkloadKind::micro:
+      micro.validate();
+      break;
+    case WorkloadKind::tpcb:
+      tpcb.validate_fit(total_sites);
+      break;
   }
-  micro.validate();
   profile.validate();
   if (driver.cpus.empty()) throw std::invalid_argument("cpus: at least one CPU is needed");
   for (int cpu : driver.cpus) {
@@ -33,8 +39,8 @@ void RunConfig::validate() const {
   if (!(driver.duration_s > 0.0 && std::isfinite(driver.duration_s))) {
     throw std::invalid_argument("duration: must be a finite number of seconds > 0");
   }
-  const double rows = static_cast<double>(micro.rows_per_site) * static_cast<double>(driver.cpus.size());
-  if (rows >= 9.0e18) throw std::invalid_argument("rows_per_site: the key range overflows 64 bits");
+  const double rows = static_cast<double>(micro.rows_per_site) * static_cast<double>(total_sites);
+  if (workload == "micro" && rows >= 9.0e18) throw std::invalid_argument("rows_per_site: the key range overflows 64 bits");
 }
 
 }  // namespace islands

@@ -1,6 +1,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "islands/common/abort_reason.hpp"
@@ -30,6 +32,7 @@ struct WorkerStats {
   std::vector<CounterReading> counters;            //!< per-thread counters over the window
   std::array<std::uint64_t, kNumComponents> component_ticks{};  //!< timed transactions' ticks per component
   std::uint64_t timed_txns = 0;                    //!< transactions timed by the breakdown
+  std::uint64_t window_ticks = 0;                  //!< the worker's own window, start to stop (ticks)
 
   //! Zeroes the measured-window counters (not the all-phase totals).
   void reset_window() {
@@ -40,6 +43,11 @@ struct WorkerStats {
   }
 };
 
+//! A consistency figure by name.
+using CheckFigures = std::vector<std::pair<std::string, std::int64_t>>;
+//! The figure called name in figures, 0 when there is none.
+std::int64_t figure_or_zero(const char* name, const CheckFigures& figures);
+
 //! Outcome of one run.
 struct RunStats {
   std::vector<WorkerStats> workers;   //!< one per worker, in config order
@@ -49,6 +57,9 @@ struct RunStats {
   std::int64_t payload_sum_after = 0;   //!< the same sum after the run
   std::vector<CounterReading> cpu_counters;  //!< whole-CPU (uncore) counters over the window
   double ns_per_tick = 0;               //!< converts component ticks to nanoseconds
+  //! The workload's consistency figures over this instance's sites after loading and after
+  //! the run (micro: payload_sum; TPC-B: balance sums and mismatch counts, see its workload).
+  CheckFigures checks_before, checks_after;
 
   std::uint64_t commits() const;        //!< all workers' measured commits
   std::uint64_t aborts() const;         //!< all workers' measured aborts

@@ -19,7 +19,9 @@ class WorkerProfiler {
   //! At the start of the window: counters on, breakdown armed.
   void start_window() {
     counters_.enable();
+    window_start_ = CycleClock::now();
     measuring_ = true;
+    timed_last_ = false;
     countdown_ = 0;
   }
   //! Called at the top of each transaction (loop iteration): the clock to hand to the
@@ -27,17 +29,24 @@ class WorkerProfiler {
   ComponentClock* begin_span() {
     if (!measuring_ || every_ == 0 || countdown_-- != 0) return nullptr;
     countdown_ = every_ - 1;
-    clock_.start(Component::management);
+    if (every_ == 1 && timed_last_) {
+      clock_.resume();
+    } else {
+      clock_.start(Component::management);
+    }
+    timed_last_ = true;
     return &clock_;
   }
   //! Called at the end of a timed transaction.
   void end_span(ComponentClock* clock) {
     if (clock) clock->stop();
+    timed_last_ = clock != nullptr;
   }
   //! At the end of the window: counters off and read, breakdown stored in `stats`.
   void stop_window(WorkerStats& stats) {
     if (!measuring_) return;
     measuring_ = false;
+    stats.window_ticks = CycleClock::now() - window_start_;
     counters_.disable();
     stats.counters = counters_.read();
     stats.component_ticks = clock_.ticks();
@@ -49,6 +58,8 @@ class WorkerProfiler {
   ComponentClock clock_;
   std::uint32_t every_;
   std::uint32_t countdown_ = 0;
+  std::uint64_t window_start_ = 0;
+  bool timed_last_ = false;  // the previous transaction was timed to its end
   bool measuring_ = false;
 };
 

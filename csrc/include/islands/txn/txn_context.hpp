@@ -10,9 +10,11 @@
 namespace islands {
 
 //! One worker's transaction state, reused across transactions: the locks it holds, the
-//! before-images of the rows it changed, and its wait-die timestamp.
+//! before-images of the rows it changed, the rows it inserted, and its wait-die timestamp.
+//! Rows of different widths (several tables) may be saved in one transaction.
 class TxnContext {
  public:
+  //! columns: the payload width save_before_image(row) assumes when given none.
   explicit TxnContext(std::size_t columns) : row_bytes_(columns * sizeof(std::int32_t)) {}
 
   //! Starts a new transaction (not a retry) with timestamp `ts`.
@@ -25,25 +27,42 @@ class TxnContext {
   //! Remembers a lock to release at the end.
   void held(Row* row, LockMode mode) { locks_.push_back({row, mode}); }
   //! Saves the row's payload so that abort can restore it; call before changing the row.
-  void save_before_image(Row* row) {
-    undo_rows_.push_back(row);
+  void save_before_image(Row* row) { save_before_image(row, row_bytes_ / sizeof(std::int32_t)); }
+  //! The same for a row of `columns` payload columns (a table of another width).
+  void save_before_image(Row* row, std::size_t columns) {
+    const std::size_t bytes = columns * sizeof(std::int32_t);
     const std::size_t at = undo_bytes_.size();
-    undo_bytes_.resize(at + row_bytes_);
-    std::memcpy(undo_bytes_.data() + at, row->columns(), row_bytes_);
+    undo_.push_back({row, at, bytes});
+    undo_bytes_.resize(at + bytes);
+    std::memcpy(undo_bytes_.data() + at, row->columns(), bytes);
   }
-  //! Commit: release every lock, forget the before-images.
+  //! Remembers a row this transaction inserted, so that abort can take it back: the row gets
+  //! Row::kDeletedKey (readers and checks skip such rows) and `erase(key)` runs, if given, to
+  //! take it out of its indexes.
+  void inserted(Row* row, void (*erase)(void* owner, std::uint64_t key) = nullptr,
+                void* owner = nullptr) {
+    inserts_.push_back({row, row->key, erase, owner});
+  }
+  //! Commit: release every lock, forget the before-images and inserts.
   void commit() {
     release_all();
-    undo_rows_.clear();
+    undo_.clear();
     undo_bytes_.clear();
+    inserts_.clear();
   }
-  //! Abort: restore before-images newest first, then release every lock.
+  //! Abort: take back inserts and restore before-images newest first, then release every lock.
   void abort() {
-    for (std::size_t i = undo_rows_.size(); i-- > 0;) {
-      std::memcpy(undo_rows_[i]->columns(), undo_bytes_.data() + i * row_bytes_, row_bytes_);
+    for (std::size_t i = inserts_.size(); i-- > 0;) {
+      const Insert& ins = inserts_[i];
+      if (ins.erase) ins.erase(ins.owner, ins.key);
+      ins.row->key = Row::kDeletedKey;
     }
-    undo_rows_.clear();
+    for (std::size_t i = undo_.size(); i-- > 0;) {
+      std::memcpy(undo_[i].row->columns(), undo_bytes_.data() + undo_[i].offset, undo_[i].bytes);
+    }
+    undo_.clear();
     undo_bytes_.clear();
+    inserts_.clear();
     release_all();
   }
   std::size_t locks_held() const { return locks_.size(); }  //!< locks held now
@@ -63,7 +82,19 @@ class TxnContext {
   std::uint64_t ts_ = 0;
   ComponentClock* clock_ = nullptr;
   std::vector<Held> locks_;
-  std::vector<Row*> undo_rows_;
+  struct Undo {
+    Row* row;
+    std::size_t offset;  // of its before-image in undo_bytes_
+    std::size_t bytes;
+  };
+  struct Insert {
+    Row* row;
+    std::uint64_t key;
+    void (*erase)(void*, std::uint64_t);
+    void* owner;
+  };
+  std::vector<Undo> undo_;
+  std::vector<Insert> inserts_;
   std::vector<unsigned char> undo_bytes_;
 };
 
