@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
 from islands.topology import Topology, format_cpulist, parse_cpulist
@@ -82,11 +82,13 @@ DEPLOY_KEYS = ("deployment", "placement", "transport")
 GRID_PLACEMENTS = ("islands", "spread", "os")
 MICRO_FIELDS = {f.name: f for f in dataclasses.fields(MicroConfig)}
 TPCB_FIELDS = {f.name: f for f in dataclasses.fields(TpcbConfig)}
+TATP_FIELDS = {f.name: f for f in dataclasses.fields(TatpConfig)}
 ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
 #: The fixed-settings tables of an experiment file and the config fields each holds (field
 #: names are unique across them, so a [grid] key names its table).
-SECTION_FIELDS = {"micro": MICRO_FIELDS, "tpcb": TPCB_FIELDS, "engine": ENGINE_FIELDS}
-SECTION_CLASSES = {"micro": MicroConfig, "tpcb": TpcbConfig, "engine": EngineConfig}
+SECTION_FIELDS = {"micro": MICRO_FIELDS, "tpcb": TPCB_FIELDS, "tatp": TATP_FIELDS, "engine": ENGINE_FIELDS}
+#: The workloads' own sections (each used by the workload of its name).
+WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
 TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS)
 # Keys of the spec that do not change what a point measures; left out of its hash.
@@ -152,7 +154,7 @@ def _unknown(key: str, known: Iterable[str]) -> str:
 
 
 def _field_type(name: str) -> str:
-    f = MICRO_FIELDS.get(name) or TPCB_FIELDS.get(name) or ENGINE_FIELDS[name]
+    f = next(fields_[name] for fields_ in SECTION_FIELDS.values() if name in fields_)
     return str(f.type)
 
 
@@ -212,6 +214,7 @@ class ExperimentSpec:
     micro: Mapping[str, Any] = field(default_factory=dict)
     engine: Mapping[str, Any] = field(default_factory=dict)
     tpcb: Mapping[str, Any] = field(default_factory=dict)
+    tatp: Mapping[str, Any] = field(default_factory=dict)
     warmup_s: float = 1.0
     duration_s: float = 5.0
     repetitions: int = 1
@@ -349,6 +352,7 @@ class ExperimentSpec:
             micro=fixed["micro"],
             engine=fixed["engine"],
             tpcb=fixed["tpcb"],
+            tatp=fixed["tatp"],
             warmup_s=float(warmup),
             duration_s=float(duration),
             repetitions=repetitions,
@@ -375,6 +379,8 @@ class ExperimentSpec:
                 key = f"micro.{name}"
             elif name in self.tpcb:
                 key = f"tpcb.{name}"
+            elif name in self.tatp:
+                key = f"tatp.{name}"
             elif name in self.engine:
                 key = f"engine.{name}"
             elif name in grid_keys:
@@ -403,12 +409,14 @@ class ExperimentSpec:
         grid = dict(self.grid)
         micro = {**self.micro, **{k: v[0] for k, v in grid.items() if k in MICRO_FIELDS}}
         tpcb = {**self.tpcb, **{k: v[0] for k, v in grid.items() if k in TPCB_FIELDS}}
+        tatp = {**self.tatp, **{k: v[0] for k, v in grid.items() if k in TATP_FIELDS}}
         engine = {**self.engine, **{k: v[0] for k, v in grid.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(engine.get("cc", "auto"), (n_cpus,))
         return RunConfig(
             workload=self.workload,
             micro=MicroConfig(**micro),
             tpcb=TpcbConfig(**tpcb),
+            tatp=TatpConfig(**tatp),
             engine=EngineConfig(**engine),
             driver=DriverConfig(
                 cpus=tuple(range(n_cpus)), warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed
@@ -439,8 +447,9 @@ class ExperimentSpec:
             "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
         }
         # Another workload's table only where it is used (micro specs keep their hashes).
-        if self.workload == "tpcb" or self.tpcb:
-            out["tpcb"] = _fixed(TpcbConfig(), self.tpcb, grid_keys)
+        for section, klass in WORKLOAD_SECTIONS.items():
+            if section != "micro" and (self.workload == section or getattr(self, section)):
+                out[section] = _fixed(klass(), getattr(self, section), grid_keys)
         return out
 
     def spec_hash(self) -> str:
@@ -673,12 +682,14 @@ class Sweep:
         spec = self.spec
         micro = {**spec.micro, **{k: v for k, v in chosen.items() if k in MICRO_FIELDS}}
         tpcb = {**spec.tpcb, **{k: v for k, v in chosen.items() if k in TPCB_FIELDS}}
+        tatp = {**spec.tatp, **{k: v for k, v in chosen.items() if k in TATP_FIELDS}}
         engine = {**spec.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(engine.get("cc", "auto"), [len(c) for c in dep.instances])
         config = RunConfig(
             workload=spec.workload,
             micro=MicroConfig(**micro),
             tpcb=TpcbConfig(**tpcb),
+            tatp=TatpConfig(**tatp),
             engine=EngineConfig(**engine),
             driver=DriverConfig(
                 cpus=dep.cpus,
@@ -727,7 +738,7 @@ class Sweep:
         runs = self.points()
         left = sum(1 for p in runs if p.point_id not in done)
         varying = [k for k, v in spec.grid if len(v) > 1 and k not in DEPLOY_KEYS]
-        fixed = {**(spec.tpcb if spec.workload == "tpcb" else spec.micro), **spec.engine}
+        fixed = {**getattr(spec, spec.workload if spec.workload in WORKLOAD_SECTIONS else "micro"), **spec.engine}
         fixed.update({k: v[0] for k, v in spec.grid if len(v) == 1 and k not in DEPLOY_KEYS})
         lines = [
             f"experiment {spec.name} (figure {spec.figure}) from {spec.source}, spec {spec.spec_hash()}",

@@ -5,6 +5,7 @@
 #include "islands/exec/driver_config.hpp"
 #include "islands/exec/engine_config.hpp"
 #include "islands/workload/micro_config.hpp"
+#include "islands/workload/tatp_config.hpp"
 #include "islands/workload/tpcb_config.hpp"
 
 namespace islands {
@@ -15,6 +16,7 @@ struct RunConfig {
   std::string workload = "micro";  //!< workload name (see workload_registry.hpp)
   MicroConfig micro;               //!< microbenchmark parameters
   TpcbConfig tpcb;                 //!< TPC-B parameters
+  TatpConfig tatp;                 //!< TATP parameters
   EngineConfig engine;             //!< index, CC, latching
   DriverConfig driver;             //!< workers, timing, seed
 
