@@ -4,7 +4,7 @@ islands engine core (C++): storage, indexes, concurrency control, workers
 from __future__ import annotations
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_ipc_bench', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
@@ -127,6 +127,73 @@ class DriverConfig:
     @warmup_s.setter
     def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
+class PerfEventSpec:
+    """
+    One counter, resolved to its perf_event_open encoding
+    """
+    name: str
+    @typing.overload
+    def __init__(self) -> None:
+        ...
+    @typing.overload
+    def __init__(self, name: str, type: typing.SupportsInt | typing.SupportsIndex, config: typing.SupportsInt | typing.SupportsIndex, config1: typing.SupportsInt | typing.SupportsIndex = 0, config2: typing.SupportsInt | typing.SupportsIndex = 0, group: typing.SupportsInt | typing.SupportsIndex = 0, cpu: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def config(self) -> int:
+        ...
+    @config.setter
+    def config(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def config1(self) -> int:
+        ...
+    @config1.setter
+    def config1(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def config2(self) -> int:
+        ...
+    @config2.setter
+    def config2(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def cpu(self) -> int:
+        ...
+    @cpu.setter
+    def cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def group(self) -> int:
+        ...
+    @group.setter
+    def group(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def type(self) -> int:
+        ...
+    @type.setter
+    def type(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class ProfileConfig:
+    """
+    Counters and time breakdown around the measured window
+    """
+    def __init__(self) -> None:
+        ...
+    @property
+    def breakdown_every(self) -> int:
+        ...
+    @breakdown_every.setter
+    def breakdown_every(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def events(self) -> list[PerfEventSpec]:
+        ...
+    @events.setter
+    def events(self, arg0: collections.abc.Sequence[PerfEventSpec]) -> None:
+        ...
 class RunConfig:
     """
     Everything one run of one instance needs
@@ -134,6 +201,7 @@ class RunConfig:
     driver: DriverConfig
     engine: EngineConfig
     micro: MicroConfig
+    profile: ProfileConfig
     tatp: TatpConfig
     tpcb: TpcbConfig
     workload: str
@@ -452,6 +520,26 @@ class CounterBenchConfig:
     @warmup_s.setter
     def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
+class PerfCounters:
+    """
+    perf_event_open counters of the calling thread (or of whole CPUs), in groups
+    """
+    def __init__(self, events: collections.abc.Sequence[PerfEventSpec], whole_cpu: bool = False) -> None:
+        """
+        Opens the events of one scope (cpu == -1: this thread; cpu >= 0 with whole_cpu); a counter that cannot open reads NaN with its reason
+        """
+    def disable(self) -> None:
+        """
+        Stops counting
+        """
+    def enable(self) -> None:
+        """
+        Starts counting (and resets the counts)
+        """
+    def read(self) -> list:
+        """
+        One dict per event: value (multiplexing-corrected), raw, times, running_fraction, error
+        """
 def abort_reasons() -> dict:
     """
     Every abort reason with what it means.
@@ -462,6 +550,10 @@ def bare_loop(config: RunConfig) -> float:
     """
 def build_info() -> dict:
     ...
+def components() -> list:
+    """
+    The time-breakdown components, in the engine's order
+    """
 def ipc_mechanisms() -> list[str]:
     """
     Names of the messaging mechanisms the IPC benchmark compares, in figure order.
@@ -493,6 +585,10 @@ def run_counter_bench(config: CounterBenchConfig) -> dict:
 def run_ipc_bench(config: IpcBenchConfig) -> dict:
     """
     Forks the server, runs the ping-pong (every message verified by its receiver) and returns the measurements as a dict.
+    """
+def scale_count(raw: typing.SupportsInt | typing.SupportsIndex, time_enabled: typing.SupportsInt | typing.SupportsIndex, time_running: typing.SupportsInt | typing.SupportsIndex) -> float:
+    """
+    The multiplexing correction: raw * enabled / running (NaN when it never ran)
     """
 def transport_names() -> list[str]:
     """

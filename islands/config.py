@@ -71,6 +71,18 @@ class DriverConfig:
 
 
 @dataclass(frozen=True)
+class ProfileConfig:
+    """What a run measures about itself (see :mod:`islands.pmu` and the engine's perf/)."""
+
+    counters: tuple[str, ...] = ()  #: event sets: software, basic, topdown, categories, uncore
+    breakdown_every: int = 0  #: time every Nth transaction by component; 0 = off, 1 = all
+
+    def is_default(self) -> bool:
+        """True when nothing is measured (such configs hash as they did before profiles)."""
+        return self == ProfileConfig()
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """Everything one run of one instance needs."""
 
@@ -80,27 +92,34 @@ class RunConfig:
     tatp: TatpConfig = field(default_factory=TatpConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     driver: DriverConfig = field(default_factory=DriverConfig)
+    profile: ProfileConfig = field(default_factory=ProfileConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain nested dict (JSON-ready)."""
+        """Plain nested dict (JSON-ready). A default profile (nothing measured) is left out, so
+        that configs without one keep their hash."""
         d = dataclasses.asdict(self)
         d["driver"]["cpus"] = list(self.driver.cpus)
+        if self.profile.is_default():
+            del d["profile"]
+        else:
+            d["profile"]["counters"] = list(self.profile.counters)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         """Inverse of :meth:`to_dict`; unknown keys are a ``ValueError`` naming them."""
         parts: dict[str, Any] = {}
-        for name, klass in SECTIONS.items():
+        for name, klass in {**SECTIONS, "profile": ProfileConfig}.items():
             values = dict(d.get(name, {}))
             known = {f.name for f in dataclasses.fields(klass)}
             unknown = sorted(set(values) - known)
             if unknown:
                 raise ValueError(f"{name}.{unknown[0]}: unknown setting (known: {', '.join(sorted(known))})")
-            if "cpus" in values:
-                values["cpus"] = tuple(values["cpus"])
+            for key in ("cpus", "counters"):
+                if key in values:
+                    values[key] = tuple(values[key])
             parts[name] = klass(**values)
-        unknown = sorted(set(d) - {"workload", *SECTIONS})
+        unknown = sorted(set(d) - {"workload", *SECTIONS, "profile"})
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown setting")
         return cls(workload=d.get("workload", "micro"), **parts)
@@ -125,10 +144,24 @@ class RunConfig:
                     raise ValueError(f"{f.name}: {value!r} is not a valid value "
                                      f"(expected {_expected(f.type)})") from None
             setattr(core, part, target)
+        core.profile = self.profile_to_core()
         if total_sites is None:
             core.validate()
         else:
             core.validate_sites(total_sites)
+        return core
+
+    def profile_to_core(self) -> _core.ProfileConfig:
+        """The engine's profile: event sets resolved on this machine (what cannot be counted
+        is left out; :func:`islands.pmu.resolve_here` says why)."""
+        from islands.pmu import resolve_here
+
+        if isinstance(self.profile.breakdown_every, bool) or not isinstance(self.profile.breakdown_every, int) \
+                or self.profile.breakdown_every < 0:
+            raise ValueError(f"breakdown_every: {self.profile.breakdown_every!r} is not a whole number >= 0")
+        core = _core.ProfileConfig()
+        core.breakdown_every = self.profile.breakdown_every
+        core.events = [c.to_core() for c in resolve_here(self.profile.counters).counters]
         return core
 
 

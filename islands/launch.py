@@ -26,7 +26,8 @@ from islands.config import RunConfig
 from islands.consistency import check_line, describe_workload, verify
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
-from islands.run import Latency, abort_rate, check_cpus
+from islands.profile import summarize
+from islands.run import Latency, abort_rate, check_cpus, profile_lines
 from islands.topology import Topology, format_cpulist, read_topology
 
 #: Seconds an instance may take to load its data and attach to its peers.
@@ -56,6 +57,8 @@ class DeploymentResult:
     warnings: list[str] = field(default_factory=list)
     check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
     user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
+    #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
+    profile: dict[str, Any] = field(default_factory=dict)
 
     @property
     def abort_rate(self) -> float:
@@ -84,6 +87,7 @@ class DeploymentResult:
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
+            **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
     def summary(self) -> str:
@@ -101,6 +105,7 @@ class DeploymentResult:
             f"p99.9 {self.latency.p999_us:.2f}",
             check_line(self.check_failures),
         ]
+        lines += profile_lines(self.profile)
         return "\n".join(lines + [f"warning     {w}" for w in self.warnings])
 
 
@@ -331,6 +336,10 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         })
     if not deployment.pinned:
         warnings.append("instances not pinned: placement left to the OS scheduler")
+    profile = summarize(config, [r["stats"] for r in results])
+    metadata = collect_metadata()
+    if profile.get("missing"):
+        metadata["counters_missing"] = profile["missing"]
     checks = {"payload_sum_before": before, "payload_sum_after": after,
               "committed_row_updates": row_updates, "committed_txns": committed_txns, **figures}
     return DeploymentResult(
@@ -342,5 +351,5 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         checks=checks,
         check_failures=verify(config.workload, checks),
         user_rollbacks=sum(r["stats"]["user_rollbacks"] for r in results),
-        topology=topology.to_dict(), metadata=collect_metadata(), warnings=warnings,
+        topology=topology.to_dict(), metadata=metadata, warnings=warnings, profile=profile,
     )

@@ -9,6 +9,7 @@ from islands import _core
 from islands.config import RunConfig
 from islands.consistency import check_line, describe_workload, verify
 from islands.metadata import collect_metadata
+from islands.profile import summarize
 from islands.topology import Topology, format_cpulist, read_topology
 
 
@@ -68,6 +69,8 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
     check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
     user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
+    #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
+    profile: dict[str, Any] = field(default_factory=dict)
 
     @property
     def abort_rate(self) -> float:
@@ -99,6 +102,7 @@ class RunResult:
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
+            **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
     def summary(self) -> str:
@@ -118,8 +122,31 @@ class RunResult:
             check_line(self.check_failures),
             f"config      {self.config_hash}  git {self.metadata['git_revision'][:12]}",
         ]
+        lines += profile_lines(self.profile)
         lines += [f"warning     {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+def profile_lines(profile: dict[str, Any]) -> list[str]:
+    """The profile part of a summary: breakdown per transaction, counters per transaction."""
+    lines = []
+    b = profile.get("breakdown")
+    if b:
+        parts = "  ".join(f"{k[:-3]} {v:.3f}" for k, v in b.items() if k.endswith("_us") and k != "total_us")
+        lines.append(f"breakdown   us/txn: {parts}  (total {b['total_us']:.3f}, {b['timed_txns']:,} txns timed)")
+    for name, value in profile.get("counters_per_txn", {}).items():
+        if value == value:  # not NaN
+            running = profile["counters_running"].get(name, float("nan"))
+            mux = "" if running >= 0.999 else f"  (ran {running:.0%} of the window, scaled)"
+            lines.append(f"counter     {name}: {value:,.2f} per txn{mux}")
+    missing = profile.get("missing", {})
+    if missing:
+        reasons: dict[str, list[str]] = {}
+        for name, why in missing.items():
+            reasons.setdefault(why, []).append(name)
+        for why, names in reasons.items():
+            lines.append(f"no counter  {', '.join(names)}: {why}")
+    return lines
 
 
 def check_cpus(cpus: tuple[int, ...], topology: Topology) -> None:
@@ -151,6 +178,10 @@ def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> Run
         for w in stats["workers"]
     ]
     row_updates = sum(w["row_updates_all_phases"] for w in stats["workers"])
+    profile = summarize(config, [stats])
+    metadata = collect_metadata()
+    if profile.get("missing"):
+        metadata["counters_missing"] = profile["missing"]
     checks = {
         "payload_sum_before": stats["payload_sum_before"],
         "payload_sum_after": stats["payload_sum_after"],
@@ -175,6 +206,7 @@ def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> Run
         check_failures=verify(config.workload, checks),
         user_rollbacks=stats["user_rollbacks"],
         topology=topology.to_dict(),
-        metadata=collect_metadata(),
+        metadata=metadata,
         warnings=warnings,
+        profile=profile,
     )

@@ -31,6 +31,10 @@ one machine, because deployments may be written relative to the topology (``1``,
     [engine]                          # fixed EngineConfig fields; cc = "auto" (default)
     cc = "auto"                       # is "none" for one-cpu instances, else "2pl"
 
+    [profile]                         # optional: what each run measures about itself
+    counters = ["software", "basic"]  # event sets (islands.pmu.EVENT_SETS)
+    breakdown_every = 1               # component time breakdown of every Nth transaction
+
 Each point becomes a :class:`Point` (a deployment, the run config, a transport and a
 repetition); runs go repetition by repetition (every point once, then every point again), so
 an interrupted sweep already covers the grid. Each run writes one row at once, carrying the
@@ -59,7 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig
+from islands.config import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig, TatpConfig, TpcbConfig
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
 from islands.topology import Topology, format_cpulist, parse_cpulist
@@ -90,7 +94,8 @@ SECTION_FIELDS = {"micro": MICRO_FIELDS, "tpcb": TPCB_FIELDS, "tatp": TATP_FIELD
 #: The workloads' own sections (each used by the workload of its name).
 WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
-TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS)
+TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile")
+PROFILE_KEYS = ("counters", "breakdown_every")
 # Keys of the spec that do not change what a point measures; left out of its hash.
 _UNHASHED = ("description", "repetitions")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -220,6 +225,7 @@ class ExperimentSpec:
     repetitions: int = 1
     seed: int = 1
     cpus: tuple[int, ...] | None = None
+    profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
@@ -250,7 +256,7 @@ class ExperimentSpec:
         workload = text_value("workload", "micro")
 
         tables: dict[str, Mapping[str, Any]] = {}
-        for table in ("run", "grid", *SECTION_FIELDS):
+        for table in ("run", "grid", *SECTION_FIELDS, "profile"):
             value = d.get(table, {})
             if not isinstance(value, Mapping):
                 raise where.error(table, "must be a table ([" + table + "])")
@@ -298,6 +304,8 @@ class ExperimentSpec:
                     fixed[table][key] = value
                     continue
                 fixed[table][key] = _check_value(where, f"{table}.{key}", key, value)
+
+        profile = _check_profile(where, tables["profile"])
 
         grid_known = DEPLOY_KEYS + tuple(k for fields_ in SECTION_FIELDS.values() for k in fields_)
         grid: dict[str, tuple[Any, ...]] = {}
@@ -358,6 +366,7 @@ class ExperimentSpec:
             repetitions=repetitions,
             seed=seed,
             cpus=cpus,
+            profile=profile,
             source=source,
             text=text,
         )
@@ -421,7 +430,13 @@ class ExperimentSpec:
             driver=DriverConfig(
                 cpus=tuple(range(n_cpus)), warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed
             ),
+            profile=self.profile_config(),
         )
+
+    def profile_config(self) -> ProfileConfig:
+        """The [profile] table as the run config's ProfileConfig."""
+        return ProfileConfig(counters=tuple(self.profile.get("counters", ())),
+                             breakdown_every=self.profile.get("breakdown_every", 0))
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as a TOML-shaped dict (JSON-ready); :meth:`from_dict` reads it back.
@@ -436,6 +451,7 @@ class ExperimentSpec:
         }
         if self.cpus is not None:
             run["cpus"] = format_cpulist(self.cpus)
+        extra = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
         out = {
             "name": self.name,
             "figure": self.figure,
@@ -445,6 +461,7 @@ class ExperimentSpec:
             "grid": {k: [_plain(v) for v in values] for k, values in self.grid},
             "micro": _fixed(MicroConfig(), self.micro, grid_keys),
             "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
+            **extra,
         }
         # Another workload's table only where it is used (micro specs keep their hashes).
         for section, klass in WORKLOAD_SECTIONS.items():
@@ -483,6 +500,27 @@ class ExperimentSpec:
 def _section_of(key: str) -> str:
     """The config section (micro, tpcb, engine) holding a [grid] key."""
     return next(name for name, fields_ in SECTION_FIELDS.items() if key in fields_)
+
+
+def _check_profile(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
+    from islands.pmu import EVENT_SETS
+
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in PROFILE_KEYS:
+            raise where.error(f"profile.{key}", _unknown(key, PROFILE_KEYS))
+        if key == "counters":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise where.error("profile.counters", f"{value!r} is not a list of event sets")
+            for v in value:
+                if v not in EVENT_SETS:
+                    raise where.error("profile.counters", f"unknown event set {v!r} (choose {', '.join(EVENT_SETS)})")
+            out[key] = tuple(value)
+        else:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise where.error("profile.breakdown_every", f"{value!r} is not a whole number >= 0")
+            out[key] = value
+    return out
 
 
 def _fixed(defaults: Any, given: Mapping[str, Any], grid_keys: set[str]) -> dict[str, Any]:
@@ -698,6 +736,7 @@ class Sweep:
                 duration_s=spec.duration_s,
                 seed=spec.seed,
             ),
+            profile=spec.profile_config(),
         )
         params = tuple((k, dep.name if k == "deployment" else chosen[k]) for k, _ in spec.grid)
         # The engine judges each instance's config (one per distinct instance size).

@@ -52,6 +52,31 @@ void bind_config(py::module_& m) {
       .def_readwrite("duration_s", &DriverConfig::duration_s)
       .def_readwrite("seed", &DriverConfig::seed);
 
+  py::class_<PerfEventSpec>(m, "PerfEventSpec", "One counter, resolved to its perf_event_open encoding")
+      .def(py::init<>())
+      .def(py::init([](std::string name, std::uint32_t type, std::uint64_t config, std::uint64_t config1,
+                       std::uint64_t config2, int group, int cpu) {
+             return PerfEventSpec{std::move(name), type, config, config1, config2, group, cpu};
+           }),
+           py::arg("name"), py::arg("type"), py::arg("config"), py::arg("config1") = 0, py::arg("config2") = 0,
+           py::arg("group") = 0, py::arg("cpu") = -1)
+      .def_readwrite("name", &PerfEventSpec::name)
+      .def_readwrite("type", &PerfEventSpec::type)
+      .def_readwrite("config", &PerfEventSpec::config)
+      .def_readwrite("config1", &PerfEventSpec::config1)
+      .def_readwrite("config2", &PerfEventSpec::config2)
+      .def_readwrite("group", &PerfEventSpec::group)
+      .def_readwrite("cpu", &PerfEventSpec::cpu)
+      .def("__repr__", [](const PerfEventSpec& e) {
+        return "PerfEventSpec(" + e.name + ", type=" + std::to_string(e.type) + ", config=" + std::to_string(e.config) +
+               ", group=" + std::to_string(e.group) + ", cpu=" + std::to_string(e.cpu) + ")";
+      });
+
+  py::class_<ProfileConfig>(m, "ProfileConfig", "Counters and time breakdown around the measured window")
+      .def(py::init<>())
+      .def_readwrite("events", &ProfileConfig::events)
+      .def_readwrite("breakdown_every", &ProfileConfig::breakdown_every);
+
   py::class_<RunConfig>(m, "RunConfig", "Everything one run of one instance needs")
       .def(py::init<>())
       .def_readwrite("workload", &RunConfig::workload)
@@ -60,6 +85,7 @@ void bind_config(py::module_& m) {
       .def_readwrite("tatp", &RunConfig::tatp)
       .def_readwrite("engine", &RunConfig::engine)
       .def_readwrite("driver", &RunConfig::driver)
+      .def_readwrite("profile", &RunConfig::profile)
       .def("validate", &RunConfig::validate, "Raises ValueError naming the first bad field")
       .def("validate_sites", &RunConfig::validate_sites, py::arg("total_sites"),
            "The same for an instance of a deployment of total_sites sites");

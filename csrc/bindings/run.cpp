@@ -5,9 +5,12 @@
 #include "islands/exec/engine_run.hpp"
 #include "islands/exec/instance.hpp"
 #include "islands/common/latency_histogram.hpp"
+#include "islands/perf/component.hpp"
 
 namespace py = pybind11;
 using namespace islands;
+
+py::dict counter_reading_dict(const CounterReading& r);  // perf.cpp
 
 namespace {
 
@@ -54,6 +57,14 @@ py::dict stats_dict(const RunStats& stats) {
     py::list buckets;  // sparse (bucket, count) pairs, so that instances merge exactly
     w.latency.for_each_bucket([&](int b, std::uint64_t c) { buckets.append(py::make_tuple(b, c)); });
     d["latency_buckets"] = buckets;
+    py::list counters;
+    for (const CounterReading& r : w.counters) counters.append(counter_reading_dict(r));
+    d["counters"] = counters;
+    py::dict ticks;
+    for (std::size_t i = 0; i < kNumComponents; ++i) ticks[component_name(static_cast<Component>(i))] = w.component_ticks[i];
+    d["component_ticks"] = ticks;
+    d["timed_txns"] = w.timed_txns;
+    d["window_ticks"] = w.window_ticks;
     workers.append(d);
     for (std::size_t i = 0; i < kNumAbortReasons; ++i) total_aborts[i] += w.aborts[i];
   }
@@ -69,6 +80,10 @@ py::dict stats_dict(const RunStats& stats) {
   out["latency"] = latency_dict(stats.latency());
   out["payload_sum_before"] = stats.payload_sum_before;
   out["payload_sum_after"] = stats.payload_sum_after;
+  py::list cpu_counters;
+  for (const CounterReading& r : stats.cpu_counters) cpu_counters.append(counter_reading_dict(r));
+  out["cpu_counters"] = cpu_counters;
+  out["ns_per_tick"] = stats.ns_per_tick;
   const auto figures = [](const CheckFigures& list) {
     py::dict d;
     for (const auto& [name, value] : list) d[py::str(name)] = value;

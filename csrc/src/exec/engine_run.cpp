@@ -11,6 +11,7 @@
 #include "islands/common/backoff.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
+#include "islands/perf/worker_profiler.hpp"
 #include "islands/workload/workload_dispatch.hpp"
 
 #ifndef ISLANDS_COMPILER
@@ -38,7 +39,8 @@ void sleep_unless(double seconds, const std::atomic<bool>& failed) {
 
 template <class Workload, class CC>
 void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std::size_t index,
-                 std::uint64_t tick0, const std::atomic<int>& phase, WorkerStats& stats) {
+                 std::uint64_t tick0, const std::atomic<int>& phase, WorkerStats& stats,
+                 WorkerProfiler& profiler) {
   const double ns_per_tick = CycleClock::ns_per_tick();
   TxnContext ctx(workload.max_columns());
   typename Workload::Txn txn;
@@ -51,7 +53,10 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
     if (now == kMeasure && !measuring) {
       measuring = true;
       stats.reset_window();
+      profiler.start_window();
     }
+    ComponentClock* const clock = profiler.begin_span();
+    ctx.set_clock(clock);
     workload.generate(txn, rng, index);
     const std::uint64_t start = CycleClock::now();
     ctx.begin(start - tick0);  // wait-die age: kept across retries of this transaction
@@ -81,7 +86,9 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
     if (measuring) {
       stats.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick));
     }
+    profiler.end_span(clock);
   }
+  profiler.stop_window(stats);
 }
 
 template <class Workload, class CC>
@@ -111,12 +118,13 @@ RunStats drive(const RunConfig& config, const CC& cc) {
           stats.cpu = driver.cpus[i];
         }
         workload.load_site(i);  // first touch by the owner
+        WorkerProfiler profiler(config.profile);  // per-thread counters: opened by the thread
         loaded.fetch_add(1);
         while (phase.load(std::memory_order_acquire) == kLoading) {
           if (failed.load()) return;
           std::this_thread::sleep_for(std::chrono::microseconds(200));
         }
-        worker_loop(workload, cc, config, i, tick0, phase, stats);
+        worker_loop(workload, cc, config, i, tick0, phase, stats, profiler);
         stats.observed_cpu = current_cpu();
       } catch (...) {
         errors[i] = std::current_exception();
@@ -130,13 +138,17 @@ RunStats drive(const RunConfig& config, const CC& cc) {
     workload.finish_load(!CC::kLocks);
     out.checks_before = workload.check_figures();
     out.payload_sum_before = figure_or_zero("payload_sum", out.checks_before);
+    PerfCounters cpu_counters(config.profile.events, CounterScope::cpu);
     phase.store(kWarmup, std::memory_order_release);
     sleep_unless(driver.warmup_s, failed);
+    cpu_counters.enable();
     phase.store(kMeasure, std::memory_order_release);
     const auto window_start = Clock::now();
     sleep_unless(driver.duration_s, failed);
     phase.store(kStop, std::memory_order_release);
     out.measured_s = seconds_since(window_start);
+    cpu_counters.disable();
+    out.cpu_counters = cpu_counters.read();
   } else {
     phase.store(kStop, std::memory_order_release);
   }
@@ -146,6 +158,7 @@ RunStats drive(const RunConfig& config, const CC& cc) {
   }
   out.checks_after = workload.check_figures();
   out.payload_sum_after = figure_or_zero("payload_sum", out.checks_after);
+  out.ns_per_tick = CycleClock::ns_per_tick();
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "islands/common/backoff.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
+#include "islands/perf/worker_profiler.hpp"
 #include "islands/transport/transport.hpp"
 #include "islands/workload/workload_dispatch.hpp"
 
@@ -118,13 +119,18 @@ class InstanceImpl final : public Instance::Impl {
     const auto end = warm_end + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
     phase_.store(kWaitStart);
     sleep_until_or_failed(start, failed_);
+    PerfCounters cpu_counters(config_.run.profile.events, CounterScope::cpu);
     phase_.store(kWarmup, std::memory_order_release);
     sleep_until_or_failed(warm_end, failed_);
+    cpu_counters.enable();
     phase_.store(kMeasure, std::memory_order_release);
     const auto window_start = Clock::now();
     sleep_until_or_failed(end, failed_);
     phase_.store(kStop, std::memory_order_release);
     stats_.measured_s = seconds_since(window_start);
+    cpu_counters.disable();
+    stats_.cpu_counters = cpu_counters.read();
+    stats_.ns_per_tick = CycleClock::ns_per_tick();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
     rethrow_first_error();
@@ -144,7 +150,8 @@ class InstanceImpl final : public Instance::Impl {
           gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
           stats_(instance.stats_.workers[local]),
           ctx_(instance.workload_.max_columns()),
-          parts_(instance.config_.instance_sites.size()) {}
+          parts_(instance.config_.instance_sites.size()),
+          profiler_(instance.config_.run.profile) {}
 
     void attach() {
       TransportConfig tc;
@@ -171,6 +178,8 @@ class InstanceImpl final : public Instance::Impl {
       for (;;) {
         const int phase = inst_.phase_.load(std::memory_order_relaxed);
         if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
+        ComponentClock* const clock = profiler_.begin_span();
+        ctx_.set_clock(clock);
         serve();
         if (phase < kWarmup) {
           cpu_relax();
@@ -179,6 +188,7 @@ class InstanceImpl final : public Instance::Impl {
         if (phase == kMeasure && !measuring) {
           measuring = true;
           stats_.reset_window();
+          profiler_.start_window();
         }
         inst_.workload_.generate(txn, rng, gid_);
         split(txn);
@@ -213,7 +223,10 @@ class InstanceImpl final : public Instance::Impl {
         if (measuring) {
           stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick));
         }
+        profiler_.end_span(clock);
       }
+      ctx_.set_clock(nullptr);
+      profiler_.stop_window(stats_);
       shutdown();
     }
 
@@ -249,6 +262,7 @@ class InstanceImpl final : public Instance::Impl {
       votes_pending_ = 0;
       remote_abort_ = false;
       prepared_participants_.clear();
+      ComponentScope sending(ctx_.clock(), Component::communication);
       for (std::size_t i = 0; i < parts_.size(); ++i) {
         if (i == inst_.config_.instance_id || parts_[i].empty()) continue;
         out_.type = MessageType::fragment;
@@ -262,6 +276,7 @@ class InstanceImpl final : public Instance::Impl {
       }
       const auto& words = parts_[inst_.config_.instance_id].words;
       const TxnResult local = inst_.workload_.execute_part(words.data(), words.size(), rows_, ctx_, kDistributedCc, stats_.checksum);
+      // Waiting for votes (and serving whatever arrives meanwhile) is communication.
       while (votes_pending_ > 0) {
         if (!serve_one()) {
           if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
@@ -303,6 +318,7 @@ class InstanceImpl final : public Instance::Impl {
     }
 
     void serve() {
+      ComponentScope scope(ctx_.clock(), Component::communication);
       while (serve_one()) {
       }
     }
@@ -340,6 +356,7 @@ class InstanceImpl final : public Instance::Impl {
         case MessageType::decision: {
           auto it = prepared_.find(in.txn_id);
           ISLANDS_CHECK(it != prepared_.end() && in.payload.size() == 1, "a decision for no prepared fragment");
+          it->second->set_clock(ctx_.clock());  // the worker's clock now, not when it prepared
           if (in.payload[0]) {
             it->second->commit();
           } else {
@@ -369,6 +386,7 @@ class InstanceImpl final : public Instance::Impl {
         spare_.pop_back();
       }
       ctx->begin(0);
+      ctx->set_clock(ctx_.clock());
       std::vector<Row*> rows;
       std::uint64_t checksum = 0;
       const TxnResult result = inst_.workload_.execute_part(keys.data(), keys.size(), rows, *ctx, kDistributedCc, checksum);
@@ -428,6 +446,7 @@ class InstanceImpl final : public Instance::Impl {
     bool remote_abort_ = false;
     std::vector<std::uint32_t> prepared_participants_;
     std::uint32_t shutdowns_ = 0;
+    WorkerProfiler profiler_;
   };
 
   void worker_main(std::size_t i) {

@@ -28,6 +28,7 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
       }
       break;
   }
+  profile.validate();
   if (driver.cpus.empty()) throw std::invalid_argument("cpus: at least one CPU is needed");
   for (int cpu : driver.cpus) {
     if (cpu < 0) throw std::invalid_argument("cpus: CPU " + std::to_string(cpu) + " does not exist");

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "islands/cc/row_lock.hpp"
+#include "islands/perf/component_clock.hpp"
 #include "islands/storage/row.hpp"
 
 namespace islands {
@@ -19,6 +20,9 @@ class TxnContext {
   //! Starts a new transaction (not a retry) with timestamp `ts`.
   void begin(std::uint64_t ts) { ts_ = ts & RowLock::kTsMask; }
   std::uint64_t ts() const { return ts_; }  //!< wait-die timestamp, kept across retries
+  //! The component clock timing this transaction, or nullptr (breakdown off or not sampled).
+  ComponentClock* clock() const { return clock_; }
+  void set_clock(ComponentClock* clock) { clock_ = clock; }  //!< see clock()
 
   //! Remembers a lock to release at the end.
   void held(Row* row, LockMode mode) { locks_.push_back({row, mode}); }
@@ -69,12 +73,14 @@ class TxnContext {
     LockMode mode;
   };
   void release_all() {
+    ComponentScope scope(clock_, Component::locking);
     for (const Held& h : locks_) RowLock::release(h.row->lock, h.mode);
     locks_.clear();
   }
 
   std::size_t row_bytes_;
   std::uint64_t ts_ = 0;
+  ComponentClock* clock_ = nullptr;
   std::vector<Held> locks_;
   struct Undo {
     Row* row;

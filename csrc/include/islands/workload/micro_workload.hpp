@@ -93,6 +93,7 @@ class MicroWorkload {
   template <class CC>
   TxnResult access(const std::uint64_t* keys, std::size_t n, std::vector<Row*>& rows,
                    TxnContext& ctx, const CC& cc, std::uint64_t& checksum) {
+    ComponentScope scope(ctx.clock(), Component::execution);
     rows.resize(n);
     if (engine_.prefetch) {
       for (std::size_t i = 0; i < n; ++i) index_.prefetch(keys[i]);
@@ -109,22 +110,21 @@ class MicroWorkload {
       }
     }
     const LockMode mode = config_.update ? LockMode::exclusive : LockMode::shared;
-    if constexpr (!CC::kLocks) {
-      // No undo without locks: check every row before changing any.
+    {
+      // Every lock before any row is touched (a one-shot transaction knows its rows): without
+      // locks there is no undo, so every row is checked before any changes; with locks, one
+      // timed locking span per transaction instead of one per row.
+      ComponentScope locking(ctx.clock(), Component::locking);
       for (Row* row : rows) {
         AbortReason reason;
-        if (!cc.lock(row, mode, ctx, reason)) return TxnResult::abort(reason);
+        if (!cc.lock(row, mode, ctx, reason)) {
+          if constexpr (CC::kLocks) ctx.abort();
+          return TxnResult::abort(reason);
+        }
       }
     }
     std::uint64_t sum = 0;
     for (Row* row : rows) {
-      if constexpr (CC::kLocks) {
-        AbortReason reason;
-        if (!cc.lock(row, mode, ctx, reason)) {
-          ctx.abort();
-          return TxnResult::abort(reason);
-        }
-      }
       std::int32_t* columns = row->columns();
       if (config_.update) {
         if constexpr (CC::kLocks) ctx.save_before_image(row);

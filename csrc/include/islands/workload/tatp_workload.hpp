@@ -15,6 +15,7 @@
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
+#include "islands/perf/component_clock.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/tatp_config.hpp"
@@ -180,6 +181,7 @@ class TatpWorkload {
   TxnResult execute_part(const std::uint64_t* w, std::size_t n, std::vector<Row*>&, TxnContext& ctx,
                          const CC& cc, std::uint64_t& checksum) {
     ISLANDS_CHECK(n >= 2, "an empty TATP transaction");
+    ComponentScope execution(ctx.clock(), Component::execution);
     AbortReason reason = AbortReason::lock_conflict;
     const auto fail = [&](bool user) {
       if constexpr (CC::kLocks) ctx.abort();

@@ -135,6 +135,7 @@ class TpcbWorkload {
   template <class CC>
   TxnResult execute_part(const std::uint64_t* words, std::size_t n, std::vector<Row*>& rows,
                          TxnContext& ctx, const CC& cc, std::uint64_t&) {
+    ComponentScope execution(ctx.clock(), Component::execution);
     rows.clear();
     for (std::size_t at = 0; at < n; at += op_words(words[at])) {
       if (words[at] == kHistory) continue;
@@ -143,11 +144,14 @@ class TpcbWorkload {
       ISLANDS_CHECK(found, "TPC-B row missing from the index");
       rows.push_back(reinterpret_cast<Row*>(value));
     }
-    for (Row* row : rows) {
-      AbortReason reason;
-      if (!cc.lock(row, LockMode::exclusive, ctx, reason)) {
-        if constexpr (CC::kLocks) ctx.abort();
-        return TxnResult::abort(reason);
+    {
+      ComponentScope locking(ctx.clock(), Component::locking);
+      for (Row* row : rows) {
+        AbortReason reason;
+        if (!cc.lock(row, LockMode::exclusive, ctx, reason)) {
+          if constexpr (CC::kLocks) ctx.abort();
+          return TxnResult::abort(reason);
+        }
       }
     }
     std::size_t r = 0;
