@@ -4,7 +4,7 @@ islands engine core (C++): storage, indexes, concurrency control, workers
 from __future__ import annotations
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TpcbConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_fixed_transactions', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_fixed_transactions', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
@@ -71,6 +71,19 @@ class TpcbConfig:
         ...
     @tellers_per_branch.setter
     def tellers_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class TatpConfig:
+    """
+    TATP parameters (paper 002)
+    """
+    mix: str
+    def __init__(self) -> None:
+        ...
+    @property
+    def subscribers_per_site(self) -> int:
+        ...
+    @subscribers_per_site.setter
+    def subscribers_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class EngineConfig:
     """
@@ -189,6 +202,7 @@ class RunConfig:
     engine: EngineConfig
     micro: MicroConfig
     profile: ProfileConfig
+    tatp: TatpConfig
     tpcb: TpcbConfig
     workload: str
     def __init__(self) -> None:

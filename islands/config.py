@@ -40,6 +40,15 @@ class TpcbConfig:
 
 
 @dataclass(frozen=True)
+class TatpConfig:
+    """TATP (002): four tables, seven transactions, partitioned by subscriber id."""
+
+    subscribers_per_site: int = 100_000  #: subscribers in each site (one site per worker core)
+    #: "standard", one transaction's name, or "name:weight,..." summing to 100
+    mix: str = "standard"
+
+
+@dataclass(frozen=True)
 class EngineConfig:
     """How one engine instance is built."""
 
@@ -80,6 +89,7 @@ class RunConfig:
     workload: str = "micro"  #: which workload runs (see ``WORKLOADS``)
     micro: MicroConfig = field(default_factory=MicroConfig)
     tpcb: TpcbConfig = field(default_factory=TpcbConfig)
+    tatp: TatpConfig = field(default_factory=TatpConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     driver: DriverConfig = field(default_factory=DriverConfig)
     profile: ProfileConfig = field(default_factory=ProfileConfig)
@@ -156,11 +166,16 @@ class RunConfig:
 
 
 #: The sections of a RunConfig, each a dataclass mirroring one C++ config struct.
-SECTIONS: dict[str, type] = {"micro": MicroConfig, "tpcb": TpcbConfig, "engine": EngineConfig,
-                             "driver": DriverConfig}
+SECTIONS: dict[str, type] = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig,
+                             "engine": EngineConfig, "driver": DriverConfig}
 
 #: Workloads by name, each with the section holding its settings.
-WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb"}
+WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb", "tatp": "tatp"}
+
+#: TATP's transactions, as a mix names them (the order of the standard mix).
+TATP_TRANSACTIONS = ("get_subscriber_data", "get_new_destination", "get_access_data",
+                     "update_subscriber_data", "update_location", "insert_call_forwarding",
+                     "delete_call_forwarding")
 
 
 def _expected(type_name: Any) -> str:

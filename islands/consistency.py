@@ -36,8 +36,16 @@ def _tpcb(checks: Mapping[str, int]) -> list[str]:
     return failures
 
 
+def _tatp(checks: Mapping[str, int]) -> list[str]:
+    names = ("access_info_orphans", "special_facility_orphans", "call_forwarding_orphans",
+             "subscribers_bad_access_info", "subscribers_bad_facilities", "facilities_over_3_forwardings",
+             "sub_nbr_index_mismatches")
+    return [f"tatp: {name.replace('_', ' ')}: {checks[name]:,}" for name in names if checks[name]]
+
+
 #: Each workload's conditions: figures in, failed conditions out.
-CONDITIONS: dict[str, Callable[[Mapping[str, int]], list[str]]] = {"micro": _micro, "tpcb": _tpcb}
+CONDITIONS: dict[str, Callable[[Mapping[str, int]], list[str]]] = {"micro": _micro, "tpcb": _tpcb,
+                                                                   "tatp": _tatp}
 
 
 def verify(workload: str, checks: Mapping[str, int]) -> list[str]:
@@ -56,6 +64,8 @@ def describe_workload(config: RunConfig) -> str:
         t = config.tpcb
         return (f"tpcb: {t.remote:.0%} remote tellers, {t.branches_per_site} branch(es)/site, "
                 f"{t.tellers_per_branch} tellers and {t.accounts_per_branch:,} accounts per branch")
+    if config.workload == "tatp":
+        return f"tatp: mix {config.tatp.mix}, {config.tatp.subscribers_per_site:,} subscribers/site"
     m = config.micro
     return (f"{config.workload}: {'update' if m.update else 'read'} {m.rows_per_txn} rows, "
             f"{m.multisite:.0%} multisite, zipf s={m.zipf_s:g}, {m.rows_per_site:,} rows/site")

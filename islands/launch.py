@@ -56,6 +56,7 @@ class DeploymentResult:
     metadata: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
+    user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -82,6 +83,7 @@ class DeploymentResult:
             "measured_s": self.measured_s,
             "checks": self.checks,
             "check_failures": self.check_failures,
+            "user_rollbacks": self.user_rollbacks,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
@@ -97,7 +99,8 @@ class DeploymentResult:
             f"({self.throughput_tps / self.deployment.n_cpus:,.0f} per core), "
             f"{self.multisite_commits:,} of {self.commits:,} commits distributed",
             "aborts      " + ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
-            + f"  (rate {self.abort_rate:.2%})",
+            + f"  (rate {self.abort_rate:.2%})"
+            + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else ""),
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
             f"p99.9 {self.latency.p999_us:.2f}",
             check_line(self.check_failures),
@@ -347,5 +350,6 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         instances=per_instance, measured_s=seconds,
         checks=checks,
         check_failures=verify(config.workload, checks),
+        user_rollbacks=sum(r["stats"]["user_rollbacks"] for r in results),
         topology=topology.to_dict(), metadata=metadata, warnings=warnings, profile=profile,
     )

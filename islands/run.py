@@ -68,6 +68,7 @@ class RunResult:
     metadata: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
+    user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -97,6 +98,7 @@ class RunResult:
             "load_s": self.load_s,
             "checks": self.checks,
             "check_failures": self.check_failures,
+            "user_rollbacks": self.user_rollbacks,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
@@ -113,7 +115,8 @@ class RunResult:
             f"throughput  {self.throughput_tps:,.0f} txn/s  ({self.throughput_per_core:,.0f} per core) "
             f"over {self.measured_s:.2f} s",
             "aborts      " + (", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
-                              + f"  (rate {self.abort_rate:.2%})"),
+                              + f"  (rate {self.abort_rate:.2%})"
+                              + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else "")),
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
             f"p99.9 {self.latency.p999_us:.2f}  max {self.latency.max_us:.1f}",
             check_line(self.check_failures),
@@ -201,6 +204,7 @@ def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> Run
         load_s=stats["load_s"],
         checks=checks,
         check_failures=verify(config.workload, checks),
+        user_rollbacks=stats["user_rollbacks"],
         topology=topology.to_dict(),
         metadata=metadata,
         warnings=warnings,

@@ -12,6 +12,7 @@ from islands.config import DriverConfig, EngineConfig, RunConfig, TpcbConfig
 from islands.consistency import verify
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
+from islands.results import ResultStore
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
@@ -146,3 +147,46 @@ def test_cli_runs_tpcb_per_core_and_stores_its_config(cli):
     assert result["config"]["tpcb"] == {"branches_per_site": 1, "tellers_per_branch": 10,
                                         "accounts_per_branch": 1000, "remote": 0.3}
     assert result["check_failures"] == [] and result["commits"] > 0
+
+
+SWEEP = """
+name = "tpcb-tiny"
+figure = "{figure}"
+workload = "tpcb"
+[run]
+warmup_s = 0.05
+duration_s = 0.15
+cpus = "{cpus}"
+[grid]
+deployment = {deployments}
+transport = ["shm"]
+remote = {remote}
+[tpcb]
+accounts_per_branch = 200
+branches_per_site = 2
+"""
+
+
+@pytest.mark.parametrize("figure,remote", [("000-fig23", "[0.0, 0.5, 1.0]"), ("000-fig22", "[0.0, 0.15]")])
+def test_sweep_stores_tpcb_rows_and_plots_them(cli, tmp_path, figure, remote):
+    deployments = '["1", "per-core"]' if len(CPUS) > 1 else '["1"]'
+    spec = tmp_path / "tpcb.toml"
+    spec.write_text(SWEEP.format(figure=figure, cpus=",".join(map(str, CPUS[:2])), deployments=deployments,
+                                 remote=remote))
+    out = cli("sweep", str(spec), "--out", str(tmp_path / "res"), "--no-progress")
+    assert out.returncode == 0, out.stderr
+    rows = ResultStore(tmp_path / "res").rows()
+    assert set(rows["config.workload"]) == {"tpcb"}
+    assert sorted(set(rows["config.tpcb.remote"])) == sorted(json.loads(remote))
+    assert all(json.loads(f) == [] for f in rows["check_failures"])  # stored as JSON text
+    drawn = cli("plot", str(tmp_path / "res"))
+    assert drawn.returncode == 0, drawn.stderr
+    assert "TPC-B" in (tmp_path / "res" / "summary.txt").read_text()
+
+
+def test_sweep_names_a_bad_tpcb_value(cli, tmp_path):
+    spec = tmp_path / "bad.toml"
+    spec.write_text(SWEEP.format(figure="000-fig23", cpus=CPUS[0], deployments='["1"]', remote="[0.0, 1.5]"))
+    out = cli("sweep", str(spec), "--dry-run")
+    assert out.returncode == 2
+    assert "grid.remote" in out.stderr and "1.5" in out.stderr

@@ -24,6 +24,11 @@ void bind_config(py::module_& m) {
       .def_readwrite("accounts_per_branch", &TpcbConfig::accounts_per_branch)
       .def_readwrite("remote", &TpcbConfig::remote);
 
+  py::class_<TatpConfig>(m, "TatpConfig", "TATP parameters (paper 002)")
+      .def(py::init<>())
+      .def_readwrite("subscribers_per_site", &TatpConfig::subscribers_per_site)
+      .def_readwrite("mix", &TatpConfig::mix);
+
   // Enums cross the boundary as their names; parsing them is the validation.
   py::class_<EngineConfig>(m, "EngineConfig", "Index, concurrency control and latching")
       .def(py::init<>())
@@ -77,6 +82,7 @@ void bind_config(py::module_& m) {
       .def_readwrite("workload", &RunConfig::workload)
       .def_readwrite("micro", &RunConfig::micro)
       .def_readwrite("tpcb", &RunConfig::tpcb)
+      .def_readwrite("tatp", &RunConfig::tatp)
       .def_readwrite("engine", &RunConfig::engine)
       .def_readwrite("driver", &RunConfig::driver)
       .def_readwrite("profile", &RunConfig::profile)

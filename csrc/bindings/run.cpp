@@ -42,6 +42,7 @@ py::dict stats_dict(const RunStats& stats) {
     d["observed_cpu"] = w.observed_cpu;
     d["site"] = w.site;
     d["commits"] = w.commits;
+    d["user_rollbacks"] = w.user_rollbacks;
     d["aborts"] = aborts_dict(w.aborts);
     d["latency"] = latency_dict(w.latency);
     d["checksum"] = w.checksum;
@@ -72,6 +73,9 @@ py::dict stats_dict(const RunStats& stats) {
   out["load_s"] = stats.load_s;
   out["measured_s"] = stats.measured_s;
   out["commits"] = stats.commits();
+  std::uint64_t rollbacks = 0;
+  for (const WorkerStats& w : stats.workers) rollbacks += w.user_rollbacks;
+  out["user_rollbacks"] = rollbacks;
   out["aborts"] = aborts_dict(total_aborts);
   out["latency"] = latency_dict(stats.latency());
   out["payload_sum_before"] = stats.payload_sum_before;

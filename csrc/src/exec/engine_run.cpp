@@ -60,16 +60,24 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
     workload.generate(txn, rng, index);
     const std::uint64_t start = CycleClock::now();
     ctx.begin(start - tick0);  // wait-die age: kept across retries of this transaction
-    bool committed = false;
+    bool committed = false, rolled_back = false;
     for (unsigned attempt = 0;; ++attempt) {
       const TxnResult result = workload.execute(txn, ctx, cc, stats);
       if (result.committed) {
         committed = true;
         break;
       }
+      if (result.user_rollback) {
+        rolled_back = true;
+        break;
+      }
       ++stats.aborts[static_cast<std::size_t>(result.reason)];
       if (phase.load(std::memory_order_relaxed) == kStop) break;
       backoff.pause(attempt);
+    }
+    if (rolled_back) {
+      ++stats.user_rollbacks;
+      continue;
     }
     if (!committed) break;
     ++stats.commits;

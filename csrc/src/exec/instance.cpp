@@ -195,17 +195,25 @@ class InstanceImpl final : public Instance::Impl {
         const bool distributed = remote_parts_ > 0;
         const std::uint64_t start = CycleClock::now();
         ctx_.begin(start - inst_.tick0_);
-        bool committed = false;
+        bool committed = false, rolled_back = false;
         for (unsigned attempt = 0;; ++attempt) {
           const TxnResult result = distributed ? attempt_distributed() : attempt_local();
           if (result.committed) {
             committed = true;
             break;
           }
+          if (result.user_rollback) {
+            rolled_back = true;
+            break;
+          }
           ++stats_.aborts[static_cast<std::size_t>(result.reason)];
           if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
           serve();
           backoff.pause(attempt, [this] { serve(); });
+        }
+        if (rolled_back) {
+          ++stats_.user_rollbacks;
+          continue;
         }
         if (!committed) break;
         ++stats_.commits;

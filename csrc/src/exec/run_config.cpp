@@ -17,6 +17,16 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     case WorkloadKind::tpcb:
       tpcb.validate_fit(total_sites);
       break;
+    case WorkloadKind::tatp:
+      tatp.validate();
+      if (!engine.latching && driver.cpus.size() > 1) {
+        throw std::invalid_argument("latching: tatp inserts index keys while it runs, so an instance of " +
+                                    std::to_string(driver.cpus.size()) + " workers needs index latching");
+      }
+      if (static_cast<double>(tatp.subscribers_per_site) * static_cast<double>(total_sites) >= 1.0e12) {
+        throw std::invalid_argument("subscribers_per_site: the deployment would hold 10^12 subscribers or more");
+      }
+      break;
   }
   profile.validate();
   if (driver.cpus.empty()) throw std::invalid_argument("cpus: at least one CPU is needed");

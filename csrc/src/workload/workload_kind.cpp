@@ -13,6 +13,7 @@ struct Entry {
 constexpr Entry kWorkloads[] = {
     {"micro", WorkloadKind::micro},
     {"tpcb", WorkloadKind::tpcb},
+    {"tatp", WorkloadKind::tatp},
 };
 
 }  // namespace

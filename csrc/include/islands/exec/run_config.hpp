@@ -6,6 +6,7 @@
 #include "islands/exec/engine_config.hpp"
 #include "islands/perf/profile_config.hpp"
 #include "islands/workload/micro_config.hpp"
+#include "islands/workload/tatp_config.hpp"
 #include "islands/workload/tpcb_config.hpp"
 
 namespace islands {
@@ -16,6 +17,7 @@ struct RunConfig {
   std::string workload = "micro";  //!< workload name (see workload_registry.hpp)
   MicroConfig micro;               //!< microbenchmark parameters
   TpcbConfig tpcb;                 //!< TPC-B parameters
+  TatpConfig tatp;                 //!< TATP parameters
   EngineConfig engine;             //!< index, CC, latching
   DriverConfig driver;             //!< workers, timing, seed
   ProfileConfig profile;           //!< counters and time breakdown (off by default)

@@ -18,6 +18,7 @@ struct WorkerStats {
   int observed_cpu = -1;                           //!< CPU it was running on when it stopped
   std::uint64_t site = 0;                          //!< the worker's home site
   std::uint64_t commits = 0;                       //!< committed transactions
+  std::uint64_t user_rollbacks = 0;                //!< transactions that rolled themselves back (the specification's), not retried
   std::array<std::uint64_t, kNumAbortReasons> aborts{};  //!< aborted attempts per reason
   LatencyHistogram latency;                        //!< first attempt to commit, ns
   std::uint64_t checksum = 0;                      //!< sum of values read (keeps reads honest)
@@ -37,6 +38,7 @@ struct WorkerStats {
   //! Zeroes the measured-window counters (not the all-phase totals).
   void reset_window() {
     commits = 0;
+    user_rollbacks = 0;
     multisite_commits = 0;
     aborts.fill(0);
     latency.clear();

@@ -3,6 +3,7 @@
 
 #include "islands/exec/run_config.hpp"
 #include "islands/workload/micro_workload.hpp"
+#include "islands/workload/tatp_workload.hpp"
 #include "islands/workload/tpcb_workload.hpp"
 #include "islands/workload/workload_kind.hpp"
 
@@ -21,6 +22,8 @@ decltype(auto) with_workload(const RunConfig& config, F&& f) {
   switch (parse_workload_kind(config.workload)) {
     case WorkloadKind::tpcb:
       return f(WorkloadTag<TpcbWorkload<Index>>{});
+    case WorkloadKind::tatp:
+      return f(WorkloadTag<TatpWorkload<Index>>{});
     case WorkloadKind::micro:
     default:
       return f(WorkloadTag<MicroWorkload<Index>>{});
@@ -34,6 +37,8 @@ W make_workload(const RunConfig& config, std::size_t sites, std::size_t first_si
                 std::size_t total_sites = 0) {
   if constexpr (std::is_same_v<W, TpcbWorkload<typename W::IndexType>>) {
     return W(config.tpcb, config.engine, sites, first_site, total_sites);
+  } else if constexpr (std::is_same_v<W, TatpWorkload<typename W::IndexType>>) {
+    return W(config.tatp, config.engine, sites, first_site, total_sites);
   } else {
     return W(config.micro, config.engine, sites, first_site, total_sites);
   }

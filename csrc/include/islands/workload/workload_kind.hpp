@@ -7,7 +7,8 @@ namespace islands {
 //! The workloads an instance can run, chosen at run time by name.
 //! micro: the microbenchmark of paper 000 (MicroConfig).
 //! tpcb: TPC-B AccountUpdate (TpcbConfig).
-enum class WorkloadKind { micro, tpcb };
+//! tatp: TATP's seven transactions (TatpConfig).
+enum class WorkloadKind { micro, tpcb, tatp };
 
 const char* workload_kind_name(WorkloadKind kind);         //!< "micro", "tpcb"
 //! The kind called name; throws std::invalid_argument ("workload: ...") listing the names.
