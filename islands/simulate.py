@@ -50,11 +50,12 @@ loader.exec_module(core)
 d = json.loads(config_json)
 cfg = core.RunConfig()
 cfg.workload = d["workload"]
-for part in ("micro", "tpcb", "engine", "driver"):
-    target = getattr(cfg, part)
-    for key, value in d.get(part, {}).items():
-        setattr(target, key, value)
-    setattr(cfg, part, target)
+for part, values in d.items():
+    if isinstance(values, dict):
+        target = getattr(cfg, part)
+        for key, value in values.items():
+            setattr(target, key, value)
+        setattr(cfg, part, target)
 print(core.run_fixed_transactions(cfg, n))
 """
 
