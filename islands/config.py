@@ -76,6 +76,8 @@ class ProfileConfig:
 
     counters: tuple[str, ...] = ()  #: event sets: software, basic, topdown, categories, uncore
     breakdown_every: int = 0  #: time every Nth transaction by component; 0 = off, 1 = all
+    simulate: int = 0  #: also run N transactions of a single-threaded copy under cachegrind; 0 = off
+    modules: bool = False  #: sample the run with perf record and fold it into code modules
 
     def is_default(self) -> bool:
         """True when nothing is measured (such configs hash as they did before profiles)."""

@@ -233,3 +233,62 @@ def profile_modules(config: RunConfig, frequency: int = 999, attach_s: float = 1
         script = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym,symoff,dso"],
                                 capture_output=True, text=True, timeout=300)
     return fold_samples(script.stdout, dso, addr2line_resolver(dso))
+
+
+class _Sampling:
+    """perf record attached to this process (see :func:`sample_this_process`)."""
+
+    def __init__(self, frequency: int, attach_s: float) -> None:
+        from islands import _core
+
+        self.dso = str(Path(_core.__file__).resolve())
+        self.tmp = tempfile.TemporaryDirectory(prefix="islands-perf-")
+        self.data = Path(self.tmp.name) / "perf.data"
+        self.reason = ""
+        self.record: subprocess.Popen[str] | None = None
+        if shutil.which("perf") is None:
+            self.reason = "perf is not installed (make install adds linux-perf)"
+            return
+        self.record = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", str(frequency), "-o",
+                                        str(self.data), "-p", str(os.getpid())],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(attach_s)
+        if self.record.poll() is not None:
+            self.reason = "perf record failed: " + ((self.record.stderr.read().strip().splitlines() or ["?"])[-1])
+            self.record.stderr.close()
+            self.record = None
+
+    def stop(self) -> None:
+        if self.record is not None:
+            self.record.send_signal(signal.SIGINT)
+            try:
+                self.record.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.record.kill()
+                self.record.communicate()
+
+    def profile(self) -> ModuleProfile:
+        """The folded samples (or none, with the reason); removes the perf data."""
+        try:
+            if self.reason:
+                return ModuleProfile(samples={m: 0 for m in MODULES}, reason=self.reason)
+            script = subprocess.run(["perf", "script", "-i", str(self.data), "-F", "ip,sym,symoff,dso"],
+                                    capture_output=True, text=True, timeout=300)
+            return fold_samples(script.stdout, self.dso, addr2line_resolver(self.dso))
+        finally:
+            self.tmp.cleanup()
+
+
+class sample_this_process:  # noqa: N801 - used as a context manager, named like one
+    """``with sample_this_process() as s: ...`` samples this process with perf record
+    (cpu-clock) for the block; ``s.profile()`` then folds the samples into modules."""
+
+    def __init__(self, frequency: int = 999, attach_s: float = 0.5) -> None:
+        self.frequency, self.attach_s = frequency, attach_s
+
+    def __enter__(self) -> _Sampling:
+        self.sampling = _Sampling(self.frequency, self.attach_s)
+        return self.sampling
+
+    def __exit__(self, *exc: object) -> None:
+        self.sampling.stop()

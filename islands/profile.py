@@ -32,7 +32,7 @@ def summarize(config: RunConfig, instances: Iterable[Mapping[str, Any]]) -> dict
     ``breakdown`` and ``missing`` (metric -> reason)."""
     profile = config.profile
     instances = list(instances)
-    if profile.is_default():
+    if not profile.counters and not profile.breakdown_every and not profile.simulate:
         return {}
     out: dict[str, Any] = {}
     if profile.counters:
@@ -69,4 +69,24 @@ def summarize(config: RunConfig, instances: Iterable[Mapping[str, Any]]) -> dict
         # transaction is timed, less only by the loop's step between transactions).
         per_txn["coverage"] = sum(total.values()) / window_ns if window_ns else math.nan
         out["breakdown"] = per_txn
+    if profile.simulate:
+        out["simulated"] = _simulated(config)
     return out
+
+
+def _simulated(config: RunConfig) -> dict[str, Any]:
+    """Cachegrind's per-transaction counts of a single-threaded copy of ``config`` (the first
+    CPU, no locks); NaN with the reason when it cannot run."""
+    import dataclasses
+
+    from islands.simulate import simulate
+
+    single = dataclasses.replace(
+        config, engine=dataclasses.replace(config.engine, cc="none"),
+        driver=dataclasses.replace(config.driver, cpus=config.driver.cpus[:1]))
+    try:
+        sim = simulate(single, transactions=config.profile.simulate)
+    except (RuntimeError, ValueError, OSError) as e:
+        return {"reason": str(e), **{k: math.nan for k in ("instructions", "l1i_misses", "l1d_misses")}}
+    return {**sim.per_txn, **sim.derived, "reason": sim.reason,
+            "caches": "; ".join(f"{k} {v}" for k, v in sim.caches.items())}

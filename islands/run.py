@@ -166,8 +166,21 @@ def run(config: RunConfig, topology: Topology | None = None) -> RunResult:
     topology = topology or read_topology()
     check_cpus(config.driver.cpus, topology)
     core_config = config.to_core()
-    stats = _core.run(core_config)
-    return _result(config, stats, topology)
+    if config.profile.modules:
+        from islands.modules import sample_this_process
+
+        with sample_this_process() as sampling:
+            stats = _core.run(core_config)
+        modules = sampling.profile()
+    else:
+        stats = _core.run(core_config)
+        modules = None
+    result = _result(config, stats, topology)
+    if modules is not None:
+        result.profile["modules"] = modules.to_dict()
+        if modules.reason:
+            result.metadata.setdefault("counters_missing", {})["modules"] = modules.reason
+    return result
 
 
 def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> RunResult:

@@ -34,6 +34,8 @@ one machine, because deployments may be written relative to the topology (``1``,
     [profile]                         # optional: what each run measures about itself
     counters = ["software", "basic"]  # event sets (islands.pmu.EVENT_SETS)
     breakdown_every = 1               # component time breakdown of every Nth transaction
+    simulate = 2000                   # cachegrind counts of a single-threaded copy (N txns)
+    modules = true                    # code-module profile (perf record; one instance only)
 
 Each point becomes a :class:`Point` (a deployment, the run config, a transport and a
 repetition); runs go repetition by repetition (every point once, then every point again), so
@@ -95,7 +97,7 @@ SECTION_FIELDS = {"micro": MICRO_FIELDS, "tpcb": TPCB_FIELDS, "tatp": TATP_FIELD
 WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
 TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile")
-PROFILE_KEYS = ("counters", "breakdown_every")
+PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "modules")
 # Keys of the spec that do not change what a point measures; left out of its hash.
 _UNHASHED = ("description", "repetitions")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -436,7 +438,8 @@ class ExperimentSpec:
     def profile_config(self) -> ProfileConfig:
         """The [profile] table as the run config's ProfileConfig."""
         return ProfileConfig(counters=tuple(self.profile.get("counters", ())),
-                             breakdown_every=self.profile.get("breakdown_every", 0))
+                             breakdown_every=self.profile.get("breakdown_every", 0),
+                             simulate=self.profile.get("simulate", 0), modules=self.profile.get("modules", False))
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as a TOML-shaped dict (JSON-ready); :meth:`from_dict` reads it back.
@@ -516,9 +519,13 @@ def _check_profile(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
                 if v not in EVENT_SETS:
                     raise where.error("profile.counters", f"unknown event set {v!r} (choose {', '.join(EVENT_SETS)})")
             out[key] = tuple(value)
+        elif key == "modules":
+            if not isinstance(value, bool):
+                raise where.error("profile.modules", f"{value!r} is not true or false")
+            out[key] = value
         else:
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise where.error("profile.breakdown_every", f"{value!r} is not a whole number >= 0")
+                raise where.error(f"profile.{key}", f"{value!r} is not a whole number >= 0")
             out[key] = value
     return out
 
