@@ -82,8 +82,8 @@ class ModuleProfile:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready."""
-        return {"samples": self.samples, "shares": self.shares, "other_symbols": self.other_symbols,
-                "reason": self.reason}
+        return {"samples": self.samples, "shares": self.shares,
+                "other_symbols": [[k, v] for k, v in self.other_symbols.items()], "reason": self.reason}
 
 
 def _fold(lines: Iterable[tuple[str, str, int, str]], engine_dso: str,
