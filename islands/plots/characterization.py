@@ -146,6 +146,7 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
     twin = ax.twinx()
     twin.plot(x, sim["simulated.instructions"].to_numpy(dtype=float), "k.-", label="instructions / txn")
     twin.set_ylabel("instructions per transaction (simulated)")
+    twin.set_ylim(bottom=0)
     ax.legend(loc="upper left", fontsize=7, frameon=False)
     twin.legend(loc="upper right", fontsize=7, frameon=False)
     ax.set_title("SIMULATED: cachegrind, a single-threaded copy", fontsize=9)
