@@ -31,6 +31,9 @@ class ComponentClock {
     current_ = Component::management;
     switch_to(Component::management);
   }
+  //! Charges the ticks since the last switch to the current component without ending a span
+  //! (a transaction cut short by the end of the window is charged but not counted).
+  void charge() { switch_to(current_); }
   //! Ends the span (charging its tail) and counts it.
   void stop() {
     switch_to(current_);

@@ -35,17 +35,28 @@ class WorkerProfiler {
       clock_.start(Component::management);
     }
     timed_last_ = true;
+    open_ = true;
     return &clock_;
   }
   //! Called at the end of a timed transaction.
   void end_span(ComponentClock* clock) {
     if (clock) clock->stop();
     timed_last_ = clock != nullptr;
+    open_ = false;
   }
   //! At the end of the window: counters off and read, breakdown stored in `stats`.
   void stop_window(WorkerStats& stats) {
     if (!measuring_) return;
     measuring_ = false;
+    // The end of the window: a transaction it cut short (a retry or back-off when the window
+    // closed) is charged to where it was; with every transaction timed, so is the last step.
+    if (open_) {
+      clock_.charge();
+    } else if (every_ == 1 && timed_last_) {
+      clock_.resume();
+      clock_.charge();
+    }
+    open_ = false;
     stats.window_ticks = CycleClock::now() - window_start_;
     counters_.disable();
     stats.counters = counters_.read();
@@ -60,6 +71,7 @@ class WorkerProfiler {
   std::uint32_t countdown_ = 0;
   std::uint64_t window_start_ = 0;
   bool timed_last_ = false;  // the previous transaction was timed to its end
+  bool open_ = false;        // a timed transaction has begun and not ended
   bool measuring_ = false;
 };
 
