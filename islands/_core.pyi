@@ -4,7 +4,7 @@ islands engine core (C++): storage, indexes, concurrency control, workers
 from __future__ import annotations
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'TpccConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'TpccConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_fixed_transactions', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
@@ -631,6 +631,10 @@ def run(config: RunConfig) -> dict:
 def run_counter_bench(config: CounterBenchConfig) -> dict:
     """
     Runs the threads and returns per-thread increments, final counter values and the increments each counter received, as a dict.
+    """
+def run_fixed_transactions(config: RunConfig, transactions: typing.SupportsInt | typing.SupportsIndex) -> int:
+    """
+    Loads the instance and runs exactly that many committed transactions in this thread (for simulators); returns the aborted attempts
     """
 def run_ipc_bench(config: IpcBenchConfig) -> dict:
     """
