@@ -217,6 +217,7 @@ class InstanceImpl final : public Instance::Impl {
         }
         if (!committed) break;
         ++stats_.commits;
+        ++stats_.commits_by_type[inst_.workload_.type_of(txn)];
         ++stats_.commits_all_phases;
         if (distributed) ++stats_.multisite_commits;
         stats_.row_updates_all_phases += inst_.workload_.row_updates(txn);

@@ -8,6 +8,7 @@
 #include "islands/workload/micro_config.hpp"
 #include "islands/workload/tatp_config.hpp"
 #include "islands/workload/tpcb_config.hpp"
+#include "islands/workload/tpcc_config.hpp"
 
 namespace islands {
 
@@ -18,6 +19,7 @@ struct RunConfig {
   MicroConfig micro;               //!< microbenchmark parameters
   TpcbConfig tpcb;                 //!< TPC-B parameters
   TatpConfig tatp;                 //!< TATP parameters
+  TpccConfig tpcc;                 //!< TPC-C parameters
   EngineConfig engine;             //!< index, CC, latching
   DriverConfig driver;             //!< workers, timing, seed
   ProfileConfig profile;           //!< counters and time breakdown (off by default)
