@@ -40,8 +40,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--items", type=int, default=100_000, help="tpcc: items (default 100000)")
     p.add_argument("--customers-per-district", type=int, default=3000,
                    help="tpcc: customers and initial orders per district (default 3000)")
-    p.add_argument("--tpcc-mix", default="new_order:50,payment:50",
-                   help="tpcc: new_order, payment, or new_order:W,payment:W (default 50/50)")
+    p.add_argument("--tpcc-mix", default="standard",
+                   help="tpcc: standard, 50-50, 80-20, 100-0, one transaction's name, or name:W,... "
+                        "(default standard)")
     p.add_argument("--payment-remote", type=float, default=0.15,
                    help="tpcc: share of Payments for another warehouse's customer (default 0.15)")
     p.add_argument("--remote-item", type=float, default=0.01,
