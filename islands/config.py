@@ -51,6 +51,26 @@ class DriverConfig:
 
 
 @dataclass(frozen=True)
+class LogConfig:
+    """The write-ahead log of every instance of a deployment run (``islands.launch`` only).
+
+    In ``group_commit`` mode a commit is acknowledged (counted, its locks released, phase 2
+    sent, written to the acknowledgement record) only once its log record is synced; the
+    worker goes on with other transactions meanwhile (flush pipelining). In ``async`` mode the
+    flusher syncs every ``flush_interval_us`` and commits do not wait: a crash can lose the
+    last interval.
+    """
+
+    mode: str = "off"  #: "off", "async" or "group_commit"
+    directory: str = ""  #: where instance-<i>.log files live (disk or tmpfs); needed unless off
+    flush_interval_us: float = 1000.0  #: async: time between flushes
+    group_delay_us: float = 0.0  #: group_commit: how long a flush may wait for its group to grow
+    buffer_bytes: int = 1 << 20  #: each of the two log buffers
+    max_pending: int = 64  #: group_commit: commits a worker may have waiting for their flush
+    record_acks: bool = False  #: each worker appends acknowledged transaction ids to acks-<site>.bin
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """Everything one run of one instance needs."""
 
@@ -58,6 +78,7 @@ class RunConfig:
     micro: MicroConfig = field(default_factory=MicroConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     driver: DriverConfig = field(default_factory=DriverConfig)
+    log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (JSON-ready)."""
@@ -69,7 +90,8 @@ class RunConfig:
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         """Inverse of :meth:`to_dict`; unknown keys are a ``ValueError`` naming them."""
         parts: dict[str, Any] = {}
-        for name, klass in (("micro", MicroConfig), ("engine", EngineConfig), ("driver", DriverConfig)):
+        for name, klass in (("micro", MicroConfig), ("engine", EngineConfig), ("driver", DriverConfig),
+                            ("log", LogConfig)):
             values = dict(d.get(name, {}))
             known = {f.name for f in dataclasses.fields(klass)}
             unknown = sorted(set(values) - known)
@@ -78,7 +100,7 @@ class RunConfig:
             if "cpus" in values:
                 values["cpus"] = tuple(values["cpus"])
             parts[name] = klass(**values)
-        unknown = sorted(set(d) - {"workload", "micro", "engine", "driver"})
+        unknown = sorted(set(d) - {"workload", "micro", "engine", "driver", "log"})
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown setting")
         return cls(workload=d.get("workload", "micro"), **parts)
@@ -92,7 +114,7 @@ class RunConfig:
         """The C++ struct, checked by the engine's own validation."""
         core = _core.RunConfig()
         core.workload = self.workload
-        for part in ("micro", "engine", "driver"):
+        for part in ("micro", "engine", "driver", "log"):
             target = getattr(core, part)
             for f in dataclasses.fields(getattr(self, part)):
                 value = getattr(getattr(self, part), f.name)

@@ -37,6 +37,9 @@ void InstanceConfig::validate() const {
     throw std::invalid_argument("transport: unknown transport '" + transport + "' (choose " + names + ")");
   }
   if (directory.empty()) throw std::invalid_argument("directory: a private run directory is needed");
+  if (recover && !run.log.enabled()) {
+    throw std::invalid_argument("recover: recovery replays the log, but log.mode is off");
+  }
 }
 
 std::uint32_t InstanceConfig::first_site() const {

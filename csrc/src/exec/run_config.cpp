@@ -12,6 +12,7 @@ void RunConfig::validate() const {
     throw std::invalid_argument("workload: unknown workload '" + workload + "' (choose micro)");
   }
   micro.validate();
+  log.validate();
   if (driver.cpus.empty()) throw std::invalid_argument("cpus: at least one CPU is needed");
   for (int cpu : driver.cpus) {
     if (cpu < 0) throw std::invalid_argument("cpus: CPU " + std::to_string(cpu) + " does not exist");

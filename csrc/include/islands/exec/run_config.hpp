@@ -3,6 +3,7 @@
 
 #include "islands/exec/driver_config.hpp"
 #include "islands/exec/engine_config.hpp"
+#include "islands/log/log_config.hpp"
 #include "islands/workload/micro_config.hpp"
 
 namespace islands {
@@ -14,6 +15,7 @@ struct RunConfig {
   MicroConfig micro;               //!< microbenchmark parameters
   EngineConfig engine;             //!< index, CC, latching
   DriverConfig driver;             //!< workers, timing, seed
+  LogConfig log;                   //!< write-ahead log (deployment runs only)
 
   //! Throws std::invalid_argument with "field: why" for the first invalid field.
   void validate() const;

@@ -9,7 +9,9 @@
 namespace islands {
 
 //! One worker's transaction state, reused across transactions: the locks it holds, the
-//! before-images of the rows it changed, and its wait-die timestamp.
+//! before-images of the rows it changed (undo), their after-images when the log is on (redo),
+//! and its wait-die timestamp. Workloads report every row they change with wrote(), so that
+//! any workload writing through a TxnContext is logged.
 class TxnContext {
  public:
   explicit TxnContext(std::size_t columns) : row_bytes_(columns * sizeof(std::int32_t)) {}
@@ -27,11 +29,26 @@ class TxnContext {
     undo_bytes_.resize(at + row_bytes_);
     std::memcpy(undo_bytes_.data() + at, row->columns(), row_bytes_);
   }
-  //! Commit: release every lock, forget the before-images.
+  //! Captures after-images from now on (the log is on); off costs one branch per written row.
+  void capture_redo(bool on) { capture_redo_ = on; }
+  //! Records the row's after-image for the log; call after changing the row.
+  void wrote(const Row* row) {
+    if (!capture_redo_) return;
+    const std::size_t at = redo_.size();
+    redo_.resize(at + 8 + row_bytes_);
+    std::memcpy(redo_.data() + at, &row->key, 8);
+    std::memcpy(redo_.data() + at + 8, row->columns(), row_bytes_);
+  }
+  //! Redo entries of the transaction so far: [u64 key][after-image] each.
+  const std::vector<unsigned char>& redo() const { return redo_; }
+  //! Payload columns of each redo entry.
+  std::uint16_t columns() const { return static_cast<std::uint16_t>(row_bytes_ / sizeof(std::int32_t)); }
+  //! Commit: release every lock, forget the before- and after-images.
   void commit() {
     release_all();
     undo_rows_.clear();
     undo_bytes_.clear();
+    redo_.clear();
   }
   //! Abort: restore before-images newest first, then release every lock.
   void abort() {
@@ -40,6 +57,7 @@ class TxnContext {
     }
     undo_rows_.clear();
     undo_bytes_.clear();
+    redo_.clear();
     release_all();
   }
   std::size_t locks_held() const { return locks_.size(); }  //!< locks held now
@@ -59,6 +77,8 @@ class TxnContext {
   std::vector<Held> locks_;
   std::vector<Row*> undo_rows_;
   std::vector<unsigned char> undo_bytes_;
+  bool capture_redo_ = false;
+  std::vector<unsigned char> redo_;
 };
 
 }  // namespace islands
