@@ -4,7 +4,7 @@ islands engine core (C++): storage, indexes, concurrency control, workers
 from __future__ import annotations
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'RunConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_ipc_bench', 'transport_names', 'zipf_probability', 'zipf_sample']
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'LogConfig', 'MessageType', 'MicroConfig', 'RunConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'crc32c', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'read_log', 'run', 'run_counter_bench', 'run_ipc_bench', 'transport_names', 'zipf_probability', 'zipf_sample']
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
@@ -84,12 +84,50 @@ class DriverConfig:
     @warmup_s.setter
     def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
+class LogConfig:
+    """
+    Write-ahead log of every instance of a deployment run
+    """
+    directory: str
+    mode: str
+    record_acks: bool
+    def __init__(self) -> None:
+        ...
+    def validate(self) -> None:
+        """
+        Raises ValueError naming the first bad field
+        """
+    @property
+    def buffer_bytes(self) -> int:
+        ...
+    @buffer_bytes.setter
+    def buffer_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def flush_interval_us(self) -> float:
+        ...
+    @flush_interval_us.setter
+    def flush_interval_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def group_delay_us(self) -> float:
+        ...
+    @group_delay_us.setter
+    def group_delay_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def max_pending(self) -> int:
+        ...
+    @max_pending.setter
+    def max_pending(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 class RunConfig:
     """
     Everything one run of one instance needs
     """
     driver: DriverConfig
     engine: EngineConfig
+    log: LogConfig
     micro: MicroConfig
     workload: str
     def __init__(self) -> None:
@@ -103,6 +141,7 @@ class InstanceConfig:
     One instance of a multi-instance deployment
     """
     directory: str
+    recover: bool
     run: RunConfig
     transport: str
     def __init__(self) -> None:
@@ -413,6 +452,10 @@ def bare_loop(config: RunConfig) -> float:
     """
 def build_info() -> dict:
     ...
+def crc32c(data: bytes) -> int:
+    """
+    CRC-32C (Castagnoli) of bytes, as the log's records use.
+    """
 def ipc_mechanisms() -> list[str]:
     """
     Names of the messaging mechanisms the IPC benchmark compares, in figure order.
@@ -432,6 +475,10 @@ def lock_kinds() -> list[str]:
 def make_transport(name: str, directory: str, instance_id: typing.SupportsInt | typing.SupportsIndex, n_instances: typing.SupportsInt | typing.SupportsIndex, ring_bytes: typing.SupportsInt | typing.SupportsIndex = 262144, max_message_bytes: typing.SupportsInt | typing.SupportsIndex = 65536, attach_timeout_s: typing.SupportsFloat | typing.SupportsIndex = 10.0) -> Transport:
     """
     Makes instance_id's endpoint of an n_instances mesh over transport name ('unix' or 'shm') in the private directory; waits up to attach_timeout_s for every peer.
+    """
+def read_log(path: str) -> dict:
+    """
+    Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in the middle (with LSN and file offset).
     """
 def run(config: RunConfig) -> dict:
     """

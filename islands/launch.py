@@ -193,7 +193,7 @@ class _Instances:
                     message = json.loads(line)
                     if message["event"] == "error":
                         self.procs[i].wait(timeout=10)
-                        raise self.failure(i, f"failed: {message['message']}")
+                        raise self.failure(i, f"failed: {message['message']}" + self.other_errors(i))
                     if message["event"] == event:
                         got[i] = message
             for i, proc in enumerate(self.procs):
@@ -203,6 +203,31 @@ class _Instances:
                     if key is None:
                         raise self.failure(i)
         return [got[i] for i in range(len(self.procs))]
+
+    def other_errors(self, first: int, wait_s: float = 2.0) -> str:
+        """The errors other instances report within `wait_s` of the first one (one failure
+        usually breaks the mesh for the others: the first to speak is not always the cause)."""
+        deadline = time.monotonic() + wait_s
+        found = []
+        for j, proc in enumerate(self.procs):
+            if j == first:
+                continue
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                continue
+            try:
+                rest = self.buffers[j] + proc.stdout.read()
+            except (OSError, ValueError):
+                continue
+            for line in rest.splitlines():
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if message.get("event") == "error":
+                    found.append(f"instance {j} failed: {message['message']}")
+        return "".join(f"; {f}" for f in found)
 
     def kill(self) -> None:
         """Kills every instance still running and reaps them all."""
@@ -350,6 +375,8 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
             "messages_received": sum(w["messages_received"] for w in workers),
             "malformed_messages": sum(w["malformed_messages"] for w in workers),
             "observed_cpus": [w["observed_cpu"] for w in workers],
+            "payload_sum_before": stats["payload_sum_before"],
+            "payload_sum_after": stats["payload_sum_after"],
             "log": stats["log"],
             "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
             "recovery": stats["recovery"],

@@ -24,7 +24,7 @@ void bind_log(py::module_& m) {
           size = log.file_bytes();
           note = log.tail_note();
           static const char* names[] = {"?", "file_header", "commit", "prepare", "decision_commit",
-                                        "commit_prepared", "abort_prepared"};
+                                        "commit_prepared", "abort_prepared", "epoch"};
           for (const LogRecord& r : log.records()) {
             py::dict d;
             d["lsn"] = r.header.lsn;

@@ -76,6 +76,7 @@ py::dict stats_dict(const RunStats& stats) {
   recovery["prepared_aborted"] = r.prepared_aborted;
   recovery["in_doubt"] = r.in_doubt;
   recovery["discarded"] = r.discarded;
+  recovery["max_epoch"] = r.max_epoch;
   recovery["end_lsn"] = r.end_lsn;
   recovery["tail_note"] = r.tail_note;
   recovery["seconds"] = r.seconds;

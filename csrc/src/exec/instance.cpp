@@ -174,7 +174,12 @@ class InstanceImpl final : public Instance::Impl {
                                   " already holds the log of an earlier run (restart with recovery, or use an empty directory)");
     }
     const RecoveryStats& r = stats_.recovery;
-    log_ = std::make_unique<LogWriter>(log, path, r.performed ? r.base_lsn : 0, r.performed ? r.valid_bytes : 0);
+    // Transaction ids are [site:16][epoch:16][sequence:32]: a restart never reuses an id that
+    // an earlier epoch's aborted attempt left in some participant's log.
+    epoch_ = r.max_epoch + 1;
+    if (epoch_ > 0xffff) throw std::runtime_error("log: " + path + " has seen 65535 restarts; start a new log");
+    log_ = std::make_unique<LogWriter>(log, path, r.performed ? r.base_lsn : 0, r.performed ? r.valid_bytes : 0,
+                                       epoch_);
   }
 
   // One worker: a client driving transactions, the coordinator of its distributed ones, and
@@ -220,11 +225,11 @@ class InstanceImpl final : public Instance::Impl {
       const RunConfig& config = inst_.config_.run;
       log_ = inst_.log_.get();
       group_commit_ = log_ != nullptr && config.log.mode == LogMode::group_commit;
-      sequence_ = inst_.stats_.recovery.max_txn_seq;  // ids stay unique across restarts
       ns_per_tick_ = CycleClock::ns_per_tick();
       if (log_ != nullptr && config.log.record_acks) open_ack_file();
       ctx_ = new_context();
-      Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (sequence_ << 20));
+      // A restart draws other transactions than the run it continues.
+      Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
       AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
       typename Workload::Txn txn;
       for (;;) {
@@ -309,7 +314,10 @@ class InstanceImpl final : public Instance::Impl {
       return result;
     }
 
-    std::uint64_t next_txn_id() { return (static_cast<std::uint64_t>(gid_) << 40) | (++sequence_ & ((1ULL << 40) - 1)); }
+    std::uint64_t next_txn_id() {
+      return (static_cast<std::uint64_t>(gid_) << 48) | (static_cast<std::uint64_t>(inst_.epoch_) << 32) |
+             (++sequence_ & 0xffffffffULL);
+    }
 
     // One-shot 2PC: fragments out first (they execute while we do our part), then our part
     // under no-wait locks, then the votes, then the decision to the prepared updaters.
@@ -680,6 +688,7 @@ class InstanceImpl final : public Instance::Impl {
   RunStats stats_;
   std::uint64_t tick0_ = 0;
   std::unique_ptr<LogWriter> log_;  // null when the log is off
+  std::uint32_t epoch_ = 0;         // this start's epoch (0: no log)
 };
 
 template <class Index>

@@ -96,7 +96,7 @@ bool LogFile::valid_at(std::size_t offset, LogRecordHeader& h) const {
   if (h.length < sizeof h || h.length % 8 != 0 || h.length > data_.size() - offset) return false;
   if (h.lsn != base_lsn_ + offset) return false;
   if (h.type < static_cast<std::uint8_t>(LogRecordType::commit) ||
-      h.type > static_cast<std::uint8_t>(LogRecordType::abort_prepared)) {
+      h.type > static_cast<std::uint8_t>(LogRecordType::epoch)) {
     return false;
   }
   if (h.type == static_cast<std::uint8_t>(LogRecordType::decision_commit) &&

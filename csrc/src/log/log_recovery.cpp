@@ -20,9 +20,6 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-// Transaction ids carry their coordinator's site above bit 40 and a sequence number below.
-constexpr std::uint64_t kSeqMask = (1ULL << 40) - 1;
-
 }  // namespace
 
 RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
@@ -58,9 +55,8 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
       case LogRecordType::abort_prepared:
         outcome[r.header.txn] = false;
         break;
-      case LogRecordType::commit:
-      case LogRecordType::decision_commit:
-        stats.max_txn_seq = std::max(stats.max_txn_seq, r.header.txn & kSeqMask);
+      case LogRecordType::epoch:
+        stats.max_epoch = std::max(stats.max_epoch, r.header.aux);
         break;
       default:
         break;

@@ -12,7 +12,7 @@
 namespace islands {
 
 LogWriter::LogWriter(const LogConfig& config, const std::string& path, std::uint64_t base_lsn,
-                     std::uint64_t valid_bytes)
+                     std::uint64_t valid_bytes, std::uint32_t epoch)
     : config_(config), path_(path) {
   // A write past RLIMIT_FSIZE must fail with EFBIG, not kill the process with SIGXFSZ.
   signal(SIGXFSZ, SIG_IGN);
@@ -45,6 +45,15 @@ LogWriter::LogWriter(const LogConfig& config, const std::string& path, std::uint
     }
     next_lsn_ = base_lsn + valid_bytes;
   }
+  // The epoch record: durable before any transaction id of this epoch can exist anywhere.
+  unsigned char record[sizeof(LogRecordHeader)];
+  encode_log_record(record, LogRecordType::epoch, next_lsn_, 0, epoch, 0, nullptr, 0, nullptr, 0);
+  if (!write_all(record, sizeof record) || ::fdatasync(fd_) != 0) {
+    const int e = errno;
+    ::close(fd_);
+    throw std::runtime_error("log: cannot write to " + path + ": " + std::strerror(e));
+  }
+  next_lsn_ += sizeof record;
   durable_lsn_.store(next_lsn_);
   flusher_ = std::thread([this] { flusher_main(); });
 }

@@ -14,6 +14,7 @@ enum class LogRecordType : std::uint8_t {
   decision_commit = 4,  //!< a coordinator decided commit; payload: aux participant instances (u32), then its own redo
   commit_prepared = 5,  //!< a participant learned the commit of its prepared part
   abort_prepared = 6,   //!< a participant learned the abort of its prepared part
+  epoch = 7,            //!< an instance (re)started logging; aux = its epoch, part of every transaction id it makes
 };
 
 //! Fixed 32-byte record header, little-endian (the log is read on the machine that wrote it).
@@ -28,7 +29,7 @@ struct LogRecordHeader {
   std::uint8_t type = 0;      //!< a LogRecordType
   std::uint8_t reserved = 0;  //!< 0
   std::uint16_t columns = 0;  //!< payload columns of each redo entry
-  std::uint32_t aux = 0;      //!< coordinator instance (prepare), participant count (decision_commit)
+  std::uint32_t aux = 0;      //!< coordinator instance (prepare), participant count (decision_commit), epoch
 };
 static_assert(sizeof(LogRecordHeader) == 32, "log record header is 32 bytes");
 

@@ -20,7 +20,7 @@ struct RecoveryStats {
   std::uint64_t base_lsn = 0;         //!< LSN of the log file's first byte
   std::uint64_t valid_bytes = 0;      //!< bytes of the log file up to its last valid record
   std::uint64_t end_lsn = 0;          //!< LSN after the last valid record: new records start here
-  std::uint64_t max_txn_seq = 0;      //!< largest sequence number of a transaction this instance coordinated
+  std::uint32_t max_epoch = 0;        //!< the last epoch this instance logged in (0: none)
   std::string tail_note;              //!< empty, or what was cut from a torn or truncated tail
   double seconds = 0;                 //!< time recovery took
 };

@@ -30,9 +30,11 @@ struct LogWriterStats {
 class LogWriter {
  public:
   //! Opens `path` for appending after its first `valid_bytes` bytes (cutting anything after
-  //! them), or creates it with a file header at `base_lsn` when `valid_bytes` is 0; starts
-  //! the flusher. Throws std::runtime_error when the file cannot be opened.
-  LogWriter(const LogConfig& config, const std::string& path, std::uint64_t base_lsn, std::uint64_t valid_bytes);
+  //! them), or creates it with a file header at `base_lsn` when `valid_bytes` is 0; logs and
+  //! syncs an epoch record; starts the flusher. Throws std::runtime_error when the file cannot
+  //! be opened or written.
+  LogWriter(const LogConfig& config, const std::string& path, std::uint64_t base_lsn, std::uint64_t valid_bytes,
+            std::uint32_t epoch);
   //! Flushes what was appended (errors are swallowed here: call close() to see them) and stops.
   ~LogWriter();
   LogWriter(const LogWriter&) = delete;
