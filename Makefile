@@ -17,8 +17,18 @@ $(VENV)/.build-deps: pyproject.toml | $(PY)
 	$(PY) -m pip install -q scikit-build-core pybind11
 	touch $@
 
+# System tools the characterization needs: perf (software counters checked against perf
+# stat, perf record for code-module profiles) and valgrind (simulated counters). Debian
+# packages, installed once when missing.
+$(VENV)/.system-tools: | $(PY)
+	@command -v perf >/dev/null && perf version >/dev/null 2>&1 || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf; }
+	@command -v valgrind >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }
+	touch $@
+
 # Editable install into the persistent build directory: a C++ edit rebuilds only what changed.
-install: $(VENV)/.build-deps
+install: $(VENV)/.build-deps $(VENV)/.system-tools
 	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) -e ".[test]"
 
 run: install

@@ -9,7 +9,7 @@ and measured from Python. The public API:
 >>> print(result.summary())              # doctest: +SKIP
 """
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig
 from islands.launch import DeploymentResult, InstanceFailed, run_deployment
 from islands.metadata import collect_metadata
 from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
@@ -25,6 +25,8 @@ __all__ = [
     "InstanceFailed",
     "Latency",
     "MicroConfig",
+    "TatpConfig",
+    "TpcbConfig",
     "RunConfig",
     "RunResult",
     "Sweep",

@@ -4,7 +4,7 @@ islands engine core (C++): storage, indexes, concurrency control, workers
 from __future__ import annotations
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'LogConfig', 'MessageType', 'MicroConfig', 'RunConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'crc32c', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'read_log', 'run', 'run_counter_bench', 'run_ipc_bench', 'transport_names', 'zipf_probability', 'zipf_sample']
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'LogConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'crc32c', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'read_log', 'run', 'run_counter_bench', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
@@ -41,6 +41,49 @@ class MicroConfig:
         ...
     @zipf_s.setter
     def zipf_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+class TpcbConfig:
+    """
+    TPC-B parameters (paper 000, Sec 3.3, 8.1-8.2)
+    """
+    def __init__(self) -> None:
+        ...
+    @property
+    def accounts_per_branch(self) -> int:
+        ...
+    @accounts_per_branch.setter
+    def accounts_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def branches_per_site(self) -> int:
+        ...
+    @branches_per_site.setter
+    def branches_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def remote(self) -> float:
+        ...
+    @remote.setter
+    def remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def tellers_per_branch(self) -> int:
+        ...
+    @tellers_per_branch.setter
+    def tellers_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class TatpConfig:
+    """
+    TATP parameters (paper 002)
+    """
+    mix: str
+    def __init__(self) -> None:
+        ...
+    @property
+    def subscribers_per_site(self) -> int:
+        ...
+    @subscribers_per_site.setter
+    def subscribers_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class EngineConfig:
     """
@@ -83,6 +126,73 @@ class DriverConfig:
         ...
     @warmup_s.setter
     def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+class PerfEventSpec:
+    """
+    One counter, resolved to its perf_event_open encoding
+    """
+    name: str
+    @typing.overload
+    def __init__(self) -> None:
+        ...
+    @typing.overload
+    def __init__(self, name: str, type: typing.SupportsInt | typing.SupportsIndex, config: typing.SupportsInt | typing.SupportsIndex, config1: typing.SupportsInt | typing.SupportsIndex = 0, config2: typing.SupportsInt | typing.SupportsIndex = 0, group: typing.SupportsInt | typing.SupportsIndex = 0, cpu: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
+        ...
+    def __repr__(self) -> str:
+        ...
+    @property
+    def config(self) -> int:
+        ...
+    @config.setter
+    def config(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def config1(self) -> int:
+        ...
+    @config1.setter
+    def config1(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def config2(self) -> int:
+        ...
+    @config2.setter
+    def config2(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def cpu(self) -> int:
+        ...
+    @cpu.setter
+    def cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def group(self) -> int:
+        ...
+    @group.setter
+    def group(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def type(self) -> int:
+        ...
+    @type.setter
+    def type(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class ProfileConfig:
+    """
+    Counters and time breakdown around the measured window
+    """
+    def __init__(self) -> None:
+        ...
+    @property
+    def breakdown_every(self) -> int:
+        ...
+    @breakdown_every.setter
+    def breakdown_every(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def events(self) -> list[PerfEventSpec]:
+        ...
+    @events.setter
+    def events(self, arg0: collections.abc.Sequence[PerfEventSpec]) -> None:
         ...
 class LogConfig:
     """
@@ -129,12 +239,19 @@ class RunConfig:
     engine: EngineConfig
     log: LogConfig
     micro: MicroConfig
+    profile: ProfileConfig
+    tatp: TatpConfig
+    tpcb: TpcbConfig
     workload: str
     def __init__(self) -> None:
         ...
     def validate(self) -> None:
         """
         Raises ValueError naming the first bad field
+        """
+    def validate_sites(self, total_sites: typing.SupportsInt | typing.SupportsIndex) -> None:
+        """
+        The same for an instance of a deployment of total_sites sites
         """
 class InstanceConfig:
     """
@@ -442,6 +559,26 @@ class CounterBenchConfig:
     @warmup_s.setter
     def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
+class PerfCounters:
+    """
+    perf_event_open counters of the calling thread (or of whole CPUs), in groups
+    """
+    def __init__(self, events: collections.abc.Sequence[PerfEventSpec], whole_cpu: bool = False) -> None:
+        """
+        Opens the events of one scope (cpu == -1: this thread; cpu >= 0 with whole_cpu); a counter that cannot open reads NaN with its reason
+        """
+    def disable(self) -> None:
+        """
+        Stops counting
+        """
+    def enable(self) -> None:
+        """
+        Starts counting (and resets the counts)
+        """
+    def read(self) -> list:
+        """
+        One dict per event: value (multiplexing-corrected), raw, times, running_fraction, error
+        """
 def abort_reasons() -> dict:
     """
     Every abort reason with what it means.
@@ -452,6 +589,10 @@ def bare_loop(config: RunConfig) -> float:
     """
 def build_info() -> dict:
     ...
+def components() -> list:
+    """
+    The time-breakdown components, in the engine's order
+    """
 def crc32c(data: bytes) -> int:
     """
     CRC-32C (Castagnoli) of bytes, as the log's records use.
@@ -492,9 +633,17 @@ def run_ipc_bench(config: IpcBenchConfig) -> dict:
     """
     Forks the server, runs the ping-pong (every message verified by its receiver) and returns the measurements as a dict.
     """
+def scale_count(raw: typing.SupportsInt | typing.SupportsIndex, time_enabled: typing.SupportsInt | typing.SupportsIndex, time_running: typing.SupportsInt | typing.SupportsIndex) -> float:
+    """
+    The multiplexing correction: raw * enabled / running (NaN when it never ran)
+    """
 def transport_names() -> list[str]:
     """
     Names of the registered transports
+    """
+def workload_names() -> list[str]:
+    """
+    Every workload an instance can run, in registry order.
     """
 def zipf_probability(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex) -> float:
     """

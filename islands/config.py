@@ -29,6 +29,26 @@ class MicroConfig:
 
 
 @dataclass(frozen=True)
+class TpcbConfig:
+    """TPC-B (000 Sec 3.3, 8.1-8.2): AccountUpdate over Branch, Teller, Account, History,
+    partitioned by branch; a remote transaction updates a teller of another branch."""
+
+    branches_per_site: int = 1  #: branches in each site (one site per worker core)
+    tellers_per_branch: int = 10  #: tellers per branch (specification: 10)
+    accounts_per_branch: int = 100_000  #: accounts per branch (specification: 100000)
+    remote: float = 0.15  #: fraction of transactions with a teller of another branch, 0..1
+
+
+@dataclass(frozen=True)
+class TatpConfig:
+    """TATP (002): four tables, seven transactions, partitioned by subscriber id."""
+
+    subscribers_per_site: int = 100_000  #: subscribers in each site (one site per worker core)
+    #: "standard", one transaction's name, or "name:weight,..." summing to 100
+    mix: str = "standard"
+
+
+@dataclass(frozen=True)
 class EngineConfig:
     """How one engine instance is built."""
 
@@ -51,6 +71,18 @@ class DriverConfig:
 
 
 @dataclass(frozen=True)
+class ProfileConfig:
+    """What a run measures about itself (see :mod:`islands.pmu` and the engine's perf/)."""
+
+    counters: tuple[str, ...] = ()  #: event sets: software, basic, topdown, categories, uncore
+    breakdown_every: int = 0  #: time every Nth transaction by component; 0 = off, 1 = all
+
+    def is_default(self) -> bool:
+        """True when nothing is measured (such configs hash as they did before profiles)."""
+        return self == ProfileConfig()
+
+
+@dataclass(frozen=True)
 class LogConfig:
     """The write-ahead log of every instance of a deployment run (``islands.launch`` only).
 
@@ -69,38 +101,52 @@ class LogConfig:
     max_pending: int = 64  #: group_commit: commits a worker may have waiting for their flush
     record_acks: bool = False  #: each worker appends acknowledged transaction ids to acks-<site>.bin
 
+    def is_default(self) -> bool:
+        """True when nothing is logged (such configs hash as they did before the log)."""
+        return self == LogConfig()
+
 
 @dataclass(frozen=True)
 class RunConfig:
     """Everything one run of one instance needs."""
 
-    workload: str = "micro"
+    workload: str = "micro"  #: which workload runs (see ``WORKLOADS``)
     micro: MicroConfig = field(default_factory=MicroConfig)
+    tpcb: TpcbConfig = field(default_factory=TpcbConfig)
+    tatp: TatpConfig = field(default_factory=TatpConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     driver: DriverConfig = field(default_factory=DriverConfig)
+    profile: ProfileConfig = field(default_factory=ProfileConfig)
     log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain nested dict (JSON-ready)."""
+        """Plain nested dict (JSON-ready). A default profile (nothing measured) is left out, so
+        that configs without one keep their hash."""
         d = dataclasses.asdict(self)
         d["driver"]["cpus"] = list(self.driver.cpus)
+        if self.profile.is_default():
+            del d["profile"]
+        else:
+            d["profile"]["counters"] = list(self.profile.counters)
+        if self.log.is_default():
+            del d["log"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         """Inverse of :meth:`to_dict`; unknown keys are a ``ValueError`` naming them."""
         parts: dict[str, Any] = {}
-        for name, klass in (("micro", MicroConfig), ("engine", EngineConfig), ("driver", DriverConfig),
-                            ("log", LogConfig)):
+        for name, klass in {**SECTIONS, "profile": ProfileConfig, "log": LogConfig}.items():
             values = dict(d.get(name, {}))
             known = {f.name for f in dataclasses.fields(klass)}
             unknown = sorted(set(values) - known)
             if unknown:
                 raise ValueError(f"{name}.{unknown[0]}: unknown setting (known: {', '.join(sorted(known))})")
-            if "cpus" in values:
-                values["cpus"] = tuple(values["cpus"])
+            for key in ("cpus", "counters"):
+                if key in values:
+                    values[key] = tuple(values[key])
             parts[name] = klass(**values)
-        unknown = sorted(set(d) - {"workload", "micro", "engine", "driver", "log"})
+        unknown = sorted(set(d) - {"workload", *SECTIONS, "profile", "log"})
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown setting")
         return cls(workload=d.get("workload", "micro"), **parts)
@@ -110,11 +156,12 @@ class RunConfig:
         canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
-    def to_core(self) -> _core.RunConfig:
-        """The C++ struct, checked by the engine's own validation."""
+    def to_core(self, total_sites: int | None = None) -> _core.RunConfig:
+        """The C++ struct, checked by the engine's own validation (for an instance of a
+        deployment of ``total_sites`` sites when given, else for a run on its own CPUs)."""
         core = _core.RunConfig()
         core.workload = self.workload
-        for part in ("micro", "engine", "driver", "log"):
+        for part in (*SECTIONS, "log"):
             target = getattr(core, part)
             for f in dataclasses.fields(getattr(self, part)):
                 value = getattr(getattr(self, part), f.name)
@@ -124,8 +171,38 @@ class RunConfig:
                     raise ValueError(f"{f.name}: {value!r} is not a valid value "
                                      f"(expected {_expected(f.type)})") from None
             setattr(core, part, target)
-        core.validate()
+        core.profile = self.profile_to_core()
+        if total_sites is None:
+            core.validate()
+        else:
+            core.validate_sites(total_sites)
         return core
+
+    def profile_to_core(self) -> _core.ProfileConfig:
+        """The engine's profile: event sets resolved on this machine (what cannot be counted
+        is left out; :func:`islands.pmu.resolve_here` says why)."""
+        from islands.pmu import resolve_here
+
+        if isinstance(self.profile.breakdown_every, bool) or not isinstance(self.profile.breakdown_every, int) \
+                or self.profile.breakdown_every < 0:
+            raise ValueError(f"breakdown_every: {self.profile.breakdown_every!r} is not a whole number >= 0")
+        core = _core.ProfileConfig()
+        core.breakdown_every = self.profile.breakdown_every
+        core.events = [c.to_core() for c in resolve_here(self.profile.counters).counters]
+        return core
+
+
+#: The sections of a RunConfig, each a dataclass mirroring one C++ config struct.
+SECTIONS: dict[str, type] = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig,
+                             "engine": EngineConfig, "driver": DriverConfig}
+
+#: Workloads by name, each with the section holding its settings.
+WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb", "tatp": "tatp"}
+
+#: TATP's transactions, as a mix names them (the order of the standard mix).
+TATP_TRANSACTIONS = ("get_subscriber_data", "get_new_destination", "get_access_data",
+                     "update_subscriber_data", "update_location", "insert_call_forwarding",
+                     "delete_call_forwarding")
 
 
 def _expected(type_name: Any) -> str:

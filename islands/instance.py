@@ -46,7 +46,11 @@ def main() -> int:
         if reason:
             warnings.append(reason)
     core = _core.InstanceConfig()
-    core.run = RunConfig.from_dict(spec["config"]).to_core()
+    core.run = RunConfig.from_dict(spec["config"]).to_core(total_sites=sum(spec["instance_sites"]))
+    if spec["instance_id"] != 0:  # whole-CPU (uncore) counters: the first instance reads them
+        profile = core.run.profile
+        profile.events = [e for e in profile.events if e.cpu < 0]
+        core.run.profile = profile
     core.instance_id = spec["instance_id"]
     core.instance_sites = spec["instance_sites"]
     core.transport = spec["transport"]

@@ -24,9 +24,11 @@ from typing import Any
 
 from islands import _core
 from islands.config import RunConfig
+from islands.consistency import check_line, describe_workload, verify
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
-from islands.run import Latency, abort_rate, check_cpus
+from islands.profile import summarize
+from islands.run import Latency, abort_rate, check_cpus, profile_lines
 from islands.topology import Topology, format_cpulist, read_topology
 
 #: Seconds an instance may take to load its data and attach to its peers.
@@ -54,6 +56,10 @@ class DeploymentResult:
     topology: dict[str, Any]
     metadata: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
+    user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
+    #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
+    profile: dict[str, Any] = field(default_factory=dict)
 
     @property
     def abort_rate(self) -> float:
@@ -77,25 +83,30 @@ class DeploymentResult:
             "instances": self.instances,
             "measured_s": self.measured_s,
             "checks": self.checks,
+            "check_failures": self.check_failures,
+            "user_rollbacks": self.user_rollbacks,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
+            **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
     def summary(self) -> str:
         """A few lines for people."""
-        m = self.config.micro
         lines = [
             f"{self.deployment.label} ({self.deployment.n_instances} instances, {self.transport}): "
-            f"{'update' if m.update else 'read'} {m.rows_per_txn} rows, {m.multisite:.0%} multisite",
+            f"{describe_workload(self.config)}",
             f"throughput  {self.throughput_tps:,.0f} txn/s  "
             f"({self.throughput_tps / self.deployment.n_cpus:,.0f} per core), "
             f"{self.multisite_commits:,} of {self.commits:,} commits distributed",
             "aborts      " + ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
-            + f"  (rate {self.abort_rate:.2%})",
+            + f"  (rate {self.abort_rate:.2%})"
+            + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else ""),
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
             f"p99.9 {self.latency.p999_us:.2f}",
+            check_line(self.check_failures),
         ]
+        lines += profile_lines(self.profile)
         return "\n".join(lines + [f"warning     {w}" for w in self.warnings])
 
 
@@ -277,7 +288,7 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
     for i, cpus in enumerate(deployment.instances):
         core = _core.InstanceConfig()
         core.run = RunConfig.from_dict({**config.to_dict(), "driver": {
-            **config.to_dict()["driver"], "cpus": list(cpus)}}).to_core()
+            **config.to_dict()["driver"], "cpus": list(cpus)}}).to_core(total_sites=deployment.n_cpus)
         core.instance_id = i
         core.instance_sites = [len(c) for c in deployment.instances]
         core.transport = transport
@@ -346,7 +357,8 @@ def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "
 def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topology: Topology,
                results: list[dict[str, Any]]) -> DeploymentResult:
     per_instance, aborts, buckets, warnings = [], {}, [], []
-    commits = multisite = row_updates = before = after = 0
+    commits = multisite = row_updates = before = after = committed_txns = 0
+    figures: dict[str, int] = {}
     seconds = max(r["stats"]["measured_s"] for r in results)
     for i, r in enumerate(results):
         stats = r["stats"]
@@ -356,6 +368,9 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         row_updates += sum(w["row_updates_all_phases"] for w in workers)
         before += stats["payload_sum_before"]
         after += stats["payload_sum_after"]
+        committed_txns += sum(w["commits_all_phases"] for w in workers)
+        for name, value in stats["checks_after"].items():
+            figures[name] = figures.get(name, 0) + value
         for name, count in stats["aborts"].items():
             aborts[name] = aborts.get(name, 0) + count
         for w in workers:
@@ -383,13 +398,20 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         })
     if not deployment.pinned:
         warnings.append("instances not pinned: placement left to the OS scheduler")
+    profile = summarize(config, [r["stats"] for r in results])
+    metadata = collect_metadata()
+    if profile.get("missing"):
+        metadata["counters_missing"] = profile["missing"]
+    checks = {"payload_sum_before": before, "payload_sum_after": after,
+              "committed_row_updates": row_updates, "committed_txns": committed_txns, **figures}
     return DeploymentResult(
         deployment=deployment, config=config, transport=transport,
         config_hash=config.config_hash(),
         throughput_tps=commits / seconds, commits=commits, multisite_commits=multisite,
         aborts=aborts, latency=Latency.from_core(_core.latency_summary(buckets)),
         instances=per_instance, measured_s=seconds,
-        checks={"payload_sum_before": before, "payload_sum_after": after,
-                "committed_row_updates": row_updates},
-        topology=topology.to_dict(), metadata=collect_metadata(), warnings=warnings,
+        checks=checks,
+        check_failures=verify(config.workload, checks),
+        user_rollbacks=sum(r["stats"]["user_rollbacks"] for r in results),
+        topology=topology.to_dict(), metadata=metadata, warnings=warnings, profile=profile,
     )

@@ -7,7 +7,9 @@ from typing import Any
 
 from islands import _core
 from islands.config import RunConfig
+from islands.consistency import check_line, describe_workload, verify
 from islands.metadata import collect_metadata
+from islands.profile import summarize
 from islands.topology import Topology, format_cpulist, read_topology
 
 
@@ -61,10 +63,14 @@ class RunResult:
     workers: list[WorkerResult]
     measured_s: float
     load_s: float
-    checks: dict[str, int]  #: consistency figures (payload sums before/after, committed row updates)
+    checks: dict[str, int]  #: consistency figures (payload sums, committed row updates, the workload's)
     topology: dict[str, Any]
     metadata: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
+    user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
+    #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
+    profile: dict[str, Any] = field(default_factory=dict)
 
     @property
     def abort_rate(self) -> float:
@@ -91,30 +97,56 @@ class RunResult:
             "measured_s": self.measured_s,
             "load_s": self.load_s,
             "checks": self.checks,
+            "check_failures": self.check_failures,
+            "user_rollbacks": self.user_rollbacks,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
+            **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
     def summary(self) -> str:
         """A few lines for people."""
         c = self.config
-        kind = "update" if c.micro.update else "read"
         lines = [
-            f"{c.workload}: {kind} {c.micro.rows_per_txn} rows, {c.micro.multisite:.0%} multisite, "
-            f"zipf s={c.micro.zipf_s:g}, {c.micro.rows_per_site:,} rows/site; "
+            f"{describe_workload(c)}; "
             f"index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}) "
             f"on cpus {format_cpulist(c.driver.cpus)}",
             f"throughput  {self.throughput_tps:,.0f} txn/s  ({self.throughput_per_core:,.0f} per core) "
             f"over {self.measured_s:.2f} s",
             "aborts      " + (", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
-                              + f"  (rate {self.abort_rate:.2%})"),
+                              + f"  (rate {self.abort_rate:.2%})"
+                              + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else "")),
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
             f"p99.9 {self.latency.p999_us:.2f}  max {self.latency.max_us:.1f}",
+            check_line(self.check_failures),
             f"config      {self.config_hash}  git {self.metadata['git_revision'][:12]}",
         ]
+        lines += profile_lines(self.profile)
         lines += [f"warning     {w}" for w in self.warnings]
         return "\n".join(lines)
+
+
+def profile_lines(profile: dict[str, Any]) -> list[str]:
+    """The profile part of a summary: breakdown per transaction, counters per transaction."""
+    lines = []
+    b = profile.get("breakdown")
+    if b:
+        parts = "  ".join(f"{k[:-3]} {v:.3f}" for k, v in b.items() if k.endswith("_us") and k != "total_us")
+        lines.append(f"breakdown   us/txn: {parts}  (total {b['total_us']:.3f}, {b['timed_txns']:,} txns timed)")
+    for name, value in profile.get("counters_per_txn", {}).items():
+        if value == value:  # not NaN
+            running = profile["counters_running"].get(name, float("nan"))
+            mux = "" if running >= 0.999 else f"  (ran {running:.0%} of the window, scaled)"
+            lines.append(f"counter     {name}: {value:,.2f} per txn{mux}")
+    missing = profile.get("missing", {})
+    if missing:
+        reasons: dict[str, list[str]] = {}
+        for name, why in missing.items():
+            reasons.setdefault(why, []).append(name)
+        for why, names in reasons.items():
+            lines.append(f"no counter  {', '.join(names)}: {why}")
+    return lines
 
 
 def check_cpus(cpus: tuple[int, ...], topology: Topology) -> None:
@@ -146,6 +178,17 @@ def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> Run
         for w in stats["workers"]
     ]
     row_updates = sum(w["row_updates_all_phases"] for w in stats["workers"])
+    profile = summarize(config, [stats])
+    metadata = collect_metadata()
+    if profile.get("missing"):
+        metadata["counters_missing"] = profile["missing"]
+    checks = {
+        "payload_sum_before": stats["payload_sum_before"],
+        "payload_sum_after": stats["payload_sum_after"],
+        "committed_row_updates": row_updates,
+        "committed_txns": sum(w["commits_all_phases"] for w in stats["workers"]),
+        **stats["checks_after"],
+    }
     warnings = []
     if not config.driver.pin:
         warnings.append("workers not pinned: placement left to the OS scheduler")
@@ -159,12 +202,11 @@ def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> Run
         workers=workers,
         measured_s=seconds,
         load_s=stats["load_s"],
-        checks={
-            "payload_sum_before": stats["payload_sum_before"],
-            "payload_sum_after": stats["payload_sum_after"],
-            "committed_row_updates": row_updates,
-        },
+        checks=checks,
+        check_failures=verify(config.workload, checks),
+        user_rollbacks=stats["user_rollbacks"],
         topology=topology.to_dict(),
-        metadata=collect_metadata(),
+        metadata=metadata,
         warnings=warnings,
+        profile=profile,
     )

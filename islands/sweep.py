@@ -31,6 +31,10 @@ one machine, because deployments may be written relative to the topology (``1``,
     [engine]                          # fixed EngineConfig fields; cc = "auto" (default)
     cc = "auto"                       # is "none" for one-cpu instances, else "2pl"
 
+    [profile]                         # optional: what each run measures about itself
+    counters = ["software", "basic"]  # event sets (islands.pmu.EVENT_SETS)
+    breakdown_every = 1               # component time breakdown of every Nth transaction
+
 Each point becomes a :class:`Point` (a deployment, the run config, a transport and a
 repetition); runs go repetition by repetition (every point once, then every point again), so
 an interrupted sweep already covers the grid. Each run writes one row at once, carrying the
@@ -59,7 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.config import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig, TatpConfig, TpcbConfig
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
 from islands.topology import Topology, format_cpulist, parse_cpulist
@@ -81,9 +85,17 @@ DEPLOY_KEYS = ("deployment", "placement", "transport")
 #: Placements a grid may ask for (explicit deployments are written as cpu lists).
 GRID_PLACEMENTS = ("islands", "spread", "os")
 MICRO_FIELDS = {f.name: f for f in dataclasses.fields(MicroConfig)}
+TPCB_FIELDS = {f.name: f for f in dataclasses.fields(TpcbConfig)}
+TATP_FIELDS = {f.name: f for f in dataclasses.fields(TatpConfig)}
 ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
+#: The fixed-settings tables of an experiment file and the config fields each holds (field
+#: names are unique across them, so a [grid] key names its table).
+SECTION_FIELDS = {"micro": MICRO_FIELDS, "tpcb": TPCB_FIELDS, "tatp": TATP_FIELDS, "engine": ENGINE_FIELDS}
+#: The workloads' own sections (each used by the workload of its name).
+WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
-TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", "micro", "engine")
+TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile")
+PROFILE_KEYS = ("counters", "breakdown_every")
 # Keys of the spec that do not change what a point measures; left out of its hash.
 _UNHASHED = ("description", "repetitions")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -147,7 +159,7 @@ def _unknown(key: str, known: Iterable[str]) -> str:
 
 
 def _field_type(name: str) -> str:
-    f = MICRO_FIELDS.get(name) or ENGINE_FIELDS[name]
+    f = next(fields_[name] for fields_ in SECTION_FIELDS.values() if name in fields_)
     return str(f.type)
 
 
@@ -206,11 +218,14 @@ class ExperimentSpec:
     workload: str = "micro"
     micro: Mapping[str, Any] = field(default_factory=dict)
     engine: Mapping[str, Any] = field(default_factory=dict)
+    tpcb: Mapping[str, Any] = field(default_factory=dict)
+    tatp: Mapping[str, Any] = field(default_factory=dict)
     warmup_s: float = 1.0
     duration_s: float = 5.0
     repetitions: int = 1
     seed: int = 1
     cpus: tuple[int, ...] | None = None
+    profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
@@ -241,7 +256,7 @@ class ExperimentSpec:
         workload = text_value("workload", "micro")
 
         tables: dict[str, Mapping[str, Any]] = {}
-        for table in ("run", "grid", "micro", "engine"):
+        for table in ("run", "grid", *SECTION_FIELDS, "profile"):
             value = d.get(table, {})
             if not isinstance(value, Mapping):
                 raise where.error(table, "must be a table ([" + table + "])")
@@ -278,8 +293,8 @@ class ExperimentSpec:
             if not cpus:
                 raise where.error("run.cpus", "the list is empty")
 
-        fixed: dict[str, dict[str, Any]] = {"micro": {}, "engine": {}}
-        for table, fields_ in (("micro", MICRO_FIELDS), ("engine", ENGINE_FIELDS)):
+        fixed: dict[str, dict[str, Any]] = {table: {} for table in SECTION_FIELDS}
+        for table, fields_ in SECTION_FIELDS.items():
             for key, value in tables[table].items():
                 if key not in fields_:
                     raise where.error(f"{table}.{key}", _unknown(key, fields_))
@@ -290,7 +305,9 @@ class ExperimentSpec:
                     continue
                 fixed[table][key] = _check_value(where, f"{table}.{key}", key, value)
 
-        grid_known = DEPLOY_KEYS + tuple(MICRO_FIELDS) + tuple(ENGINE_FIELDS)
+        profile = _check_profile(where, tables["profile"])
+
+        grid_known = DEPLOY_KEYS + tuple(k for fields_ in SECTION_FIELDS.values() for k in fields_)
         grid: dict[str, tuple[Any, ...]] = {}
         transports = known_transports()
         for key, raw in tables["grid"].items():
@@ -342,11 +359,14 @@ class ExperimentSpec:
             workload=workload,
             micro=fixed["micro"],
             engine=fixed["engine"],
+            tpcb=fixed["tpcb"],
+            tatp=fixed["tatp"],
             warmup_s=float(warmup),
             duration_s=float(duration),
             repetitions=repetitions,
             seed=seed,
             cpus=cpus,
+            profile=profile,
             source=source,
             text=text,
         )
@@ -358,12 +378,18 @@ class ExperimentSpec:
         so that the error names the key that holds the bad value."""
         base = self.base_config(n_cpus=1)
         grid_keys = [k for k, _ in self.grid]
+        # Fields are judged here; whether a scale fits a deployment is judged per point.
+        sites = None if self.workload == "micro" else 1 << 16
         try:
-            base.to_core()
+            base.to_core(total_sites=sites)
         except ValueError as e:
             name = str(e).split(":", 1)[0]
             if name in self.micro:
                 key = f"micro.{name}"
+            elif name in self.tpcb:
+                key = f"tpcb.{name}"
+            elif name in self.tatp:
+                key = f"tatp.{name}"
             elif name in self.engine:
                 key = f"engine.{name}"
             elif name in grid_keys:
@@ -374,7 +400,7 @@ class ExperimentSpec:
         for key, values in self.grid:
             if key in DEPLOY_KEYS:
                 continue
-            part = "micro" if key in MICRO_FIELDS else "engine"
+            part = _section_of(key)
             for value in values:
                 if key == "cc" and value == "auto":
                     continue
@@ -382,7 +408,7 @@ class ExperimentSpec:
                     base, **{part: dataclasses.replace(getattr(base, part), **{key: value})}
                 )
                 try:
-                    config.to_core()
+                    config.to_core(total_sites=sites)
                 except ValueError as e:
                     raise where.error(f"grid.{key}", f"{value!r}: {e}") from None
 
@@ -391,16 +417,26 @@ class ExperimentSpec:
         cpus ``0..n_cpus-1`` (used to check values; points replace the cpus)."""
         grid = dict(self.grid)
         micro = {**self.micro, **{k: v[0] for k, v in grid.items() if k in MICRO_FIELDS}}
+        tpcb = {**self.tpcb, **{k: v[0] for k, v in grid.items() if k in TPCB_FIELDS}}
+        tatp = {**self.tatp, **{k: v[0] for k, v in grid.items() if k in TATP_FIELDS}}
         engine = {**self.engine, **{k: v[0] for k, v in grid.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(engine.get("cc", "auto"), (n_cpus,))
         return RunConfig(
             workload=self.workload,
             micro=MicroConfig(**micro),
+            tpcb=TpcbConfig(**tpcb),
+            tatp=TatpConfig(**tatp),
             engine=EngineConfig(**engine),
             driver=DriverConfig(
                 cpus=tuple(range(n_cpus)), warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed
             ),
+            profile=self.profile_config(),
         )
+
+    def profile_config(self) -> ProfileConfig:
+        """The [profile] table as the run config's ProfileConfig."""
+        return ProfileConfig(counters=tuple(self.profile.get("counters", ())),
+                             breakdown_every=self.profile.get("breakdown_every", 0))
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as a TOML-shaped dict (JSON-ready); :meth:`from_dict` reads it back.
@@ -415,7 +451,8 @@ class ExperimentSpec:
         }
         if self.cpus is not None:
             run["cpus"] = format_cpulist(self.cpus)
-        return {
+        extra = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
+        out = {
             "name": self.name,
             "figure": self.figure,
             "description": self.description,
@@ -424,7 +461,13 @@ class ExperimentSpec:
             "grid": {k: [_plain(v) for v in values] for k, values in self.grid},
             "micro": _fixed(MicroConfig(), self.micro, grid_keys),
             "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
+            **extra,
         }
+        # Another workload's table only where it is used (micro specs keep their hashes).
+        for section, klass in WORKLOAD_SECTIONS.items():
+            if section != "micro" and (self.workload == section or getattr(self, section)):
+                out[section] = _fixed(klass(), getattr(self, section), grid_keys)
+        return out
 
     def spec_hash(self) -> str:
         """Stable hash of everything that decides what a point measures (the description
@@ -452,6 +495,32 @@ class ExperimentSpec:
                 raise ValueError(f"--repetitions: {repetitions!r} must be a whole number >= 1")
             changes["repetitions"] = repetitions
         return dataclasses.replace(self, **changes)
+
+
+def _section_of(key: str) -> str:
+    """The config section (micro, tpcb, engine) holding a [grid] key."""
+    return next(name for name, fields_ in SECTION_FIELDS.items() if key in fields_)
+
+
+def _check_profile(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
+    from islands.pmu import EVENT_SETS
+
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in PROFILE_KEYS:
+            raise where.error(f"profile.{key}", _unknown(key, PROFILE_KEYS))
+        if key == "counters":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise where.error("profile.counters", f"{value!r} is not a list of event sets")
+            for v in value:
+                if v not in EVENT_SETS:
+                    raise where.error("profile.counters", f"unknown event set {v!r} (choose {', '.join(EVENT_SETS)})")
+            out[key] = tuple(value)
+        else:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise where.error("profile.breakdown_every", f"{value!r} is not a whole number >= 0")
+            out[key] = value
+    return out
 
 
 def _fixed(defaults: Any, given: Mapping[str, Any], grid_keys: set[str]) -> dict[str, Any]:
@@ -650,11 +719,15 @@ class Sweep:
     def _point(self, chosen: dict[str, Any], dep: Deployment, index: int) -> Point:
         spec = self.spec
         micro = {**spec.micro, **{k: v for k, v in chosen.items() if k in MICRO_FIELDS}}
+        tpcb = {**spec.tpcb, **{k: v for k, v in chosen.items() if k in TPCB_FIELDS}}
+        tatp = {**spec.tatp, **{k: v for k, v in chosen.items() if k in TATP_FIELDS}}
         engine = {**spec.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(engine.get("cc", "auto"), [len(c) for c in dep.instances])
         config = RunConfig(
             workload=spec.workload,
             micro=MicroConfig(**micro),
+            tpcb=TpcbConfig(**tpcb),
+            tatp=TatpConfig(**tatp),
             engine=EngineConfig(**engine),
             driver=DriverConfig(
                 cpus=dep.cpus,
@@ -663,13 +736,14 @@ class Sweep:
                 duration_s=spec.duration_s,
                 seed=spec.seed,
             ),
+            profile=spec.profile_config(),
         )
         params = tuple((k, dep.name if k == "deployment" else chosen[k]) for k, _ in spec.grid)
         # The engine judges each instance's config (one per distinct instance size).
         for cpus in {len(c): c for c in dep.instances}.values():
             per_instance = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus))
             try:
-                per_instance.to_core()
+                per_instance.to_core(total_sites=dep.n_cpus)
             except ValueError as e:
                 shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
                 raise ValueError(f"{spec.source}: point {shown}: {e}") from None
@@ -703,7 +777,7 @@ class Sweep:
         runs = self.points()
         left = sum(1 for p in runs if p.point_id not in done)
         varying = [k for k, v in spec.grid if len(v) > 1 and k not in DEPLOY_KEYS]
-        fixed = {**spec.micro, **spec.engine}
+        fixed = {**getattr(spec, spec.workload if spec.workload in WORKLOAD_SECTIONS else "micro"), **spec.engine}
         fixed.update({k: v[0] for k, v in spec.grid if len(v) == 1 and k not in DEPLOY_KEYS})
         lines = [
             f"experiment {spec.name} (figure {spec.figure}) from {spec.source}, spec {spec.spec_hash()}",

@@ -100,7 +100,7 @@ def test_corrupt_record_in_the_middle_is_refused(tmp_path):
     records = _core.read_log(str(path))["records"]
     victim = records[len(records) // 2]
     data = bytearray(path.read_bytes())
-    data[victim["offset"] + 40] ^= 0x01  # one flipped bit in its payload
+    data[victim["offset"] + 16] ^= 0x01  # one flipped bit in its transaction id
     path.write_bytes(bytes(data))
     with pytest.raises(RuntimeError, match=f"LSN {victim['lsn']} \\(file offset {victim['offset']}\\)"):
         _core.read_log(str(path))

@@ -9,6 +9,7 @@ void bind_run(py::module_& m);
 void bind_structures(py::module_& m);
 void bind_transport(py::module_& m);
 void bind_bench(py::module_& m);
+void bind_perf(py::module_& m);
 void bind_log(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
@@ -18,5 +19,6 @@ PYBIND11_MODULE(_core, m) {
   bind_structures(m);
   bind_transport(m);
   bind_bench(m);
+  bind_perf(m);
   bind_log(m);
 }

@@ -5,9 +5,12 @@
 #include "islands/exec/engine_run.hpp"
 #include "islands/exec/instance.hpp"
 #include "islands/common/latency_histogram.hpp"
+#include "islands/perf/component.hpp"
 
 namespace py = pybind11;
 using namespace islands;
+
+py::dict counter_reading_dict(const CounterReading& r);  // perf.cpp
 
 namespace {
 
@@ -39,6 +42,7 @@ py::dict stats_dict(const RunStats& stats) {
     d["observed_cpu"] = w.observed_cpu;
     d["site"] = w.site;
     d["commits"] = w.commits;
+    d["user_rollbacks"] = w.user_rollbacks;
     d["aborts"] = aborts_dict(w.aborts);
     d["latency"] = latency_dict(w.latency);
     d["checksum"] = w.checksum;
@@ -54,6 +58,14 @@ py::dict stats_dict(const RunStats& stats) {
     py::list buckets;  // sparse (bucket, count) pairs, so that instances merge exactly
     w.latency.for_each_bucket([&](int b, std::uint64_t c) { buckets.append(py::make_tuple(b, c)); });
     d["latency_buckets"] = buckets;
+    py::list counters;
+    for (const CounterReading& r : w.counters) counters.append(counter_reading_dict(r));
+    d["counters"] = counters;
+    py::dict ticks;
+    for (std::size_t i = 0; i < kNumComponents; ++i) ticks[component_name(static_cast<Component>(i))] = w.component_ticks[i];
+    d["component_ticks"] = ticks;
+    d["timed_txns"] = w.timed_txns;
+    d["window_ticks"] = w.window_ticks;
     workers.append(d);
     for (std::size_t i = 0; i < kNumAbortReasons; ++i) total_aborts[i] += w.aborts[i];
   }
@@ -62,10 +74,24 @@ py::dict stats_dict(const RunStats& stats) {
   out["load_s"] = stats.load_s;
   out["measured_s"] = stats.measured_s;
   out["commits"] = stats.commits();
+  std::uint64_t rollbacks = 0;
+  for (const WorkerStats& w : stats.workers) rollbacks += w.user_rollbacks;
+  out["user_rollbacks"] = rollbacks;
   out["aborts"] = aborts_dict(total_aborts);
   out["latency"] = latency_dict(stats.latency());
   out["payload_sum_before"] = stats.payload_sum_before;
   out["payload_sum_after"] = stats.payload_sum_after;
+  py::list cpu_counters;
+  for (const CounterReading& r : stats.cpu_counters) cpu_counters.append(counter_reading_dict(r));
+  out["cpu_counters"] = cpu_counters;
+  out["ns_per_tick"] = stats.ns_per_tick;
+  const auto figures = [](const CheckFigures& list) {
+    py::dict d;
+    for (const auto& [name, value] : list) d[py::str(name)] = value;
+    return d;
+  };
+  out["checks_before"] = figures(stats.checks_before);
+  out["checks_after"] = figures(stats.checks_after);
   const RecoveryStats& r = stats.recovery;
   py::dict recovery;
   recovery["performed"] = r.performed;

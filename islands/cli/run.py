@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import json
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
 from islands.run import check_cpus, run
@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``run`` subcommand."""
     p = subparsers.add_parser("run", help="run one engine instance and print its throughput",
                               description="Run one engine instance on pinned worker threads.")
-    p.add_argument("--workload", default="micro", help="workload (micro)")
+    p.add_argument("--workload", default="micro", help="workload: micro, tpcb or tatp (default micro)")
     p.add_argument("--rows", type=int, default=10, help="rows per transaction (default 10)")
     p.add_argument("--update", action="store_true", help="update the rows instead of reading them")
     p.add_argument("--multisite", type=float, default=0.0,
@@ -25,6 +25,17 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--zipf", type=float, default=0.0, help="Zipf skew s of the row choice (0 = uniform)")
     p.add_argument("--rows-per-site", type=int, default=10_000, help="rows per site (default 10000)")
     p.add_argument("--columns", type=int, default=10, help="int32 payload columns per row (default 10)")
+    p.add_argument("--remote", type=float, default=0.15,
+                   help="tpcb: fraction of transactions with a teller of another branch, 0..1 "
+                        "(default 0.15)")
+    p.add_argument("--branches-per-site", type=int, default=1, help="tpcb: branches per site (default 1)")
+    p.add_argument("--tellers-per-branch", type=int, default=10, help="tpcb: tellers per branch (default 10)")
+    p.add_argument("--accounts-per-branch", type=int, default=100_000,
+                   help="tpcb: accounts per branch (default 100000)")
+    p.add_argument("--subscribers-per-site", type=int, default=100_000,
+                   help="tatp: subscribers per site (default 100000)")
+    p.add_argument("--mix", default="standard",
+                   help="tatp: standard, one transaction's name, or name:weight,... summing to 100")
     p.add_argument("--cores", default=None,
                    help="CPUs for the workers, e.g. 0,1 or 0-3 (default: every online CPU)")
     p.add_argument("--no-pin", action="store_true", help="leave worker placement to the OS")
@@ -58,6 +69,9 @@ def config_from_args(args: argparse.Namespace, cpus: tuple[int, ...], per_instan
         workload=args.workload,
         micro=MicroConfig(rows_per_site=args.rows_per_site, columns=args.columns, rows_per_txn=args.rows,
                           update=args.update, multisite=args.multisite, zipf_s=args.zipf),
+        tpcb=TpcbConfig(branches_per_site=args.branches_per_site, tellers_per_branch=args.tellers_per_branch,
+                        accounts_per_branch=args.accounts_per_branch, remote=args.remote),
+        tatp=TatpConfig(subscribers_per_site=args.subscribers_per_site, mix=args.mix),
         engine=EngineConfig(index=args.index, cc=cc, lock_policy=lock_policy,
                             latching=not args.no_latching, prefetch=not args.no_prefetch),
         driver=DriverConfig(cpus=cpus, pin=not args.no_pin, warmup_s=args.warmup,

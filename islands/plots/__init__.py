@@ -20,6 +20,7 @@ import pandas as pd
 from islands.plots._common import Drawing
 from islands.plots.multisite import plot_multisite
 from islands.plots.skew import plot_skew
+from islands.plots.standard import plot_remote_share, plot_standard
 from islands.plots.txn_size import plot_txn_size
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "figure_function", "render_results"]
@@ -31,6 +32,8 @@ FIGURES: dict[str, Callable[[pd.DataFrame, str], Drawing]] = {
     "000-fig17": plot_txn_size,   # time per transaction vs rows, read (and update: Fig 18)
     "000-fig18": plot_txn_size,   # time per transaction vs rows, update
     "000-fig20": plot_skew,       # throughput vs Zipf skew
+    "000-fig22": plot_standard,   # standard workloads, local-only vs the specification's remote share
+    "000-fig23": plot_remote_share,  # TPC-B vs % remote
 }
 
 #: Figure ids of other tools' results, to say where they are drawn.

@@ -178,7 +178,9 @@ def machine_note(rows: pd.DataFrame) -> str:
 
 def run_note(df: pd.DataFrame) -> str:
     """Repetitions, warm-up and measured window, for a figure's title."""
-    reps = df.groupby(["deployment", "via", *[c for c in df.columns if c.startswith("config.micro.")]],
+    workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else "micro"
+    section = f"config.{workload}."
+    reps = df.groupby(["deployment", "via", *[c for c in df.columns if c.startswith(section)]],
                       dropna=False).size()
     lo, hi = int(reps.min()), int(reps.max())
     if hi == 1:
@@ -188,7 +190,10 @@ def run_note(df: pd.DataFrame) -> str:
     if "config.driver.duration_s" in df.columns and "config.driver.warmup_s" in df.columns:
         what += (f"; {_g(df['config.driver.warmup_s'])} s warm-up + "
                  f"{_g(df['config.driver.duration_s'])} s measured")
-    if "config.micro.rows_per_site" in df.columns:
+    if workload == "tpcb" and "config.tpcb.accounts_per_branch" in df.columns:
+        what += (f"; {_g(df['config.tpcb.branches_per_site'])} branch(es) of "
+                 f"{_g(df['config.tpcb.accounts_per_branch'], ',.0f')} accounts per site (one site per core)")
+    elif "config.micro.rows_per_site" in df.columns:
         what += f"; {_g(df['config.micro.rows_per_site'], ',.0f')} rows per site (one site per core)"
     return what
 

@@ -11,7 +11,8 @@
 #include "islands/common/backoff.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
-#include "islands/workload/micro_workload.hpp"
+#include "islands/perf/worker_profiler.hpp"
+#include "islands/workload/workload_dispatch.hpp"
 
 #ifndef ISLANDS_COMPILER
 #define ISLANDS_COMPILER "unknown"
@@ -38,9 +39,10 @@ void sleep_unless(double seconds, const std::atomic<bool>& failed) {
 
 template <class Workload, class CC>
 void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std::size_t index,
-                 std::uint64_t tick0, const std::atomic<int>& phase, WorkerStats& stats) {
+                 std::uint64_t tick0, const std::atomic<int>& phase, WorkerStats& stats,
+                 WorkerProfiler& profiler) {
   const double ns_per_tick = CycleClock::ns_per_tick();
-  TxnContext ctx(config.micro.columns);
+  TxnContext ctx(workload.max_columns());
   typename Workload::Txn txn;
   Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + index);
   AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + index);
@@ -51,36 +53,49 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
     if (now == kMeasure && !measuring) {
       measuring = true;
       stats.reset_window();
+      profiler.start_window();
     }
+    ComponentClock* const clock = profiler.begin_span();
+    ctx.set_clock(clock);
     workload.generate(txn, rng, index);
     const std::uint64_t start = CycleClock::now();
     ctx.begin(start - tick0);  // wait-die age: kept across retries of this transaction
-    bool committed = false;
+    bool committed = false, rolled_back = false;
     for (unsigned attempt = 0;; ++attempt) {
       const TxnResult result = workload.execute(txn, ctx, cc, stats);
       if (result.committed) {
         committed = true;
         break;
       }
+      if (result.user_rollback) {
+        rolled_back = true;
+        break;
+      }
       ++stats.aborts[static_cast<std::size_t>(result.reason)];
       if (phase.load(std::memory_order_relaxed) == kStop) break;
       backoff.pause(attempt);
     }
+    if (rolled_back) {
+      ++stats.user_rollbacks;
+      continue;
+    }
     if (!committed) break;
     ++stats.commits;
     ++stats.commits_all_phases;
-    if (config.micro.update) stats.row_updates_all_phases += txn.keys.size();
+    stats.row_updates_all_phases += workload.row_updates(txn);
     if (measuring) {
       stats.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick));
     }
+    profiler.end_span(clock);
   }
+  profiler.stop_window(stats);
 }
 
-template <class Index, class CC>
+template <class Workload, class CC>
 RunStats drive(const RunConfig& config, const CC& cc) {
   const DriverConfig& driver = config.driver;
   const std::size_t n = driver.cpus.size();
-  MicroWorkload<Index> workload(config.micro, config.engine, n);
+  Workload workload = make_workload<Workload>(config, n);
   RunStats out;
   out.workers.resize(n);
   std::atomic<int> phase{kLoading};
@@ -103,12 +118,13 @@ RunStats drive(const RunConfig& config, const CC& cc) {
           stats.cpu = driver.cpus[i];
         }
         workload.load_site(i);  // first touch by the owner
+        WorkerProfiler profiler(config.profile);  // per-thread counters: opened by the thread
         loaded.fetch_add(1);
         while (phase.load(std::memory_order_acquire) == kLoading) {
           if (failed.load()) return;
           std::this_thread::sleep_for(std::chrono::microseconds(200));
         }
-        worker_loop(workload, cc, config, i, tick0, phase, stats);
+        worker_loop(workload, cc, config, i, tick0, phase, stats, profiler);
         stats.observed_cpu = current_cpu();
       } catch (...) {
         errors[i] = std::current_exception();
@@ -120,14 +136,19 @@ RunStats drive(const RunConfig& config, const CC& cc) {
   if (!failed.load()) {
     out.load_s = seconds_since(load_start);
     workload.finish_load(!CC::kLocks);
-    out.payload_sum_before = workload.payload_sum();
+    out.checks_before = workload.check_figures();
+    out.payload_sum_before = figure_or_zero("payload_sum", out.checks_before);
+    PerfCounters cpu_counters(config.profile.events, CounterScope::cpu);
     phase.store(kWarmup, std::memory_order_release);
     sleep_unless(driver.warmup_s, failed);
+    cpu_counters.enable();
     phase.store(kMeasure, std::memory_order_release);
     const auto window_start = Clock::now();
     sleep_unless(driver.duration_s, failed);
     phase.store(kStop, std::memory_order_release);
     out.measured_s = seconds_since(window_start);
+    cpu_counters.disable();
+    out.cpu_counters = cpu_counters.read();
   } else {
     phase.store(kStop, std::memory_order_release);
   }
@@ -135,14 +156,19 @@ RunStats drive(const RunConfig& config, const CC& cc) {
   for (const std::exception_ptr& error : errors) {
     if (error) std::rethrow_exception(error);
   }
-  out.payload_sum_after = workload.payload_sum();
+  out.checks_after = workload.check_figures();
+  out.payload_sum_after = figure_or_zero("payload_sum", out.checks_after);
+  out.ns_per_tick = CycleClock::ns_per_tick();
   return out;
 }
 
 template <class Index>
 RunStats drive_with_cc(const RunConfig& config) {
-  if (config.engine.cc == CcKind::none) return drive<Index>(config, NoLocking{});
-  return drive<Index>(config, TwoPhaseLocking{config.engine.lock_policy});
+  return with_workload<Index>(config, [&](auto tag) {
+    using Workload = typename decltype(tag)::type;
+    if (config.engine.cc == CcKind::none) return drive<Workload>(config, NoLocking{});
+    return drive<Workload>(config, TwoPhaseLocking{config.engine.lock_policy});
+  });
 }
 
 template <class Index>
@@ -189,6 +215,9 @@ RunStats run_engine(const RunConfig& config) {
 
 double run_bare_loop(const RunConfig& config) {
   config.validate();
+  if (parse_workload_kind(config.workload) != WorkloadKind::micro) {
+    throw std::invalid_argument("workload: the bare-loop baseline exists for micro only");
+  }
   if (config.engine.index == IndexKind::hash) return bare_loop<HashIndex>(config);
   return bare_loop<BTreeIndex>(config);
 }

@@ -21,8 +21,9 @@
 #include "islands/common/cycle_clock.hpp"
 #include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
+#include "islands/perf/worker_profiler.hpp"
 #include "islands/transport/transport.hpp"
-#include "islands/workload/micro_workload.hpp"
+#include "islands/workload/workload_dispatch.hpp"
 
 namespace islands {
 namespace {
@@ -34,7 +35,8 @@ enum Phase : int { kLoading, kWaitStart, kWarmup, kMeasure, kStop };
 // Votes and decisions travel as one byte.
 enum Vote : std::uint8_t { kVoteAbort = 0, kVoteCommit = 1, kVoteReadOnly = 2 };
 
-// Fragment payload: [u8 update][u32 n][n x u64 key], little-endian as the host (one machine).
+// Fragment payload: [u8 update][u32 n][n x u64 word], little-endian as the host (one machine);
+// the words are the workload's encoding of the part (micro: keys).
 void encode_fragment(bool update, const std::vector<std::uint64_t>& keys, Message& out) {
   out.payload.resize(1 + 4 + 8 * keys.size());
   out.payload[0] = update ? 1 : 0;
@@ -71,13 +73,13 @@ class Instance::Impl {
 
 namespace {
 
-template <class Index, class CC>
+template <class Workload, class CC>
 class InstanceImpl final : public Instance::Impl {
  public:
   InstanceImpl(const InstanceConfig& config, CC cc)
       : config_(config),
-        workload_(config.run.micro, config.run.engine, config.run.driver.cpus.size(), config.first_site(),
-                  config.total_sites()),
+        workload_(make_workload<Workload>(config.run, config.run.driver.cpus.size(), config.first_site(),
+                                          config.total_sites())),
         cc_(cc),
         first_site_(config.first_site()),
         total_sites_(config.total_sites()) {
@@ -122,7 +124,8 @@ class InstanceImpl final : public Instance::Impl {
     }
     stats_.load_s = std::chrono::duration<double>(Clock::now() - start).count();
     workload_.finish_load(!CC::kLocks);
-    stats_.payload_sum_before = workload_.payload_sum();
+    stats_.checks_before = workload_.check_figures();
+    stats_.payload_sum_before = figure_or_zero("payload_sum", stats_.checks_before);
   }
 
   RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) override {
@@ -132,13 +135,18 @@ class InstanceImpl final : public Instance::Impl {
     const auto end = warm_end + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
     phase_.store(kWaitStart);
     sleep_until_or_failed(start, failed_);
+    PerfCounters cpu_counters(config_.run.profile.events, CounterScope::cpu);
     phase_.store(kWarmup, std::memory_order_release);
     sleep_until_or_failed(warm_end, failed_);
+    cpu_counters.enable();
     phase_.store(kMeasure, std::memory_order_release);
     const auto window_start = Clock::now();
     sleep_until_or_failed(end, failed_);
     phase_.store(kStop, std::memory_order_release);
     stats_.measured_s = seconds_since(window_start);
+    cpu_counters.disable();
+    stats_.cpu_counters = cpu_counters.read();
+    stats_.ns_per_tick = CycleClock::ns_per_tick();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
     if (log_) log_->check();  // a failed log is the cause; the workers' errors follow from it
@@ -148,13 +156,12 @@ class InstanceImpl final : public Instance::Impl {
       stats_.log = log_->stats();
       stats_.log_durable_lsn = log_->durable_lsn();
     }
-    stats_.payload_sum_after = workload_.payload_sum();
+    stats_.checks_after = workload_.check_figures();
+    stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
     return stats_;
   }
 
  private:
-  using Workload = MicroWorkload<Index>;
-
   // Recovery (restart) replays this instance's log onto the freshly loaded data; then the log
   // is opened for appending after its last valid record. A fresh run refuses to overwrite a log.
   void open_log() {
@@ -166,9 +173,13 @@ class InstanceImpl final : public Instance::Impl {
     }
     const std::string path = log_file_path(log.directory, config_.instance_id);
     if (config_.recover) {
-      stats_.recovery = recover_from_log(log.directory, config_.instance_id,
-                                         static_cast<std::uint16_t>(config_.run.micro.columns),
-                                         [this](std::uint64_t key) { return workload_.find(key); });
+      if constexpr (std::is_same_v<Workload, MicroWorkload<typename Workload::IndexType>>) {
+        stats_.recovery = recover_from_log(log.directory, config_.instance_id,
+                                           static_cast<std::uint16_t>(workload_.max_columns()),
+                                           [this](std::uint64_t key) { return workload_.find(key); });
+      } else {
+        throw std::invalid_argument("recover: only the micro workload can recover from its log so far");
+      }
     } else if (::stat(path.c_str(), &st) == 0) {
       throw std::invalid_argument("log.directory: " + path +
                                   " already holds the log of an earlier run (restart with recovery, or use an empty directory)");
@@ -193,7 +204,7 @@ class InstanceImpl final : public Instance::Impl {
       std::unique_ptr<TxnContext> ctx;           // its locks and images (null: the worker's current one)
       std::vector<std::uint32_t> notify;         // coordinator: participants waiting for phase 2
       std::uint64_t start = 0;                   // first attempt, cycle clock
-      std::uint32_t rows = 0;                    // rows it updated
+      std::uint64_t rows = 0;                    // rows it updated
       bool distributed = false;
       bool vote = false;                         // a participant's vote rather than a commit
       std::uint32_t vote_to = 0;                 // the coordinator's site
@@ -204,16 +215,17 @@ class InstanceImpl final : public Instance::Impl {
           local_(local),
           gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
           stats_(instance.stats_.workers[local]),
-          parts_(instance.config_.instance_sites.size()) {}
+          parts_(instance.config_.instance_sites.size()),
+          profiler_(instance.config_.run.profile) {}
 
     void attach() {
       TransportConfig tc;
       tc.directory = inst_.config_.directory;
       tc.instance_id = gid_;
       tc.n_instances = inst_.total_sites_;
-      // The largest message is a fragment holding every key of a transaction.
+      // The largest message is a fragment holding a whole transaction.
       tc.max_message_bytes = std::max<std::size_t>(
-          kMessageHeaderBytes + 5 + 8 * std::size_t{inst_.config_.run.micro.rows_per_txn}, 256);
+          kMessageHeaderBytes + 5 + 8 * inst_.workload_.max_part_words(), 256);
       std::size_t ring = std::max<std::size_t>(inst_.config_.ring_bytes, kMinRingBytes);
       while (ring < 4 * tc.max_message_bytes) ring *= 2;
       tc.ring_bytes = ring;
@@ -235,6 +247,8 @@ class InstanceImpl final : public Instance::Impl {
       for (;;) {
         const int phase = inst_.phase_.load(std::memory_order_relaxed);
         if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
+        ComponentClock* const clock = profiler_.begin_span();
+        ctx_->set_clock(clock);
         serve();
         if (phase < kWarmup) {
           cpu_relax();
@@ -243,17 +257,22 @@ class InstanceImpl final : public Instance::Impl {
         if (phase == kMeasure && !measuring_) {
           measuring_ = true;
           stats_.reset_window();
+          profiler_.start_window();
         }
         inst_.workload_.generate(txn, rng, gid_);
-        split(txn.keys);
+        split(txn);
         const bool distributed = remote_parts_ > 0;
         const std::uint64_t start = CycleClock::now();
         ctx_->begin(start - inst_.tick0_);
-        bool committed = false;
+        bool committed = false, rolled_back = false;
         for (unsigned attempt = 0;; ++attempt) {
           const TxnResult result = distributed ? attempt_distributed() : attempt_local();
           if (result.committed) {
             committed = true;
+            break;
+          }
+          if (result.user_rollback) {
+            rolled_back = true;
             break;
           }
           ++stats_.aborts[static_cast<std::size_t>(result.reason)];
@@ -261,12 +280,16 @@ class InstanceImpl final : public Instance::Impl {
           serve();
           backoff.pause(attempt, [this] { serve(); });
         }
+        if (rolled_back) {
+          ++stats_.user_rollbacks;
+          continue;
+        }
         if (!committed) break;
         Pending done;
         done.lsn = commit_lsn_;
         done.txn = commit_txn_;
         done.start = start;
-        done.rows = config.micro.update ? static_cast<std::uint32_t>(txn.keys.size()) : 0;
+        done.rows = inst_.workload_.row_updates(txn);
         done.distributed = distributed;
         done.notify.swap(notify_);
         commit_lsn_ = 0;
@@ -274,13 +297,18 @@ class InstanceImpl final : public Instance::Impl {
           // Flush pipelining: the commit waits for its flush here, holding its locks, while
           // this worker goes on with the next transaction and with serving its messages.
           done.ctx = std::move(ctx_);
+          done.ctx->set_clock(nullptr);
           ctx_ = new_context();
+          ctx_->set_clock(clock);
           pending_.push_back(std::move(done));
           wait_for_pipeline_room();
         } else {
           acknowledge(done);
         }
+        profiler_.end_span(clock);
       }
+      ctx_->set_clock(nullptr);
+      profiler_.stop_window(stats_);
       shutdown();
     }
 
@@ -293,10 +321,9 @@ class InstanceImpl final : public Instance::Impl {
     }
 
    private:
-    // Splits keys into this instance's part and one part per other instance.
-    void split(const std::vector<std::uint64_t>& keys) {
-      for (auto& part : parts_) part.clear();
-      for (std::uint64_t key : keys) parts_[inst_.instance_of_site_[inst_.workload_.site_of(key)]].push_back(key);
+    // Splits a transaction into this instance's part and one part per other instance.
+    void split(const typename Workload::Txn& txn) {
+      inst_.workload_.split(txn, inst_.instance_of_site_, parts_);
       remote_parts_ = 0;
       for (std::size_t i = 0; i < parts_.size(); ++i) {
         if (i != inst_.config_.instance_id && !parts_[i].empty()) ++remote_parts_;
@@ -304,9 +331,10 @@ class InstanceImpl final : public Instance::Impl {
     }
 
     TxnResult attempt_local() {
-      const auto& keys = parts_[inst_.config_.instance_id];
-      const TxnResult result = inst_.workload_.access(keys.data(), keys.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
+      const auto& words = parts_[inst_.config_.instance_id].words;
+      const TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
       if (result.committed && log_ != nullptr && !ctx_->redo().empty()) {
+        ComponentScope logging(ctx_->clock(), Component::logging);
         commit_txn_ = next_txn_id();
         commit_lsn_ = log_->append(LogRecordType::commit, commit_txn_, 0, ctx_->columns(), ctx_->redo().data(),
                                    ctx_->redo().size());
@@ -326,18 +354,21 @@ class InstanceImpl final : public Instance::Impl {
       votes_pending_ = 0;
       remote_abort_ = false;
       prepared_participants_.clear();
+      ComponentScope sending(ctx_->clock(), Component::communication);
       for (std::size_t i = 0; i < parts_.size(); ++i) {
         if (i == inst_.config_.instance_id || parts_[i].empty()) continue;
         out_.type = MessageType::fragment;
         out_.txn_id = current_;
-        encode_fragment(inst_.workload_.updates(), parts_[i], out_);
-        // The fragment goes to the worker owning its first key's site (endpoint = site).
-        send(static_cast<std::uint32_t>(inst_.workload_.site_of(parts_[i].front())), out_);
+        const auto& words = parts_[i].words;
+        encode_fragment(inst_.workload_.part_updates(words.data(), words.size()), words, out_);
+        // The fragment goes to the worker owning the part's site (endpoint = site).
+        send(parts_[i].site, out_);
         ++votes_pending_;
         ++stats_.fragments_sent;
       }
-      const auto& keys = parts_[inst_.config_.instance_id];
-      const TxnResult local = inst_.workload_.access(keys.data(), keys.size(), rows_, *ctx_, kDistributedCc, stats_.checksum);
+      const auto& words = parts_[inst_.config_.instance_id].words;
+      const TxnResult local = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, kDistributedCc, stats_.checksum);
+      // Waiting for votes (and serving whatever arrives meanwhile) is communication.
       while (votes_pending_ > 0) {
         if (!serve_one()) {
           if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
@@ -356,6 +387,7 @@ class InstanceImpl final : public Instance::Impl {
       notify_ = prepared_participants_;  // phase 2 goes out once the decision is durable
       if (log_ != nullptr && (!prepared_participants_.empty() || !ctx_->redo().empty())) {
         // The coordinator's decision record: the participant instances, then its own redo.
+        ComponentScope logging(ctx_->clock(), Component::logging);
         decision_instances_.clear();
         for (std::uint32_t site : prepared_participants_) decision_instances_.push_back(inst_.instance_of_site_[site]);
         commit_lsn_ = log_->append(LogRecordType::decision_commit, current_,
@@ -377,6 +409,9 @@ class InstanceImpl final : public Instance::Impl {
 
     // A commit whose record is durable (or that needs none): phase 2, locks released,
     // counted, and recorded as acknowledged. A participant's prepared part: its vote.
+    // "Acknowledged" means: the driver counts it as committed and may tell a client so; in
+    // group_commit mode nothing reaches this point before its record (and, for a distributed
+    // transaction, every participant's prepare record) is durable.
     void acknowledge(Pending& done) {
       if (done.vote) {
         send_vote(done.vote_to, done.txn, kVoteCommit);
@@ -419,6 +454,7 @@ class InstanceImpl final : public Instance::Impl {
     // Bounds the pipeline: past max_pending commits waiting for their flush, serve and wait.
     void wait_for_pipeline_room() {
       if (pending_.size() < inst_.config_.run.log.max_pending) return;
+      ComponentScope logging(ctx_->clock(), Component::logging);
       const std::uint64_t t0 = CycleClock::now();
       while (pending_.size() >= inst_.config_.run.log.max_pending) {
         if (!serve_one()) {
@@ -433,7 +469,7 @@ class InstanceImpl final : public Instance::Impl {
     std::unique_ptr<TxnContext> new_context() {
       std::unique_ptr<TxnContext> ctx;
       if (spare_.empty()) {
-        ctx = std::make_unique<TxnContext>(inst_.config_.run.micro.columns);
+        ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
       } else {
         ctx = std::move(spare_.back());
         spare_.pop_back();
@@ -472,6 +508,7 @@ class InstanceImpl final : public Instance::Impl {
     }
 
     void serve() {
+      ComponentScope scope(ctx_ ? ctx_->clock() : nullptr, Component::communication);
       while (serve_one()) {
       }
     }
@@ -512,8 +549,10 @@ class InstanceImpl final : public Instance::Impl {
         case MessageType::decision: {
           auto it = prepared_.find(in.txn_id);
           ISLANDS_CHECK(it != prepared_.end() && in.payload.size() == 1, "a decision for no prepared fragment");
+          it->second->set_clock(ctx_ ? ctx_->clock() : nullptr);  // the worker's clock now, not when it prepared
           if (log_ != nullptr) {
             // Not forced: until it is durable, recovery asks the coordinator's log.
+            ComponentScope logging(it->second->clock(), Component::logging);
             log_->append(in.payload[0] ? LogRecordType::commit_prepared : LogRecordType::abort_prepared, in.txn_id, 0, 0,
                          nullptr, 0);
           }
@@ -540,9 +579,10 @@ class InstanceImpl final : public Instance::Impl {
       ISLANDS_CHECK(decode_fragment(in, update, keys), "a malformed fragment payload");
       std::unique_ptr<TxnContext> ctx = new_context();
       ctx->begin(0);
+      ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
       std::vector<Row*> rows;
       std::uint64_t checksum = 0;
-      const TxnResult result = inst_.workload_.access(keys.data(), keys.size(), rows, *ctx, kDistributedCc, checksum);
+      const TxnResult result = inst_.workload_.execute_part(keys.data(), keys.size(), rows, *ctx, kDistributedCc, checksum);
       std::uint8_t vote;
       if (!result.committed) {
         vote = kVoteAbort;  // access already undid and released
@@ -556,6 +596,7 @@ class InstanceImpl final : public Instance::Impl {
         if (log_ != nullptr) {
           // The prepare record with this part's redo; in group commit mode the vote waits for
           // it to be durable (pipelined: this worker goes on meanwhile).
+          ComponentScope logging(ctx->clock(), Component::logging);
           lsn = log_->append(LogRecordType::prepare, in.txn_id, inst_.instance_of_site_[in.source], ctx->columns(),
                              ctx->redo().data(), ctx->redo().size());
         }
@@ -629,7 +670,7 @@ class InstanceImpl final : public Instance::Impl {
     std::vector<std::uint64_t> acks_;
     int ack_fd_ = -1;
     std::unique_ptr<Transport> endpoint_;
-    std::vector<std::vector<std::uint64_t>> parts_;
+    std::vector<TxnPart> parts_;
     std::size_t remote_parts_ = 0;
     std::vector<Row*> rows_;
     Message in_, out_;
@@ -641,6 +682,7 @@ class InstanceImpl final : public Instance::Impl {
     bool remote_abort_ = false;
     std::vector<std::uint32_t> prepared_participants_;
     std::uint32_t shutdowns_ = 0;
+    WorkerProfiler profiler_;
   };
 
   void worker_main(std::size_t i) {
@@ -693,8 +735,13 @@ class InstanceImpl final : public Instance::Impl {
 
 template <class Index>
 std::unique_ptr<Instance::Impl> make_with_cc(const InstanceConfig& config) {
-  if (config.run.engine.cc == CcKind::none) return std::make_unique<InstanceImpl<Index, NoLocking>>(config, NoLocking{});
-  return std::make_unique<InstanceImpl<Index, TwoPhaseLocking>>(config, TwoPhaseLocking{config.run.engine.lock_policy});
+  return with_workload<Index>(config.run, [&](auto tag) -> std::unique_ptr<Instance::Impl> {
+    using Workload = typename decltype(tag)::type;
+    if (config.run.engine.cc == CcKind::none) {
+      return std::make_unique<InstanceImpl<Workload, NoLocking>>(config, NoLocking{});
+    }
+    return std::make_unique<InstanceImpl<Workload, TwoPhaseLocking>>(config, TwoPhaseLocking{config.run.engine.lock_policy});
+  });
 }
 
 }  // namespace

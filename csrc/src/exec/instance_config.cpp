@@ -9,7 +9,6 @@
 namespace islands {
 
 void InstanceConfig::validate() const {
-  run.validate();
   if (instance_sites.empty()) throw std::invalid_argument("instance_sites: no instances given");
   if (instance_id >= instance_sites.size()) {
     throw std::invalid_argument("instance_id: " + std::to_string(instance_id) + " is not below the " +
@@ -18,6 +17,7 @@ void InstanceConfig::validate() const {
   for (std::uint32_t sites : instance_sites) {
     if (sites == 0) throw std::invalid_argument("instance_sites: every instance needs at least one site");
   }
+  run.validate_sites(total_sites());
   if (instance_sites[instance_id] != run.driver.cpus.size()) {
     throw std::invalid_argument("cpus: instance " + std::to_string(instance_id) + " has " +
                                 std::to_string(instance_sites[instance_id]) + " sites but " +

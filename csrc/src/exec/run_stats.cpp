@@ -22,4 +22,11 @@ LatencyHistogram RunStats::latency() const {
   return merged;
 }
 
+std::int64_t figure_or_zero(const char* name, const CheckFigures& figures) {
+  for (const auto& [figure, value] : figures) {
+    if (figure == name) return value;
+  }
+  return 0;
+}
+
 }  // namespace islands

@@ -34,8 +34,12 @@ struct TxnResult {
   bool committed = true;                           //!< true when the attempt committed
   AbortReason reason = AbortReason::lock_conflict;  //!< why it aborted (meaningless if committed)
 
+  //! true when the transaction itself chose to roll back (a specification's user rollback,
+  //! such as TATP's missing rows or TPC-C's unused item): undone, finished, not retried.
+  bool user_rollback = false;
   static TxnResult commit() { return {}; }
   static TxnResult abort(AbortReason r) { return {false, r}; }
+  static TxnResult rollback() { return {false, AbortReason::lock_conflict, true}; }
 };
 
 }  // namespace islands

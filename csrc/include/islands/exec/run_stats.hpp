@@ -1,12 +1,16 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/latency_histogram.hpp"
 #include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
+#include "islands/perf/component.hpp"
+#include "islands/perf/counter_reading.hpp"
 
 namespace islands {
 
@@ -16,6 +20,7 @@ struct WorkerStats {
   int observed_cpu = -1;                           //!< CPU it was running on when it stopped
   std::uint64_t site = 0;                          //!< the worker's home site
   std::uint64_t commits = 0;                       //!< committed transactions
+  std::uint64_t user_rollbacks = 0;                //!< transactions that rolled themselves back (the specification's), not retried
   std::array<std::uint64_t, kNumAbortReasons> aborts{};  //!< aborted attempts per reason
   LatencyHistogram latency;                        //!< first attempt to commit, ns
   std::uint64_t checksum = 0;                      //!< sum of values read (keeps reads honest)
@@ -28,15 +33,25 @@ struct WorkerStats {
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
   std::uint64_t malformed_messages = 0;            //!< malformed records rejected, whole run
   std::uint64_t log_wait_ns = 0;                   //!< time blocked on the log: a full pipeline of commits waiting for their flush, whole run
+  std::vector<CounterReading> counters;            //!< per-thread counters over the window
+  std::array<std::uint64_t, kNumComponents> component_ticks{};  //!< timed transactions' ticks per component
+  std::uint64_t timed_txns = 0;                    //!< transactions timed by the breakdown
+  std::uint64_t window_ticks = 0;                  //!< the worker's own window, start to stop (ticks)
 
   //! Zeroes the measured-window counters (not the all-phase totals).
   void reset_window() {
     commits = 0;
+    user_rollbacks = 0;
     multisite_commits = 0;
     aborts.fill(0);
     latency.clear();
   }
 };
+
+//! A consistency figure by name.
+using CheckFigures = std::vector<std::pair<std::string, std::int64_t>>;
+//! The figure called name in figures, 0 when there is none.
+std::int64_t figure_or_zero(const char* name, const CheckFigures& figures);
 
 //! Outcome of one run.
 struct RunStats {
@@ -48,6 +63,11 @@ struct RunStats {
   RecoveryStats recovery;               //!< what recovery did before the run (restart)
   LogWriterStats log;                   //!< what the log did during the run
   std::uint64_t log_durable_lsn = 0;    //!< log LSN durable at the end of the run
+  std::vector<CounterReading> cpu_counters;  //!< whole-CPU (uncore) counters over the window
+  double ns_per_tick = 0;               //!< converts component ticks to nanoseconds
+  //! The workload's consistency figures over this instance's sites after loading and after
+  //! the run (micro: payload_sum; TPC-B: balance sums and mismatch counts, see its workload).
+  CheckFigures checks_before, checks_after;
 
   std::uint64_t commits() const;        //!< all workers' measured commits
   std::uint64_t aborts() const;         //!< all workers' measured aborts

@@ -11,6 +11,10 @@ struct Row {
   std::atomic<std::uint64_t> lock{0};  //!< row lock word (see cc/row_lock.hpp); 0 when free
   std::uint64_t key = 0;               //!< primary key
 
+  //! The key of a row whose insert was rolled back: it holds no data.
+  static constexpr std::uint64_t kDeletedKey = ~std::uint64_t{0};
+  bool deleted() const { return key == kDeletedKey; }  //!< an insert that was rolled back
+
   //! The payload columns that follow the header.
   std::int32_t* columns() { return reinterpret_cast<std::int32_t*>(this + 1); }
   const std::int32_t* columns() const { return reinterpret_cast<const std::int32_t*>(this + 1); }

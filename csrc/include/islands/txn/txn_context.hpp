@@ -4,30 +4,46 @@
 #include <vector>
 
 #include "islands/cc/row_lock.hpp"
+#include "islands/perf/component_clock.hpp"
 #include "islands/storage/row.hpp"
 
 namespace islands {
 
 //! One worker's transaction state, reused across transactions: the locks it holds, the
-//! before-images of the rows it changed (undo), their after-images when the log is on (redo),
-//! and its wait-die timestamp. Workloads report every row they change with wrote(), so that
-//! any workload writing through a TxnContext is logged.
+//! before-images of the rows it changed, the rows it inserted, their after-images when the
+//! log is on (redo; a workload reports each row it changed with wrote()), and its wait-die
+//! timestamp.
+//! Rows of different widths (several tables) may be saved in one transaction.
 class TxnContext {
  public:
+  //! columns: the payload width save_before_image(row) assumes when given none.
   explicit TxnContext(std::size_t columns) : row_bytes_(columns * sizeof(std::int32_t)) {}
 
   //! Starts a new transaction (not a retry) with timestamp `ts`.
   void begin(std::uint64_t ts) { ts_ = ts & RowLock::kTsMask; }
   std::uint64_t ts() const { return ts_; }  //!< wait-die timestamp, kept across retries
+  //! The component clock timing this transaction, or nullptr (breakdown off or not sampled).
+  ComponentClock* clock() const { return clock_; }
+  void set_clock(ComponentClock* clock) { clock_ = clock; }  //!< see clock()
 
   //! Remembers a lock to release at the end.
   void held(Row* row, LockMode mode) { locks_.push_back({row, mode}); }
   //! Saves the row's payload so that abort can restore it; call before changing the row.
-  void save_before_image(Row* row) {
-    undo_rows_.push_back(row);
+  void save_before_image(Row* row) { save_before_image(row, row_bytes_ / sizeof(std::int32_t)); }
+  //! The same for a row of `columns` payload columns (a table of another width).
+  void save_before_image(Row* row, std::size_t columns) {
+    const std::size_t bytes = columns * sizeof(std::int32_t);
     const std::size_t at = undo_bytes_.size();
-    undo_bytes_.resize(at + row_bytes_);
-    std::memcpy(undo_bytes_.data() + at, row->columns(), row_bytes_);
+    undo_.push_back({row, at, bytes});
+    undo_bytes_.resize(at + bytes);
+    std::memcpy(undo_bytes_.data() + at, row->columns(), bytes);
+  }
+  //! Remembers a row this transaction inserted, so that abort can take it back: the row gets
+  //! Row::kDeletedKey (readers and checks skip such rows) and `erase(key)` runs, if given, to
+  //! take it out of its indexes.
+  void inserted(Row* row, void (*erase)(void* owner, std::uint64_t key) = nullptr,
+                void* owner = nullptr) {
+    inserts_.push_back({row, row->key, erase, owner});
   }
   //! Captures after-images from now on (the log is on); off costs one branch per written row.
   void capture_redo(bool on) { capture_redo_ = on; }
@@ -39,24 +55,31 @@ class TxnContext {
     std::memcpy(redo_.data() + at, &row->key, 8);
     std::memcpy(redo_.data() + at + 8, row->columns(), row_bytes_);
   }
-  //! Redo entries of the transaction so far: [u64 key][after-image] each.
+  //! Redo entries of the transaction so far: [u64 key][after-image of columns() columns] each.
   const std::vector<unsigned char>& redo() const { return redo_; }
   //! Payload columns of each redo entry.
   std::uint16_t columns() const { return static_cast<std::uint16_t>(row_bytes_ / sizeof(std::int32_t)); }
-  //! Commit: release every lock, forget the before- and after-images.
+  //! Commit: release every lock, forget the before- and after-images and inserts.
   void commit() {
     release_all();
-    undo_rows_.clear();
+    undo_.clear();
     undo_bytes_.clear();
+    inserts_.clear();
     redo_.clear();
   }
-  //! Abort: restore before-images newest first, then release every lock.
+  //! Abort: take back inserts and restore before-images newest first, then release every lock.
   void abort() {
-    for (std::size_t i = undo_rows_.size(); i-- > 0;) {
-      std::memcpy(undo_rows_[i]->columns(), undo_bytes_.data() + i * row_bytes_, row_bytes_);
+    for (std::size_t i = inserts_.size(); i-- > 0;) {
+      const Insert& ins = inserts_[i];
+      if (ins.erase) ins.erase(ins.owner, ins.key);
+      ins.row->key = Row::kDeletedKey;
     }
-    undo_rows_.clear();
+    for (std::size_t i = undo_.size(); i-- > 0;) {
+      std::memcpy(undo_[i].row->columns(), undo_bytes_.data() + undo_[i].offset, undo_[i].bytes);
+    }
+    undo_.clear();
     undo_bytes_.clear();
+    inserts_.clear();
     redo_.clear();
     release_all();
   }
@@ -68,14 +91,28 @@ class TxnContext {
     LockMode mode;
   };
   void release_all() {
+    ComponentScope scope(clock_, Component::locking);
     for (const Held& h : locks_) RowLock::release(h.row->lock, h.mode);
     locks_.clear();
   }
 
   std::size_t row_bytes_;
   std::uint64_t ts_ = 0;
+  ComponentClock* clock_ = nullptr;
   std::vector<Held> locks_;
-  std::vector<Row*> undo_rows_;
+  struct Undo {
+    Row* row;
+    std::size_t offset;  // of its before-image in undo_bytes_
+    std::size_t bytes;
+  };
+  struct Insert {
+    Row* row;
+    std::uint64_t key;
+    void (*erase)(void*, std::uint64_t);
+    void* owner;
+  };
+  std::vector<Undo> undo_;
+  std::vector<Insert> inserts_;
   std::vector<unsigned char> undo_bytes_;
   bool capture_redo_ = false;
   std::vector<unsigned char> redo_;

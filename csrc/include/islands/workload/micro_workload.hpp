@@ -1,6 +1,8 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/micro_config.hpp"
+#include "islands/workload/txn_part.hpp"
 
 namespace islands {
 
@@ -24,6 +27,7 @@ namespace islands {
 template <class Index>
 class MicroWorkload {
  public:
+  using IndexType = Index;  //!< the primary index structure
   //! One transaction's input, reused between transactions.
   struct Txn {
     std::vector<std::uint64_t> keys;  //!< distinct keys, home-site key first
@@ -89,6 +93,7 @@ class MicroWorkload {
   template <class CC>
   TxnResult access(const std::uint64_t* keys, std::size_t n, std::vector<Row*>& rows,
                    TxnContext& ctx, const CC& cc, std::uint64_t& checksum) {
+    ComponentScope scope(ctx.clock(), Component::execution);
     rows.resize(n);
     if (engine_.prefetch) {
       for (std::size_t i = 0; i < n; ++i) index_.prefetch(keys[i]);
@@ -105,22 +110,21 @@ class MicroWorkload {
       }
     }
     const LockMode mode = config_.update ? LockMode::exclusive : LockMode::shared;
-    if constexpr (!CC::kLocks) {
-      // No undo without locks: check every row before changing any.
+    {
+      // Every lock before any row is touched (a one-shot transaction knows its rows): without
+      // locks there is no undo, so every row is checked before any changes; with locks, one
+      // timed locking span per transaction instead of one per row.
+      ComponentScope locking(ctx.clock(), Component::locking);
       for (Row* row : rows) {
         AbortReason reason;
-        if (!cc.lock(row, mode, ctx, reason)) return TxnResult::abort(reason);
+        if (!cc.lock(row, mode, ctx, reason)) {
+          if constexpr (CC::kLocks) ctx.abort();
+          return TxnResult::abort(reason);
+        }
       }
     }
     std::uint64_t sum = 0;
     for (Row* row : rows) {
-      if constexpr (CC::kLocks) {
-        AbortReason reason;
-        if (!cc.lock(row, mode, ctx, reason)) {
-          ctx.abort();
-          return TxnResult::abort(reason);
-        }
-      }
       std::int32_t* columns = row->columns();
       if (config_.update) {
         if constexpr (CC::kLocks) ctx.save_before_image(row);
@@ -132,6 +136,37 @@ class MicroWorkload {
     }
     checksum += sum;
     return TxnResult::commit();
+  }
+
+  //! Splits a transaction's keys into one part per instance (`instance_of_site` maps global
+  //! sites); a part goes to the site of its first key.
+  void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
+             std::vector<TxnPart>& parts) const {
+    for (TxnPart& part : parts) part.clear();
+    for (std::uint64_t key : txn.keys) {
+      const std::uint64_t site = site_of(key);
+      TxnPart& part = parts[instance_of_site[site]];
+      if (part.empty()) part.site = static_cast<std::uint32_t>(site);
+      part.words.push_back(key);
+    }
+  }
+  //! A part's keys executed here (see access).
+  template <class CC>
+  TxnResult execute_part(const std::uint64_t* words, std::size_t n, std::vector<Row*>& rows,
+                         TxnContext& ctx, const CC& cc, std::uint64_t& checksum) {
+    return access(words, n, rows, ctx, cc, checksum);
+  }
+  //! Whether a part changes data.
+  bool part_updates(const std::uint64_t*, std::size_t) const { return config_.update; }
+  //! Most words a part can hold (sizes fragments).
+  std::size_t max_part_words() const { return config_.rows_per_txn; }
+  //! Rows a committed transaction updated (statistics).
+  std::size_t row_updates(const Txn& txn) const { return config_.update ? txn.keys.size() : 0; }
+  //! Widest row, in payload columns.
+  std::size_t max_columns() const { return config_.columns; }
+  //! Consistency figures over this instance's sites: the payload sum (see payload_sum).
+  std::vector<std::pair<std::string, std::int64_t>> check_figures() const {
+    return {{"payload_sum", payload_sum()}};
   }
 
   //! The row of `key`, or nullptr when this instance does not hold it (recovery).

@@ -1,0 +1,77 @@
+"""Standard workloads per deployment on this machine: throughput, abort rates and whether the
+consistency checks held, for each workload at local-only and at the specification's remote
+share, in one shared-everything instance (1ISL) and one single-threaded instance per core
+over unix sockets and shared memory.
+
+Prints; asserts nothing (a failed consistency check is printed as FAILED).
+
+    python benchmarks/standard_workloads.py [--duration S] [--repetitions N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+from islands.config import DriverConfig, EngineConfig, RunConfig, TpcbConfig
+from islands.launch import run_deployment
+from islands.placement import plan_deployment
+from islands.run import run
+from islands.topology import read_topology
+
+#: name → (workload, the config of a remote share)
+WORKLOADS = {
+    "TPC-B AccountUpdate": lambda remote: ("tpcb", {"tpcb": TpcbConfig(remote=remote)}),
+}
+SPEC_REMOTE = {"TPC-B AccountUpdate": 0.15}
+
+
+def measure(deployment, config, transport, topology):
+    """One run: (throughput, abort rate, aborts per reason, check failures)."""
+    if deployment.n_instances == 1:
+        result = run(config, topology)
+    else:
+        result = run_deployment(deployment, config, transport=transport, topology=topology)
+    return result.throughput_tps, result.abort_rate, result.aborts, result.check_failures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=float, default=3.0, help="measured seconds per run")
+    parser.add_argument("--repetitions", type=int, default=3, help="runs per point (median shown)")
+    args = parser.parse_args()
+    topology = read_topology()
+    cpus = topology.cpus
+    plans = [("1ISL", "1", None), ("per-core", "per-core", "unix"), ("per-core", "per-core", "shm")]
+    print(f"{len(cpus)} cpus ({topology.n_sockets} socket(s)); {args.duration:g} s measured, "
+          f"median of {args.repetitions}; one branch per core")
+    for name, make in WORKLOADS.items():
+        for remote in (0.0, SPEC_REMOTE[name]):
+            workload, parts = make(remote)
+            print(f"\n{name}, {remote:.0%} remote")
+            for label, spec, transport in plans:
+                deployment = plan_deployment(topology, spec, cpus=cpus)
+                one_cpu = len(deployment.instances[0]) == 1
+                config = RunConfig(workload=workload, **parts,
+                                   engine=EngineConfig(cc="none" if one_cpu else "2pl",
+                                                       lock_policy="wait_die" if deployment.n_instances == 1
+                                                       else "no_wait"),
+                                   driver=DriverConfig(cpus=deployment.cpus, warmup_s=0.5,
+                                                       duration_s=args.duration))
+                runs = [measure(deployment, config, transport or "unix", topology) for _ in range(args.repetitions)]
+                tps = statistics.median(r[0] for r in runs)
+                rate = statistics.median(r[1] for r in runs)
+                failures = [f for r in runs for f in r[3]]
+                reasons = {}
+                for r in runs:
+                    for k, v in r[2].items():
+                        reasons[k] = reasons.get(k, 0) + v
+                shown = ", ".join(f"{k} {v:,}" for k, v in reasons.items() if v) or "none"
+                via = f" over {transport}" if deployment.n_instances > 1 else ""
+                print(f"  {deployment.label:5} ({label}{via}, cc {config.engine.cc}): {tps:12,.0f} txn/s  "
+                      f"abort rate {rate:6.2%}  aborts: {shown}  checks: "
+                      f"{'consistent' if not failures else 'FAILED ' + '; '.join(failures)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,404 @@
+#pragma once
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "islands/cc/concurrency_control.hpp"
+#include "islands/common/check.hpp"
+#include "islands/common/random.hpp"
+#include "islands/exec/engine_config.hpp"
+#include "islands/exec/run_stats.hpp"
+#include "islands/index/btree_index.hpp"
+#include "islands/index/hash_index.hpp"
+#include "islands/perf/component_clock.hpp"
+#include "islands/storage/table.hpp"
+#include "islands/txn/txn_context.hpp"
+#include "islands/workload/tatp_config.hpp"
+#include "islands/workload/txn_part.hpp"
+
+namespace islands {
+
+//! TATP's data and its seven transactions (see TatpConfig). Every row is keyed by its
+//! subscriber, so every transaction runs on one site (the worker's own). One index holds all
+//! four tables, the table number in the key's top byte, plus the secondary index from
+//! sub_nbr to the subscriber row. Call_Forwarding rows are inserted and deleted at run time:
+//! a row once created stays in the index and its `present` column says whether it exists,
+//! so inserts and deletes are ordinary updates that the before-images undo.
+template <class Index>
+class TatpWorkload {
+ public:
+  using IndexType = Index;  //!< the primary index structure
+
+  //! Subscriber: bit_1..10 packed (0), hex_1..10 (1-10), byte2_1..10 (11-20), msc_location
+  //! (21), vlr_location (22), s_id (23-24).
+  static constexpr std::uint32_t kSubscriberColumns = 25;
+  //! Access_Info: data1, data2, data3, data4 (0-3), s_id (4-5).
+  static constexpr std::uint32_t kAccessColumns = 6;
+  //! Special_Facility: is_active, error_cntrl, data_a, data_b (0-3), s_id (4-5).
+  static constexpr std::uint32_t kFacilityColumns = 6;
+  //! Call_Forwarding: present, end_time, numberx (2-3), s_id (4-5).
+  static constexpr std::uint32_t kForwardingColumns = 6;
+
+  enum TxnType : std::uint64_t {
+    kGetSubscriberData, kGetNewDestination, kGetAccessData, kUpdateSubscriberData,
+    kUpdateLocation, kInsertCallForwarding, kDeleteCallForwarding
+  };
+  enum Tag : std::uint64_t { kSubscriber = 1, kSubNbr = 2, kAccess = 3, kFacility = 4, kForwarding = 5 };
+
+  //! One transaction: [type, s_id, a, b, c, d] (see generate).
+  struct Txn {
+    std::vector<std::uint64_t> words;
+    std::vector<Row*> rows;  //!< scratch
+  };
+
+  TatpWorkload(const TatpConfig& config, const EngineConfig& engine, std::size_t sites,
+               std::size_t first_site = 0, std::size_t total_sites = 0)
+      : config_(config),
+        engine_(engine),
+        sites_(sites),
+        first_site_(first_site),
+        weights_(parse_tatp_mix(config.mix)),
+        subscribers_(sites, kSubscriberColumns),
+        access_(sites, kAccessColumns),
+        facilities_(sites, kFacilityColumns),
+        forwarding_(sites, kForwardingColumns),
+        index_(make_index(sites * config.subscribers_per_site * 10)) {
+    (void)total_sites;
+    config_.validate();
+  }
+
+  //! Creates and indexes the rows of local site `site` (first touch by its owner): per
+  //! subscriber 1-4 Access_Info and 1-4 Special_Facility rows of distinct types, and 0-3
+  //! Call_Forwarding rows per facility at distinct start times (0, 8, 16).
+  void load_site(std::size_t site) {
+    Random rng(0x7a7bULL + first_site_ + site);
+    const std::uint64_t first = (first_site_ + site) * config_.subscribers_per_site;
+    subscribers_.reserve(site, config_.subscribers_per_site);
+    for (std::uint64_t s = first; s < first + config_.subscribers_per_site; ++s) {
+      Row* sub = add(subscribers_, site, key(kSubscriber, s, 0));
+      std::int32_t* c = sub->columns();
+      c[0] = static_cast<std::int32_t>(rng.below(1 << 10));
+      for (int i = 1; i <= 20; ++i) c[i] = static_cast<std::int32_t>(rng.below(i <= 10 ? 16 : 256));
+      c[21] = static_cast<std::int32_t>(rng.below(1u << 31));
+      c[22] = static_cast<std::int32_t>(rng.below(1u << 31));
+      set64(sub, 23, s);
+      insert_index(key(kSubNbr, sub_nbr(s), 0), sub);
+      for (std::uint64_t type : distinct_types(rng, 1 + rng.below(4))) {
+        Row* ai = add(access_, site, key(kAccess, s, type));
+        for (int i = 0; i < 4; ++i) ai->columns()[i] = static_cast<std::int32_t>(rng.below(256));
+        set64(ai, 4, s);
+      }
+      for (std::uint64_t type : distinct_types(rng, 1 + rng.below(4))) {
+        Row* sf = add(facilities_, site, key(kFacility, s, type));
+        sf->columns()[0] = rng.below(100) < 85 ? 1 : 0;
+        sf->columns()[1] = static_cast<std::int32_t>(rng.below(256));
+        sf->columns()[2] = static_cast<std::int32_t>(rng.below(256));
+        sf->columns()[3] = static_cast<std::int32_t>(rng.below(1u << 31));
+        set64(sf, 4, s);
+        for (std::uint64_t slot : distinct_types(rng, rng.below(4), 3)) {
+          Row* cf = add(forwarding_, site, key(kForwarding, s, (type << 2) | slot));
+          cf->columns()[0] = 1;
+          cf->columns()[1] = static_cast<std::int32_t>(8 * slot + 1 + rng.below(8));
+          set64(cf, 2, rng.below(1000000000000000ULL));
+          set64(cf, 4, s);
+        }
+      }
+    }
+  }
+
+  //! After every site is loaded: switch index latching to the run's setting.
+  void finish_load(bool single_threaded) { index_.set_latching(engine_.latching && !single_threaded); }
+
+  //! Draws the next transaction of a worker whose home (global) site is `home`: its type by
+  //! the mix, a subscriber of that site uniformly, the rest as the specification says.
+  void generate(Txn& txn, Random& rng, std::size_t home) const {
+    std::uint64_t pick = rng.below(100), type = 0;
+    while (pick >= weights_[type]) pick -= weights_[type++];
+    const std::uint64_t s = home * config_.subscribers_per_site + rng.below(config_.subscribers_per_site);
+    const std::uint64_t sf_type = 1 + rng.below(4);
+    const std::uint64_t start = 8 * rng.below(3);
+    switch (type) {
+      case kGetNewDestination:
+        txn.words = {type, s, sf_type, start, start + 1 + rng.below(8)};
+        break;
+      case kGetAccessData:
+        txn.words = {type, s, 1 + rng.below(4)};
+        break;
+      case kUpdateSubscriberData:
+        txn.words = {type, s, sf_type, rng.below(2), rng.below(256)};
+        break;
+      case kUpdateLocation:
+        txn.words = {type, sub_nbr(s), rng.below(1u << 31)};
+        break;
+      case kInsertCallForwarding:
+        txn.words = {type, sub_nbr(s), sf_type, start, start + 1 + rng.below(8), rng.below(1000000000000000ULL)};
+        break;
+      case kDeleteCallForwarding:
+        txn.words = {type, sub_nbr(s), sf_type, start};
+        break;
+      default:
+        txn.words = {type, s};
+    }
+  }
+
+  //! Runs one attempt of `txn` in this instance under `cc`: commit, user rollback, or abort.
+  template <class CC>
+  TxnResult execute(Txn& txn, TxnContext& ctx, const CC& cc, WorkerStats& stats) {
+    const TxnResult result = execute_part(txn.words.data(), txn.words.size(), txn.rows, ctx, cc, stats.checksum);
+    if (result.committed) ctx.commit();
+    return result;
+  }
+
+  //! Every TATP transaction runs where its subscriber is: one part, on that site.
+  void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
+             std::vector<TxnPart>& parts) const {
+    for (TxnPart& part : parts) part.clear();
+    const std::uint64_t s = subscriber_of(txn.words.data());
+    const std::uint64_t site = s / config_.subscribers_per_site;
+    TxnPart& part = parts[instance_of_site[site]];
+    part.site = static_cast<std::uint32_t>(site);
+    part.words = txn.words;
+  }
+
+  //! Whether a part changes data.
+  bool part_updates(const std::uint64_t* words, std::size_t) const { return words[0] >= kUpdateSubscriberData; }
+  std::size_t max_part_words() const { return 6; }  //!< sizes fragments
+  //! Rows a committed transaction updated (statistics).
+  std::size_t row_updates(const Txn& txn) const {
+    return txn.words[0] == kUpdateSubscriberData ? 2 : txn.words[0] >= kUpdateLocation ? 1 : 0;
+  }
+  std::size_t max_columns() const { return kSubscriberColumns; }  //!< widest row
+
+  //! Executes one transaction; every row is found and locked, and every condition checked,
+  //! before any is changed, so a user rollback leaves nothing to undo. On abort or rollback
+  //! the locks are already released.
+  template <class CC>
+  TxnResult execute_part(const std::uint64_t* w, std::size_t n, std::vector<Row*>&, TxnContext& ctx,
+                         const CC& cc, std::uint64_t& checksum) {
+    ISLANDS_CHECK(n >= 2, "an empty TATP transaction");
+    ComponentScope execution(ctx.clock(), Component::execution);
+    AbortReason reason = AbortReason::lock_conflict;
+    const auto fail = [&](bool user) {
+      if constexpr (CC::kLocks) ctx.abort();
+      return user ? TxnResult::rollback() : TxnResult::abort(reason);
+    };
+    const auto lock = [&](Row* row, LockMode mode) { return cc.lock(row, mode, ctx, reason); };
+    switch (w[0]) {
+      case kGetSubscriberData: {
+        Row* sub = find(key(kSubscriber, w[1], 0));
+        if (!lock(sub, LockMode::shared)) return fail(false);
+        for (std::uint32_t c = 0; c < kSubscriberColumns; ++c) checksum += static_cast<std::uint32_t>(sub->columns()[c]);
+        return TxnResult::commit();
+      }
+      case kGetNewDestination: {
+        // SF (s, sf_type) active, joined with its CF rows starting at or before start and
+        // ending after end: at most one per start slot.
+        Row* sf = find(key(kFacility, w[1], w[2]));
+        if (!sf) return fail(true);
+        if (!lock(sf, LockMode::shared)) return fail(false);
+        if (sf->columns()[0] != 1) return fail(true);
+        bool any = false;
+        for (std::uint64_t slot = 0; slot * 8 <= w[3]; ++slot) {
+          Row* cf = find(key(kForwarding, w[1], (w[2] << 2) | slot));
+          if (!cf) continue;
+          if (!lock(cf, LockMode::shared)) return fail(false);
+          if (cf->columns()[0] == 1 && static_cast<std::uint64_t>(cf->columns()[1]) > w[4]) {
+            checksum += get64(cf, 2);
+            any = true;
+          }
+        }
+        return any ? TxnResult::commit() : fail(true);
+      }
+      case kGetAccessData: {
+        Row* ai = find(key(kAccess, w[1], w[2]));
+        if (!ai) return fail(true);
+        if (!lock(ai, LockMode::shared)) return fail(false);
+        for (int i = 0; i < 4; ++i) checksum += static_cast<std::uint32_t>(ai->columns()[i]);
+        return TxnResult::commit();
+      }
+      case kUpdateSubscriberData: {
+        Row* sub = find(key(kSubscriber, w[1], 0));
+        Row* sf = find(key(kFacility, w[1], w[2]));
+        if (!sf) return fail(true);  // no such facility: the specification's expected failure
+        if (!lock(sub, LockMode::exclusive) || !lock(sf, LockMode::exclusive)) return fail(false);
+        save(ctx, sub, kSubscriberColumns);
+        save(ctx, sf, kFacilityColumns);
+        sub->columns()[0] = static_cast<std::int32_t>((sub->columns()[0] & ~1) | static_cast<std::int32_t>(w[3]));
+        sf->columns()[2] = static_cast<std::int32_t>(w[4]);
+        return TxnResult::commit();
+      }
+      case kUpdateLocation: {
+        Row* sub = find(key(kSubNbr, w[1], 0));
+        ISLANDS_CHECK(sub != nullptr, "TATP sub_nbr missing from the secondary index");
+        if (!lock(sub, LockMode::exclusive)) return fail(false);
+        save(ctx, sub, kSubscriberColumns);
+        sub->columns()[22] = static_cast<std::int32_t>(w[2]);
+        return TxnResult::commit();
+      }
+      case kInsertCallForwarding: {
+        Row* sub = find(key(kSubNbr, w[1], 0));
+        ISLANDS_CHECK(sub != nullptr, "TATP sub_nbr missing from the secondary index");
+        if (!lock(sub, LockMode::shared)) return fail(false);
+        const std::uint64_t s = static_cast<std::uint64_t>(get64(sub, 23));
+        Row* sf = find(key(kFacility, s, w[2]));
+        if (!sf) return fail(true);  // foreign key: no such facility
+        if (!lock(sf, LockMode::shared)) return fail(false);
+        Row* cf = find_or_create_forwarding(s, (w[2] << 2) | (w[3] / 8));
+        if (!lock(cf, LockMode::exclusive)) return fail(false);
+        if (cf->columns()[0] == 1) return fail(true);  // primary key: already there
+        save(ctx, cf, kForwardingColumns);
+        cf->columns()[0] = 1;
+        cf->columns()[1] = static_cast<std::int32_t>(w[4]);
+        set64(cf, 2, w[5]);
+        return TxnResult::commit();
+      }
+      case kDeleteCallForwarding: {
+        Row* sub = find(key(kSubNbr, w[1], 0));
+        ISLANDS_CHECK(sub != nullptr, "TATP sub_nbr missing from the secondary index");
+        if (!lock(sub, LockMode::shared)) return fail(false);
+        const std::uint64_t s = static_cast<std::uint64_t>(get64(sub, 23));
+        Row* cf = find(key(kForwarding, s, (w[2] << 2) | (w[3] / 8)));
+        if (!cf) return fail(true);
+        if (!lock(cf, LockMode::exclusive)) return fail(false);
+        if (cf->columns()[0] != 1) return fail(true);  // no such row
+        save(ctx, cf, kForwardingColumns);
+        cf->columns()[0] = 0;
+        return TxnResult::commit();
+      }
+      default:
+        ISLANDS_CHECK(false, "an unknown TATP transaction type");
+    }
+    return TxnResult::commit();
+  }
+
+  //! Referential-integrity figures over this instance's sites, all 0 when consistent: rows
+  //! whose subscriber (or facility, for call forwarding) is missing, subscribers with other
+  //! than 1-4 access-info or facility rows, facilities with more than 3 call-forwarding rows,
+  //! subscribers the sub_nbr index does not lead back to; plus each table's rows.
+  CheckFigures check_figures() const {
+    std::int64_t subs = 0, ais = 0, sfs = 0, cfs = 0;
+    std::int64_t ai_orphans = 0, sf_orphans = 0, cf_orphans = 0, bad_ai = 0, bad_sf = 0, bad_cf = 0, bad_nbr = 0;
+    std::unordered_map<std::uint64_t, int> ai_count, sf_count, cf_count;
+    for (std::size_t site = 0; site < sites_; ++site) {
+      access_.for_each_row(site, [&](const Row& r) {
+        ++ais;
+        ++ai_count[static_cast<std::uint64_t>(get64(&r, 4))];
+        if (!find(key(kSubscriber, static_cast<std::uint64_t>(get64(&r, 4)), 0))) ++ai_orphans;
+      });
+      facilities_.for_each_row(site, [&](const Row& r) {
+        ++sfs;
+        ++sf_count[static_cast<std::uint64_t>(get64(&r, 4))];
+        if (!find(key(kSubscriber, static_cast<std::uint64_t>(get64(&r, 4)), 0))) ++sf_orphans;
+      });
+      forwarding_.for_each_row(site, [&](const Row& r) {
+        if (r.deleted() || r.columns()[0] != 1) return;
+        ++cfs;
+        const std::uint64_t s = static_cast<std::uint64_t>(get64(&r, 4));
+        const std::uint64_t type = (r.key & 0xff) >> 2;
+        ++cf_count[(s << 3) | type];
+        if (!find(key(kFacility, s, type))) ++cf_orphans;
+      });
+    }
+    for (std::size_t site = 0; site < sites_; ++site) {
+      subscribers_.for_each_row(site, [&](const Row& r) {
+        ++subs;
+        const std::uint64_t s = static_cast<std::uint64_t>(get64(&r, 23));
+        const auto a = ai_count.find(s), f = sf_count.find(s);
+        if (a == ai_count.end() || a->second > 4) ++bad_ai;
+        if (f == sf_count.end() || f->second > 4) ++bad_sf;
+        if (find(key(kSubNbr, sub_nbr(s), 0)) != &r) ++bad_nbr;
+      });
+    }
+    for (const auto& [facility, count] : cf_count) {
+      if (count > 3) ++bad_cf;
+    }
+    return {{"subscriber_rows", subs},          {"access_info_rows", ais},
+            {"special_facility_rows", sfs},     {"call_forwarding_rows", cfs},
+            {"access_info_orphans", ai_orphans}, {"special_facility_orphans", sf_orphans},
+            {"call_forwarding_orphans", cf_orphans}, {"subscribers_bad_access_info", bad_ai},
+            {"subscribers_bad_facilities", bad_sf},  {"facilities_over_3_forwardings", bad_cf},
+            {"sub_nbr_index_mismatches", bad_nbr}};
+  }
+
+ private:
+  static Index make_index(std::size_t expected_keys) {
+    if constexpr (std::is_same_v<Index, HashIndex>) {
+      return HashIndex(expected_keys, true);
+    } else {
+      (void)expected_keys;
+      return BTreeIndex(true);
+    }
+  }
+
+  // Table tag in the top byte, subscriber id in the middle, a table's sub-key in the low byte.
+  static std::uint64_t key(std::uint64_t tag, std::uint64_t s, std::uint64_t sub) {
+    return (tag << 56) | (s << 8) | sub;
+  }
+  // The subscriber number: the specification's 15-digit string of s_id, as its number, made
+  // distinct from s_id itself so that the secondary index is a real second mapping.
+  static std::uint64_t sub_nbr(std::uint64_t s) { return s ^ 0x5a5a5a5aULL; }
+  static std::uint64_t subscriber_of_nbr(std::uint64_t nbr) { return nbr ^ 0x5a5a5a5aULL; }
+  std::uint64_t subscriber_of(const std::uint64_t* w) const {
+    return w[0] >= kUpdateLocation ? subscriber_of_nbr(w[1]) : w[1];
+  }
+
+  static std::vector<std::uint64_t> distinct_types(Random& rng, std::uint64_t n, std::uint64_t of = 4) {
+    std::vector<std::uint64_t> all;
+    for (std::uint64_t t = 0; t < of; ++t) all.push_back(of == 4 ? t + 1 : t);
+    for (std::uint64_t i = 0; i < n; ++i) std::swap(all[i], all[i + rng.below(of - i)]);
+    all.resize(n);
+    return all;
+  }
+
+  Row* add(Table& table, std::size_t site, std::uint64_t k) {
+    Row* row = table.allocate(site, k);
+    insert_index(k, row);
+    return row;
+  }
+  void insert_index(std::uint64_t k, Row* row) {
+    const bool fresh = index_.insert(k, reinterpret_cast<std::uint64_t>(row));
+    ISLANDS_CHECK(fresh, "TATP key loaded twice");
+  }
+  Row* find(std::uint64_t k) const {
+    std::uint64_t value = 0;
+    return index_.lookup(k, value) ? reinterpret_cast<Row*>(value) : nullptr;
+  }
+  // The call-forwarding row of (s, slot), created absent (present = 0) if it never existed.
+  // Creating one changes nothing a reader can see, so it is never undone.
+  Row* find_or_create_forwarding(std::uint64_t s, std::uint64_t slot) {
+    const std::uint64_t k = key(kForwarding, s, slot);
+    if (Row* row = find(k)) return row;
+    const std::size_t site = s / config_.subscribers_per_site - first_site_;
+    Row* row = forwarding_.allocate(site, k);
+    set64(row, 4, s);
+    if (index_.insert(k, reinterpret_cast<std::uint64_t>(row))) return row;
+    row->key = Row::kDeletedKey;  // another worker created it first: use theirs
+    return find(k);
+  }
+  template <class Ctx>
+  static void save(Ctx& ctx, Row* row, std::uint32_t columns) {
+    ctx.save_before_image(row, columns);
+  }
+
+  static std::int64_t get64(const Row* row, std::size_t column) {
+    std::int64_t v;
+    std::memcpy(&v, row->columns() + column, sizeof v);
+    return v;
+  }
+  static void set64(Row* row, std::size_t column, std::uint64_t v) { std::memcpy(row->columns() + column, &v, sizeof v); }
+
+  TatpConfig config_;
+  EngineConfig engine_;
+  std::size_t sites_;
+  std::size_t first_site_;
+  std::array<std::uint32_t, kTatpTxnTypes> weights_;
+  Table subscribers_, access_, facilities_, forwarding_;
+  Index index_;
+};
+
+}  // namespace islands

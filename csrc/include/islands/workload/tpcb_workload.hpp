@@ -1,0 +1,273 @@
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "islands/cc/concurrency_control.hpp"
+#include "islands/common/check.hpp"
+#include "islands/common/random.hpp"
+#include "islands/exec/engine_config.hpp"
+#include "islands/exec/run_stats.hpp"
+#include "islands/index/btree_index.hpp"
+#include "islands/index/hash_index.hpp"
+#include "islands/storage/table.hpp"
+#include "islands/txn/txn_context.hpp"
+#include "islands/workload/tpcb_config.hpp"
+#include "islands/workload/txn_part.hpp"
+
+namespace islands {
+
+//! TPC-B's data and its AccountUpdate transaction (see TpcbConfig). Row ids are global:
+//! branch b, teller b * tellers_per_branch + t, account b * accounts_per_branch + a. One primary
+//! index holds the three keyed tables, the table number in the key's top bits. A transaction
+//! is a list of operations (account, teller, branch, history insert), each executed by the
+//! site holding its row; remote ones travel as a part (see TxnPart).
+template <class Index>
+class TpcbWorkload {
+ public:
+  using IndexType = Index;  //!< the primary index structure
+  //! Payload columns: balance (int64 in columns 0-1), branch id, filler to the 100-byte rows
+  //! of the specification (16-byte header + 21 x 4).
+  static constexpr std::uint32_t kColumns = 21;
+  //! History: account (0-1), teller (2-3), branch (4-5), delta (6-7), filler to ~50 bytes.
+  static constexpr std::uint32_t kHistoryColumns = 9;
+
+  //! Operation codes in a part's words: [op][id][delta], history [op][account][teller][branch][delta].
+  enum Op : std::uint64_t { kAccount = 1, kTeller = 2, kBranch = 3, kHistory = 4 };
+
+  //! One transaction's input.
+  struct Txn {
+    std::uint64_t branch = 0, teller = 0, account = 0;
+    std::int64_t delta = 0;
+    std::vector<std::uint64_t> words;  //!< all its operations, encoded
+    std::vector<Row*> rows;            //!< scratch
+  };
+
+  TpcbWorkload(const TpcbConfig& config, const EngineConfig& engine, std::size_t sites,
+               std::size_t first_site = 0, std::size_t total_sites = 0)
+      : config_(config),
+        engine_(engine),
+        sites_(sites),
+        first_site_(first_site),
+        total_sites_(total_sites ? total_sites : sites),
+        accounts_(sites, kColumns),
+        tellers_(sites, kColumns),
+        branches_(sites, kColumns),
+        history_(sites, kHistoryColumns),
+        index_(make_index(sites * std::size_t{config.branches_per_site} *
+                          (config.accounts_per_branch + config.tellers_per_branch + 1))) {
+    config_.validate_fit(total_sites_);
+  }
+
+  //! Creates and indexes the rows of local site `site`; called by its owner (first touch).
+  void load_site(std::size_t site) {
+    const std::uint64_t first = (first_site_ + site) * config_.branches_per_site;
+    branches_.reserve(site, config_.branches_per_site);
+    tellers_.reserve(site, std::size_t{config_.branches_per_site} * config_.tellers_per_branch);
+    accounts_.reserve(site, std::size_t{config_.branches_per_site} * config_.accounts_per_branch);
+    for (std::uint64_t b = first; b < first + config_.branches_per_site; ++b) {
+      add(branches_, site, kBranch, b, b);
+      for (std::uint64_t t = 0; t < config_.tellers_per_branch; ++t) {
+        add(tellers_, site, kTeller, b * config_.tellers_per_branch + t, b);
+      }
+      for (std::uint64_t a = 0; a < config_.accounts_per_branch; ++a) {
+        add(accounts_, site, kAccount, b * config_.accounts_per_branch + a, b);
+      }
+    }
+  }
+
+  //! After every site is loaded: switch index latching to the run's setting.
+  void finish_load(bool single_threaded) { index_.set_latching(engine_.latching && !single_threaded); }
+
+  //! Draws the next AccountUpdate of a worker whose home (global) site is `home`: a branch of
+  //! that site, an account of that branch, a teller of it or (remote share) of another branch.
+  void generate(Txn& txn, Random& rng, std::size_t home) const {
+    const std::uint64_t total_branches = std::uint64_t{total_sites_} * config_.branches_per_site;
+    txn.branch = home * config_.branches_per_site + rng.below(config_.branches_per_site);
+    txn.account = txn.branch * config_.accounts_per_branch + rng.below(config_.accounts_per_branch);
+    std::uint64_t teller_branch = txn.branch;
+    if (config_.remote > 0 && rng.unit() < config_.remote) {
+      teller_branch = rng.below(total_branches - 1);
+      if (teller_branch >= txn.branch) ++teller_branch;  // uniform over the other branches
+    }
+    txn.teller = teller_branch * config_.tellers_per_branch + rng.below(config_.tellers_per_branch);
+    txn.delta = static_cast<std::int64_t>(rng.below(1999999)) - 999999;  // [-999999, 999999]
+    const auto delta = static_cast<std::uint64_t>(txn.delta);
+    txn.words = {kAccount, txn.account, delta, kBranch, txn.branch, delta,
+                 kTeller, txn.teller, delta, kHistory, txn.account, txn.teller, txn.branch, delta};
+  }
+
+  //! Runs one attempt of `txn` in this instance under `cc`: commit, or abort (undone).
+  template <class CC>
+  TxnResult execute(Txn& txn, TxnContext& ctx, const CC& cc, WorkerStats& stats) {
+    const TxnResult result = execute_part(txn.words.data(), txn.words.size(), txn.rows, ctx, cc, stats.checksum);
+    if (result.committed) ctx.commit();
+    return result;
+  }
+
+  //! Splits a transaction into one part per instance (`instance_of_site` maps global sites).
+  void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
+             std::vector<TxnPart>& parts) const {
+    for (TxnPart& part : parts) part.clear();
+    for (std::size_t at = 0; at < txn.words.size(); at += op_words(txn.words[at])) {
+      const std::uint64_t site = site_of_op(&txn.words[at]);
+      TxnPart& part = parts[instance_of_site[site]];
+      if (part.empty()) part.site = static_cast<std::uint32_t>(site);
+      part.words.insert(part.words.end(), txn.words.begin() + at, txn.words.begin() + at + op_words(txn.words[at]));
+    }
+  }
+
+  //! Whether a part changes data (every TPC-B operation does).
+  bool part_updates(const std::uint64_t*, std::size_t) const { return true; }
+  //! Most words a part can hold (sizes fragments).
+  std::size_t max_part_words() const { return 14; }
+  //! Rows a committed transaction updated (statistics).
+  std::size_t row_updates(const Txn&) const { return 3; }
+  //! Widest row of any table, in payload columns.
+  std::size_t max_columns() const { return kColumns; }
+
+  //! Executes the operations words[0, n) (all of rows this instance holds) under `cc`, leaving
+  //! locks, before-images and inserts in ctx for the caller to commit; on failure already
+  //! undone. Every row is found and locked before any is changed.
+  template <class CC>
+  TxnResult execute_part(const std::uint64_t* words, std::size_t n, std::vector<Row*>& rows,
+                         TxnContext& ctx, const CC& cc, std::uint64_t&) {
+    ComponentScope execution(ctx.clock(), Component::execution);
+    rows.clear();
+    for (std::size_t at = 0; at < n; at += op_words(words[at])) {
+      if (words[at] == kHistory) continue;
+      std::uint64_t value = 0;
+      const bool found = index_.lookup(key_of(words[at], words[at + 1]), value);
+      ISLANDS_CHECK(found, "TPC-B row missing from the index");
+      rows.push_back(reinterpret_cast<Row*>(value));
+    }
+    {
+      ComponentScope locking(ctx.clock(), Component::locking);
+      for (Row* row : rows) {
+        AbortReason reason;
+        if (!cc.lock(row, LockMode::exclusive, ctx, reason)) {
+          if constexpr (CC::kLocks) ctx.abort();
+          return TxnResult::abort(reason);
+        }
+      }
+    }
+    std::size_t r = 0;
+    for (std::size_t at = 0; at < n; at += op_words(words[at])) {
+      if (words[at] == kHistory) {
+        const std::size_t site = site_of_branch(words[at + 3]) - first_site_;
+        Row* row = history_.allocate(site, history_key(words[at + 3]));
+        set64(row, 0, static_cast<std::int64_t>(words[at + 1]));
+        set64(row, 2, static_cast<std::int64_t>(words[at + 2]));
+        set64(row, 4, static_cast<std::int64_t>(words[at + 3]));
+        set64(row, 6, static_cast<std::int64_t>(words[at + 4]));
+        ctx.inserted(row);
+        continue;
+      }
+      Row* row = rows[r++];
+      if constexpr (CC::kLocks) ctx.save_before_image(row, kColumns);
+      set64(row, 0, get64(row, 0) + static_cast<std::int64_t>(words[at + 2]));
+    }
+    return TxnResult::commit();
+  }
+
+  //! The global site that holds branch b.
+  std::uint64_t site_of_branch(std::uint64_t b) const { return b / config_.branches_per_site; }
+
+  //! Consistency figures over this instance's sites (TPC-B clause 2.4-style balance checks):
+  //! balance sums per table, the history's delta sum and rows, how many branches disagree
+  //! with their accounts or with their history, and the rows of each keyed table (loader
+  //! check). Every sum must agree across the deployment.
+  std::vector<std::pair<std::string, std::int64_t>> check_figures() const {
+    std::int64_t branch_sum = 0, teller_sum = 0, account_sum = 0, history_sum = 0, history_rows = 0;
+    std::int64_t branch_vs_accounts = 0, branch_vs_history = 0;
+    const std::uint64_t first_branch = first_site_ * config_.branches_per_site;
+    const std::size_t n_branches = sites_ * config_.branches_per_site;
+    std::vector<std::int64_t> by_branch_accounts(n_branches, 0), by_branch_history(n_branches, 0);
+    for (std::size_t s = 0; s < sites_; ++s) {
+      branches_.for_each_row(s, [&](const Row& row) { branch_sum += get64(&row, 0); });
+      tellers_.for_each_row(s, [&](const Row& row) { teller_sum += get64(&row, 0); });
+      accounts_.for_each_row(s, [&](const Row& row) {
+        account_sum += get64(&row, 0);
+        by_branch_accounts[static_cast<std::uint64_t>(row.columns()[2]) - first_branch] += get64(&row, 0);
+      });
+      history_.for_each_row(s, [&](const Row& row) {
+        if (row.deleted()) return;
+        history_sum += get64(&row, 6);
+        ++history_rows;
+        by_branch_history[static_cast<std::uint64_t>(get64(&row, 4)) - first_branch] += get64(&row, 6);
+      });
+    }
+    for (std::size_t s = 0; s < sites_; ++s) {
+      branches_.for_each_row(s, [&](const Row& row) {
+        const std::size_t b = row.key - branch_key_base() - first_branch;
+        if (get64(&row, 0) != by_branch_accounts[b]) ++branch_vs_accounts;
+        if (get64(&row, 0) != by_branch_history[b]) ++branch_vs_history;
+      });
+    }
+    return {{"branch_balance_sum", branch_sum},        {"teller_balance_sum", teller_sum},
+            {"account_balance_sum", account_sum},      {"history_delta_sum", history_sum},
+            {"history_rows", history_rows},            {"branches_unlike_accounts", branch_vs_accounts},
+            {"branches_unlike_history", branch_vs_history},
+            {"branch_rows", rows_of(branches_)},              {"teller_rows", rows_of(tellers_)},
+            {"account_rows", rows_of(accounts_)}};
+  }
+
+ private:
+  std::int64_t rows_of(const Table& table) const {
+    std::int64_t n = 0;
+    for (std::size_t s = 0; s < sites_; ++s) n += static_cast<std::int64_t>(table.rows(s));
+    return n;
+  }
+
+  static Index make_index(std::size_t expected_keys) {
+    if constexpr (std::is_same_v<Index, HashIndex>) {
+      return HashIndex(expected_keys, true);
+    } else {
+      (void)expected_keys;
+      return BTreeIndex(true);
+    }
+  }
+
+  static std::size_t op_words(std::uint64_t op) { return op == kHistory ? 5 : 3; }
+  static std::uint64_t key_of(std::uint64_t table, std::uint64_t id) { return (table << 48) | id; }
+  static std::uint64_t branch_key_base() { return key_of(kBranch, 0); }
+  static std::uint64_t history_key(std::uint64_t branch) { return key_of(kHistory, branch); }
+
+  std::uint64_t site_of_op(const std::uint64_t* op) const {
+    switch (op[0]) {
+      case kAccount: return site_of_branch(op[1] / config_.accounts_per_branch);
+      case kTeller: return site_of_branch(op[1] / config_.tellers_per_branch);
+      case kBranch: return site_of_branch(op[1]);
+      default: return site_of_branch(op[3]);
+    }
+  }
+
+  void add(Table& table, std::size_t site, std::uint64_t kind, std::uint64_t id, std::uint64_t branch) {
+    Row* row = table.allocate(site, key_of(kind, id));
+    row->columns()[2] = static_cast<std::int32_t>(branch);
+    const bool fresh = index_.insert(row->key, reinterpret_cast<std::uint64_t>(row));
+    ISLANDS_CHECK(fresh, "TPC-B row loaded twice");
+  }
+
+  static std::int64_t get64(const Row* row, std::size_t column) {
+    std::int64_t v;
+    std::memcpy(&v, row->columns() + column, sizeof v);
+    return v;
+  }
+  static void set64(Row* row, std::size_t column, std::int64_t v) {
+    std::memcpy(row->columns() + column, &v, sizeof v);
+  }
+
+  TpcbConfig config_;
+  EngineConfig engine_;
+  std::size_t sites_;
+  std::size_t first_site_;
+  std::size_t total_sites_;
+  Table accounts_, tellers_, branches_, history_;
+  Index index_;
+};
+
+}  // namespace islands

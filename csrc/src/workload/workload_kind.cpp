@@ -1,0 +1,43 @@
+#include "islands/workload/workload_kind.hpp"
+
+#include <stdexcept>
+
+namespace islands {
+namespace {
+
+struct Entry {
+  const char* name;
+  WorkloadKind kind;
+};
+// The registry: one line per workload.
+constexpr Entry kWorkloads[] = {
+    {"micro", WorkloadKind::micro},
+    {"tpcb", WorkloadKind::tpcb},
+    {"tatp", WorkloadKind::tatp},
+};
+
+}  // namespace
+
+const char* workload_kind_name(WorkloadKind kind) {
+  for (const Entry& e : kWorkloads) {
+    if (e.kind == kind) return e.name;
+  }
+  return "unknown";
+}
+
+WorkloadKind parse_workload_kind(const std::string& name) {
+  for (const Entry& e : kWorkloads) {
+    if (name == e.name) return e.kind;
+  }
+  std::string names;
+  for (const Entry& e : kWorkloads) names += (names.empty() ? "" : ", ") + std::string(e.name);
+  throw std::invalid_argument("workload: unknown workload '" + name + "' (choose " + names + ")");
+}
+
+std::vector<std::string> workload_names() {
+  std::vector<std::string> out;
+  for (const Entry& e : kWorkloads) out.emplace_back(e.name);
+  return out;
+}
+
+}  // namespace islands

@@ -1,0 +1,129 @@
+"""000 Fig 22-24: the standard workloads' remote transactions.
+
+- Fig 23 (TPC-B) and Fig 24 (TPC-C Payment): throughput as the share of remote transactions
+  grows from 0 to 100%, one line per deployment (and transport).
+- Fig 22: per workload, each deployment's throughput with local-only transactions beside
+  the specification's share of remote ones.
+
+Each point is the mean over the repetitions, ± one standard deviation.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from islands.plots._common import (
+    Drawing,
+    aggregate,
+    color_of,
+    deployment_order,
+    deployment_titles,
+    draw_line,
+    figure_legend,
+    fmt_tps,
+    machine_note,
+    marker_of,
+    new_grid,
+    pct,
+    plain_ticks,
+    prepared,
+    run_note,
+    TRANSPORT_STYLES,
+)
+
+__all__ = ["plot_remote_share", "plot_standard"]
+
+#: Per workload: the config column holding its remote share, and the name shown.
+_REMOTE = {"tpcb": ("config.tpcb.remote", "TPC-B AccountUpdate")}
+_TITLES = {"000-fig23": "TPC-B vs % remote transactions", "000-fig24": "TPC-C Payment vs % remote"}
+
+
+def _with_remote(rows: pd.DataFrame, what: str) -> pd.DataFrame:
+    df = prepared(rows, what, extra=("config.workload",))
+    df["workload"] = df["config.workload"].astype(str)
+    df = df[df["workload"].isin(list(_REMOTE))].copy()
+    if df.empty:
+        raise ValueError(f"{what}: no rows of a standard workload ({', '.join(_REMOTE)})")
+    df["remote_pct"] = np.nan
+    for workload, (column, _) in _REMOTE.items():
+        if column in df.columns:
+            mask = df["workload"] == workload
+            df.loc[mask, "remote_pct"] = df.loc[mask, column].astype(float) * 100
+    return df
+
+
+def plot_remote_share(rows: pd.DataFrame, figure_id: str = "000-fig23") -> Drawing:
+    """Throughput (thousand txn/s) vs % remote transactions, one line per deployment and
+    transport. The summary gives each line's throughput at the lowest and highest share."""
+    df = _with_remote(rows, f"figure {figure_id}")
+    deployments = deployment_order(df)
+    titles = deployment_titles(df)
+    fig, grid = new_grid(1, 1, 9.0, 5.0)
+    ax = grid[0][0]
+    lines = []
+    for i, dep in enumerate(deployments):
+        for via in sorted(set(df[df["deployment"] == dep]["via"])):
+            part = df[(df["deployment"] == dep) & (df["via"] == via)]
+            agg = aggregate(part, ["remote_pct"]).sort_values("remote_pct")
+            label = titles[dep] + ("" if via == "none" else f" ({via})")
+            draw_line(ax, agg["remote_pct"].to_list(), agg, color=color_of(i), marker=marker_of(i),
+                      linestyle=TRANSPORT_STYLES.get(via, "-"), label=label, scale=1e-3)
+            first, last = agg.iloc[0], agg.iloc[-1]
+            lines.append(f"  {label}: {fmt_tps(first['mean'])} at {first['remote_pct']:g}% → "
+                         f"{fmt_tps(last['mean'])} at {last['remote_pct']:g}% remote "
+                         f"({pct(last['mean'], first['mean'])}) txn/s")
+    ax.set_xlabel("remote transactions (%)")
+    ax.set_ylabel("throughput (thousand txn/s)")
+    ax.set_ylim(bottom=0)
+    plain_ticks(ax.yaxis)
+    ax.grid(alpha=0.3)
+    figure_legend(fig, [ax])
+    machine = machine_note(df)
+    title = _TITLES.get(figure_id, "throughput vs % remote")
+    fig.suptitle(f"000 Fig {figure_id.rsplit('fig', 1)[-1]}: {title}\n{machine}\n{run_note(df)}", fontsize=10)
+    summary = "\n".join([f"{figure_id}: {title}; {machine}", *lines])
+    return Drawing(figure=fig, summary=summary, stem=figure_id)
+
+
+def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
+    """One panel per standard workload: each deployment's throughput with local-only
+    transactions (0% remote) and with the largest remote share in the rows (the
+    specification's), side by side. The summary gives the drop per deployment."""
+    df = _with_remote(rows, f"figure {figure_id}")
+    workloads = [w for w in _REMOTE if w in set(df["workload"])]
+    fig, grid = new_grid(1, len(workloads), 5.5 * len(workloads), 4.8)
+    lines = [f"{figure_id}: local-only vs the standard share of remote transactions; {machine_note(df)}"]
+    for c, workload in enumerate(workloads):
+        ax = grid[0][c]
+        part = df[df["workload"] == workload]
+        deployments = deployment_order(part)
+        agg = aggregate(part, ["deployment", "remote_pct"])
+        shares = sorted(set(agg["remote_pct"]))
+        local, standard = shares[0], shares[-1]
+        width = 0.38
+        lines.append(f"{_REMOTE[workload][1]}:")
+        for i, dep in enumerate(deployments):
+            values = {}
+            for k, share in enumerate((local, standard)):
+                sub = agg[(agg["deployment"] == dep) & (agg["remote_pct"] == share)]
+                if sub.empty:
+                    continue
+                row = sub.iloc[0]
+                values[share] = row["mean"]
+                ax.bar(i + (k - 0.5) * width, row["mean"] / 1e3, width,
+                       yerr=None if np.isnan(row["sd"]) else row["sd"] / 1e3,
+                       color=color_of(0 if k == 0 else 1), label=f"{share:g}% remote" if i == 0 else None)
+            if local in values and standard in values and local != standard:
+                lines.append(f"  {dep}: {fmt_tps(values[local])} local-only → {fmt_tps(values[standard])} "
+                             f"with {standard:g}% remote ({pct(values[standard], values[local])}) txn/s")
+        ax.set_xticks(range(len(deployments)), [deployment_titles(part)[d] for d in deployments],
+                      fontsize=8)
+        ax.set_title(_REMOTE[workload][1])
+        ax.set_ylabel("throughput (thousand txn/s)")
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8, frameon=False)
+        ax.grid(alpha=0.3, axis="y")
+    fig.suptitle(f"000 Fig 22: standard workloads, local-only vs remote\n{machine_note(df)}\n{run_note(df)}",
+                 fontsize=10)
+    return Drawing(figure=fig, summary="\n".join(lines), stem=figure_id)
