@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from islands.config import DriverConfig, EngineConfig, RunConfig, TpcbConfig
+from islands.config import DriverConfig, EngineConfig, RunConfig, TpcbConfig, TpccConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
 from islands.run import run
@@ -22,17 +22,22 @@ from islands.topology import read_topology
 #: name → (workload, the config of a remote share)
 WORKLOADS = {
     "TPC-B AccountUpdate": lambda remote: ("tpcb", {"tpcb": TpcbConfig(remote=remote)}),
+    "TPC-C NewOrder + Payment (50/50)": lambda remote: ("tpcc", {"tpcc": TpccConfig(
+        payment_remote=remote, new_order_remote_item=remote / 15)}),
 }
-SPEC_REMOTE = {"TPC-B AccountUpdate": 0.15}
+#: The specification's remote shares (TPC-C: 15% of payments, 1% of NewOrder items).
+SPEC_REMOTE = {"TPC-B AccountUpdate": 0.15, "TPC-C NewOrder + Payment (50/50)": 0.15}
 
 
 def measure(deployment, config, transport, topology):
-    """One run: (throughput, abort rate, aborts per reason, check failures)."""
+    """One run: (throughput, abort rate, aborts per reason, check failures, NewOrders/min,
+    user rollbacks per second)."""
     if deployment.n_instances == 1:
         result = run(config, topology)
     else:
         result = run_deployment(deployment, config, transport=transport, topology=topology)
-    return result.throughput_tps, result.abort_rate, result.aborts, result.check_failures
+    return (result.throughput_tps, result.abort_rate, result.aborts, result.check_failures,
+            result.new_order_per_min, result.user_rollbacks / result.measured_s)
 
 
 def main() -> None:
@@ -44,7 +49,7 @@ def main() -> None:
     cpus = topology.cpus
     plans = [("1ISL", "1", None), ("per-core", "per-core", "unix"), ("per-core", "per-core", "shm")]
     print(f"{len(cpus)} cpus ({topology.n_sockets} socket(s)); {args.duration:g} s measured, "
-          f"median of {args.repetitions}; one branch per core")
+          f"median of {args.repetitions}; one branch / warehouse per core")
     for name, make in WORKLOADS.items():
         for remote in (0.0, SPEC_REMOTE[name]):
             workload, parts = make(remote)
@@ -68,7 +73,10 @@ def main() -> None:
                         reasons[k] = reasons.get(k, 0) + v
                 shown = ", ".join(f"{k} {v:,}" for k, v in reasons.items() if v) or "none"
                 via = f" over {transport}" if deployment.n_instances > 1 else ""
-                print(f"  {deployment.label:5} ({label}{via}, cc {config.engine.cc}): {tps:12,.0f} txn/s  "
+                tpm = statistics.median(r[4] for r in runs)
+                extra = "" if tpm != tpm else (f"  NewOrder {tpm:12,.0f}/min  user rollbacks "
+                                               f"{statistics.median(r[5] for r in runs):8,.0f}/s")
+                print(f"  {deployment.label:5} ({label}{via}, cc {config.engine.cc}): {tps:12,.0f} txn/s{extra}  "
                       f"abort rate {rate:6.2%}  aborts: {shown}  checks: "
                       f"{'consistent' if not failures else 'FAILED ' + '; '.join(failures)}")
 

@@ -9,7 +9,7 @@ and measured from Python. The public API:
 >>> print(result.summary())              # doctest: +SKIP
 """
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
 from islands.launch import DeploymentResult, InstanceFailed, run_deployment
 from islands.metadata import collect_metadata
 from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
@@ -27,6 +27,7 @@ __all__ = [
     "MicroConfig",
     "TatpConfig",
     "TpcbConfig",
+    "TpccConfig",
     "RunConfig",
     "RunResult",
     "Sweep",

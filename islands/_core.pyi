@@ -4,7 +4,7 @@ islands engine core (C++): storage, indexes, concurrency control, workers
 from __future__ import annotations
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'LogConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'crc32c', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'read_log', 'run', 'run_counter_bench', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'LogConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'TpccConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'crc32c', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'read_log', 'run', 'run_counter_bench', 'run_fixed_transactions', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
@@ -84,6 +84,55 @@ class TatpConfig:
         ...
     @subscribers_per_site.setter
     def subscribers_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+class TpccConfig:
+    """
+    TPC-C parameters (paper 000, Sec 3.3, 8.3-8.4)
+    """
+    mix: str
+    def __init__(self) -> None:
+        ...
+    @property
+    def customers_per_district(self) -> int:
+        ...
+    @customers_per_district.setter
+    def customers_per_district(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def items(self) -> int:
+        ...
+    @items.setter
+    def items(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def new_order_remote_item(self) -> float:
+        ...
+    @new_order_remote_item.setter
+    def new_order_remote_item(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def new_order_rollback(self) -> float:
+        ...
+    @new_order_rollback.setter
+    def new_order_rollback(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def payment_by_name(self) -> float:
+        ...
+    @payment_by_name.setter
+    def payment_by_name(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def payment_remote(self) -> float:
+        ...
+    @payment_remote.setter
+    def payment_remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def warehouses_per_site(self) -> int:
+        ...
+    @warehouses_per_site.setter
+    def warehouses_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
         ...
 class EngineConfig:
     """
@@ -242,6 +291,7 @@ class RunConfig:
     profile: ProfileConfig
     tatp: TatpConfig
     tpcb: TpcbConfig
+    tpcc: TpccConfig
     workload: str
     def __init__(self) -> None:
         ...
@@ -628,6 +678,10 @@ def run(config: RunConfig) -> dict:
 def run_counter_bench(config: CounterBenchConfig) -> dict:
     """
     Runs the threads and returns per-thread increments, final counter values and the increments each counter received, as a dict.
+    """
+def run_fixed_transactions(config: RunConfig, transactions: typing.SupportsInt | typing.SupportsIndex) -> int:
+    """
+    Loads the instance and runs exactly that many committed transactions in this thread (for simulators); returns the aborted attempts
     """
 def run_ipc_bench(config: IpcBenchConfig) -> dict:
     """

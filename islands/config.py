@@ -49,6 +49,21 @@ class TatpConfig:
 
 
 @dataclass(frozen=True)
+class TpccConfig:
+    """TPC-C (000 Sec 3.3, 8.3-8.4): nine tables at the specification's cardinalities per
+    warehouse, NewOrder and Payment, partitioned by warehouse."""
+
+    warehouses_per_site: int = 1  #: warehouses in each site (one site per worker core)
+    items: int = 100_000  #: Item rows, and Stock rows per warehouse (specification: 100000)
+    customers_per_district: int = 3000  #: customers and initial orders per district (specification: 3000)
+    mix: str = "new_order:50,payment:50"  #: "new_order", "payment", or "new_order:W,payment:W"
+    new_order_remote_item: float = 0.01  #: share of NewOrder items supplied by another warehouse
+    new_order_rollback: float = 0.01  #: share of NewOrders that name an unused item and roll back
+    payment_remote: float = 0.15  #: share of Payments for a customer of another warehouse
+    payment_by_name: float = 0.60  #: share of Payments that choose the customer by last name
+
+
+@dataclass(frozen=True)
 class EngineConfig:
     """How one engine instance is built."""
 
@@ -114,6 +129,7 @@ class RunConfig:
     micro: MicroConfig = field(default_factory=MicroConfig)
     tpcb: TpcbConfig = field(default_factory=TpcbConfig)
     tatp: TatpConfig = field(default_factory=TatpConfig)
+    tpcc: TpccConfig = field(default_factory=TpccConfig)
     engine: EngineConfig = field(default_factory=EngineConfig)
     driver: DriverConfig = field(default_factory=DriverConfig)
     profile: ProfileConfig = field(default_factory=ProfileConfig)
@@ -194,10 +210,18 @@ class RunConfig:
 
 #: The sections of a RunConfig, each a dataclass mirroring one C++ config struct.
 SECTIONS: dict[str, type] = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig,
-                             "engine": EngineConfig, "driver": DriverConfig}
+                             "tpcc": TpccConfig, "engine": EngineConfig, "driver": DriverConfig}
 
 #: Workloads by name, each with the section holding its settings.
-WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb", "tatp": "tatp"}
+WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb", "tatp": "tatp", "tpcc": "tpcc"}
+
+def transaction_names(workload: str) -> tuple[str, ...]:
+    """The transaction types of a workload, in the engine's numbering."""
+    return {"tpcb": ("account_update",), "tatp": TATP_TRANSACTIONS, "tpcc": TPCC_TRANSACTIONS}.get(workload, (workload,))
+
+
+#: TPC-C's transactions built so far, as a mix names them.
+TPCC_TRANSACTIONS = ("new_order", "payment")
 
 #: TATP's transactions, as a mix names them (the order of the standard mix).
 TATP_TRANSACTIONS = ("get_subscriber_data", "get_new_destination", "get_access_data",

@@ -43,9 +43,26 @@ def _tatp(checks: Mapping[str, int]) -> list[str]:
     return [f"tatp: {name.replace('_', ' ')}: {checks[name]:,}" for name in names if checks[name]]
 
 
+def _tpcc(checks: Mapping[str, int]) -> list[str]:
+    failures = []
+    for name, what in (("condition_1_warehouses", "condition 1: warehouses whose W_YTD is not the sum of D_YTD"),
+                       ("condition_2_districts", "condition 2: districts whose D_NEXT_O_ID - 1, max(O_ID) and "
+                                                 "max(NO_O_ID) differ"),
+                       ("condition_3_districts", "condition 3: districts whose new orders are not contiguous"),
+                       ("condition_4_districts", "condition 4: districts whose sum(O_OL_CNT) is not the number "
+                                                 "of order lines"),
+                       ("warehouses_unlike_history", "warehouses whose W_YTD is not the sum of their history")):
+        if checks[name]:
+            failures.append(f"tpcc: {what}: {checks[name]:,}")
+    if checks["customer_balance_plus_ytd"] != 0:
+        failures.append(f"tpcc: customers' balance + YTD payment sums to {checks['customer_balance_plus_ytd']:,} "
+                        "cents, not 0")
+    return failures
+
+
 #: Each workload's conditions: figures in, failed conditions out.
 CONDITIONS: dict[str, Callable[[Mapping[str, int]], list[str]]] = {"micro": _micro, "tpcb": _tpcb,
-                                                                   "tatp": _tatp}
+                                                                   "tatp": _tatp, "tpcc": _tpcc}
 
 
 def verify(workload: str, checks: Mapping[str, int]) -> list[str]:
@@ -64,6 +81,10 @@ def describe_workload(config: RunConfig) -> str:
         t = config.tpcb
         return (f"tpcb: {t.remote:.0%} remote tellers, {t.branches_per_site} branch(es)/site, "
                 f"{t.tellers_per_branch} tellers and {t.accounts_per_branch:,} accounts per branch")
+    if config.workload == "tpcc":
+        t = config.tpcc
+        return (f"tpcc: mix {t.mix}, {t.warehouses_per_site} warehouse(s)/site, {t.payment_remote:.0%} remote "
+                f"payments, {t.new_order_remote_item:.0%} remote items")
     if config.workload == "tatp":
         return f"tatp: mix {config.tatp.mix}, {config.tatp.subscribers_per_site:,} subscribers/site"
     m = config.micro

@@ -28,7 +28,7 @@ from islands.consistency import check_line, describe_workload, verify
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
 from islands.profile import summarize
-from islands.run import Latency, abort_rate, check_cpus, profile_lines
+from islands.run import Latency, new_order_note, abort_rate, check_cpus, commits_by_type, new_order_rate, profile_lines
 from islands.topology import Topology, format_cpulist, read_topology
 
 #: Seconds an instance may take to load its data and attach to its peers.
@@ -58,6 +58,12 @@ class DeploymentResult:
     warnings: list[str] = field(default_factory=list)
     check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
     user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
+    commits_by_type: dict[str, int] = field(default_factory=dict)  #: measured commits per transaction type
+
+    @property
+    def new_order_per_min(self) -> float:
+        """TPC-C NewOrders committed per minute (tpmC-style); NaN for other workloads."""
+        return new_order_rate(self.commits_by_type, self.measured_s)
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -85,6 +91,8 @@ class DeploymentResult:
             "checks": self.checks,
             "check_failures": self.check_failures,
             "user_rollbacks": self.user_rollbacks,
+            "commits_by_type": self.commits_by_type,
+            "new_order_per_min": self.new_order_per_min,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
@@ -97,7 +105,8 @@ class DeploymentResult:
             f"{self.deployment.label} ({self.deployment.n_instances} instances, {self.transport}): "
             f"{describe_workload(self.config)}",
             f"throughput  {self.throughput_tps:,.0f} txn/s  "
-            f"({self.throughput_tps / self.deployment.n_cpus:,.0f} per core), "
+            f"({self.throughput_tps / self.deployment.n_cpus:,.0f} per core)"
+            f"{new_order_note(self.new_order_per_min)}, "
             f"{self.multisite_commits:,} of {self.commits:,} commits distributed",
             "aborts      " + ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
             + f"  (rate {self.abort_rate:.2%})"
@@ -413,5 +422,6 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         checks=checks,
         check_failures=verify(config.workload, checks),
         user_rollbacks=sum(r["stats"]["user_rollbacks"] for r in results),
+        commits_by_type=commits_by_type(config.workload, [w for r in results for w in r["stats"]["workers"]]),
         topology=topology.to_dict(), metadata=metadata, warnings=warnings, profile=profile,
     )

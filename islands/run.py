@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from islands import _core
-from islands.config import RunConfig
+from islands.config import RunConfig, transaction_names
 from islands.consistency import check_line, describe_workload, verify
 from islands.metadata import collect_metadata
 from islands.profile import summarize
@@ -29,6 +29,17 @@ class Latency:
         """From the engine's nanosecond dict."""
         return cls(count=d["count"], mean_us=d["mean_ns"] / 1e3, p50_us=d["p50_ns"] / 1e3,
                    p99_us=d["p99_ns"] / 1e3, p999_us=d["p999_ns"] / 1e3, max_us=d["max_ns"] / 1e3)
+
+
+def commits_by_type(workload: str, workers: list[dict[str, Any]]) -> dict[str, int]:
+    """Measured commits per transaction type, summed over the workers' engine statistics."""
+    names = transaction_names(workload)
+    return {name: sum(w["commits_by_type"][i] for w in workers) for i, name in enumerate(names)}
+
+
+def new_order_rate(by_type: dict[str, int], seconds: float) -> float:
+    """TPC-C NewOrders committed per minute (tpmC-style); NaN for other workloads."""
+    return by_type["new_order"] * 60.0 / seconds if "new_order" in by_type and seconds > 0 else float("nan")
 
 
 def abort_rate(commits: int, aborts: dict[str, int]) -> float:
@@ -69,6 +80,12 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
     check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
     user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
+    commits_by_type: dict[str, int] = field(default_factory=dict)  #: measured commits per transaction type
+
+    @property
+    def new_order_per_min(self) -> float:
+        """TPC-C NewOrders committed per minute (tpmC-style); NaN for other workloads."""
+        return new_order_rate(self.commits_by_type, self.measured_s)
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -99,6 +116,8 @@ class RunResult:
             "checks": self.checks,
             "check_failures": self.check_failures,
             "user_rollbacks": self.user_rollbacks,
+            "commits_by_type": self.commits_by_type,
+            "new_order_per_min": self.new_order_per_min,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
@@ -113,7 +132,7 @@ class RunResult:
             f"index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}) "
             f"on cpus {format_cpulist(c.driver.cpus)}",
             f"throughput  {self.throughput_tps:,.0f} txn/s  ({self.throughput_per_core:,.0f} per core) "
-            f"over {self.measured_s:.2f} s",
+            f"over {self.measured_s:.2f} s" + new_order_note(self.new_order_per_min),
             "aborts      " + (", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
                               + f"  (rate {self.abort_rate:.2%})"
                               + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else "")),
@@ -205,8 +224,14 @@ def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> Run
         checks=checks,
         check_failures=verify(config.workload, checks),
         user_rollbacks=stats["user_rollbacks"],
+        commits_by_type=commits_by_type(config.workload, stats["workers"]),
         topology=topology.to_dict(),
         metadata=metadata,
         warnings=warnings,
         profile=profile,
     )
+
+
+def new_order_note(per_min: float) -> str:
+    """'; NewOrder N/min (tpmC-style)' for a summary line, '' when not TPC-C."""
+    return "" if per_min != per_min else f"; NewOrder {per_min:,.0f}/min (tpmC-style)"

@@ -63,7 +63,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig, TatpConfig, TpcbConfig
+from islands.config import (DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig, TatpConfig,
+                            TpcbConfig, TpccConfig)
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
 from islands.topology import Topology, format_cpulist, parse_cpulist
@@ -87,12 +88,18 @@ GRID_PLACEMENTS = ("islands", "spread", "os")
 MICRO_FIELDS = {f.name: f for f in dataclasses.fields(MicroConfig)}
 TPCB_FIELDS = {f.name: f for f in dataclasses.fields(TpcbConfig)}
 TATP_FIELDS = {f.name: f for f in dataclasses.fields(TatpConfig)}
+TPCC_FIELDS = {f.name: f for f in dataclasses.fields(TpccConfig)}
 ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
 #: The fixed-settings tables of an experiment file and the config fields each holds (field
 #: names are unique across them, so a [grid] key names its table).
-SECTION_FIELDS = {"micro": MICRO_FIELDS, "tpcb": TPCB_FIELDS, "tatp": TATP_FIELDS, "engine": ENGINE_FIELDS}
+SECTION_FIELDS = {"micro": MICRO_FIELDS, "tpcb": TPCB_FIELDS, "tatp": TATP_FIELDS, "tpcc": TPCC_FIELDS,
+                  "engine": ENGINE_FIELDS}
+#: Field names more than one workload's section has (TATP's and TPC-C's mix): a [grid] value
+#: of one goes to the experiment's own workload.
+SHARED_FIELDS = {k for name, f in SECTION_FIELDS.items() for k in f
+                 if sum(k in g for n, g in SECTION_FIELDS.items() if n != "engine") > 1}
 #: The workloads' own sections (each used by the workload of its name).
-WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig}
+WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig, "tpcc": TpccConfig}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
 TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile")
 PROFILE_KEYS = ("counters", "breakdown_every")
@@ -220,6 +227,7 @@ class ExperimentSpec:
     engine: Mapping[str, Any] = field(default_factory=dict)
     tpcb: Mapping[str, Any] = field(default_factory=dict)
     tatp: Mapping[str, Any] = field(default_factory=dict)
+    tpcc: Mapping[str, Any] = field(default_factory=dict)
     warmup_s: float = 1.0
     duration_s: float = 5.0
     repetitions: int = 1
@@ -361,6 +369,7 @@ class ExperimentSpec:
             engine=fixed["engine"],
             tpcb=fixed["tpcb"],
             tatp=fixed["tatp"],
+            tpcc=fixed["tpcc"],
             warmup_s=float(warmup),
             duration_s=float(duration),
             repetitions=repetitions,
@@ -379,7 +388,7 @@ class ExperimentSpec:
         base = self.base_config(n_cpus=1)
         grid_keys = [k for k, _ in self.grid]
         # Fields are judged here; whether a scale fits a deployment is judged per point.
-        sites = None if self.workload == "micro" else 1 << 16
+        sites = None if self.workload == "micro" else 64
         try:
             base.to_core(total_sites=sites)
         except ValueError as e:
@@ -390,6 +399,8 @@ class ExperimentSpec:
                 key = f"tpcb.{name}"
             elif name in self.tatp:
                 key = f"tatp.{name}"
+            elif name in self.tpcc:
+                key = f"tpcc.{name}"
             elif name in self.engine:
                 key = f"engine.{name}"
             elif name in grid_keys:
@@ -400,7 +411,7 @@ class ExperimentSpec:
         for key, values in self.grid:
             if key in DEPLOY_KEYS:
                 continue
-            part = _section_of(key)
+            part = _section_of(key, self.workload)
             for value in values:
                 if key == "cc" and value == "auto":
                     continue
@@ -418,7 +429,8 @@ class ExperimentSpec:
         grid = dict(self.grid)
         micro = {**self.micro, **{k: v[0] for k, v in grid.items() if k in MICRO_FIELDS}}
         tpcb = {**self.tpcb, **{k: v[0] for k, v in grid.items() if k in TPCB_FIELDS}}
-        tatp = {**self.tatp, **{k: v[0] for k, v in grid.items() if k in TATP_FIELDS}}
+        tatp = {**self.tatp, **{k: v[0] for k, v in grid.items() if _goes_to(k, "tatp", self.workload)}}
+        tpcc = {**self.tpcc, **{k: v[0] for k, v in grid.items() if _goes_to(k, "tpcc", self.workload)}}
         engine = {**self.engine, **{k: v[0] for k, v in grid.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(engine.get("cc", "auto"), (n_cpus,))
         return RunConfig(
@@ -426,6 +438,7 @@ class ExperimentSpec:
             micro=MicroConfig(**micro),
             tpcb=TpcbConfig(**tpcb),
             tatp=TatpConfig(**tatp),
+            tpcc=TpccConfig(**tpcc),
             engine=EngineConfig(**engine),
             driver=DriverConfig(
                 cpus=tuple(range(n_cpus)), warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed
@@ -497,9 +510,17 @@ class ExperimentSpec:
         return dataclasses.replace(self, **changes)
 
 
-def _section_of(key: str) -> str:
-    """The config section (micro, tpcb, engine) holding a [grid] key."""
+def _section_of(key: str, workload: str = "micro") -> str:
+    """The config section (micro, tpcb, tatp, tpcc, engine) holding a [grid] key (the
+    workload's own where several have it)."""
+    if key in SHARED_FIELDS and key in SECTION_FIELDS.get(workload, {}):
+        return workload
     return next(name for name, fields_ in SECTION_FIELDS.items() if key in fields_)
+
+
+def _goes_to(key: str, section: str, workload: str) -> bool:
+    """Whether a [grid] key's value belongs in ``section`` of a ``workload`` experiment."""
+    return key in SECTION_FIELDS[section] and _section_of(key, workload) == section
 
 
 def _check_profile(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
@@ -720,7 +741,8 @@ class Sweep:
         spec = self.spec
         micro = {**spec.micro, **{k: v for k, v in chosen.items() if k in MICRO_FIELDS}}
         tpcb = {**spec.tpcb, **{k: v for k, v in chosen.items() if k in TPCB_FIELDS}}
-        tatp = {**spec.tatp, **{k: v for k, v in chosen.items() if k in TATP_FIELDS}}
+        tatp = {**spec.tatp, **{k: v for k, v in chosen.items() if _goes_to(k, "tatp", spec.workload)}}
+        tpcc = {**spec.tpcc, **{k: v for k, v in chosen.items() if _goes_to(k, "tpcc", spec.workload)}}
         engine = {**spec.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(engine.get("cc", "auto"), [len(c) for c in dep.instances])
         config = RunConfig(
@@ -728,6 +750,7 @@ class Sweep:
             micro=MicroConfig(**micro),
             tpcb=TpcbConfig(**tpcb),
             tatp=TatpConfig(**tatp),
+            tpcc=TpccConfig(**tpcc),
             engine=EngineConfig(**engine),
             driver=DriverConfig(
                 cpus=dep.cpus,

@@ -29,6 +29,17 @@ void bind_config(py::module_& m) {
       .def_readwrite("subscribers_per_site", &TatpConfig::subscribers_per_site)
       .def_readwrite("mix", &TatpConfig::mix);
 
+  py::class_<TpccConfig>(m, "TpccConfig", "TPC-C parameters (paper 000, Sec 3.3, 8.3-8.4)")
+      .def(py::init<>())
+      .def_readwrite("warehouses_per_site", &TpccConfig::warehouses_per_site)
+      .def_readwrite("items", &TpccConfig::items)
+      .def_readwrite("customers_per_district", &TpccConfig::customers_per_district)
+      .def_readwrite("mix", &TpccConfig::mix)
+      .def_readwrite("new_order_remote_item", &TpccConfig::new_order_remote_item)
+      .def_readwrite("new_order_rollback", &TpccConfig::new_order_rollback)
+      .def_readwrite("payment_remote", &TpccConfig::payment_remote)
+      .def_readwrite("payment_by_name", &TpccConfig::payment_by_name);
+
   // Enums cross the boundary as their names; parsing them is the validation.
   py::class_<EngineConfig>(m, "EngineConfig", "Index, concurrency control and latching")
       .def(py::init<>())
@@ -96,6 +107,7 @@ void bind_config(py::module_& m) {
       .def_readwrite("micro", &RunConfig::micro)
       .def_readwrite("tpcb", &RunConfig::tpcb)
       .def_readwrite("tatp", &RunConfig::tatp)
+      .def_readwrite("tpcc", &RunConfig::tpcc)
       .def_readwrite("engine", &RunConfig::engine)
       .def_readwrite("driver", &RunConfig::driver)
       .def_readwrite("profile", &RunConfig::profile)

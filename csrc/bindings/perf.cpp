@@ -3,6 +3,7 @@
 
 #include <memory>
 
+#include "islands/exec/fixed_run.hpp"
 #include "islands/perf/component.hpp"
 #include "islands/perf/counter_reading.hpp"
 #include "islands/perf/perf_counters.hpp"
@@ -40,6 +41,15 @@ void bind_perf(py::module_& m) {
       }, "One dict per event: value (multiplexing-corrected), raw, times, running_fraction, error");
   m.def("scale_count", &scale_count, py::arg("raw"), py::arg("time_enabled"), py::arg("time_running"),
         "The multiplexing correction: raw * enabled / running (NaN when it never ran)");
+  m.def(
+      "run_fixed_transactions",
+      [](const RunConfig& config, std::uint64_t transactions) {
+        py::gil_scoped_release release;
+        return run_fixed_transactions(config, transactions);
+      },
+      py::arg("config"), py::arg("transactions"),
+      "Loads the instance and runs exactly that many committed transactions in this thread "
+      "(for simulators); returns the aborted attempts");
   m.def("components", [] {
     py::list out;
     for (std::size_t i = 0; i < kNumComponents; ++i) out.append(component_name(static_cast<Component>(i)));

@@ -43,6 +43,7 @@ py::dict stats_dict(const RunStats& stats) {
     d["site"] = w.site;
     d["commits"] = w.commits;
     d["user_rollbacks"] = w.user_rollbacks;
+    d["commits_by_type"] = std::vector<std::uint64_t>(w.commits_by_type.begin(), w.commits_by_type.end());
     d["aborts"] = aborts_dict(w.aborts);
     d["latency"] = latency_dict(w.latency);
     d["checksum"] = w.checksum;

@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import json
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
 from islands.run import check_cpus, run
@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``run`` subcommand."""
     p = subparsers.add_parser("run", help="run one engine instance and print its throughput",
                               description="Run one engine instance on pinned worker threads.")
-    p.add_argument("--workload", default="micro", help="workload: micro, tpcb or tatp (default micro)")
+    p.add_argument("--workload", default="micro", help="workload: micro, tpcb, tatp or tpcc (default micro)")
     p.add_argument("--rows", type=int, default=10, help="rows per transaction (default 10)")
     p.add_argument("--update", action="store_true", help="update the rows instead of reading them")
     p.add_argument("--multisite", type=float, default=0.0,
@@ -36,6 +36,16 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="tatp: subscribers per site (default 100000)")
     p.add_argument("--mix", default="standard",
                    help="tatp: standard, one transaction's name, or name:weight,... summing to 100")
+    p.add_argument("--warehouses-per-site", type=int, default=1, help="tpcc: warehouses per site (default 1)")
+    p.add_argument("--items", type=int, default=100_000, help="tpcc: items (default 100000)")
+    p.add_argument("--customers-per-district", type=int, default=3000,
+                   help="tpcc: customers and initial orders per district (default 3000)")
+    p.add_argument("--tpcc-mix", default="new_order:50,payment:50",
+                   help="tpcc: new_order, payment, or new_order:W,payment:W (default 50/50)")
+    p.add_argument("--payment-remote", type=float, default=0.15,
+                   help="tpcc: share of Payments for another warehouse's customer (default 0.15)")
+    p.add_argument("--remote-item", type=float, default=0.01,
+                   help="tpcc: share of NewOrder items from another warehouse (default 0.01)")
     p.add_argument("--cores", default=None,
                    help="CPUs for the workers, e.g. 0,1 or 0-3 (default: every online CPU)")
     p.add_argument("--no-pin", action="store_true", help="leave worker placement to the OS")
@@ -72,6 +82,9 @@ def config_from_args(args: argparse.Namespace, cpus: tuple[int, ...], per_instan
         tpcb=TpcbConfig(branches_per_site=args.branches_per_site, tellers_per_branch=args.tellers_per_branch,
                         accounts_per_branch=args.accounts_per_branch, remote=args.remote),
         tatp=TatpConfig(subscribers_per_site=args.subscribers_per_site, mix=args.mix),
+        tpcc=TpccConfig(warehouses_per_site=args.warehouses_per_site, items=args.items,
+                        customers_per_district=args.customers_per_district, mix=args.tpcc_mix,
+                        payment_remote=args.payment_remote, new_order_remote_item=args.remote_item),
         engine=EngineConfig(index=args.index, cc=cc, lock_policy=lock_policy,
                             latching=not args.no_latching, prefetch=not args.no_prefetch),
         driver=DriverConfig(cpus=cpus, pin=not args.no_pin, warmup_s=args.warmup,

@@ -34,6 +34,7 @@ FIGURES: dict[str, Callable[[pd.DataFrame, str], Drawing]] = {
     "000-fig20": plot_skew,       # throughput vs Zipf skew
     "000-fig22": plot_standard,   # standard workloads, local-only vs the specification's remote share
     "000-fig23": plot_remote_share,  # TPC-B vs % remote
+    "000-fig24": plot_remote_share,  # TPC-C Payment vs % remote
 }
 
 #: Figure ids of other tools' results, to say where they are drawn.

@@ -34,23 +34,33 @@ from islands.plots._common import (
 
 __all__ = ["plot_remote_share", "plot_standard"]
 
-#: Per workload: the config column holding its remote share, and the name shown.
-_REMOTE = {"tpcb": ("config.tpcb.remote", "TPC-B AccountUpdate")}
-_TITLES = {"000-fig23": "TPC-B vs % remote transactions", "000-fig24": "TPC-C Payment vs % remote"}
+#: Per panel (a workload, or a TPC-C transaction run alone): the config column holding its
+#: remote share, the name shown, and the other TPC-C share that must be at its lowest.
+_REMOTE = {"tpcb": ("config.tpcb.remote", "TPC-B AccountUpdate", None),
+           "tpcc-payment": ("config.tpcc.payment_remote", "TPC-C Payment", "config.tpcc.new_order_remote_item"),
+           "tpcc-new_order": ("config.tpcc.new_order_remote_item", "TPC-C NewOrder (% remote items)",
+                              "config.tpcc.payment_remote")}
+_TITLES = {"000-fig23": "TPC-B vs % remote transactions", "000-fig24": "TPC-C Payment vs % remote payments"}
 
 
 def _with_remote(rows: pd.DataFrame, what: str) -> pd.DataFrame:
     df = prepared(rows, what, extra=("config.workload",))
     df["workload"] = df["config.workload"].astype(str)
+    if "config.tpcc.mix" in df.columns:
+        tpcc = df["workload"] == "tpcc"
+        df.loc[tpcc, "workload"] = "tpcc-" + df.loc[tpcc, "config.tpcc.mix"].astype(str)
     df = df[df["workload"].isin(list(_REMOTE))].copy()
     if df.empty:
-        raise ValueError(f"{what}: no rows of a standard workload ({', '.join(_REMOTE)})")
+        raise ValueError(f"{what}: no rows of a standard workload run alone (TPC-B, TPC-C payment or new_order)")
     df["remote_pct"] = np.nan
-    for workload, (column, _) in _REMOTE.items():
+    keep = pd.Series(True, index=df.index)
+    for workload, (column, _, other) in _REMOTE.items():
         if column in df.columns:
             mask = df["workload"] == workload
             df.loc[mask, "remote_pct"] = df.loc[mask, column].astype(float) * 100
-    return df
+            if other is not None and other in df.columns and mask.any():
+                keep &= ~mask | (df[other] == df.loc[mask, other].min())
+    return df[keep]
 
 
 def plot_remote_share(rows: pd.DataFrame, figure_id: str = "000-fig23") -> Drawing:
@@ -103,6 +113,8 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
         local, standard = shares[0], shares[-1]
         width = 0.38
         lines.append(f"{_REMOTE[workload][1]}:")
+        if len(shares) < 2:
+            lines.append(f"  only {local:g}% remote in the rows: nothing to compare")
         for i, dep in enumerate(deployments):
             values = {}
             for k, share in enumerate((local, standard)):

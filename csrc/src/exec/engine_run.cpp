@@ -81,6 +81,7 @@ void worker_loop(Workload& workload, const CC& cc, const RunConfig& config, std:
     }
     if (!committed) break;
     ++stats.commits;
+    ++stats.commits_by_type[workload.type_of(txn)];
     ++stats.commits_all_phases;
     stats.row_updates_all_phases += workload.row_updates(txn);
     if (measuring) {

@@ -205,6 +205,7 @@ class InstanceImpl final : public Instance::Impl {
       std::vector<std::uint32_t> notify;         // coordinator: participants waiting for phase 2
       std::uint64_t start = 0;                   // first attempt, cycle clock
       std::uint64_t rows = 0;                    // rows it updated
+      std::size_t type = 0;                      // the workload's transaction type
       bool distributed = false;
       bool vote = false;                         // a participant's vote rather than a commit
       std::uint32_t vote_to = 0;                 // the coordinator's site
@@ -290,6 +291,7 @@ class InstanceImpl final : public Instance::Impl {
         done.txn = commit_txn_;
         done.start = start;
         done.rows = inst_.workload_.row_updates(txn);
+        done.type = inst_.workload_.type_of(txn);
         done.distributed = distributed;
         done.notify.swap(notify_);
         commit_lsn_ = 0;
@@ -425,6 +427,7 @@ class InstanceImpl final : public Instance::Impl {
         ctx_->commit();
       }
       ++stats_.commits;
+      ++stats_.commits_by_type[done.type];
       ++stats_.commits_all_phases;
       if (done.distributed) ++stats_.multisite_commits;
       stats_.row_updates_all_phases += done.rows;

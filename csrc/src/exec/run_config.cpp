@@ -17,6 +17,13 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     case WorkloadKind::tpcb:
       tpcb.validate_fit(total_sites);
       break;
+    case WorkloadKind::tpcc:
+      tpcc.validate_fit(total_sites);
+      if (!engine.latching && driver.cpus.size() > 1) {
+        throw std::invalid_argument("latching: tpcc inserts index keys while it runs, so an instance of " +
+                                    std::to_string(driver.cpus.size()) + " workers needs index latching");
+      }
+      break;
     case WorkloadKind::tatp:
       tatp.validate();
       if (!engine.latching && driver.cpus.size() > 1) {

@@ -14,6 +14,7 @@ constexpr Entry kWorkloads[] = {
     {"micro", WorkloadKind::micro},
     {"tpcb", WorkloadKind::tpcb},
     {"tatp", WorkloadKind::tatp},
+    {"tpcc", WorkloadKind::tpcc},
 };
 
 }  // namespace

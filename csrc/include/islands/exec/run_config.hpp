@@ -9,6 +9,7 @@
 #include "islands/workload/micro_config.hpp"
 #include "islands/workload/tatp_config.hpp"
 #include "islands/workload/tpcb_config.hpp"
+#include "islands/workload/tpcc_config.hpp"
 
 namespace islands {
 
@@ -19,6 +20,7 @@ struct RunConfig {
   MicroConfig micro;               //!< microbenchmark parameters
   TpcbConfig tpcb;                 //!< TPC-B parameters
   TatpConfig tatp;                 //!< TATP parameters
+  TpccConfig tpcc;                 //!< TPC-C parameters
   EngineConfig engine;             //!< index, CC, latching
   DriverConfig driver;             //!< workers, timing, seed
   ProfileConfig profile;           //!< counters and time breakdown (off by default)

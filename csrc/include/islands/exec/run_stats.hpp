@@ -20,6 +20,9 @@ struct WorkerStats {
   int observed_cpu = -1;                           //!< CPU it was running on when it stopped
   std::uint64_t site = 0;                          //!< the worker's home site
   std::uint64_t commits = 0;                       //!< committed transactions
+  //! Committed transactions per type of the workload (TATP's seven, TPC-C's NewOrder and
+  //! Payment, ...; index as the workload numbers them), measured window.
+  std::array<std::uint64_t, 8> commits_by_type{};
   std::uint64_t user_rollbacks = 0;                //!< transactions that rolled themselves back (the specification's), not retried
   std::array<std::uint64_t, kNumAbortReasons> aborts{};  //!< aborted attempts per reason
   LatencyHistogram latency;                        //!< first attempt to commit, ns
@@ -42,6 +45,7 @@ struct WorkerStats {
   void reset_window() {
     commits = 0;
     user_rollbacks = 0;
+    commits_by_type.fill(0);
     multisite_commits = 0;
     aborts.fill(0);
     latency.clear();

@@ -162,6 +162,7 @@ class MicroWorkload {
   std::size_t max_part_words() const { return config_.rows_per_txn; }
   //! Rows a committed transaction updated (statistics).
   std::size_t row_updates(const Txn& txn) const { return config_.update ? txn.keys.size() : 0; }
+  std::size_t type_of(const Txn&) const { return 0; }  //!< one transaction type
   //! Widest row, in payload columns.
   std::size_t max_columns() const { return config_.columns; }
   //! Consistency figures over this instance's sites: the payload sum (see payload_sum).

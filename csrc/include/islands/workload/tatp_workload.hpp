@@ -173,6 +173,7 @@ class TatpWorkload {
     return txn.words[0] == kUpdateSubscriberData ? 2 : txn.words[0] >= kUpdateLocation ? 1 : 0;
   }
   std::size_t max_columns() const { return kSubscriberColumns; }  //!< widest row
+  std::size_t type_of(const Txn& txn) const { return txn.words[0]; }  //!< index into kTatpTxnNames
 
   //! Executes one transaction; every row is found and locked, and every condition checked,
   //! before any is changed, so a user rollback leaves nothing to undo. On abort or rollback

@@ -126,6 +126,7 @@ class TpcbWorkload {
   std::size_t max_part_words() const { return 14; }
   //! Rows a committed transaction updated (statistics).
   std::size_t row_updates(const Txn&) const { return 3; }
+  std::size_t type_of(const Txn&) const { return 0; }  //!< one transaction type: AccountUpdate
   //! Widest row of any table, in payload columns.
   std::size_t max_columns() const { return kColumns; }
 

@@ -5,6 +5,7 @@
 #include "islands/workload/micro_workload.hpp"
 #include "islands/workload/tatp_workload.hpp"
 #include "islands/workload/tpcb_workload.hpp"
+#include "islands/workload/tpcc_workload.hpp"
 #include "islands/workload/workload_kind.hpp"
 
 namespace islands {
@@ -24,6 +25,8 @@ decltype(auto) with_workload(const RunConfig& config, F&& f) {
       return f(WorkloadTag<TpcbWorkload<Index>>{});
     case WorkloadKind::tatp:
       return f(WorkloadTag<TatpWorkload<Index>>{});
+    case WorkloadKind::tpcc:
+      return f(WorkloadTag<TpccWorkload<Index>>{});
     case WorkloadKind::micro:
     default:
       return f(WorkloadTag<MicroWorkload<Index>>{});
@@ -37,6 +40,8 @@ W make_workload(const RunConfig& config, std::size_t sites, std::size_t first_si
                 std::size_t total_sites = 0) {
   if constexpr (std::is_same_v<W, TpcbWorkload<typename W::IndexType>>) {
     return W(config.tpcb, config.engine, sites, first_site, total_sites);
+  } else if constexpr (std::is_same_v<W, TpccWorkload<typename W::IndexType>>) {
+    return W(config.tpcc, config.engine, sites, first_site, total_sites);
   } else if constexpr (std::is_same_v<W, TatpWorkload<typename W::IndexType>>) {
     return W(config.tatp, config.engine, sites, first_site, total_sites);
   } else {

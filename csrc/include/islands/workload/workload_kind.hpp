@@ -8,7 +8,8 @@ namespace islands {
 //! micro: the microbenchmark of paper 000 (MicroConfig).
 //! tpcb: TPC-B AccountUpdate (TpcbConfig).
 //! tatp: TATP's seven transactions (TatpConfig).
-enum class WorkloadKind { micro, tpcb, tatp };
+//! tpcc: TPC-C NewOrder and Payment (TpccConfig).
+enum class WorkloadKind { micro, tpcb, tatp, tpcc };
 
 const char* workload_kind_name(WorkloadKind kind);         //!< "micro", "tpcb"
 //! The kind called name; throws std::invalid_argument ("workload: ...") listing the names.

@@ -1,0 +1,156 @@
+"""Simulated counters for machines without a PMU: a single-threaded instance under valgrind's
+cachegrind (cache and branch simulation).
+
+The instance runs in a small Python process that loads only the engine extension (not the
+islands package, whose imports would swamp the simulation) and calls
+``_core.run_fixed_transactions``. Two runs that differ only in the number of transactions
+cancel everything else (interpreter start-up, loading the tables): their difference divided by
+the difference in transactions is the cost of one transaction. Every figure is labelled
+simulated: cachegrind models the caches (by default the host's sizes, recorded in
+``caches``) and a simple branch predictor, not the real processor.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from islands.config import RunConfig
+
+__all__ = ["SIMULATED_METRICS", "SimulatedCounters", "parse_cachegrind", "simulate"]
+
+#: Per-transaction metrics and the cachegrind events they sum.
+SIMULATED_METRICS: dict[str, tuple[str, ...]] = {
+    "instructions": ("Ir",),
+    "l1i_misses": ("I1mr",),
+    "l1d_misses": ("D1mr", "D1mw"),
+    "ll_misses": ("ILmr", "DLmr", "DLmw"),
+    "branches": ("Bc", "Bi"),
+    "branch_mispredictions": ("Bcm", "Bim"),
+    "data_refs": ("Dr", "Dw"),
+}
+
+# The instance process: loads islands/_core*.so by path, runs N transactions.
+_RUNNER = """
+import importlib.machinery, importlib.util, json, sys
+path, config_json, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+loader = importlib.machinery.ExtensionFileLoader("islands._core", path)
+spec = importlib.util.spec_from_file_location("islands._core", path, loader=loader)
+core = importlib.util.module_from_spec(spec)
+loader.exec_module(core)
+d = json.loads(config_json)
+cfg = core.RunConfig()
+cfg.workload = d["workload"]
+for part, values in d.items():
+    if isinstance(values, dict):
+        target = getattr(cfg, part)
+        for key, value in values.items():
+            setattr(target, key, value)
+        setattr(cfg, part, target)
+print(core.run_fixed_transactions(cfg, n))
+"""
+
+
+@dataclass(frozen=True)
+class SimulatedCounters:
+    """Cachegrind's counts per transaction (NaN with ``reason`` when it could not run)."""
+
+    per_txn: dict[str, float]  #: metric -> count per committed transaction
+    transactions: int  #: transactions in the difference
+    caches: dict[str, str] = field(default_factory=dict)  #: simulated I1, D1, LL geometry
+    reason: str = ""  #: why the numbers are NaN ("" when they are real)
+    simulated: bool = True  #: always: these come from a simulator, not the processor
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (NaN stays NaN)."""
+        return {"per_txn": self.per_txn, "transactions": self.transactions, "caches": self.caches,
+                "reason": self.reason, "simulated": True}
+
+    @property
+    def derived(self) -> dict[str, float]:
+        """Rates: misses per 1000 instructions, misprediction ratio."""
+        p = self.per_txn
+        ins = p.get("instructions", math.nan)
+
+        def per_k(key: str) -> float:
+            return 1000 * p[key] / ins if ins and not math.isnan(ins) else math.nan
+
+        return {"l1i_mpki": per_k("l1i_misses"), "l1d_mpki": per_k("l1d_misses"), "ll_mpki": per_k("ll_misses"),
+                "branch_mpki": per_k("branch_mispredictions"),
+                "branch_mispredict_pct": 100 * p["branch_mispredictions"] / p["branches"]
+                if p.get("branches") else math.nan}
+
+
+def parse_cachegrind(text: str) -> tuple[dict[str, int], dict[str, str]]:
+    """A cachegrind.out file -> (event -> total from its ``summary:`` line, ``desc:`` lines).
+    Raises ValueError when the file has no events or summary (a truncated file)."""
+    events: list[str] | None = None
+    summary: list[int] | None = None
+    desc: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("events:"):
+            events = line.split()[1:]
+        elif line.startswith("summary:"):
+            summary = [int(x) for x in line.split()[1:]]
+        elif line.startswith("desc:"):
+            m = re.match(r"desc:\s*(\w+) cache:\s*(.*)", line)
+            if m:
+                desc[m.group(1)] = m.group(2).strip()
+    if events is None or summary is None or len(summary) != len(events):
+        raise ValueError("cachegrind output has no complete 'events:'/'summary:' lines (truncated?)")
+    return dict(zip(events, summary)), desc
+
+
+def _core_path() -> str:
+    from islands import _core
+
+    return str(Path(_core.__file__).resolve())
+
+
+def _one(valgrind: str, config_json: str, n: int, workdir: Path, timeout_s: float) -> tuple[dict[str, int], dict[str, str]]:
+    out = workdir / f"cachegrind.{n}.out"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    cmd = [valgrind, "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+           f"--cachegrind-out-file={out}", sys.executable, "-S", "-c", _RUNNER, _core_path(), config_json, str(n)]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env)
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"cachegrind run failed (status {done.returncode}): {tail}")
+    return parse_cachegrind(out.read_text())
+
+
+def simulate(config: RunConfig, transactions: int = 2000, timeout_s: float = 600.0,
+             valgrind: str | None = None) -> SimulatedCounters:
+    """Cachegrind's counts per transaction of ``config``'s workload, single-threaded.
+
+    ``config.driver.cpus`` must hold one CPU (a single-threaded instance). A machine without
+    valgrind gets NaN with the reason, not an error; a cachegrind run that fails raises
+    RuntimeError."""
+    if len(config.driver.cpus) != 1:
+        raise ValueError(f"cpus: the simulated run is one single-threaded instance; got {len(config.driver.cpus)} CPUs")
+    if isinstance(transactions, bool) or not isinstance(transactions, int) or transactions < 1:
+        raise ValueError(f"transactions: {transactions!r} is not a whole number >= 1")
+    config.to_core()  # the engine judges the config before anything starts
+    nan = {k: math.nan for k in SIMULATED_METRICS}
+    valgrind = valgrind or shutil.which("valgrind")
+    if valgrind is None:
+        return SimulatedCounters(nan, 0, reason="valgrind is not installed (make install adds it)")
+    d = config.to_dict()
+    d.pop("profile", None)
+    d["driver"]["pin"] = False
+    config_json = json.dumps(d)
+    with tempfile.TemporaryDirectory(prefix="islands-cachegrind-") as tmp:
+        base, caches = _one(valgrind, config_json, 0, Path(tmp), timeout_s)
+        full, _ = _one(valgrind, config_json, transactions, Path(tmp), timeout_s)
+    per_txn = {k: sum(full.get(e, 0) - base.get(e, 0) for e in events) / transactions
+               for k, events in SIMULATED_METRICS.items()}
+    return SimulatedCounters(per_txn, transactions, caches=caches)

@@ -1,0 +1,67 @@
+"""Simulated counters: cachegrind for real on a tiny run, and its failure paths."""
+
+from __future__ import annotations
+
+import math
+import shutil
+
+import pytest
+
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.simulate import parse_cachegrind, simulate
+
+CACHEGRIND_OUT = """desc: I1 cache:         32768 B, 64 B, 8-way associative
+desc: D1 cache:         32768 B, 64 B, 8-way associative
+desc: LL cache:         33554432 B, 64 B, 16-way associative
+cmd: python3 -c ...
+events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw Bc Bcm Bi Bim
+fl=x.c
+fn=main
+1 10 1 1 4 1 0 2 0 0 1 0 0 0
+summary: 1000 7 3 400 20 5 200 10 2 150 9 5 1
+"""
+
+
+def _config(update: bool = False, rows: int = 10) -> RunConfig:
+    return RunConfig(micro=MicroConfig(rows_per_site=2000, rows_per_txn=rows, update=update),
+                     engine=EngineConfig(cc="none"), driver=DriverConfig(cpus=(0,)))
+
+
+def test_parse_cachegrind():
+    totals, caches = parse_cachegrind(CACHEGRIND_OUT)
+    assert totals["Ir"] == 1000 and totals["Bim"] == 1 and totals["DLmw"] == 2
+    assert caches["LL"].startswith("33554432 B")
+    with pytest.raises(ValueError, match="truncated"):
+        parse_cachegrind(CACHEGRIND_OUT.split("summary")[0])
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)")
+def test_cachegrind_for_real_on_a_tiny_run():
+    small = simulate(_config(rows=2), transactions=300)
+    large = simulate(_config(rows=20), transactions=300)
+    assert small.simulated and small.reason == ""
+    for sim in (small, large):
+        p = sim.per_txn
+        assert p["instructions"] > 100
+        assert 0 <= p["branch_mispredictions"] <= p["branches"]
+        assert 0 <= p["l1d_misses"] <= p["data_refs"]
+        assert not any(math.isnan(v) for v in p.values())
+    # ten times the rows: several times the instructions and data references per transaction
+    assert large.per_txn["instructions"] > 4 * small.per_txn["instructions"]
+    assert large.per_txn["data_refs"] > 4 * small.per_txn["data_refs"]
+    assert set(small.caches) == {"I1", "D1", "LL"}
+
+
+def test_simulate_refuses_bad_input_and_reports_a_missing_valgrind(tmp_path):
+    with pytest.raises(ValueError, match="cpus: the simulated run is one single-threaded instance"):
+        simulate(RunConfig(driver=DriverConfig(cpus=(0, 1))))
+    with pytest.raises(ValueError, match="transactions"):
+        simulate(_config(), transactions=0)
+    missing = simulate(_config(), valgrind=None) if shutil.which("valgrind") is None else None
+    if missing is not None:
+        assert "valgrind is not installed" in missing.reason
+    broken = tmp_path / "valgrind"
+    broken.write_text("#!/bin/sh\necho 'valgrind: broken' >&2\nexit 3\n")
+    broken.chmod(0o755)
+    with pytest.raises(RuntimeError, match="cachegrind run failed \\(status 3\\): valgrind: broken"):
+        simulate(_config(), transactions=10, valgrind=str(broken))
