@@ -99,6 +99,30 @@ class ProfileConfig:
 
 
 @dataclass(frozen=True)
+class LogConfig:
+    """The write-ahead log of every instance of a deployment run (``islands.launch`` only).
+
+    In ``group_commit`` mode a commit is acknowledged (counted, its locks released, phase 2
+    sent, written to the acknowledgement record) only once its log record is synced; the
+    worker goes on with other transactions meanwhile (flush pipelining). In ``async`` mode the
+    flusher syncs every ``flush_interval_us`` and commits do not wait: a crash can lose the
+    last interval.
+    """
+
+    mode: str = "off"  #: "off", "async" or "group_commit"
+    directory: str = ""  #: where instance-<i>.log files live (disk or tmpfs); needed unless off
+    flush_interval_us: float = 1000.0  #: async: time between flushes
+    group_delay_us: float = 0.0  #: group_commit: how long a flush may wait for its group to grow
+    buffer_bytes: int = 1 << 20  #: each of the two log buffers
+    max_pending: int = 64  #: group_commit: commits a worker may have waiting for their flush
+    record_acks: bool = False  #: each worker appends acknowledged transaction ids to acks-<site>.bin
+
+    def is_default(self) -> bool:
+        """True when nothing is logged (such configs hash as they did before the log)."""
+        return self == LogConfig()
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """Everything one run of one instance needs."""
 
@@ -110,6 +134,7 @@ class RunConfig:
     engine: EngineConfig = field(default_factory=EngineConfig)
     driver: DriverConfig = field(default_factory=DriverConfig)
     profile: ProfileConfig = field(default_factory=ProfileConfig)
+    log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (JSON-ready). A default profile (nothing measured) is left out, so
@@ -120,13 +145,15 @@ class RunConfig:
             del d["profile"]
         else:
             d["profile"]["counters"] = list(self.profile.counters)
+        if self.log.is_default():
+            del d["log"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         """Inverse of :meth:`to_dict`; unknown keys are a ``ValueError`` naming them."""
         parts: dict[str, Any] = {}
-        for name, klass in {**SECTIONS, "profile": ProfileConfig}.items():
+        for name, klass in {**SECTIONS, "profile": ProfileConfig, "log": LogConfig}.items():
             values = dict(d.get(name, {}))
             known = {f.name for f in dataclasses.fields(klass)}
             unknown = sorted(set(values) - known)
@@ -136,7 +163,7 @@ class RunConfig:
                 if key in values:
                     values[key] = tuple(values[key])
             parts[name] = klass(**values)
-        unknown = sorted(set(d) - {"workload", *SECTIONS, "profile"})
+        unknown = sorted(set(d) - {"workload", *SECTIONS, "profile", "log"})
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown setting")
         return cls(workload=d.get("workload", "micro"), **parts)
@@ -151,7 +178,7 @@ class RunConfig:
         deployment of ``total_sites`` sites when given, else for a run on its own CPUs)."""
         core = _core.RunConfig()
         core.workload = self.workload
-        for part in SECTIONS:
+        for part in (*SECTIONS, "log"):
             target = getattr(core, part)
             for f in dataclasses.fields(getattr(self, part)):
                 value = getattr(getattr(self, part), f.name)

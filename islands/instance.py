@@ -56,6 +56,7 @@ def main() -> int:
     core.transport = spec["transport"]
     core.directory = spec["directory"]
     core.ring_bytes = spec["ring_bytes"]
+    core.recover = spec.get("recover", False)
     instance = _core.Instance(core)
     instance.load()
     _say("ready", pid=os.getpid())
