@@ -247,6 +247,7 @@ class LogConfig:
     """
     Write-ahead log of every instance of a deployment run
     """
+    checkpoint: bool
     directory: str
     mode: str
     record_acks: bool
@@ -347,6 +348,10 @@ class Instance:
     """
     def __init__(self, config: InstanceConfig) -> None:
         ...
+    def checkpoint(self) -> bool:
+        """
+        After a clean run with the log on: snapshot every row and start the log afresh; False when there is no log
+        """
     def load(self) -> None:
         """
         Pins workers, loads their sites, attaches the transport mesh; returns when all are ready

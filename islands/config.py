@@ -115,6 +115,7 @@ class LogConfig:
     group_delay_us: float = 0.0  #: group_commit: how long a flush may wait for its group to grow
     buffer_bytes: int = 1 << 20  #: each of the two log buffers
     max_pending: int = 64  #: group_commit: commits a worker may have waiting for their flush
+    checkpoint: bool = True  #: after a clean run: snapshot every row and start the log afresh (bounds recovery)
     record_acks: bool = False  #: each worker appends acknowledged transaction ids to acks-<site>.bin
 
     def is_default(self) -> bool:

@@ -351,6 +351,11 @@ def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "
                                "warmup_s": config.driver.warmup_s, "duration_s": config.driver.duration_s})
         deadline = time.monotonic() + 0.05 + config.driver.warmup_s + config.driver.duration_s + FINISH_GRACE_S
         results = instances.collect("result", deadline)
+        checkpoint = config.log.mode != "off" and config.log.checkpoint
+        for i in range(deployment.n_instances):
+            instances.send(i, {"cmd": "checkpoint" if checkpoint else "exit"})
+        if checkpoint:
+            instances.collect("checkpointed", time.monotonic() + FINISH_GRACE_S)
         for proc in instances.procs:
             proc.wait(timeout=30)
     finally:

@@ -98,6 +98,7 @@ void bind_config(py::module_& m) {
       .def_readwrite("group_delay_us", &LogConfig::group_delay_us)
       .def_readwrite("buffer_bytes", &LogConfig::buffer_bytes)
       .def_readwrite("max_pending", &LogConfig::max_pending)
+      .def_readwrite("checkpoint", &LogConfig::checkpoint)
       .def_readwrite("record_acks", &LogConfig::record_acks)
       .def("validate", &LogConfig::validate, "Raises ValueError naming the first bad field");
 

@@ -106,6 +106,8 @@ py::dict stats_dict(const RunStats& stats) {
   recovery["max_epoch"] = r.max_epoch;
   recovery["end_lsn"] = r.end_lsn;
   recovery["tail_note"] = r.tail_note;
+  recovery["snapshot_rows"] = r.snapshot_rows;
+  recovery["snapshot_lsn"] = r.snapshot_lsn;
   recovery["seconds"] = r.seconds;
   out["recovery"] = recovery;
   py::dict log;
@@ -168,7 +170,11 @@ void bind_run(py::module_& m) {
         }
         return stats_dict(stats);
       }, py::arg("start_at_ns"), py::arg("warmup_s"), py::arg("duration_s"),
-      "Runs warm-up from start_at_ns (time.monotonic_ns clock) and the window; returns statistics");
+      "Runs warm-up from start_at_ns (time.monotonic_ns clock) and the window; returns statistics")
+      .def("checkpoint", [](Instance& self) {
+        py::gil_scoped_release release;
+        return self.checkpoint();
+      }, "After a clean run with the log on: snapshot every row and start the log afresh; False when there is no log");
 
   m.def("latency_summary", [](const std::vector<std::pair<int, std::uint64_t>>& buckets) {
     LatencyHistogram h;

@@ -8,8 +8,10 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <exception>
 #include <stdexcept>
 #include <thread>
@@ -21,6 +23,7 @@
 #include "islands/common/cycle_clock.hpp"
 #include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
+#include "islands/log/snapshot.hpp"
 #include "islands/perf/worker_profiler.hpp"
 #include "islands/transport/transport.hpp"
 #include "islands/workload/workload_dispatch.hpp"
@@ -69,6 +72,7 @@ class Instance::Impl {
   virtual ~Impl() = default;
   virtual void load() = 0;
   virtual RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) = 0;
+  virtual bool checkpoint() = 0;
 };
 
 namespace {
@@ -159,6 +163,28 @@ class InstanceImpl final : public Instance::Impl {
     stats_.checks_after = workload_.check_figures();
     stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
     return stats_;
+  }
+
+  bool checkpoint() override {
+    const LogConfig& log = config_.run.log;
+    if (!log_ || !threads_.empty()) return false;
+    if constexpr (std::is_same_v<Workload, MicroWorkload<typename Workload::IndexType>>) {
+      const std::string path = log_file_path(log.directory, config_.instance_id);
+      const auto columns = static_cast<std::uint16_t>(workload_.max_columns());
+      SnapshotInfo info;
+      info.end_lsn = stats_.log_durable_lsn;  // the log was closed: everything is durable
+      info.epoch = epoch_;
+      write_snapshot(snapshot_path(log.directory, config_.instance_id), info, columns,
+                     [this](const std::function<void(const Row&)>& f) { workload_.for_each_row(f); });
+      // A crash before the rename leaves the old log, whose records the snapshot covers.
+      const std::string fresh = path + ".new";
+      LogWriter(log, fresh, info.end_lsn, 0, epoch_).close();
+      if (std::rename(fresh.c_str(), path.c_str()) != 0) {
+        throw std::runtime_error("checkpoint: cannot rename " + fresh + ": " + std::strerror(errno));
+      }
+      return true;
+    }
+    return false;
   }
 
  private:
@@ -765,5 +791,7 @@ void Instance::load() { impl_->load(); }
 RunStats Instance::run(std::int64_t start_at_ns, double warmup_s, double duration_s) {
   return impl_->run(start_at_ns, warmup_s, duration_s);
 }
+
+bool Instance::checkpoint() { return impl_->checkpoint(); }
 
 }  // namespace islands

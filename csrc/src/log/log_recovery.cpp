@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "islands/log/log_record.hpp"
+#include "islands/log/snapshot.hpp"
 
 namespace islands {
 namespace {
@@ -27,9 +28,31 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
   const auto t0 = std::chrono::steady_clock::now();
   RecoveryStats stats;
   const std::string path = log_file_path(directory, instance);
+  const std::string snapshot = snapshot_path(directory, instance);
+  const std::size_t row_bytes = 4u * columns;
+  if (exists(snapshot)) {
+    const SnapshotInfo info = read_snapshot(snapshot, columns, [&](std::uint64_t key, const std::int32_t* image) {
+      Row* row = find(key);
+      if (row == nullptr) {
+        throw std::runtime_error("checkpoint: " + snapshot + " holds key " + std::to_string(key) +
+                                 " that this instance's data does not");
+      }
+      std::memcpy(row->columns(), image, row_bytes);
+    });
+    stats.performed = true;
+    stats.snapshot_rows = info.rows;
+    stats.snapshot_lsn = info.end_lsn;
+    stats.max_epoch = info.epoch;
+    stats.base_lsn = stats.end_lsn = info.end_lsn;  // where a new log starts if there is none
+  }
   if (!exists(path)) return stats;
   const LogFile log(path);
   stats.performed = true;
+  if (log.end_lsn() <= stats.snapshot_lsn && stats.snapshot_rows > 0) {
+    // A crash after the snapshot but before the new log: the snapshot covers all of this one.
+    stats.records = log.records().size();
+    return stats;
+  }
   stats.records = log.records().size();
   stats.base_lsn = log.base_lsn();
   stats.valid_bytes = log.valid_bytes();
@@ -82,7 +105,6 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
   }
 
   // Pass 2: redo in log order (strict 2PL: log order is commit order for every row).
-  const std::size_t row_bytes = 4u * columns;
   auto apply = [&](const LogRecord& r) {
     const std::size_t entry = 8 + row_bytes;
     for (std::size_t i = 0; i < r.redo_rows(); ++i) {
@@ -99,6 +121,7 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
     ++stats.txns_redone;
   };
   for (const LogRecord& r : log.records()) {
+    if (r.header.lsn < stats.snapshot_lsn) continue;  // in the snapshot already
     switch (r.type()) {
       case LogRecordType::commit:
       case LogRecordType::decision_commit:

@@ -24,6 +24,7 @@ struct LogConfig {
   double group_delay_us = 0;              //!< group_commit: how long a flush may wait for its group to grow (0: flush at once)
   std::size_t buffer_bytes = 1 << 20;     //!< each of the two log buffers (one fills while the other is written)
   std::uint32_t max_pending = 64;         //!< group_commit: commits a worker may have waiting for the flush before it waits too
+  bool checkpoint = true;                 //!< after a clean run: snapshot every row, start the log afresh (bounds recovery)
   bool record_acks = false;               //!< each worker appends the ids of the transactions it acknowledged to acks-<site>.bin (fault tests)
 
   //! Throws std::invalid_argument with "log.field: why" for the first invalid field.

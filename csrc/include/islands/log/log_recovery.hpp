@@ -22,10 +22,13 @@ struct RecoveryStats {
   std::uint64_t end_lsn = 0;          //!< LSN after the last valid record: new records start here
   std::uint32_t max_epoch = 0;        //!< the last epoch this instance logged in (0: none)
   std::string tail_note;              //!< empty, or what was cut from a torn or truncated tail
+  std::uint64_t snapshot_rows = 0;    //!< rows loaded from the checkpoint snapshot (0: none)
+  std::uint64_t snapshot_lsn = 0;     //!< the LSN the snapshot covers up to (older records are skipped)
   double seconds = 0;                 //!< time recovery took
 };
 
-//! Replays instance `instance`'s log in `directory` onto freshly loaded data: applies, in log
+//! Replays instance `instance`'s checkpoint snapshot (when there is one) and then its log in
+//! `directory` onto freshly loaded data, skipping records the snapshot covers; applies, in log
 //! order, the redo of local commits, of its coordinator decisions and of prepared parts that
 //! committed; discards everything else. A prepared part with no outcome in this log is in
 //! doubt: its coordinator instance's log decides (a forced commit decision there means commit;

@@ -170,6 +170,12 @@ class MicroWorkload {
     return {{"payload_sum", payload_sum()}};
   }
 
+  //! Calls f(row) for every row of this instance (checkpoints).
+  template <class F>
+  void for_each_row(F&& f) const {
+    for (std::size_t s = 0; s < sites_; ++s) table_.for_each_row(s, f);
+  }
+
   //! The row of `key`, or nullptr when this instance does not hold it (recovery).
   Row* find(std::uint64_t key) const {
     std::uint64_t value = 0;
