@@ -4,7 +4,7 @@ islands engine core (C++): storage, indexes, concurrency control, workers
 from __future__ import annotations
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'TpccConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'run', 'run_counter_bench', 'run_fixed_transactions', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
+__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'LogConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'TpccConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'crc32c', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'read_log', 'run', 'run_counter_bench', 'run_fixed_transactions', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
@@ -243,12 +243,51 @@ class ProfileConfig:
     @events.setter
     def events(self, arg0: collections.abc.Sequence[PerfEventSpec]) -> None:
         ...
+class LogConfig:
+    """
+    Write-ahead log of every instance of a deployment run
+    """
+    checkpoint: bool
+    directory: str
+    mode: str
+    record_acks: bool
+    def __init__(self) -> None:
+        ...
+    def validate(self) -> None:
+        """
+        Raises ValueError naming the first bad field
+        """
+    @property
+    def buffer_bytes(self) -> int:
+        ...
+    @buffer_bytes.setter
+    def buffer_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def flush_interval_us(self) -> float:
+        ...
+    @flush_interval_us.setter
+    def flush_interval_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def group_delay_us(self) -> float:
+        ...
+    @group_delay_us.setter
+    def group_delay_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def max_pending(self) -> int:
+        ...
+    @max_pending.setter
+    def max_pending(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
 class RunConfig:
     """
     Everything one run of one instance needs
     """
     driver: DriverConfig
     engine: EngineConfig
+    log: LogConfig
     micro: MicroConfig
     profile: ProfileConfig
     tatp: TatpConfig
@@ -270,6 +309,7 @@ class InstanceConfig:
     One instance of a multi-instance deployment
     """
     directory: str
+    recover: bool
     run: RunConfig
     transport: str
     def __init__(self) -> None:
@@ -308,6 +348,10 @@ class Instance:
     """
     def __init__(self, config: InstanceConfig) -> None:
         ...
+    def checkpoint(self) -> bool:
+        """
+        After a clean run with the log on: snapshot every row and start the log afresh; False when there is no log
+        """
     def load(self) -> None:
         """
         Pins workers, loads their sites, attaches the transport mesh; returns when all are ready
@@ -604,6 +648,10 @@ def components() -> list:
     """
     The time-breakdown components, in the engine's order
     """
+def crc32c(data: bytes) -> int:
+    """
+    CRC-32C (Castagnoli) of bytes, as the log's records use.
+    """
 def ipc_mechanisms() -> list[str]:
     """
     Names of the messaging mechanisms the IPC benchmark compares, in figure order.
@@ -623,6 +671,10 @@ def lock_kinds() -> list[str]:
 def make_transport(name: str, directory: str, instance_id: typing.SupportsInt | typing.SupportsIndex, n_instances: typing.SupportsInt | typing.SupportsIndex, ring_bytes: typing.SupportsInt | typing.SupportsIndex = 262144, max_message_bytes: typing.SupportsInt | typing.SupportsIndex = 65536, attach_timeout_s: typing.SupportsFloat | typing.SupportsIndex = 10.0) -> Transport:
     """
     Makes instance_id's endpoint of an n_instances mesh over transport name ('unix' or 'shm') in the private directory; waits up to attach_timeout_s for every peer.
+    """
+def read_log(path: str) -> dict:
+    """
+    Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in the middle (with LSN and file offset).
     """
 def run(config: RunConfig) -> dict:
     """

@@ -51,12 +51,13 @@ class TatpConfig:
 @dataclass(frozen=True)
 class TpccConfig:
     """TPC-C (000 Sec 3.3, 8.3-8.4): nine tables at the specification's cardinalities per
-    warehouse, NewOrder and Payment, partitioned by warehouse."""
+    warehouse, its five transactions, partitioned by warehouse."""
 
     warehouses_per_site: int = 1  #: warehouses in each site (one site per worker core)
     items: int = 100_000  #: Item rows, and Stock rows per warehouse (specification: 100000)
     customers_per_district: int = 3000  #: customers and initial orders per district (specification: 3000)
-    mix: str = "new_order:50,payment:50"  #: "new_order", "payment", or "new_order:W,payment:W"
+    #: "standard", 004's "50-50", "80-20", "100-0", one transaction's name, or "name:W,..."
+    mix: str = "standard"
     new_order_remote_item: float = 0.01  #: share of NewOrder items supplied by another warehouse
     new_order_rollback: float = 0.01  #: share of NewOrders that name an unused item and roll back
     payment_remote: float = 0.15  #: share of Payments for a customer of another warehouse
@@ -100,6 +101,31 @@ class ProfileConfig:
 
 
 @dataclass(frozen=True)
+class LogConfig:
+    """The write-ahead log of every instance of a deployment run (``islands.launch`` only).
+
+    In ``group_commit`` mode a commit is acknowledged (counted, its locks released, phase 2
+    sent, written to the acknowledgement record) only once its log record is synced; the
+    worker goes on with other transactions meanwhile (flush pipelining). In ``async`` mode the
+    flusher syncs every ``flush_interval_us`` and commits do not wait: a crash can lose the
+    last interval.
+    """
+
+    mode: str = "off"  #: "off", "async" or "group_commit"
+    directory: str = ""  #: where instance-<i>.log files live (disk or tmpfs); needed unless off
+    flush_interval_us: float = 1000.0  #: async: time between flushes
+    group_delay_us: float = 0.0  #: group_commit: how long a flush may wait for its group to grow
+    buffer_bytes: int = 1 << 20  #: each of the two log buffers
+    max_pending: int = 64  #: group_commit: commits a worker may have waiting for their flush
+    checkpoint: bool = True  #: after a clean run: snapshot every row and start the log afresh (bounds recovery)
+    record_acks: bool = False  #: each worker appends acknowledged transaction ids to acks-<site>.bin
+
+    def is_default(self) -> bool:
+        """True when nothing is logged (such configs hash as they did before the log)."""
+        return self == LogConfig()
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """Everything one run of one instance needs."""
 
@@ -111,6 +137,7 @@ class RunConfig:
     engine: EngineConfig = field(default_factory=EngineConfig)
     driver: DriverConfig = field(default_factory=DriverConfig)
     profile: ProfileConfig = field(default_factory=ProfileConfig)
+    log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (JSON-ready). A default profile (nothing measured) is left out, so
@@ -121,13 +148,15 @@ class RunConfig:
             del d["profile"]
         else:
             d["profile"]["counters"] = list(self.profile.counters)
+        if self.log.is_default():
+            del d["log"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         """Inverse of :meth:`to_dict`; unknown keys are a ``ValueError`` naming them."""
         parts: dict[str, Any] = {}
-        for name, klass in {**SECTIONS, "profile": ProfileConfig}.items():
+        for name, klass in {**SECTIONS, "profile": ProfileConfig, "log": LogConfig}.items():
             values = dict(d.get(name, {}))
             known = {f.name for f in dataclasses.fields(klass)}
             unknown = sorted(set(values) - known)
@@ -137,7 +166,7 @@ class RunConfig:
                 if key in values:
                     values[key] = tuple(values[key])
             parts[name] = klass(**values)
-        unknown = sorted(set(d) - {"workload", *SECTIONS, "profile"})
+        unknown = sorted(set(d) - {"workload", *SECTIONS, "profile", "log"})
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown setting")
         return cls(workload=d.get("workload", "micro"), **parts)
@@ -152,7 +181,7 @@ class RunConfig:
         deployment of ``total_sites`` sites when given, else for a run on its own CPUs)."""
         core = _core.RunConfig()
         core.workload = self.workload
-        for part in SECTIONS:
+        for part in (*SECTIONS, "log"):
             target = getattr(core, part)
             for f in dataclasses.fields(getattr(self, part)):
                 value = getattr(getattr(self, part), f.name)
@@ -195,8 +224,8 @@ def transaction_names(workload: str) -> tuple[str, ...]:
     return {"tpcb": ("account_update",), "tatp": TATP_TRANSACTIONS, "tpcc": TPCC_TRANSACTIONS}.get(workload, (workload,))
 
 
-#: TPC-C's transactions built so far, as a mix names them.
-TPCC_TRANSACTIONS = ("new_order", "payment")
+#: TPC-C's transactions, as a mix names them (the engine's numbering).
+TPCC_TRANSACTIONS = ("new_order", "payment", "order_status", "delivery", "stock_level")
 
 #: TATP's transactions, as a mix names them (the order of the standard mix).
 TATP_TRANSACTIONS = ("get_subscriber_data", "get_new_destination", "get_access_data",

@@ -16,6 +16,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,7 +213,7 @@ class _Instances:
                     message = json.loads(line)
                     if message["event"] == "error":
                         self.procs[i].wait(timeout=10)
-                        raise self.failure(i, f"failed: {message['message']}")
+                        raise self.failure(i, f"failed: {message['message']}" + self.other_errors(i))
                     if message["event"] == event:
                         got[i] = message
             for i, proc in enumerate(self.procs):
@@ -222,6 +223,31 @@ class _Instances:
                     if key is None:
                         raise self.failure(i)
         return [got[i] for i in range(len(self.procs))]
+
+    def other_errors(self, first: int, wait_s: float = 2.0) -> str:
+        """The errors other instances report within `wait_s` of the first one (one failure
+        usually breaks the mesh for the others: the first to speak is not always the cause)."""
+        deadline = time.monotonic() + wait_s
+        found = []
+        for j, proc in enumerate(self.procs):
+            if j == first:
+                continue
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                continue
+            try:
+                rest = self.buffers[j] + proc.stdout.read()
+            except (OSError, ValueError):
+                continue
+            for line in rest.splitlines():
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if message.get("event") == "error":
+                    found.append(f"instance {j} failed: {message['message']}")
+        return "".join(f"; {f}" for f in found)
 
     def kill(self) -> None:
         """Kills every instance still running and reaps them all."""
@@ -242,7 +268,8 @@ class _Instances:
 
 
 def instance_specs(deployment: Deployment, config: RunConfig, transport: str, directory: Path,
-                   topology: Topology, ring_bytes: int = 16 * 1024) -> list[dict[str, Any]]:
+                   topology: Topology, ring_bytes: int = 16 * 1024,
+                   recover: bool = False) -> list[dict[str, Any]]:
     """What each instance process is told: its config (CPUs), the mesh, memory nodes."""
     sizes = [len(cpus) for cpus in deployment.instances]
     specs = []
@@ -257,6 +284,7 @@ def instance_specs(deployment: Deployment, config: RunConfig, transport: str, di
             "transport": transport,
             "directory": str(directory),
             "ring_bytes": ring_bytes,
+            "recover": recover,
             # Bind memory to the instance's nodes only where there is a choice to make.
             "numa_nodes": nodes if topology.n_numa_nodes > 1 and deployment.pinned else None,
         })
@@ -278,30 +306,62 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
 
 
 def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "unix",
-                   topology: Topology | None = None) -> DeploymentResult:
+                   topology: Topology | None = None, recover: bool = False,
+                   kill: tuple[int, float] | None = None) -> DeploymentResult:
     """Runs `config`'s workload on every instance of `deployment` and returns the result.
 
     The driver settings of `config` give warm-up, duration and seed; its CPUs are replaced by
     each instance's. Raises ValueError for bad input (nothing is started), InstanceFailed when
     an instance dies or times out (the others are stopped, nothing is left behind).
+
+    With the log on (``config.log``), ``recover=True`` restarts the deployment from its logs:
+    every instance loads its initial data, replays its log (resolving in-doubt distributed
+    transactions from their coordinators' logs) and the run continues on the recovered state.
+    ``kill=(instance, seconds)`` SIGKILLs that instance that many seconds after the start
+    command (fault testing): the run then ends with InstanceFailed, the others killed too.
     """
     topology = topology or read_topology()
     validate(deployment, config, transport, topology)
+    if config.log.mode != "off":
+        try:
+            Path(config.log.directory).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"log.directory: cannot create {config.log.directory}: {error.strerror}") from None
+    if recover and config.log.mode == "off":
+        raise ValueError("recover: recovery replays the log, but log.mode is off")
+    if config.log.mode != "off" and not recover:
+        earlier = sorted(Path(config.log.directory).glob("instance-*.log"))
+        if earlier:
+            raise ValueError(f"log.directory: {earlier[0]} holds the log of an earlier run "
+                             "(restart with recover=True, or use an empty directory)")
     directory = _run_directory()
     instances = None
+    killer = None
     try:
-        specs = instance_specs(deployment, config, transport, directory, topology)
+        specs = instance_specs(deployment, config, transport, directory, topology, recover=recover)
         instances = _Instances(specs, directory, deployment)
         instances.collect("ready", time.monotonic() + LOAD_TIMEOUT_S)
         start_at = time.monotonic_ns() + 50_000_000  # everyone gets the command before it
+        if kill is not None:
+            victim = instances.procs[kill[0]]
+            killer = threading.Timer(0.05 + kill[1], lambda: victim.poll() is None and victim.kill())
+            killer.start()
         for i in range(deployment.n_instances):
             instances.send(i, {"cmd": "start", "start_at_ns": start_at,
                                "warmup_s": config.driver.warmup_s, "duration_s": config.driver.duration_s})
         deadline = time.monotonic() + 0.05 + config.driver.warmup_s + config.driver.duration_s + FINISH_GRACE_S
         results = instances.collect("result", deadline)
+        checkpoint = config.log.mode != "off" and config.log.checkpoint
+        for i in range(deployment.n_instances):
+            instances.send(i, {"cmd": "checkpoint" if checkpoint else "exit"})
+        if checkpoint:
+            instances.collect("checkpointed", time.monotonic() + FINISH_GRACE_S)
         for proc in instances.procs:
             proc.wait(timeout=30)
     finally:
+        if killer is not None:
+            killer.cancel()
+            killer.join()
         if instances is not None:
             instances.kill()
         shutil.rmtree(directory, ignore_errors=True)
@@ -330,6 +390,8 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         for w in workers:
             buckets += [tuple(b) for b in w["latency_buckets"]]
         warnings += [f"instance {i}: {w}" for w in r.get("warnings", [])]
+        if stats["recovery"]["tail_note"]:
+            warnings.append(f"instance {i}: recovery: {stats['recovery']['tail_note']}")
         per_instance.append({
             "instance": i,
             "cpus": list(deployment.instances[i]),
@@ -342,6 +404,11 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
             "messages_received": sum(w["messages_received"] for w in workers),
             "malformed_messages": sum(w["malformed_messages"] for w in workers),
             "observed_cpus": [w["observed_cpu"] for w in workers],
+            "payload_sum_before": stats["payload_sum_before"],
+            "payload_sum_after": stats["payload_sum_after"],
+            "log": stats["log"],
+            "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
+            "recovery": stats["recovery"],
         })
     if not deployment.pinned:
         warnings.append("instances not pinned: placement left to the OS scheduler")

@@ -88,6 +88,20 @@ void bind_config(py::module_& m) {
       .def_readwrite("events", &ProfileConfig::events)
       .def_readwrite("breakdown_every", &ProfileConfig::breakdown_every);
 
+  py::class_<LogConfig>(m, "LogConfig", "Write-ahead log of every instance of a deployment run")
+      .def(py::init<>())
+      .def_property(
+          "mode", [](const LogConfig& c) { return log_mode_name(c.mode); },
+          [](LogConfig& c, const std::string& v) { c.mode = parse_log_mode(v); })
+      .def_readwrite("directory", &LogConfig::directory)
+      .def_readwrite("flush_interval_us", &LogConfig::flush_interval_us)
+      .def_readwrite("group_delay_us", &LogConfig::group_delay_us)
+      .def_readwrite("buffer_bytes", &LogConfig::buffer_bytes)
+      .def_readwrite("max_pending", &LogConfig::max_pending)
+      .def_readwrite("checkpoint", &LogConfig::checkpoint)
+      .def_readwrite("record_acks", &LogConfig::record_acks)
+      .def("validate", &LogConfig::validate, "Raises ValueError naming the first bad field");
+
   py::class_<RunConfig>(m, "RunConfig", "Everything one run of one instance needs")
       .def(py::init<>())
       .def_readwrite("workload", &RunConfig::workload)
@@ -98,6 +112,7 @@ void bind_config(py::module_& m) {
       .def_readwrite("engine", &RunConfig::engine)
       .def_readwrite("driver", &RunConfig::driver)
       .def_readwrite("profile", &RunConfig::profile)
+      .def_readwrite("log", &RunConfig::log)
       .def("validate", &RunConfig::validate, "Raises ValueError naming the first bad field")
       .def("validate_sites", &RunConfig::validate_sites, py::arg("total_sites"),
            "The same for an instance of a deployment of total_sites sites");

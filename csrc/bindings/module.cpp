@@ -10,6 +10,7 @@ void bind_structures(py::module_& m);
 void bind_transport(py::module_& m);
 void bind_bench(py::module_& m);
 void bind_perf(py::module_& m);
+void bind_log(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "islands engine core (C++): storage, indexes, concurrency control, workers";
@@ -19,4 +20,5 @@ PYBIND11_MODULE(_core, m) {
   bind_transport(m);
   bind_bench(m);
   bind_perf(m);
+  bind_log(m);
 }

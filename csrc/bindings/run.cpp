@@ -55,6 +55,7 @@ py::dict stats_dict(const RunStats& stats) {
     d["messages_sent"] = w.messages_sent;
     d["messages_received"] = w.messages_received;
     d["malformed_messages"] = w.malformed_messages;
+    d["log_wait_ns"] = w.log_wait_ns;
     py::list buckets;  // sparse (bucket, count) pairs, so that instances merge exactly
     w.latency.for_each_bucket([&](int b, std::uint64_t c) { buckets.append(py::make_tuple(b, c)); });
     d["latency_buckets"] = buckets;
@@ -92,6 +93,31 @@ py::dict stats_dict(const RunStats& stats) {
   };
   out["checks_before"] = figures(stats.checks_before);
   out["checks_after"] = figures(stats.checks_after);
+  const RecoveryStats& r = stats.recovery;
+  py::dict recovery;
+  recovery["performed"] = r.performed;
+  recovery["records"] = r.records;
+  recovery["txns_redone"] = r.txns_redone;
+  recovery["rows_redone"] = r.rows_redone;
+  recovery["prepared_committed"] = r.prepared_committed;
+  recovery["prepared_aborted"] = r.prepared_aborted;
+  recovery["in_doubt"] = r.in_doubt;
+  recovery["discarded"] = r.discarded;
+  recovery["max_epoch"] = r.max_epoch;
+  recovery["end_lsn"] = r.end_lsn;
+  recovery["tail_note"] = r.tail_note;
+  recovery["snapshot_rows"] = r.snapshot_rows;
+  recovery["snapshot_lsn"] = r.snapshot_lsn;
+  recovery["seconds"] = r.seconds;
+  out["recovery"] = recovery;
+  py::dict log;
+  log["records"] = stats.log.records;
+  log["bytes"] = stats.log.bytes;
+  log["flushes"] = stats.log.flushes;
+  log["flush_ns"] = stats.log.flush_ns;
+  log["buffer_waits"] = stats.log.buffer_waits;
+  log["durable_lsn"] = stats.log_durable_lsn;
+  out["log"] = log;
   return out;
 }
 
@@ -127,6 +153,7 @@ void bind_run(py::module_& m) {
       .def_readwrite("directory", &InstanceConfig::directory)
       .def_readwrite("ring_bytes", &InstanceConfig::ring_bytes)
       .def_readwrite("attach_timeout_ms", &InstanceConfig::attach_timeout_ms)
+      .def_readwrite("recover", &InstanceConfig::recover)
       .def("validate", &InstanceConfig::validate, "Raises ValueError naming the first bad field");
 
   py::class_<Instance>(m, "Instance", "One engine instance of a deployment (2PC between instances)")
@@ -143,7 +170,11 @@ void bind_run(py::module_& m) {
         }
         return stats_dict(stats);
       }, py::arg("start_at_ns"), py::arg("warmup_s"), py::arg("duration_s"),
-      "Runs warm-up from start_at_ns (time.monotonic_ns clock) and the window; returns statistics");
+      "Runs warm-up from start_at_ns (time.monotonic_ns clock) and the window; returns statistics")
+      .def("checkpoint", [](Instance& self) {
+        py::gil_scoped_release release;
+        return self.checkpoint();
+      }, "After a clean run with the log on: snapshot every row and start the log afresh; False when there is no log");
 
   m.def("latency_summary", [](const std::vector<std::pair<int, std::uint64_t>>& buckets) {
     LatencyHistogram h;

@@ -206,6 +206,10 @@ double bare_loop(const RunConfig& config) {
 
 RunStats run_engine(const RunConfig& config) {
   config.validate();
+  if (config.log.enabled()) {
+    throw std::invalid_argument("log.mode: the in-process runner has no log; run the deployment through "
+                                "islands.launch (one process per instance) to log");
+  }
   if (config.engine.index == IndexKind::hash) return drive_with_cc<HashIndex>(config);
   return drive_with_cc<BTreeIndex>(config);
 }

@@ -1,10 +1,17 @@
 #include "islands/exec/instance.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <exception>
 #include <stdexcept>
 #include <thread>
@@ -14,6 +21,9 @@
 #include "islands/common/backoff.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
+#include "islands/log/log_recovery.hpp"
+#include "islands/log/log_writer.hpp"
+#include "islands/log/snapshot.hpp"
 #include "islands/perf/worker_profiler.hpp"
 #include "islands/transport/transport.hpp"
 #include "islands/workload/workload_dispatch.hpp"
@@ -62,6 +72,7 @@ class Instance::Impl {
   virtual ~Impl() = default;
   virtual void load() = 0;
   virtual RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) = 0;
+  virtual bool checkpoint() = 0;
 };
 
 namespace {
@@ -106,6 +117,15 @@ class InstanceImpl final : public Instance::Impl {
       threads_.clear();
       rethrow_first_error();
     }
+    try {
+      open_log();
+    } catch (...) {
+      failed_.store(true);
+      phase_.store(kStop);
+      for (std::thread& t : threads_) t.join();
+      threads_.clear();
+      throw;
+    }
     stats_.load_s = std::chrono::duration<double>(Clock::now() - start).count();
     workload_.finish_load(!CC::kLocks);
     stats_.checks_before = workload_.check_figures();
@@ -133,23 +153,95 @@ class InstanceImpl final : public Instance::Impl {
     stats_.ns_per_tick = CycleClock::ns_per_tick();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
+    if (log_) log_->check();  // a failed log is the cause; the workers' errors follow from it
     rethrow_first_error();
+    if (log_) {
+      log_->close();
+      stats_.log = log_->stats();
+      stats_.log_durable_lsn = log_->durable_lsn();
+    }
     stats_.checks_after = workload_.check_figures();
     stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
     return stats_;
   }
 
+  bool checkpoint() override {
+    const LogConfig& log = config_.run.log;
+    if (!log_ || !threads_.empty()) return false;
+    if constexpr (std::is_same_v<Workload, MicroWorkload<typename Workload::IndexType>>) {
+      const std::string path = log_file_path(log.directory, config_.instance_id);
+      const auto columns = static_cast<std::uint16_t>(workload_.max_columns());
+      SnapshotInfo info;
+      info.end_lsn = stats_.log_durable_lsn;  // the log was closed: everything is durable
+      info.epoch = epoch_;
+      write_snapshot(snapshot_path(log.directory, config_.instance_id), info, columns,
+                     [this](const std::function<void(const Row&)>& f) { workload_.for_each_row(f); });
+      // A crash before the rename leaves the old log, whose records the snapshot covers.
+      const std::string fresh = path + ".new";
+      LogWriter(log, fresh, info.end_lsn, 0, epoch_).close();
+      if (std::rename(fresh.c_str(), path.c_str()) != 0) {
+        throw std::runtime_error("checkpoint: cannot rename " + fresh + ": " + std::strerror(errno));
+      }
+      return true;
+    }
+    return false;
+  }
+
  private:
+  // Recovery (restart) replays this instance's log onto the freshly loaded data; then the log
+  // is opened for appending after its last valid record. A fresh run refuses to overwrite a log.
+  void open_log() {
+    const LogConfig& log = config_.run.log;
+    if (!log.enabled()) return;
+    struct stat st;
+    if (::stat(log.directory.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      throw std::invalid_argument("log.directory: " + log.directory + " is not a directory");
+    }
+    const std::string path = log_file_path(log.directory, config_.instance_id);
+    if (config_.recover) {
+      if constexpr (std::is_same_v<Workload, MicroWorkload<typename Workload::IndexType>>) {
+        stats_.recovery = recover_from_log(log.directory, config_.instance_id,
+                                           static_cast<std::uint16_t>(workload_.max_columns()),
+                                           [this](std::uint64_t key) { return workload_.find(key); });
+      } else {
+        throw std::invalid_argument("recover: only the micro workload can recover from its log so far");
+      }
+    } else if (::stat(path.c_str(), &st) == 0) {
+      throw std::invalid_argument("log.directory: " + path +
+                                  " already holds the log of an earlier run (restart with recovery, or use an empty directory)");
+    }
+    const RecoveryStats& r = stats_.recovery;
+    // Transaction ids are [site:16][epoch:16][sequence:32]: a restart never reuses an id that
+    // an earlier epoch's aborted attempt left in some participant's log.
+    epoch_ = r.max_epoch + 1;
+    if (epoch_ > 0xffff) throw std::runtime_error("log: " + path + " has seen 65535 restarts; start a new log");
+    log_ = std::make_unique<LogWriter>(log, path, r.performed ? r.base_lsn : 0, r.performed ? r.valid_bytes : 0,
+                                       epoch_);
+  }
+
   // One worker: a client driving transactions, the coordinator of its distributed ones, and
   // the participant that serves fragments sent to its site.
   class Worker {
    public:
+    // A commit (or a participant's commit vote) waiting for its log record to be durable.
+    struct Pending {
+      std::uint64_t lsn = 0;                     // durable once the log's durable LSN reaches this
+      std::uint64_t txn = 0;
+      std::unique_ptr<TxnContext> ctx;           // its locks and images (null: the worker's current one)
+      std::vector<std::uint32_t> notify;         // coordinator: participants waiting for phase 2
+      std::uint64_t start = 0;                   // first attempt, cycle clock
+      std::uint64_t rows = 0;                    // rows it updated
+      std::size_t type = 0;                      // the workload's transaction type
+      bool distributed = false;
+      bool vote = false;                         // a participant's vote rather than a commit
+      std::uint32_t vote_to = 0;                 // the coordinator's site
+    };
+
     Worker(InstanceImpl& instance, std::size_t local)
         : inst_(instance),
           local_(local),
           gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
           stats_(instance.stats_.workers[local]),
-          ctx_(instance.workload_.max_columns()),
           parts_(instance.config_.instance_sites.size()),
           profiler_(instance.config_.run.profile) {}
 
@@ -170,23 +262,27 @@ class InstanceImpl final : public Instance::Impl {
 
     void run() {
       const RunConfig& config = inst_.config_.run;
-      const double ns_per_tick = CycleClock::ns_per_tick();
-      Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
+      log_ = inst_.log_.get();
+      group_commit_ = log_ != nullptr && config.log.mode == LogMode::group_commit;
+      ns_per_tick_ = CycleClock::ns_per_tick();
+      if (log_ != nullptr && config.log.record_acks) open_ack_file();
+      ctx_ = new_context();
+      // A restart draws other transactions than the run it continues.
+      Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
       AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
       typename Workload::Txn txn;
-      bool measuring = false;
       for (;;) {
         const int phase = inst_.phase_.load(std::memory_order_relaxed);
         if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
         ComponentClock* const clock = profiler_.begin_span();
-        ctx_.set_clock(clock);
+        ctx_->set_clock(clock);
         serve();
         if (phase < kWarmup) {
           cpu_relax();
           continue;
         }
-        if (phase == kMeasure && !measuring) {
-          measuring = true;
+        if (phase == kMeasure && !measuring_) {
+          measuring_ = true;
           stats_.reset_window();
           profiler_.start_window();
         }
@@ -194,7 +290,7 @@ class InstanceImpl final : public Instance::Impl {
         split(txn);
         const bool distributed = remote_parts_ > 0;
         const std::uint64_t start = CycleClock::now();
-        ctx_.begin(start - inst_.tick0_);
+        ctx_->begin(start - inst_.tick0_);
         bool committed = false, rolled_back = false;
         for (unsigned attempt = 0;; ++attempt) {
           const TxnResult result = distributed ? attempt_distributed() : attempt_local();
@@ -216,17 +312,30 @@ class InstanceImpl final : public Instance::Impl {
           continue;
         }
         if (!committed) break;
-        ++stats_.commits;
-        ++stats_.commits_by_type[inst_.workload_.type_of(txn)];
-        ++stats_.commits_all_phases;
-        if (distributed) ++stats_.multisite_commits;
-        stats_.row_updates_all_phases += inst_.workload_.row_updates(txn);
-        if (measuring) {
-          stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick));
+        Pending done;
+        done.lsn = commit_lsn_;
+        done.txn = commit_txn_;
+        done.start = start;
+        done.rows = inst_.workload_.row_updates(txn);
+        done.type = inst_.workload_.type_of(txn);
+        done.distributed = distributed;
+        done.notify.swap(notify_);
+        commit_lsn_ = 0;
+        if (group_commit_ && done.lsn > log_->durable_lsn()) {
+          // Flush pipelining: the commit waits for its flush here, holding its locks, while
+          // this worker goes on with the next transaction and with serving its messages.
+          done.ctx = std::move(ctx_);
+          done.ctx->set_clock(nullptr);
+          ctx_ = new_context();
+          ctx_->set_clock(clock);
+          pending_.push_back(std::move(done));
+          wait_for_pipeline_room();
+        } else {
+          acknowledge(done);
         }
         profiler_.end_span(clock);
       }
-      ctx_.set_clock(nullptr);
+      ctx_->set_clock(nullptr);
       profiler_.stop_window(stats_);
       shutdown();
     }
@@ -251,19 +360,29 @@ class InstanceImpl final : public Instance::Impl {
 
     TxnResult attempt_local() {
       const auto& words = parts_[inst_.config_.instance_id].words;
-      const TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, ctx_, inst_.cc_, stats_.checksum);
-      if (result.committed) ctx_.commit();
+      const TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
+      if (result.committed && log_ != nullptr && !ctx_->redo().empty()) {
+        ComponentScope logging(ctx_->clock(), Component::logging);
+        commit_txn_ = next_txn_id();
+        commit_lsn_ = log_->append(LogRecordType::commit, commit_txn_, 0, ctx_->columns(), ctx_->redo().data(),
+                                   ctx_->redo().size());
+      }
       return result;
+    }
+
+    std::uint64_t next_txn_id() {
+      return (static_cast<std::uint64_t>(gid_) << 48) | (static_cast<std::uint64_t>(inst_.epoch_) << 32) |
+             (++sequence_ & 0xffffffffULL);
     }
 
     // One-shot 2PC: fragments out first (they execute while we do our part), then our part
     // under no-wait locks, then the votes, then the decision to the prepared updaters.
     TxnResult attempt_distributed() {
-      current_ = (static_cast<std::uint64_t>(gid_) << 40) | (++sequence_ & ((1ULL << 40) - 1));
+      current_ = next_txn_id();
       votes_pending_ = 0;
       remote_abort_ = false;
       prepared_participants_.clear();
-      ComponentScope sending(ctx_.clock(), Component::communication);
+      ComponentScope sending(ctx_->clock(), Component::communication);
       for (std::size_t i = 0; i < parts_.size(); ++i) {
         if (i == inst_.config_.instance_id || parts_[i].empty()) continue;
         out_.type = MessageType::fragment;
@@ -276,7 +395,7 @@ class InstanceImpl final : public Instance::Impl {
         ++stats_.fragments_sent;
       }
       const auto& words = parts_[inst_.config_.instance_id].words;
-      const TxnResult local = inst_.workload_.execute_part(words.data(), words.size(), rows_, ctx_, kDistributedCc, stats_.checksum);
+      const TxnResult local = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, kDistributedCc, stats_.checksum);
       // Waiting for votes (and serving whatever arrives meanwhile) is communication.
       while (votes_pending_ > 0) {
         if (!serve_one()) {
@@ -285,23 +404,122 @@ class InstanceImpl final : public Instance::Impl {
         }
       }
       const bool commit = local.committed && !remote_abort_;
-      for (std::uint32_t participant : prepared_participants_) {
-        out_.type = MessageType::decision;
-        out_.txn_id = current_;
-        out_.payload.assign(1, commit ? 1 : 0);
-        send(participant, out_);
-        ++stats_.decisions_sent;
+      if (!commit) {
+        // Presumed abort: nothing is logged, the decision goes out at once.
+        for (std::uint32_t participant : prepared_participants_) send_decision(participant, current_, false);
+        if (local.committed) ctx_->abort();
+        current_ = 0;
+        return local.committed ? TxnResult::abort(AbortReason::remote_abort) : local;
       }
-      if (local.committed) {
-        if (commit) {
-          ctx_.commit();
-        } else {
-          ctx_.abort();
-        }
+      commit_txn_ = current_;
+      notify_ = prepared_participants_;  // phase 2 goes out once the decision is durable
+      if (log_ != nullptr && (!prepared_participants_.empty() || !ctx_->redo().empty())) {
+        // The coordinator's decision record: the participant instances, then its own redo.
+        ComponentScope logging(ctx_->clock(), Component::logging);
+        decision_instances_.clear();
+        for (std::uint32_t site : prepared_participants_) decision_instances_.push_back(inst_.instance_of_site_[site]);
+        commit_lsn_ = log_->append(LogRecordType::decision_commit, current_,
+                                   static_cast<std::uint32_t>(decision_instances_.size()), ctx_->columns(),
+                                   decision_instances_.data(), 4 * decision_instances_.size(),
+                                   ctx_->redo().data(), ctx_->redo().size());
       }
       current_ = 0;
-      if (commit) return TxnResult::commit();
-      return local.committed ? TxnResult::abort(AbortReason::remote_abort) : local;
+      return TxnResult::commit();
+    }
+
+    void send_decision(std::uint32_t participant, std::uint64_t txn, bool commit) {
+      out_.type = MessageType::decision;
+      out_.txn_id = txn;
+      out_.payload.assign(1, commit ? 1 : 0);
+      send(participant, out_);
+      ++stats_.decisions_sent;
+    }
+
+    // A commit whose record is durable (or that needs none): phase 2, locks released,
+    // counted, and recorded as acknowledged. A participant's prepared part: its vote.
+    // "Acknowledged" means: the driver counts it as committed and may tell a client so; in
+    // group_commit mode nothing reaches this point before its record (and, for a distributed
+    // transaction, every participant's prepare record) is durable.
+    void acknowledge(Pending& done) {
+      if (done.vote) {
+        send_vote(done.vote_to, done.txn, kVoteCommit);
+        return;
+      }
+      for (std::uint32_t participant : done.notify) send_decision(participant, done.txn, true);
+      if (done.ctx) {
+        done.ctx->commit();
+        spare_.push_back(std::move(done.ctx));
+      } else {
+        ctx_->commit();
+      }
+      ++stats_.commits;
+      ++stats_.commits_by_type[done.type];
+      ++stats_.commits_all_phases;
+      if (done.distributed) ++stats_.multisite_commits;
+      stats_.row_updates_all_phases += done.rows;
+      if (measuring_) {
+        stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - done.start) * ns_per_tick_));
+      }
+      if (ack_fd_ >= 0 && done.lsn != 0) {
+        acks_.push_back(done.txn);
+        if (acks_.size() >= 512) write_acks();
+      }
+    }
+
+    // Acknowledges, oldest first, every pipelined commit whose record the flusher made durable.
+    void drain_durable() {
+      if (pending_.empty()) return;
+      const std::uint64_t durable = log_->durable_lsn();
+      bool any = false;
+      while (!pending_.empty() && pending_.front().lsn <= durable) {
+        acknowledge(pending_.front());
+        pending_.pop_front();
+        any = true;
+      }
+      if (any && ack_fd_ >= 0) write_acks();
+      if (!pending_.empty() && log_->failed()) log_->check();  // full disk, I/O error: stop here
+    }
+
+    // Bounds the pipeline: past max_pending commits waiting for their flush, serve and wait.
+    void wait_for_pipeline_room() {
+      if (pending_.size() < inst_.config_.run.log.max_pending) return;
+      ComponentScope logging(ctx_->clock(), Component::logging);
+      const std::uint64_t t0 = CycleClock::now();
+      while (pending_.size() >= inst_.config_.run.log.max_pending) {
+        if (!serve_one()) {
+          if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
+          std::this_thread::yield();
+        }
+        drain_durable();
+      }
+      stats_.log_wait_ns += static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - t0) * ns_per_tick_);
+    }
+
+    std::unique_ptr<TxnContext> new_context() {
+      std::unique_ptr<TxnContext> ctx;
+      if (spare_.empty()) {
+        ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
+      } else {
+        ctx = std::move(spare_.back());
+        spare_.pop_back();
+      }
+      ctx->capture_redo(log_ != nullptr);
+      return ctx;
+    }
+
+    void open_ack_file() {
+      const std::string path = inst_.config_.run.log.directory + "/acks-" + std::to_string(gid_) + ".bin";
+      ack_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      if (ack_fd_ < 0) throw std::runtime_error("log.record_acks: cannot open " + path + ": " + std::strerror(errno));
+    }
+
+    // The driver's own record of what it acknowledged, written after the acknowledgement and
+    // independent of the log (a killed process loses only what was not yet written here).
+    void write_acks() {
+      if (acks_.empty()) return;
+      const ssize_t n = ::write(ack_fd_, acks_.data(), 8 * acks_.size());
+      if (n != static_cast<ssize_t>(8 * acks_.size())) throw std::runtime_error("log.record_acks: writing the acknowledgements failed");
+      acks_.clear();
     }
 
     // Sends, serving our own inbound messages into a backlog while the channel is full, so
@@ -319,7 +537,7 @@ class InstanceImpl final : public Instance::Impl {
     }
 
     void serve() {
-      ComponentScope scope(ctx_.clock(), Component::communication);
+      ComponentScope scope(ctx_ ? ctx_->clock() : nullptr, Component::communication);
       while (serve_one()) {
       }
     }
@@ -332,7 +550,10 @@ class InstanceImpl final : public Instance::Impl {
         dispatch(in);
         return true;
       }
-      if (!endpoint_->poll(in_)) return false;
+      if (!endpoint_->poll(in_)) {
+        drain_durable();  // idle: a good moment to acknowledge what the flusher made durable
+        return false;
+      }
       dispatch(in_);
       return true;
     }
@@ -357,7 +578,13 @@ class InstanceImpl final : public Instance::Impl {
         case MessageType::decision: {
           auto it = prepared_.find(in.txn_id);
           ISLANDS_CHECK(it != prepared_.end() && in.payload.size() == 1, "a decision for no prepared fragment");
-          it->second->set_clock(ctx_.clock());  // the worker's clock now, not when it prepared
+          it->second->set_clock(ctx_ ? ctx_->clock() : nullptr);  // the worker's clock now, not when it prepared
+          if (log_ != nullptr) {
+            // Not forced: until it is durable, recovery asks the coordinator's log.
+            ComponentScope logging(it->second->clock(), Component::logging);
+            log_->append(in.payload[0] ? LogRecordType::commit_prepared : LogRecordType::abort_prepared, in.txn_id, 0, 0,
+                         nullptr, 0);
+          }
           if (in.payload[0]) {
             it->second->commit();
           } else {
@@ -379,15 +606,9 @@ class InstanceImpl final : public Instance::Impl {
       bool update = false;
       std::vector<std::uint64_t> keys;
       ISLANDS_CHECK(decode_fragment(in, update, keys), "a malformed fragment payload");
-      std::unique_ptr<TxnContext> ctx;
-      if (spare_.empty()) {
-        ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
-      } else {
-        ctx = std::move(spare_.back());
-        spare_.pop_back();
-      }
+      std::unique_ptr<TxnContext> ctx = new_context();
       ctx->begin(0);
-      ctx->set_clock(ctx_.clock());
+      ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
       std::vector<Row*> rows;
       std::uint64_t checksum = 0;
       const TxnResult result = inst_.workload_.execute_part(keys.data(), keys.size(), rows, *ctx, kDistributedCc, checksum);
@@ -400,19 +621,53 @@ class InstanceImpl final : public Instance::Impl {
         vote = kVoteReadOnly;
         spare_.push_back(std::move(ctx));
       } else {
+        std::uint64_t lsn = 0;
+        if (log_ != nullptr) {
+          // The prepare record with this part's redo; in group commit mode the vote waits for
+          // it to be durable (pipelined: this worker goes on meanwhile).
+          ComponentScope logging(ctx->clock(), Component::logging);
+          lsn = log_->append(LogRecordType::prepare, in.txn_id, inst_.instance_of_site_[in.source], ctx->columns(),
+                             ctx->redo().data(), ctx->redo().size());
+        }
         prepared_.emplace(in.txn_id, std::move(ctx));
         vote = kVoteCommit;
+        if (group_commit_ && lsn > log_->durable_lsn()) {
+          Pending wait;
+          wait.lsn = lsn;
+          wait.txn = in.txn_id;
+          wait.vote = true;
+          wait.vote_to = in.source;
+          pending_.push_back(std::move(wait));
+          return;
+        }
       }
+      send_vote(in.source, in.txn_id, vote);
+    }
+
+    void send_vote(std::uint32_t to, std::uint64_t txn, std::uint8_t vote) {
       Message reply;
       reply.type = MessageType::vote;
-      reply.txn_id = in.txn_id;
+      reply.txn_id = txn;
       reply.payload.assign(1, vote);
-      send(in.source, reply);
+      send(to, reply);
     }
 
     // Tells every other worker we are done, then serves until all have said the same: FIFO
     // channels mean every decision meant for us has then arrived.
     void shutdown() {
+      // Every pipelined commit and vote first (serving meanwhile: a peer may wait on a vote).
+      while (!pending_.empty()) {
+        if (!serve_one()) {
+          if (inst_.failed_.load()) return;
+          std::this_thread::yield();
+        }
+        if (log_ != nullptr && log_->failed()) log_->check();
+      }
+      if (ack_fd_ >= 0) {
+        write_acks();
+        ::close(ack_fd_);
+        ack_fd_ = -1;
+      }
       Message bye;
       bye.type = MessageType::shutdown;
       for (std::uint32_t peer = 0; peer < inst_.total_sites_; ++peer) {
@@ -433,7 +688,16 @@ class InstanceImpl final : public Instance::Impl {
     std::size_t local_;
     std::uint32_t gid_;
     WorkerStats& stats_;
-    TxnContext ctx_;
+    std::unique_ptr<TxnContext> ctx_;
+    LogWriter* log_ = nullptr;
+    bool group_commit_ = false;
+    bool measuring_ = false;
+    double ns_per_tick_ = 1;
+    std::deque<Pending> pending_;
+    std::uint64_t commit_lsn_ = 0, commit_txn_ = 0;
+    std::vector<std::uint32_t> notify_, decision_instances_;
+    std::vector<std::uint64_t> acks_;
+    int ack_fd_ = -1;
     std::unique_ptr<Transport> endpoint_;
     std::vector<TxnPart> parts_;
     std::size_t remote_parts_ = 0;
@@ -494,6 +758,8 @@ class InstanceImpl final : public Instance::Impl {
   std::vector<std::thread> threads_;
   RunStats stats_;
   std::uint64_t tick0_ = 0;
+  std::unique_ptr<LogWriter> log_;  // null when the log is off
+  std::uint32_t epoch_ = 0;         // this start's epoch (0: no log)
 };
 
 template <class Index>
@@ -525,5 +791,7 @@ void Instance::load() { impl_->load(); }
 RunStats Instance::run(std::int64_t start_at_ns, double warmup_s, double duration_s) {
   return impl_->run(start_at_ns, warmup_s, duration_s);
 }
+
+bool Instance::checkpoint() { return impl_->checkpoint(); }
 
 }  // namespace islands

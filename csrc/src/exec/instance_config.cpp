@@ -36,7 +36,11 @@ void InstanceConfig::validate() const {
     for (const std::string& name : transport_names()) names += (names.empty() ? "" : ", ") + name;
     throw std::invalid_argument("transport: unknown transport '" + transport + "' (choose " + names + ")");
   }
+  if (total_sites() > 0xffff) throw std::invalid_argument("instance_sites: at most 65535 sites in a deployment");
   if (directory.empty()) throw std::invalid_argument("directory: a private run directory is needed");
+  if (recover && !run.log.enabled()) {
+    throw std::invalid_argument("recover: recovery replays the log, but log.mode is off");
+  }
 }
 
 std::uint32_t InstanceConfig::first_site() const {

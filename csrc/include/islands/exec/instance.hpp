@@ -36,6 +36,10 @@ class Instance {
   //! Runs warm-up from start_at_ns (steady clock, CLOCK_MONOTONIC) and the measured window
   //! after it, then the shutdown handshake; returns this instance's statistics.
   RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s);
+  //! After run, once every instance's log is durable (the launcher asks all of them): writes
+  //! a snapshot of every row and starts the log afresh after it, so that recovery reads the
+  //! snapshot and only the log that follows. Returns false when there is no log to trim.
+  bool checkpoint();
 
   class Impl;
 

@@ -19,6 +19,7 @@ struct InstanceConfig {
   std::string directory;                       //!< private run directory for sockets and rings
   std::size_t ring_bytes = 16 * 1024;          //!< buffering per direction per pair of workers
   std::uint32_t attach_timeout_ms = 30000;     //!< how long to wait for every peer to appear
+  bool recover = false;                        //!< restart: replay run.log's log of this instance onto the loaded data first
 
   //! Throws std::invalid_argument naming the first wrong field and why.
   void validate() const;

@@ -4,6 +4,7 @@
 
 #include "islands/exec/driver_config.hpp"
 #include "islands/exec/engine_config.hpp"
+#include "islands/log/log_config.hpp"
 #include "islands/perf/profile_config.hpp"
 #include "islands/workload/micro_config.hpp"
 #include "islands/workload/tatp_config.hpp"
@@ -23,6 +24,7 @@ struct RunConfig {
   EngineConfig engine;             //!< index, CC, latching
   DriverConfig driver;             //!< workers, timing, seed
   ProfileConfig profile;           //!< counters and time breakdown (off by default)
+  LogConfig log;                   //!< write-ahead log (deployment runs only)
 
   //! Throws std::invalid_argument with "field: why" for the first invalid field.
   void validate() const { validate_sites(driver.cpus.size()); }

@@ -7,6 +7,8 @@
 
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/latency_histogram.hpp"
+#include "islands/log/log_recovery.hpp"
+#include "islands/log/log_writer.hpp"
 #include "islands/perf/component.hpp"
 #include "islands/perf/counter_reading.hpp"
 
@@ -33,6 +35,7 @@ struct WorkerStats {
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
   std::uint64_t malformed_messages = 0;            //!< malformed records rejected, whole run
+  std::uint64_t log_wait_ns = 0;                   //!< time blocked on the log: a full pipeline of commits waiting for their flush, whole run
   std::vector<CounterReading> counters;            //!< per-thread counters over the window
   std::array<std::uint64_t, kNumComponents> component_ticks{};  //!< timed transactions' ticks per component
   std::uint64_t timed_txns = 0;                    //!< transactions timed by the breakdown
@@ -61,6 +64,9 @@ struct RunStats {
   double measured_s = 0;              //!< length of the measured window
   std::int64_t payload_sum_before = 0;  //!< sum of column 0 over all rows after loading
   std::int64_t payload_sum_after = 0;   //!< the same sum after the run
+  RecoveryStats recovery;               //!< what recovery did before the run (restart)
+  LogWriterStats log;                   //!< what the log did during the run
+  std::uint64_t log_durable_lsn = 0;    //!< log LSN durable at the end of the run
   std::vector<CounterReading> cpu_counters;  //!< whole-CPU (uncore) counters over the window
   double ns_per_tick = 0;               //!< converts component ticks to nanoseconds
   //! The workload's consistency figures over this instance's sites after loading and after

@@ -10,7 +10,9 @@
 namespace islands {
 
 //! One worker's transaction state, reused across transactions: the locks it holds, the
-//! before-images of the rows it changed, the rows it inserted, and its wait-die timestamp.
+//! before-images of the rows it changed, the rows it inserted, their after-images when the
+//! log is on (redo; a workload reports each row it changed with wrote()), and its wait-die
+//! timestamp.
 //! Rows of different widths (several tables) may be saved in one transaction.
 class TxnContext {
  public:
@@ -43,12 +45,27 @@ class TxnContext {
                 void* owner = nullptr) {
     inserts_.push_back({row, row->key, erase, owner});
   }
-  //! Commit: release every lock, forget the before-images and inserts.
+  //! Captures after-images from now on (the log is on); off costs one branch per written row.
+  void capture_redo(bool on) { capture_redo_ = on; }
+  //! Records the row's after-image for the log; call after changing the row.
+  void wrote(const Row* row) {
+    if (!capture_redo_) return;
+    const std::size_t at = redo_.size();
+    redo_.resize(at + 8 + row_bytes_);
+    std::memcpy(redo_.data() + at, &row->key, 8);
+    std::memcpy(redo_.data() + at + 8, row->columns(), row_bytes_);
+  }
+  //! Redo entries of the transaction so far: [u64 key][after-image of columns() columns] each.
+  const std::vector<unsigned char>& redo() const { return redo_; }
+  //! Payload columns of each redo entry.
+  std::uint16_t columns() const { return static_cast<std::uint16_t>(row_bytes_ / sizeof(std::int32_t)); }
+  //! Commit: release every lock, forget the before- and after-images and inserts.
   void commit() {
     release_all();
     undo_.clear();
     undo_bytes_.clear();
     inserts_.clear();
+    redo_.clear();
   }
   //! Abort: take back inserts and restore before-images newest first, then release every lock.
   void abort() {
@@ -63,6 +80,7 @@ class TxnContext {
     undo_.clear();
     undo_bytes_.clear();
     inserts_.clear();
+    redo_.clear();
     release_all();
   }
   std::size_t locks_held() const { return locks_.size(); }  //!< locks held now
@@ -96,6 +114,8 @@ class TxnContext {
   std::vector<Undo> undo_;
   std::vector<Insert> inserts_;
   std::vector<unsigned char> undo_bytes_;
+  bool capture_redo_ = false;
+  std::vector<unsigned char> redo_;
 };
 
 }  // namespace islands

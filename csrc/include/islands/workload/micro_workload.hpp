@@ -129,6 +129,7 @@ class MicroWorkload {
       if (config_.update) {
         if constexpr (CC::kLocks) ctx.save_before_image(row);
         for (std::uint32_t c = 0; c < config_.columns; ++c) columns[c] += 1;
+        ctx.wrote(row);
       } else {
         for (std::uint32_t c = 0; c < config_.columns; ++c) sum += columns[c];
       }
@@ -167,6 +168,18 @@ class MicroWorkload {
   //! Consistency figures over this instance's sites: the payload sum (see payload_sum).
   std::vector<std::pair<std::string, std::int64_t>> check_figures() const {
     return {{"payload_sum", payload_sum()}};
+  }
+
+  //! Calls f(row) for every row of this instance (checkpoints).
+  template <class F>
+  void for_each_row(F&& f) const {
+    for (std::size_t s = 0; s < sites_; ++s) table_.for_each_row(s, f);
+  }
+
+  //! The row of `key`, or nullptr when this instance does not hold it (recovery).
+  Row* find(std::uint64_t key) const {
+    std::uint64_t value = 0;
+    return index_.lookup(key, value) ? reinterpret_cast<Row*>(value) : nullptr;
   }
 
   //! The global site that holds key.

@@ -1,0 +1,89 @@
+"""What the write-ahead log costs: microbenchmark update throughput with the log off,
+asynchronous and group commit, in one shared-everything instance (1ISL, 2PL) and one
+single-threaded instance per core (2PC between them), local-only and with multisite
+transactions, with the log on tmpfs (/dev/shm) and on this machine's disk.
+
+Every run goes through islands.launch (the only runner with a log), so the off column is the
+same code path. Prints the median of --repetitions runs per point, the logging share of the
+component breakdown (every 16th transaction timed), and the mean records per flush (group
+size); asserts nothing.
+
+    python benchmarks/log_modes.py [--duration S] [--repetitions N] [--disk DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+from pathlib import Path
+
+from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, ProfileConfig, RunConfig
+from islands.launch import run_deployment
+from islands.placement import plan_deployment
+from islands.topology import read_topology
+
+
+def measure(deployment, config, transport, topology):
+    """One run: throughput, logging share of the breakdown, records per flush, check held."""
+    result = run_deployment(deployment, config, transport=transport, topology=topology)
+    breakdown = result.profile.get("breakdown", {})
+    total = breakdown.get("total_us", float("nan"))
+    share = breakdown.get("logging_us", float("nan")) / total if total else float("nan")
+    records = sum(i["log"]["records"] for i in result.instances)
+    flushes = sum(i["log"]["flushes"] for i in result.instances)
+    checks = result.checks
+    held = checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"]
+    return result.throughput_tps, share, (records / flushes if flushes else float("nan")), held
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=float, default=2.0, help="measured seconds per run")
+    parser.add_argument("--repetitions", type=int, default=1, help="runs per point (median shown)")
+    parser.add_argument("--disk", default="/var/tmp", help="a directory on a disk (not tmpfs)")
+    args = parser.parse_args()
+    topology = read_topology()
+    cpus = topology.cpus[:2]
+    places = {"shm": "/dev/shm", "disk": args.disk}
+    print(f"{len(cpus)} cpus; micro update, 10 rows of 10 columns, {args.duration:g} s measured, "
+          f"median of {args.repetitions}; log directories: {places}")
+    print(f"{'deployment':<10} {'multisite':>9} {'log':<18} {'txn/s':>12} {'vs off':>7} "
+          f"{'logging':>8} {'rec/flush':>9}  check")
+    for label, spec in (("1ISL", "1"), ("per-core", "per-core")):
+        deployment = plan_deployment(topology, spec, cpus=cpus)
+        single = deployment.n_instances == 1
+        for multisite in ((0.0,) if single else (0.0, 0.2)):
+            base = None
+            for mode, place in (("off", None), ("async", "shm"), ("group_commit", "shm"),
+                                ("async", "disk"), ("group_commit", "disk")):
+                samples, shares, groups, held = [], [], [], True
+                for rep in range(args.repetitions):
+                    directory = tempfile.mkdtemp(prefix="islands-log-", dir=places[place]) if place else ""
+                    try:
+                        config = RunConfig(
+                            micro=MicroConfig(update=True, multisite=multisite, rows_per_site=10_000),
+                            engine=EngineConfig(cc="2pl" if single else "none",
+                                                lock_policy="wait_die" if single else "no_wait"),
+                            driver=DriverConfig(warmup_s=0.3, duration_s=args.duration, seed=1 + rep),
+                            profile=ProfileConfig(breakdown_every=16),
+                            log=LogConfig(mode=mode, directory=directory))
+                        tps, share, group, ok = measure(deployment, config, "shm", topology)
+                    finally:
+                        if directory:
+                            shutil.rmtree(directory, ignore_errors=True)
+                    samples.append(tps)
+                    shares.append(share)
+                    groups.append(group)
+                    held = held and ok
+                tps = statistics.median(samples)
+                base = tps if mode == "off" else base
+                name = mode if place is None else f"{mode} ({place})"
+                print(f"{label:<10} {multisite:>9.0%} {name:<18} {tps:>12,.0f} {tps / base:>7.2f} "
+                      f"{statistics.median(shares):>8.1%} {statistics.median(groups):>9.1f}  "
+                      f"{'ok' if held else 'FAILED'}")
+
+
+if __name__ == "__main__":
+    main()

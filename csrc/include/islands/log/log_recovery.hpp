@@ -1,0 +1,41 @@
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "islands/storage/row.hpp"
+
+namespace islands {
+
+//! What recovery found and did.
+struct RecoveryStats {
+  bool performed = false;             //!< a log was found and replayed
+  std::uint64_t records = 0;          //!< valid records read
+  std::uint64_t txns_redone = 0;      //!< committed transactions (or parts) whose redo was applied
+  std::uint64_t rows_redone = 0;      //!< after-images applied
+  std::uint64_t prepared_committed = 0;  //!< prepared parts whose commit was found
+  std::uint64_t prepared_aborted = 0;    //!< prepared parts aborted (told so, or presumed)
+  std::uint64_t in_doubt = 0;         //!< prepared parts with no outcome in this log (resolved from the coordinator's)
+  std::uint64_t discarded = 0;        //!< transactions logged without a commit (not applied)
+  std::uint64_t base_lsn = 0;         //!< LSN of the log file's first byte
+  std::uint64_t valid_bytes = 0;      //!< bytes of the log file up to its last valid record
+  std::uint64_t end_lsn = 0;          //!< LSN after the last valid record: new records start here
+  std::uint32_t max_epoch = 0;        //!< the last epoch this instance logged in (0: none)
+  std::string tail_note;              //!< empty, or what was cut from a torn or truncated tail
+  std::uint64_t snapshot_rows = 0;    //!< rows loaded from the checkpoint snapshot (0: none)
+  std::uint64_t snapshot_lsn = 0;     //!< the LSN the snapshot covers up to (older records are skipped)
+  double seconds = 0;                 //!< time recovery took
+};
+
+//! Replays instance `instance`'s checkpoint snapshot (when there is one) and then its log in
+//! `directory` onto freshly loaded data, skipping records the snapshot covers; applies, in log
+//! order, the redo of local commits, of its coordinator decisions and of prepared parts that
+//! committed; discards everything else. A prepared part with no outcome in this log is in
+//! doubt: its coordinator instance's log decides (a forced commit decision there means commit;
+//! none means abort: presumed abort). `find` maps a key to its row (nullptr: not here).
+//! Throws std::runtime_error for a corrupt log (with LSN and offset) or a log that does not
+//! fit the data (unknown key, other column count).
+RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
+                               const std::function<Row*(std::uint64_t)>& find);
+
+}  // namespace islands

@@ -1,0 +1,87 @@
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "islands/log/log_config.hpp"
+#include "islands/log/log_record.hpp"
+
+namespace islands {
+
+//! What one instance's log did in a run.
+struct LogWriterStats {
+  std::uint64_t records = 0;    //!< records appended
+  std::uint64_t bytes = 0;      //!< bytes appended
+  std::uint64_t flushes = 0;    //!< write + fdatasync rounds
+  std::uint64_t flush_ns = 0;   //!< time spent in them
+  std::uint64_t buffer_waits = 0;  //!< appends that waited for a free buffer
+};
+
+//! One instance's write-ahead log: a consolidated buffer that every worker of the instance
+//! appends to, and a flusher thread that writes and syncs it. Two buffers alternate: workers
+//! fill one while the flusher writes the other (flush pipelining: a worker never waits for a
+//! sync unless it chooses to, and a sync covers every record appended before it started).
+//! A failed write or sync (full disk, file size limit, I/O error) stops the log for good:
+//! durable_lsn never moves again and append() and wait_durable() throw with the reason.
+class LogWriter {
+ public:
+  //! Opens `path` for appending after its first `valid_bytes` bytes (cutting anything after
+  //! them), or creates it with a file header at `base_lsn` when `valid_bytes` is 0; logs and
+  //! syncs an epoch record; starts the flusher. Throws std::runtime_error when the file cannot
+  //! be opened or written.
+  LogWriter(const LogConfig& config, const std::string& path, std::uint64_t base_lsn, std::uint64_t valid_bytes,
+            std::uint32_t epoch);
+  //! Flushes what was appended (errors are swallowed here: call close() to see them) and stops.
+  ~LogWriter();
+  LogWriter(const LogWriter&) = delete;
+  LogWriter& operator=(const LogWriter&) = delete;
+
+  //! Appends one record (payload = p1 then p2); returns the LSN just past it: the record is
+  //! durable once durable_lsn() reaches that. Thread-safe.
+  std::uint64_t append(LogRecordType type, std::uint64_t txn, std::uint32_t aux, std::uint16_t columns,
+                       const void* p1, std::size_t n1, const void* p2 = nullptr, std::size_t n2 = 0);
+  //! Every byte before this LSN is written and synced.
+  std::uint64_t durable_lsn() const { return durable_lsn_.load(std::memory_order_acquire); }
+  //! Whether the log stopped after a failed write or sync.
+  bool failed() const { return failed_.load(std::memory_order_acquire); }
+  //! Throws std::runtime_error with the reason when the log failed.
+  void check() const;
+  //! Blocks until `lsn` is durable; throws if the log fails first.
+  void wait_durable(std::uint64_t lsn);
+  //! Flushes everything, stops the flusher and closes the file; throws if the log failed.
+  void close();
+  //! What the log did so far.
+  LogWriterStats stats() const;
+  const std::string& path() const { return path_; }  //!< the log file
+
+ private:
+  void flusher_main();
+  void fail(const std::string& what, int error);
+  bool write_all(const unsigned char* data, std::size_t n);
+
+  LogConfig config_;
+  std::string path_;
+  int fd_ = -1;
+  mutable std::mutex mutex_;
+  std::condition_variable has_data_;    // flusher waits here
+  std::condition_variable has_space_;   // appenders wait here for a free buffer
+  std::condition_variable flushed_;     // wait_durable waits here
+  std::vector<unsigned char> buffers_[2];
+  int filling_ = 0;                     // the buffer appenders fill
+  std::size_t used_ = 0;                // bytes in it
+  bool flushing_ = false;               // the other buffer is being written
+  bool stop_ = false;
+  int waiters_ = 0;                     // threads blocked until the next flush (async flushes early for them)
+  std::uint64_t next_lsn_ = 0;          // LSN of the next record
+  std::atomic<std::uint64_t> durable_lsn_{0};
+  std::atomic<bool> failed_{false};
+  std::string error_;
+  LogWriterStats stats_;
+  std::thread flusher_;
+};
+
+}  // namespace islands

@@ -1,0 +1,218 @@
+#include "islands/log/log_writer.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+namespace islands {
+
+LogWriter::LogWriter(const LogConfig& config, const std::string& path, std::uint64_t base_lsn,
+                     std::uint64_t valid_bytes, std::uint32_t epoch)
+    : config_(config), path_(path) {
+  // A write past RLIMIT_FSIZE must fail with EFBIG, not kill the process with SIGXFSZ.
+  signal(SIGXFSZ, SIG_IGN);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) throw std::runtime_error("log: cannot open " + path + ": " + std::strerror(errno));
+  buffers_[0].resize(config.buffer_bytes);
+  buffers_[1].resize(config.buffer_bytes);
+  if (valid_bytes == 0) {
+    next_lsn_ = base_lsn;
+    if (::ftruncate(fd_, 0) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      throw std::runtime_error("log: cannot truncate " + path + ": " + std::strerror(e));
+    }
+    unsigned char header[sizeof(LogRecordHeader)];
+    encode_log_record(header, LogRecordType::file_header, base_lsn, 0, 0, 0, nullptr, 0, nullptr, 0);
+    if (!write_all(header, sizeof header) || ::fdatasync(fd_) != 0) {
+      const std::string why = error_.empty() ? std::strerror(errno) : error_;
+      ::close(fd_);
+      throw std::runtime_error("log: cannot write the header of " + path + ": " + why);
+    }
+    next_lsn_ += sizeof header;
+  } else {
+    // Cut a torn tail so that new records follow the last valid one directly.
+    if (::ftruncate(fd_, static_cast<off_t>(valid_bytes)) != 0 ||
+        ::lseek(fd_, static_cast<off_t>(valid_bytes), SEEK_SET) < 0 || ::fdatasync(fd_) != 0) {
+      const int e = errno;
+      ::close(fd_);
+      throw std::runtime_error("log: cannot reopen " + path + " for appending: " + std::strerror(e));
+    }
+    next_lsn_ = base_lsn + valid_bytes;
+  }
+  // The epoch record: durable before any transaction id of this epoch can exist anywhere.
+  unsigned char record[sizeof(LogRecordHeader)];
+  encode_log_record(record, LogRecordType::epoch, next_lsn_, 0, epoch, 0, nullptr, 0, nullptr, 0);
+  if (!write_all(record, sizeof record) || ::fdatasync(fd_) != 0) {
+    const int e = errno;
+    ::close(fd_);
+    throw std::runtime_error("log: cannot write to " + path + ": " + std::strerror(e));
+  }
+  next_lsn_ += sizeof record;
+  durable_lsn_.store(next_lsn_);
+  flusher_ = std::thread([this] { flusher_main(); });
+}
+
+LogWriter::~LogWriter() {
+  try {
+    close();
+  } catch (...) {
+  }
+}
+
+void LogWriter::close() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  has_data_.notify_all();
+  if (flusher_.joinable()) flusher_.join();
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+  }
+  check();
+}
+
+std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint32_t aux, std::uint16_t columns,
+                                const void* p1, std::size_t n1, const void* p2, std::size_t n2) {
+  const std::size_t size = log_record_size(n1 + n2);
+  if (size > config_.buffer_bytes) {
+    throw std::runtime_error("log.buffer_bytes: a " + std::to_string(size) + "-byte record does not fit in a " +
+                             std::to_string(config_.buffer_bytes) + "-byte log buffer");
+  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (used_ + size > config_.buffer_bytes) {
+    ++stats_.buffer_waits;
+    ++waiters_;
+    has_data_.notify_one();
+    has_space_.wait(lock, [&] { return used_ + size <= config_.buffer_bytes || failed_.load(); });
+    --waiters_;
+  }
+  if (failed_.load()) {
+    lock.unlock();
+    check();
+  }
+  const bool was_empty = used_ == 0;
+  const std::uint64_t lsn = next_lsn_;
+  encode_log_record(buffers_[filling_].data() + used_, type, lsn, txn, aux, columns, p1, n1, p2, n2);
+  used_ += size;
+  next_lsn_ += size;
+  ++stats_.records;
+  stats_.bytes += size;
+  lock.unlock();
+  // Group commit: wake the flusher at once; async: it wakes on its interval anyway.
+  if (was_empty && config_.mode == LogMode::group_commit) has_data_.notify_one();
+  return lsn + size;
+}
+
+void LogWriter::check() const {
+  if (failed_.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    throw std::runtime_error(error_);
+  }
+}
+
+void LogWriter::wait_durable(std::uint64_t lsn) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ++waiters_;
+  has_data_.notify_one();
+  flushed_.wait(lock, [&] { return durable_lsn_.load() >= lsn || failed_.load(); });
+  --waiters_;
+  if (durable_lsn_.load() < lsn) {
+    lock.unlock();
+    check();
+  }
+}
+
+LogWriterStats LogWriter::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void LogWriter::fail(const std::string& what, int error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  error_ = "log: " + what + " " + path_ + " failed: " + std::strerror(error) +
+           "; the instance stops taking commits (everything acknowledged is durable up to LSN " +
+           std::to_string(durable_lsn_.load()) + ")";
+  failed_.store(true, std::memory_order_release);
+}
+
+bool LogWriter::write_all(const unsigned char* data, std::size_t n) {
+  while (n > 0) {
+    const ssize_t done = ::write(fd_, data, n);
+    if (done < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (done == 0) {
+      errno = ENOSPC;
+      return false;
+    }
+    data += done;
+    n -= static_cast<std::size_t>(done);
+  }
+  return true;
+}
+
+void LogWriter::flusher_main() {
+  const auto interval = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.flush_interval_us * 1000));
+  const auto group_delay = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.group_delay_us * 1000));
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    if (config_.mode == LogMode::async) {
+      // Asynchronous: one flush per interval whatever arrives (sooner only when a buffer fills
+      // or someone waits).
+      has_data_.wait_for(lock, interval, [&] {
+        return stop_ || (used_ > 0 && (waiters_ > 0 || used_ * 2 >= config_.buffer_bytes));
+      });
+    } else {
+      has_data_.wait(lock, [&] { return used_ > 0 || stop_; });
+      if (group_delay.count() > 0 && !stop_ && used_ < config_.buffer_bytes / 2) {
+        // Let the group grow a little, but no longer than the delay.
+        has_data_.wait_for(lock, group_delay, [&] { return stop_ || used_ >= config_.buffer_bytes / 2; });
+      }
+    }
+    if (used_ == 0) {
+      if (stop_) break;
+      continue;
+    }
+    // Take the filled buffer; appenders continue in the other one while this one is written.
+    const int full = filling_;
+    const std::size_t n = used_;
+    const std::uint64_t end = next_lsn_;
+    filling_ ^= 1;
+    used_ = 0;
+    flushing_ = true;
+    lock.unlock();
+    has_space_.notify_all();
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = write_all(buffers_[full].data(), n);
+    const int write_error = errno;
+    const bool synced = ok && ::fdatasync(fd_) == 0;
+    const int sync_error = errno;
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!synced) {
+      fail(ok ? "syncing" : "writing", ok ? sync_error : write_error);
+      lock.lock();
+      flushing_ = false;
+      lock.unlock();
+      has_space_.notify_all();
+      flushed_.notify_all();
+      return;
+    }
+    lock.lock();
+    flushing_ = false;
+    ++stats_.flushes;
+    stats_.flush_ns += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+    durable_lsn_.store(end, std::memory_order_release);
+    flushed_.notify_all();
+  }
+}
+
+}  // namespace islands

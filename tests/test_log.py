@@ -1,0 +1,196 @@
+"""The write-ahead log: group commit, recovery on restart, torn and corrupt logs, full disk."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+import islands
+from islands import _core
+from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
+from islands.launch import InstanceFailed, run_deployment
+from islands.placement import plan_deployment
+from log_checks import acknowledged, check_durability, read_outcome
+
+TOPOLOGY = islands.read_topology()
+CPUS = TOPOLOGY.cpus
+pytestmark = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
+
+
+@pytest.fixture(autouse=True)
+def private_run_root(tmp_path, monkeypatch):
+    root = tmp_path / "runs"
+    root.mkdir(mode=0o700)
+    monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
+
+
+def config(log_dir: Path, mode="group_commit", cc="none", multisite=0.3, duration=0.3, checkpoint=False,
+           **log) -> RunConfig:
+    return RunConfig(micro=MicroConfig(update=True, multisite=multisite, rows_per_site=500),
+                     engine=EngineConfig(cc=cc, lock_policy="no_wait"),
+                     driver=DriverConfig(warmup_s=0.05, duration_s=duration),
+                     log=LogConfig(mode=mode, directory=str(log_dir), record_acks=True, checkpoint=checkpoint,
+                                   **log))
+
+
+def per_core():
+    return plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+
+
+def assert_recovered(first, restarted, outcome) -> None:
+    """The restarted instances hold exactly the initial data plus every committed row update
+    (outcome: the logs as they were before the restart)."""
+    for i, inst in enumerate(restarted.instances):
+        initial = first.instances[i]["payload_sum_before"]
+        assert inst["payload_sum_before"] == initial + outcome.committed_rows[i]
+        assert inst["recovery"]["performed"]
+
+
+@pytest.mark.parametrize("mode", ["group_commit", "async"])
+def test_restart_recovers_what_committed(tmp_path, mode):
+    log_dir = tmp_path / "log"
+    first = run_deployment(per_core(), config(log_dir, mode=mode), transport="shm")
+    assert first.multisite_commits > 0
+    assert all(inst["log"]["records"] > 0 and inst["log"]["flushes"] > 0 for inst in first.instances)
+    assert acknowledged(log_dir)  # the workers recorded what they acknowledged
+    outcome = check_durability(log_dir, 2)
+    again = run_deployment(per_core(), config(log_dir, mode=mode), transport="shm", recover=True)
+    # A clean run ends with everything durable: the restart starts where the run stopped.
+    for a, b in zip(first.instances, again.instances):
+        assert b["payload_sum_before"] == a["payload_sum_after"]
+        assert b["recovery"]["in_doubt"] == 0 and not b["recovery"]["tail_note"]
+    assert_recovered(first, again, outcome)
+    # The second run logged after the first: a third start recovers both.
+    third = run_deployment(per_core(), config(log_dir, mode=mode, duration=0.1), transport="unix", recover=True)
+    for b, c in zip(again.instances, third.instances):
+        assert c["payload_sum_before"] == b["payload_sum_after"]
+
+
+def test_checkpoint_bounds_recovery(tmp_path):
+    log_dir = tmp_path / "log"
+    first = run_deployment(per_core(), config(log_dir, checkpoint=True), transport="shm")
+    for i in range(2):
+        assert (log_dir / f"instance-{i}.snapshot").exists()
+        log = _core.read_log(str(log_dir / f"instance-{i}.log"))
+        assert [r["type"] for r in log["records"]] == ["epoch"]  # the log starts afresh after the snapshot
+        assert log["base_lsn"] == first.instances[i]["log"]["durable_lsn"]
+    again = run_deployment(per_core(), config(log_dir, checkpoint=True), transport="shm", recover=True)
+    for a, b in zip(first.instances, again.instances):
+        assert b["payload_sum_before"] == a["payload_sum_after"]
+        assert b["recovery"]["snapshot_rows"] == 500 and b["recovery"]["records"] == 1
+    # A crash between the snapshot and the new log leaves an older log: the snapshot covers it.
+    third = run_deployment(per_core(), config(log_dir, checkpoint=False), transport="shm", recover=True)
+    older = {i: (log_dir / f"instance-{i}.log").read_bytes() for i in range(2)}
+    fourth = run_deployment(per_core(), config(log_dir, checkpoint=True), transport="shm", recover=True)
+    for i in range(2):
+        (log_dir / f"instance-{i}.log").write_bytes(older[i])
+    fifth = run_deployment(per_core(), config(log_dir, duration=0.05), transport="shm", recover=True)
+    for c, d in zip(fourth.instances, fifth.instances):
+        assert d["payload_sum_before"] == c["payload_sum_after"]
+    sixth = run_deployment(per_core(), config(log_dir, duration=0.05), transport="shm", recover=True)
+    for d, e in zip(fifth.instances, sixth.instances):  # and what was logged after it counts
+        assert e["payload_sum_before"] == d["payload_sum_after"]
+    assert third.commits > 0
+    # A corrupt snapshot is refused.
+    data = bytearray((log_dir / "instance-0.snapshot").read_bytes())
+    data[100] ^= 0x10
+    (log_dir / "instance-0.snapshot").write_bytes(bytes(data))
+    with pytest.raises(InstanceFailed, match="snapshot is corrupt"):
+        run_deployment(per_core(), config(log_dir, duration=0.05), transport="shm", recover=True)
+
+
+def test_torn_tail_is_cut_and_reported(tmp_path):
+    log_dir = tmp_path / "log"
+    first = run_deployment(per_core(), config(log_dir), transport="unix")
+    path = log_dir / "instance-0.log"
+    records = _core.read_log(str(path))["records"]
+    last = records[-1]
+    with open(path, "r+b") as f:  # a crash in the middle of writing the last record
+        f.truncate(last["offset"] + last["length"] - 5)
+    (log_dir / "acks-0.bin").unlink()  # that record's acknowledgement could not have happened
+    log = _core.read_log(str(path))
+    assert len(log["records"]) == len(records) - 1
+    assert f"LSN {last['lsn']}" in log["tail_note"] and f"offset {last['offset']}" in log["tail_note"]
+    again = run_deployment(per_core(), config(log_dir, duration=0.1), transport="unix", recover=True)
+    assert any("log tail cut" in w for w in again.warnings)
+    assert "log tail cut" in again.instances[0]["recovery"]["tail_note"]
+    assert again.instances[0]["recovery"]["records"] == len(records) - 1
+    outcome = read_outcome(log_dir, 2)
+    assert not outcome.tail_notes[0]  # the restart cut the torn bytes and logged after them
+    assert again.instances[0]["payload_sum_before"] == first.instances[0]["payload_sum_before"] + \
+        sum(r["rows"] for r in records[:-1] if r["type"] in ("commit", "decision_commit")) + \
+        sum(r["rows"] for r in records[:-1] if r["type"] == "prepare" and r["txn"] in outcome.committed[0])
+
+
+def test_corrupt_record_in_the_middle_is_refused(tmp_path):
+    log_dir = tmp_path / "log"
+    run_deployment(per_core(), config(log_dir), transport="unix")
+    path = log_dir / "instance-1.log"
+    records = _core.read_log(str(path))["records"]
+    victim = records[len(records) // 2]
+    data = bytearray(path.read_bytes())
+    data[victim["offset"] + 16] ^= 0x01  # one flipped bit in its transaction id
+    path.write_bytes(bytes(data))
+    with pytest.raises(RuntimeError, match=f"LSN {victim['lsn']} \\(file offset {victim['offset']}\\)"):
+        _core.read_log(str(path))
+    with pytest.raises(InstanceFailed, match=f"instance 1 .*corrupt in the middle.*LSN {victim['lsn']}"):
+        run_deployment(per_core(), config(log_dir, duration=0.1), transport="unix", recover=True)
+
+
+def test_bad_log_settings_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="log.mode"):
+        config(tmp_path, mode="sometimes").to_core()
+    with pytest.raises(ValueError, match="log.directory"):
+        RunConfig(log=LogConfig(mode="async")).to_core()
+    with pytest.raises(ValueError, match="log.buffer_bytes"):
+        config(tmp_path, buffer_bytes=10).to_core()
+    with pytest.raises(ValueError, match="log.mode: the in-process runner"):
+        islands.run(config(tmp_path))
+    with pytest.raises(ValueError, match="recover"):
+        run_deployment(per_core(), config(tmp_path, mode="off"), recover=True)
+    log_dir = tmp_path / "log"
+    run_deployment(per_core(), config(log_dir, duration=0.05), transport="unix")
+    with pytest.raises(ValueError, match="log.directory: .*instance-0.log holds the log of an earlier run"):
+        run_deployment(per_core(), config(log_dir), transport="unix")
+
+
+FULL_DISK_SCRIPT = """
+import resource, sys
+import islands
+from islands.launch import InstanceFailed, run_deployment
+from islands.config import *
+from islands.placement import plan_deployment
+islands.launch.RUN_ROOT = sys.argv[2]
+resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
+t = islands.read_topology()
+cfg = RunConfig(micro=MicroConfig(update=True, multisite=0.3, rows_per_site=500),
+                engine=EngineConfig(cc="none", lock_policy="no_wait"),
+                driver=DriverConfig(warmup_s=0.05, duration_s=2.0),
+                log=LogConfig(mode="group_commit", directory=sys.argv[1], record_acks=True))
+try:
+    r = run_deployment(plan_deployment(t, "per-core", cpus=t.cpus[:2]), cfg, transport="unix")
+    print("no failure:", r.commits, [i["log"] for i in r.instances])
+except InstanceFailed as e:
+    print(e)
+"""
+
+
+def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, request):
+    """A file-size limit stands in for a full disk: the write fails with EFBIG as with ENOSPC."""
+    # On tmpfs when there is one: a synced disk write can take milliseconds on a VM.
+    log_dir = Path(tempfile.mkdtemp(dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else tmp_path)) / "log"
+    request.addfinalizer(lambda: shutil.rmtree(log_dir.parent, ignore_errors=True))
+    done = subprocess.run([sys.executable, "-c", FULL_DISK_SCRIPT, str(log_dir), str(tmp_path / "runs")],
+                          capture_output=True, text=True, timeout=120)
+    assert "log: writing" in done.stdout and "File too large" in done.stdout, done.stdout + done.stderr
+    assert "stops taking commits" in done.stdout
+    assert max(p.stat().st_size for p in log_dir.glob("instance-*.log")) <= 60_000
+    check_durability(log_dir, 2)  # every acknowledged commit is in what reached the file
+    again = run_deployment(per_core(), config(log_dir, duration=0.1), transport="unix", recover=True)
+    assert again.commits > 0
