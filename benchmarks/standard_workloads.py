@@ -23,10 +23,12 @@ from islands.topology import read_topology
 WORKLOADS = {
     "TPC-B AccountUpdate": lambda remote: ("tpcb", {"tpcb": TpcbConfig(remote=remote)}),
     "TPC-C NewOrder + Payment (50/50)": lambda remote: ("tpcc", {"tpcc": TpccConfig(
-        payment_remote=remote, new_order_remote_item=remote / 15)}),
+        mix="new_order:50,payment:50", payment_remote=remote, new_order_remote_item=remote / 15)}),
+    "TPC-C standard mix": lambda remote: ("tpcc", {"tpcc": TpccConfig(
+        mix="standard", payment_remote=remote, new_order_remote_item=remote / 15)}),
 }
 #: The specification's remote shares (TPC-C: 15% of payments, 1% of NewOrder items).
-SPEC_REMOTE = {"TPC-B AccountUpdate": 0.15, "TPC-C NewOrder + Payment (50/50)": 0.15}
+SPEC_REMOTE = {"TPC-B AccountUpdate": 0.15, "TPC-C NewOrder + Payment (50/50)": 0.15, "TPC-C standard mix": 0.15}
 
 
 def measure(deployment, config, transport, topology):

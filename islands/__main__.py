@@ -8,7 +8,7 @@ import os
 import sys
 
 #: Subcommands, one module each in islands/cli/, each with register(subparsers).
-COMMANDS = ("run", "topology", "sweep", "bench", "plot", "pmu")
+COMMANDS = ("run", "check", "topology", "sweep", "bench", "plot", "pmu")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -51,12 +51,13 @@ class TatpConfig:
 @dataclass(frozen=True)
 class TpccConfig:
     """TPC-C (000 Sec 3.3, 8.3-8.4): nine tables at the specification's cardinalities per
-    warehouse, NewOrder and Payment, partitioned by warehouse."""
+    warehouse, its five transactions, partitioned by warehouse."""
 
     warehouses_per_site: int = 1  #: warehouses in each site (one site per worker core)
     items: int = 100_000  #: Item rows, and Stock rows per warehouse (specification: 100000)
     customers_per_district: int = 3000  #: customers and initial orders per district (specification: 3000)
-    mix: str = "new_order:50,payment:50"  #: "new_order", "payment", or "new_order:W,payment:W"
+    #: "standard", 004's "50-50", "80-20", "100-0", one transaction's name, or "name:W,..."
+    mix: str = "standard"
     new_order_remote_item: float = 0.01  #: share of NewOrder items supplied by another warehouse
     new_order_rollback: float = 0.01  #: share of NewOrders that name an unused item and roll back
     payment_remote: float = 0.15  #: share of Payments for a customer of another warehouse
@@ -221,8 +222,8 @@ def transaction_names(workload: str) -> tuple[str, ...]:
     return {"tpcb": ("account_update",), "tatp": TATP_TRANSACTIONS, "tpcc": TPCC_TRANSACTIONS}.get(workload, (workload,))
 
 
-#: TPC-C's transactions built so far, as a mix names them.
-TPCC_TRANSACTIONS = ("new_order", "payment")
+#: TPC-C's transactions, as a mix names them (the engine's numbering).
+TPCC_TRANSACTIONS = ("new_order", "payment", "order_status", "delivery", "stock_level")
 
 #: TATP's transactions, as a mix names them (the order of the standard mix).
 TATP_TRANSACTIONS = ("get_subscriber_data", "get_new_destination", "get_access_data",

@@ -17,6 +17,13 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``run`` subcommand."""
     p = subparsers.add_parser("run", help="run one engine instance and print its throughput",
                               description="Run one engine instance on pinned worker threads.")
+    add_run_arguments(p)
+    p.set_defaults(func=main)
+    return p
+
+
+def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup: float = 1.0) -> None:
+    """The options of a run (shared by ``run`` and ``check``)."""
     p.add_argument("--workload", default="micro", help="workload: micro, tpcb, tatp or tpcc (default micro)")
     p.add_argument("--rows", type=int, default=10, help="rows per transaction (default 10)")
     p.add_argument("--update", action="store_true", help="update the rows instead of reading them")
@@ -40,8 +47,9 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument("--items", type=int, default=100_000, help="tpcc: items (default 100000)")
     p.add_argument("--customers-per-district", type=int, default=3000,
                    help="tpcc: customers and initial orders per district (default 3000)")
-    p.add_argument("--tpcc-mix", default="new_order:50,payment:50",
-                   help="tpcc: new_order, payment, or new_order:W,payment:W (default 50/50)")
+    p.add_argument("--tpcc-mix", default="standard",
+                   help="tpcc: standard, 50-50, 80-20, 100-0, one transaction's name, or name:W,... "
+                        "(default standard)")
     p.add_argument("--payment-remote", type=float, default=0.15,
                    help="tpcc: share of Payments for another warehouse's customer (default 0.15)")
     p.add_argument("--remote-item", type=float, default=0.01,
@@ -62,12 +70,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
                    help="no_wait or wait_die (default wait_die in one instance, no_wait across several)")
     p.add_argument("--no-latching", action="store_true", help="do not latch index operations")
     p.add_argument("--no-prefetch", action="store_true", help="do not prefetch index slots and rows")
-    p.add_argument("--warmup", type=float, default=1.0, help="warm-up seconds (default 1)")
-    p.add_argument("--duration", type=float, default=3.0, help="measured seconds (default 3)")
+    p.add_argument("--warmup", type=float, default=warmup, help=f"warm-up seconds (default {warmup:g})")
+    p.add_argument("--duration", type=float, default=duration, help=f"measured seconds (default {duration:g})")
     p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
-    p.set_defaults(func=main)
-    return p
 
 
 def config_from_args(args: argparse.Namespace, cpus: tuple[int, ...], per_instance: int = 0,
@@ -93,7 +99,14 @@ def config_from_args(args: argparse.Namespace, cpus: tuple[int, ...], per_instan
 
 
 def main(args: argparse.Namespace) -> int:
-    """Runs and prints; returns the exit status."""
+    """Runs and prints; returns the exit status (1 when a consistency condition failed)."""
+    result = run_from_args(args)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
+    return 1 if result.check_failures else 0
+
+
+def run_from_args(args: argparse.Namespace):
+    """Runs the one instance or the deployment the options ask for; returns its result."""
     topology = read_topology()
     try:
         cpus = tuple(parse_cpulist(args.cores)) if args.cores else topology.cpus
@@ -110,5 +123,4 @@ def main(args: argparse.Namespace) -> int:
     else:
         config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
         result = run_deployment(deployment, config, transport=args.transport, topology=topology)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
-    return 0
+    return result

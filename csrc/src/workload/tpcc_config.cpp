@@ -4,7 +4,8 @@
 
 namespace islands {
 
-const std::array<const char*, kTpccTxnTypes> kTpccTxnNames = {"new_order", "payment"};
+const std::array<const char*, kTpccTxnTypes> kTpccTxnNames = {"new_order", "payment", "order_status",
+                                                               "delivery", "stock_level"};
 
 namespace {
 
@@ -12,12 +13,9 @@ std::size_t index_of(const std::string& name) {
   for (std::size_t i = 0; i < kTpccTxnTypes; ++i) {
     if (name == kTpccTxnNames[i]) return i;
   }
-  if (name == "standard" || name == "order_status" || name == "delivery" || name == "stock_level") {
-    throw std::invalid_argument("mix: '" + name +
-                                "' needs OrderStatus, Delivery and StockLevel, which are not built yet "
-                                "(choose new_order, payment, or new_order:W,payment:W)");
-  }
-  throw std::invalid_argument("mix: unknown transaction '" + name + "' (choose new_order, payment)");
+  throw std::invalid_argument("mix: unknown transaction '" + name +
+                              "' (choose standard, 50-50, 80-20, 100-0, new_order, payment, order_status, "
+                              "delivery, stock_level, or name:weight,...)");
 }
 
 void check_fraction(const char* field, double value) {
@@ -30,6 +28,11 @@ void check_fraction(const char* field, double value) {
 }  // namespace
 
 std::array<std::uint32_t, kTpccTxnTypes> parse_tpcc_mix(const std::string& mix) {
+  // Order: new_order, payment, order_status, delivery, stock_level.
+  if (mix == "standard") return {45, 43, 4, 4, 4};
+  if (mix == "50-50") return {24, 23, 25, 3, 25};
+  if (mix == "80-20") return {10, 9, 40, 1, 40};
+  if (mix == "100-0") return {0, 0, 50, 0, 50};
   std::array<std::uint32_t, kTpccTxnTypes> weights{};
   if (mix.find(':') == std::string::npos && mix.find(',') == std::string::npos) {
     weights[index_of(mix)] = 100;

@@ -24,10 +24,12 @@
 
 namespace islands {
 
-//! TPC-C's data and its NewOrder and Payment transactions (see TpccConfig). One primary index
-//! holds every keyed table (table tag in the top byte, then warehouse, district and the
-//! table's own id); Customer has a secondary index by (warehouse, district, last name) whose
-//! lists are sorted by first name. Money is in cents. A transaction is a list of operations,
+//! TPC-C's data and its five transactions (see TpccConfig). One primary index holds every
+//! keyed table (table tag in the top byte, then warehouse, district and the table's own id);
+//! Customer has a secondary index by (warehouse, district, last name) whose lists are sorted
+//! by first name; Order has an ordered secondary index by (warehouse, district, customer,
+//! order) whose range reads find a customer's latest order. Delivery takes each district's
+//! oldest new order from a cursor in the district row and marks it gone (`present` = 0). Money is in cents. A transaction is a list of operations,
 //! each executed by the site of its warehouse; every operation of a part finds and locks its
 //! rows and checks its conditions before any operation changes anything, so a user rollback
 //! (NewOrder's unused item) leaves nothing to undo. Inserted rows stay in the index; an
@@ -41,21 +43,24 @@ class TpccWorkload {
   static constexpr std::uint32_t kLastNames = 1000;
   // Columns per table.
   static constexpr std::uint32_t kWarehouseColumns = 3;  // ytd (0-1), tax
-  static constexpr std::uint32_t kDistrictColumns = 4;   // ytd (0-1), tax, next_o_id
+  static constexpr std::uint32_t kDistrictColumns = 5;   // ytd (0-1), tax, next_o_id, next to deliver
   static constexpr std::uint32_t kCustomerColumns = 11;  // balance (0-1), ytd_payment (2-3), payment_cnt,
                                                          // delivery_cnt, discount, bad credit, last, first, id
   static constexpr std::uint32_t kHistoryColumns = 7;    // c_id, c_d, c_w, d, w, amount (5-6)
   static constexpr std::uint32_t kOrderColumns = 5;      // c_id, entry_d, carrier_id, ol_cnt, all_local
-  static constexpr std::uint32_t kNewOrderColumns = 1;   // o_id
+  static constexpr std::uint32_t kNewOrderColumns = 2;   // o_id, present
   static constexpr std::uint32_t kOrderLineColumns = 5;  // i_id, supply_w, quantity, amount, delivery_d
   static constexpr std::uint32_t kItemColumns = 2;       // price, im_id
   static constexpr std::uint32_t kStockColumns = 4;      // quantity, ytd, order_cnt, remote_cnt
 
-  enum TxnType : std::uint64_t { kNewOrderTxn = 0, kPaymentTxn = 1 };
+  enum TxnType : std::uint64_t { kNewOrderTxn = 0, kPaymentTxn = 1, kOrderStatusTxn = 2, kDeliveryTxn = 3, kStockLevelTxn = 4 };
   //! Operations: [kNewOrderHome, w, d, c, n, all_local, n x (item, supply_w, qty)],
   //! [kStock, w, item, qty, remote], [kPaymentHome, w, d, amount, c_w, c_d, c_id or 0],
-  //! [kPaymentCustomer, c_w, c_d, by_name, c_id or last, amount].
-  enum Op : std::uint64_t { kNewOrderHome = 1, kStock = 2, kPaymentHome = 3, kPaymentCustomer = 4 };
+  //! [kPaymentCustomer, c_w, c_d, by_name, c_id or last, amount], [kOrderStatus, w, d, by_name,
+  //! c_id or last], [kDelivery, w, carrier], [kStockLevel, w, d, threshold].
+  enum Op : std::uint64_t {
+    kNewOrderHome = 1, kStock = 2, kPaymentHome = 3, kPaymentCustomer = 4, kOrderStatus = 5, kDelivery = 6, kStockLevel = 7
+  };
   enum Tag : std::uint64_t {
     kWarehouse = 1, kDistrict = 2, kCustomer = 3, kOrder = 4, kNewOrder = 5, kOrderLine = 6, kItem = 7, kStockTag = 8
   };
@@ -84,6 +89,7 @@ class TpccWorkload {
         order_lines_(sites, kOrderLineColumns),
         items_(1, kItemColumns),
         stock_(sites, kStockColumns),
+        by_customer_(true),
         index_(make_index(config.items + sites * std::size_t{config.warehouses_per_site} *
                                              (config.items + 14 * kDistricts * std::size_t{config.customers_per_district}))),
         by_last_(sites * std::size_t{config.warehouses_per_site} * kDistricts * kLastNames) {
@@ -119,6 +125,7 @@ class TpccWorkload {
         set64(dist, 0, 3000000 * static_cast<std::int64_t>(cpd) / 3000);  // $30,000.00
         dist->columns()[2] = static_cast<std::int32_t>(rng.below(2001));
         dist->columns()[3] = static_cast<std::int32_t>(cpd + 1);
+        dist->columns()[4] = static_cast<std::int32_t>(cpd - (cpd * 3) / 10 + 1);  // oldest new order
         for (std::uint64_t c = 1; c <= cpd; ++c) {
           Row* cust = add(customers_, site, key(kCustomer, w, d, c));
           set64(cust, 0, -1000);  // balance -$10.00
@@ -153,13 +160,19 @@ class TpccWorkload {
           order->columns()[2] = o < first_new ? static_cast<std::int32_t>(1 + rng.below(10)) : 0;
           order->columns()[3] = static_cast<std::int32_t>(lines);
           order->columns()[4] = 1;
-          if (o >= first_new) add(new_orders_, site, key(kNewOrder, w, d, o))->columns()[0] = static_cast<std::int32_t>(o);
+          by_customer_.insert(customer_order_key(w, d, perm[o - 1], o), reinterpret_cast<std::uint64_t>(order));
+          if (o >= first_new) {
+            Row* no = add(new_orders_, site, key(kNewOrder, w, d, o));
+            no->columns()[0] = static_cast<std::int32_t>(o);
+            no->columns()[1] = 1;
+          }
           for (std::uint64_t ol = 1; ol <= lines; ++ol) {
             Row* line = add(order_lines_, site, key(kOrderLine, w, d, (o << 4) | ol));
             line->columns()[0] = static_cast<std::int32_t>(1 + rng.below(config_.items));
             line->columns()[1] = static_cast<std::int32_t>(w);
             line->columns()[2] = 5;
             line->columns()[3] = o < first_new ? 0 : static_cast<std::int32_t>(1 + rng.below(999999));
+            line->columns()[4] = o < first_new ? 1 : 0;  // delivered
           }
         }
       }
@@ -167,7 +180,10 @@ class TpccWorkload {
   }
 
   //! After every site is loaded: switch index latching to the run's setting.
-  void finish_load(bool single_threaded) { index_.set_latching(engine_.latching && !single_threaded); }
+  void finish_load(bool single_threaded) {
+    index_.set_latching(engine_.latching && !single_threaded);
+    by_customer_.set_latching(engine_.latching && !single_threaded);
+  }
 
   //! Draws the next transaction of a worker whose home (global) site is `home`.
   void generate(Txn& txn, Random& rng, std::size_t home) const {
@@ -202,6 +218,14 @@ class TpccWorkload {
         if (line[0] > config_.items) continue;  // the unused item: no stock to update
         txn.words.insert(txn.words.end(), {kStock, line[1], line[0], line[2], line[1] != w ? 1u : 0u});
       }
+    } else if (type == kOrderStatusTxn) {
+      const bool by_name = rng.below(100) < 60;
+      txn.words = {kOrderStatus, w, d, by_name ? 1u : 0u,
+                   by_name ? nurand(rng, 255, 0, kLastNames - 1, kCLastRun) : nurand(rng, 1023, 1, cpd, kCId)};
+    } else if (type == kDeliveryTxn) {
+      txn.words = {kDelivery, w, 1 + rng.below(10)};
+    } else if (type == kStockLevelTxn) {
+      txn.words = {kStockLevel, w, d, 10 + rng.below(11)};
     } else {
       const std::uint64_t amount = 100 + rng.below(500000);  // $1.00 - $5,000.00
       std::uint64_t c_w = w, c_d = d;
@@ -237,10 +261,20 @@ class TpccWorkload {
     }
   }
 
-  bool part_updates(const std::uint64_t*, std::size_t) const { return true; }  //!< both transactions write
+  //! Whether a part writes (OrderStatus and StockLevel only read).
+  bool part_updates(const std::uint64_t* words, std::size_t) const {
+    return words[0] != kOrderStatus && words[0] != kStockLevel;
+  }
   std::size_t max_part_words() const { return 6 + 15 * 3 + 15 * 5; }          //!< sizes fragments
   //! Rows a committed transaction updated or inserted (statistics).
-  std::size_t row_updates(const Txn& txn) const { return txn.type == kNewOrderTxn ? 3 + 2 * txn.words[4] : 4; }
+  std::size_t row_updates(const Txn& txn) const {
+    switch (txn.type) {
+      case kNewOrderTxn: return 3 + 2 * txn.words[4];
+      case kPaymentTxn: return 4;
+      case kDeliveryTxn: return 10 * 4;  // about: district, new order, order, customer per district
+      default: return 0;
+    }
+  }
   std::size_t max_columns() const { return kCustomerColumns; }  //!< widest row
   std::size_t type_of(const Txn& txn) const { return txn.type; }  //!< index into kTpccTxnNames
 
@@ -289,11 +323,101 @@ class TpccWorkload {
           rows.insert(rows.end(), {wh, dist});
           break;
         }
-        default: {  // kPaymentCustomer
+        case kPaymentCustomer: {
           Row* cust = op[3] ? by_last_name(op[1], op[2], op[4]) : find(key(kCustomer, op[1], op[2], op[4]));
           ISLANDS_CHECK(cust != nullptr, "TPC-C Payment customer missing");
           if (!lock(cust, LockMode::exclusive)) return fail(false);
           rows.push_back(cust);
+          break;
+        }
+        case kOrderStatus: {
+          // The customer, its latest order (ordered secondary index, newest valid entry), and
+          // that order's lines; read only.
+          Row* cust = op[3] ? by_last_name(op[1], op[2], op[4]) : find(key(kCustomer, op[1], op[2], op[4]));
+          ISLANDS_CHECK(cust != nullptr, "TPC-C OrderStatus customer missing");
+          if (!lock(cust, LockMode::shared)) return fail(false);
+          const auto c = static_cast<std::uint64_t>(cust->columns()[10]);
+          static thread_local std::vector<Row*> candidates_;  // per worker: several share this workload
+          candidates_.clear();
+          by_customer_.scan(customer_order_key(op[1], op[2], c, 0), customer_order_key(op[1], op[2], c, kMaxOrder),
+                            [&](std::uint64_t, std::uint64_t value) {
+                              candidates_.push_back(reinterpret_cast<Row*>(value));
+                              return true;
+                            });
+          for (std::size_t i = candidates_.size(); i-- > 0;) {
+            Row* order = candidates_[i];
+            if (!lock(order, LockMode::shared)) return fail(false);
+            // An entry an aborted insert left may now name another customer's order.
+            if (order->deleted() || static_cast<std::uint64_t>(order->columns()[0]) != c) continue;
+            const std::uint64_t o = order->key & 0xffffffffULL;
+            for (std::int32_t ol = 1; ol <= order->columns()[3]; ++ol) {
+              Row* line = find(key(kOrderLine, op[1], op[2], (o << 4) | static_cast<std::uint64_t>(ol)));
+              ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
+              if (!lock(line, LockMode::shared)) return fail(false);
+              checksum += static_cast<std::uint32_t>(line->columns()[0] + line->columns()[2] + line->columns()[4]);
+            }
+            checksum += o + static_cast<std::uint64_t>(get64(cust, 0));
+            break;
+          }
+          break;
+        }
+        case kDelivery: {
+          // Per district: the oldest undelivered order (the district's cursor), its new-order
+          // row, order, lines and customer.
+          for (std::uint64_t d = 1; d <= kDistricts; ++d) {
+            Row* dist = find(key(kDistrict, op[1], d, 0));
+            if (!lock(dist, LockMode::exclusive)) return fail(false);
+            rows.push_back(dist);
+            const auto o = static_cast<std::uint64_t>(dist->columns()[4]);
+            Row* no = o < static_cast<std::uint64_t>(dist->columns()[3]) ? find(key(kNewOrder, op[1], d, o)) : nullptr;
+            if (no && !lock(no, LockMode::exclusive)) return fail(false);
+            if (no && (no->deleted() || no->columns()[1] != 1)) no = nullptr;
+            rows.push_back(no);
+            if (!no) continue;
+            Row* order = find(key(kOrder, op[1], d, o));
+            ISLANDS_CHECK(order != nullptr, "TPC-C order of a new order missing");
+            if (!lock(order, LockMode::exclusive)) return fail(false);
+            Row* cust = find(key(kCustomer, op[1], d, static_cast<std::uint64_t>(order->columns()[0])));
+            ISLANDS_CHECK(cust != nullptr, "TPC-C customer of an order missing");
+            if (!lock(cust, LockMode::exclusive)) return fail(false);
+            rows.insert(rows.end(), {order, cust});
+            for (std::int32_t ol = 1; ol <= order->columns()[3]; ++ol) {
+              Row* line = find(key(kOrderLine, op[1], d, (o << 4) | static_cast<std::uint64_t>(ol)));
+              ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
+              if (!lock(line, LockMode::exclusive)) return fail(false);
+              rows.push_back(line);
+            }
+          }
+          break;
+        }
+        default: {  // kStockLevel: items of the district's last 20 orders with stock below threshold
+          Row* dist = find(key(kDistrict, op[1], op[2], 0));
+          if (!lock(dist, LockMode::shared)) return fail(false);
+          const auto next = static_cast<std::uint64_t>(dist->columns()[3]);
+          static thread_local std::vector<std::uint64_t> items_seen_;  // per worker
+          items_seen_.clear();
+          for (std::uint64_t o = next > 20 ? next - 20 : 1; o < next; ++o) {
+            Row* order = find(key(kOrder, op[1], op[2], o));
+            if (!order) continue;
+            if (!lock(order, LockMode::shared)) return fail(false);
+            if (order->deleted()) continue;
+            for (std::int32_t ol = 1; ol <= order->columns()[3]; ++ol) {
+              Row* line = find(key(kOrderLine, op[1], op[2], (o << 4) | static_cast<std::uint64_t>(ol)));
+              ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
+              if (!lock(line, LockMode::shared)) return fail(false);
+              items_seen_.push_back(static_cast<std::uint64_t>(line->columns()[0]));
+            }
+          }
+          std::sort(items_seen_.begin(), items_seen_.end());
+          items_seen_.erase(std::unique(items_seen_.begin(), items_seen_.end()), items_seen_.end());
+          std::uint64_t low = 0;
+          for (std::uint64_t item : items_seen_) {
+            Row* s = find(key(kStockTag, op[1], 0, item));
+            ISLANDS_CHECK(s != nullptr, "TPC-C stock row missing");
+            if (!lock(s, LockMode::shared)) return fail(false);
+            if (static_cast<std::uint64_t>(s->columns()[0]) < op[3]) ++low;
+          }
+          checksum += low;
         }
       }
     }
@@ -310,15 +434,20 @@ class TpccWorkload {
           save(ctx, dist, kDistrictColumns);
           const std::uint64_t o = static_cast<std::uint64_t>(dist->columns()[3]);
           dist->columns()[3] += 1;
-          Row* order = insert(ctx, orders_, site, key(kOrder, op[1], op[2], o));
+          Row* order = insert(ctx, cc, orders_, site, key(kOrder, op[1], op[2], o));
+          Row* no = order ? insert(ctx, cc, new_orders_, site, key(kNewOrder, op[1], op[2], o)) : nullptr;
+          if (!no) return fail(false);  // a reader holds a row an aborted insert left: undo, retry
           order->columns()[0] = static_cast<std::int32_t>(op[3]);
           order->columns()[3] = static_cast<std::int32_t>(op[4]);
           order->columns()[4] = static_cast<std::int32_t>(op[5]);
-          insert(ctx, new_orders_, site, key(kNewOrder, op[1], op[2], o))->columns()[0] = static_cast<std::int32_t>(o);
+          by_customer_.insert(customer_order_key(op[1], op[2], op[3], o), reinterpret_cast<std::uint64_t>(order));
+          no->columns()[0] = static_cast<std::int32_t>(o);
+          no->columns()[1] = 1;
           std::int64_t total = 0;
           for (std::uint64_t k = 0; k < op[4]; ++k) {
             const std::uint64_t* line = &op[6 + 3 * k];
-            Row* ol = insert(ctx, order_lines_, site, key(kOrderLine, op[1], op[2], (o << 4) | (k + 1)));
+            Row* ol = insert(ctx, cc, order_lines_, site, key(kOrderLine, op[1], op[2], (o << 4) | (k + 1)));
+            if (!ol) return fail(false);
             const std::int64_t amount = static_cast<std::int64_t>(line[2]) * find(key(kItem, 0, 0, line[0]))->columns()[0];
             ol->columns()[0] = static_cast<std::int32_t>(line[0]);
             ol->columns()[1] = static_cast<std::int32_t>(line[1]);
@@ -359,6 +488,35 @@ class TpccWorkload {
           ctx.inserted(h);
           break;
         }
+        case kOrderStatus:
+        case kStockLevel:
+          break;  // read only: done in phase 1
+        case kDelivery: {
+          for (std::uint64_t d = 1; d <= kDistricts; ++d) {
+            Row* dist = rows[r++];
+            Row* no = rows[r++];
+            if (!no) continue;
+            Row* order = rows[r++];
+            Row* cust = rows[r++];
+            save(ctx, dist, kDistrictColumns);
+            save(ctx, no, kNewOrderColumns);
+            save(ctx, order, kOrderColumns);
+            save(ctx, cust, kCustomerColumns);
+            dist->columns()[4] += 1;
+            no->columns()[1] = 0;
+            order->columns()[2] = static_cast<std::int32_t>(op[2]);
+            std::int64_t total = 0;
+            for (std::int32_t ol = 1; ol <= order->columns()[3]; ++ol) {
+              Row* line = rows[r++];
+              save(ctx, line, kOrderLineColumns);
+              line->columns()[4] = 1;
+              total += line->columns()[3];
+            }
+            set64(cust, 0, get64(cust, 0) + total);
+            cust->columns()[5] += 1;
+          }
+          break;
+        }
         default: {
           Row* cust = rows[r++];
           const auto amount = static_cast<std::int64_t>(op[5]);
@@ -383,6 +541,7 @@ class TpccWorkload {
     std::unordered_map<std::uint64_t, DistrictFacts> facts;
     std::unordered_map<std::uint64_t, std::int64_t> w_ytd, w_history;
     std::int64_t customers = 0, balance_plus_ytd = 0, history_rows = 0, orders = 0, new_orders = 0, lines = 0;
+    std::int64_t delivered = 0;
     const auto wd = [](std::uint64_t k) { return (k >> 32) & 0xffffffULL; };  // warehouse and district
     for (std::size_t s = 0; s < sites_; ++s) {
       warehouses_.for_each_row(s, [&](const Row& r) { w_ytd[(r.key >> 40) & 0xffff] = get64(&r, 0); });
@@ -408,7 +567,7 @@ class TpccWorkload {
         f.ol_cnt += r.columns()[3];
       });
       new_orders_.for_each_row(s, [&](const Row& r) {
-        if (r.deleted()) return;
+        if (r.deleted() || r.columns()[1] != 1) return;
         ++new_orders;
         DistrictFacts& f = facts[wd(r.key)];
         const auto o = static_cast<std::int64_t>(r.key & 0xffffffffULL);
@@ -419,6 +578,7 @@ class TpccWorkload {
       order_lines_.for_each_row(s, [&](const Row& r) {
         if (r.deleted()) return;
         ++lines;
+        if (r.columns()[4] != 0) delivered += r.columns()[3];
         ++facts[wd(r.key)].ol_rows;
       });
     }
@@ -437,6 +597,7 @@ class TpccWorkload {
     return {{"condition_1_warehouses", bad1},      {"condition_2_districts", bad2},
             {"condition_3_districts", bad3},       {"condition_4_districts", bad4},
             {"warehouses_unlike_history", bad_history}, {"customer_balance_plus_ytd", balance_plus_ytd},
+            {"delivered_order_line_amount", delivered},
             {"warehouse_rows", static_cast<std::int64_t>(w_ytd.size())},
             {"district_rows", static_cast<std::int64_t>(facts.size())},
             {"customer_rows", customers},          {"history_rows", history_rows},
@@ -447,6 +608,7 @@ class TpccWorkload {
 
  private:
   static constexpr std::uint64_t kCLastLoad = 157, kCLastRun = 223, kCId = 259, kOlIId = 7911;
+  static constexpr std::uint64_t kMaxOrder = (1ULL << 27) - 1;  // orders per district the secondary key holds
 
   static Index make_index(std::size_t expected_keys) {
     if constexpr (std::is_same_v<Index, HashIndex>) {
@@ -465,7 +627,10 @@ class TpccWorkload {
       case kNewOrderHome: return 6 + 3 * op[4];
       case kStock: return 5;
       case kPaymentHome: return 7;
-      default: return 6;
+      case kPaymentCustomer: return 6;
+      case kOrderStatus: return 5;
+      case kDelivery: return 3;
+      default: return 4;  // kStockLevel
     }
   }
   // NURand(A, x, y) of the specification (clause 2.1.6) with run constant c.
@@ -502,20 +667,34 @@ class TpccWorkload {
     ISLANDS_CHECK(fresh, "TPC-C key loaded twice");
     return row;
   }
-  // A new row under key k, taken back on abort; a row an aborted insert left is reused.
-  Row* insert(TxnContext& ctx, Table& table, std::size_t site, std::uint64_t k) {
+  // A new row under key k, locked exclusively until the end and taken back on abort; a row an
+  // aborted insert left is reused. nullptr when a reader still holds that row (2PL only: under
+  // the district's lock nothing else inserts this key).
+  template <class CC>
+  Row* insert(TxnContext& ctx, const CC& cc, Table& table, std::size_t site, std::uint64_t k) {
     Row* row = find(k);
     if (row) {
+      AbortReason reason;
+      if (!cc.lock(row, LockMode::exclusive, ctx, reason)) {
+        ISLANDS_CHECK(CC::kLocks, "a single-threaded instance found a reused row locked");
+        return nullptr;
+      }
       ISLANDS_CHECK(row->deleted(), "TPC-C inserts a key that exists");
       std::memset(row->columns(), 0, table.columns() * sizeof(std::int32_t));
       row->key = k;
     } else {
       row = table.allocate(site, k);
+      AbortReason reason;
+      const bool locked = cc.lock(row, LockMode::exclusive, ctx, reason);  // nobody can see it yet
+      ISLANDS_CHECK(locked, "a fresh row was locked");
       const bool fresh = index_.insert(k, reinterpret_cast<std::uint64_t>(row));
       ISLANDS_CHECK(fresh, "TPC-C inserts a key that exists");
     }
     ctx.inserted(row);
     return row;
+  }
+  static std::uint64_t customer_order_key(std::uint64_t w, std::uint64_t d, std::uint64_t c, std::uint64_t o) {
+    return (w << 48) | (d << 44) | (c << 27) | o;
   }
   Row* find(std::uint64_t k) const {
     std::uint64_t value = 0;
@@ -542,6 +721,7 @@ class TpccWorkload {
   std::array<std::uint32_t, kTpccTxnTypes> weights_;
   Table warehouses_, districts_, customers_, history_, orders_, new_orders_, order_lines_, items_, stock_;
   Index index_;
+  BTreeIndex by_customer_;                  // ordered secondary index: (w, d, customer, order) -> order
   std::vector<std::vector<Row*>> by_last_;  // secondary index: (warehouse, district, last name) -> customers
 };
 
