@@ -1,5 +1,7 @@
 #include "islands/exec/fixed_run.hpp"
 
+#include <stdexcept>
+
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/random.hpp"
 #include "islands/exec/run_stats.hpp"
@@ -40,6 +42,9 @@ std::uint64_t fixed(const RunConfig& config, std::uint64_t n) {
 
 std::uint64_t run_fixed_transactions(const RunConfig& config, std::uint64_t transactions) {
   config.validate();
+  if (config.log.enabled()) {
+    throw std::invalid_argument("log.mode: the fixed-transaction runner has no log; use log.mode off");
+  }
   if (config.engine.index == IndexKind::hash) return fixed<HashIndex>(config, transactions);
   return fixed<BTreeIndex>(config, transactions);
 }
