@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -118,8 +119,13 @@ def _core_path() -> str:
 
 def _one(valgrind: str, config_json: str, n: int, workdir: Path, timeout_s: float) -> tuple[dict[str, int], dict[str, str]]:
     out = workdir / f"cachegrind.{n}.out"
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    cmd = [valgrind, "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+    # The two runs must differ only in their transactions: the same small environment (its size
+    # moves the stack) and, where setarch can switch it off, no address-space randomization
+    # (addresses steer hashing and allocation in the interpreter around the engine).
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LC_ALL": "C"}
+    setarch = shutil.which("setarch")
+    no_aslr = [setarch, platform.machine(), "-R"] if setarch else []
+    cmd = [*no_aslr, valgrind, "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
            f"--cachegrind-out-file={out}", sys.executable, "-S", "-c", _RUNNER, _core_path(), config_json, str(n)]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env)
     if done.returncode != 0:

@@ -37,8 +37,8 @@ def test_parse_cachegrind():
 
 @pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)")
 def test_cachegrind_for_real_on_a_tiny_run():
-    small = simulate(_config(rows=2), transactions=300)
-    large = simulate(_config(rows=20), transactions=300)
+    small = simulate(_config(rows=2), transactions=2000)
+    large = simulate(_config(rows=20), transactions=2000)
     assert small.simulated and small.reason == ""
     for sim in (small, large):
         p = sim.per_txn
