@@ -188,7 +188,7 @@ def run(config: RunConfig, topology: Topology | None = None) -> RunResult:
     if config.profile.modules:
         from islands.modules import sample_this_process
 
-        with sample_this_process() as sampling:
+        with sample_this_process(fallback=config) as sampling:
             stats = _core.run(core_config)
         modules = sampling.profile()
     else:
