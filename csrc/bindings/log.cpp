@@ -33,7 +33,7 @@ void bind_log(py::module_& m) {
             d["type"] = names[r.header.type];
             d["txn"] = r.header.txn;
             d["aux"] = r.header.aux;
-            d["rows"] = r.redo_rows();
+            d["rows"] = r.redo_rows;
             d["participants"] = r.participants;
             records.append(d);
           }

@@ -168,14 +168,14 @@ class InstanceImpl final : public Instance::Impl {
   bool checkpoint() override {
     const LogConfig& log = config_.run.log;
     if (!log_ || !threads_.empty()) return false;
-    if constexpr (std::is_same_v<Workload, MicroWorkload<typename Workload::IndexType>>) {
+    if constexpr (Workload::kLogs) {
       const std::string path = log_file_path(log.directory, config_.instance_id);
       const auto columns = static_cast<std::uint16_t>(workload_.max_columns());
       SnapshotInfo info;
       info.end_lsn = stats_.log_durable_lsn;  // the log was closed: everything is durable
       info.epoch = epoch_;
       write_snapshot(snapshot_path(log.directory, config_.instance_id), info, columns,
-                     [this](const std::function<void(const Row&)>& f) { workload_.for_each_row(f); });
+                     [this](const SnapshotRowVisitor& f) { workload_.for_each_row(f); });
       // A crash before the rename leaves the old log, whose records the snapshot covers.
       const std::string fresh = path + ".new";
       LogWriter(log, fresh, info.end_lsn, 0, epoch_).close();
@@ -199,12 +199,14 @@ class InstanceImpl final : public Instance::Impl {
     }
     const std::string path = log_file_path(log.directory, config_.instance_id);
     if (config_.recover) {
-      if constexpr (std::is_same_v<Workload, MicroWorkload<typename Workload::IndexType>>) {
-        stats_.recovery = recover_from_log(log.directory, config_.instance_id,
-                                           static_cast<std::uint16_t>(workload_.max_columns()),
-                                           [this](std::uint64_t key) { return workload_.find(key); });
+      if constexpr (Workload::kLogs) {
+        stats_.recovery = recover_from_log(
+            log.directory, config_.instance_id, static_cast<std::uint16_t>(workload_.max_columns()),
+            [this](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+              return workload_.redo(key, image, columns);
+            });
       } else {
-        throw std::invalid_argument("recover: only the micro workload can recover from its log so far");
+        throw std::invalid_argument("recover: " + config_.run.workload + " does not log its writes yet");
       }
     } else if (::stat(path.c_str(), &st) == 0) {
       throw std::invalid_argument("log.directory: " + path +

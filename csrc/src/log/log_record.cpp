@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "islands/log/crc32c.hpp"
+#include "islands/log/redo_entry.hpp"
 
 namespace islands {
 
@@ -80,9 +81,12 @@ LogFile::LogFile(const std::string& path) : path_(path) {
       payload_bytes -= 4ull * h.aux;
     }
     r.redo = payload;
-    if (h.columns) {
-      const std::size_t entry = 8 + 4u * h.columns;
-      r.redo_bytes = payload_bytes / entry * entry;  // the rest is padding
+    r.redo_bytes = payload_bytes;
+    try {
+      r.redo_rows = for_each_redo_entry(payload, payload_bytes, [](std::uint64_t, const std::int32_t*, std::size_t) {});
+    } catch (const std::runtime_error& e) {
+      throw std::runtime_error("log: " + path + ": the record at LSN " + std::to_string(h.lsn) + " (file offset " +
+                               std::to_string(at) + ") verifies but holds no valid redo: " + e.what());
     }
     records_.push_back(r);
     at += h.length;

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "islands/log/log_record.hpp"
+#include "islands/log/redo_entry.hpp"
 #include "islands/log/snapshot.hpp"
 
 namespace islands {
@@ -24,20 +25,18 @@ bool exists(const std::string& path) {
 }  // namespace
 
 RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
-                               const std::function<Row*(std::uint64_t)>& find) {
+                               const RedoApply& redo) {
   const auto t0 = std::chrono::steady_clock::now();
   RecoveryStats stats;
   const std::string path = log_file_path(directory, instance);
   const std::string snapshot = snapshot_path(directory, instance);
-  const std::size_t row_bytes = 4u * columns;
   if (exists(snapshot)) {
-    const SnapshotInfo info = read_snapshot(snapshot, columns, [&](std::uint64_t key, const std::int32_t* image) {
-      Row* row = find(key);
-      if (row == nullptr) {
-        throw std::runtime_error("checkpoint: " + snapshot + " holds key " + std::to_string(key) +
-                                 " that this instance's data does not");
+    const SnapshotInfo info = read_snapshot(snapshot, columns, [&](std::uint64_t key, const std::int32_t* image,
+                                                                   std::size_t n) {
+      if (!redo(key, image, n)) {
+        throw std::runtime_error("checkpoint: " + snapshot + " holds a row (key " + std::to_string(key) + ", " +
+                                 std::to_string(n) + " columns) that this instance's data cannot hold");
       }
-      std::memcpy(row->columns(), image, row_bytes);
     });
     stats.performed = true;
     stats.snapshot_rows = info.rows;
@@ -106,18 +105,14 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
 
   // Pass 2: redo in log order (strict 2PL: log order is commit order for every row).
   auto apply = [&](const LogRecord& r) {
-    const std::size_t entry = 8 + row_bytes;
-    for (std::size_t i = 0; i < r.redo_rows(); ++i) {
-      std::uint64_t key;
-      std::memcpy(&key, r.redo + i * entry, 8);
-      Row* row = find(key);
-      if (row == nullptr) {
-        throw std::runtime_error("log: " + path + " holds key " + std::to_string(key) + " (LSN " +
-                                 std::to_string(r.header.lsn) + ") that this instance's data does not");
+    for_each_redo_entry(r.redo, r.redo_bytes, [&](std::uint64_t key, const std::int32_t* image, std::size_t n) {
+      if (!redo(key, image, n)) {
+        throw std::runtime_error("log: " + path + " holds a row (key " + std::to_string(key) + ", " +
+                                 std::to_string(n) + " columns; LSN " + std::to_string(r.header.lsn) +
+                                 ") that this instance's data cannot hold");
       }
-      std::memcpy(row->columns(), r.redo + i * entry + 8, row_bytes);
       ++stats.rows_redone;
-    }
+    });
     ++stats.txns_redone;
   };
   for (const LogRecord& r : log.records()) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "islands/log/crc32c.hpp"
+#include "islands/log/redo_entry.hpp"
 
 namespace islands {
 namespace {
@@ -36,16 +37,14 @@ std::string snapshot_path(const std::string& directory, std::uint32_t instance) 
 }
 
 void write_snapshot(const std::string& path, const SnapshotInfo& info, std::uint16_t columns,
-                    const std::function<void(const std::function<void(const Row&)>&)>& for_each) {
-  const std::size_t entry = 8 + 4u * columns;
+                    const std::function<void(const SnapshotRowVisitor&)>& for_each) {
   std::vector<unsigned char> body;
-  for_each([&](const Row& row) {
-    const std::size_t at = body.size();
-    body.resize(at + entry);
-    std::memcpy(body.data() + at, &row.key, 8);
-    std::memcpy(body.data() + at + 8, row.columns(), entry - 8);
+  std::uint64_t rows = 0;
+  for_each([&](const Row& row, std::size_t row_columns) {
+    append_redo_entry(body, row.key, row.columns(), row_columns);
+    ++rows;
   });
-  Header h{kMagic, info.end_lsn, info.epoch, columns, body.size() / entry, 0, 0};
+  Header h{kMagic, info.end_lsn, info.epoch, columns, rows, 0, 0};
   h.crc = crc32c(body.data(), body.size(), crc32c(&h, offsetof(Header, crc)));
   const std::string tmp = path + ".tmp";
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -76,31 +75,34 @@ void write_snapshot(const std::string& path, const SnapshotInfo& info, std::uint
 }
 
 SnapshotInfo read_snapshot(const std::string& path, std::uint16_t columns,
-                           const std::function<void(std::uint64_t, const std::int32_t*)>& apply) {
+                           const std::function<void(std::uint64_t, const std::int32_t*, std::size_t)>& apply) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("checkpoint: cannot read " + path + ": " + std::strerror(errno));
   const std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Header h;
   if (data.size() < sizeof h) throw std::runtime_error("checkpoint: " + path + " is truncated");
   std::memcpy(&h, data.data(), sizeof h);
-  const std::size_t entry = 8 + 4u * columns;
   if (h.magic != kMagic) throw std::runtime_error("checkpoint: " + path + " is not a snapshot");
   if (h.columns != columns) {
-    throw std::runtime_error("checkpoint: " + path + " holds rows of " + std::to_string(h.columns) +
-                             " columns but this run has " + std::to_string(columns));
+    throw std::runtime_error("checkpoint: " + path + " holds rows of up to " + std::to_string(h.columns) +
+                             " columns but this run's widest has " + std::to_string(columns));
   }
-  if (data.size() != sizeof h + h.rows * entry ||
-      crc32c(data.data() + sizeof h, data.size() - sizeof h, crc32c(&h, offsetof(Header, crc))) != h.crc) {
+  const unsigned char* body = data.data() + sizeof h;
+  const std::size_t body_bytes = data.size() - sizeof h;
+  if (crc32c(body, body_bytes, crc32c(&h, offsetof(Header, crc))) != h.crc) {
     throw std::runtime_error("checkpoint: " + path + " is corrupt or truncated (checksum mismatch); refusing to recover");
   }
-  std::vector<std::int32_t> row(columns);
-  for (std::uint64_t i = 0; i < h.rows; ++i) {
-    const unsigned char* p = data.data() + sizeof h + i * entry;
-    std::uint64_t key;
-    std::memcpy(&key, p, 8);
-    std::memcpy(row.data(), p + 8, 4u * columns);
-    apply(key, row.data());
+  std::uint64_t rows = 0;
+  try {
+    rows = for_each_redo_entry(body, body_bytes, [](std::uint64_t, const std::int32_t*, std::size_t) {});
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("checkpoint: " + path + " is malformed: " + std::string(e.what()));
   }
+  if (rows != h.rows) {
+    throw std::runtime_error("checkpoint: " + path + " says " + std::to_string(h.rows) + " rows but holds " +
+                             std::to_string(rows));
+  }
+  for_each_redo_entry(body, body_bytes, apply);
   return {h.end_lsn, h.epoch, h.rows};
 }
 

@@ -6,7 +6,7 @@
 
 namespace islands {
 
-//! What a log record says. Redo entries are after-images: [u64 key][columns x int32].
+//! What a log record says. Redo payloads are sequences of redo entries (redo_entry.hpp).
 enum class LogRecordType : std::uint8_t {
   file_header = 1,      //!< first record of a log file; lsn = the file's base LSN
   commit = 2,           //!< a local transaction committed; payload: its redo
@@ -28,7 +28,7 @@ struct LogRecordHeader {
   std::uint64_t txn = 0;      //!< transaction id (0 for the file header)
   std::uint8_t type = 0;      //!< a LogRecordType
   std::uint8_t reserved = 0;  //!< 0
-  std::uint16_t columns = 0;  //!< payload columns of each redo entry
+  std::uint16_t columns = 0;  //!< the widest row of the run that wrote it (0: no redo); a log fits one configuration
   std::uint32_t aux = 0;      //!< coordinator instance (prepare), participant count (decision_commit), epoch
 };
 static_assert(sizeof(LogRecordHeader) == 32, "log record header is 32 bytes");
@@ -48,11 +48,10 @@ struct LogRecord {
   std::uint64_t offset = 0;                 //!< byte offset in the file
   std::vector<std::uint32_t> participants;  //!< decision_commit: participant instances
   const unsigned char* redo = nullptr;      //!< redo entries (valid while the LogFile lives)
-  std::size_t redo_bytes = 0;               //!< bytes of redo entries
+  std::size_t redo_bytes = 0;               //!< bytes of redo entries (and the record's padding)
+  std::size_t redo_rows = 0;                //!< redo entries in this record
 
   LogRecordType type() const { return static_cast<LogRecordType>(header.type); }
-  //! Redo entries in this record (0 when it carries none).
-  std::size_t redo_rows() const { return header.columns ? redo_bytes / (8 + 4u * header.columns) : 0; }
 };
 
 //! A whole log file read and verified. A torn or truncated tail (an invalid record with no

@@ -27,15 +27,20 @@ struct RecoveryStats {
   double seconds = 0;                 //!< time recovery took
 };
 
+//! Applies one after-image (key, image of `columns` columns) to the instance's data: overwrites
+//! the row or inserts it (the workload decides from the key); false when the row cannot be
+//! this instance's (an unknown key, another width).
+using RedoApply = std::function<bool(std::uint64_t key, const std::int32_t* image, std::size_t columns)>;
+
 //! Replays instance `instance`'s checkpoint snapshot (when there is one) and then its log in
 //! `directory` onto freshly loaded data, skipping records the snapshot covers; applies, in log
 //! order, the redo of local commits, of its coordinator decisions and of prepared parts that
 //! committed; discards everything else. A prepared part with no outcome in this log is in
 //! doubt: its coordinator instance's log decides (a forced commit decision there means commit;
-//! none means abort: presumed abort). `find` maps a key to its row (nullptr: not here).
-//! Throws std::runtime_error for a corrupt log (with LSN and offset) or a log that does not
-//! fit the data (unknown key, other column count).
+//! none means abort: presumed abort). `columns` is the run's widest row (a log written by
+//! another configuration is refused). Throws std::runtime_error for a corrupt log (with LSN and
+//! offset) or a log that does not fit the data (a row `redo` cannot hold, other columns).
 RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
-                               const std::function<Row*(std::uint64_t)>& find);
+                               const RedoApply& redo);
 
 }  // namespace islands

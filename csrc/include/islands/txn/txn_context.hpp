@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "islands/cc/row_lock.hpp"
+#include "islands/log/redo_entry.hpp"
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/row.hpp"
 
@@ -47,17 +48,15 @@ class TxnContext {
   }
   //! Captures after-images from now on (the log is on); off costs one branch per written row.
   void capture_redo(bool on) { capture_redo_ = on; }
-  //! Records the row's after-image for the log; call after changing the row.
-  void wrote(const Row* row) {
-    if (!capture_redo_) return;
-    const std::size_t at = redo_.size();
-    redo_.resize(at + 8 + row_bytes_);
-    std::memcpy(redo_.data() + at, &row->key, 8);
-    std::memcpy(redo_.data() + at + 8, row->columns(), row_bytes_);
+  //! Records the row's after-image for the log; call after changing (or inserting) the row.
+  void wrote(const Row* row) { wrote(row, row_bytes_ / sizeof(std::int32_t)); }
+  //! The same for a row of `columns` payload columns (a table of another width).
+  void wrote(const Row* row, std::size_t columns) {
+    if (capture_redo_) append_redo_entry(redo_, row->key, row->columns(), columns);
   }
-  //! Redo entries of the transaction so far: [u64 key][after-image of columns() columns] each.
+  //! Redo entries of the transaction so far (see redo_entry.hpp).
   const std::vector<unsigned char>& redo() const { return redo_; }
-  //! Payload columns of each redo entry.
+  //! Payload columns of the widest row (recorded in log headers: a log fits one configuration).
   std::uint16_t columns() const { return static_cast<std::uint16_t>(row_bytes_ / sizeof(std::int32_t)); }
   //! Commit: release every lock, forget the before- and after-images and inserts.
   void commit() {

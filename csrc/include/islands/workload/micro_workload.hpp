@@ -1,5 +1,6 @@
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -170,16 +171,21 @@ class MicroWorkload {
     return {{"payload_sum", payload_sum()}};
   }
 
-  //! Calls f(row) for every row of this instance (checkpoints).
+  //! Whether its writes are logged (redo captured, recovery and checkpoints supported).
+  static constexpr bool kLogs = true;
+  //! Calls f(row, columns) for every row of this instance (checkpoints).
   template <class F>
   void for_each_row(F&& f) const {
-    for (std::size_t s = 0; s < sites_; ++s) table_.for_each_row(s, f);
+    for (std::size_t s = 0; s < sites_; ++s) table_.for_each_row(s, [&](const Row& row) { f(row, config_.columns); });
   }
 
-  //! The row of `key`, or nullptr when this instance does not hold it (recovery).
-  Row* find(std::uint64_t key) const {
+  //! Recovery: overwrites the row of `key` with `image`; false when this instance holds no such
+  //! row or the image has another width.
+  bool redo(std::uint64_t key, const std::int32_t* image, std::size_t columns) {
     std::uint64_t value = 0;
-    return index_.lookup(key, value) ? reinterpret_cast<Row*>(value) : nullptr;
+    if (columns != config_.columns || !index_.lookup(key, value)) return false;
+    std::memcpy(reinterpret_cast<Row*>(value)->columns(), image, 4 * columns);
+    return true;
   }
 
   //! The global site that holds key.

@@ -165,13 +165,47 @@ class TpcbWorkload {
         set64(row, 4, static_cast<std::int64_t>(words[at + 3]));
         set64(row, 6, static_cast<std::int64_t>(words[at + 4]));
         ctx.inserted(row);
+        ctx.wrote(row, kHistoryColumns);
         continue;
       }
       Row* row = rows[r++];
       if constexpr (CC::kLocks) ctx.save_before_image(row, kColumns);
       set64(row, 0, get64(row, 0) + static_cast<std::int64_t>(words[at + 2]));
+      ctx.wrote(row, kColumns);
     }
     return TxnResult::commit();
+  }
+
+  //! Whether its writes are logged (redo captured, recovery and checkpoints supported).
+  static constexpr bool kLogs = true;
+  //! Calls f(row, columns) for every row of this instance (checkpoints); rolled-back history
+  //! inserts are skipped.
+  template <class F>
+  void for_each_row(F&& f) const {
+    for (std::size_t s = 0; s < sites_; ++s) {
+      branches_.for_each_row(s, [&](const Row& row) { f(row, kColumns); });
+      tellers_.for_each_row(s, [&](const Row& row) { f(row, kColumns); });
+      accounts_.for_each_row(s, [&](const Row& row) { f(row, kColumns); });
+      history_.for_each_row(s, [&](const Row& row) {
+        if (!row.deleted()) f(row, kHistoryColumns);
+      });
+    }
+  }
+
+  //! Recovery: a history after-image is inserted into its branch's site; any other overwrites
+  //! the row of its key. False when this instance holds no such row (or branch) or the image
+  //! has another width.
+  bool redo(std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+    if (key >> 48 == kHistory) {
+      const std::uint64_t site = site_of_branch(key & ((std::uint64_t{1} << 48) - 1));
+      if (columns != kHistoryColumns || site < first_site_ || site >= first_site_ + sites_) return false;
+      std::memcpy(history_.allocate(site - first_site_, key)->columns(), image, 4 * columns);
+      return true;
+    }
+    std::uint64_t value = 0;
+    if (columns != kColumns || !index_.lookup(key, value)) return false;
+    std::memcpy(reinterpret_cast<Row*>(value)->columns(), image, 4 * columns);
+    return true;
   }
 
   //! The global site that holds branch b.
