@@ -24,7 +24,7 @@ from typing import Any
 
 from islands import _core
 from islands.config import RunConfig
-from islands.consistency import check_line, describe_workload, verify
+from islands.consistency import AT_START, check_line, describe_workload, verify
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
 from islands.profile import summarize
@@ -385,6 +385,8 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         committed_txns += sum(w["commits_all_phases"] for w in workers)
         for name, value in stats["checks_after"].items():
             figures[name] = figures.get(name, 0) + value
+        for name in AT_START.get(config.workload, ()):
+            figures[f"{name}_at_start"] = figures.get(f"{name}_at_start", 0) + stats["checks_before"][name]
         for name, count in stats["aborts"].items():
             aborts[name] = aborts.get(name, 0) + count
         for w in workers:

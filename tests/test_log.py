@@ -13,7 +13,7 @@ import pytest
 
 import islands
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
+from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig, TpcbConfig
 from islands.launch import InstanceFailed, run_deployment
 from islands.placement import plan_deployment
 from log_checks import acknowledged, check_durability, read_outcome
@@ -103,6 +103,36 @@ def test_checkpoint_bounds_recovery(tmp_path):
     (log_dir / "instance-0.snapshot").write_bytes(bytes(data))
     with pytest.raises(InstanceFailed, match="snapshot is corrupt"):
         run_deployment(per_core(), config(log_dir, duration=0.05), transport="shm", recover=True)
+
+
+@pytest.mark.parametrize("checkpoint", [False, True])
+def test_tpcb_restarts_with_its_history_and_balances(tmp_path, checkpoint):
+    """TPC-B logs account, teller and branch after-images and history inserts: a restart (from
+    the log, or from a snapshot that holds the inserted history rows) resumes the balances."""
+    log_dir = tmp_path / "log"
+    cfg = RunConfig(workload="tpcb",
+                    tpcb=TpcbConfig(branches_per_site=1, accounts_per_branch=500, tellers_per_branch=10, remote=0.5),
+                    engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
+                    driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
+                    log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint))
+    first = run_deployment(per_core(), cfg, transport="shm")
+    assert first.multisite_commits > 0 and first.check_failures == []
+    again = run_deployment(per_core(), cfg, transport="unix", recover=True)
+    assert again.check_failures == [], again.check_failures
+    assert again.checks["history_rows_at_start"] == first.checks["history_rows"] > 0
+    assert again.checks["history_rows"] == first.checks["history_rows"] + again.checks["committed_txns"]
+    recovery = [inst["recovery"] for inst in again.instances]
+    if checkpoint:
+        assert sum(r["snapshot_rows"] for r in recovery) == 2 * (1 + 10 + 500) + first.checks["history_rows"]
+    else:
+        assert sum(r["rows_redone"] for r in recovery) == 4 * first.checks["committed_txns"]
+
+
+def test_workloads_without_redo_refuse_the_log(tmp_path):
+    for workload in ("tatp", "tpcc"):
+        with pytest.raises(ValueError, match=f"log.mode: {workload} does not log its writes yet"):
+            RunConfig(workload=workload, driver=DriverConfig(cpus=tuple(CPUS[:2])),
+                      log=LogConfig(mode="async", directory=str(tmp_path))).to_core()
 
 
 def test_torn_tail_is_cut_and_reported(tmp_path):

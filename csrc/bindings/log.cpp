@@ -3,6 +3,7 @@
 
 #include "islands/log/crc32c.hpp"
 #include "islands/log/log_record.hpp"
+#include "islands/log/redo_entry.hpp"
 
 namespace py = pybind11;
 using namespace islands;
@@ -34,6 +35,10 @@ void bind_log(py::module_& m) {
             d["txn"] = r.header.txn;
             d["aux"] = r.header.aux;
             d["rows"] = r.redo_rows;
+            std::vector<std::uint64_t> keys;
+            for_each_redo_entry(r.redo, r.redo_bytes,
+                                [&](std::uint64_t key, const std::int32_t*, std::size_t) { keys.push_back(key); });
+            d["keys"] = keys;
             d["participants"] = r.participants;
             records.append(d);
           }
@@ -48,7 +53,7 @@ void bind_log(py::module_& m) {
       },
       py::arg("path"),
       "Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, "
-      "participants) and what was cut from a torn tail. Raises RuntimeError for corruption in "
+      "keys of the redo entries, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in "
       "the middle (with LSN and file offset).");
   m.def(
       "crc32c", [](py::bytes data) {
