@@ -37,6 +37,11 @@ one machine, because deployments may be written relative to the topology (``1``,
     simulate = 2000                   # cachegrind counts of a single-threaded copy (N txns)
     modules = true                    # code-module profile (perf record; one instance only)
 
+    [log]                             # optional: a write-ahead log for every run (LogConfig)
+    mode = "group_commit"             # off, async or group_commit
+    directory = "/dev/shm"            # each run logs into a fresh directory made here, removed
+                                      # after it (default: /dev/shm, else the temp directory)
+
 Each point becomes a :class:`Point` (a deployment, the run config, a transport and a
 repetition); runs go repetition by repetition (every point once, then every point again), so
 an interrupted sweep already covers the grid. Each run writes one row at once, carrying the
@@ -57,16 +62,19 @@ import hashlib
 import itertools
 import json
 import math
+import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from islands.config import (DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig, TatpConfig,
-                            TpcbConfig, TpccConfig)
+from islands.config import (DriverConfig, EngineConfig, LogConfig, MicroConfig, ProfileConfig, RunConfig,
+                            TatpConfig, TpcbConfig, TpccConfig)
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
 from islands.topology import Topology, format_cpulist, parse_cpulist
@@ -103,8 +111,10 @@ SHARED_FIELDS = {k for name, f in SECTION_FIELDS.items() for k in f
 #: The workloads' own sections (each used by the workload of its name).
 WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig, "tpcc": TpccConfig}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
-TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile")
+TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log")
 PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "modules")
+#: [log] keys: LogConfig's fields but the fault tests' acknowledgement record.
+LOG_KEYS = tuple(f.name for f in dataclasses.fields(LogConfig) if f.name != "record_acks")
 # Keys of the spec that do not change what a point measures; left out of its hash.
 _UNHASHED = ("description", "repetitions")
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
@@ -236,6 +246,7 @@ class ExperimentSpec:
     seed: int = 1
     cpus: tuple[int, ...] | None = None
     profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
+    log: Mapping[str, Any] = field(default_factory=dict)  #: the [log] table, checked
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
@@ -266,7 +277,7 @@ class ExperimentSpec:
         workload = text_value("workload", "micro")
 
         tables: dict[str, Mapping[str, Any]] = {}
-        for table in ("run", "grid", *SECTION_FIELDS, "profile"):
+        for table in ("run", "grid", *SECTION_FIELDS, "profile", "log"):
             value = d.get(table, {})
             if not isinstance(value, Mapping):
                 raise where.error(table, "must be a table ([" + table + "])")
@@ -316,6 +327,7 @@ class ExperimentSpec:
                 fixed[table][key] = _check_value(where, f"{table}.{key}", key, value)
 
         profile = _check_profile(where, tables["profile"])
+        log = _check_log(where, tables["log"])
 
         grid_known = DEPLOY_KEYS + tuple(k for fields_ in SECTION_FIELDS.values() for k in fields_)
         grid: dict[str, tuple[Any, ...]] = {}
@@ -378,6 +390,7 @@ class ExperimentSpec:
             seed=seed,
             cpus=cpus,
             profile=profile,
+            log=log,
             source=source,
             text=text,
         )
@@ -446,7 +459,15 @@ class ExperimentSpec:
                 cpus=tuple(range(n_cpus)), warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed
             ),
             profile=self.profile_config(),
+            log=self.log_config(),
         )
+
+    def log_config(self) -> LogConfig:
+        """The [log] table as the run config's LogConfig (``directory`` is where each run's
+        own log directory is made)."""
+        if not self.log:
+            return LogConfig()
+        return LogConfig(**{"directory": default_log_root(), **self.log})
 
     def profile_config(self) -> ProfileConfig:
         """The [profile] table as the run config's ProfileConfig."""
@@ -468,6 +489,8 @@ class ExperimentSpec:
         if self.cpus is not None:
             run["cpus"] = format_cpulist(self.cpus)
         extra = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
+        if self.log:  # only where given: specs without a log keep their hashes
+            extra["log"] = {k: _plain(v) for k, v in self.log.items()}
         out = {
             "name": self.name,
             "figure": self.figure,
@@ -549,6 +572,37 @@ def _check_profile(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
                 raise where.error(f"profile.{key}", f"{value!r} is not a whole number >= 0")
             out[key] = value
     return out
+
+
+def _check_log(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
+    if not table:
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in LOG_KEYS:
+            raise where.error(f"log.{key}", _unknown(key, LOG_KEYS))
+        default = getattr(LogConfig(), key)
+        if isinstance(default, bool) != isinstance(value, bool) or \
+                not isinstance(value, (int, float) if isinstance(default, float) else type(default)):
+            kind = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}[type(default)]
+            raise where.error(f"log.{key}", f"{value!r} is not {kind}")
+        out[key] = value
+    if out.get("mode", "off") == "off":
+        raise where.error("log.mode", "give mode = \"async\" or \"group_commit\" (leave [log] out for no log)")
+    directory = out.get("directory")
+    if directory is not None and not os.path.isdir(directory):
+        raise where.error("log.directory", f"{directory!r} is not a directory")
+    try:
+        RunConfig(log=LogConfig(**{"directory": default_log_root(), **out})).to_core()
+    except ValueError as e:
+        raise where.error("log", str(e)) from None
+    return out
+
+
+def default_log_root() -> str:
+    """Where a sweep's runs make their log directories unless [log] names one: tmpfs
+    (/dev/shm) where there is one, else the temp directory."""
+    return "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
 
 
 def _fixed(defaults: Any, given: Mapping[str, Any], grid_keys: set[str]) -> dict[str, Any]:
@@ -652,6 +706,8 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
     """The default runner: one instance runs in this process through :func:`islands.run`
     on the instance's cpus (pinned as the deployment says); several instances run through
     ``islands.launch.run_deployment(deployment, config, transport=...)``."""
+    if point.config.log.mode != "off":
+        return _run_logged(point, topology)
     if point.deployment.n_instances == 1:
         from islands.run import run
 
@@ -664,6 +720,22 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
         ) from None
     return run_deployment(point.deployment, point.config, transport=point.transport,
                           topology=topology).to_dict()
+
+
+def _run_logged(point: Point, topology: Topology | None) -> dict[str, Any]:
+    """A run with a log (deployment runs only, one instance included) in a fresh directory
+    under the configured one, removed afterwards (each run starts a new log)."""
+    from islands.launch import run_deployment
+
+    directory = tempfile.mkdtemp(prefix="islands-log-", dir=point.config.log.directory)
+    try:
+        config = dataclasses.replace(point.config, log=dataclasses.replace(point.config.log, directory=directory))
+        result = run_deployment(point.deployment, config, transport=point.transport, topology=topology)
+        # The row keeps the point's config (the directory the run's own was made in), so that
+        # repetitions of a point share its config hash.
+        return dataclasses.replace(result, config=point.config, config_hash=point.config.config_hash()).to_dict()
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def default_runner(topology: Topology | None = None) -> Runner:
@@ -767,6 +839,7 @@ class Sweep:
                 seed=spec.seed,
             ),
             profile=spec.profile_config(),
+            log=spec.log_config(),
         )
         params = tuple((k, dep.name if k == "deployment" else chosen[k]) for k, _ in spec.grid)
         # The engine judges each instance's config (one per distinct instance size).

@@ -287,6 +287,22 @@ def test_real_multi_instance_sweep(tmp_path: Path) -> None:
     assert (rows["commits"] > 0).all()
 
 
+def test_sweep_with_a_log_runs_each_point_in_a_fresh_log_directory(tmp_path: Path) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    text = TINY.replace("repetitions = 2", "repetitions = 1").replace("update = [false, true]", "update = [true]")
+    text += f'\n[log]\nmode = "group_commit"\ndirectory = "{logs}"\ncheckpoint = false\n'
+    sweep = tiny_sweep(tmp_path, text)
+    assert sweep.spec.to_dict()["log"] == {"mode": "group_commit", "directory": str(logs), "checkpoint": False}
+    assert sweep.run(progress=False).ran == 2  # one instance too: through islands.launch, the runner with a log
+    rows = sweep.store.rows()
+    assert (rows["config.log.mode"] == "group_commit").all() and (rows["config.log.directory"] == str(logs)).all()
+    assert (rows["commits"] > 0).all()
+    assert rows["config_hash"].nunique() == 2  # one per point, whatever directory each run logged into
+    assert list(logs.iterdir()) == []  # every run's log directory removed after it
+    assert "log" not in load_spec(write(tmp_path, TINY, "plain.toml")).to_dict()  # other specs keep their hashes
+
+
 def test_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     outcome = tiny_sweep(tmp_path).run(FakeRunner(), progress=True)
     assert outcome.ran == 8
@@ -464,6 +480,14 @@ BAD = [
      r"exp.toml:4: micro.multisite: set in both \[grid\] and \[micro\]"),
     ("name = 'x'\nfigure = 'none'\nworkload = 'tpcz'\n", r"exp.toml:3: workload: workload: unknown workload 'tpcz'"),
     ("name = 'x'\nfigure = 'none'\n[run]\ncpus = '0-3,x'\n", r"exp.toml:4: run.cpus: bad cpu list item 'x'"),
+    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'off'\n", r"exp.toml:4: log.mode: give mode = \"async\""),
+    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'sometimes'\n", r"exp.toml:3: log: log.mode: unknown"),
+    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nrecord_acks = true\n", r"exp.toml:5: log.record_acks: unknown key"),
+    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\ndirectory = '/no/such/dir'\n",
+     r"exp.toml:5: log.directory: '/no/such/dir' is not a directory"),
+    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nmax_pending = 'many'\n",
+     r"exp.toml:5: log.max_pending: 'many' is not a whole number"),
+    ("name = 'x'\nfigure = 'none'\nworkload = 'tatp'\n[log]\nmode = 'async'\n", r"log.mode: tatp does not log its writes yet"),
 ]
 
 
