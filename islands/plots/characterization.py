@@ -144,9 +144,12 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
     ax.set_ylabel("misses per 1000 instructions (simulated)")
     ax.set_xlabel(xlabel)
     twin = ax.twinx()
-    twin.plot(x, sim["simulated.instructions"].to_numpy(dtype=float), "k.-", label="instructions / txn")
+    instructions = sim["simulated.instructions"].to_numpy(dtype=float)
+    twin.plot(x, instructions, "k.-", label="instructions / txn")
     twin.set_ylabel("instructions per transaction (simulated)")
-    twin.set_ylim(bottom=0)
+    # Headroom above the highest point: the line stays clear of the title and the legends.
+    top = np.nanmax(instructions) if np.isfinite(instructions).any() else 0.0
+    twin.set_ylim(0, top * 1.25 if top > 0 else 1.0)
     ax.legend(loc="upper left", fontsize=7, frameon=False)
     twin.legend(loc="upper right", fontsize=7, frameon=False)
     ax.set_title("SIMULATED: cachegrind, a single-threaded copy", fontsize=9)
