@@ -62,10 +62,10 @@ def _tpcc(checks: Mapping[str, int]) -> list[str]:
     return failures
 
 
-#: Each workload's conditions: figures in, failed conditions out.
 #: Figures whose value at the start of a run (after loading and recovery) the conditions need.
 AT_START: dict[str, tuple[str, ...]] = {"tpcb": ("history_rows",)}
 
+#: Each workload's conditions: figures in, failed conditions out.
 CONDITIONS: dict[str, Callable[[Mapping[str, int]], list[str]]] = {"micro": _micro, "tpcb": _tpcb,
                                                                    "tatp": _tatp, "tpcc": _tpcc}
 
