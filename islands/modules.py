@@ -360,6 +360,21 @@ def profile_modules(config: RunConfig, frequency: int = 999, attach_s: float = 1
     return _no_samples(f"perf: {perf.reason}; py-spy: {pyspy.reason}")
 
 
+def _perf_record(pid: int, frequency: int, data: Path) -> subprocess.Popen[str]:
+    """``perf record`` of process ``pid`` (software cpu-clock samples) into ``data``."""
+    return subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", str(frequency), "-o", str(data),
+                             "-p", str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _fold_perf_data(data: Path, dso: str) -> ModuleProfile:
+    """The samples of a perf.data file folded into modules (none, with perf's last word, when
+    it holds none)."""
+    script = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym,symoff,dso"],
+                            capture_output=True, text=True, timeout=300)
+    profile = fold_samples(script.stdout, dso, addr2line_resolver(dso))
+    return profile if profile.total else _no_samples(f"perf record recorded no samples: {_last_line(script.stderr)}")
+
+
 def _profile_perf(config: RunConfig, frequency: int, attach_s: float) -> ModuleProfile:
     from islands import _core
 
@@ -372,9 +387,7 @@ def _profile_perf(config: RunConfig, frequency: int, attach_s: float) -> ModuleP
         record = None
         try:
             child.ready()
-            record = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", str(frequency), "-o", str(data),
-                                       "-p", str(child.proc.pid)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                      text=True)
+            record = _perf_record(child.proc.pid, frequency, data)
             time.sleep(attach_s)
             if record.poll() is not None:
                 return _no_samples(f"perf record failed: {_last_line(record.stderr.read())}")
@@ -383,10 +396,7 @@ def _profile_perf(config: RunConfig, frequency: int, attach_s: float) -> ModuleP
             record.communicate(timeout=60)
         finally:
             child.close(record)
-        script = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym,symoff,dso"],
-                                capture_output=True, text=True, timeout=300)
-    profile = fold_samples(script.stdout, dso, addr2line_resolver(dso))
-    return profile if profile.total else _no_samples(f"perf record recorded no samples: {_last_line(script.stderr)}")
+        return _fold_perf_data(data, dso)
 
 
 def _pyspy_binary() -> str | None:
@@ -475,12 +485,10 @@ class _Sampling:
         if shutil.which("perf") is None:
             self.reason = "perf is not installed (make install adds linux-perf)"
             return
-        self.record = subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", str(frequency), "-o",
-                                        str(self.data), "-p", str(os.getpid())],
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.record = _perf_record(os.getpid(), frequency, self.data)
         time.sleep(attach_s)
         if self.record.poll() is not None:
-            self.reason = "perf record failed: " + ((self.record.stderr.read().strip().splitlines() or ["?"])[-1])
+            self.reason = f"perf record failed: {_last_line(self.record.stderr.read())}"
             self.record.stderr.close()
             self.record = None
 
@@ -498,12 +506,10 @@ class _Sampling:
         could not record, the fallback config's py-spy profile (see :func:`profile_modules`)."""
         try:
             if not self.reason:
-                script = subprocess.run(["perf", "script", "-i", str(self.data), "-F", "ip,sym,symoff,dso"],
-                                        capture_output=True, text=True, timeout=300)
-                profile = fold_samples(script.stdout, self.dso, addr2line_resolver(self.dso))
+                profile = _fold_perf_data(self.data, self.dso)
                 if profile.total:
                     return profile
-                self.reason = f"perf record recorded no samples: {_last_line(script.stderr)}"
+                self.reason = profile.reason
         finally:
             self.tmp.cleanup()
         if self.fallback is None:

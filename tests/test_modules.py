@@ -145,19 +145,30 @@ def test_sample_this_process_falls_back_to_pyspy(monkeypatch):
     assert sampling.profile().reason.startswith("perf is not installed")
 
 
-@pytest.mark.skipif(shutil.which("perf") is None or shutil.which("addr2line") is None,
-                    reason="perf and addr2line are needed (make install adds linux-perf)")
-def test_profile_modules_for_real():
-    profile = profile_modules(MICRO, attach_s=0.5, sampler="perf")
+def _can_sample(sampler: str) -> bool:
+    if sampler == "perf":
+        return shutil.which("perf") is not None and shutil.which("addr2line") is not None
+    return modules._pyspy_binary() is not None and sys.platform.startswith("linux")
+
+
+@pytest.mark.parametrize("sampler, busy", [
+    # perf samples the real run; py-spy a single-threaded copy, whose 2PL row locks show too
+    ("perf", ("index", "transaction")),
+    ("py-spy", ("index", "cc", "transaction")),
+])
+def test_profile_modules_for_real(sampler, busy):
+    if not _can_sample(sampler):
+        pytest.skip(f"{sampler} is not installed (make install adds linux-perf and py-spy)")
+    profile = profile_modules(MICRO, attach_s=0.5, sampler=sampler)
     if profile.reason:
-        pytest.skip(f"perf record cannot sample here: {profile.reason}")
-    assert profile.sampler == "perf"
+        pytest.skip(f"{sampler} cannot sample here: {profile.reason}")
+    assert profile.sampler == sampler
     assert profile.total > 100
     assert set(profile.samples) == set(MODULES)
     # a busy single-threaded instance spends most samples in the engine, in its index and rows
     engine = profile.total - profile.samples["other"]
     assert engine > 0.5 * profile.total
-    assert profile.samples["index"] > 0 and profile.samples["transaction"] > 0
+    assert all(profile.samples[m] > 0 for m in busy), profile.samples
     assert profile.samples["transport"] == 0 and profile.samples["log"] == 0
 
 
@@ -173,20 +184,3 @@ def test_pyspy_that_cannot_attach_gives_its_reason(monkeypatch, tmp_path: Path):
                               "Error: Permission Denied: Try running again with elevated permissions")
     monkeypatch.setattr(modules, "_pyspy_binary", lambda: None)
     assert profile_modules(MICRO, sampler="py-spy").reason == "py-spy is not installed (pip install py-spy)"
-
-
-@pytest.mark.skipif(modules._pyspy_binary() is None or not sys.platform.startswith("linux"),
-                    reason="py-spy is needed (pip install py-spy), and Linux")
-def test_profile_modules_with_pyspy_for_real():
-    profile = profile_modules(MICRO, sampler="py-spy")
-    if profile.reason:
-        pytest.skip(f"py-spy cannot sample here: {profile.reason}")
-    assert profile.sampler == "py-spy"
-    assert profile.total > 100
-    assert set(profile.samples) == set(MODULES)
-    # the single-threaded copy spends nearly all its samples in engine code: index lookups,
-    # row locks (2PL, updates) and the transaction's own work
-    engine = profile.total - profile.samples["other"]
-    assert engine > 0.5 * profile.total
-    assert profile.samples["index"] > 0 and profile.samples["cc"] > 0 and profile.samples["transaction"] > 0
-    assert profile.samples["transport"] == 0 and profile.samples["log"] == 0
