@@ -5,7 +5,7 @@ BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test test-slow test-cpp install bench clean
+.PHONY: run test test-slow test-cpp install lint bench clean
 
 # A virtual environment; Debian splits venv support into python3-venv, so fetch it if missing.
 $(PY):
@@ -34,6 +34,12 @@ install: $(VENV)/.build-deps $(VENV)/.system-tools
 run: install
 	$(PY) -m islands sweep experiments/default.toml --fresh
 	$(PY) -m islands plot results/default
+
+# Lint, format and type checks; settings live in pyproject.toml ([tool.ruff], [tool.mypy]).
+lint: install
+	$(VENV)/bin/ruff check islands tests benchmarks
+	$(VENV)/bin/ruff format --check islands tests benchmarks
+	$(VENV)/bin/mypy islands
 
 test: install
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)

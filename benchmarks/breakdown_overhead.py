@@ -38,10 +38,12 @@ def main() -> None:
             tps: dict[str, list[float]] = {name: [] for name in SETTINGS}
             for _ in range(args.reps):
                 for name, every in SETTINGS.items():
-                    config = RunConfig(micro=MicroConfig(rows_per_txn=10, update=update),
-                                       engine=EngineConfig(cc=cc, lock_policy="no_wait"),
-                                       driver=DriverConfig(cpus=tuple(chosen), warmup_s=0.3, duration_s=args.duration),
-                                       profile=ProfileConfig(breakdown_every=every))
+                    config = RunConfig(
+                        micro=MicroConfig(rows_per_txn=10, update=update),
+                        engine=EngineConfig(cc=cc, lock_policy="no_wait"),
+                        driver=DriverConfig(cpus=tuple(chosen), warmup_s=0.3, duration_s=args.duration),
+                        profile=ProfileConfig(breakdown_every=every),
+                    )
                     tps[name].append(run(config).throughput_tps)
             off = statistics.median(tps["off"])
             cells = []

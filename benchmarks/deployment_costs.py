@@ -37,7 +37,8 @@ def transport_round_trip(transport: str, cpus: tuple[int, int], round_trips: int
     directory = tempfile.mkdtemp(prefix="islands-bench-", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
     try:
         child = multiprocessing.get_context("fork").Process(
-            target=_responder, args=(transport, directory, cpus[1], round_trips, payload))
+            target=_responder, args=(transport, directory, cpus[1], round_trips, payload)
+        )
         child.start()
         os.sched_setaffinity(0, {cpus[0]})
         endpoint = _core.make_transport(transport, directory, 0, 2)
@@ -70,23 +71,29 @@ def main() -> None:
     for transport, mechanism in BARE.items():
         engine = transport_round_trip(transport, cpus, args.round_trips, payload)
         bare = bare_round_trip(mechanism, cpus, payload, args.duration)
-        print(f"  {transport:5} engine transport {engine:7.2f} us   bare {mechanism:15} {bare:7.2f} us   "
-              f"ratio {engine / bare:5.2f}")
+        print(
+            f"  {transport:5} engine transport {engine:7.2f} us   bare {mechanism:15} {bare:7.2f} us   "
+            f"ratio {engine / bare:5.2f}"
+        )
     print("\ntime per transaction, 2 single-threaded instances (per-core), 10 rows")
     deployment = plan_deployment(topology, "per-core", cpus=cpus)
     for transport in BARE:
         for update in (False, True):
             costs = {}
             for multisite in (0.0, 1.0):
-                cfg = RunConfig(micro=MicroConfig(update=update, multisite=multisite),
-                                engine=EngineConfig(cc="none", lock_policy="no_wait"),
-                                driver=DriverConfig(warmup_s=0.5, duration_s=args.duration))
+                cfg = RunConfig(
+                    micro=MicroConfig(update=update, multisite=multisite),
+                    engine=EngineConfig(cc="none", lock_policy="no_wait"),
+                    driver=DriverConfig(warmup_s=0.5, duration_s=args.duration),
+                )
                 result = run_deployment(deployment, cfg, transport=transport, topology=topology)
                 costs[multisite] = (deployment.n_cpus / result.throughput_tps * 1e6, result.latency.p50_us)
             (local, local_p50), (dist, dist_p50) = costs[0.0], costs[1.0]
-            print(f"  {transport:5} {'update' if update else 'read':6}  local {local:6.2f} us/txn "
-                  f"(p50 {local_p50:5.2f})   distributed {dist:6.2f} us/txn (p50 {dist_p50:6.2f})   "
-                  f"x{dist / local:5.1f}")
+            print(
+                f"  {transport:5} {'update' if update else 'read':6}  local {local:6.2f} us/txn "
+                f"(p50 {local_p50:5.2f})   distributed {dist:6.2f} us/txn (p50 {dist_p50:6.2f})   "
+                f"x{dist / local:5.1f}"
+            )
 
 
 if __name__ == "__main__":

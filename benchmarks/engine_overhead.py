@@ -21,8 +21,8 @@ from islands.run import run
 from islands.topology import read_topology
 
 DATASETS = {
-    "cache-resident": dict(rows_per_site=10_000, columns=10),
-    "memory-resident": dict(rows_per_site=1_000_000, columns=24),
+    "cache-resident": {"rows_per_site": 10_000, "columns": 10},
+    "memory-resident": {"rows_per_site": 1_000_000, "columns": 24},
 }
 
 
@@ -37,8 +37,10 @@ def main() -> None:
         deployments.append(("2 threads, 2pl", cpus[:2], "2pl"))
     indexes = ["hash"] if args.quick else ["hash", "btree"]
     prefetches = [True] if args.quick else [True, False]
-    print(f"{'data':16} {'instance':15} {'index':6} {'pf':3} {'txn':7} "
-          f"{'engine/core':>12} {'bare':>12} {'overhead':>8} {'p50 us':>7}")
+    print(
+        f"{'data':16} {'instance':15} {'index':6} {'pf':3} {'txn':7} "
+        f"{'engine/core':>12} {'bare':>12} {'overhead':>8} {'p50 us':>7}"
+    )
     for data_name, data in DATASETS.items():
         for label, run_cpus, cc in deployments:
             for index in indexes:
@@ -50,16 +52,26 @@ def main() -> None:
                             driver=DriverConfig(cpus=tuple(run_cpus), warmup_s=0.5, duration_s=args.duration),
                         )
                         result = run(cfg)
-                        bare_cfg = dataclasses.replace(cfg, engine=dataclasses.replace(cfg.engine, cc="none"),
-                                                       driver=dataclasses.replace(cfg.driver, cpus=tuple(run_cpus[:1])))
+                        bare_cfg = dataclasses.replace(
+                            cfg,
+                            engine=dataclasses.replace(cfg.engine, cc="none"),
+                            driver=dataclasses.replace(cfg.driver, cpus=tuple(run_cpus[:1])),
+                        )
                         # The bare loop holds the same total rows as the engine run.
-                        bare_cfg = dataclasses.replace(bare_cfg, micro=dataclasses.replace(
-                            bare_cfg.micro, rows_per_site=data["rows_per_site"] * len(run_cpus)))
+                        bare_cfg = dataclasses.replace(
+                            bare_cfg,
+                            micro=dataclasses.replace(
+                                bare_cfg.micro, rows_per_site=data["rows_per_site"] * len(run_cpus)
+                            ),
+                        )
                         bare = _core.bare_loop(bare_cfg.to_core())
                         per_core = result.throughput_per_core
-                        print(f"{data_name:16} {label:15} {index:6} {'on' if prefetch else 'off':3} "
-                              f"{'update' if update else 'read':7} {per_core:12,.0f} {bare:12,.0f} "
-                              f"{bare / per_core:8.2f} {result.latency.p50_us:7.2f}", flush=True)
+                        print(
+                            f"{data_name:16} {label:15} {index:6} {'on' if prefetch else 'off':3} "
+                            f"{'update' if update else 'read':7} {per_core:12,.0f} {bare:12,.0f} "
+                            f"{bare / per_core:8.2f} {result.latency.p50_us:7.2f}",
+                            flush=True,
+                        )
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ import argparse
 import shutil
 import statistics
 import tempfile
-from pathlib import Path
 
 from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, ProfileConfig, RunConfig, TpcbConfig
 from islands.launch import run_deployment
@@ -39,8 +38,12 @@ def measure(deployment, config, transport, topology):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workload", choices=("micro", "tpcb"), default="micro",
-                        help="micro: update 10 rows; tpcb: AccountUpdate, one branch per core")
+    parser.add_argument(
+        "--workload",
+        choices=("micro", "tpcb"),
+        default="micro",
+        help="micro: update 10 rows; tpcb: AccountUpdate, one branch per core",
+    )
     parser.add_argument("--duration", type=float, default=2.0, help="measured seconds per run")
     parser.add_argument("--repetitions", type=int, default=1, help="runs per point (median shown)")
     parser.add_argument("--disk", default="/var/tmp", help="a directory on a disk (not tmpfs)")
@@ -48,20 +51,32 @@ def main() -> None:
     topology = read_topology()
     cpus = topology.cpus[:2]
     places = {"shm": "/dev/shm", "disk": args.disk}
-    what = "micro update, 10 rows of 10 columns" if args.workload == "micro" else \
-        "TPC-B AccountUpdate, one branch per core, 100,000 accounts each"
-    print(f"{len(cpus)} cpus; {what}, {args.duration:g} s measured, "
-          f"median of {args.repetitions}; log directories: {places}")
+    what = (
+        "micro update, 10 rows of 10 columns"
+        if args.workload == "micro"
+        else "TPC-B AccountUpdate, one branch per core, 100,000 accounts each"
+    )
+    print(
+        f"{len(cpus)} cpus; {what}, {args.duration:g} s measured, "
+        f"median of {args.repetitions}; log directories: {places}"
+    )
     share_name = "multisite" if args.workload == "micro" else "remote"
-    print(f"{'deployment':<10} {share_name:>9} {'log':<18} {'txn/s':>12} {'vs off':>7} "
-          f"{'logging':>8} {'rec/flush':>9}  check")
+    print(
+        f"{'deployment':<10} {share_name:>9} {'log':<18} {'txn/s':>12} {'vs off':>7} "
+        f"{'logging':>8} {'rec/flush':>9}  check"
+    )
     for label, spec in (("1ISL", "1"), ("per-core", "per-core")):
         deployment = plan_deployment(topology, spec, cpus=cpus)
         single = deployment.n_instances == 1
-        for multisite in ((0.0,) if single else (0.0, 0.2 if args.workload == "micro" else 0.15)):
+        for multisite in (0.0,) if single else (0.0, 0.2 if args.workload == "micro" else 0.15):
             base = None
-            for mode, place in (("off", None), ("async", "shm"), ("group_commit", "shm"),
-                                ("async", "disk"), ("group_commit", "disk")):
+            for mode, place in (
+                ("off", None),
+                ("async", "shm"),
+                ("group_commit", "shm"),
+                ("async", "disk"),
+                ("group_commit", "disk"),
+            ):
                 samples, shares, groups, held = [], [], [], True
                 for rep in range(args.repetitions):
                     directory = tempfile.mkdtemp(prefix="islands-log-", dir=places[place]) if place else ""
@@ -70,11 +85,13 @@ def main() -> None:
                             workload=args.workload,
                             micro=MicroConfig(update=True, multisite=multisite, rows_per_site=10_000),
                             tpcb=TpcbConfig(remote=multisite),
-                            engine=EngineConfig(cc="2pl" if single else "none",
-                                                lock_policy="wait_die" if single else "no_wait"),
+                            engine=EngineConfig(
+                                cc="2pl" if single else "none", lock_policy="wait_die" if single else "no_wait"
+                            ),
                             driver=DriverConfig(warmup_s=0.3, duration_s=args.duration, seed=1 + rep),
                             profile=ProfileConfig(breakdown_every=16),
-                            log=LogConfig(mode=mode, directory=directory))
+                            log=LogConfig(mode=mode, directory=directory),
+                        )
                         tps, share, group, ok = measure(deployment, config, "shm", topology)
                     finally:
                         if directory:
@@ -86,9 +103,11 @@ def main() -> None:
                 tps = statistics.median(samples)
                 base = tps if mode == "off" else base
                 name = mode if place is None else f"{mode} ({place})"
-                print(f"{label:<10} {multisite:>9.0%} {name:<18} {tps:>12,.0f} {tps / base:>7.2f} "
-                      f"{statistics.median(shares):>8.1%} {statistics.median(groups):>9.1f}  "
-                      f"{'ok' if held else 'FAILED'}")
+                print(
+                    f"{label:<10} {multisite:>9.0%} {name:<18} {tps:>12,.0f} {tps / base:>7.2f} "
+                    f"{statistics.median(shares):>8.1%} {statistics.median(groups):>9.1f}  "
+                    f"{'ok' if held else 'FAILED'}"
+                )
 
 
 if __name__ == "__main__":

@@ -22,10 +22,14 @@ from islands.topology import read_topology
 #: name → (workload, the config of a remote share)
 WORKLOADS = {
     "TPC-B AccountUpdate": lambda remote: ("tpcb", {"tpcb": TpcbConfig(remote=remote)}),
-    "TPC-C NewOrder + Payment (50/50)": lambda remote: ("tpcc", {"tpcc": TpccConfig(
-        mix="new_order:50,payment:50", payment_remote=remote, new_order_remote_item=remote / 15)}),
-    "TPC-C standard mix": lambda remote: ("tpcc", {"tpcc": TpccConfig(
-        mix="standard", payment_remote=remote, new_order_remote_item=remote / 15)}),
+    "TPC-C NewOrder + Payment (50/50)": lambda remote: (
+        "tpcc",
+        {"tpcc": TpccConfig(mix="new_order:50,payment:50", payment_remote=remote, new_order_remote_item=remote / 15)},
+    ),
+    "TPC-C standard mix": lambda remote: (
+        "tpcc",
+        {"tpcc": TpccConfig(mix="standard", payment_remote=remote, new_order_remote_item=remote / 15)},
+    ),
 }
 #: The specification's remote shares (TPC-C: 15% of payments, 1% of NewOrder items).
 SPEC_REMOTE = {"TPC-B AccountUpdate": 0.15, "TPC-C NewOrder + Payment (50/50)": 0.15, "TPC-C standard mix": 0.15}
@@ -38,8 +42,14 @@ def measure(deployment, config, transport, topology):
         result = run(config, topology)
     else:
         result = run_deployment(deployment, config, transport=transport, topology=topology)
-    return (result.throughput_tps, result.abort_rate, result.aborts, result.check_failures,
-            result.new_order_per_min, result.user_rollbacks / result.measured_s)
+    return (
+        result.throughput_tps,
+        result.abort_rate,
+        result.aborts,
+        result.check_failures,
+        result.new_order_per_min,
+        result.user_rollbacks / result.measured_s,
+    )
 
 
 def main() -> None:
@@ -50,8 +60,10 @@ def main() -> None:
     topology = read_topology()
     cpus = topology.cpus
     plans = [("1ISL", "1", None), ("per-core", "per-core", "unix"), ("per-core", "per-core", "shm")]
-    print(f"{len(cpus)} cpus ({topology.n_sockets} socket(s)); {args.duration:g} s measured, "
-          f"median of {args.repetitions}; one branch / warehouse per core")
+    print(
+        f"{len(cpus)} cpus ({topology.n_sockets} socket(s)); {args.duration:g} s measured, "
+        f"median of {args.repetitions}; one branch / warehouse per core"
+    )
     for name, make in WORKLOADS.items():
         for remote in (0.0, SPEC_REMOTE[name]):
             workload, parts = make(remote)
@@ -59,12 +71,15 @@ def main() -> None:
             for label, spec, transport in plans:
                 deployment = plan_deployment(topology, spec, cpus=cpus)
                 one_cpu = len(deployment.instances[0]) == 1
-                config = RunConfig(workload=workload, **parts,
-                                   engine=EngineConfig(cc="none" if one_cpu else "2pl",
-                                                       lock_policy="wait_die" if deployment.n_instances == 1
-                                                       else "no_wait"),
-                                   driver=DriverConfig(cpus=deployment.cpus, warmup_s=0.5,
-                                                       duration_s=args.duration))
+                config = RunConfig(
+                    workload=workload,
+                    **parts,
+                    engine=EngineConfig(
+                        cc="none" if one_cpu else "2pl",
+                        lock_policy="wait_die" if deployment.n_instances == 1 else "no_wait",
+                    ),
+                    driver=DriverConfig(cpus=deployment.cpus, warmup_s=0.5, duration_s=args.duration),
+                )
                 runs = [measure(deployment, config, transport or "unix", topology) for _ in range(args.repetitions)]
                 tps = statistics.median(r[0] for r in runs)
                 rate = statistics.median(r[1] for r in runs)
@@ -76,11 +91,18 @@ def main() -> None:
                 shown = ", ".join(f"{k} {v:,}" for k, v in reasons.items() if v) or "none"
                 via = f" over {transport}" if deployment.n_instances > 1 else ""
                 tpm = statistics.median(r[4] for r in runs)
-                extra = "" if tpm != tpm else (f"  NewOrder {tpm:12,.0f}/min  user rollbacks "
-                                               f"{statistics.median(r[5] for r in runs):8,.0f}/s")
-                print(f"  {deployment.label:5} ({label}{via}, cc {config.engine.cc}): {tps:12,.0f} txn/s{extra}  "
-                      f"abort rate {rate:6.2%}  aborts: {shown}  checks: "
-                      f"{'consistent' if not failures else 'FAILED ' + '; '.join(failures)}")
+                extra = (
+                    ""
+                    if tpm != tpm
+                    else (
+                        f"  NewOrder {tpm:12,.0f}/min  user rollbacks {statistics.median(r[5] for r in runs):8,.0f}/s"
+                    )
+                )
+                print(
+                    f"  {deployment.label:5} ({label}{via}, cc {config.engine.cc}): {tps:12,.0f} txn/s{extra}  "
+                    f"abort rate {rate:6.2%}  aborts: {shown}  checks: "
+                    f"{'consistent' if not failures else 'FAILED ' + '; '.join(failures)}"
+                )
 
 
 if __name__ == "__main__":

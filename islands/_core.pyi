@@ -1,290 +1,285 @@
 """
 islands engine core (C++): storage, indexes, concurrency control, workers
 """
+
 from __future__ import annotations
+
 import collections.abc
 import typing
-__all__: list[str] = ['BTreeIndex', 'CapabilityMissing', 'CounterBenchConfig', 'DriverConfig', 'EngineConfig', 'HashIndex', 'Instance', 'InstanceConfig', 'IntegrityError', 'IpcBenchConfig', 'LogConfig', 'MessageType', 'MicroConfig', 'PerfCounters', 'PerfEventSpec', 'ProfileConfig', 'RunConfig', 'TatpConfig', 'TpcbConfig', 'TpccConfig', 'Transport', 'abort_reasons', 'bare_loop', 'build_info', 'components', 'crc32c', 'ipc_mechanisms', 'latency_quantiles', 'latency_summary', 'lock_kinds', 'make_transport', 'read_log', 'run', 'run_counter_bench', 'run_fixed_transactions', 'run_ipc_bench', 'scale_count', 'transport_names', 'workload_names', 'zipf_probability', 'zipf_sample']
+
+__all__: list[str] = [
+    "BTreeIndex",
+    "CapabilityMissing",
+    "CounterBenchConfig",
+    "DriverConfig",
+    "EngineConfig",
+    "HashIndex",
+    "Instance",
+    "InstanceConfig",
+    "IntegrityError",
+    "IpcBenchConfig",
+    "LogConfig",
+    "MessageType",
+    "MicroConfig",
+    "PerfCounters",
+    "PerfEventSpec",
+    "ProfileConfig",
+    "RunConfig",
+    "TatpConfig",
+    "TpcbConfig",
+    "TpccConfig",
+    "Transport",
+    "abort_reasons",
+    "bare_loop",
+    "build_info",
+    "components",
+    "crc32c",
+    "ipc_mechanisms",
+    "latency_quantiles",
+    "latency_summary",
+    "lock_kinds",
+    "make_transport",
+    "read_log",
+    "run",
+    "run_counter_bench",
+    "run_fixed_transactions",
+    "run_ipc_bench",
+    "scale_count",
+    "transport_names",
+    "workload_names",
+    "zipf_probability",
+    "zipf_sample",
+]
+
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
     """
+
     update: bool
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     @property
-    def columns(self) -> int:
-        ...
+    def columns(self) -> int: ...
     @columns.setter
-    def columns(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def columns(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def multisite(self) -> float:
-        ...
+    def multisite(self) -> float: ...
     @multisite.setter
-    def multisite(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def multisite(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def rows_per_site(self) -> int:
-        ...
+    def rows_per_site(self) -> int: ...
     @rows_per_site.setter
-    def rows_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def rows_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def rows_per_txn(self) -> int:
-        ...
+    def rows_per_txn(self) -> int: ...
     @rows_per_txn.setter
-    def rows_per_txn(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def rows_per_txn(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def zipf_s(self) -> float:
-        ...
+    def zipf_s(self) -> float: ...
     @zipf_s.setter
-    def zipf_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def zipf_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+
 class TpcbConfig:
     """
     TPC-B parameters (paper 000, Sec 3.3, 8.1-8.2)
     """
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     @property
-    def accounts_per_branch(self) -> int:
-        ...
+    def accounts_per_branch(self) -> int: ...
     @accounts_per_branch.setter
-    def accounts_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def accounts_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def branches_per_site(self) -> int:
-        ...
+    def branches_per_site(self) -> int: ...
     @branches_per_site.setter
-    def branches_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def branches_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def remote(self) -> float:
-        ...
+    def remote(self) -> float: ...
     @remote.setter
-    def remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def tellers_per_branch(self) -> int:
-        ...
+    def tellers_per_branch(self) -> int: ...
     @tellers_per_branch.setter
-    def tellers_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def tellers_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+
 class TatpConfig:
     """
     TATP parameters (paper 002)
     """
+
     mix: str
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     @property
-    def subscribers_per_site(self) -> int:
-        ...
+    def subscribers_per_site(self) -> int: ...
     @subscribers_per_site.setter
-    def subscribers_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def subscribers_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+
 class TpccConfig:
     """
     TPC-C parameters (paper 000, Sec 3.3, 8.3-8.4)
     """
+
     mix: str
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     @property
-    def customers_per_district(self) -> int:
-        ...
+    def customers_per_district(self) -> int: ...
     @customers_per_district.setter
-    def customers_per_district(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def customers_per_district(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def items(self) -> int:
-        ...
+    def items(self) -> int: ...
     @items.setter
-    def items(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def items(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def new_order_remote_item(self) -> float:
-        ...
+    def new_order_remote_item(self) -> float: ...
     @new_order_remote_item.setter
-    def new_order_remote_item(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def new_order_remote_item(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def new_order_rollback(self) -> float:
-        ...
+    def new_order_rollback(self) -> float: ...
     @new_order_rollback.setter
-    def new_order_rollback(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def new_order_rollback(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def payment_by_name(self) -> float:
-        ...
+    def payment_by_name(self) -> float: ...
     @payment_by_name.setter
-    def payment_by_name(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def payment_by_name(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def payment_remote(self) -> float:
-        ...
+    def payment_remote(self) -> float: ...
     @payment_remote.setter
-    def payment_remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def payment_remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def warehouses_per_site(self) -> int:
-        ...
+    def warehouses_per_site(self) -> int: ...
     @warehouses_per_site.setter
-    def warehouses_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def warehouses_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+
 class EngineConfig:
     """
     Index, concurrency control and latching
     """
+
     cc: str
     index: str
     latching: bool
     lock_policy: str
     prefetch: bool
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
+
 class DriverConfig:
     """
     Closed-loop driver: workers, timing, seed
     """
+
     pin: bool
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     @property
-    def cpus(self) -> list[int]:
-        ...
+    def cpus(self) -> list[int]: ...
     @cpus.setter
-    def cpus(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
-        ...
+    def cpus(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
     @property
-    def duration_s(self) -> float:
-        ...
+    def duration_s(self) -> float: ...
     @duration_s.setter
-    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def seed(self) -> int:
-        ...
+    def seed(self) -> int: ...
     @seed.setter
-    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def warmup_s(self) -> float:
-        ...
+    def warmup_s(self) -> float: ...
     @warmup_s.setter
-    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+
 class PerfEventSpec:
     """
     One counter, resolved to its perf_event_open encoding
     """
+
     name: str
     @typing.overload
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     @typing.overload
-    def __init__(self, name: str, type: typing.SupportsInt | typing.SupportsIndex, config: typing.SupportsInt | typing.SupportsIndex, config1: typing.SupportsInt | typing.SupportsIndex = 0, config2: typing.SupportsInt | typing.SupportsIndex = 0, group: typing.SupportsInt | typing.SupportsIndex = 0, cpu: typing.SupportsInt | typing.SupportsIndex = -1) -> None:
-        ...
-    def __repr__(self) -> str:
-        ...
+    def __init__(
+        self,
+        name: str,
+        type: typing.SupportsInt | typing.SupportsIndex,
+        config: typing.SupportsInt | typing.SupportsIndex,
+        config1: typing.SupportsInt | typing.SupportsIndex = 0,
+        config2: typing.SupportsInt | typing.SupportsIndex = 0,
+        group: typing.SupportsInt | typing.SupportsIndex = 0,
+        cpu: typing.SupportsInt | typing.SupportsIndex = -1,
+    ) -> None: ...
+    def __repr__(self) -> str: ...
     @property
-    def config(self) -> int:
-        ...
+    def config(self) -> int: ...
     @config.setter
-    def config(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def config(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def config1(self) -> int:
-        ...
+    def config1(self) -> int: ...
     @config1.setter
-    def config1(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def config1(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def config2(self) -> int:
-        ...
+    def config2(self) -> int: ...
     @config2.setter
-    def config2(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def config2(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def cpu(self) -> int:
-        ...
+    def cpu(self) -> int: ...
     @cpu.setter
-    def cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def group(self) -> int:
-        ...
+    def group(self) -> int: ...
     @group.setter
-    def group(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def group(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def type(self) -> int:
-        ...
+    def type(self) -> int: ...
     @type.setter
-    def type(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def type(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+
 class ProfileConfig:
     """
     Counters and time breakdown around the measured window
     """
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     @property
-    def breakdown_every(self) -> int:
-        ...
+    def breakdown_every(self) -> int: ...
     @breakdown_every.setter
-    def breakdown_every(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def breakdown_every(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def events(self) -> list[PerfEventSpec]:
-        ...
+    def events(self) -> list[PerfEventSpec]: ...
     @events.setter
-    def events(self, arg0: collections.abc.Sequence[PerfEventSpec]) -> None:
-        ...
+    def events(self, arg0: collections.abc.Sequence[PerfEventSpec]) -> None: ...
+
 class LogConfig:
     """
     Write-ahead log of every instance of a deployment run
     """
+
     checkpoint: bool
     directory: str
     mode: str
     record_acks: bool
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     def validate(self) -> None:
         """
         Raises ValueError naming the first bad field
         """
     @property
-    def buffer_bytes(self) -> int:
-        ...
+    def buffer_bytes(self) -> int: ...
     @buffer_bytes.setter
-    def buffer_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def buffer_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def flush_interval_us(self) -> float:
-        ...
+    def flush_interval_us(self) -> float: ...
     @flush_interval_us.setter
-    def flush_interval_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def flush_interval_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def group_delay_us(self) -> float:
-        ...
+    def group_delay_us(self) -> float: ...
     @group_delay_us.setter
-    def group_delay_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def group_delay_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def max_pending(self) -> int:
-        ...
+    def max_pending(self) -> int: ...
     @max_pending.setter
-    def max_pending(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def max_pending(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+
 class RunConfig:
     """
     Everything one run of one instance needs
     """
+
     driver: DriverConfig
     engine: EngineConfig
     log: LogConfig
@@ -294,8 +289,7 @@ class RunConfig:
     tpcb: TpcbConfig
     tpcc: TpccConfig
     workload: str
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     def validate(self) -> None:
         """
         Raises ValueError naming the first bad field
@@ -304,50 +298,43 @@ class RunConfig:
         """
         The same for an instance of a deployment of total_sites sites
         """
+
 class InstanceConfig:
     """
     One instance of a multi-instance deployment
     """
+
     directory: str
     recover: bool
     run: RunConfig
     transport: str
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     def validate(self) -> None:
         """
         Raises ValueError naming the first bad field
         """
     @property
-    def attach_timeout_ms(self) -> int:
-        ...
+    def attach_timeout_ms(self) -> int: ...
     @attach_timeout_ms.setter
-    def attach_timeout_ms(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def attach_timeout_ms(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def instance_id(self) -> int:
-        ...
+    def instance_id(self) -> int: ...
     @instance_id.setter
-    def instance_id(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def instance_id(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def instance_sites(self) -> list[int]:
-        ...
+    def instance_sites(self) -> list[int]: ...
     @instance_sites.setter
-    def instance_sites(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
-        ...
+    def instance_sites(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
     @property
-    def ring_bytes(self) -> int:
-        ...
+    def ring_bytes(self) -> int: ...
     @ring_bytes.setter
-    def ring_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def ring_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+
 class Instance:
     """
     One engine instance of a deployment (2PC between instances)
     """
-    def __init__(self, config: InstanceConfig) -> None:
-        ...
+    def __init__(self, config: InstanceConfig) -> None: ...
     def checkpoint(self) -> bool:
         """
         After a clean run with the log on: snapshot every row and start the log afresh; False when there is no log
@@ -356,19 +343,27 @@ class Instance:
         """
         Pins workers, loads their sites, attaches the transport mesh; returns when all are ready
         """
-    def run(self, start_at_ns: typing.SupportsInt | typing.SupportsIndex, warmup_s: typing.SupportsFloat | typing.SupportsIndex, duration_s: typing.SupportsFloat | typing.SupportsIndex) -> dict:
+    def run(
+        self,
+        start_at_ns: typing.SupportsInt | typing.SupportsIndex,
+        warmup_s: typing.SupportsFloat | typing.SupportsIndex,
+        duration_s: typing.SupportsFloat | typing.SupportsIndex,
+    ) -> dict:
         """
         Runs warm-up from start_at_ns (time.monotonic_ns clock) and the window; returns statistics
         """
+
 class HashIndex:
     """
     The engine's partitioned open-addressing hash index
     """
-    def __init__(self, expected_keys: typing.SupportsInt | typing.SupportsIndex = 16, latching: bool = True) -> None:
-        ...
-    def __len__(self) -> int:
-        ...
-    def insert(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> bool:
+    def __init__(
+        self, expected_keys: typing.SupportsInt | typing.SupportsIndex = 16, latching: bool = True
+    ) -> None: ...
+    def __len__(self) -> int: ...
+    def insert(
+        self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
+    ) -> bool:
         """
         Inserts key -> value; False if the key is present
         """
@@ -376,19 +371,22 @@ class HashIndex:
         """
         The value of key, or None
         """
-    def update(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> bool:
+    def update(
+        self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
+    ) -> bool:
         """
         Replaces a present key's value; False if absent
         """
+
 class BTreeIndex:
     """
     The engine's B+tree index
     """
-    def __init__(self, latching: bool = True) -> None:
-        ...
-    def __len__(self) -> int:
-        ...
-    def insert(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> bool:
+    def __init__(self, latching: bool = True) -> None: ...
+    def __len__(self) -> int: ...
+    def insert(
+        self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
+    ) -> bool:
         """
         Inserts key -> value; False if the key is present
         """
@@ -396,33 +394,38 @@ class BTreeIndex:
         """
         The value of key, or None
         """
-    def scan(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> list[tuple[int, int]]:
+    def scan(
+        self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
+    ) -> list[tuple[int, int]]:
         """
         (key, value) pairs with low <= key <= high, ascending
         """
-    def update(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex) -> bool:
+    def update(
+        self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
+    ) -> bool:
         """
         Replaces a present key's value; False if absent
         """
     @property
-    def height(self) -> int:
-        ...
+    def height(self) -> int: ...
+
 class MessageType:
     """
     Kind of a message between instances (on the wire)
-    
+
     Members:
-    
+
       fragment
-    
+
       vote
-    
+
       decision
-    
+
       ack
-    
+
       shutdown
     """
+
     __members__: typing.ClassVar[dict[str, MessageType]]
     ack: typing.ClassVar[MessageType]
     decision: typing.ClassVar[MessageType]
@@ -430,52 +433,44 @@ class MessageType:
     shutdown: typing.ClassVar[MessageType]
     vote: typing.ClassVar[MessageType]
     @typing.overload
-    def __eq__(self, other: MessageType) -> bool:
-        ...
+    def __eq__(self, other: MessageType) -> bool: ...
     @typing.overload
-    def __eq__(self, other: typing.Any) -> bool:
-        ...
-    def __getstate__(self) -> int:
-        ...
-    def __hash__(self) -> int:
-        ...
-    def __index__(self) -> int:
-        ...
-    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    def __int__(self) -> int:
-        ...
+    def __eq__(self, other: typing.Any) -> bool: ...
+    def __getstate__(self) -> int: ...
+    def __hash__(self) -> int: ...
+    def __index__(self) -> int: ...
+    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def __int__(self) -> int: ...
     @typing.overload
-    def __ne__(self, other: MessageType) -> bool:
-        ...
+    def __ne__(self, other: MessageType) -> bool: ...
     @typing.overload
-    def __ne__(self, other: typing.Any) -> bool:
-        ...
-    def __repr__(self) -> str:
-        ...
-    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
-    def __str__(self) -> str:
-        ...
+    def __ne__(self, other: typing.Any) -> bool: ...
+    def __repr__(self) -> str: ...
+    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def __str__(self) -> str: ...
     @property
-    def name(self) -> str:
-        ...
+    def name(self) -> str: ...
     @property
-    def value(self) -> int:
-        ...
+    def value(self) -> int: ...
+
 class Transport:
     """
     One instance's endpoint of a transport mesh (see make_transport)
     """
-    def __enter__(self) -> Transport:
-        ...
-    def __exit__(self, *args) -> None:
-        ...
+    def __enter__(self) -> Transport: ...
+    def __exit__(self, *args) -> None: ...
     def close(self) -> None:
         """
         Ends the endpoint and unlinks the files it created; further calls raise
         """
-    def ping_pong(self, peer: typing.SupportsInt | typing.SupportsIndex, initiator: bool, round_trips: typing.SupportsInt | typing.SupportsIndex, payload_bytes: typing.SupportsInt | typing.SupportsIndex = 0, timeout_s: typing.SupportsFloat | typing.SupportsIndex = 30.0) -> list[int]:
+    def ping_pong(
+        self,
+        peer: typing.SupportsInt | typing.SupportsIndex,
+        initiator: bool,
+        round_trips: typing.SupportsInt | typing.SupportsIndex,
+        payload_bytes: typing.SupportsInt | typing.SupportsIndex = 0,
+        timeout_s: typing.SupportsFloat | typing.SupportsIndex = 30.0,
+    ) -> list[int]:
         """
         Ping-pong with peer (both sides call it). The initiator returns each round trip in ns; the responder echoes until the initiator is done and returns []
         """
@@ -483,7 +478,13 @@ class Transport:
         """
         The next message from any peer as (type, source, txn_id, payload), or None when none arrives within timeout_s (0: do not wait)
         """
-    def send(self, dest: typing.SupportsInt | typing.SupportsIndex, type: MessageType, txn_id: typing.SupportsInt | typing.SupportsIndex, payload: bytes = b'') -> bool:
+    def send(
+        self,
+        dest: typing.SupportsInt | typing.SupportsIndex,
+        type: MessageType,
+        txn_id: typing.SupportsInt | typing.SupportsIndex,
+        payload: bytes = b"",
+    ) -> bool:
         """
         Queues a message for instance dest; never blocks: False when the channel is full (poll, then retry). RuntimeError when dest has closed or died.
         """
@@ -496,124 +497,98 @@ class Transport:
         Counters since the endpoint was made, with malformed records per reason
         """
     @property
-    def instance_id(self) -> int:
-        ...
+    def instance_id(self) -> int: ...
     @property
-    def n_instances(self) -> int:
-        ...
+    def n_instances(self) -> int: ...
     @property
-    def name(self) -> str:
-        ...
+    def name(self) -> str: ...
+
 class CapabilityMissing(RuntimeError):
     pass
+
 class IntegrityError(RuntimeError):
     pass
+
 class IpcBenchConfig:
     """
     One ping-pong run between two pinned processes
     """
+
     mechanism: str
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     def validate(self) -> None:
         """
         Raises ValueError naming the first bad field
         """
     @property
-    def client_cpu(self) -> int:
-        ...
+    def client_cpu(self) -> int: ...
     @client_cpu.setter
-    def client_cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def client_cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def duration_s(self) -> float:
-        ...
+    def duration_s(self) -> float: ...
     @duration_s.setter
-    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def inject_corruption(self) -> int:
-        ...
+    def inject_corruption(self) -> int: ...
     @inject_corruption.setter
-    def inject_corruption(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def inject_corruption(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def message_bytes(self) -> int:
-        ...
+    def message_bytes(self) -> int: ...
     @message_bytes.setter
-    def message_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def message_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def round_trips(self) -> int:
-        ...
+    def round_trips(self) -> int: ...
     @round_trips.setter
-    def round_trips(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def round_trips(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def seed(self) -> int:
-        ...
+    def seed(self) -> int: ...
     @seed.setter
-    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def server_cpu(self) -> int:
-        ...
+    def server_cpu(self) -> int: ...
     @server_cpu.setter
-    def server_cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def server_cpu(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def timeout_s(self) -> float:
-        ...
+    def timeout_s(self) -> float: ...
     @timeout_s.setter
-    def timeout_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def timeout_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def warmup_s(self) -> float:
-        ...
+    def warmup_s(self) -> float: ...
     @warmup_s.setter
-    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+
 class CounterBenchConfig:
     """
     Threads incrementing lock-protected counters
     """
+
     lock: str
-    def __init__(self) -> None:
-        ...
+    def __init__(self) -> None: ...
     def validate(self) -> None:
         """
         Raises ValueError naming the first bad field
         """
     @property
-    def counter_of(self) -> list[int]:
-        ...
+    def counter_of(self) -> list[int]: ...
     @counter_of.setter
-    def counter_of(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
-        ...
+    def counter_of(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
     @property
-    def cpus(self) -> list[int]:
-        ...
+    def cpus(self) -> list[int]: ...
     @cpus.setter
-    def cpus(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None:
-        ...
+    def cpus(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
     @property
-    def duration_s(self) -> float:
-        ...
+    def duration_s(self) -> float: ...
     @duration_s.setter
-    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
     @property
-    def increments_per_thread(self) -> int:
-        ...
+    def increments_per_thread(self) -> int: ...
     @increments_per_thread.setter
-    def increments_per_thread(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None:
-        ...
+    def increments_per_thread(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
     @property
-    def warmup_s(self) -> float:
-        ...
+    def warmup_s(self) -> float: ...
     @warmup_s.setter
-    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
-        ...
+    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+
 class PerfCounters:
     """
     perf_event_open counters of the calling thread (or of whole CPUs), in groups
@@ -634,81 +609,127 @@ class PerfCounters:
         """
         One dict per event: value (multiplexing-corrected), raw, times, running_fraction, error
         """
+
 def abort_reasons() -> dict:
     """
     Every abort reason with what it means.
     """
+
 def bare_loop(config: RunConfig) -> float:
     """
     The engine-overhead baseline: the same probes in a bare loop; transactions per second.
     """
-def build_info() -> dict:
-    ...
+
+def build_info() -> dict: ...
 def components() -> list:
     """
     The time-breakdown components, in the engine's order
     """
+
 def crc32c(data: bytes) -> int:
     """
     CRC-32C (Castagnoli) of bytes, as the log's records use.
     """
+
 def ipc_mechanisms() -> list[str]:
     """
     Names of the messaging mechanisms the IPC benchmark compares, in figure order.
     """
-def latency_quantiles(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg1: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex]) -> list[float]:
+
+def latency_quantiles(
+    arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
+    arg1: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex],
+) -> list[float]:
     """
     Quantiles of samples (ns) through the engine's latency histogram
     """
-def latency_summary(arg0: collections.abc.Sequence[tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]]) -> dict:
+
+def latency_summary(
+    arg0: collections.abc.Sequence[
+        tuple[typing.SupportsInt | typing.SupportsIndex, typing.SupportsInt | typing.SupportsIndex]
+    ],
+) -> dict:
     """
     Percentiles of merged sparse (bucket, count) pairs from several workers or instances
     """
+
 def lock_kinds() -> list[str]:
     """
     Names of the counter benchmark's lock kinds, in figure order.
     """
-def make_transport(name: str, directory: str, instance_id: typing.SupportsInt | typing.SupportsIndex, n_instances: typing.SupportsInt | typing.SupportsIndex, ring_bytes: typing.SupportsInt | typing.SupportsIndex = 262144, max_message_bytes: typing.SupportsInt | typing.SupportsIndex = 65536, attach_timeout_s: typing.SupportsFloat | typing.SupportsIndex = 10.0) -> Transport:
+
+def make_transport(
+    name: str,
+    directory: str,
+    instance_id: typing.SupportsInt | typing.SupportsIndex,
+    n_instances: typing.SupportsInt | typing.SupportsIndex,
+    ring_bytes: typing.SupportsInt | typing.SupportsIndex = 262144,
+    max_message_bytes: typing.SupportsInt | typing.SupportsIndex = 65536,
+    attach_timeout_s: typing.SupportsFloat | typing.SupportsIndex = 10.0,
+) -> Transport:
     """
     Makes instance_id's endpoint of an n_instances mesh over transport name ('unix' or 'shm') in the private directory; waits up to attach_timeout_s for every peer.
     """
+
 def read_log(path: str) -> dict:
     """
     Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, keys of the redo entries, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in the middle (with LSN and file offset).
     """
+
 def run(config: RunConfig) -> dict:
     """
     Runs one instance (load, warm-up, measured window) and returns its statistics as a dict.
     """
+
 def run_counter_bench(config: CounterBenchConfig) -> dict:
     """
     Runs the threads and returns per-thread increments, final counter values and the increments each counter received, as a dict.
     """
+
 def run_fixed_transactions(config: RunConfig, transactions: typing.SupportsInt | typing.SupportsIndex) -> int:
     """
     Loads the instance and runs exactly that many committed transactions in this thread (for simulators); returns the aborted attempts
     """
+
 def run_ipc_bench(config: IpcBenchConfig) -> dict:
     """
     Forks the server, runs the ping-pong (every message verified by its receiver) and returns the measurements as a dict.
     """
-def scale_count(raw: typing.SupportsInt | typing.SupportsIndex, time_enabled: typing.SupportsInt | typing.SupportsIndex, time_running: typing.SupportsInt | typing.SupportsIndex) -> float:
+
+def scale_count(
+    raw: typing.SupportsInt | typing.SupportsIndex,
+    time_enabled: typing.SupportsInt | typing.SupportsIndex,
+    time_running: typing.SupportsInt | typing.SupportsIndex,
+) -> float:
     """
     The multiplexing correction: raw * enabled / running (NaN when it never ran)
     """
+
 def transport_names() -> list[str]:
     """
     Names of the registered transports
     """
+
 def workload_names() -> list[str]:
     """
     Every workload an instance can run, in registry order.
     """
-def zipf_probability(arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex) -> float:
+
+def zipf_probability(
+    arg0: typing.SupportsInt | typing.SupportsIndex,
+    arg1: typing.SupportsFloat | typing.SupportsIndex,
+    arg2: typing.SupportsInt | typing.SupportsIndex,
+) -> float:
     """
     Exact probability of rank k
     """
-def zipf_sample(n: typing.SupportsInt | typing.SupportsIndex, s: typing.SupportsFloat | typing.SupportsIndex, count: typing.SupportsInt | typing.SupportsIndex, seed: typing.SupportsInt | typing.SupportsIndex = 1) -> list[int]:
+
+def zipf_sample(
+    n: typing.SupportsInt | typing.SupportsIndex,
+    s: typing.SupportsFloat | typing.SupportsIndex,
+    count: typing.SupportsInt | typing.SupportsIndex,
+    seed: typing.SupportsInt | typing.SupportsIndex = 1,
+) -> list[int]:
     """
     count ranks in [0, n) drawn from the engine's Zipf generator (rank 0 hottest)
     """

@@ -188,8 +188,9 @@ class RunConfig:
                 try:
                     setattr(target, f.name, list(value) if f.name == "cpus" else value)
                 except TypeError:
-                    raise ValueError(f"{f.name}: {value!r} is not a valid value "
-                                     f"(expected {_expected(f.type)})") from None
+                    raise ValueError(
+                        f"{f.name}: {value!r} is not a valid value (expected {_expected(f.type)})"
+                    ) from None
             setattr(core, part, target)
         core.profile = self.profile_to_core()
         if total_sites is None:
@@ -203,8 +204,11 @@ class RunConfig:
         is left out; :func:`islands.pmu.resolve_here` says why)."""
         from islands.pmu import resolve_here
 
-        if isinstance(self.profile.breakdown_every, bool) or not isinstance(self.profile.breakdown_every, int) \
-                or self.profile.breakdown_every < 0:
+        if (
+            isinstance(self.profile.breakdown_every, bool)
+            or not isinstance(self.profile.breakdown_every, int)
+            or self.profile.breakdown_every < 0
+        ):
             raise ValueError(f"breakdown_every: {self.profile.breakdown_every!r} is not a whole number >= 0")
         core = _core.ProfileConfig()
         core.breakdown_every = self.profile.breakdown_every
@@ -213,24 +217,39 @@ class RunConfig:
 
 
 #: The sections of a RunConfig, each a dataclass mirroring one C++ config struct.
-SECTIONS: dict[str, type] = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig,
-                             "tpcc": TpccConfig, "engine": EngineConfig, "driver": DriverConfig}
+SECTIONS: dict[str, type] = {
+    "micro": MicroConfig,
+    "tpcb": TpcbConfig,
+    "tatp": TatpConfig,
+    "tpcc": TpccConfig,
+    "engine": EngineConfig,
+    "driver": DriverConfig,
+}
 
 #: Workloads by name, each with the section holding its settings.
 WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb", "tatp": "tatp", "tpcc": "tpcc"}
 
+
 def transaction_names(workload: str) -> tuple[str, ...]:
     """The transaction types of a workload, in the engine's numbering."""
-    return {"tpcb": ("account_update",), "tatp": TATP_TRANSACTIONS, "tpcc": TPCC_TRANSACTIONS}.get(workload, (workload,))
+    return {"tpcb": ("account_update",), "tatp": TATP_TRANSACTIONS, "tpcc": TPCC_TRANSACTIONS}.get(
+        workload, (workload,)
+    )
 
 
 #: TPC-C's transactions, as a mix names them (the engine's numbering).
 TPCC_TRANSACTIONS = ("new_order", "payment", "order_status", "delivery", "stock_level")
 
 #: TATP's transactions, as a mix names them (the order of the standard mix).
-TATP_TRANSACTIONS = ("get_subscriber_data", "get_new_destination", "get_access_data",
-                     "update_subscriber_data", "update_location", "insert_call_forwarding",
-                     "delete_call_forwarding")
+TATP_TRANSACTIONS = (
+    "get_subscriber_data",
+    "get_new_destination",
+    "get_access_data",
+    "update_subscriber_data",
+    "update_location",
+    "insert_call_forwarding",
+    "delete_call_forwarding",
+)
 
 
 def _expected(type_name: Any) -> str:

@@ -8,6 +8,7 @@ removed. Instance processes also die with the launcher (PR_SET_PDEATHSIG).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import selectors
@@ -28,7 +29,7 @@ from islands.consistency import AT_START, check_line, describe_workload, verify
 from islands.metadata import collect_metadata
 from islands.placement import Deployment
 from islands.profile import summarize
-from islands.run import Latency, new_order_note, abort_rate, check_cpus, commits_by_type, new_order_rate, profile_lines
+from islands.run import Latency, abort_rate, check_cpus, commits_by_type, new_order_note, new_order_rate, profile_lines
 from islands.topology import Topology, format_cpulist, read_topology
 
 #: Seconds an instance may take to load its data and attach to its peers.
@@ -64,6 +65,7 @@ class DeploymentResult:
     def new_order_per_min(self) -> float:
         """TPC-C NewOrders committed per minute (tpmC-style); NaN for other workloads."""
         return new_order_rate(self.commits_by_type, self.measured_s)
+
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -108,7 +110,8 @@ class DeploymentResult:
             f"({self.throughput_tps / self.deployment.n_cpus:,.0f} per core)"
             f"{new_order_note(self.new_order_per_min)}, "
             f"{self.multisite_commits:,} of {self.commits:,} commits distributed",
-            "aborts      " + ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
+            "aborts      "
+            + ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
             + f"  (rate {self.abort_rate:.2%})"
             + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else ""),
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
@@ -166,10 +169,14 @@ class _Instances:
         self.buffers: list[bytes] = []
         self.selector = selectors.DefaultSelector()
         for i, spec in enumerate(specs):
-            err = open(directory / f"instance-{i}.stderr", "wb")
-            proc = subprocess.Popen([sys.executable, "-m", "islands.instance"], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=err, close_fds=True)
-            err.close()
+            with open(directory / f"instance-{i}.stderr", "wb") as err:
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "islands.instance"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    close_fds=True,
+                )
             self.procs.append(proc)
             self.buffers.append(b"")
             self.selector.register(proc.stdout, selectors.EVENT_READ, i)
@@ -180,13 +187,12 @@ class _Instances:
         self.procs[i].stdin.flush()
 
     def describe(self, i: int) -> str:
-        return (f"instance {i} (pid {self.procs[i].pid}, cpus "
-                f"{format_cpulist(self.deployment.instances[i])})")
+        return f"instance {i} (pid {self.procs[i].pid}, cpus {format_cpulist(self.deployment.instances[i])})"
 
     def failure(self, i: int, what: str | None = None) -> InstanceFailed:
         code = self.procs[i].poll()
         detail = what or _how_it_ended(code)
-        err = (self.directory / f"instance-{i}.stderr")
+        err = self.directory / f"instance-{i}.stderr"
         tail = err.read_text(errors="replace").strip().splitlines()[-1:] if err.exists() else []
         return InstanceFailed(f"{self.describe(i)} {detail}" + (f": {tail[0]}" if tail else ""))
 
@@ -255,39 +261,43 @@ class _Instances:
             if proc.poll() is None:
                 proc.kill()
         for proc in self.procs:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
             for stream in (proc.stdin, proc.stdout):
-                try:
+                with contextlib.suppress(OSError):
                     stream.close()
-                except OSError:
-                    pass
         self.selector.close()
 
 
-def instance_specs(deployment: Deployment, config: RunConfig, transport: str, directory: Path,
-                   topology: Topology, ring_bytes: int = 16 * 1024,
-                   recover: bool = False) -> list[dict[str, Any]]:
+def instance_specs(
+    deployment: Deployment,
+    config: RunConfig,
+    transport: str,
+    directory: Path,
+    topology: Topology,
+    ring_bytes: int = 16 * 1024,
+    recover: bool = False,
+) -> list[dict[str, Any]]:
     """What each instance process is told: its config (CPUs), the mesh, memory nodes."""
     sizes = [len(cpus) for cpus in deployment.instances]
     specs = []
     for i, cpus in enumerate(deployment.instances):
         driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": deployment.pinned}
         nodes = sorted({topology.numa_node_of(c) for c in cpus})
-        specs.append({
-            "launcher_pid": os.getpid(),
-            "config": {**config.to_dict(), "driver": driver},
-            "instance_id": i,
-            "instance_sites": sizes,
-            "transport": transport,
-            "directory": str(directory),
-            "ring_bytes": ring_bytes,
-            "recover": recover,
-            # Bind memory to the instance's nodes only where there is a choice to make.
-            "numa_nodes": nodes if topology.n_numa_nodes > 1 and deployment.pinned else None,
-        })
+        specs.append(
+            {
+                "launcher_pid": os.getpid(),
+                "config": {**config.to_dict(), "driver": driver},
+                "instance_id": i,
+                "instance_sites": sizes,
+                "transport": transport,
+                "directory": str(directory),
+                "ring_bytes": ring_bytes,
+                "recover": recover,
+                # Bind memory to the instance's nodes only where there is a choice to make.
+                "numa_nodes": nodes if topology.n_numa_nodes > 1 and deployment.pinned else None,
+            }
+        )
     return specs
 
 
@@ -296,8 +306,9 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
     check_cpus(deployment.cpus, topology)
     for i, cpus in enumerate(deployment.instances):
         core = _core.InstanceConfig()
-        core.run = RunConfig.from_dict({**config.to_dict(), "driver": {
-            **config.to_dict()["driver"], "cpus": list(cpus)}}).to_core(total_sites=deployment.n_cpus)
+        core.run = RunConfig.from_dict(
+            {**config.to_dict(), "driver": {**config.to_dict()["driver"], "cpus": list(cpus)}}
+        ).to_core(total_sites=deployment.n_cpus)
         core.instance_id = i
         core.instance_sites = [len(c) for c in deployment.instances]
         core.transport = transport
@@ -305,9 +316,14 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
         core.validate()
 
 
-def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "unix",
-                   topology: Topology | None = None, recover: bool = False,
-                   kill: tuple[int, float] | None = None) -> DeploymentResult:
+def run_deployment(
+    deployment: Deployment,
+    config: RunConfig,
+    transport: str = "unix",
+    topology: Topology | None = None,
+    recover: bool = False,
+    kill: tuple[int, float] | None = None,
+) -> DeploymentResult:
     """Runs `config`'s workload on every instance of `deployment` and returns the result.
 
     The driver settings of `config` give warm-up, duration and seed; its CPUs are replaced by
@@ -332,8 +348,10 @@ def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "
     if config.log.mode != "off" and not recover:
         earlier = sorted(Path(config.log.directory).glob("instance-*.log"))
         if earlier:
-            raise ValueError(f"log.directory: {earlier[0]} holds the log of an earlier run "
-                             "(restart with recover=True, or use an empty directory)")
+            raise ValueError(
+                f"log.directory: {earlier[0]} holds the log of an earlier run "
+                "(restart with recover=True, or use an empty directory)"
+            )
     directory = _run_directory()
     instances = None
     killer = None
@@ -347,8 +365,15 @@ def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "
             killer = threading.Timer(0.05 + kill[1], lambda: victim.poll() is None and victim.kill())
             killer.start()
         for i in range(deployment.n_instances):
-            instances.send(i, {"cmd": "start", "start_at_ns": start_at,
-                               "warmup_s": config.driver.warmup_s, "duration_s": config.driver.duration_s})
+            instances.send(
+                i,
+                {
+                    "cmd": "start",
+                    "start_at_ns": start_at,
+                    "warmup_s": config.driver.warmup_s,
+                    "duration_s": config.driver.duration_s,
+                },
+            )
         deadline = time.monotonic() + 0.05 + config.driver.warmup_s + config.driver.duration_s + FINISH_GRACE_S
         results = instances.collect("result", deadline)
         checkpoint = config.log.mode != "off" and config.log.checkpoint
@@ -368,8 +393,9 @@ def run_deployment(deployment: Deployment, config: RunConfig, transport: str = "
     return _aggregate(deployment, config, transport, topology, results)
 
 
-def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topology: Topology,
-               results: list[dict[str, Any]]) -> DeploymentResult:
+def _aggregate(
+    deployment: Deployment, config: RunConfig, transport: str, topology: Topology, results: list[dict[str, Any]]
+) -> DeploymentResult:
     per_instance, aborts, buckets, warnings = [], {}, [], []
     commits = multisite = row_updates = before = after = committed_txns = 0
     figures: dict[str, int] = {}
@@ -394,41 +420,57 @@ def _aggregate(deployment: Deployment, config: RunConfig, transport: str, topolo
         warnings += [f"instance {i}: {w}" for w in r.get("warnings", [])]
         if stats["recovery"]["tail_note"]:
             warnings.append(f"instance {i}: recovery: {stats['recovery']['tail_note']}")
-        per_instance.append({
-            "instance": i,
-            "cpus": list(deployment.instances[i]),
-            "commits": stats["commits"],
-            "throughput_tps": stats["commits"] / stats["measured_s"],
-            "aborts": stats["aborts"],
-            "fragments_sent": sum(w["fragments_sent"] for w in workers),
-            "decisions_sent": sum(w["decisions_sent"] for w in workers),
-            "messages_sent": sum(w["messages_sent"] for w in workers),
-            "messages_received": sum(w["messages_received"] for w in workers),
-            "malformed_messages": sum(w["malformed_messages"] for w in workers),
-            "observed_cpus": [w["observed_cpu"] for w in workers],
-            "payload_sum_before": stats["payload_sum_before"],
-            "payload_sum_after": stats["payload_sum_after"],
-            "log": stats["log"],
-            "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
-            "recovery": stats["recovery"],
-        })
+        per_instance.append(
+            {
+                "instance": i,
+                "cpus": list(deployment.instances[i]),
+                "commits": stats["commits"],
+                "throughput_tps": stats["commits"] / stats["measured_s"],
+                "aborts": stats["aborts"],
+                "fragments_sent": sum(w["fragments_sent"] for w in workers),
+                "decisions_sent": sum(w["decisions_sent"] for w in workers),
+                "messages_sent": sum(w["messages_sent"] for w in workers),
+                "messages_received": sum(w["messages_received"] for w in workers),
+                "malformed_messages": sum(w["malformed_messages"] for w in workers),
+                "observed_cpus": [w["observed_cpu"] for w in workers],
+                "payload_sum_before": stats["payload_sum_before"],
+                "payload_sum_after": stats["payload_sum_after"],
+                "log": stats["log"],
+                "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
+                "recovery": stats["recovery"],
+            }
+        )
     if not deployment.pinned:
         warnings.append("instances not pinned: placement left to the OS scheduler")
     profile = summarize(config, [r["stats"] for r in results])
     metadata = collect_metadata()
     if profile.get("missing"):
         metadata["counters_missing"] = profile["missing"]
-    checks = {"payload_sum_before": before, "payload_sum_after": after,
-              "committed_row_updates": row_updates, "committed_txns": committed_txns, **figures}
+    checks = {
+        "payload_sum_before": before,
+        "payload_sum_after": after,
+        "committed_row_updates": row_updates,
+        "committed_txns": committed_txns,
+        **figures,
+    }
     return DeploymentResult(
-        deployment=deployment, config=config, transport=transport,
+        deployment=deployment,
+        config=config,
+        transport=transport,
         config_hash=config.config_hash(),
-        throughput_tps=commits / seconds, commits=commits, multisite_commits=multisite,
-        aborts=aborts, latency=Latency.from_core(_core.latency_summary(buckets)),
-        instances=per_instance, measured_s=seconds,
+        throughput_tps=commits / seconds,
+        commits=commits,
+        multisite_commits=multisite,
+        aborts=aborts,
+        latency=Latency.from_core(_core.latency_summary(buckets)),
+        instances=per_instance,
+        measured_s=seconds,
         checks=checks,
         check_failures=verify(config.workload, checks),
         user_rollbacks=sum(r["stats"]["user_rollbacks"] for r in results),
         commits_by_type=commits_by_type(config.workload, [w for r in results for w in r["stats"]["workers"]]),
-        topology=topology.to_dict(), metadata=metadata, warnings=warnings, profile=profile,
+        topology=topology.to_dict(),
+        metadata=metadata,
+        warnings=warnings,
+        profile=profile,
     )

@@ -9,7 +9,7 @@ import ctypes
 import ctypes.util
 import os
 import platform
-from typing import Iterable
+from collections.abc import Iterable
 
 MPOL_BIND = 2
 #: set_mempolicy system call numbers per machine architecture.

@@ -21,10 +21,16 @@ def git_revision() -> str:
     """The source tree's commit, with ``-dirty`` when it has uncommitted changes; "unknown"
     outside a git checkout."""
     try:
-        rev = subprocess.run(["git", "-C", str(_REPO), "rev-parse", "HEAD"], capture_output=True,
-                             text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(_REPO), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10, check=True).stdout.strip()
+        rev = subprocess.run(
+            ["git", "-C", str(_REPO), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(_REPO), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return rev + ("-dirty" if dirty else "")
@@ -56,7 +62,7 @@ def collect_metadata() -> dict[str, Any]:
         "compiler_flags": build["flags"],
         "build_type": build["build_type"],
         "islands_version": _version(),
-        "timestamp_utc": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "timestamp_utc": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
 
 

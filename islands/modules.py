@@ -44,23 +44,38 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
 
 from islands.config import RunConfig
 
-__all__ = ["MODULES", "SAMPLERS", "ModuleProfile", "fold_pyspy", "fold_samples", "module_of_source",
-           "profile_modules"]
+__all__ = ["MODULES", "SAMPLERS", "ModuleProfile", "fold_pyspy", "fold_samples", "module_of_source", "profile_modules"]
 
 MODULES = ("index", "cc", "log", "transaction", "transport", "driver", "other")
 #: profile_modules(sampler=...): auto = perf where it works, else py-spy
 SAMPLERS = ("auto", "perf", "py-spy")
 
-_AREA_MODULE = {"index": "index", "cc": "cc", "log": "log", "txn": "transaction", "workload": "transaction",
-                "storage": "transaction", "transport": "transport", "exec": "driver", "perf": "driver"}
-_COMMON_MODULE = {"optimistic_latch": "index", "spin_latch": "index", "random": "driver", "zipf": "driver",
-                  "backoff": "driver", "cycle_clock": "driver", "latency_histogram": "driver"}
+_AREA_MODULE = {
+    "index": "index",
+    "cc": "cc",
+    "log": "log",
+    "txn": "transaction",
+    "workload": "transaction",
+    "storage": "transaction",
+    "transport": "transport",
+    "exec": "driver",
+    "perf": "driver",
+}
+_COMMON_MODULE = {
+    "optimistic_latch": "index",
+    "spin_latch": "index",
+    "random": "driver",
+    "zipf": "driver",
+    "backoff": "driver",
+    "cycle_clock": "driver",
+    "latency_histogram": "driver",
+}
 _SOURCE_RE = re.compile(r"csrc/(?:include/islands|src)/(\w+)/(\w+)\.(?:hpp|cpp)")
 _SAMPLE_RE = re.compile(r"^\s*([0-9a-f]+)\s+(.*?)\+0x([0-9a-f]+)\s+\((.*)\)\s*$")
 _FRAME_RE = re.compile(r"^(.*) \(([^()]*)\)$")  # py-spy: "name (file:line)", "name (lib)", "0xADDR (lib)"
@@ -102,16 +117,24 @@ class ModuleProfile:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready."""
-        return {"samples": self.samples, "shares": self.shares,
-                "other_symbols": [[k, v] for k, v in self.other_symbols.items()], "reason": self.reason,
-                "sampler": self.sampler}
+        return {
+            "samples": self.samples,
+            "shares": self.shares,
+            "other_symbols": [[k, v] for k, v in self.other_symbols.items()],
+            "reason": self.reason,
+            "sampler": self.sampler,
+        }
 
 
 Sample = tuple[str, int, str, "str | None"]  # symbol, offset, dso, module when a source line named it
 
 
-def _fold(lines: Iterable[Sample], engine_dso: str,
-          module_of_samples: Callable[[list[tuple[str, int]]], list[str | None]], sampler: str = "") -> ModuleProfile:
+def _fold(
+    lines: Iterable[Sample],
+    engine_dso: str,
+    module_of_samples: Callable[[list[tuple[str, int]]], list[str | None]],
+    sampler: str = "",
+) -> ModuleProfile:
     engine: list[tuple[str, int]] = []
     samples: Counter[str] = Counter()
     others: Counter[str] = Counter()
@@ -129,8 +152,9 @@ def _fold(lines: Iterable[Sample], engine_dso: str,
             others[f"{sym or hex(off)} (engine, no line info)"] += 1
         else:
             samples[module] += 1
-    return ModuleProfile(samples={m: samples.get(m, 0) for m in MODULES}, other_symbols=dict(others.most_common(8)),
-                         sampler=sampler)
+    return ModuleProfile(
+        samples={m: samples.get(m, 0) for m in MODULES}, other_symbols=dict(others.most_common(8)), sampler=sampler
+    )
 
 
 def parse_perf_script(text: str) -> list[Sample]:
@@ -146,8 +170,9 @@ def parse_perf_script(text: str) -> list[Sample]:
     return out
 
 
-def fold_samples(script: str, engine_dso: str,
-                 module_of_samples: Callable[[list[tuple[str, int]]], list[str | None]]) -> ModuleProfile:
+def fold_samples(
+    script: str, engine_dso: str, module_of_samples: Callable[[list[tuple[str, int]]], list[str | None]]
+) -> ModuleProfile:
     """Folds ``perf script -F ip,sym,symoff,dso`` output into modules: samples in
     ``engine_dso`` go through ``module_of_samples`` ((symbol, offset) pairs -> module or None),
     the rest are "other". Pure; :func:`profile_modules` passes the addr2line resolver."""
@@ -178,8 +203,9 @@ def parse_pyspy_raw(text: str, engine_dso: str, engine_base: int | None = None) 
     return out
 
 
-def _pyspy_sample(frames: list[tuple[str, str, bool]], engine_name: str, engine_dso: str,
-                  engine_base: int | None) -> Sample:
+def _pyspy_sample(
+    frames: list[tuple[str, str, bool]], engine_name: str, engine_dso: str, engine_base: int | None
+) -> Sample:
     leaf_name, leaf_where, leaf_has_line = frames[-1]
     outside: Sample = (leaf_name, 0, leaf_where, None)
     if not leaf_has_line and os.path.basename(leaf_where) != engine_name:
@@ -196,8 +222,12 @@ def _pyspy_sample(frames: list[tuple[str, str, bool]], engine_name: str, engine_
     return outside
 
 
-def fold_pyspy(raw: str, engine_dso: str, module_of_samples: Callable[[list[tuple[str, int]]], list[str | None]],
-               engine_base: int | None = None) -> ModuleProfile:
+def fold_pyspy(
+    raw: str,
+    engine_dso: str,
+    module_of_samples: Callable[[list[tuple[str, int]]], list[str | None]],
+    engine_base: int | None = None,
+) -> ModuleProfile:
     """Folds py-spy's raw stacks (see :func:`parse_pyspy_raw`) into modules, like
     :func:`fold_samples`. Pure; :func:`profile_modules` passes the addr2line resolver."""
     return _fold(parse_pyspy_raw(raw, engine_dso, engine_base), engine_dso, module_of_samples, sampler="py-spy")
@@ -241,8 +271,9 @@ def addr2line_resolver(dso: str) -> Callable[[list[tuple[str, int]]], list[str |
         module_at: dict[int, str | None] = {}
         if wanted:
             # -a prints each address before its inline chain (innermost frame first)
-            done = subprocess.run(["addr2line", "-a", "-i", "-e", dso, *map(hex, wanted)],
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                ["addr2line", "-a", "-i", "-e", dso, *map(hex, wanted)], capture_output=True, text=True, check=True
+            )
             chains: dict[int, list[str]] = {}
             current: list[str] = []
             for line in done.stdout.splitlines():
@@ -300,7 +331,7 @@ os._exit(0)  # the interpreter's teardown is not the instance's work
 
 
 def _no_samples(reason: str) -> ModuleProfile:
-    return ModuleProfile(samples={m: 0 for m in MODULES}, reason=reason)
+    return ModuleProfile(samples=dict.fromkeys(MODULES, 0), reason=reason)
 
 
 def _last_line(text: str | None) -> str:
@@ -311,8 +342,12 @@ class _Child:
     """A profiled instance in a child process: started, told to go, waited for, always reaped."""
 
     def __init__(self, script: str, config: RunConfig) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-c", script, json.dumps(config.to_dict())],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", script, json.dumps(config.to_dict())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         # generous: py-spy stops the process for every sample, which slows it down a few times
         self.timeout = 5 * (config.driver.warmup_s + config.driver.duration_s) + 120
 
@@ -338,8 +373,9 @@ class _Child:
             self.proc.stdin.close()
 
 
-def profile_modules(config: RunConfig, frequency: int = 999, attach_s: float = 1.0,
-                    sampler: str = "auto") -> ModuleProfile:
+def profile_modules(
+    config: RunConfig, frequency: int = 999, attach_s: float = 1.0, sampler: str = "auto"
+) -> ModuleProfile:
     """Runs ``config`` as one instance in a child process, samples it ``frequency`` times a
     second and folds the samples into modules. ``sampler``: "perf" (``perf record -e
     cpu-clock`` on the run), "py-spy" (``py-spy record --native`` on a single-threaded copy of
@@ -362,15 +398,20 @@ def profile_modules(config: RunConfig, frequency: int = 999, attach_s: float = 1
 
 def _perf_record(pid: int, frequency: int, data: Path) -> subprocess.Popen[str]:
     """``perf record`` of process ``pid`` (software cpu-clock samples) into ``data``."""
-    return subprocess.Popen(["perf", "record", "-e", "cpu-clock", "-F", str(frequency), "-o", str(data),
-                             "-p", str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        ["perf", "record", "-e", "cpu-clock", "-F", str(frequency), "-o", str(data), "-p", str(pid)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _fold_perf_data(data: Path, dso: str) -> ModuleProfile:
     """The samples of a perf.data file folded into modules (none, with perf's last word, when
     it holds none)."""
-    script = subprocess.run(["perf", "script", "-i", str(data), "-F", "ip,sym,symoff,dso"],
-                            capture_output=True, text=True, timeout=300)
+    script = subprocess.run(
+        ["perf", "script", "-i", str(data), "-F", "ip,sym,symoff,dso"], capture_output=True, text=True, timeout=300
+    )
     profile = fold_samples(script.stdout, dso, addr2line_resolver(dso))
     return profile if profile.total else _no_samples(f"perf record recorded no samples: {_last_line(script.stderr)}")
 
@@ -452,9 +493,25 @@ def _profile_pyspy(config: RunConfig, frequency: int, attach_s: float) -> Module
             base = _load_base(child.proc.pid, dso)
             # --native needs the process stopped for each sample (no --nonblocking); threads
             # that wait (the child before its run) are left out unless --idle
-            record = subprocess.Popen([pyspy, "record", "--native", "--full-filenames", "--format", "raw",
-                                       "--rate", str(frequency), "--output", str(raw), "--pid", str(child.proc.pid)],
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            record = subprocess.Popen(
+                [
+                    pyspy,
+                    "record",
+                    "--native",
+                    "--full-filenames",
+                    "--format",
+                    "raw",
+                    "--rate",
+                    str(frequency),
+                    "--output",
+                    str(raw),
+                    "--pid",
+                    str(child.proc.pid),
+                ],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
             if not _wait_for_start(record, max(attach_s, 30.0)):
                 _, err = record.communicate(timeout=60)
                 return _no_samples(f"py-spy record failed: {_last_line(err)}")
@@ -521,7 +578,7 @@ class _Sampling:
         return pyspy if pyspy.total else _no_samples(f"perf: {self.reason}; py-spy: {pyspy.reason}")
 
 
-class sample_this_process:  # noqa: N801 - used as a context manager, named like one
+class sample_this_process:
     """``with sample_this_process() as s: ...`` samples this process with perf record
     (cpu-clock) for the block; ``s.profile()`` then folds the samples into modules. py-spy
     cannot see the engine's worker threads here, so where perf cannot record, ``fallback``

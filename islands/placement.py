@@ -36,8 +36,9 @@ The deployment spec language (``spec`` of :func:`plan_deployment`):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from islands.topology import Core, Topology, format_cpulist, parse_cpulist
 
@@ -111,11 +112,7 @@ def _spread_order(topology: Topology, sockets: Sequence[int] | None = None) -> l
     ]
     per_socket = [_levels(cores) for cores in chosen]
     depth = max((len(lv) for lv in per_socket), default=0)
-    return [
-        cpu
-        for k in range(depth)
-        for cpu in _round_robin([lv[k] if len(lv) > k else [] for lv in per_socket])
-    ]
+    return [cpu for k in range(depth) for cpu in _round_robin([lv[k] if len(lv) > k else [] for lv in per_socket])]
 
 
 # Threads ------------------------------------------------------------------------------
@@ -138,16 +135,13 @@ def thread_placement(topology: Topology, n_threads: int, policy: str) -> list[in
     ``ValueError`` saying how many fit.
     """
     if policy not in THREAD_POLICIES:
-        raise ValueError(
-            f"unknown thread placement {policy!r}: choose one of {', '.join(THREAD_POLICIES)}"
-        )
+        raise ValueError(f"unknown thread placement {policy!r}: choose one of {', '.join(THREAD_POLICIES)}")
     if isinstance(n_threads, bool) or not isinstance(n_threads, int) or n_threads < 1:
         raise ValueError(f"n_threads: {n_threads!r} is not a whole number >= 1")
 
     def too_many(fit: int, why: str) -> ValueError:
         return ValueError(
-            f"{n_threads} threads do not fit {policy} placement on this machine: "
-            f"at most {fit} fit ({why})"
+            f"{n_threads} threads do not fit {policy} placement on this machine: at most {fit} fit ({why})"
         )
 
     if policy == "os":
@@ -162,8 +156,7 @@ def thread_placement(topology: Topology, n_threads: int, policy: str) -> list[in
         if n_threads > fit:
             raise too_many(
                 fit,
-                f"half of them on socket {first}'s {len(group)} cpus, "
-                f"half on the other sockets' {len(others)}",
+                f"half of them on socket {first}'s {len(group)} cpus, half on the other sockets' {len(others)}",
             )
         n_group = (n_threads + 1) // 2
         return group[:n_group] + others[: n_threads - n_group]
@@ -213,8 +206,7 @@ class Deployment:
         set_("notes", tuple(str(n) for n in self.notes))
         if self.placement not in DEPLOYMENT_PLACEMENTS:
             raise ValueError(
-                f"deployment placement {self.placement!r}: choose one of "
-                f"{', '.join(DEPLOYMENT_PLACEMENTS)}"
+                f"deployment placement {self.placement!r}: choose one of {', '.join(DEPLOYMENT_PLACEMENTS)}"
             )
         if not self.instances or any(not cpus for cpus in self.instances):
             raise ValueError(f"deployment {self.label}: every instance needs at least one cpu")
@@ -230,8 +222,7 @@ class Deployment:
             spans = getattr(self, name)
             if spans and len(spans) != len(self.instances):
                 raise ValueError(
-                    f"deployment {self.label}: {name} lists {len(spans)} instances, "
-                    f"not {len(self.instances)}"
+                    f"deployment {self.label}: {name} lists {len(spans)} instances, not {len(self.instances)}"
                 )
 
     @property
@@ -294,9 +285,7 @@ class Deployment:
         if not isinstance(d, Mapping):
             raise ValueError(f"deployment dict: expected a mapping, got {type(d).__name__}")
         if d.get("version") != DEPLOYMENT_DICT_VERSION:
-            raise ValueError(
-                f"deployment dict: version {d.get('version')!r} is not {DEPLOYMENT_DICT_VERSION}"
-            )
+            raise ValueError(f"deployment dict: version {d.get('version')!r} is not {DEPLOYMENT_DICT_VERSION}")
         try:
             return cls(
                 label=str(d["label"]),
@@ -334,8 +323,7 @@ def _chosen_cpus(topology: Topology, cpus: Iterable[int] | str | None) -> tuple[
     for cpu in chosen:
         if cpu not in online:
             raise ValueError(
-                f"cpus: cpu {cpu} is not an online cpu of this machine "
-                f"(online: {format_cpulist(topology.cpus)})"
+                f"cpus: cpu {cpu} is not an online cpu of this machine (online: {format_cpulist(topology.cpus)})"
             )
     return tuple(sorted(chosen))
 
@@ -417,7 +405,7 @@ def _explicit_instances(spec: Any) -> tuple[tuple[int, ...], ...] | None:
         text = spec.strip()
         if not _EXPLICIT_RE.fullmatch(text) or text.isdigit():
             return None
-        parts = [p for p in text.split(";")]
+        parts = list(text.split(";"))
         if any(not p.strip() for p in parts):
             raise ValueError(f"deployment {spec!r}: an instance between ';' has no cpus")
         return tuple(tuple(parse_cpulist(p)) for p in parts)
@@ -460,15 +448,11 @@ def plan_deployment(
     ``ValueError`` listing the valid choices.
     """
     if placement not in DEPLOYMENT_PLACEMENTS:
-        raise ValueError(
-            f"unknown placement {placement!r}: choose one of {', '.join(DEPLOYMENT_PLACEMENTS)}"
-        )
+        raise ValueError(f"unknown placement {placement!r}: choose one of {', '.join(DEPLOYMENT_PLACEMENTS)}")
     explicit = _explicit_instances(spec)
     if explicit is not None or placement == "explicit":
         if explicit is None:
-            raise ValueError(
-                f"deployment {spec!r}: explicit placement needs cpu lists such as '0-3;4-7'"
-            )
+            raise ValueError(f"deployment {spec!r}: explicit placement needs cpu lists such as '0-3;4-7'")
         if cpus is not None:
             raise ValueError("cpus: not allowed with an explicit deployment (it lists its cpus)")
         for inst in explicit:
@@ -587,22 +571,19 @@ def expand_relative(
             notes.extend(n for n in dep.notes if n not in notes)
             if dep.placement == "explicit":
                 name = ";".join(format_cpulist(c) for c in dep.instances)
-            elif isinstance(cand, str) and cand.strip().lower() == "per-socket" and len(
-                {len(c) for c in dep.instances}
-            ) > 1:
+            elif (
+                isinstance(cand, str)
+                and cand.strip().lower() == "per-socket"
+                and len({len(c) for c in dep.instances}) > 1
+            ):
                 name = "per-socket"
             else:
                 name = dep.label
             key = (dep.instances, dep.pinned)
             if key in origin:
                 first_name, first_written = origin[key]
-                if written != first_written and not (
-                    written == "all" or first_written == "all"
-                ):
-                    notes.append(
-                        f"{written} is {first_name} on this machine "
-                        f"({_machine(topology)}): listed once"
-                    )
+                if written != first_written and not (written == "all" or first_written == "all"):
+                    notes.append(f"{written} is {first_name} on this machine ({_machine(topology)}): listed once")
                 continue
             origin[key] = (name, written)
             out.append(name)
@@ -610,9 +591,7 @@ def expand_relative(
 
 
 def _is_explicit_list(spec: Sequence[Any]) -> bool:
-    return bool(spec) and all(
-        isinstance(i, (list, tuple)) and all(isinstance(c, int) for c in i) for i in spec
-    )
+    return bool(spec) and all(isinstance(i, (list, tuple)) and all(isinstance(c, int) for c in i) for i in spec)
 
 
 def _written(item: Any) -> str:

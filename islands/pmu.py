@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 __all__ = [
     "EVENT_SETS",
@@ -151,8 +152,9 @@ class Counter:
         """The engine's ``PerfEventSpec``."""
         from islands import _core
 
-        return _core.PerfEventSpec(self.metric, self.type, self.config, self.config1, self.config2,
-                                   self.group, self.cpu)
+        return _core.PerfEventSpec(
+            self.metric, self.type, self.config, self.config1, self.config2, self.group, self.cpu
+        )
 
 
 @dataclass(frozen=True)
@@ -251,22 +253,22 @@ def parse_pmus(files: Mapping[str, str]) -> dict[str, Pmu]:
         except ValueError:
             raise ValueError(f"{prefix}type: {type_text.strip()!r} is not a number") from None
         events = {
-            path[len(prefix) + 7:]: text.strip()
+            path[len(prefix) + 7 :]: text.strip()
             for path, text in files.items()
-            if path.startswith(prefix + "events/") and "." not in path[len(prefix) + 7:]
+            if path.startswith(prefix + "events/") and "." not in path[len(prefix) + 7 :]
         }
         scales = {}
         for path, text in files.items():
             if path.startswith(prefix + "events/") and path.endswith(".scale"):
                 try:
-                    scales[path[len(prefix) + 7:-6]] = float(text.strip())
+                    scales[path[len(prefix) + 7 : -6]] = float(text.strip())
                 except ValueError:
                     raise ValueError(f"{path}: {text.strip()!r} is not a number") from None
         formats = {}
         for path, text in files.items():
             if path.startswith(prefix + "format/"):
                 try:
-                    formats[path[len(prefix) + 7:]] = parse_format(text)
+                    formats[path[len(prefix) + 7 :]] = parse_format(text)
                 except ValueError as e:
                     raise ValueError(f"{path}: {e}") from None
         cpus: tuple[int, ...] = ()
@@ -303,12 +305,15 @@ def paranoid_level(path: str | Path = "/proc/sys/kernel/perf_event_paranoid") ->
 
 def _no_cpu_pmu_reason(pmus: Mapping[str, Pmu]) -> str:
     present = ", ".join(sorted(pmus)) or "none"
-    return (f"no core PMU ('cpu') in /sys/{PMU_DIR} (present: {present}): hardware counters are "
-            "not exposed here, typically a virtual machine without PMU passthrough")
+    return (
+        f"no core PMU ('cpu') in /sys/{PMU_DIR} (present: {present}): hardware counters are "
+        "not exposed here, typically a virtual machine without PMU passthrough"
+    )
 
 
-def resolve(sets: Iterable[str], pmus: Mapping[str, Pmu], family: str = "",
-            paranoid: int | None = 2, privileged: bool = True) -> Resolution:
+def resolve(
+    sets: Iterable[str], pmus: Mapping[str, Pmu], family: str = "", paranoid: int | None = 2, privileged: bool = True
+) -> Resolution:
     """Counters for the event sets ``sets`` on a machine with ``pmus`` (from
     :func:`parse_pmus`) of processor ``family`` (:func:`cpu_family`). Pure: nothing is opened.
     Unknown set names raise ValueError; metrics that cannot be counted go to ``missing``.
@@ -349,36 +354,55 @@ def resolve(sets: Iterable[str], pmus: Mapping[str, Pmu], family: str = "",
                     terms = table.get(rest)
                     where = f"family table {family}"
                     if terms is None:
-                        missing[metric] = (f"no encoding for {rest} in the family table for processor "
-                                           f"{family or 'unknown'} (known: {', '.join(FAMILY_EVENTS)})")
+                        missing[metric] = (
+                            f"no encoding for {rest} in the family table for processor "
+                            f"{family or 'unknown'} (known: {', '.join(FAMILY_EVENTS)})"
+                        )
                         continue
                 try:
                     config, config1, config2 = encode(terms, cpu)
                 except ValueError as e:
                     missing[metric] = str(e)
                     continue
-                counters.append(Counter(metric, cpu.type, config, config1, config2, group=group, source=where,
-                                        scale=cpu.scales.get(rest, 1.0) if kind == "cpu" else 1.0))
+                counters.append(
+                    Counter(
+                        metric,
+                        cpu.type,
+                        config,
+                        config1,
+                        config2,
+                        group=group,
+                        source=where,
+                        scale=cpu.scales.get(rest, 1.0) if kind == "cpu" else 1.0,
+                    )
+                )
                 hardware += 1
                 continue
             # uncore: every PMU instance of the prefix, on each CPU of its cpumask
             prefixes, _, event = rest.partition(":")
-            instances = [p for name, p in sorted(pmus.items())
-                         if any(re.fullmatch(rf"{pre}(_\d+)?", name) for pre in prefixes.split("|"))]
+            instances = [
+                p
+                for name, p in sorted(pmus.items())
+                if any(re.fullmatch(rf"{pre}(_\d+)?", name) for pre in prefixes.split("|"))
+            ]
             if not instances:
                 missing[metric] = f"no {' or '.join(p + '_*' for p in prefixes.split('|'))} uncore PMU in sysfs"
                 continue
             if not privileged and (paranoid is None or paranoid > 0):
-                missing[metric] = (f"whole-CPU uncore counting needs root or CAP_PERFMON with "
-                                   f"kernel.perf_event_paranoid <= 0 (it is {paranoid})")
+                missing[metric] = (
+                    f"whole-CPU uncore counting needs root or CAP_PERFMON with "
+                    f"kernel.perf_event_paranoid <= 0 (it is {paranoid})"
+                )
                 continue
             added = 0
             for p in instances:
                 kind_name = re.sub(r"_\d+$", "", p.name)
                 terms = p.events.get(event) or table.get(f"{kind_name}:{event}")
                 if terms is None:
-                    missing[metric] = (f"{p.name} has no '{event}' event in sysfs and the family table "
-                                       f"for {family or 'unknown'} has no encoding")
+                    missing[metric] = (
+                        f"{p.name} has no '{event}' event in sysfs and the family table "
+                        f"for {family or 'unknown'} has no encoding"
+                    )
                     break
                 try:
                     config, config1, config2 = encode(terms, p)
@@ -386,8 +410,11 @@ def resolve(sets: Iterable[str], pmus: Mapping[str, Pmu], family: str = "",
                     missing[metric] = str(e)
                     break
                 for cpu_id in p.cpus or (0,):
-                    counters.append(Counter(metric, p.type, config, config1, config2, group=1000 + added,
-                                            cpu=cpu_id, source=f"{p.name}"))
+                    counters.append(
+                        Counter(
+                            metric, p.type, config, config1, config2, group=1000 + added, cpu=cpu_id, source=f"{p.name}"
+                        )
+                    )
                     added += 1
             else:
                 continue
@@ -395,8 +422,9 @@ def resolve(sets: Iterable[str], pmus: Mapping[str, Pmu], family: str = "",
     return Resolution(counters=tuple(counters), missing=missing)
 
 
-def resolve_here(sets: Iterable[str], sysfs_root: str | Path = "/sys",
-                 cpuinfo_path: str | Path = "/proc/cpuinfo") -> Resolution:
+def resolve_here(
+    sets: Iterable[str], sysfs_root: str | Path = "/sys", cpuinfo_path: str | Path = "/proc/cpuinfo"
+) -> Resolution:
     """:func:`resolve` on this machine's sysfs, cpuinfo and perf_event_paranoid."""
     import os
 
@@ -411,12 +439,19 @@ def resolve_here(sets: Iterable[str], sysfs_root: str | Path = "/sys",
     if paranoid is None:
         reason = "the kernel has no perf events (/proc/sys/kernel/perf_event_paranoid is missing)"
         return Resolution(counters=(), missing={m: reason for s in sets for m in EVENT_SETS.get(s, {})})
-    return resolve(sets, parse_pmus(read_pmu_files(sysfs_root)), cpu_family(cpuinfo),
-                   paranoid=paranoid, privileged=os.geteuid() == 0)
+    return resolve(
+        sets,
+        parse_pmus(read_pmu_files(sysfs_root)),
+        cpu_family(cpuinfo),
+        paranoid=paranoid,
+        privileged=os.geteuid() == 0,
+    )
 
 
-def sum_readings(readings: Iterable[Mapping[str, Any]], scales: Mapping[str, float] | None = None,
-                 ) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+def sum_readings(
+    readings: Iterable[Mapping[str, Any]],
+    scales: Mapping[str, float] | None = None,
+) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
     """Per-worker (or per-CPU) counter readings -> (value per metric summed, lowest running
     fraction per metric, error per metric). A metric any of whose readings is NaN is NaN.
     ``scales`` (metric -> factor, from :attr:`Counter.scale`) multiplies the values."""
@@ -478,14 +513,23 @@ def derive_metrics(v: Mapping[str, float]) -> dict[str, float]:
     bad = _ratio(g("slots_issued") - g("slots_retired") + g("recovery_bubbles"), slots)
     frontend = _ratio(g("fetch_bubbles"), slots)
     backend = 1 - retiring - bad - frontend
-    out.update({"td_retiring": retiring, "td_bad_speculation": bad, "td_frontend_bound": frontend,
-                "td_backend_bound": backend})
+    out.update(
+        {"td_retiring": retiring, "td_bad_speculation": bad, "td_frontend_bound": frontend, "td_backend_bound": backend}
+    )
     # Paper 003's categories: frontend split into icache stalls and the rest (decoding),
     # backend into data-cache stalls and the rest (resources / dependencies).
     icache = min(_ratio(g("icache_stall_cycles"), g("cycles")), frontend) if not math.isnan(frontend) else math.nan
     dcache = min(_ratio(g("dcache_stall_cycles"), g("cycles")), backend) if not math.isnan(backend) else math.nan
-    out.update({"cat_retiring": retiring, "cat_branch_misprediction": bad, "cat_icache": icache,
-                "cat_decoding": frontend - icache, "cat_dcache": dcache, "cat_resource": backend - dcache})
+    out.update(
+        {
+            "cat_retiring": retiring,
+            "cat_branch_misprediction": bad,
+            "cat_icache": icache,
+            "cat_decoding": frontend - icache,
+            "cat_dcache": dcache,
+            "cat_resource": backend - dcache,
+        }
+    )
     imc = g("imc_reads") * BYTES_PER_COUNT["imc_reads"] + g("imc_writes") * BYTES_PER_COUNT["imc_writes"]
     link = g("link_data") * BYTES_PER_COUNT["link_data"]
     out.update({"imc_bytes": imc, "link_bytes": link, "link_per_imc": _ratio(link, imc)})

@@ -11,7 +11,8 @@ when it saw the window open to when it saw it close).
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from islands import _core
 from islands.config import RunConfig
@@ -52,7 +53,7 @@ def summarize(config: RunConfig, instances: Iterable[Mapping[str, Any]]) -> dict
         commits = sum(stats["commits"] for stats in instances)
         out["counters_per_txn"] = {m: (v / commits if commits else math.nan) for m, v in out["counters"].items()}
     if profile.breakdown_every:
-        total = {c: 0.0 for c in COMPONENTS}
+        total = dict.fromkeys(COMPONENTS, 0.0)
         timed = 0
         window_ns = 0.0
         for stats in instances:
@@ -82,11 +83,17 @@ def _simulated(config: RunConfig) -> dict[str, Any]:
     from islands.simulate import simulate
 
     single = dataclasses.replace(
-        config, engine=dataclasses.replace(config.engine, cc="none"),
-        driver=dataclasses.replace(config.driver, cpus=config.driver.cpus[:1]))
+        config,
+        engine=dataclasses.replace(config.engine, cc="none"),
+        driver=dataclasses.replace(config.driver, cpus=config.driver.cpus[:1]),
+    )
     try:
         sim = simulate(single, transactions=config.profile.simulate)
     except (RuntimeError, ValueError, OSError) as e:
-        return {"reason": str(e), **{k: math.nan for k in ("instructions", "l1i_misses", "l1d_misses")}}
-    return {**sim.per_txn, **sim.derived, "reason": sim.reason,
-            "caches": "; ".join(f"{k} {v}" for k, v in sim.caches.items())}
+        return {"reason": str(e), **dict.fromkeys(("instructions", "l1i_misses", "l1d_misses"), math.nan)}
+    return {
+        **sim.per_txn,
+        **sim.derived,
+        "reason": sim.reason,
+        "caches": "; ".join(f"{k} {v}" for k, v in sim.caches.items()),
+    }

@@ -27,8 +27,14 @@ class Latency:
     @classmethod
     def from_core(cls, d: dict[str, Any]) -> Latency:
         """From the engine's nanosecond dict."""
-        return cls(count=d["count"], mean_us=d["mean_ns"] / 1e3, p50_us=d["p50_ns"] / 1e3,
-                   p99_us=d["p99_ns"] / 1e3, p999_us=d["p999_ns"] / 1e3, max_us=d["max_ns"] / 1e3)
+        return cls(
+            count=d["count"],
+            mean_us=d["mean_ns"] / 1e3,
+            p50_us=d["p50_ns"] / 1e3,
+            p99_us=d["p99_ns"] / 1e3,
+            p999_us=d["p999_ns"] / 1e3,
+            max_us=d["max_ns"] / 1e3,
+        )
 
 
 def commits_by_type(workload: str, workers: list[dict[str, Any]]) -> dict[str, int]:
@@ -86,6 +92,7 @@ class RunResult:
     def new_order_per_min(self) -> float:
         """TPC-C NewOrders committed per minute (tpmC-style); NaN for other workloads."""
         return new_order_rate(self.commits_by_type, self.measured_s)
+
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
 
@@ -133,9 +140,12 @@ class RunResult:
             f"on cpus {format_cpulist(c.driver.cpus)}",
             f"throughput  {self.throughput_tps:,.0f} txn/s  ({self.throughput_per_core:,.0f} per core) "
             f"over {self.measured_s:.2f} s" + new_order_note(self.new_order_per_min),
-            "aborts      " + (", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
-                              + f"  (rate {self.abort_rate:.2%})"
-                              + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else "")),
+            "aborts      "
+            + (
+                ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
+                + f"  (rate {self.abort_rate:.2%})"
+                + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else "")
+            ),
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
             f"p99.9 {self.latency.p999_us:.2f}  max {self.latency.max_us:.1f}",
             check_line(self.check_failures),
@@ -173,8 +183,7 @@ def check_cpus(cpus: tuple[int, ...], topology: Topology) -> None:
     online = set(topology.cpus)
     for cpu in cpus:
         if cpu not in online:
-            raise ValueError(f"cpus: CPU {cpu} does not exist or is offline "
-                             f"(online: {format_cpulist(topology.cpus)})")
+            raise ValueError(f"cpus: CPU {cpu} does not exist or is offline (online: {format_cpulist(topology.cpus)})")
 
 
 def run(config: RunConfig, topology: Topology | None = None) -> RunResult:
@@ -205,8 +214,15 @@ def run(config: RunConfig, topology: Topology | None = None) -> RunResult:
 def _result(config: RunConfig, stats: dict[str, Any], topology: Topology) -> RunResult:
     seconds = stats["measured_s"]
     workers = [
-        WorkerResult(cpu=w["cpu"], observed_cpu=w["observed_cpu"], site=w["site"], commits=w["commits"], aborts=dict(w["aborts"]),
-                     latency=Latency.from_core(w["latency"]), throughput_tps=w["commits"] / seconds)
+        WorkerResult(
+            cpu=w["cpu"],
+            observed_cpu=w["observed_cpu"],
+            site=w["site"],
+            commits=w["commits"],
+            aborts=dict(w["aborts"]),
+            latency=Latency.from_core(w["latency"]),
+            throughput_tps=w["commits"] / seconds,
+        )
         for w in stats["workers"]
     ]
     row_updates = sum(w["row_updates_all_phases"] for w in stats["workers"])

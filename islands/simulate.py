@@ -73,8 +73,13 @@ class SimulatedCounters:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (NaN stays NaN)."""
-        return {"per_txn": self.per_txn, "transactions": self.transactions, "caches": self.caches,
-                "reason": self.reason, "simulated": True}
+        return {
+            "per_txn": self.per_txn,
+            "transactions": self.transactions,
+            "caches": self.caches,
+            "reason": self.reason,
+            "simulated": True,
+        }
 
     @property
     def derived(self) -> dict[str, float]:
@@ -85,10 +90,15 @@ class SimulatedCounters:
         def per_k(key: str) -> float:
             return 1000 * p[key] / ins if ins and not math.isnan(ins) else math.nan
 
-        return {"l1i_mpki": per_k("l1i_misses"), "l1d_mpki": per_k("l1d_misses"), "ll_mpki": per_k("ll_misses"),
-                "branch_mpki": per_k("branch_mispredictions"),
-                "branch_mispredict_pct": 100 * p["branch_mispredictions"] / p["branches"]
-                if p.get("branches") else math.nan}
+        return {
+            "l1i_mpki": per_k("l1i_misses"),
+            "l1d_mpki": per_k("l1d_misses"),
+            "ll_mpki": per_k("ll_misses"),
+            "branch_mpki": per_k("branch_mispredictions"),
+            "branch_mispredict_pct": 100 * p["branch_mispredictions"] / p["branches"]
+            if p.get("branches")
+            else math.nan,
+        }
 
 
 def parse_cachegrind(text: str) -> tuple[dict[str, int], dict[str, str]]:
@@ -117,7 +127,9 @@ def _core_path() -> str:
     return str(Path(_core.__file__).resolve())
 
 
-def _one(valgrind: str, config_json: str, n: int, workdir: Path, timeout_s: float) -> tuple[dict[str, int], dict[str, str]]:
+def _one(
+    valgrind: str, config_json: str, n: int, workdir: Path, timeout_s: float
+) -> tuple[dict[str, int], dict[str, str]]:
     out = workdir / f"cachegrind.{n}.out"
     # The two runs must differ only in their transactions: the same small environment (its size
     # moves the stack) and, where setarch can switch it off, no address-space randomization
@@ -125,8 +137,21 @@ def _one(valgrind: str, config_json: str, n: int, workdir: Path, timeout_s: floa
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONHASHSEED": "0", "LC_ALL": "C"}
     setarch = shutil.which("setarch")
     no_aslr = [setarch, platform.machine(), "-R"] if setarch else []
-    cmd = [*no_aslr, valgrind, "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
-           f"--cachegrind-out-file={out}", sys.executable, "-S", "-c", _RUNNER, _core_path(), config_json, str(n)]
+    cmd = [
+        *no_aslr,
+        valgrind,
+        "--tool=cachegrind",
+        "--cache-sim=yes",
+        "--branch-sim=yes",
+        f"--cachegrind-out-file={out}",
+        sys.executable,
+        "-S",
+        "-c",
+        _RUNNER,
+        _core_path(),
+        config_json,
+        str(n),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s, env=env)
     if done.returncode != 0:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
@@ -134,8 +159,9 @@ def _one(valgrind: str, config_json: str, n: int, workdir: Path, timeout_s: floa
     return parse_cachegrind(out.read_text())
 
 
-def simulate(config: RunConfig, transactions: int = 2000, timeout_s: float = 600.0,
-             valgrind: str | None = None) -> SimulatedCounters:
+def simulate(
+    config: RunConfig, transactions: int = 2000, timeout_s: float = 600.0, valgrind: str | None = None
+) -> SimulatedCounters:
     """Cachegrind's counts per transaction of ``config``'s workload, single-threaded.
 
     ``config.driver.cpus`` must hold one CPU (a single-threaded instance). A machine without
@@ -146,7 +172,7 @@ def simulate(config: RunConfig, transactions: int = 2000, timeout_s: float = 600
     if isinstance(transactions, bool) or not isinstance(transactions, int) or transactions < 1:
         raise ValueError(f"transactions: {transactions!r} is not a whole number >= 1")
     config.to_core()  # the engine judges the config before anything starts
-    nan = {k: math.nan for k in SIMULATED_METRICS}
+    nan = dict.fromkeys(SIMULATED_METRICS, math.nan)
     valgrind = valgrind or shutil.which("valgrind")
     if valgrind is None:
         return SimulatedCounters(nan, 0, reason="valgrind is not installed (make install adds it)")
@@ -157,6 +183,8 @@ def simulate(config: RunConfig, transactions: int = 2000, timeout_s: float = 600
     with tempfile.TemporaryDirectory(prefix="islands-cachegrind-") as tmp:
         base, caches = _one(valgrind, config_json, 0, Path(tmp), timeout_s)
         full, _ = _one(valgrind, config_json, transactions, Path(tmp), timeout_s)
-    per_txn = {k: sum(full.get(e, 0) - base.get(e, 0) for e in events) / transactions
-               for k, events in SIMULATED_METRICS.items()}
+    per_txn = {
+        k: sum(full.get(e, 0) - base.get(e, 0) for e in events) / transactions
+        for k, events in SIMULATED_METRICS.items()
+    }
     return SimulatedCounters(per_txn, transactions, caches=caches)

@@ -69,12 +69,22 @@ import sys
 import tempfile
 import time
 import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
-from islands.config import (DriverConfig, EngineConfig, LogConfig, MicroConfig, ProfileConfig, RunConfig,
-                            TatpConfig, TpcbConfig, TpccConfig)
+from islands.config import (
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    MicroConfig,
+    ProfileConfig,
+    RunConfig,
+    TatpConfig,
+    TpcbConfig,
+    TpccConfig,
+)
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
 from islands.topology import Topology, format_cpulist, parse_cpulist
@@ -102,12 +112,21 @@ TPCC_FIELDS = {f.name: f for f in dataclasses.fields(TpccConfig)}
 ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
 #: The fixed-settings tables of an experiment file and the config fields each holds (field
 #: names are unique across them, so a [grid] key names its table).
-SECTION_FIELDS = {"micro": MICRO_FIELDS, "tpcb": TPCB_FIELDS, "tatp": TATP_FIELDS, "tpcc": TPCC_FIELDS,
-                  "engine": ENGINE_FIELDS}
+SECTION_FIELDS = {
+    "micro": MICRO_FIELDS,
+    "tpcb": TPCB_FIELDS,
+    "tatp": TATP_FIELDS,
+    "tpcc": TPCC_FIELDS,
+    "engine": ENGINE_FIELDS,
+}
 #: Field names more than one workload's section has (TATP's and TPC-C's mix): a [grid] value
 #: of one goes to the experiment's own workload.
-SHARED_FIELDS = {k for name, f in SECTION_FIELDS.items() for k in f
-                 if sum(k in g for n, g in SECTION_FIELDS.items() if n != "engine") > 1}
+SHARED_FIELDS = {
+    k
+    for name, f in SECTION_FIELDS.items()
+    for k in f
+    if sum(k in g for n, g in SECTION_FIELDS.items() if n != "engine") > 1
+}
 #: The workloads' own sections (each used by the workload of its name).
 WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig, "tpcc": TpccConfig}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
@@ -132,7 +151,7 @@ def known_transports() -> tuple[str, ...]:
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
 def _hash(value: Any) -> str:
@@ -353,7 +372,9 @@ class ExperimentSpec:
                         and all(isinstance(i, list) and all(isinstance(c, int) for c in i) for i in value)
                     )
                     if not ok:
-                        raise where.error(dotted, f"{value!r} is not a deployment (1, 'per-socket', '4ISL', '0-3;4-7', ...)")
+                        raise where.error(
+                            dotted, f"{value!r} is not a deployment (1, 'per-socket', '4ISL', '0-3;4-7', ...)"
+                        )
                     value = tuple(tuple(i) for i in value) if isinstance(value, list) else value
                 elif key == "placement":
                     if value not in GRID_PLACEMENTS:
@@ -430,9 +451,7 @@ class ExperimentSpec:
             for value in values:
                 if key == "cc" and value == "auto":
                     continue
-                config = dataclasses.replace(
-                    base, **{part: dataclasses.replace(getattr(base, part), **{key: value})}
-                )
+                config = dataclasses.replace(base, **{part: dataclasses.replace(getattr(base, part), **{key: value})})
                 try:
                     config.to_core(total_sites=sites)
                 except ValueError as e:
@@ -471,9 +490,12 @@ class ExperimentSpec:
 
     def profile_config(self) -> ProfileConfig:
         """The [profile] table as the run config's ProfileConfig."""
-        return ProfileConfig(counters=tuple(self.profile.get("counters", ())),
-                             breakdown_every=self.profile.get("breakdown_every", 0),
-                             simulate=self.profile.get("simulate", 0), modules=self.profile.get("modules", False))
+        return ProfileConfig(
+            counters=tuple(self.profile.get("counters", ())),
+            breakdown_every=self.profile.get("breakdown_every", 0),
+            simulate=self.profile.get("simulate", 0),
+            modules=self.profile.get("modules", False),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The spec as a TOML-shaped dict (JSON-ready); :meth:`from_dict` reads it back.
@@ -582,13 +604,14 @@ def _check_log(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
         if key not in LOG_KEYS:
             raise where.error(f"log.{key}", _unknown(key, LOG_KEYS))
         default = getattr(LogConfig(), key)
-        if isinstance(default, bool) != isinstance(value, bool) or \
-                not isinstance(value, (int, float) if isinstance(default, float) else type(default)):
+        if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
+            value, (int, float) if isinstance(default, float) else type(default)
+        ):
             kind = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}[type(default)]
             raise where.error(f"log.{key}", f"{value!r} is not {kind}")
         out[key] = value
     if out.get("mode", "off") == "off":
-        raise where.error("log.mode", "give mode = \"async\" or \"group_commit\" (leave [log] out for no log)")
+        raise where.error("log.mode", 'give mode = "async" or "group_commit" (leave [log] out for no log)')
     directory = out.get("directory")
     if directory is not None and not os.path.isdir(directory):
         raise where.error("log.directory", f"{directory!r} is not a directory")
@@ -715,11 +738,8 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
     try:
         from islands.launch import run_deployment  # type: ignore[import-not-found, attr-defined]
     except ImportError as e:
-        raise RuntimeError(
-            f"multi-instance deployments need islands.launch ({point.deployment.label}: {e})"
-        ) from None
-    return run_deployment(point.deployment, point.config, transport=point.transport,
-                          topology=topology).to_dict()
+        raise RuntimeError(f"multi-instance deployments need islands.launch ({point.deployment.label}: {e})") from None
+    return run_deployment(point.deployment, point.config, transport=point.transport, topology=topology).to_dict()
 
 
 def _run_logged(point: Point, topology: Topology | None) -> dict[str, Any]:
@@ -765,9 +785,7 @@ class Sweep:
     does not fit the machine fails here (``ValueError``), before anything is written.
     """
 
-    def __init__(
-        self, spec: ExperimentSpec, topology: Topology | None = None, out: str | Path | None = None
-    ) -> None:
+    def __init__(self, spec: ExperimentSpec, topology: Topology | None = None, out: str | Path | None = None) -> None:
         if topology is None:
             from islands.topology import read_topology
 
@@ -850,16 +868,13 @@ class Sweep:
             except ValueError as e:
                 shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
                 raise ValueError(f"{spec.source}: point {shown}: {e}") from None
-        return Point(deployment=dep, config=config, transport=chosen["transport"], repetition=0,
-                     params=params, index=index)
+        return Point(
+            deployment=dep, config=config, transport=chosen["transport"], repetition=0, params=params, index=index
+        )
 
     def points(self) -> list[Point]:
         """Every run, repetition by repetition: the grid once, then again, ..."""
-        return [
-            dataclasses.replace(p, repetition=r)
-            for r in range(self.spec.repetitions)
-            for p in self.grid_points
-        ]
+        return [dataclasses.replace(p, repetition=r) for r in range(self.spec.repetitions) for p in self.grid_points]
 
     def done_ids(self) -> set[str]:
         """The point_ids the results directory already holds."""
@@ -901,9 +916,7 @@ class Sweep:
             sizes = sorted({len(c) for c in dep.instances})
             shape = f"{dep.n_instances}x{sizes[0]}" if len(sizes) == 1 else "+".join(str(len(c)) for c in dep.instances)
             spans = sorted({len(s) for s in dep.sockets})
-            reps_done = sum(
-                1 for r in range(spec.repetitions) if dataclasses.replace(p, repetition=r).point_id in done
-            )
+            reps_done = sum(1 for r in range(spec.repetitions) if dataclasses.replace(p, repetition=r).point_id in done)
             params = dict(p.params)
             rows.append(
                 [
@@ -920,8 +933,11 @@ class Sweep:
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         lines.append("")
         for r in [header, *rows]:
-            lines.append("  ".join(c.rjust(w) if c[:1].isdigit() and i == 0 else c.ljust(w)
-                                   for i, (c, w) in enumerate(zip(r, widths))).rstrip())
+            lines.append(
+                "  ".join(
+                    c.rjust(w) if c[:1].isdigit() and i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))
+                ).rstrip()
+            )
         return "\n".join(lines)
 
     # Running --------------------------------------------------------------------------
@@ -954,8 +970,7 @@ class Sweep:
             manifest = {}
         elif mismatch and not force:
             raise ValueError(
-                f"results directory {d} {mismatch}: use --fresh to start over, --force to add "
-                "to it, or another --out"
+                f"results directory {d} {mismatch}: use --fresh to start over, --force to add to it, or another --out"
             )
         try:
             d.mkdir(parents=True, exist_ok=True)
@@ -1045,7 +1060,7 @@ class Sweep:
                         raise
                     except ValueError as e:
                         raise ValueError(f"point {point.describe()}: {e}") from e
-                    except Exception as e:  # noqa: BLE001 - reported with the point, then raised
+                    except Exception as e:
                         raise RuntimeError(f"point {point.describe()} failed: {e}") from e
                     self.store.append([self._row(point, result, meta, topo, time.monotonic() - started)])
                     ran += 1
@@ -1064,11 +1079,13 @@ class Sweep:
             finish("failed", str(e))
             raise
         finish("complete")
-        return SweepOutcome(ran=ran, skipped=skipped, total=len(runs), directory=self.directory,
-                            notes=tuple(self.notes))
+        return SweepOutcome(
+            ran=ran, skipped=skipped, total=len(runs), directory=self.directory, notes=tuple(self.notes)
+        )
 
-    def _row(self, point: Point, result: Mapping[str, Any], meta: Mapping[str, Any],
-             topo: Mapping[str, Any], run_s: float) -> dict[str, Any]:
+    def _row(
+        self, point: Point, result: Mapping[str, Any], meta: Mapping[str, Any], topo: Mapping[str, Any], run_s: float
+    ) -> dict[str, Any]:
         dep = point.deployment.to_dict()
         dep.pop("version")
         dep["roles"] = ",".join(roles_of(self.topology, point.deployment))

@@ -21,9 +21,10 @@ result row stores the topology it ran on that way.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 __all__ = [
     "Cache",
@@ -51,10 +52,7 @@ NODE_FILES = ("cpulist", "distance")
 DICT_VERSION = 1
 # Distance the kernel reports from a node to itself when it has no SLIT to go by.
 LOCAL_DISTANCE = 10
-NO_NUMA_NOTE = (
-    f"no {NODE_DIR} in sysfs (kernel without NUMA support): "
-    "treated as one node holding all cpus"
-)
+NO_NUMA_NOTE = f"no {NODE_DIR} in sysfs (kernel without NUMA support): treated as one node holding all cpus"
 
 _CACHE_TYPE_ORDER = {"Data": 0, "Instruction": 1, "Unified": 2}
 _CPU_DIR_RE = re.compile(r"cpu(\d+)")
@@ -230,9 +228,7 @@ class Topology:
     # Lookup tables built by __post_init__; not part of the value.
     _core_of: dict[int, Core] = field(init=False, repr=False, compare=False, default_factory=dict)
     _node_of: dict[int, int] = field(init=False, repr=False, compare=False, default_factory=dict)
-    _caches_of: dict[int, tuple[Cache, ...]] = field(
-        init=False, repr=False, compare=False, default_factory=dict
-    )
+    _caches_of: dict[int, tuple[Cache, ...]] = field(init=False, repr=False, compare=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         def set_(name: str, value: Any) -> None:
@@ -332,10 +328,7 @@ class Topology:
 
     def _check_cpu(self, cpu: int) -> None:
         if cpu not in self._core_of:
-            raise ValueError(
-                f"cpu {cpu} is not an online cpu of this machine "
-                f"(online: {format_cpulist(self.cpus)})"
-            )
+            raise ValueError(f"cpu {cpu} is not an online cpu of this machine (online: {format_cpulist(self.cpus)})")
 
     def core_of(self, cpu: int) -> Core:
         """The core that hardware thread ``cpu`` belongs to."""
@@ -402,8 +395,7 @@ class Topology:
             "source": self.source,
             "cpus": list(self.cpus),
             "sockets": [
-                {"id": s.id, "cores": [{"id": c.id, "cpus": list(c.cpus)} for c in s.cores]}
-                for s in self.sockets
+                {"id": s.id, "cores": [{"id": c.id, "cpus": list(c.cpus)} for c in s.cores]} for s in self.sockets
             ],
             "numa_nodes": [{"id": n.id, "cpus": list(n.cpus)} for n in self.numa_nodes],
             "distances": [list(row) for row in self.distances],
@@ -427,9 +419,7 @@ class Topology:
         if not isinstance(d, Mapping):
             raise TopologyError(f"topology dict: expected a mapping, got {type(d).__name__}")
         if d.get("version") != DICT_VERSION:
-            raise TopologyError(
-                f"topology dict: version {d.get('version')!r} is not {DICT_VERSION}"
-            )
+            raise TopologyError(f"topology dict: version {d.get('version')!r} is not {DICT_VERSION}")
         try:
             return cls(
                 cpus=_ids(d["cpus"]),
@@ -437,15 +427,12 @@ class Topology:
                     Socket(
                         id=int(s["id"]),
                         cores=tuple(
-                            Core(id=int(c["id"]), socket=int(s["id"]), cpus=_ids(c["cpus"]))
-                            for c in s["cores"]
+                            Core(id=int(c["id"]), socket=int(s["id"]), cpus=_ids(c["cpus"])) for c in s["cores"]
                         ),
                     )
                     for s in d["sockets"]
                 ),
-                numa_nodes=tuple(
-                    NumaNode(id=int(n["id"]), cpus=_ids(n["cpus"])) for n in d["numa_nodes"]
-                ),
+                numa_nodes=tuple(NumaNode(id=int(n["id"]), cpus=_ids(n["cpus"])) for n in d["numa_nodes"]),
                 distances=tuple(_ids(row) for row in d["distances"]),
                 caches=tuple(
                     Cache(
@@ -499,10 +486,7 @@ def _describe_lines(t: Topology) -> list[str]:
     for sock in t.sockets:
         nodes = sorted({t.numa_node_of(c) for c in sock.cpus})
         where = f", node {nodes[0]}" if len(nodes) == 1 else ""
-        lines.append(
-            f"socket {sock.id}: {_plural(len(sock.cores), 'core')}, "
-            f"{_cpus_phrase(sock.cpus)}{where}"
-        )
+        lines.append(f"socket {sock.id}: {_plural(len(sock.cores), 'core')}, {_cpus_phrase(sock.cpus)}{where}")
         for core in sock.cores:
             lines.append(f"  core {core.id}: {_cpus_phrase(core.cpus)}")
     lines.append("")
@@ -638,9 +622,7 @@ def parse_topology(files: Mapping[str, str], source: str = "<memory>") -> Topolo
     sockets = tuple(
         Socket(
             id=sid,
-            cores=tuple(
-                Core(id=cid, socket=sid, cpus=tuple(cores[cid])) for cid in sorted(cores)
-            ),
+            cores=tuple(Core(id=cid, socket=sid, cpus=tuple(cores[cid])) for cid in sorted(cores)),
         )
         for sid, cores in sorted(by_socket.items())
     )
@@ -674,8 +656,7 @@ def parse_topology(files: Mapping[str, str], source: str = "<memory>") -> Topolo
             elif seen.size_bytes != size:
                 raise f.error(
                     f"{base}/size",
-                    f"{format_size(size)} but cpu {shared[0]} says this cache is "
-                    f"{format_size(seen.size_bytes)}",
+                    f"{format_size(size)} but cpu {shared[0]} says this cache is {format_size(seen.size_bytes)}",
                 )
     if without_cache and len(without_cache) == len(online):
         notes.append(f"no cache information in sysfs ({CPU_DIR}/cpuN/cache missing)")
@@ -683,9 +664,7 @@ def parse_topology(files: Mapping[str, str], source: str = "<memory>") -> Topolo
         notes.append(f"no cache information in sysfs for {_cpus_phrase(without_cache)}")
     cache_list = sorted(
         caches.values(),
-        key=lambda c: (
-            c.level, _CACHE_TYPE_ORDER.get(c.type, len(_CACHE_TYPE_ORDER)), c.type, c.cpus
-        ),
+        key=lambda c: (c.level, _CACHE_TYPE_ORDER.get(c.type, len(_CACHE_TYPE_ORDER)), c.type, c.cpus),
     )
 
     # NUMA nodes.
@@ -709,9 +688,7 @@ def parse_topology(files: Mapping[str, str], source: str = "<memory>") -> Topolo
             cpus = tuple(c for c in f.cpulist(f"{base}/cpulist") if c in online_set)
             for cpu in cpus:
                 if cpu in node_of:
-                    raise f.error(
-                        f"{base}/cpulist", f"cpu {cpu} is already in node {node_of[cpu]}"
-                    )
+                    raise f.error(f"{base}/cpulist", f"cpu {cpu} is already in node {node_of[cpu]}")
                 node_of[cpu] = node_id
             row = f.integers(f"{base}/distance")
             if len(row) != len(node_ids):
@@ -723,10 +700,7 @@ def parse_topology(files: Mapping[str, str], source: str = "<memory>") -> Topolo
             rows.append(tuple(row))
         homeless = [c for c in online if c not in node_of]
         if homeless:
-            raise TopologyError(
-                f"sysfs tree {source}: online {_cpus_phrase(homeless)} in no "
-                f"{NODE_DIR}/nodeN/cpulist"
-            )
+            raise TopologyError(f"sysfs tree {source}: online {_cpus_phrase(homeless)} in no {NODE_DIR}/nodeN/cpulist")
         nodes = tuple(node_list)
         distances = tuple(rows)
 

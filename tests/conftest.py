@@ -16,8 +16,9 @@ def cli(tmp_path):
     import subprocess
 
     def run(*args: str, timeout: float = 120):
-        return subprocess.run([sys.executable, "-m", "islands", *args], capture_output=True,
-                              text=True, timeout=timeout, cwd=tmp_path)
+        return subprocess.run(
+            [sys.executable, "-m", "islands", *args], capture_output=True, text=True, timeout=timeout, cwd=tmp_path
+        )
 
     return run
 
@@ -38,8 +39,9 @@ def read_only_dir(tmp_path):
         yield locked
         locked.chmod(0o700)
         return
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(locked)],
-                             capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(locked)], capture_output=True, text=True
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a read-only tmpfs: {mounted.stderr.strip()}")
     try:

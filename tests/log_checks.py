@@ -32,7 +32,7 @@ def read_outcome(directory: Path, n_instances: int) -> Outcome:
         for r in log["records"]:
             if r["type"] == "decision_commit":
                 out.coordinated[r["txn"]] = (i, list(r["participants"]))
-    for i, log in enumerate(logs):
+    for log in logs:
         own: dict[int, bool] = {}
         for r in log["records"]:
             if r["type"] in ("commit_prepared", "abort_prepared"):
@@ -75,11 +75,13 @@ def check_durability(directory: Path, n_instances: int) -> Outcome:
     assert not missing, f"{len(missing)} acknowledged commits are not in the logs, e.g. {sorted(missing)[:5]}"
     for txn, (coordinator, participants) in out.coordinated.items():
         for p in participants:
-            assert txn in out.committed[p], \
+            assert txn in out.committed[p], (
                 f"txn {txn:#x} committed by coordinator {coordinator} but not on participant {p}"
+            )
     for i, prepared in enumerate(out.prepared):
         for txn, coordinator in prepared.items():
             if txn in out.committed[i]:
-                assert txn in out.committed[coordinator], \
+                assert txn in out.committed[coordinator], (
                     f"txn {txn:#x} committed on participant {i} but its coordinator {coordinator} has no decision"
+                )
     return out

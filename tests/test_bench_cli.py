@@ -21,16 +21,30 @@ def stored(directory) -> tuple[pd.DataFrame, dict]:
 
 def check_rows(rows: pd.DataFrame, n: int) -> None:
     assert len(rows) == n
-    for column in ("config_hash", "metadata.git_revision", "metadata.cpu_model", "topology.cpus",
-                   "host_load_1m"):
+    for column in ("config_hash", "metadata.git_revision", "metadata.cpu_model", "topology.cpus", "host_load_1m"):
         assert column in rows and rows[column].notna().all(), column
     assert rows["config_hash"].str.len().eq(16).all()
     assert json.loads(rows["topology.cpus"].iloc[0]) == list(HERE.cpus)
 
 
 def test_bench_ipc_end_to_end(cli, tmp_path) -> None:
-    out = cli("bench", "ipc", "--mechanisms", "pipe,shm_ring", "--round-trips", "50", "--warmup", "0",
-              "--size", "64", "--reps", "2", "--out", "ipc", "--quiet")
+    out = cli(
+        "bench",
+        "ipc",
+        "--mechanisms",
+        "pipe,shm_ring",
+        "--round-trips",
+        "50",
+        "--warmup",
+        "0",
+        "--size",
+        "64",
+        "--reps",
+        "2",
+        "--out",
+        "ipc",
+        "--quiet",
+    )
     assert out.returncode == 0, out.stderr
     rows, manifest = stored(tmp_path / "ipc")
     pairs = 2 if HERE.n_sockets > 1 else 1
@@ -46,8 +60,22 @@ def test_bench_ipc_end_to_end(cli, tmp_path) -> None:
 
 def test_bench_ipc_explicit_pair(cli, tmp_path) -> None:
     a = HERE.cpus[-1]
-    out = cli("bench", "ipc", "--mechanisms", "unix_stream", "--cpus", f"{a},{a}", "--round-trips", "20",
-              "--warmup", "0", "--out", "one", "--no-figure", "--quiet")
+    out = cli(
+        "bench",
+        "ipc",
+        "--mechanisms",
+        "unix_stream",
+        "--cpus",
+        f"{a},{a}",
+        "--round-trips",
+        "20",
+        "--warmup",
+        "0",
+        "--out",
+        "one",
+        "--no-figure",
+        "--quiet",
+    )
     assert out.returncode == 0, out.stderr
     rows, _ = stored(tmp_path / "one")
     assert list(rows["pair"]) == ["same_cpu"] and list(rows["client_cpu"]) == [a]
@@ -55,8 +83,21 @@ def test_bench_ipc_explicit_pair(cli, tmp_path) -> None:
 
 
 def test_bench_counters_end_to_end(cli, tmp_path) -> None:
-    out = cli("bench", "counters", "--locks", "mutex,mcs", "--duration", "0.02", "--warmup", "0",
-              "--reps", "2", "--out", "c", "--quiet")
+    out = cli(
+        "bench",
+        "counters",
+        "--locks",
+        "mutex,mcs",
+        "--duration",
+        "0.02",
+        "--warmup",
+        "0",
+        "--reps",
+        "2",
+        "--out",
+        "c",
+        "--quiet",
+    )
     assert out.returncode == 0, out.stderr
     rows, manifest = stored(tmp_path / "c")
     check_rows(rows, 2 * 3 * 3 * 2)  # locks x counters x placements x reps
@@ -70,8 +111,25 @@ def test_bench_counters_end_to_end(cli, tmp_path) -> None:
 
 
 def test_bench_counters_fixed_increments(cli, tmp_path) -> None:
-    out = cli("bench", "counters", "--locks", "ttas", "--counters", "machine", "--placements", "os",
-              "--increments", "1000", "--threads", str(HERE.n_cpus), "--reps", "1", "--out", "c1", "--quiet")
+    out = cli(
+        "bench",
+        "counters",
+        "--locks",
+        "ttas",
+        "--counters",
+        "machine",
+        "--placements",
+        "os",
+        "--increments",
+        "1000",
+        "--threads",
+        str(HERE.n_cpus),
+        "--reps",
+        "1",
+        "--out",
+        "c1",
+        "--quiet",
+    )
     assert out.returncode == 0, out.stderr
     rows, _ = stored(tmp_path / "c1")
     assert json.loads(rows["counter_values"].iloc[0]) == [HERE.n_cpus * 1000]
@@ -79,8 +137,21 @@ def test_bench_counters_fixed_increments(cli, tmp_path) -> None:
 
 
 def test_bench_placement_end_to_end(cli, tmp_path) -> None:
-    out = cli("bench", "placement", "--duration", "0.03", "--warmup", "0", "--reps", "2",
-              "--rows-per-site", "1000", "--out", "p", "--quiet")
+    out = cli(
+        "bench",
+        "placement",
+        "--duration",
+        "0.03",
+        "--warmup",
+        "0",
+        "--reps",
+        "2",
+        "--rows-per-site",
+        "1000",
+        "--out",
+        "p",
+        "--quiet",
+    )
     assert out.returncode == 0, out.stderr
     rows, manifest = stored(tmp_path / "p")
     check_rows(rows, 4 * 2)
@@ -92,31 +163,33 @@ def test_bench_placement_end_to_end(cli, tmp_path) -> None:
 
 
 def test_default_out_dir_is_timestamped(cli, tmp_path) -> None:
-    out = cli("bench", "ipc", "--mechanisms", "pipe", "--round-trips", "10", "--warmup", "0", "--no-figure",
-              "--quiet")
+    out = cli("bench", "ipc", "--mechanisms", "pipe", "--round-trips", "10", "--warmup", "0", "--no-figure", "--quiet")
     assert out.returncode == 0, out.stderr
     (directory,) = (tmp_path / "results").iterdir()
     assert directory.name.startswith("bench-ipc-") and directory.name.endswith("Z")
     assert (directory / "rows.parquet").exists()
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["ipc", "--mechanisms", "pigeon"], "mechanisms: unknown mechanism 'pigeon'"),
-    (["ipc", "--cpus", "0,4096"], "cpus: CPU 4096 does not exist or is offline"),
-    (["ipc", "--cpus", "0"], "cpus: '0' is not a pair"),
-    (["ipc", "--size", "0"], "size: 0 is not a message size"),
-    (["ipc", "--size", "-1"], "size: -1"),
-    (["ipc", "--duration", "0"], "duration: 0.0"),
-    (["counters", "--locks", "spinny"], "locks: unknown lock kind 'spinny'"),
-    (["counters", "--counters", "rack"], "counters: unknown granularity 'rack'"),
-    (["counters", "--placements", "random"], "placements: unknown placement 'random'"),
-    (["counters", "--threads", "100000", "--placements", "grouped"], "do not fit"),
-    (["counters", "--reps", "0"], "reps: 0"),
-    (["placement", "--policies", "nope"], "policies: unknown placement policy 'nope'"),
-    (["placement", "--threads", "-1"], "threads: -1"),
-    (["placement", "--rows", "0"], "rows_per_txn"),
-    (["nope"], "invalid choice: 'nope'"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["ipc", "--mechanisms", "pigeon"], "mechanisms: unknown mechanism 'pigeon'"),
+        (["ipc", "--cpus", "0,4096"], "cpus: CPU 4096 does not exist or is offline"),
+        (["ipc", "--cpus", "0"], "cpus: '0' is not a pair"),
+        (["ipc", "--size", "0"], "size: 0 is not a message size"),
+        (["ipc", "--size", "-1"], "size: -1"),
+        (["ipc", "--duration", "0"], "duration: 0.0"),
+        (["counters", "--locks", "spinny"], "locks: unknown lock kind 'spinny'"),
+        (["counters", "--counters", "rack"], "counters: unknown granularity 'rack'"),
+        (["counters", "--placements", "random"], "placements: unknown placement 'random'"),
+        (["counters", "--threads", "100000", "--placements", "grouped"], "do not fit"),
+        (["counters", "--reps", "0"], "reps: 0"),
+        (["placement", "--policies", "nope"], "policies: unknown placement policy 'nope'"),
+        (["placement", "--threads", "-1"], "threads: -1"),
+        (["placement", "--rows", "0"], "rows_per_txn"),
+        (["nope"], "invalid choice: 'nope'"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args: list, needle: str) -> None:
     out = cli("bench", *args, "--out", "bad", "--quiet") if args != ["nope"] else cli("bench", *args)
     assert out.returncode == 2, (out.stdout, out.stderr)
@@ -126,8 +199,20 @@ def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args: list, needle: str
 
 
 def test_existing_results_are_not_mixed(cli, tmp_path) -> None:
-    args = ("bench", "ipc", "--mechanisms", "pipe", "--round-trips", "10", "--warmup", "0", "--no-figure",
-            "--quiet", "--out", "same")
+    args = (
+        "bench",
+        "ipc",
+        "--mechanisms",
+        "pipe",
+        "--round-trips",
+        "10",
+        "--warmup",
+        "0",
+        "--no-figure",
+        "--quiet",
+        "--out",
+        "same",
+    )
     assert cli(*args).returncode == 0
     out = cli(*args)
     assert out.returncode == 2 and "already holds results" in out.stderr

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 import islands
-from islands.bench.counters import GRANULARITIES, LOCK_KINDS, PLACEMENTS, CounterBenchConfig, counter_plan, \
-    run_counters
+from islands.bench.counters import GRANULARITIES, LOCK_KINDS, PLACEMENTS, CounterBenchConfig, counter_plan, run_counters
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
 HERE = islands.read_topology()
@@ -26,8 +25,9 @@ def test_lock_kinds_are_the_four_of_the_issue() -> None:
 def test_final_values_equal_increments(lock: str, granularity: str, placement: str) -> None:
     # Every CPU busy (hyperthreads too), so that coarse counters are contended.
     threads = HERE.n_cpus
-    config = CounterBenchConfig(lock=lock, granularity=granularity, placement=placement, threads=threads,
-                                increments_per_thread=3000)
+    config = CounterBenchConfig(
+        lock=lock, granularity=granularity, placement=placement, threads=threads, increments_per_thread=3000
+    )
     row = run_counters(config, HERE)
     assert row["consistent"]
     assert row["counter_values"] == row["expected_values"]
@@ -37,8 +37,9 @@ def test_final_values_equal_increments(lock: str, granularity: str, placement: s
 
 @pytest.mark.parametrize("lock", LOCK_KINDS)
 def test_time_based_run_loses_nothing(lock: str) -> None:
-    row = run_counters(CounterBenchConfig(lock=lock, granularity="machine", placement="grouped",
-                                          warmup_s=0.01, duration_s=0.03), HERE)
+    row = run_counters(
+        CounterBenchConfig(lock=lock, granularity="machine", placement="grouped", warmup_s=0.01, duration_s=0.03), HERE
+    )
     assert row["consistent"] and sum(row["counter_values"]) == row["total_increments"]
     assert 0 < row["increments"] <= row["total_increments"]
     assert 0 < row["cpu_share"] <= 1.1 and len(row["per_thread_cpu_s"]) == row["threads"]
@@ -47,8 +48,12 @@ def test_time_based_run_loses_nothing(lock: str) -> None:
 
 
 def test_more_threads_than_cpus_left_to_the_os() -> None:
-    row = run_counters(CounterBenchConfig(lock="mcs", granularity="machine", placement="os",
-                                          threads=HERE.n_cpus, increments_per_thread=2000), HERE)
+    row = run_counters(
+        CounterBenchConfig(
+            lock="mcs", granularity="machine", placement="os", threads=HERE.n_cpus, increments_per_thread=2000
+        ),
+        HERE,
+    )
     assert row["consistent"] and row["counter_values"] == [HERE.n_cpus * 2000]
 
 
@@ -87,13 +92,16 @@ def test_plans_on_fixtures(machine: str) -> None:
                 assert len({topo.core_of(c) for c in cpus}) == topo.n_cores
 
 
-@pytest.mark.parametrize("fields,needle", [
-    ({"lock": "spinny"}, "lock: unknown lock 'spinny'"),
-    ({"granularity": "rack"}, "granularity: unknown granularity 'rack'"),
-    ({"placement": "random"}, "placement: unknown placement 'random'"),
-    ({"threads": -1}, "threads: -1"),
-    ({"threads": 10_000, "placement": "grouped"}, "do not fit"),
-])
+@pytest.mark.parametrize(
+    "fields,needle",
+    [
+        ({"lock": "spinny"}, "lock: unknown lock 'spinny'"),
+        ({"granularity": "rack"}, "granularity: unknown granularity 'rack'"),
+        ({"placement": "random"}, "placement: unknown placement 'random'"),
+        ({"threads": -1}, "threads: -1"),
+        ({"threads": 10_000, "placement": "grouped"}, "do not fit"),
+    ],
+)
 def test_bad_config_is_a_value_error(fields: dict, needle: str) -> None:
     with pytest.raises(ValueError, match=needle):
         run_counters(CounterBenchConfig(increments_per_thread=10, **fields), HERE)

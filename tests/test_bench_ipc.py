@@ -18,7 +18,14 @@ A, B = HERE.cpus[0], HERE.cpus[-1]
 
 
 def small(mechanism: str = "pipe", **fields) -> IpcBenchConfig:
-    base = dict(mechanism=mechanism, client_cpu=A, server_cpu=B, warmup_s=0.0, round_trips=150, timeout_s=20.0)
+    base = {
+        "mechanism": mechanism,
+        "client_cpu": A,
+        "server_cpu": B,
+        "warmup_s": 0.0,
+        "round_trips": 150,
+        "timeout_s": 20.0,
+    }
     base.update(fields)
     return IpcBenchConfig(**base)
 
@@ -65,14 +72,17 @@ def test_unpinned_run() -> None:
     assert row["server_verified"] == 150 and row["pair"] == "unknown"
 
 
-@pytest.mark.parametrize("fields,needle", [
-    ({"message_bytes": 0}, "message_bytes: 0"),
-    ({"message_bytes": -5}, "message_bytes: -5"),
-    ({"server_cpu": 4096}, "server_cpu: CPU 4096"),
-    ({"client_cpu": -7}, "client_cpu"),
-    ({"mechanism": "carrier_pigeon"}, "unknown messaging mechanism 'carrier_pigeon'"),
-    ({"round_trips": 0, "duration_s": 0.0}, "duration_s"),
-])
+@pytest.mark.parametrize(
+    "fields,needle",
+    [
+        ({"message_bytes": 0}, "message_bytes: 0"),
+        ({"message_bytes": -5}, "message_bytes: -5"),
+        ({"server_cpu": 4096}, "server_cpu: CPU 4096"),
+        ({"client_cpu": -7}, "client_cpu"),
+        ({"mechanism": "carrier_pigeon"}, "unknown messaging mechanism 'carrier_pigeon'"),
+        ({"round_trips": 0, "duration_s": 0.0}, "duration_s"),
+    ],
+)
 def test_bad_config_is_a_value_error(fields: dict, needle: str) -> None:
     with pytest.raises(ValueError, match=needle):
         run_ipc(small(**fields))
@@ -84,12 +94,15 @@ def test_default_pairs_on_this_machine_share_a_socket() -> None:
     assert len(pairs) == (2 if HERE.n_sockets > 1 else 1)
 
 
-@pytest.mark.parametrize("machine,expected", [
-    ("vm-1x2", [(0, 1, "same_socket")]),
-    ("xeon-e5-2640v2-2x8", [(0, 1, "same_socket"), (0, 8, "cross_socket")]),
-    ("xeon-e7530-4x6", [(0, 4, "same_socket"), (0, 1, "cross_socket")]),
-    ("xeon-e7l8867-8x10", [(0, 1, "same_socket"), (0, 10, "cross_socket")]),
-])
+@pytest.mark.parametrize(
+    "machine,expected",
+    [
+        ("vm-1x2", [(0, 1, "same_socket")]),
+        ("xeon-e5-2640v2-2x8", [(0, 1, "same_socket"), (0, 8, "cross_socket")]),
+        ("xeon-e7530-4x6", [(0, 4, "same_socket"), (0, 1, "cross_socket")]),
+        ("xeon-e7l8867-8x10", [(0, 1, "same_socket"), (0, 10, "cross_socket")]),
+    ],
+)
 def test_default_pairs_on_fixtures(machine: str, expected: list) -> None:
     topo = islands.read_topology(SYSFS / machine)
     pairs = default_cpu_pairs(topo)

@@ -8,8 +8,13 @@ from pathlib import Path
 import pytest
 
 import islands
-from islands.bench.placement_bench import (POLICIES, PlacementBenchConfig, default_threads, placement_run_config,
-                                           run_placement)
+from islands.bench.placement_bench import (
+    POLICIES,
+    PlacementBenchConfig,
+    default_threads,
+    placement_run_config,
+    run_placement,
+)
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
 HERE = islands.read_topology()
@@ -36,10 +41,16 @@ def test_four_workers_on_four_sockets_as_in_fig6() -> None:
         assert len({topo.core_of(c) for c in plan[p].driver.cpus}) == 4
 
 
-@pytest.mark.parametrize("machine,threads", [
-    ("vm-1x2", 2), ("xeon-e5-2640v2-2x8", 8), ("xeon-e7530-4x6", 6), ("xeon-e7l8867-8x10", 10),
-    ("xeon-e5-2640v2-2x8-offline", 7),
-])
+@pytest.mark.parametrize(
+    "machine,threads",
+    [
+        ("vm-1x2", 2),
+        ("xeon-e5-2640v2-2x8", 8),
+        ("xeon-e7530-4x6", 6),
+        ("xeon-e7l8867-8x10", 10),
+        ("xeon-e5-2640v2-2x8-offline", 7),
+    ],
+)
 def test_default_is_one_socket_of_workers(machine: str, threads: int) -> None:
     topo = load(machine)
     assert default_threads(topo) == threads
@@ -84,11 +95,14 @@ def test_short_run_per_policy(policy: str) -> None:
     assert len(row["config_hash"]) == 16 and len(row["run_config_hash"]) == 16
 
 
-@pytest.mark.parametrize("fields,needle", [
-    ({"policy": "random"}, "policy: unknown placement 'random'"),
-    ({"threads": -2}, "threads: -2"),
-    ({"threads": 10_000}, "do not fit"),
-])
+@pytest.mark.parametrize(
+    "fields,needle",
+    [
+        ({"policy": "random"}, "policy: unknown placement 'random'"),
+        ({"threads": -2}, "threads: -2"),
+        ({"threads": 10_000}, "do not fit"),
+    ],
+)
 def test_bad_config_is_a_value_error(fields: dict, needle: str) -> None:
     with pytest.raises(ValueError, match=needle):
         placement_run_config(PlacementBenchConfig(**fields), HERE)

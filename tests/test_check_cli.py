@@ -10,13 +10,26 @@ CPUS = islands.read_topology().cpus
 def test_check_runs_each_workload_and_reports_consistency(cli):
     cores = ",".join(map(str, CPUS[:2]))
     deployment = "per-core" if len(CPUS) > 1 else "1"
-    for args in (["--workload", "tpcc", "--items", "1000", "--customers-per-district", "30",
-                  "--warehouses-per-site", "2"],
-                 ["--workload", "tpcb", "--accounts-per-branch", "500", "--branches-per-site", "2"],
-                 ["--workload", "tatp", "--subscribers-per-site", "1000"],
-                 ["--update", "--multisite", "0.2"]):
-        out = cli("check", *args, "--cores", cores, "--deployment", deployment, "--transport", "shm",
-                  "--warmup", "0.05", "--duration", "0.15")
+    for args in (
+        ["--workload", "tpcc", "--items", "1000", "--customers-per-district", "30", "--warehouses-per-site", "2"],
+        ["--workload", "tpcb", "--accounts-per-branch", "500", "--branches-per-site", "2"],
+        ["--workload", "tatp", "--subscribers-per-site", "1000"],
+        ["--update", "--multisite", "0.2"],
+    ):
+        out = cli(
+            "check",
+            *args,
+            "--cores",
+            cores,
+            "--deployment",
+            deployment,
+            "--transport",
+            "shm",
+            "--warmup",
+            "0.05",
+            "--duration",
+            "0.15",
+        )
         assert out.returncode == 0, out.stderr
         assert "consistent: every condition holds" in out.stdout
 
@@ -24,8 +37,22 @@ def test_check_runs_each_workload_and_reports_consistency(cli):
 def test_check_json_carries_the_figures(cli):
     import json
 
-    out = cli("check", "--workload", "tpcc", "--items", "1000", "--customers-per-district", "30",
-              "--warehouses-per-site", "2", "--cores", str(CPUS[0]), "--duration", "0.1", "--json")
+    out = cli(
+        "check",
+        "--workload",
+        "tpcc",
+        "--items",
+        "1000",
+        "--customers-per-district",
+        "30",
+        "--warehouses-per-site",
+        "2",
+        "--cores",
+        str(CPUS[0]),
+        "--duration",
+        "0.1",
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["check_failures"] == [] and result["checks"]["condition_2_districts"] == 0

@@ -12,8 +12,24 @@ ONLINE = islands.read_topology().cpus
 
 
 def test_run_prints_throughput_aborts_and_latency(cli):
-    out = cli("run", "--workload", "micro", "--rows", "10", "--update", "--cores", str(ONLINE[0]),
-              "--duration", "0.2", "--warmup", "0.05", "--index", "hash", "--cc", "none")
+    out = cli(
+        "run",
+        "--workload",
+        "micro",
+        "--rows",
+        "10",
+        "--update",
+        "--cores",
+        str(ONLINE[0]),
+        "--duration",
+        "0.2",
+        "--warmup",
+        "0.05",
+        "--index",
+        "hash",
+        "--cc",
+        "none",
+    )
     assert out.returncode == 0, out.stderr
     assert "txn/s" in out.stdout and "aborts" in out.stdout and "p99" in out.stdout
 
@@ -28,20 +44,23 @@ def test_run_json_carries_config_and_metadata(cli):
     assert len(row["config_hash"]) == 16 and row["metadata"]["git_revision"]
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--workload", "tpcz"], "workload: unknown workload 'tpcz'"),
-    (["--cores", "999"], "cpus: CPU 999 does not exist or is offline"),
-    (["--cores", "0-x"], "cores:"),
-    (["--rows", "0"], "rows_per_txn: must be at least 1"),
-    (["--rows", "-3"], "rows_per_txn: -3 is not a valid value"),
-    (["--rows-per-site", "100", "--rows", "101"], "do not fit in a site of 100 rows"),
-    (["--zipf", "-0.5"], "zipf_s: must be between 0 and 10"),
-    (["--zipf", "nan"], "zipf_s"),
-    (["--index", "skiplist"], "index: unknown index 'skiplist'"),
-    (["--cc", "occ"], "cc: unknown concurrency control 'occ'"),
-    (["--duration", "0"], "duration: must be"),
-    (["--rows", "ten"], "argument --rows: invalid int value"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--workload", "tpcz"], "workload: unknown workload 'tpcz'"),
+        (["--cores", "999"], "cpus: CPU 999 does not exist or is offline"),
+        (["--cores", "0-x"], "cores:"),
+        (["--rows", "0"], "rows_per_txn: must be at least 1"),
+        (["--rows", "-3"], "rows_per_txn: -3 is not a valid value"),
+        (["--rows-per-site", "100", "--rows", "101"], "do not fit in a site of 100 rows"),
+        (["--zipf", "-0.5"], "zipf_s: must be between 0 and 10"),
+        (["--zipf", "nan"], "zipf_s"),
+        (["--index", "skiplist"], "index: unknown index 'skiplist'"),
+        (["--cc", "occ"], "cc: unknown concurrency control 'occ'"),
+        (["--duration", "0"], "duration: must be"),
+        (["--rows", "ten"], "argument --rows: invalid int value"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(cli, args, needle):
     out = cli("run", "--duration", "0.1", *args)
     assert out.returncode == 2
@@ -71,9 +90,20 @@ def test_a_reader_that_goes_away_is_not_an_error():
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first write
     try:
-        done = subprocess.run([sys.executable, "-m", "islands", "topology", "--json", "--sysfs",
-                               str(FIXTURES / "sysfs" / "xeon-e7l8867-8x10")],
-                              stdout=write_end, stderr=subprocess.PIPE, timeout=60)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "islands",
+                "topology",
+                "--json",
+                "--sysfs",
+                str(FIXTURES / "sysfs" / "xeon-e7l8867-8x10"),
+            ],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+        )
     finally:
         os.close(write_end)
     assert done.returncode == 141 and done.stderr == b""

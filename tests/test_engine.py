@@ -17,8 +17,11 @@ needs_two_cpus = pytest.mark.skipif(len(ONLINE) < 2, reason="needs two online CP
 def config(cpus=TWO, duration=0.3, **kwargs) -> RunConfig:
     micro = {k: v for k, v in kwargs.items() if k in {f.name for f in dataclasses.fields(MicroConfig)}}
     engine = {k: v for k, v in kwargs.items() if k in {f.name for f in dataclasses.fields(EngineConfig)}}
-    return RunConfig(micro=MicroConfig(**micro), engine=EngineConfig(**engine),
-                     driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration))
+    return RunConfig(
+        micro=MicroConfig(**micro),
+        engine=EngineConfig(**engine),
+        driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration),
+    )
 
 
 @needs_two_cpus
@@ -26,8 +29,9 @@ def config(cpus=TWO, duration=0.3, **kwargs) -> RunConfig:
 @pytest.mark.parametrize("policy", ["no_wait", "wait_die"])
 def test_2pl_never_loses_an_update(index, policy):
     # 20 rows, every transaction updates 10 of them: the two workers collide constantly.
-    result = islands.run(config(rows_per_site=10, rows_per_txn=10, update=True, multisite=1.0,
-                                index=index, lock_policy=policy))
+    result = islands.run(
+        config(rows_per_site=10, rows_per_txn=10, update=True, multisite=1.0, index=index, lock_policy=policy)
+    )
     checks = result.checks
     assert checks["committed_row_updates"] > 0
     assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"]
@@ -49,8 +53,10 @@ def test_single_threaded_none_instance(index):
     result = islands.run(config(cpus=ONLINE[:1], cc="none", index=index, update=True, zipf_s=0.9))
     assert result.commits > 0
     assert sum(result.aborts.values()) == 0
-    assert result.checks["payload_sum_after"] - result.checks["payload_sum_before"] == \
-        result.checks["committed_row_updates"]
+    assert (
+        result.checks["payload_sum_after"] - result.checks["payload_sum_before"]
+        == result.checks["committed_row_updates"]
+    )
 
 
 @needs_two_cpus
@@ -78,9 +84,12 @@ def test_statistics_are_coherent():
 
 
 def test_unpinned_run_says_so():
-    result = islands.run(dataclasses.replace(config(cpus=ONLINE[:1], cc="none", duration=0.1),
-                                             driver=DriverConfig(cpus=ONLINE[:1], pin=False, warmup_s=0,
-                                                                 duration_s=0.1)))
+    result = islands.run(
+        dataclasses.replace(
+            config(cpus=ONLINE[:1], cc="none", duration=0.1),
+            driver=DriverConfig(cpus=ONLINE[:1], pin=False, warmup_s=0, duration_s=0.1),
+        )
+    )
     assert result.workers[0].cpu == -1
     assert any("not pinned" in w for w in result.warnings)
 
@@ -91,14 +100,17 @@ def test_none_needs_a_single_thread():
         islands.run(config(cpus=TWO, cc="none"))
 
 
-@pytest.mark.parametrize("field,value,message", [
-    ("rows_per_txn", 0, "rows_per_txn: must be at least 1"),
-    ("rows_per_site", 0, "rows_per_site: must be at least 1"),
-    ("rows_per_txn", 20, "do not fit in a site of 10 rows"),
-    ("zipf_s", 11.0, "zipf_s: must be between 0 and 10"),
-    ("multisite", 1.5, "multisite: must be a fraction"),
-    ("rows_per_site", -1, "rows_per_site: -1 is not a valid value"),
-])
+@pytest.mark.parametrize(
+    "field,value,message",
+    [
+        ("rows_per_txn", 0, "rows_per_txn: must be at least 1"),
+        ("rows_per_site", 0, "rows_per_site: must be at least 1"),
+        ("rows_per_txn", 20, "do not fit in a site of 10 rows"),
+        ("zipf_s", 11.0, "zipf_s: must be between 0 and 10"),
+        ("multisite", 1.5, "multisite: must be a fraction"),
+        ("rows_per_site", -1, "rows_per_site: -1 is not a valid value"),
+    ],
+)
 def test_bad_micro_settings_are_named(field, value, message):
     base = {"rows_per_site": 10, "rows_per_txn": 5}
     base[field] = value

@@ -13,8 +13,9 @@ from islands import _core
 KEY = st.integers(min_value=0, max_value=2**64 - 2)  # 2**64-1 is the hash index's empty marker
 SMALL_KEY = st.integers(min_value=0, max_value=3000)
 VALUE = st.integers(min_value=0, max_value=2**64 - 1)
-OPS = st.lists(st.tuples(st.sampled_from(["insert", "lookup", "update"]), st.one_of(SMALL_KEY, KEY), VALUE),
-               max_size=400)
+OPS = st.lists(
+    st.tuples(st.sampled_from(["insert", "lookup", "update"]), st.one_of(SMALL_KEY, KEY), VALUE), max_size=400
+)
 
 
 def make(kind: str):
@@ -43,8 +44,12 @@ def test_operations_match_a_dict(kind, ops):
 
 @pytest.mark.parametrize("kind", ["hash", "btree"])
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32), n=st.integers(5000, 30000), spread=st.sampled_from([2, 10, 2**40]),
-       order=st.sampled_from(["random", "ascending", "descending"]))
+@given(
+    seed=st.integers(0, 2**32),
+    n=st.integers(5000, 30000),
+    spread=st.sampled_from([2, 10, 2**40]),
+    order=st.sampled_from(["random", "ascending", "descending"]),
+)
 def test_many_keys_split_and_grow(kind, seed, n, spread, order):
     rng = random.Random(seed)
     keys = rng.sample(range(n * spread), n)
@@ -65,8 +70,11 @@ def test_many_keys_split_and_grow(kind, seed, n, spread, order):
 
 
 @settings(max_examples=40, deadline=None)
-@given(keys=st.lists(st.integers(0, 100_000), max_size=3000, unique=True),
-       low=st.integers(0, 100_000), width=st.integers(0, 50_000))
+@given(
+    keys=st.lists(st.integers(0, 100_000), max_size=3000, unique=True),
+    low=st.integers(0, 100_000),
+    width=st.integers(0, 50_000),
+)
 def test_btree_scan_is_the_sorted_range(keys, low, width):
     tree = _core.BTreeIndex()
     for key in keys:

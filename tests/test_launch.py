@@ -21,14 +21,17 @@ pytestmark = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
 def config(update=True, multisite=1.0, cc="none", duration=0.3, rows_per_site=200, **engine) -> RunConfig:
-    return RunConfig(micro=MicroConfig(update=update, multisite=multisite, rows_per_site=rows_per_site),
-                     engine=EngineConfig(cc=cc, lock_policy="no_wait", **engine),
-                     driver=DriverConfig(warmup_s=0.05, duration_s=duration))
+    return RunConfig(
+        micro=MicroConfig(update=update, multisite=multisite, rows_per_site=rows_per_site),
+        engine=EngineConfig(cc=cc, lock_policy="no_wait", **engine),
+        driver=DriverConfig(warmup_s=0.05, duration_s=duration),
+    )
 
 
 def children() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True) if p.is_running()
-            and p.status() != psutil.STATUS_ZOMBIE]
+    return [
+        p for p in psutil.Process().children(recursive=True) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE
+    ]
 
 
 @pytest.fixture(autouse=True)
@@ -55,8 +58,9 @@ def test_distributed_transactions_commit_everywhere_or_nowhere(transport, update
     checks = result.checks
     # Every committed update changed its rows on whichever instance held them, exactly once;
     # an aborted one changed nothing anywhere.
-    assert checks["payload_sum_after"] - checks["payload_sum_before"] == \
-        (checks["committed_row_updates"] if update else 0)
+    assert checks["payload_sum_after"] - checks["payload_sum_before"] == (
+        checks["committed_row_updates"] if update else 0
+    )
     for inst in result.instances:
         assert inst["messages_sent"] > 0 and inst["malformed_messages"] == 0
         assert inst["observed_cpus"] == inst["cpus"]
@@ -140,17 +144,26 @@ def test_atomicity_over_randomized_runs(seed):
     transport = rng.choice(["unix", "shm"])
     cc = rng.choice(["none", "2pl"])
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
-    cfg = RunConfig(micro=MicroConfig(update=True, multisite=rng.choice([0.3, 0.7, 1.0]),
-                                      rows_per_site=rng.choice([10, 50, 500]), rows_per_txn=rng.choice([2, 5, 10]),
-                                      zipf_s=rng.choice([0.0, 0.8])),
-                    engine=EngineConfig(cc=cc, lock_policy="no_wait"),
-                    driver=DriverConfig(warmup_s=0.0, duration_s=0.25, seed=seed))
+    cfg = RunConfig(
+        micro=MicroConfig(
+            update=True,
+            multisite=rng.choice([0.3, 0.7, 1.0]),
+            rows_per_site=rng.choice([10, 50, 500]),
+            rows_per_txn=rng.choice([2, 5, 10]),
+            zipf_s=rng.choice([0.0, 0.8]),
+        ),
+        engine=EngineConfig(cc=cc, lock_policy="no_wait"),
+        driver=DriverConfig(warmup_s=0.0, duration_s=0.25, seed=seed),
+    )
     result = run_deployment(deployment, cfg, transport=transport)
     decisions = sum(i["decisions_sent"] for i in result.instances)
     assert 0 < decisions <= sum(i["fragments_sent"] for i in result.instances)
     checks = result.checks
-    assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"], \
-        (transport, cc, cfg.micro)
+    assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"], (
+        transport,
+        cc,
+        cfg.micro,
+    )
 
 
 LAUNCHER = """
@@ -162,8 +175,12 @@ from islands.topology import read_topology
 launch.RUN_ROOT = sys.argv[1]
 topology = read_topology()
 deployment = plan_deployment(topology, "per-core", cpus=topology.cpus[:2])
-launch.run_deployment(deployment, RunConfig(micro=MicroConfig(multisite=0.5), engine=EngineConfig(lock_policy="no_wait"),
-                                            driver=DriverConfig(warmup_s=0.0, duration_s=60.0)))
+config = RunConfig(
+    micro=MicroConfig(multisite=0.5),
+    engine=EngineConfig(lock_policy="no_wait"),
+    driver=DriverConfig(warmup_s=0.0, duration_s=60.0),
+)
+launch.run_deployment(deployment, config)
 """
 
 

@@ -30,13 +30,15 @@ def private_run_root(tmp_path, monkeypatch):
     monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
 
 
-def config(log_dir: Path, mode="group_commit", cc="none", multisite=0.3, duration=0.3, checkpoint=False,
-           **log) -> RunConfig:
-    return RunConfig(micro=MicroConfig(update=True, multisite=multisite, rows_per_site=500),
-                     engine=EngineConfig(cc=cc, lock_policy="no_wait"),
-                     driver=DriverConfig(warmup_s=0.05, duration_s=duration),
-                     log=LogConfig(mode=mode, directory=str(log_dir), record_acks=True, checkpoint=checkpoint,
-                                   **log))
+def config(
+    log_dir: Path, mode="group_commit", cc="none", multisite=0.3, duration=0.3, checkpoint=False, **log
+) -> RunConfig:
+    return RunConfig(
+        micro=MicroConfig(update=True, multisite=multisite, rows_per_site=500),
+        engine=EngineConfig(cc=cc, lock_policy="no_wait"),
+        driver=DriverConfig(warmup_s=0.05, duration_s=duration),
+        log=LogConfig(mode=mode, directory=str(log_dir), record_acks=True, checkpoint=checkpoint, **log),
+    )
 
 
 def per_core():
@@ -110,11 +112,13 @@ def test_tpcb_restarts_with_its_history_and_balances(tmp_path, checkpoint):
     """TPC-B logs account, teller and branch after-images and history inserts: a restart (from
     the log, or from a snapshot that holds the inserted history rows) resumes the balances."""
     log_dir = tmp_path / "log"
-    cfg = RunConfig(workload="tpcb",
-                    tpcb=TpcbConfig(branches_per_site=1, accounts_per_branch=500, tellers_per_branch=10, remote=0.5),
-                    engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
-                    driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
-                    log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint))
+    cfg = RunConfig(
+        workload="tpcb",
+        tpcb=TpcbConfig(branches_per_site=1, accounts_per_branch=500, tellers_per_branch=10, remote=0.5),
+        engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
+        driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
+        log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint),
+    )
     first = run_deployment(per_core(), cfg, transport="shm")
     assert first.multisite_commits > 0 and first.check_failures == []
     again = run_deployment(per_core(), cfg, transport="unix", recover=True)
@@ -131,8 +135,11 @@ def test_tpcb_restarts_with_its_history_and_balances(tmp_path, checkpoint):
 def test_workloads_without_redo_refuse_the_log(tmp_path):
     for workload in ("tatp", "tpcc"):
         with pytest.raises(ValueError, match=f"log.mode: {workload} does not log its writes yet"):
-            RunConfig(workload=workload, driver=DriverConfig(cpus=tuple(CPUS[:2])),
-                      log=LogConfig(mode="async", directory=str(tmp_path))).to_core()
+            RunConfig(
+                workload=workload,
+                driver=DriverConfig(cpus=tuple(CPUS[:2])),
+                log=LogConfig(mode="async", directory=str(tmp_path)),
+            ).to_core()
 
 
 def test_torn_tail_is_cut_and_reported(tmp_path):
@@ -153,9 +160,9 @@ def test_torn_tail_is_cut_and_reported(tmp_path):
     assert again.instances[0]["recovery"]["records"] == len(records) - 1
     outcome = read_outcome(log_dir, 2)
     assert not outcome.tail_notes[0]  # the restart cut the torn bytes and logged after them
-    assert again.instances[0]["payload_sum_before"] == first.instances[0]["payload_sum_before"] + \
-        sum(r["rows"] for r in records[:-1] if r["type"] in ("commit", "decision_commit")) + \
-        sum(r["rows"] for r in records[:-1] if r["type"] == "prepare" and r["txn"] in outcome.committed[0])
+    assert again.instances[0]["payload_sum_before"] == first.instances[0]["payload_sum_before"] + sum(
+        r["rows"] for r in records[:-1] if r["type"] in ("commit", "decision_commit")
+    ) + sum(r["rows"] for r in records[:-1] if r["type"] == "prepare" and r["txn"] in outcome.committed[0])
 
 
 def test_corrupt_record_in_the_middle_is_refused(tmp_path):
@@ -216,8 +223,12 @@ def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, reques
     # On tmpfs when there is one: a synced disk write can take milliseconds on a VM.
     log_dir = Path(tempfile.mkdtemp(dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else tmp_path)) / "log"
     request.addfinalizer(lambda: shutil.rmtree(log_dir.parent, ignore_errors=True))
-    done = subprocess.run([sys.executable, "-c", FULL_DISK_SCRIPT, str(log_dir), str(tmp_path / "runs")],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_SCRIPT, str(log_dir), str(tmp_path / "runs")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "log: writing" in done.stdout and "File too large" in done.stdout, done.stdout + done.stderr
     assert "stops taking commits" in done.stdout
     assert max(p.stat().st_size for p in log_dir.glob("instance-*.log")) <= 60_000

@@ -43,13 +43,14 @@ def private_run_root(tmp_path, monkeypatch):
 def config(log_dir: Path, cc: str, duration: float, seed: int, workload: str = "micro") -> RunConfig:
     # TPC-B: one branch per instance and half the tellers remote, so that most transactions
     # are distributed and the teller, branch and history parts commit through 2PC.
-    return RunConfig(workload=workload,
-                     micro=MicroConfig(update=True, multisite=0.3, rows_per_site=ROWS_PER_SITE),
-                     tpcb=TpcbConfig(branches_per_site=1, accounts_per_branch=ROWS_PER_SITE, tellers_per_branch=10,
-                                     remote=0.5),
-                     engine=EngineConfig(cc=cc, lock_policy="no_wait"),
-                     driver=DriverConfig(warmup_s=0.05, duration_s=duration, seed=seed),
-                     log=LogConfig(mode="group_commit", directory=str(log_dir), record_acks=True))
+    return RunConfig(
+        workload=workload,
+        micro=MicroConfig(update=True, multisite=0.3, rows_per_site=ROWS_PER_SITE),
+        tpcb=TpcbConfig(branches_per_site=1, accounts_per_branch=ROWS_PER_SITE, tellers_per_branch=10, remote=0.5),
+        engine=EngineConfig(cc=cc, lock_policy="no_wait"),
+        driver=DriverConfig(warmup_s=0.05, duration_s=duration, seed=seed),
+        log=LogConfig(mode="group_commit", directory=str(log_dir), record_acks=True),
+    )
 
 
 def initial_payload_sum(instance: int, sites_per_instance: int) -> int:
@@ -87,16 +88,19 @@ def crash_and_recover(log_dir: Path, transport: str, cc: str, rng: random.Random
     if workload == "micro":
         for i, inst in enumerate(restarted.instances):
             expected = initial_payload_sum(i, 1) + outcome.committed_rows[i]
-            assert inst["payload_sum_before"] == expected, \
+            assert inst["payload_sum_before"] == expected, (
                 f"instance {i} recovered to payload sum {inst['payload_sum_before']}, the logs say {expected}"
+            )
         assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"]
     else:
         # The balance invariants hold over the recovered data and again after the restarted run
         # (a part of a distributed transaction lost on one instance would unbalance the sums).
         assert restarted.check_failures == [], restarted.check_failures
         assert checks["history_rows_at_start"] == history, "recovered history rows differ from the logs"
-    return (f"victim {victim} at {when:.3f}s ({workload}, {transport}, {cc}): {outcome_of_run}; "
-            f"{len(acks)} acknowledged, {sum(len(c) for c in outcome.committed)} committed parts")
+    return (
+        f"victim {victim} at {when:.3f}s ({workload}, {transport}, {cc}): {outcome_of_run}; "
+        f"{len(acks)} acknowledged, {sum(len(c) for c in outcome.committed)} committed parts"
+    )
 
 
 @pytest.mark.parametrize("transport", ["unix", "shm"])
@@ -114,7 +118,11 @@ def test_many_random_kills(tmp_path):
     deadline = time.monotonic() + 15 * 60
     trials = 0
     while trials < 200 and time.monotonic() < deadline:
-        transport, cc, workload = rng.choice(["unix", "shm"]), rng.choice(["none", "2pl"]), rng.choice(["micro", "tpcb"])
+        transport, cc, workload = (
+            rng.choice(["unix", "shm"]),
+            rng.choice(["none", "2pl"]),
+            rng.choice(["micro", "tpcb"]),
+        )
         crash_and_recover(tmp_path / f"log-{trials}", transport, cc, rng, workload)
         trials += 1
     assert trials >= 20

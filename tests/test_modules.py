@@ -11,16 +11,25 @@ import pytest
 
 import islands.modules as modules
 from islands.config import DriverConfig, MicroConfig, RunConfig
-from islands.modules import (MODULES, ModuleProfile, _perf_name, fold_pyspy, fold_samples, module_of_source,
-                             profile_modules, sample_this_process)
+from islands.modules import (
+    MODULES,
+    ModuleProfile,
+    _perf_name,
+    fold_pyspy,
+    fold_samples,
+    module_of_source,
+    profile_modules,
+    sample_this_process,
+)
 
 #: ``py-spy record --native --full-filenames --format raw`` stacks of profile_modules(sampler="py-spy")
 #: on the micro config below: ten of its lines, verbatim but for the pybind11 call frames left out.
 PY_SPY_RAW = (Path(__file__).parent / "fixtures" / "modules" / "py_spy_raw.txt").read_text()
 PY_SPY_BASE = 0x7F79D3600000  # where the engine was mapped in that child (its /proc/PID/maps)
 ENGINE = "/y/_core.cpython-311-x86_64-linux-gnu.so"
-MICRO = RunConfig(micro=MicroConfig(rows_per_site=2000, update=True),
-                  driver=DriverConfig(cpus=(0,), warmup_s=0.1, duration_s=1.0))
+MICRO = RunConfig(
+    micro=MicroConfig(rows_per_site=2000, update=True), driver=DriverConfig(cpus=(0,), warmup_s=0.1, duration_s=1.0)
+)
 
 SCRIPT = """\
      7fb45b9b115a islands::HashIndex::find+0x2a (/x/islands/_core.cpython-311-x86_64-linux-gnu.so)
@@ -44,10 +53,14 @@ def test_module_of_source():
 
 
 def test_perf_name_strips_the_parameter_list():
-    assert _perf_name("islands::HashIndex::find(islands::HashIndex::SlotArray const&, unsigned long)") \
+    assert (
+        _perf_name("islands::HashIndex::find(islands::HashIndex::SlotArray const&, unsigned long)")
         == "islands::HashIndex::find"
-    assert _perf_name("std::thread::_State_impl<f(int)::{lambda()#1}>::_M_run()") \
+    )
+    assert (
+        _perf_name("std::thread::_State_impl<f(int)::{lambda()#1}>::_M_run()")
         == "std::thread::_State_impl<f(int)::{lambda()#1}>::_M_run"
+    )
     assert _perf_name("islands::Table::row(unsigned long) const") == "islands::Table::row"
 
 
@@ -56,14 +69,16 @@ def test_fold_samples():
 
     def resolve(pairs):
         seen.extend(pairs)
-        table = {("islands::HashIndex::find", 0x2A): "index", ("std::thread::_State_impl<drive>::_M_run", 0x8CE): "cc",
-                 ("std::thread::_State_impl<drive>::_M_run", 0x9FF): "transaction"}
+        table = {
+            ("islands::HashIndex::find", 0x2A): "index",
+            ("std::thread::_State_impl<drive>::_M_run", 0x8CE): "cc",
+            ("std::thread::_State_impl<drive>::_M_run", 0x9FF): "transaction",
+        }
         return [table.get(p) for p in pairs]
 
     profile = fold_samples(SCRIPT, ENGINE, resolve)
     assert len(seen) == 4  # only engine samples are resolved
-    assert profile.samples == {"index": 1, "cc": 1, "log": 0, "transaction": 1, "transport": 0, "driver": 0,
-                               "other": 3}
+    assert profile.samples == {"index": 1, "cc": 1, "log": 0, "transaction": 1, "transport": 0, "driver": 0, "other": 3}
     assert profile.total == 6 and profile.shares["other"] == 0.5
     assert "islands::Unknown::thing (engine, no line info)" in profile.other_symbols
     assert "_PyObject_Malloc (libpython3.11.so.1.0)" in profile.other_symbols
@@ -82,11 +97,21 @@ def test_fold_pyspy():
     # RowLock::acquire (cc), TxnContext::save_before_image under std::vector and
     # MicroWorkload::generate (transaction), Random and ComponentScope (driver); a leaf in libc,
     # an engine address without a line and the child waiting in Python are other
-    assert profile.samples == {"index": 65 + 10, "cc": 296, "log": 0, "transaction": 296 + 15, "transport": 0,
-                               "driver": 4 + 2, "other": 39 + 12 + 1}
+    assert profile.samples == {
+        "index": 65 + 10,
+        "cc": 296,
+        "log": 0,
+        "transaction": 296 + 15,
+        "transport": 0,
+        "driver": 4 + 2,
+        "other": 39 + 12 + 1,
+    }
     assert seen == [("", 0x1DFB0)] * 12  # only the address in the engine goes to the resolver, relative
-    assert profile.other_symbols == {"0x7f79d438b88b (libc.so.6)": 39, "0x1dfb0 (engine, no line info)": 12,
-                                     "read (libc.so.6)": 1}
+    assert profile.other_symbols == {
+        "0x7f79d438b88b (libc.so.6)": 39,
+        "0x1dfb0 (engine, no line info)": 12,
+        "read (libc.so.6)": 1,
+    }
     assert profile.sampler == "py-spy" and profile.to_dict()["sampler"] == "py-spy"
     # without the load address the engine address stays as py-spy printed it
     unplaced = fold_pyspy(PY_SPY_RAW, ENGINE, lambda pairs: [None for _ in pairs])
@@ -101,7 +126,8 @@ def test_sampler_choice(monkeypatch):
             calls.append(name)
             if total:
                 return ModuleProfile(samples={m: (total if m == "index" else 0) for m in MODULES}, sampler=name)
-            return ModuleProfile(samples={m: 0 for m in MODULES}, reason=f"{name} cannot run here")
+            return ModuleProfile(samples=dict.fromkeys(MODULES, 0), reason=f"{name} cannot run here")
+
         return run
 
     monkeypatch.setattr(modules, "_profile_perf", fake("perf", 10))
@@ -135,8 +161,9 @@ def test_sample_this_process_falls_back_to_pyspy(monkeypatch):
         pass
     profile = sampling.profile()
     assert given == [MICRO] and profile.sampler == "py-spy" and profile.samples["cc"] == 3
-    monkeypatch.setattr(modules, "_profile_pyspy",
-                        lambda *a: ModuleProfile(samples={m: 0 for m in MODULES}, reason="no ptrace"))
+    monkeypatch.setattr(
+        modules, "_profile_pyspy", lambda *a: ModuleProfile(samples=dict.fromkeys(MODULES, 0), reason="no ptrace")
+    )
     with sample_this_process(fallback=MICRO) as sampling:
         pass
     assert sampling.profile().reason == "perf: perf is not installed (make install adds linux-perf); py-spy: no ptrace"
@@ -151,11 +178,14 @@ def _can_sample(sampler: str) -> bool:
     return modules._pyspy_binary() is not None and sys.platform.startswith("linux")
 
 
-@pytest.mark.parametrize("sampler, busy", [
-    # perf samples the real run; py-spy a single-threaded copy, whose 2PL row locks show too
-    ("perf", ("index", "transaction")),
-    ("py-spy", ("index", "cc", "transaction")),
-])
+@pytest.mark.parametrize(
+    "sampler, busy",
+    [
+        # perf samples the real run; py-spy a single-threaded copy, whose 2PL row locks show too
+        ("perf", ("index", "transaction")),
+        ("py-spy", ("index", "cc", "transaction")),
+    ],
+)
 def test_profile_modules_for_real(sampler, busy):
     if not _can_sample(sampler):
         pytest.skip(f"{sampler} is not installed (make install adds linux-perf and py-spy)")
@@ -174,13 +204,15 @@ def test_profile_modules_for_real(sampler, busy):
 
 def test_pyspy_that_cannot_attach_gives_its_reason(monkeypatch, tmp_path: Path):
     refusing = tmp_path / "py-spy"  # what py-spy says without ptrace rights, and its exit status
-    refusing.write_text("#!/bin/sh\necho 'Error: Permission Denied: Try running again with elevated permissions' >&2\n"
-                        "exit 1\n")
+    refusing.write_text(
+        "#!/bin/sh\necho 'Error: Permission Denied: Try running again with elevated permissions' >&2\nexit 1\n"
+    )
     refusing.chmod(0o755)
     monkeypatch.setattr(modules, "_pyspy_binary", lambda: str(refusing))
     profile = profile_modules(MICRO, sampler="py-spy")
     assert profile.total == 0 and profile.sampler == ""
-    assert profile.reason == ("py-spy record failed: "
-                              "Error: Permission Denied: Try running again with elevated permissions")
+    assert profile.reason == (
+        "py-spy record failed: Error: Permission Denied: Try running again with elevated permissions"
+    )
     monkeypatch.setattr(modules, "_pyspy_binary", lambda: None)
     assert profile_modules(MICRO, sampler="py-spy").reason == "py-spy is not installed (pip install py-spy)"

@@ -23,15 +23,19 @@ def code_cells(notebook: Path) -> list[str]:
 def test_explore_results_runs_on_a_real_sweep(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     matplotlib.use("Agg")
     # The notebook reads ../results/default, as it would from notebooks/ after `make run`.
-    assert cli_main(["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(tmp_path / "results" / "default"),
-                     "--no-progress"]) == 0
+    assert (
+        cli_main(
+            ["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(tmp_path / "results" / "default"), "--no-progress"]
+        )
+        == 0
+    )
     (tmp_path / "notebooks").mkdir()
     monkeypatch.chdir(tmp_path / "notebooks")
     namespace: dict = {}
     cells = code_cells(NOTEBOOKS / "explore_results.ipynb")
     assert cells
     for source in cells:
-        exec(compile(source, "explore_results.ipynb", "exec"), namespace)  # noqa: S102 - our own notebook
+        exec(compile(source, "explore_results.ipynb", "exec"), namespace)
     assert namespace["manifest"]["figure"] == "000-fig11" and len(namespace["rows"]) == 2
     assert "1ISL" in namespace["drawing"].summary
     assert namespace["result"].commits > 0

@@ -185,15 +185,9 @@ def check_partition(t: Topology, dep: Deployment, cpus: tuple[int, ...] | None =
     assert len(used) == len(set(used)), "a cpu is used twice"
     assert sorted(used) == sorted(cpus if cpus is not None else default_cpus(t))
     assert dep.n_cpus == len(used)
-    assert dep.sockets == tuple(
-        tuple(sorted({t.socket_of(c) for c in inst})) for inst in dep.instances
-    )
-    assert dep.numa_nodes == tuple(
-        tuple(sorted({t.numa_node_of(c) for c in inst})) for inst in dep.instances
-    )
-    assert [len(dep.sites_of(i)) for i in range(dep.n_instances)] == [
-        len(i) for i in dep.instances
-    ]
+    assert dep.sockets == tuple(tuple(sorted({t.socket_of(c) for c in inst})) for inst in dep.instances)
+    assert dep.numa_nodes == tuple(tuple(sorted({t.numa_node_of(c) for c in inst})) for inst in dep.instances)
+    assert [len(dep.sites_of(i)) for i in range(dep.n_instances)] == [len(i) for i in dep.instances]
     assert dep.sites_of(dep.n_instances - 1).stop == dep.n_cpus
 
 
@@ -229,9 +223,7 @@ def test_every_choice_islands_vs_spread(topo: Topology) -> None:
 def test_four_socket_islands_are_sockets() -> None:
     t = load("xeon-e7530-4x6")
     dep = plan_deployment(t, "4ISL")
-    assert dep.instances == tuple(
-        tuple(c for c in t.cpus_of_socket(s) if c < 24) for s in range(4)
-    )
+    assert dep.instances == tuple(tuple(c for c in t.cpus_of_socket(s) if c < 24) for s in range(4))
     assert dep.instances[0] == (0, 4, 8, 12, 16, 20)
     assert dep.sockets == ((0,), (1,), (2,), (3,))
     spread = plan_deployment(t, "4ISL", "spread")  # 000 Fig 9 "4 Spread"
@@ -311,8 +303,7 @@ def test_does_not_fit_lists_the_choices() -> None:
     with pytest.raises(ValueError) as info:
         plan_deployment(t, "5ISL")
     assert str(info.value) == (
-        "deployment 5ISL does not fit 24 cores: choose one of "
-        "1ISL, 2ISL, 3ISL, 4ISL, 6ISL, 8ISL, 12ISL, 24ISL"
+        "deployment 5ISL does not fit 24 cores: choose one of 1ISL, 2ISL, 3ISL, 4ISL, 6ISL, 8ISL, 12ISL, 24ISL"
     )
     with pytest.raises(ValueError, match="deployment 48ISL does not fit 24 cores"):
         plan_deployment(t, 48)

@@ -9,10 +9,9 @@ only have to produce files and name their deployments.
 
 from __future__ import annotations
 
-import json
-import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -36,9 +35,19 @@ CPU = "Test CPU 9000 @ 3.00GHz"
 Throughput = Callable[[Any, bool, float, int, float, int], float]
 
 
-def make_rows(machine: str, throughput: Throughput, *, updates=(False, True), multisite=(0.0, 0.5, 1.0),
-              rows_per_txn=(10,), zipf=(0.0,), transports=("unix",), repetitions: int = 2,
-              figure: str = "000-fig11", deployments=("1", "per-socket", "per-core")) -> pd.DataFrame:
+def make_rows(
+    machine: str,
+    throughput: Throughput,
+    *,
+    updates=(False, True),
+    multisite=(0.0, 0.5, 1.0),
+    rows_per_txn=(10,),
+    zipf=(0.0,),
+    transports=("unix",),
+    repetitions: int = 2,
+    figure: str = "000-fig11",
+    deployments=("1", "per-socket", "per-core"),
+) -> pd.DataFrame:
     """Rows as a sweep stores them, on a topology fixture, with made-up throughputs."""
     topo = read_topology(SYSFS / machine)
     names, _ = expand_relative(topo, list(deployments))
@@ -54,22 +63,32 @@ def make_rows(machine: str, throughput: Throughput, *, updates=(False, True), mu
                     for n in rows_per_txn:
                         for s in zipf:
                             for rep in range(repetitions):
-                                rows.append(flatten({
-                                    "config": {
-                                        "workload": "micro",
-                                        "micro": {"rows_per_site": 10000, "columns": 10, "rows_per_txn": n,
-                                                  "update": update, "multisite": ms, "zipf_s": s},
-                                        "driver": {"cpus": list(dep.cpus), "warmup_s": 0.5, "duration_s": 2.0},
-                                    },
-                                    "topology": topo.to_dict(),
-                                    "metadata": {"cpu_model": CPU},
-                                    "throughput_tps": throughput(dep, update, ms, n, s, rep),
-                                    "experiment": "synthetic",
-                                    "figure": figure,
-                                    "repetition": rep,
-                                    "transport": transport,
-                                    "deployment": d,
-                                }))
+                                rows.append(
+                                    flatten(
+                                        {
+                                            "config": {
+                                                "workload": "micro",
+                                                "micro": {
+                                                    "rows_per_site": 10000,
+                                                    "columns": 10,
+                                                    "rows_per_txn": n,
+                                                    "update": update,
+                                                    "multisite": ms,
+                                                    "zipf_s": s,
+                                                },
+                                                "driver": {"cpus": list(dep.cpus), "warmup_s": 0.5, "duration_s": 2.0},
+                                            },
+                                            "topology": topo.to_dict(),
+                                            "metadata": {"cpu_model": CPU},
+                                            "throughput_tps": throughput(dep, update, ms, n, s, rep),
+                                            "experiment": "synthetic",
+                                            "figure": figure,
+                                            "repetition": rep,
+                                            "transport": transport,
+                                            "deployment": d,
+                                        }
+                                    )
+                                )
     return pd.DataFrame(rows)
 
 
@@ -84,8 +103,9 @@ def save_both(drawing: Drawing, tmp_path: Path) -> None:
 
 def series(ax) -> list[tuple[np.ndarray, np.ndarray]]:
     """The (x, y) data of the lines drawn with error bars on ``ax``."""
-    return [(np.asarray(c.lines[0].get_xdata(), float), np.asarray(c.lines[0].get_ydata(), float))
-            for c in ax.containers]
+    return [
+        (np.asarray(c.lines[0].get_xdata(), float), np.asarray(c.lines[0].get_ydata(), float)) for c in ax.containers
+    ]
 
 
 # Fig 11 / 14 -----------------------------------------------------------------------------
@@ -137,7 +157,9 @@ def test_multisite_figure_on_one_socket_says_per_socket_is_1isl(tmp_path: Path) 
     assert "per-socket coincides with 1ISL" in title and "per-socket coincides with 1ISL" in drawing.summary
     assert "one run per point (no error bars)" in title
     assert drawing.figure.axes[0].get_legend_handles_labels()[1] == [
-        "1ISL (shared-everything = per-socket)", "2ISL (per-core)"]
+        "1ISL (shared-everything = per-socket)",
+        "2ISL (per-core)",
+    ]
     save_both(drawing, tmp_path)
 
 
@@ -151,8 +173,11 @@ def test_fig14_compares_transports_and_pools_single_instances(tmp_path: Path) ->
     rows["repetition"] = rows["repetition"] % 2
     drawing = plot_multisite(rows, "000-fig14")
     labels = drawing.figure.axes[0].get_legend_handles_labels()[1]
-    assert labels == ["1ISL (shared-everything = per-socket)", "2ISL (per-core), shared memory",
-                      "2ISL (per-core), unix sockets"]
+    assert labels == [
+        "1ISL (shared-everything = per-socket)",
+        "2ISL (per-core), shared memory",
+        "2ISL (per-core), unix sockets",
+    ]
     styles = [c.lines[0].get_linestyle() for c in drawing.figure.axes[0].containers]
     assert styles == ["-", "-", "--"]
     assert "000 Fig 14" in drawing.figure._suptitle.get_text()
@@ -183,14 +208,23 @@ def txn_throughput(dep, update, ms, n, s, rep) -> float:
 
 def test_txn_size_figure_draws_time_per_transaction(tmp_path: Path) -> None:
     sizes = (1, 2, 4, 8, 16, 32, 64, 100)
-    rows = make_rows("xeon-e5-2640v2-2x8", txn_throughput, multisite=(0.0, 1.0), rows_per_txn=sizes,
-                     deployments=("all",), figure="000-fig17")
+    rows = make_rows(
+        "xeon-e5-2640v2-2x8",
+        txn_throughput,
+        multisite=(0.0, 1.0),
+        rows_per_txn=sizes,
+        deployments=("all",),
+        figure="000-fig17",
+    )
     drawing = plot_txn_size(rows, "000-fig17")
     assert drawing.stem == "000-fig17-18"
     axes = drawing.figure.axes
     assert [ax.get_title() for ax in axes] == [
-        "Fig 17: read, local (0% multisite)", "Fig 17: read, 100% multisite",
-        "Fig 18: update, local (0% multisite)", "Fig 18: update, 100% multisite"]
+        "Fig 17: read, local (0% multisite)",
+        "Fig 17: read, 100% multisite",
+        "Fig 18: update, local (0% multisite)",
+        "Fig 18: update, 100% multisite",
+    ]
     assert all(ax.get_xscale() == "log" for ax in axes)
     assert "CPU-µs" in axes[0].get_ylabel()
     assert "cpus × 10⁶ / throughput" in drawing.figure._suptitle.get_text()
@@ -204,16 +238,18 @@ def test_txn_size_figure_draws_time_per_transaction(tmp_path: Path) -> None:
     expected = [0.5 + 0.1 * n + (75.0 if n > 1 else 0) for n in sizes]
     assert ys == pytest.approx(expected, rel=1e-3)
     lines = drawing.summary.splitlines()
-    assert lines[lines.index("read, 100% multisite:") + 5] == \
-        "  16ISL (per-core): 0.6 µs at 1 row, rises to 86 µs at 100 rows (×142)"
-    assert "  at 1 row all within 2%; cheapest at 100 rows: 1ISL (shared-everything), 32% below 2ISL (per-socket)" \
-        in lines
+    assert (
+        lines[lines.index("read, 100% multisite:") + 5]
+        == "  16ISL (per-core): 0.6 µs at 1 row, rises to 86 µs at 100 rows (×142)"
+    )
+    assert (
+        "  at 1 row all within 2%; cheapest at 100 rows: 1ISL (shared-everything), 32% below 2ISL (per-socket)" in lines
+    )
     save_both(drawing, tmp_path)
 
 
 def test_txn_size_figure_of_reads_only_is_fig17() -> None:
-    rows = make_rows("vm-1x2", txn_throughput, updates=(False,), multisite=(0.0,), rows_per_txn=(1, 10),
-                     repetitions=1)
+    rows = make_rows("vm-1x2", txn_throughput, updates=(False,), multisite=(0.0,), rows_per_txn=(1, 10), repetitions=1)
     drawing = plot_txn_size(rows, "000-fig17")
     assert drawing.stem == "000-fig17"
     assert len(drawing.figure.axes) == 1
@@ -231,8 +267,9 @@ def skew_throughput(dep, update, ms, n, s, rep) -> float:
 
 def test_skew_figure(tmp_path: Path) -> None:
     zipf = (0.0, 0.5, 1.0, 1.5)
-    rows = make_rows("xeon-e7530-4x6", skew_throughput, multisite=(0.0, 0.2), rows_per_txn=(2,), zipf=zipf,
-                     figure="000-fig20")
+    rows = make_rows(
+        "xeon-e7530-4x6", skew_throughput, multisite=(0.0, 0.2), rows_per_txn=(2,), zipf=zipf, figure="000-fig20"
+    )
     drawing = plot_skew(rows, "000-fig20")
     assert drawing.stem == "000-fig20"
     read, update = drawing.figure.axes
@@ -240,14 +277,20 @@ def test_skew_figure(tmp_path: Path) -> None:
     assert "Zipf" in read.get_xlabel() and "thousand txn/s" in read.get_ylabel()
     assert len(read.containers) == 3 * 2  # deployments x % multisite
     legend = [t.get_text() for t in drawing.figure.legends[0].get_texts()]
-    assert legend == ["1ISL (shared-everything)", "4ISL (per-socket)", "24ISL (per-core)",
-                      "0% multisite", "20% multisite"]
+    assert legend == [
+        "1ISL (shared-everything)",
+        "4ISL (per-socket)",
+        "24ISL (per-core)",
+        "0% multisite",
+        "20% multisite",
+    ]
     xs, ys = series(update)[0]  # 1ISL, 0% multisite
     assert list(xs) == list(zipf) and ys == pytest.approx([1000 / (1 + 3 * s) for s in zipf])
     assert "4 sockets × 6 cores" in drawing.figure._suptitle.get_text()
     lines = drawing.summary.splitlines()
     assert lines[lines.index("update 2 rows:") + 2].startswith(
-        "  20% multisite: 1ISL 900.0 K at s=0 → 163.6 K at s=1.5 (-82%); 4ISL 900.0 K at s=0 → 360.0 K")
+        "  20% multisite: 1ISL 900.0 K at s=0 → 163.6 K at s=1.5 (-82%); 4ISL 900.0 K at s=0 → 360.0 K"
+    )
     save_both(drawing, tmp_path)
 
 
@@ -259,8 +302,12 @@ def test_registry_covers_every_experiment_file() -> None:
     for path in sorted(EXPERIMENTS.glob("*.toml")):
         spec = load_spec(path)
         assert spec.figure in FIGURES, path
-    for name, figure in (("default", "000-fig11"), ("000-fig14-multisite-shm", "000-fig14"),
-                         ("000-fig17-18-txn-size", "000-fig17"), ("000-fig20-skew", "000-fig20")):
+    for name, figure in (
+        ("default", "000-fig11"),
+        ("000-fig14-multisite-shm", "000-fig14"),
+        ("000-fig17-18-txn-size", "000-fig17"),
+        ("000-fig20-skew", "000-fig20"),
+    ):
         assert load_spec(EXPERIMENTS / f"{name}.toml").figure == figure
 
 
@@ -268,8 +315,11 @@ def test_registry_covers_every_experiment_file() -> None:
 def test_shipped_plot_experiments_plan_on_every_fixture(fixture: str) -> None:
     topo = read_topology(SYSFS / fixture)
     deployments = 2 if topo.n_sockets == 1 else 3
-    counts = {"default": deployments * 2 * 6, "000-fig14-multisite-shm": deployments * 2 * 2 * 6,
-              "000-fig20-skew": deployments * 2 * 3 * 7}
+    counts = {
+        "default": deployments * 2 * 6,
+        "000-fig14-multisite-shm": deployments * 2 * 2 * 6,
+        "000-fig20-skew": deployments * 2 * 3 * 7,
+    }
     for name, n in counts.items():
         assert len(Sweep(load_spec(EXPERIMENTS / f"{name}.toml"), topo, "unused").grid_points) == n, name
     sizes = Sweep(load_spec(EXPERIMENTS / "000-fig17-18-txn-size.toml"), topo, "unused")
@@ -329,8 +379,13 @@ def test_cli_plot_writes_png_pdf_and_summary(tmp_path: Path, capsys: pytest.Capt
 
 
 def test_cli_plot_notes_an_unfinished_sweep(tmp_path: Path) -> None:
-    d = results_dir(tmp_path / "r", make_rows("vm-1x2", fig11_throughput, repetitions=1),
-                    status="interrupted", runs_done=12, runs_total=30)
+    d = results_dir(
+        tmp_path / "r",
+        make_rows("vm-1x2", fig11_throughput, repetitions=1),
+        status="interrupted",
+        runs_done=12,
+        runs_total=30,
+    )
     rendered = render_results(d)
     assert rendered.summary.splitlines()[-1] == "note: the sweep is interrupted: 12 of 30 runs stored"
 
@@ -350,13 +405,22 @@ def bad_cases(tmp_path: Path) -> list[tuple[list[str], str, Path | None]]:
         (["plot", str(a_file)], "not a directory", None),
         (["plot", str(no_manifest)], "not a results directory", no_manifest),
         (["plot", str(broken)], "cannot read manifest.json", broken),
-        (["plot", str(results_dir(tmp_path / "unknown", rows, figure="000-fig99"))], "'000-fig99' has no plot here",
-         tmp_path / "unknown"),
-        (["plot", str(results_dir(tmp_path / "bench", rows, figure="000-fig2"))], "islands bench ipc",
-         tmp_path / "bench"),
+        (
+            ["plot", str(results_dir(tmp_path / "unknown", rows, figure="000-fig99"))],
+            "'000-fig99' has no plot here",
+            tmp_path / "unknown",
+        ),
+        (
+            ["plot", str(results_dir(tmp_path / "bench", rows, figure="000-fig2"))],
+            "islands bench ipc",
+            tmp_path / "bench",
+        ),
         (["plot", str(results_dir(tmp_path / "empty", None))], "no result rows yet", tmp_path / "empty"),
-        (["plot", str(results_dir(tmp_path / "nocol", rows.drop(columns=["transport"])))], "no column 'transport'",
-         tmp_path / "nocol"),
+        (
+            ["plot", str(results_dir(tmp_path / "nocol", rows.drop(columns=["transport"])))],
+            "no column 'transport'",
+            tmp_path / "nocol",
+        ),
         (["plot", str(good), "--out", str(a_file)], "exists and is not a directory", good),
         (["plot", str(good), "--out", str(a_file / "sub")], "cannot create it", good),
     ]
@@ -371,8 +435,7 @@ def test_cli_plot_bad_input_is_one_line_exit_2(tmp_path: Path, capsys: pytest.Ca
             assert not list(directory.glob("*.png")) and not (directory / "summary.txt").exists(), argv
 
 
-def test_cli_plot_unwritable_output(tmp_path: Path, read_only_dir: Path,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_plot_unwritable_output(tmp_path: Path, read_only_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     d = results_dir(tmp_path / "r", make_rows("vm-1x2", fig11_throughput, repetitions=1))
     assert cli_main(["plot", str(d), "--out", str(read_only_dir)]) == 2
     assert "not writable" in capsys.readouterr().err

@@ -36,11 +36,17 @@ def test_registry_has_the_characterization_figures():
 
 def test_breakdown_stacks_the_components(tmp_path: Path):
     rows = make_rows("vm-1x2", lambda *a: 1e5, deployments=("per-core",), repetitions=1, figure="000-fig13")
-    rows = _with(rows, {
-        "breakdown.management_us": 0.5, "breakdown.execution_us": 1.0,
-        "breakdown.communication_us": lambda r: 10.0 * r["config.micro.multisite"],
-        "breakdown.locking_us": 0.25, "breakdown.logging_us": 0.0,
-        "breakdown.total_us": lambda r: 1.75 + 10.0 * r["config.micro.multisite"]})
+    rows = _with(
+        rows,
+        {
+            "breakdown.management_us": 0.5,
+            "breakdown.execution_us": 1.0,
+            "breakdown.communication_us": lambda r: 10.0 * r["config.micro.multisite"],
+            "breakdown.locking_us": 0.25,
+            "breakdown.logging_us": 0.0,
+            "breakdown.total_us": lambda r: 1.75 + 10.0 * r["config.micro.multisite"],
+        },
+    )
     drawing = plot_breakdown(rows, "000-fig13")
     ax = drawing.figure.axes[0]
     heights = _bar_heights(ax)
@@ -52,12 +58,23 @@ def test_breakdown_stacks_the_components(tmp_path: Path):
 
 
 def test_microarch_says_why_hardware_panels_are_empty_and_shows_simulated(tmp_path: Path):
-    rows = make_rows("vm-1x2", lambda *a: 1e5, updates=(False,), multisite=(0.0,), repetitions=1,
-                     figure="000-fig12")
-    rows = _with(rows, {"metrics.ipc": math.nan, "metrics.stalled_pct": math.nan, "metrics.llc_miss_pct": math.nan,
-                        "metadata.counters_missing.cycles": NO_PMU, "metadata.counters_missing.instructions": NO_PMU,
-                        "simulated.instructions": 2700.0, "simulated.l1i_mpki": 0.1, "simulated.l1d_mpki": 10.0,
-                        "simulated.ll_mpki": 0.05, "simulated.branch_mpki": 6.5, "simulated.reason": ""})
+    rows = make_rows("vm-1x2", lambda *a: 1e5, updates=(False,), multisite=(0.0,), repetitions=1, figure="000-fig12")
+    rows = _with(
+        rows,
+        {
+            "metrics.ipc": math.nan,
+            "metrics.stalled_pct": math.nan,
+            "metrics.llc_miss_pct": math.nan,
+            "metadata.counters_missing.cycles": NO_PMU,
+            "metadata.counters_missing.instructions": NO_PMU,
+            "simulated.instructions": 2700.0,
+            "simulated.l1i_mpki": 0.1,
+            "simulated.l1d_mpki": 10.0,
+            "simulated.ll_mpki": 0.05,
+            "simulated.branch_mpki": 6.5,
+            "simulated.reason": "",
+        },
+    )
     drawing = plot_microarch(rows, "000-fig12")
     texts = [t.get_text() for ax in drawing.figure.axes for t in ax.texts]
     assert any("IPC: not measured" in t and "virtual machine" in t for t in texts)
@@ -68,20 +85,41 @@ def test_microarch_says_why_hardware_panels_are_empty_and_shows_simulated(tmp_pa
 
 
 def test_microarch_draws_measured_counters():
-    rows = make_rows("xeon-e5-2640v2-2x8", lambda *a: 1e5, updates=(False,), multisite=(0.0,), repetitions=1,
-                     figure="000-fig12")
-    rows = _with(rows, {"metrics.ipc": lambda r: 2.0 / r["deployment.n_instances"] ** 0 + 0.1 * r["deployment.n_instances"],
-                        "metrics.stalled_pct": 40.0, "metrics.llc_miss_pct": 5.0})
+    rows = make_rows(
+        "xeon-e5-2640v2-2x8", lambda *a: 1e5, updates=(False,), multisite=(0.0,), repetitions=1, figure="000-fig12"
+    )
+    rows = _with(
+        rows,
+        {
+            "metrics.ipc": lambda r: 2.0 / r["deployment.n_instances"] ** 0 + 0.1 * r["deployment.n_instances"],
+            "metrics.stalled_pct": 40.0,
+            "metrics.llc_miss_pct": 5.0,
+        },
+    )
     drawing = plot_microarch(rows, "000-fig12")
     assert "IPC, 10,000 rows/site: 1ISL 2.10" in drawing.summary
     assert "simulated counters: none" in drawing.summary
 
 
 def test_cycles_figure_by_rows_with_categories():
-    rows = make_rows("vm-1x2", lambda *a: 1e5, deployments=("1",), updates=(False,), multisite=(0.0,),
-                     rows_per_txn=(1, 10, 100), repetitions=1, figure="003-fig5")
-    cats = {"metrics.cat_retiring": 0.3, "metrics.cat_branch_misprediction": 0.05, "metrics.cat_icache": 0.15,
-            "metrics.cat_decoding": 0.1, "metrics.cat_dcache": 0.3, "metrics.cat_resource": 0.1}
+    rows = make_rows(
+        "vm-1x2",
+        lambda *a: 1e5,
+        deployments=("1",),
+        updates=(False,),
+        multisite=(0.0,),
+        rows_per_txn=(1, 10, 100),
+        repetitions=1,
+        figure="003-fig5",
+    )
+    cats = {
+        "metrics.cat_retiring": 0.3,
+        "metrics.cat_branch_misprediction": 0.05,
+        "metrics.cat_icache": 0.15,
+        "metrics.cat_decoding": 0.1,
+        "metrics.cat_dcache": 0.3,
+        "metrics.cat_resource": 0.1,
+    }
     drawing = plot_cycles(_with(rows, cats), "003-fig5")
     heights = _bar_heights(drawing.figure.axes[0])
     assert heights[0] == pytest.approx([30.0, 30.0, 30.0]) and heights[4] == pytest.approx([30.0, 30.0, 30.0])
@@ -89,16 +127,22 @@ def test_cycles_figure_by_rows_with_categories():
 
 
 def test_cycles_figure_without_counters_explains():
-    rows = make_rows("vm-1x2", lambda *a: 1e5, deployments=("1",), updates=(False,), multisite=(0.0,),
-                     repetitions=1, figure="003-fig1")
+    rows = make_rows(
+        "vm-1x2",
+        lambda *a: 1e5,
+        deployments=("1",),
+        updates=(False,),
+        multisite=(0.0,),
+        repetitions=1,
+        figure="003-fig1",
+    )
     rows = _with(rows, {"metrics.cat_retiring": math.nan, "metadata.counters_missing.slots": NO_PMU})
     drawing = plot_cycles(rows, "003-fig1")
     assert "cycle breakdown: not measured (" + NO_PMU in drawing.summary
 
 
 def test_modules_figure(tmp_path: Path):
-    rows = make_rows("vm-1x2", lambda *a: 1e5, deployments=("1",), multisite=(0.0,), repetitions=1,
-                     figure="003-fig6")
+    rows = make_rows("vm-1x2", lambda *a: 1e5, deployments=("1",), multisite=(0.0,), repetitions=1, figure="003-fig6")
     shares = {"index": 0.3, "cc": 0.1, "log": 0.0, "transaction": 0.4, "transport": 0.0, "driver": 0.1, "other": 0.1}
     rows = _with(rows, {f"modules.shares.{m}": v for m, v in shares.items()} | {"modules.samples.index": 30})
     drawing = plot_modules(rows, "003-fig6")

@@ -141,24 +141,49 @@ def test_resolve_says_why_not():
 
 
 def test_cpu_family():
-    assert pmu.cpu_family("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n") \
+    assert (
+        pmu.cpu_family("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 85\n")
         == "GenuineIntel:6:85"
+    )
     assert pmu.cpu_family("") == ""
 
 
 def test_derive_metrics():
-    v = {"cycles": 1000.0, "instructions": 1500.0, "stalled_cycles": 400.0, "llc_references": 50.0,
-         "llc_misses": 5.0, "l1i_misses": 3.0, "branch_misses": 6.0,
-         "slots": 4000.0, "slots_retired": 1500.0, "slots_issued": 1700.0, "recovery_bubbles": 100.0,
-         "fetch_bubbles": 800.0, "icache_stall_cycles": 100.0, "dcache_stall_cycles": 300.0,
-         "imc_reads": 1000.0, "imc_writes": 500.0, "link_data": 2400.0}
+    v = {
+        "cycles": 1000.0,
+        "instructions": 1500.0,
+        "stalled_cycles": 400.0,
+        "llc_references": 50.0,
+        "llc_misses": 5.0,
+        "l1i_misses": 3.0,
+        "branch_misses": 6.0,
+        "slots": 4000.0,
+        "slots_retired": 1500.0,
+        "slots_issued": 1700.0,
+        "recovery_bubbles": 100.0,
+        "fetch_bubbles": 800.0,
+        "icache_stall_cycles": 100.0,
+        "dcache_stall_cycles": 300.0,
+        "imc_reads": 1000.0,
+        "imc_writes": 500.0,
+        "link_data": 2400.0,
+    }
     m = pmu.derive_metrics(v)
     assert m["ipc"] == 1.5 and m["stalled_pct"] == 40.0 and m["llc_miss_pct"] == 10.0
     assert m["l1i_mpki"] == 2.0 and m["branch_mpki"] == 4.0
     td = [m[k] for k in ("td_retiring", "td_bad_speculation", "td_frontend_bound", "td_backend_bound")]
     assert td == pytest.approx([0.375, 0.075, 0.2, 0.35]) and sum(td) == pytest.approx(1.0)
-    cats = [m[k] for k in ("cat_retiring", "cat_branch_misprediction", "cat_icache", "cat_decoding",
-                           "cat_dcache", "cat_resource")]
+    cats = [
+        m[k]
+        for k in (
+            "cat_retiring",
+            "cat_branch_misprediction",
+            "cat_icache",
+            "cat_decoding",
+            "cat_dcache",
+            "cat_resource",
+        )
+    ]
     assert sum(cats) == pytest.approx(1.0) and m["cat_icache"] == pytest.approx(0.1)
     assert m["cat_dcache"] == pytest.approx(0.3) and m["cat_resource"] == pytest.approx(0.05)
     assert m["imc_bytes"] == 1500 * 64 and m["link_per_imc"] == pytest.approx(2400 * 8 / (1500 * 64))
@@ -210,8 +235,14 @@ def test_pmu_cli_reports_capabilities(cli):
     assert "software" in done.stdout and "task_clock_ns" in done.stdout
     if not HERE_HAS_CPU_PMU:
         assert "no core PMU" in done.stdout
-    fixture = cli("pmu", "--sysfs", str(PMU_FIXTURES / SKX / "sys"), "--cpuinfo", str(PMU_FIXTURES / SKX / "cpuinfo"),
-                  "--no-probe")
+    fixture = cli(
+        "pmu",
+        "--sysfs",
+        str(PMU_FIXTURES / SKX / "sys"),
+        "--cpuinfo",
+        str(PMU_FIXTURES / SKX / "cpuinfo"),
+        "--no-probe",
+    )
     assert fixture.returncode == 0, fixture.stderr
     assert "GenuineIntel:6:85" in fixture.stdout and "uncore_imc_0" in fixture.stdout
     bad = cli("pmu", "--sets", "nonsense")

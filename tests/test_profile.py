@@ -54,13 +54,17 @@ PERF_EVENTS = {"task-clock": "task_clock", "page-faults": "page_faults", "contex
 def _with_perf_stat_attached(n: int) -> tuple[dict[str, float], dict[str, float]]:
     """Our counts of the workload, and perf stat's of the whole process attached around it
     (perf stat -p from before "go" to after the counts are printed)."""
-    probe = subprocess.Popen([sys.executable, "-c", SOFTWARE_PROBE, str(n)], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, text=True)
+    probe = subprocess.Popen(
+        [sys.executable, "-c", SOFTWARE_PROBE, str(n)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     perf = None
     try:
         assert probe.stdout.readline().strip() == "ready"
-        perf = subprocess.Popen(["perf", "stat", "-x", ",", "-e", ",".join(PERF_EVENTS), "-p", str(probe.pid)],
-                                stderr=subprocess.PIPE, text=True)
+        perf = subprocess.Popen(
+            ["perf", "stat", "-x", ",", "-e", ",".join(PERF_EVENTS), "-p", str(probe.pid)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         time.sleep(1.0)  # perf stat attaches; the probe sleeps in readline meanwhile
         probe.stdin.write("go\n")
         probe.stdin.flush()
@@ -92,8 +96,11 @@ def test_software_counters_agree_with_perf_stat():
     # perf stat counts the whole process while attached, a little more than our window
     # (the "go" handshake): ours must be within it and not far below it.
     ours, theirs = _with_perf_stat_attached(20_000)
-    slack = {"task_clock": 0.05 * theirs["task_clock"] + 20e6, "page_faults": 0.05 * theirs["page_faults"] + 100,
-             "context_switches": 0.05 * theirs["context_switches"] + 20}
+    slack = {
+        "task_clock": 0.05 * theirs["task_clock"] + 20e6,
+        "page_faults": 0.05 * theirs["page_faults"] + 100,
+        "context_switches": 0.05 * theirs["context_switches"] + 20,
+    }
     for name in PERF_EVENTS.values():
         assert ours[name] <= theirs[name] * 1.001 + 1, (name, ours[name], theirs[name])
         assert theirs[name] - ours[name] <= slack[name], (name, ours[name], theirs[name])
@@ -103,9 +110,11 @@ def test_software_counters_agree_with_perf_stat():
 
 
 def _config(**profile) -> RunConfig:
-    return RunConfig(micro=MicroConfig(rows_per_site=2000),
-                     driver=DriverConfig(cpus=(0,), warmup_s=0.1, duration_s=0.5),
-                     profile=ProfileConfig(**profile))
+    return RunConfig(
+        micro=MicroConfig(rows_per_site=2000),
+        driver=DriverConfig(cpus=(0,), warmup_s=0.1, duration_s=0.5),
+        profile=ProfileConfig(**profile),
+    )
 
 
 def test_missing_counters_are_nan_with_reason_and_software_ones_count():
@@ -141,9 +150,11 @@ def test_unprofiled_config_keeps_its_hash_and_round_trips():
 
 @pytest.mark.parametrize("update", [False, True])
 def test_breakdown_adds_up_to_the_measured_time(update):
-    config = RunConfig(micro=MicroConfig(rows_per_site=2000, update=update),
-                       driver=DriverConfig(cpus=(0, 1), warmup_s=0.1, duration_s=0.5),
-                       profile=ProfileConfig(breakdown_every=1))
+    config = RunConfig(
+        micro=MicroConfig(rows_per_site=2000, update=update),
+        driver=DriverConfig(cpus=(0, 1), warmup_s=0.1, duration_s=0.5),
+        profile=ProfileConfig(breakdown_every=1),
+    )
     result = islands.run(config)
     b = result.profile["breakdown"]
     assert 1 - BREAKDOWN_TOLERANCE <= b["coverage"] <= 1.0
@@ -159,10 +170,12 @@ def test_distributed_breakdown_adds_up_and_shows_communication(transport):
     if len(topology.cpus) < 2:
         pytest.skip("two instances need two CPUs")
     deployment = plan_deployment(topology, "per-core", "islands", cpus=tuple(topology.cpus[:2]))
-    config = RunConfig(micro=MicroConfig(rows_per_site=2000, multisite=1.0, update=True),
-                       engine=EngineConfig(lock_policy="no_wait"),
-                       driver=DriverConfig(cpus=deployment.cpus, warmup_s=0.1, duration_s=0.5),
-                       profile=ProfileConfig(breakdown_every=1, counters=("software",)))
+    config = RunConfig(
+        micro=MicroConfig(rows_per_site=2000, multisite=1.0, update=True),
+        engine=EngineConfig(lock_policy="no_wait"),
+        driver=DriverConfig(cpus=deployment.cpus, warmup_s=0.1, duration_s=0.5),
+        profile=ProfileConfig(breakdown_every=1, counters=("software",)),
+    )
     result = islands.run_deployment(deployment, config, transport)
     b = result.profile["breakdown"]
     assert 1 - BREAKDOWN_TOLERANCE <= b["coverage"] <= 1.0

@@ -23,8 +23,11 @@ summary: 1000 7 3 400 20 5 200 10 2 150 9 5 1
 
 
 def _config(update: bool = False, rows: int = 10) -> RunConfig:
-    return RunConfig(micro=MicroConfig(rows_per_site=2000, rows_per_txn=rows, update=update),
-                     engine=EngineConfig(cc="none"), driver=DriverConfig(cpus=(0,)))
+    return RunConfig(
+        micro=MicroConfig(rows_per_site=2000, rows_per_txn=rows, update=update),
+        engine=EngineConfig(cc="none"),
+        driver=DriverConfig(cpus=(0,)),
+    )
 
 
 def test_parse_cachegrind():

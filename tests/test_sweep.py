@@ -108,8 +108,11 @@ def test_fig11_grid_on_every_fixture(fixture: str) -> None:
     else:
         assert labels[0] == "1ISL" and labels[-1] == f"{topo.n_cores}ISL"
         assert len(labels) == 3
-        per_socket = next(p.deployment for p in sweep.grid_points if p.deployment.name != labels[0]
-                          and p.deployment.n_instances == topo.n_sockets)
+        per_socket = next(
+            p.deployment
+            for p in sweep.grid_points
+            if p.deployment.name != labels[0] and p.deployment.n_instances == topo.n_sockets
+        )
         assert per_socket.sockets == tuple((s.id,) for s in topo.sockets)
     for p in sweep.grid_points:
         assert p.config.driver.cpus == p.deployment.cpus
@@ -161,20 +164,27 @@ def test_spec_hash_ignores_description_and_repetitions(tmp_path: Path) -> None:
     more = spec.with_overrides(repetitions=5)
     assert more.spec_hash() == spec.spec_hash()
     assert spec.with_overrides(duration_s=1.0).spec_hash() != spec.spec_hash()
-    described = load_spec(write(tmp_path, TINY.replace('figure = "none"', 'figure = "none"\ndescription = "x"'), "d.toml"))
+    described = load_spec(
+        write(tmp_path, TINY.replace('figure = "none"', 'figure = "none"\ndescription = "x"'), "d.toml")
+    )
     assert described.spec_hash() == spec.spec_hash()
     assert ExperimentSpec.from_dict(spec.to_dict()).spec_hash() == spec.spec_hash()
     spelled = TINY.replace("rows_per_site = 500", "rows_per_site = 500\ncolumns = 10\n[engine]\ncc = 'auto'")
     assert load_spec(write(tmp_path, spelled, "s.toml")).spec_hash() == spec.spec_hash()  # defaults
-    assert load_spec(write(tmp_path, TINY.replace("rows_per_site = 500", "rows_per_site = 501"),
-                           "c.toml")).spec_hash() != spec.spec_hash()
+    assert (
+        load_spec(write(tmp_path, TINY.replace("rows_per_site = 500", "rows_per_site = 501"), "c.toml")).spec_hash()
+        != spec.spec_hash()
+    )
 
 
 def test_deployment_that_does_not_fit_is_refused_before_writing(tmp_path: Path) -> None:
     spec = load_spec(write(tmp_path, TINY.replace('deployment = ["1"]', 'deployment = ["1", "5ISL"]')))
     topo = read_topology(SYSFS / "xeon-e7530-4x6")
-    with pytest.raises(ValueError, match=r"exp.toml:\d+: grid.deployment: deployment 5ISL does not fit 24 cores: "
-                                         r"choose one of 1ISL, 2ISL, 3ISL, 4ISL, 6ISL, 8ISL, 12ISL, 24ISL"):
+    with pytest.raises(
+        ValueError,
+        match=r"exp.toml:\d+: grid.deployment: deployment 5ISL does not fit 24 cores: "
+        r"choose one of 1ISL, 2ISL, 3ISL, 4ISL, 6ISL, 8ISL, 12ISL, 24ISL",
+    ):
         Sweep(spec, topo, tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
@@ -183,7 +193,9 @@ def test_cc_none_on_a_shared_instance_is_refused(tmp_path: Path) -> None:
     text = TINY + '\n[engine]\ncc = "none"\n'
     spec = load_spec(write(tmp_path, text))
     topo = read_topology(SYSFS / "vm-1x2")
-    with pytest.raises(ValueError, match=r"exp.toml: point 1ISL unix update=false multisite=0: cc: 'none' is a single-threaded"):
+    with pytest.raises(
+        ValueError, match=r"exp.toml: point 1ISL unix update=false multisite=0: cc: 'none' is a single-threaded"
+    ):
         Sweep(spec, topo, tmp_path / "out")
 
 
@@ -192,8 +204,17 @@ def test_cc_none_on_a_shared_instance_is_refused(tmp_path: Path) -> None:
 
 def test_dry_run_lists_points_without_running(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "results"
-    rc = cli_main(["sweep", str(EXPERIMENTS / "000-fig11-multisite.toml"), "--dry-run",
-                   "--sysfs", str(SYSFS / "xeon-e7530-4x6"), "--out", str(out)])
+    rc = cli_main(
+        [
+            "sweep",
+            str(EXPERIMENTS / "000-fig11-multisite.toml"),
+            "--dry-run",
+            "--sysfs",
+            str(SYSFS / "xeon-e7530-4x6"),
+            "--out",
+            str(out),
+        ]
+    )
     text = capsys.readouterr().out
     assert rc == 0
     assert not out.exists()
@@ -201,9 +222,18 @@ def test_dry_run_lists_points_without_running(tmp_path: Path, capsys: pytest.Cap
     assert "36 points x 3 repetitions = 108 runs; 0 done, 108 to run" in text
     assert "machine: 4 sockets, 24 cores, 48 hardware threads" in text
     header = next(line for line in lines if line.startswith("#"))
-    assert header.split() == ["#", "deployment", "instances", "sockets", "transport", "update",
-                              "multisite", "done", "grid_id"]
-    rows = lines[lines.index(header) + 1:]
+    assert header.split() == [
+        "#",
+        "deployment",
+        "instances",
+        "sockets",
+        "transport",
+        "update",
+        "multisite",
+        "done",
+        "grid_id",
+    ]
+    rows = lines[lines.index(header) + 1 :]
     assert len(rows) == 36
     assert rows[0].split()[:5] == ["1", "1ISL", "1x24", "4", "unix"]
     assert any(r.split()[1:4] == ["4ISL", "4x6", "1"] for r in rows)
@@ -221,7 +251,7 @@ def test_dry_run_shows_what_is_done(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "2 done, 6 to run" in text
     lines = text.splitlines()
     header = next(line for line in lines if line.startswith("#"))
-    done = [line.split()[-2] for line in lines[lines.index(header) + 1:]]
+    done = [line.split()[-2] for line in lines[lines.index(header) + 1 :]]
     assert done == ["1/2", "1/2", "0/2", "0/2"]
 
 
@@ -238,11 +268,27 @@ def test_smoke_sweep_writes_rows_with_config_and_metadata(tmp_path: Path, capsys
     store = ResultStore(out)
     rows = store.rows()
     assert len(rows) == 2
-    for column in ("point_id", "grid_id", "repetition", "config_hash", "config.micro.update",
-                   "config.micro.multisite", "config.driver.cpus", "config.engine.cc",
-                   "deployment.label", "deployment.instances", "deployment.sockets",
-                   "deployment.roles", "topology.sockets", "metadata.git_revision",
-                   "metadata.hostname", "throughput_tps", "spec_hash", "experiment", "figure"):
+    for column in (
+        "point_id",
+        "grid_id",
+        "repetition",
+        "config_hash",
+        "config.micro.update",
+        "config.micro.multisite",
+        "config.driver.cpus",
+        "config.engine.cc",
+        "deployment.label",
+        "deployment.instances",
+        "deployment.sockets",
+        "deployment.roles",
+        "topology.sockets",
+        "metadata.git_revision",
+        "metadata.hostname",
+        "throughput_tps",
+        "spec_hash",
+        "experiment",
+        "figure",
+    ):
         assert column in rows.columns, column
     assert sorted(rows["config.micro.update"]) == [False, True]
     assert set(rows["deployment.label"]) == {"1ISL"}
@@ -312,8 +358,9 @@ def test_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 def test_multi_instance_needs_islands_launch(monkeypatch: pytest.MonkeyPatch) -> None:
     topo = read_topology(SYSFS / "vm-1x2")
-    spec = ExperimentSpec.from_dict({"name": "m", "figure": "none", "grid": {"deployment": ["per-core"]},
-                                     "run": {"duration_s": 0.05}})
+    spec = ExperimentSpec.from_dict(
+        {"name": "m", "figure": "none", "grid": {"deployment": ["per-core"]}, "run": {"duration_s": 0.05}}
+    )
     point = Sweep(spec, topo, "unused").grid_points[0]
     assert point.deployment.n_instances == 2
     monkeypatch.setitem(sys.modules, "islands.launch", None)  # import fails
@@ -401,8 +448,9 @@ def test_failing_run_is_reported_with_its_point(tmp_path: Path) -> None:
     assert len(sweep.store.rows()) == 1
 
 
-def test_ctrl_c_in_the_cli_exits_130_and_keeps_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_ctrl_c_in_the_cli_exits_130_and_keeps_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     runner = FakeRunner(fail_on=3)
     monkeypatch.setattr("islands.sweep.run_point", lambda point, topology=None: runner(point))
     path = write(tmp_path, TINY)
@@ -419,9 +467,13 @@ def test_sigint_to_a_real_sweep(tmp_path: Path) -> None:
     text = TINY.replace("repetitions = 2", "repetitions = 10").replace("duration_s = 0.05", "duration_s = 0.1")
     path = write(tmp_path, text)
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "islands", "sweep", str(path), "--out", str(out),
-                             "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "islands", "sweep", str(path), "--out", str(out), "--no-progress"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while not (out / "rows.parquet").exists():
@@ -454,46 +506,83 @@ BAD = [
     ("name = 'a b'\nfigure = 'none'\n", r"exp.toml:1: name: 'a b': use letters"),
     ("name = 'x'\nfigure = 'fig 11'\n", r"exp.toml:2: figure: 'fig 11' is not a FIGURES.md id"),
     ("name = 'x'\nfigure = 'none'\ncolour = 1\n", r"exp.toml:3: colour: unknown key"),
-    ("name = 'x'\nfigure = 'none'\n[grid]\nmultisit = [0.1]\n",
-     r"exp.toml:4: grid.multisit: unknown key; did you mean 'multisite'\?"),
-    ("name = 'x'\nfigure = 'none'\n[grid]\nmultisite = [0.1, 1.5]\n",
-     r"exp.toml:4: grid.multisite: 1.5: multisite: must be a fraction between 0 and 1"),
+    (
+        "name = 'x'\nfigure = 'none'\n[grid]\nmultisit = [0.1]\n",
+        r"exp.toml:4: grid.multisit: unknown key; did you mean 'multisite'\?",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\n[grid]\nmultisite = [0.1, 1.5]\n",
+        r"exp.toml:4: grid.multisite: 1.5: multisite: must be a fraction between 0 and 1",
+    ),
     ("name = 'x'\nfigure = 'none'\n[grid]\nupdate = ['yes']\n", r"exp.toml:4: grid.update: 'yes' is not true or false"),
-    ("name = 'x'\nfigure = 'none'\n[grid]\ntransport = ['pigeon']\n",
-     r"exp.toml:4: grid.transport: unknown transport 'pigeon' \(choose unix, shm"),
-    ("name = 'x'\nfigure = 'none'\n[grid]\nplacement = ['packed']\n",
-     r"exp.toml:4: grid.placement: 'packed': choose one of islands, spread, os"),
-    ("name = 'x'\nfigure = 'none'\n[grid]\ndeployment = ['7ISL']\n",
-     r"exp.toml:4: grid.deployment: deployment 7ISL does not fit \d+ cores: choose one of 1ISL"),
-    ("name = 'x'\nfigure = 'none'\n[grid]\ndeployment = [true]\n", r"exp.toml:4: grid.deployment: True is not a deployment"),
+    (
+        "name = 'x'\nfigure = 'none'\n[grid]\ntransport = ['pigeon']\n",
+        r"exp.toml:4: grid.transport: unknown transport 'pigeon' \(choose unix, shm",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\n[grid]\nplacement = ['packed']\n",
+        r"exp.toml:4: grid.placement: 'packed': choose one of islands, spread, os",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\n[grid]\ndeployment = ['7ISL']\n",
+        r"exp.toml:4: grid.deployment: deployment 7ISL does not fit \d+ cores: choose one of 1ISL",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\n[grid]\ndeployment = [true]\n",
+        r"exp.toml:4: grid.deployment: True is not a deployment",
+    ),
     ("name = 'x'\nfigure = 'none'\n[grid]\nmultisite = []\n", r"exp.toml:4: grid.multisite: the list is empty"),
     ("name = 'x'\nfigure = 'none'\n[grid]\nmultisite = [0.1, 0.1]\n", r"exp.toml:4: grid.multisite: lists 0.1 twice"),
-    ("name = 'x'\nfigure = 'none'\n[grid]\nmultisite = { from = 1, to = 0, step = 0.1 }\n",
-     r"exp.toml:4: grid.multisite: a range needs step > 0"),
+    (
+        "name = 'x'\nfigure = 'none'\n[grid]\nmultisite = { from = 1, to = 0, step = 0.1 }\n",
+        r"exp.toml:4: grid.multisite: a range needs step > 0",
+    ),
     ("name = 'x'\nfigure = 'none'\n[run]\nduration_s = 0\n", r"exp.toml:4: run.duration_s: 0 must be > 0"),
     ("name = 'x'\nfigure = 'none'\n[run]\nrepetitions = 0\n", r"exp.toml:4: run.repetitions: 0 is not a whole number"),
-    ("name = 'x'\nfigure = 'none'\n[run]\nduration = 1\n", r"exp.toml:4: run.duration: unknown key; did you mean 'duration_s'\?"),
-    ("name = 'x'\nfigure = 'none'\n[micro]\nrows_per_site = 0\n", r"exp.toml:4: micro.rows_per_site: rows_per_site: must be at least 1"),
-    ("name = 'x'\nfigure = 'none'\n[micro]\nrows_per_site = -3\n", r"exp.toml:4: micro.rows_per_site: -3 is not a whole number"),
+    (
+        "name = 'x'\nfigure = 'none'\n[run]\nduration = 1\n",
+        r"exp.toml:4: run.duration: unknown key; did you mean 'duration_s'\?",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\n[micro]\nrows_per_site = 0\n",
+        r"exp.toml:4: micro.rows_per_site: rows_per_site: must be at least 1",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\n[micro]\nrows_per_site = -3\n",
+        r"exp.toml:4: micro.rows_per_site: -3 is not a whole number",
+    ),
     ("name = 'x'\nfigure = 'none'\n[engine]\nindex = 'trie'\n", r"exp.toml:4: engine.index: "),
-    ("name = 'x'\nfigure = 'none'\n[micro]\nmultisite = 0.1\n[grid]\nmultisite = [0.2]\n",
-     r"exp.toml:4: micro.multisite: set in both \[grid\] and \[micro\]"),
+    (
+        "name = 'x'\nfigure = 'none'\n[micro]\nmultisite = 0.1\n[grid]\nmultisite = [0.2]\n",
+        r"exp.toml:4: micro.multisite: set in both \[grid\] and \[micro\]",
+    ),
     ("name = 'x'\nfigure = 'none'\nworkload = 'tpcz'\n", r"exp.toml:3: workload: workload: unknown workload 'tpcz'"),
     ("name = 'x'\nfigure = 'none'\n[run]\ncpus = '0-3,x'\n", r"exp.toml:4: run.cpus: bad cpu list item 'x'"),
     ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'off'\n", r"exp.toml:4: log.mode: give mode = \"async\""),
     ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'sometimes'\n", r"exp.toml:3: log: log.mode: unknown"),
-    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nrecord_acks = true\n", r"exp.toml:5: log.record_acks: unknown key"),
-    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\ndirectory = '/no/such/dir'\n",
-     r"exp.toml:5: log.directory: '/no/such/dir' is not a directory"),
-    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nmax_pending = 'many'\n",
-     r"exp.toml:5: log.max_pending: 'many' is not a whole number"),
-    ("name = 'x'\nfigure = 'none'\nworkload = 'tatp'\n[log]\nmode = 'async'\n", r"log.mode: tatp does not log its writes yet"),
+    (
+        "name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nrecord_acks = true\n",
+        r"exp.toml:5: log.record_acks: unknown key",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\ndirectory = '/no/such/dir'\n",
+        r"exp.toml:5: log.directory: '/no/such/dir' is not a directory",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nmax_pending = 'many'\n",
+        r"exp.toml:5: log.max_pending: 'many' is not a whole number",
+    ),
+    (
+        "name = 'x'\nfigure = 'none'\nworkload = 'tatp'\n[log]\nmode = 'async'\n",
+        r"log.mode: tatp does not log its writes yet",
+    ),
 ]
 
 
 @pytest.mark.parametrize("text, message", BAD)
-def test_bad_experiment_file_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                                text: str, message: str) -> None:
+def test_bad_experiment_file_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
     path = write(tmp_path, text)
     out = tmp_path / "out"
     rc = cli_main(["sweep", str(path), "--out", str(out), "--no-progress"])
@@ -515,10 +604,18 @@ def test_other_bad_input_is_one_line_exit_2(tmp_path: Path, capsys: pytest.Captu
     ]
     blocker = tmp_path / "file"
     blocker.write_text("")
-    cases.append((["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(blocker / "sub"), "--no-progress"],
-                  "results directory"))
-    cases.append((["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(blocker), "--no-progress"],
-                  "exists and is not a directory"))
+    cases.append(
+        (
+            ["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(blocker / "sub"), "--no-progress"],
+            "results directory",
+        )
+    )
+    cases.append(
+        (
+            ["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(blocker), "--no-progress"],
+            "exists and is not a directory",
+        )
+    )
     for argv, message in cases:
         assert cli_main(argv) == 2, argv
         err = capsys.readouterr().err

@@ -17,11 +17,15 @@ CPUS = TOPOLOGY.cpus
 two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
-def tatp(cpus=(0,), cc="2pl", lock_policy="wait_die", mix="standard", subscribers=2000, duration=0.25,
-         index="hash") -> RunConfig:
-    return RunConfig(workload="tatp", tatp=TatpConfig(subscribers_per_site=subscribers, mix=mix),
-                     engine=EngineConfig(index=index, cc=cc, lock_policy=lock_policy),
-                     driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration))
+def tatp(
+    cpus=(0,), cc="2pl", lock_policy="wait_die", mix="standard", subscribers=2000, duration=0.25, index="hash"
+) -> RunConfig:
+    return RunConfig(
+        workload="tatp",
+        tatp=TatpConfig(subscribers_per_site=subscribers, mix=mix),
+        engine=EngineConfig(index=index, cc=cc, lock_policy=lock_policy),
+        driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration),
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -42,11 +46,14 @@ def assert_intact(result, subscribers) -> None:
     assert result.commits + result.user_rollbacks > 0
 
 
-@pytest.mark.parametrize("cc,n,policy", [
-    ("none", 1, "wait_die"),
-    pytest.param("2pl", 2, "wait_die", marks=two_cpus),
-    pytest.param("2pl", 2, "no_wait", marks=two_cpus),
-])
+@pytest.mark.parametrize(
+    "cc,n,policy",
+    [
+        ("none", 1, "wait_die"),
+        pytest.param("2pl", 2, "wait_die", marks=two_cpus),
+        pytest.param("2pl", 2, "no_wait", marks=two_cpus),
+    ],
+)
 @pytest.mark.parametrize("index", ["hash", "btree"])
 def test_standard_mix_in_one_instance_keeps_references(cc, n, policy, index):
     result = islands.run(tatp(cpus=CPUS[:n], cc=cc, lock_policy=policy, index=index))
@@ -80,8 +87,16 @@ def test_each_transaction_alone(mix):
 @two_cpus
 def test_inserts_and_deletes_racing_on_few_subscribers_stay_consistent():
     # 20 subscribers, two workers inserting and deleting the same call-forwarding rows.
-    result = islands.run(tatp(cpus=CPUS[:2], cc="2pl", lock_policy="no_wait", subscribers=10,
-                              mix="insert_call_forwarding:50,delete_call_forwarding:50", duration=0.3))
+    result = islands.run(
+        tatp(
+            cpus=CPUS[:2],
+            cc="2pl",
+            lock_policy="no_wait",
+            subscribers=10,
+            mix="insert_call_forwarding:50,delete_call_forwarding:50",
+            duration=0.3,
+        )
+    )
     assert_intact(result, 20)
     assert result.user_rollbacks > 0
 
@@ -100,19 +115,31 @@ def test_loader_builds_the_specification_cardinalities():
 
 
 def test_the_conditions_catch_a_dangling_row():
-    good = {name: 0 for name in ("access_info_orphans", "special_facility_orphans", "call_forwarding_orphans",
-                                 "subscribers_bad_access_info", "subscribers_bad_facilities",
-                                 "facilities_over_3_forwardings", "sub_nbr_index_mismatches")}
+    good = dict.fromkeys(
+        (
+            "access_info_orphans",
+            "special_facility_orphans",
+            "call_forwarding_orphans",
+            "subscribers_bad_access_info",
+            "subscribers_bad_facilities",
+            "facilities_over_3_forwardings",
+            "sub_nbr_index_mismatches",
+        ),
+        0,
+    )
     assert verify("tatp", good) == []
     assert len(verify("tatp", {**good, "call_forwarding_orphans": 1})) == 1
 
 
-@pytest.mark.parametrize("mix,needle", [
-    ("get_everything", "mix: unknown transaction 'get_everything'"),
-    ("get_subscriber_data:50,update_location:40", "mix: the weights sum to 90, not 100"),
-    ("get_subscriber_data:x", "is not a whole number"),
-    ("get_subscriber_data:50,get_subscriber_data:50", "listed twice"),
-])
+@pytest.mark.parametrize(
+    "mix,needle",
+    [
+        ("get_everything", "mix: unknown transaction 'get_everything'"),
+        ("get_subscriber_data:50,update_location:40", "mix: the weights sum to 90, not 100"),
+        ("get_subscriber_data:x", "is not a whole number"),
+        ("get_subscriber_data:50,get_subscriber_data:50", "listed twice"),
+    ],
+)
 def test_bad_mix_is_one_line_and_exit_2(cli, mix, needle):
     out = cli("run", "--workload", "tatp", "--mix", mix, "--cores", str(CPUS[0]), "--duration", "0.1")
     assert out.returncode == 2, out.stderr
@@ -121,7 +148,8 @@ def test_bad_mix_is_one_line_and_exit_2(cli, mix, needle):
 
 @two_cpus
 def test_no_latching_with_inserts_in_a_shared_instance_is_refused(cli):
-    out = cli("run", "--workload", "tatp", "--cores", ",".join(map(str, CPUS[:2])), "--no-latching",
-              "--duration", "0.1")
+    out = cli(
+        "run", "--workload", "tatp", "--cores", ",".join(map(str, CPUS[:2])), "--no-latching", "--duration", "0.1"
+    )
     assert out.returncode == 2
     assert "latching: tatp inserts index keys" in out.stderr

@@ -43,9 +43,7 @@ KiB, MiB = 1 << 10, 1 << 20
 
 
 def _load_generator():
-    spec = importlib.util.spec_from_file_location(
-        "make_sysfs_fixtures", FIXTURES / "make_sysfs_fixtures.py"
-    )
+    spec = importlib.util.spec_from_file_location("make_sysfs_fixtures", FIXTURES / "make_sysfs_fixtures.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look the module up while decorating
@@ -173,9 +171,7 @@ def test_four_socket_round_robin_numbering():
     # Nehalem-EX core ids are not contiguous; cores are grouped by (socket, core_id).
     assert [core.id for core in t.socket(2).cores] == [0, 1, 2, 8, 9, 10]
     assert t.core_of(26).cpus == (2, 26) and t.core_of(26).id == 0
-    assert t.distances == tuple(
-        tuple(10 if i == j else 20 for j in range(4)) for i in range(4)
-    )
+    assert t.distances == tuple(tuple(10 if i == j else 20 for j in range(4)) for i in range(4))
 
 
 def _hops(adjacent):
@@ -276,21 +272,22 @@ def test_from_dict_errors():
 
 def test_constructor_checks_consistency_and_is_frozen():
     core = Core(0, 0, [0, 1])
-    t = Topology(cpus=[0, 1], sockets=[Socket(0, [core])], numa_nodes=[NumaNode(0, [0, 1])],
-                 distances=[[10]])
+    t = Topology(cpus=[0, 1], sockets=[Socket(0, [core])], numa_nodes=[NumaNode(0, [0, 1])], distances=[[10]])
     assert t.cpus == (0, 1) and t.sockets[0].cores[0].cpus == (0, 1)
     assert t.caches == () and t.llc_of(0) is None
     with pytest.raises(dataclasses.FrozenInstanceError):
         t.cpus = (0,)  # type: ignore[misc]
     with pytest.raises(TopologyError, match="cpus 2 belong to no core"):
-        Topology(cpus=[0, 1, 2], sockets=[Socket(0, [core])],
-                 numa_nodes=[NumaNode(0, [0, 1, 2])], distances=[[10]])
+        Topology(cpus=[0, 1, 2], sockets=[Socket(0, [core])], numa_nodes=[NumaNode(0, [0, 1, 2])], distances=[[10]])
     with pytest.raises(TopologyError, match="cpus 1 belong to no NUMA node"):
-        Topology(cpus=[0, 1], sockets=[Socket(0, [core])], numa_nodes=[NumaNode(0, [0])],
-                 distances=[[10]])
+        Topology(cpus=[0, 1], sockets=[Socket(0, [core])], numa_nodes=[NumaNode(0, [0])], distances=[[10]])
     with pytest.raises(TopologyError, match="unknown cpu 5"):
-        Topology(cpus=[0, 1], sockets=[Socket(0, [Core(0, 0, [0, 1, 5])])],
-                 numa_nodes=[NumaNode(0, [0, 1])], distances=[[10]])
+        Topology(
+            cpus=[0, 1],
+            sockets=[Socket(0, [Core(0, 0, [0, 1, 5])])],
+            numa_nodes=[NumaNode(0, [0, 1])],
+            distances=[[10]],
+        )
 
 
 def test_helpers():
@@ -368,21 +365,20 @@ def _e5_files() -> dict[str, str]:
 @pytest.mark.parametrize(
     "files_of, rel, text, why",
     [
-        (_vm_files, "devices/system/cpu/cpu1/topology/core_id", "one\n",
-         "expected an integer, got 'one'"),
-        (_vm_files, "devices/system/cpu/online", "0-x\n",
-         "bad cpu list item '0-x' in '0-x'"),
+        (_vm_files, "devices/system/cpu/cpu1/topology/core_id", "one\n", "expected an integer, got 'one'"),
+        (_vm_files, "devices/system/cpu/online", "0-x\n", "bad cpu list item '0-x' in '0-x'"),
         (_vm_files, "devices/system/cpu/online", "\n", "no online cpus"),
         (_vm_files, "devices/system/cpu/cpu0/cache/index3/size", "lots\n", "bad size 'lots'"),
-        (_vm_files, "devices/system/cpu/cpu1/cache/index3/size", "1024K\n",
-         "1 MiB but cpu 0 says this cache is 48 MiB"),
-        (_vm_files, "devices/system/cpu/cpu1/cache/index0/shared_cpu_list", "0\n",
-         "does not include cpu 1 itself"),
+        (
+            _vm_files,
+            "devices/system/cpu/cpu1/cache/index3/size",
+            "1024K\n",
+            "1 MiB but cpu 0 says this cache is 48 MiB",
+        ),
+        (_vm_files, "devices/system/cpu/cpu1/cache/index0/shared_cpu_list", "0\n", "does not include cpu 1 itself"),
         (_e5_files, "devices/system/node/node1/distance", "20\n", "1 distances for 2 online nodes"),
-        (_e5_files, "devices/system/node/node1/distance", "20 ten\n",
-         "expected integers, got '20 ten'"),
-        (_e5_files, "devices/system/node/node1/cpulist", "0,8-15,24-31\n",
-         "cpu 0 is already in node 0"),
+        (_e5_files, "devices/system/node/node1/distance", "20 ten\n", "expected integers, got '20 ten'"),
+        (_e5_files, "devices/system/node/node1/cpulist", "0,8-15,24-31\n", "cpu 0 is already in node 0"),
     ],
 )
 def test_malformed_file_names_it(files_of, rel, text, why):
@@ -398,15 +394,11 @@ def test_cpu_in_no_node():
     files["devices/system/node/node1/cpulist"] = "8-15,24-30\n"
     with pytest.raises(TopologyError) as info:
         parse_topology(files)
-    assert str(info.value) == (
-        "sysfs tree <memory>: online cpu 31 in no devices/system/node/nodeN/cpulist"
-    )
+    assert str(info.value) == ("sysfs tree <memory>: online cpu 31 in no devices/system/node/nodeN/cpulist")
 
 
 def test_in_memory_machine_without_caches_or_present():
-    files = {
-        k: v for k, v in _e5_files().items() if "/cache/" not in k and not k.endswith("/present")
-    }
+    files = {k: v for k, v in _e5_files().items() if "/cache/" not in k and not k.endswith("/present")}
     t = parse_topology(files)
     assert t.caches == () and t.llc_of(0) is None
     assert t.notes == ("no cache information in sysfs (devices/system/cpu/cpuN/cache missing)",)
@@ -466,8 +458,7 @@ def test_cli_vm_notes(capsys):
     assert "  L2 1.25 MiB per core (2 instances)" in out.splitlines()
     assert "  L3 48 MiB shared by cpus 0-1 (socket 0)" in out.splitlines()
     assert out.rstrip().endswith(
-        "- no devices/system/node in sysfs (kernel without NUMA support): "
-        "treated as one node holding all cpus"
+        "- no devices/system/node in sysfs (kernel without NUMA support): treated as one node holding all cpus"
     )
 
 
@@ -508,9 +499,7 @@ def test_this_machine_reads():
 @pytest.mark.skipif(not _host_has_sysfs(), reason="no Linux sysfs on this host")
 @pytest.mark.skipif(shutil.which("lscpu") is None, reason="lscpu (util-linux) is not installed")
 def test_this_machine_agrees_with_lscpu():
-    proc = subprocess.run(
-        ["lscpu", "--online", "-p=CPU,CORE,SOCKET,NODE"], capture_output=True, text=True
-    )
+    proc = subprocess.run(["lscpu", "--online", "-p=CPU,CORE,SOCKET,NODE"], capture_output=True, text=True)
     if proc.returncode != 0:
         pytest.skip(f"lscpu -p failed: {proc.stderr.strip()}")
     rows = [line.split(",") for line in proc.stdout.splitlines() if not line.startswith("#")]

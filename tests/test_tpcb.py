@@ -19,13 +19,25 @@ CPUS = TOPOLOGY.cpus
 two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
-def tpcb(cpus=(0,), cc="2pl", lock_policy="wait_die", remote=0.15, branches_per_site=2,
-         accounts=500, duration=0.3, index="hash", tellers=10) -> RunConfig:
-    return RunConfig(workload="tpcb",
-                     tpcb=TpcbConfig(branches_per_site=branches_per_site, accounts_per_branch=accounts,
-                                     tellers_per_branch=tellers, remote=remote),
-                     engine=EngineConfig(index=index, cc=cc, lock_policy=lock_policy),
-                     driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration))
+def tpcb(
+    cpus=(0,),
+    cc="2pl",
+    lock_policy="wait_die",
+    remote=0.15,
+    branches_per_site=2,
+    accounts=500,
+    duration=0.3,
+    index="hash",
+    tellers=10,
+) -> RunConfig:
+    return RunConfig(
+        workload="tpcb",
+        tpcb=TpcbConfig(
+            branches_per_site=branches_per_site, accounts_per_branch=accounts, tellers_per_branch=tellers, remote=remote
+        ),
+        engine=EngineConfig(index=index, cc=cc, lock_policy=lock_policy),
+        driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration),
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -41,23 +53,33 @@ def assert_balanced(result) -> None:
     assert result.commits > 0
     assert result.check_failures == [], result.check_failures
     # The same conditions verify() applies, spelled out: every balance moved by the same deltas.
-    assert c["branch_balance_sum"] == c["teller_balance_sum"] == c["account_balance_sum"] == \
-        c["history_delta_sum"]
+    assert c["branch_balance_sum"] == c["teller_balance_sum"] == c["account_balance_sum"] == c["history_delta_sum"]
     assert c["history_rows"] == c["committed_txns"] >= result.commits
     assert c["branches_unlike_accounts"] == 0 and c["branches_unlike_history"] == 0
     assert c["committed_row_updates"] == 3 * c["committed_txns"]
 
 
-@pytest.mark.parametrize("cc,cpus,policy", [
-    ("none", 1, "wait_die"),
-    pytest.param("2pl", 2, "wait_die", marks=two_cpus),
-    pytest.param("2pl", 2, "no_wait", marks=two_cpus),
-])
+@pytest.mark.parametrize(
+    "cc,cpus,policy",
+    [
+        ("none", 1, "wait_die"),
+        pytest.param("2pl", 2, "wait_die", marks=two_cpus),
+        pytest.param("2pl", 2, "no_wait", marks=two_cpus),
+    ],
+)
 @pytest.mark.parametrize("index", ["hash", "btree"])
 def test_one_instance_keeps_balances(cc, cpus, policy, index):
     # One branch per worker and every teller remote: workers collide on each other's tellers.
-    result = islands.run(tpcb(cpus=CPUS[:cpus], cc=cc, lock_policy=policy, remote=1.0 if cpus > 1 else 0.15,
-                              branches_per_site=1 if cpus > 1 else 2, index=index))
+    result = islands.run(
+        tpcb(
+            cpus=CPUS[:cpus],
+            cc=cc,
+            lock_policy=policy,
+            remote=1.0 if cpus > 1 else 0.15,
+            branches_per_site=1 if cpus > 1 else 2,
+            index=index,
+        )
+    )
     assert_balanced(result)
 
 
@@ -66,8 +88,11 @@ def test_one_instance_keeps_balances(cc, cpus, policy, index):
 @pytest.mark.parametrize("cc", ["none", "2pl"])
 def test_instances_keep_balances_across_2pc(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
-    result = run_deployment(deployment, tpcb(cpus=CPUS[:2], cc=cc, lock_policy="no_wait", remote=0.5,
-                                             branches_per_site=1), transport=transport)
+    result = run_deployment(
+        deployment,
+        tpcb(cpus=CPUS[:2], cc=cc, lock_policy="no_wait", remote=0.5, branches_per_site=1),
+        transport=transport,
+    )
     assert result.deployment.n_instances == 2
     assert 0 < result.multisite_commits < result.commits
     assert_balanced(result)
@@ -78,8 +103,11 @@ def test_prepared_hot_tellers_make_local_work_abort_and_stay_consistent():
     # One teller per branch: a local AccountUpdate meets its teller held by the other
     # instance's prepared fragment (waiting for its decision) and aborts, undone.
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
-    result = run_deployment(deployment, tpcb(cpus=CPUS[:2], cc="none", remote=0.5, branches_per_site=1,
-                                             accounts=50, tellers=1), transport="shm")
+    result = run_deployment(
+        deployment,
+        tpcb(cpus=CPUS[:2], cc="none", remote=0.5, branches_per_site=1, accounts=50, tellers=1),
+        transport="shm",
+    )
     assert result.aborts["prepared_conflict"] > 0
     assert_balanced(result)
 
@@ -87,8 +115,11 @@ def test_prepared_hot_tellers_make_local_work_abort_and_stay_consistent():
 @two_cpus
 def test_all_remote_tellers_are_all_distributed():
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
-    result = run_deployment(deployment, tpcb(cpus=CPUS[:2], cc="2pl", lock_policy="no_wait", remote=1.0,
-                                             branches_per_site=1), transport="unix")
+    result = run_deployment(
+        deployment,
+        tpcb(cpus=CPUS[:2], cc="2pl", lock_policy="no_wait", remote=1.0, branches_per_site=1),
+        transport="unix",
+    )
     assert result.multisite_commits == result.commits  # every teller is of the other branch
     assert_balanced(result)
 
@@ -100,30 +131,45 @@ def test_local_only_sends_no_fragments():
 
 def test_loader_builds_the_specification_cardinalities():
     # The specification's scale: 1 branch, 10 tellers, 100000 accounts per branch.
-    result = islands.run(RunConfig(workload="tpcb", tpcb=TpcbConfig(branches_per_site=3, remote=0.0),
-                                   engine=EngineConfig(cc="none"),
-                                   driver=DriverConfig(cpus=CPUS[:1], warmup_s=0.0, duration_s=0.05)))
+    result = islands.run(
+        RunConfig(
+            workload="tpcb",
+            tpcb=TpcbConfig(branches_per_site=3, remote=0.0),
+            engine=EngineConfig(cc="none"),
+            driver=DriverConfig(cpus=CPUS[:1], warmup_s=0.0, duration_s=0.05),
+        )
+    )
     c = result.checks
     assert (c["branch_rows"], c["teller_rows"], c["account_rows"]) == (3, 30, 300_000)
     assert c["history_rows"] == c["committed_txns"]
 
 
 def test_the_conditions_catch_a_lost_update():
-    good = {"branch_balance_sum": 5, "teller_balance_sum": 5, "account_balance_sum": 5,
-            "history_delta_sum": 5, "history_rows": 2, "committed_txns": 2,
-            "branches_unlike_accounts": 0, "branches_unlike_history": 0}
+    good = {
+        "branch_balance_sum": 5,
+        "teller_balance_sum": 5,
+        "account_balance_sum": 5,
+        "history_delta_sum": 5,
+        "history_rows": 2,
+        "committed_txns": 2,
+        "branches_unlike_accounts": 0,
+        "branches_unlike_history": 0,
+    }
     assert verify("tpcb", good) == []
     assert len(verify("tpcb", {**good, "teller_balance_sum": 4})) == 1
     assert len(verify("tpcb", {**good, "history_rows": 3})) == 1
     assert len(verify("tpcb", {**good, "branches_unlike_history": 1})) == 1
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--remote", "1.5"], "remote: must be a fraction"),
-    (["--branches-per-site", "0"], "branches_per_site: must be between"),
-    (["--accounts-per-branch", "0"], "accounts_per_branch: must be between"),
-    (["--remote", "0.15", "--branches-per-site", "1"], "remote: a remote transaction needs a second branch"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--remote", "1.5"], "remote: must be a fraction"),
+        (["--branches-per-site", "0"], "branches_per_site: must be between"),
+        (["--accounts-per-branch", "0"], "accounts_per_branch: must be between"),
+        (["--remote", "0.15", "--branches-per-site", "1"], "remote: a remote transaction needs a second branch"),
+    ],
+)
 def test_bad_tpcb_input_is_one_line_and_exit_2(cli, args, needle):
     out = cli("run", "--workload", "tpcb", "--cores", str(CPUS[0]), "--duration", "0.1", *args)
     assert out.returncode == 2, out.stderr
@@ -138,14 +184,33 @@ def test_unknown_workload_is_one_line_and_exit_2(cli):
 
 @two_cpus
 def test_cli_runs_tpcb_per_core_and_stores_its_config(cli):
-    out = cli("run", "--workload", "tpcb", "--cores", ",".join(map(str, CPUS[:2])), "--deployment", "per-core",
-              "--accounts-per-branch", "1000", "--remote", "0.3", "--warmup", "0.05", "--duration", "0.2",
-              "--json")
+    out = cli(
+        "run",
+        "--workload",
+        "tpcb",
+        "--cores",
+        ",".join(map(str, CPUS[:2])),
+        "--deployment",
+        "per-core",
+        "--accounts-per-branch",
+        "1000",
+        "--remote",
+        "0.3",
+        "--warmup",
+        "0.05",
+        "--duration",
+        "0.2",
+        "--json",
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["config"]["workload"] == "tpcb"
-    assert result["config"]["tpcb"] == {"branches_per_site": 1, "tellers_per_branch": 10,
-                                        "accounts_per_branch": 1000, "remote": 0.3}
+    assert result["config"]["tpcb"] == {
+        "branches_per_site": 1,
+        "tellers_per_branch": 10,
+        "accounts_per_branch": 1000,
+        "remote": 0.3,
+    }
     assert result["check_failures"] == [] and result["commits"] > 0
 
 
@@ -171,8 +236,9 @@ branches_per_site = 2
 def test_sweep_stores_tpcb_rows_and_plots_them(cli, tmp_path, figure, remote):
     deployments = '["1", "per-core"]' if len(CPUS) > 1 else '["1"]'
     spec = tmp_path / "tpcb.toml"
-    spec.write_text(SWEEP.format(figure=figure, cpus=",".join(map(str, CPUS[:2])), deployments=deployments,
-                                 remote=remote))
+    spec.write_text(
+        SWEEP.format(figure=figure, cpus=",".join(map(str, CPUS[:2])), deployments=deployments, remote=remote)
+    )
     out = cli("sweep", str(spec), "--out", str(tmp_path / "res"), "--no-progress")
     assert out.returncode == 0, out.stderr
     rows = ResultStore(tmp_path / "res").rows()

@@ -119,9 +119,7 @@ def test_registry_names_and_unknown_transport(run_dir):
 def test_two_processes_exchange_verified_content(name, run_dir):
     peer = start_peer(name, run_dir, N_MESSAGES)
     try:
-        t = _core.make_transport(
-            name, str(run_dir), 0, 2, ring_bytes=8192, max_message_bytes=2048, attach_timeout_s=30
-        )
+        t = _core.make_transport(name, str(run_dir), 0, 2, ring_bytes=8192, max_message_bytes=2048, attach_timeout_s=30)
     except BaseException:
         peer.kill()
         peer.communicate()

@@ -13,8 +13,9 @@ import hashlib
 import json
 import math
 import statistics
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from islands.results import ResultStore
 from islands.topology import Topology, format_cpulist
@@ -39,7 +40,7 @@ def config_hash(config: dict[str, Any]) -> str:
 
 def default_out_dir(name: str, now: datetime.datetime | None = None) -> Path:
     """``results/bench-<name>-<UTC timestamp>`` (relative to the working directory)."""
-    now = now or datetime.datetime.now(datetime.timezone.utc)
+    now = now or datetime.datetime.now(datetime.UTC)
     return Path("results") / f"bench-{name}-{now.strftime('%Y%m%dT%H%M%SZ')}"
 
 
@@ -107,12 +108,12 @@ def check_online(cpus: Iterable[int], topology: Topology, field: str) -> None:
     online = set(topology.cpus)
     for cpu in cpus:
         if cpu not in online:
-            raise ValueError(f"{field}: CPU {cpu} does not exist or is offline "
-                             f"(online: {format_cpulist(topology.cpus)})")
+            raise ValueError(
+                f"{field}: CPU {cpu} does not exist or is offline (online: {format_cpulist(topology.cpus)})"
+            )
 
 
 def machine_line(topology: Topology) -> str:
     """``"1 socket, 2 cores, 2 cpus"`` for figure titles."""
     s = "socket" if topology.n_sockets == 1 else "sockets"
     return f"{topology.n_sockets} {s}, {topology.n_cores} cores, {topology.n_cpus} cpus"
-

@@ -67,15 +67,20 @@ class CounterBenchConfig:
 
     def validate(self) -> None:
         """Raises ValueError naming the first bad field (the C++ side checks the rest)."""
-        for name, value, choices in (("lock", self.lock, LOCK_KINDS),
-                                     ("granularity", self.granularity, GRANULARITIES),
-                                     ("placement", self.placement, PLACEMENTS)):
+        for name, value, choices in (
+            ("lock", self.lock, LOCK_KINDS),
+            ("granularity", self.granularity, GRANULARITIES),
+            ("placement", self.placement, PLACEMENTS),
+        ):
             if value not in choices:
                 raise ValueError(f"{name}: unknown {name} {value!r} (choose {', '.join(choices)})")
         if isinstance(self.threads, bool) or not isinstance(self.threads, int) or self.threads < 0:
             raise ValueError(f"threads: {self.threads!r} is not a whole number >= 1 (0 = one per core)")
-        if isinstance(self.increments_per_thread, bool) or not isinstance(self.increments_per_thread, int) \
-                or self.increments_per_thread < 0:
+        if (
+            isinstance(self.increments_per_thread, bool)
+            or not isinstance(self.increments_per_thread, int)
+            or self.increments_per_thread < 0
+        ):
             raise ValueError(f"increments_per_thread: {self.increments_per_thread!r} is not a whole number >= 0")
 
 
@@ -112,11 +117,12 @@ def run_counters(config: CounterBenchConfig, topology: Topology, repetition: int
     core.validate()
     stats = _core.run_counter_bench(core)
     if not stats["consistent"]:
-        bad = [(k, v, e) for k, (v, e) in enumerate(zip(stats["counter_values"], stats["expected_values"]))
-               if v != e]
+        bad = [(k, v, e) for k, (v, e) in enumerate(zip(stats["counter_values"], stats["expected_values"])) if v != e]
         k, value, expected = bad[0]
-        raise RuntimeError(f"counters: lost update under {config.lock}: counter {k} ended at {value:,} "
-                           f"but its threads made {expected:,} increments ({len(bad)} counters wrong)")
+        raise RuntimeError(
+            f"counters: lost update under {config.lock}: counter {k} ended at {value:,} "
+            f"but its threads made {expected:,} increments ({len(bad)} counters wrong)"
+        )
     full = dict(config.to_dict(), threads=len(cpus), cpus=cpus, counter_of=counter_of)
     return {
         "bench": "counters",

@@ -10,8 +10,9 @@ machine has them), runs each mechanism on each pair, and keeps the rows.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from islands import _core
 from islands.bench.common import check_online, config_hash
@@ -144,8 +145,9 @@ def _base_row(config: IpcBenchConfig, pair: CpuPair, repetition: int) -> dict[st
     }
 
 
-def run_ipc(config: IpcBenchConfig, pair: CpuPair | None = None, repetition: int = 0,
-            topology: Topology | None = None) -> dict[str, Any]:
+def run_ipc(
+    config: IpcBenchConfig, pair: CpuPair | None = None, repetition: int = 0, topology: Topology | None = None
+) -> dict[str, Any]:
     """Runs one ping-pong and returns its result row (without topology and metadata, which
     the caller adds once per benchmark). Round-trip figures are in microseconds;
     ``messages_per_s`` counts both directions (two messages per round trip).
@@ -154,64 +156,71 @@ def run_ipc(config: IpcBenchConfig, pair: CpuPair | None = None, repetition: int
     arrives corrupted, ``_core.CapabilityMissing`` when the mechanism is not available here.
     """
     if config.mechanism not in MECHANISMS:
-        raise ValueError(f"mechanism: unknown messaging mechanism {config.mechanism!r} "
-                         f"(choose {', '.join(MECHANISMS)})")
+        raise ValueError(
+            f"mechanism: unknown messaging mechanism {config.mechanism!r} (choose {', '.join(MECHANISMS)})"
+        )
     if topology is not None:
         pair = pair or cpu_relation(topology, config.client_cpu, config.server_cpu)
     pair = pair or CpuPair(config.client_cpu, config.server_cpu, "unknown", "none")
     stats = _core.run_ipc_bench(config.to_core())
     rt = stats["round_trip"]
     row = _base_row(config, pair, repetition)
-    row.update({
-        "available": True,
-        "round_trips": stats["round_trips"],
-        "total_round_trips": stats["total_round_trips"],
-        "server_verified": stats["server_verified"],
-        "measured_s": stats["measured_s"],
-        "round_trips_per_s": stats["round_trips_per_s"],
-        "messages_per_s": stats["messages_per_s"],
-        "rtt_mean_us": rt["mean_ns"] / 1e3,
-        "rtt_min_us": rt["min_ns"] / 1e3,
-        "rtt_p50_us": rt["p50_ns"] / 1e3,
-        "rtt_p99_us": rt["p99_ns"] / 1e3,
-        "rtt_p999_us": rt["p999_ns"] / 1e3,
-        "rtt_max_us": rt["max_ns"] / 1e3,
-        "client_cpu_seen": stats["client_cpu_seen"],
-        "server_cpu_seen": stats["server_cpu_seen"],
-        "warning": "",
-    })
+    row.update(
+        {
+            "available": True,
+            "round_trips": stats["round_trips"],
+            "total_round_trips": stats["total_round_trips"],
+            "server_verified": stats["server_verified"],
+            "measured_s": stats["measured_s"],
+            "round_trips_per_s": stats["round_trips_per_s"],
+            "messages_per_s": stats["messages_per_s"],
+            "rtt_mean_us": rt["mean_ns"] / 1e3,
+            "rtt_min_us": rt["min_ns"] / 1e3,
+            "rtt_p50_us": rt["p50_ns"] / 1e3,
+            "rtt_p99_us": rt["p99_ns"] / 1e3,
+            "rtt_p999_us": rt["p999_ns"] / 1e3,
+            "rtt_max_us": rt["max_ns"] / 1e3,
+            "client_cpu_seen": stats["client_cpu_seen"],
+            "server_cpu_seen": stats["server_cpu_seen"],
+            "warning": "",
+        }
+    )
     return row
 
 
 def unavailable_row(config: IpcBenchConfig, pair: CpuPair, repetition: int, why: str) -> dict[str, Any]:
     """The row of a mechanism this machine cannot run: NaN figures and the reason."""
     row = _base_row(config, pair, repetition)
-    row.update({
-        "available": False,
-        "round_trips": 0,
-        "total_round_trips": 0,
-        "server_verified": 0,
-        "measured_s": _NAN,
-        "round_trips_per_s": _NAN,
-        "messages_per_s": _NAN,
-        "rtt_mean_us": _NAN,
-        "rtt_min_us": _NAN,
-        "rtt_p50_us": _NAN,
-        "rtt_p99_us": _NAN,
-        "rtt_p999_us": _NAN,
-        "rtt_max_us": _NAN,
-        "client_cpu_seen": -1,
-        "server_cpu_seen": -1,
-        "warning": why,
-    })
+    row.update(
+        {
+            "available": False,
+            "round_trips": 0,
+            "total_round_trips": 0,
+            "server_verified": 0,
+            "measured_s": _NAN,
+            "round_trips_per_s": _NAN,
+            "messages_per_s": _NAN,
+            "rtt_mean_us": _NAN,
+            "rtt_min_us": _NAN,
+            "rtt_p50_us": _NAN,
+            "rtt_p99_us": _NAN,
+            "rtt_p999_us": _NAN,
+            "rtt_max_us": _NAN,
+            "client_cpu_seen": -1,
+            "server_cpu_seen": -1,
+            "warning": why,
+        }
+    )
     return row
 
 
-def ipc_points(mechanisms: Sequence[str], pairs: Sequence[CpuPair], repetitions: int,
-               **fields: Any) -> list[tuple[IpcBenchConfig, CpuPair, int]]:
+def ipc_points(
+    mechanisms: Sequence[str], pairs: Sequence[CpuPair], repetitions: int, **fields: Any
+) -> list[tuple[IpcBenchConfig, CpuPair, int]]:
     """Every (config, pair, repetition) to run: pairs outermost, then mechanisms."""
     return [
         (IpcBenchConfig(mechanism=m, client_cpu=p.client, server_cpu=p.server, **fields), p, r)
-        for p in pairs for m in mechanisms for r in range(repetitions)
+        for p in pairs
+        for m in mechanisms
+        for r in range(repetitions)
     ]
-

@@ -74,11 +74,15 @@ def placement_run_config(config: PlacementBenchConfig, topology: Topology, repet
     cpus = tuple(placed) if placed is not None else tuple(topology.cpus[:n])
     return RunConfig(
         workload="micro",
-        micro=MicroConfig(rows_per_site=config.rows_per_site, rows_per_txn=config.rows_per_txn,
-                          update=config.update),
+        micro=MicroConfig(rows_per_site=config.rows_per_site, rows_per_txn=config.rows_per_txn, update=config.update),
         engine=EngineConfig(cc="none" if n == 1 else "2pl"),
-        driver=DriverConfig(cpus=cpus, pin=placed is not None, warmup_s=config.warmup_s,
-                            duration_s=config.duration_s, seed=config.seed + repetition),
+        driver=DriverConfig(
+            cpus=cpus,
+            pin=placed is not None,
+            warmup_s=config.warmup_s,
+            duration_s=config.duration_s,
+            seed=config.seed + repetition,
+        ),
     )
 
 

@@ -10,19 +10,24 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pandas as pd
 
 from islands import _core
 from islands.bench.common import open_store, spread_stats
-from islands.bench.counters import (GRANULARITIES, LOCK_KINDS, PLACEMENTS, CounterBenchConfig, counter_plan,
-                                    run_counters)
+from islands.bench.counters import GRANULARITIES, LOCK_KINDS, PLACEMENTS, CounterBenchConfig, counter_plan, run_counters
 from islands.bench.ipc import MECHANISMS, CpuPair, default_cpu_pairs, ipc_points, run_ipc, unavailable_row
-from islands.bench.placement_bench import (POLICIES, PlacementBenchConfig, default_threads, placement_run_config,
-                                           run_placement)
+from islands.bench.placement_bench import (
+    POLICIES,
+    PlacementBenchConfig,
+    default_threads,
+    placement_run_config,
+    run_placement,
+)
 from islands.metadata import collect_metadata
 from islands.topology import Topology
 
@@ -62,17 +67,35 @@ def _finish_row(row: dict[str, Any], topology: Topology, metadata: dict[str, Any
     return row
 
 
-def _manifest(name: str, figure: str, settings: dict[str, Any], topology: Topology,
-              metadata: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-    return {"bench": name, "figure": figure, "settings": settings, "notes": notes,
-            "topology": topology.to_dict(), "metadata": metadata, "argv": sys.argv}
+def _manifest(
+    name: str, figure: str, settings: dict[str, Any], topology: Topology, metadata: dict[str, Any], notes: list[str]
+) -> dict[str, Any]:
+    return {
+        "bench": name,
+        "figure": figure,
+        "settings": settings,
+        "notes": notes,
+        "topology": topology.to_dict(),
+        "metadata": metadata,
+        "argv": sys.argv,
+    }
 
 
-def bench_ipc(topology: Topology, *, mechanisms: Sequence[str] | None = None,
-              pairs: Sequence[CpuPair] | None = None, message_bytes: int = 256,
-              warmup_s: float = 0.2, duration_s: float = 1.0, round_trips: int = 0,
-              repetitions: int = 1, seed: int = 1, out: str | Path | None = None,
-              figure: bool = True, progress: Progress = _quiet) -> BenchOutcome:
+def bench_ipc(
+    topology: Topology,
+    *,
+    mechanisms: Sequence[str] | None = None,
+    pairs: Sequence[CpuPair] | None = None,
+    message_bytes: int = 256,
+    warmup_s: float = 0.2,
+    duration_s: float = 1.0,
+    round_trips: int = 0,
+    repetitions: int = 1,
+    seed: int = 1,
+    out: str | Path | None = None,
+    figure: bool = True,
+    progress: Progress = _quiet,
+) -> BenchOutcome:
     """000 Fig 2: every mechanism on every CPU pair (default: :func:`default_cpu_pairs`)."""
     mechanisms = list(mechanisms or MECHANISMS)
     pairs = list(pairs or default_cpu_pairs(topology))
@@ -80,17 +103,32 @@ def bench_ipc(topology: Topology, *, mechanisms: Sequence[str] | None = None,
         raise ValueError(f"size: {message_bytes} is not a message size in bytes >= 1")
     if repetitions < 1:
         raise ValueError(f"reps: {repetitions} is not a number of repetitions >= 1")
-    points = ipc_points(mechanisms, pairs, repetitions, message_bytes=message_bytes, warmup_s=warmup_s,
-                        duration_s=duration_s, round_trips=round_trips, seed=seed)
+    points = ipc_points(
+        mechanisms,
+        pairs,
+        repetitions,
+        message_bytes=message_bytes,
+        warmup_s=warmup_s,
+        duration_s=duration_s,
+        round_trips=round_trips,
+        seed=seed,
+    )
     for config, _, _ in points[:1]:
         config.to_core()  # bad settings fail before anything is created
     notes = []
     if topology.n_sockets == 1:
         notes.append("1 socket on this machine: no cross-socket pair")
     metadata = collect_metadata()
-    settings = {"mechanisms": mechanisms, "pairs": [vars(p) for p in pairs], "message_bytes": message_bytes,
-                "warmup_s": warmup_s, "duration_s": duration_s, "round_trips": round_trips,
-                "repetitions": repetitions, "seed": seed}
+    settings = {
+        "mechanisms": mechanisms,
+        "pairs": [vars(p) for p in pairs],
+        "message_bytes": message_bytes,
+        "warmup_s": warmup_s,
+        "duration_s": duration_s,
+        "round_trips": round_trips,
+        "repetitions": repetitions,
+        "seed": seed,
+    }
     store = open_store(out, "ipc", _manifest("ipc", "000-fig2", settings, topology, metadata, notes))
     warnings: list[str] = []
     for i, (config, pair, rep) in enumerate(points):
@@ -110,32 +148,60 @@ def bench_ipc(topology: Topology, *, mechanisms: Sequence[str] | None = None,
     return outcome
 
 
-def bench_counters(topology: Topology, *, locks: Sequence[str] | None = None,
-                   granularities: Sequence[str] | None = None, placements: Sequence[str] | None = None,
-                   threads: int = 0, warmup_s: float = 0.1, duration_s: float = 0.5,
-                   increments_per_thread: int = 0, repetitions: int = 3, out: str | Path | None = None,
-                   figure: bool = True, progress: Progress = _quiet) -> BenchOutcome:
+def bench_counters(
+    topology: Topology,
+    *,
+    locks: Sequence[str] | None = None,
+    granularities: Sequence[str] | None = None,
+    placements: Sequence[str] | None = None,
+    threads: int = 0,
+    warmup_s: float = 0.1,
+    duration_s: float = 0.5,
+    increments_per_thread: int = 0,
+    repetitions: int = 3,
+    out: str | Path | None = None,
+    figure: bool = True,
+    progress: Progress = _quiet,
+) -> BenchOutcome:
     """000 Fig 5 and 7: every lock kind x granularity x placement, ``repetitions`` times."""
     locks = list(locks or LOCK_KINDS)
     granularities = list(granularities or GRANULARITIES)
     placements = list(placements or PLACEMENTS)
     if repetitions < 1:
         raise ValueError(f"reps: {repetitions} is not a number of repetitions >= 1")
-    configs = [CounterBenchConfig(lock=k, granularity=g, placement=p, threads=threads, warmup_s=warmup_s,
-                                  duration_s=duration_s, increments_per_thread=increments_per_thread)
-               for g in granularities for p in placements for k in locks]
+    configs = [
+        CounterBenchConfig(
+            lock=k,
+            granularity=g,
+            placement=p,
+            threads=threads,
+            warmup_s=warmup_s,
+            duration_s=duration_s,
+            increments_per_thread=increments_per_thread,
+        )
+        for g in granularities
+        for p in placements
+        for k in locks
+    ]
     for c in configs:
         counter_plan(c, topology)  # every point fits before the first runs
     notes = []
     if topology.n_sockets == 1:
-        notes.append("1 socket on this machine: spread and grouped pin the same CPUs, "
-                     "and one counter per socket is one counter")
+        notes.append(
+            "1 socket on this machine: spread and grouped pin the same CPUs, and one counter per socket is one counter"
+        )
     metadata = collect_metadata()
-    settings = {"locks": locks, "granularities": granularities, "placements": placements,
-                "threads": threads or topology.n_cores, "warmup_s": warmup_s, "duration_s": duration_s,
-                "increments_per_thread": increments_per_thread, "repetitions": repetitions}
-    store = open_store(out, "counters",
-                       _manifest("counters", "000-fig5/fig7", settings, topology, metadata, notes))
+    settings = {
+        "locks": locks,
+        "granularities": granularities,
+        "placements": placements,
+        "threads": threads or topology.n_cores,
+        "warmup_s": warmup_s,
+        "duration_s": duration_s,
+        "increments_per_thread": increments_per_thread,
+        "repetitions": repetitions,
+    }
+    store = open_store(out, "counters", _manifest("counters", "000-fig5/fig7", settings, topology, metadata, notes))
     n = len(configs) * repetitions
     i = 0
     for rep in range(repetitions):  # repetitions outermost: drift hits every point alike
@@ -148,26 +214,48 @@ def bench_counters(topology: Topology, *, locks: Sequence[str] | None = None,
     if figure:
         from islands.plots.bench_counters import plot_counter_granularity, plot_counter_placement
 
-        for path in (plot_counter_placement(outcome.rows, store.directory / "fig5-counters-placement.png", topology),
-                     plot_counter_granularity(outcome.rows, store.directory / "fig7-counters-granularity.png",
-                                              topology)):
+        for path in (
+            plot_counter_placement(outcome.rows, store.directory / "fig5-counters-placement.png", topology),
+            plot_counter_granularity(outcome.rows, store.directory / "fig7-counters-granularity.png", topology),
+        ):
             if path is not None:
                 outcome.figures.append(path)
     return outcome
 
 
-def bench_placement(topology: Topology, *, policies: Sequence[str] | None = None, threads: int = 0,
-                    rows_per_txn: int = 10, rows_per_site: int = 10_000, update: bool = True,
-                    warmup_s: float = 0.5, duration_s: float = 1.0, repetitions: int = 5, seed: int = 1,
-                    out: str | Path | None = None, figure: bool = True,
-                    progress: Progress = _quiet) -> BenchOutcome:
+def bench_placement(
+    topology: Topology,
+    *,
+    policies: Sequence[str] | None = None,
+    threads: int = 0,
+    rows_per_txn: int = 10,
+    rows_per_site: int = 10_000,
+    update: bool = True,
+    warmup_s: float = 0.5,
+    duration_s: float = 1.0,
+    repetitions: int = 5,
+    seed: int = 1,
+    out: str | Path | None = None,
+    figure: bool = True,
+    progress: Progress = _quiet,
+) -> BenchOutcome:
     """000 Fig 6: the same short OLTP run with its workers placed by each policy."""
     policies = list(policies or POLICIES)
     if repetitions < 1:
         raise ValueError(f"reps: {repetitions} is not a number of repetitions >= 1")
-    configs = [PlacementBenchConfig(policy=p, threads=threads, rows_per_txn=rows_per_txn,
-                                    rows_per_site=rows_per_site, update=update, warmup_s=warmup_s,
-                                    duration_s=duration_s, seed=seed) for p in policies]
+    configs = [
+        PlacementBenchConfig(
+            policy=p,
+            threads=threads,
+            rows_per_txn=rows_per_txn,
+            rows_per_site=rows_per_site,
+            update=update,
+            warmup_s=warmup_s,
+            duration_s=duration_s,
+            seed=seed,
+        )
+        for p in policies
+    ]
     for c in configs:
         placement_run_config(c, topology).to_core()  # bad settings fail before anything runs
     n_threads = threads or default_threads(topology)
@@ -175,12 +263,22 @@ def bench_placement(topology: Topology, *, policies: Sequence[str] | None = None
     if topology.n_sockets == 1:
         notes.append("1 socket on this machine: spread, grouped and mixed pin the same CPUs")
     elif n_threads >= topology.n_cores:
-        notes.append(f"{n_threads} workers on {topology.n_cores} cores: spread, grouped and mixed use "
-                     "the same CPUs in another order (--threads below the core count separates them)")
+        notes.append(
+            f"{n_threads} workers on {topology.n_cores} cores: spread, grouped and mixed use "
+            "the same CPUs in another order (--threads below the core count separates them)"
+        )
     metadata = collect_metadata()
-    settings = {"policies": policies, "threads": n_threads, "rows_per_txn": rows_per_txn,
-                "rows_per_site": rows_per_site, "update": update, "warmup_s": warmup_s,
-                "duration_s": duration_s, "repetitions": repetitions, "seed": seed}
+    settings = {
+        "policies": policies,
+        "threads": n_threads,
+        "rows_per_txn": rows_per_txn,
+        "rows_per_site": rows_per_site,
+        "update": update,
+        "warmup_s": warmup_s,
+        "duration_s": duration_s,
+        "repetitions": repetitions,
+        "seed": seed,
+    }
     store = open_store(out, "placement", _manifest("placement", "000-fig6", settings, topology, metadata, notes))
     n = len(configs) * repetitions
     i = 0
@@ -206,4 +304,3 @@ def summarize(rows: pd.DataFrame, by: Sequence[str], value: str) -> pd.DataFrame
         key = key if isinstance(key, tuple) else (key,)
         out.append(dict(zip(by, key), **spread_stats(group[value])))
     return pd.DataFrame(out)
-

@@ -23,14 +23,16 @@ __all__ = ["main", "register"]
 
 
 def _add_common(p: argparse.ArgumentParser, reps: int, duration: float, warmup: float) -> None:
-    p.add_argument("--reps", type=int, default=reps, metavar="N",
-                   help=f"repetitions of every point (default {reps})")
-    p.add_argument("--duration", type=float, default=duration, metavar="S",
-                   help=f"measured seconds per run (default {duration:g})")
-    p.add_argument("--warmup", type=float, default=warmup, metavar="S",
-                   help=f"warm-up seconds per run (default {warmup:g})")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="results directory (default: results/bench-<name>-<UTC timestamp>)")
+    p.add_argument("--reps", type=int, default=reps, metavar="N", help=f"repetitions of every point (default {reps})")
+    p.add_argument(
+        "--duration", type=float, default=duration, metavar="S", help=f"measured seconds per run (default {duration:g})"
+    )
+    p.add_argument(
+        "--warmup", type=float, default=warmup, metavar="S", help=f"warm-up seconds per run (default {warmup:g})"
+    )
+    p.add_argument(
+        "--out", metavar="DIR", default=None, help="results directory (default: results/bench-<name>-<UTC timestamp>)"
+    )
     p.add_argument("--no-figure", action="store_true", help="store the rows but draw no figure")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
@@ -42,52 +44,88 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     from islands.bench.placement_bench import POLICIES
 
     p = subparsers.add_parser(
-        "bench", help="hardware microbenchmarks: messaging, lock-protected counters, thread placement",
-        description="Hardware microbenchmarks of paper 000 (Sec 3-4): results, table and figure.")
+        "bench",
+        help="hardware microbenchmarks: messaging, lock-protected counters, thread placement",
+        description="Hardware microbenchmarks of paper 000 (Sec 3-4): results, table and figure.",
+    )
     sub = p.add_subparsers(dest="bench", required=True, metavar="BENCH")
 
-    ipc = sub.add_parser("ipc", help="ping-pong between two pinned processes over each mechanism (000 Fig 2)",
-                         description="Two pinned processes ping-pong fixed-size messages over each "
-                         "messaging mechanism; every message is verified by its receiver.")
-    ipc.add_argument("--mechanisms", default=None, metavar="LIST",
-                     help=f"comma-separated, from {', '.join(MECHANISMS)} (default: all)")
-    ipc.add_argument("--cpus", action="append", default=None, metavar="A,B",
-                     help="a client,server CPU pair (repeat for more; default: two cores of one socket "
-                     "sharing a cache, and two sockets where the machine has them)")
+    ipc = sub.add_parser(
+        "ipc",
+        help="ping-pong between two pinned processes over each mechanism (000 Fig 2)",
+        description="Two pinned processes ping-pong fixed-size messages over each "
+        "messaging mechanism; every message is verified by its receiver.",
+    )
+    ipc.add_argument(
+        "--mechanisms",
+        default=None,
+        metavar="LIST",
+        help=f"comma-separated, from {', '.join(MECHANISMS)} (default: all)",
+    )
+    ipc.add_argument(
+        "--cpus",
+        action="append",
+        default=None,
+        metavar="A,B",
+        help="a client,server CPU pair (repeat for more; default: two cores of one socket "
+        "sharing a cache, and two sockets where the machine has them)",
+    )
     ipc.add_argument("--size", type=int, default=256, metavar="BYTES", help="message size (default 256)")
-    ipc.add_argument("--round-trips", type=int, default=0, metavar="N",
-                     help="measure exactly N round trips instead of --duration seconds")
+    ipc.add_argument(
+        "--round-trips",
+        type=int,
+        default=0,
+        metavar="N",
+        help="measure exactly N round trips instead of --duration seconds",
+    )
     ipc.add_argument("--seed", type=int, default=1, help="seed of the message contents (default 1)")
     _add_common(ipc, reps=1, duration=1.0, warmup=0.2)
     ipc.set_defaults(func=main)
 
     counters = sub.add_parser(
-        "counters", help="threads incrementing lock-protected counters (000 Fig 5 and 7, 001 Table 1)",
+        "counters",
+        help="threads incrementing lock-protected counters (000 Fig 5 and 7, 001 Table 1)",
         description="T threads (every core by default) increment counters, each behind a lock; "
         "by lock kind, number of counters and thread placement. Every run checks that no update "
-        "was lost.")
-    counters.add_argument("--locks", default=None, metavar="LIST",
-                          help=f"comma-separated, from {', '.join(LOCK_KINDS)} (default: all)")
-    counters.add_argument("--counters", default=None, metavar="LIST",
-                          help=f"one counter per: {', '.join(GRANULARITIES)} (default: all)")
-    counters.add_argument("--placements", default=None, metavar="LIST",
-                          help=f"thread placement: {', '.join(PLACEMENTS)} (default: all)")
-    counters.add_argument("--threads", type=int, default=0, metavar="N",
-                          help="threads (default: one per core)")
-    counters.add_argument("--increments", type=int, default=0, metavar="N",
-                          help="each thread makes exactly N increments instead of running --duration")
+        "was lost.",
+    )
+    counters.add_argument(
+        "--locks", default=None, metavar="LIST", help=f"comma-separated, from {', '.join(LOCK_KINDS)} (default: all)"
+    )
+    counters.add_argument(
+        "--counters", default=None, metavar="LIST", help=f"one counter per: {', '.join(GRANULARITIES)} (default: all)"
+    )
+    counters.add_argument(
+        "--placements", default=None, metavar="LIST", help=f"thread placement: {', '.join(PLACEMENTS)} (default: all)"
+    )
+    counters.add_argument("--threads", type=int, default=0, metavar="N", help="threads (default: one per core)")
+    counters.add_argument(
+        "--increments",
+        type=int,
+        default=0,
+        metavar="N",
+        help="each thread makes exactly N increments instead of running --duration",
+    )
     _add_common(counters, reps=3, duration=0.5, warmup=0.1)
     counters.set_defaults(func=main)
 
     placement = sub.add_parser(
-        "placement", help="a short OLTP run with its workers placed four ways (000 Fig 6)",
+        "placement",
+        help="a short OLTP run with its workers placed four ways (000 Fig 6)",
         description="The engine microbenchmark (update rows) with its worker threads placed "
-        "spread, grouped, mixed or by the OS; mean and standard deviation over repetitions.")
-    placement.add_argument("--policies", default=None, metavar="LIST",
-                           help=f"comma-separated, from {', '.join(POLICIES)} (default: all)")
-    placement.add_argument("--threads", type=int, default=0, metavar="N",
-                           help="worker threads (default: the cores of one socket, i.e. every core on a "
-                           "one-socket machine; the paper: 4 on 4 sockets)")
+        "spread, grouped, mixed or by the OS; mean and standard deviation over repetitions.",
+    )
+    placement.add_argument(
+        "--policies", default=None, metavar="LIST", help=f"comma-separated, from {', '.join(POLICIES)} (default: all)"
+    )
+    placement.add_argument(
+        "--threads",
+        type=int,
+        default=0,
+        metavar="N",
+        help="worker threads (default: the cores of one socket, i.e. every core on a "
+        "one-socket machine; the paper: 4 on 4 sockets)",
+    )
     placement.add_argument("--rows", type=int, default=10, help="rows per transaction (default 10)")
     placement.add_argument("--rows-per-site", type=int, default=10_000, help="rows per site (default 10000)")
     placement.add_argument("--read", action="store_true", help="read the rows instead of updating them")
@@ -117,17 +155,23 @@ def _check_counts(args: argparse.Namespace) -> None:
 
 def main(args: argparse.Namespace) -> int:
     """Runs the chosen benchmark, prints its table and where the results went."""
+    from islands.bench import suite
     from islands.bench.common import parse_choices, parse_cpu_pair
     from islands.bench.counters import GRANULARITIES, LOCK_KINDS, PLACEMENTS
     from islands.bench.ipc import MECHANISMS, cpu_relation
     from islands.bench.placement_bench import POLICIES
-    from islands.bench import suite
     from islands.topology import read_topology
 
     _check_counts(args)
     topology = read_topology()
-    common = dict(warmup_s=args.warmup, duration_s=args.duration, repetitions=args.reps, out=args.out,
-                  figure=not args.no_figure, progress=_progress(args))
+    common = {
+        "warmup_s": args.warmup,
+        "duration_s": args.duration,
+        "repetitions": args.reps,
+        "out": args.out,
+        "figure": not args.no_figure,
+        "progress": _progress(args),
+    }
     if args.bench == "ipc":
         mechanisms = parse_choices(args.mechanisms, MECHANISMS, "mechanisms", "mechanism")
         pairs = None
@@ -137,23 +181,40 @@ def main(args: argparse.Namespace) -> int:
             raise ValueError(f"size: {args.size} is not a message size in bytes >= 1")
         if args.round_trips < 0:
             raise ValueError(f"round-trips: {args.round_trips} is not a number >= 0")
-        outcome = suite.bench_ipc(topology, mechanisms=mechanisms, pairs=pairs, message_bytes=args.size,
-                                  round_trips=args.round_trips, seed=args.seed, **common)
+        outcome = suite.bench_ipc(
+            topology,
+            mechanisms=mechanisms,
+            pairs=pairs,
+            message_bytes=args.size,
+            round_trips=args.round_trips,
+            seed=args.seed,
+            **common,
+        )
         table = ipc_table(outcome.rows)
     elif args.bench == "counters":
         if args.increments < 0:
             raise ValueError(f"increments: {args.increments} is not a number >= 0")
         outcome = suite.bench_counters(
-            topology, locks=parse_choices(args.locks, LOCK_KINDS, "locks", "lock kind"),
+            topology,
+            locks=parse_choices(args.locks, LOCK_KINDS, "locks", "lock kind"),
             granularities=parse_choices(args.counters, GRANULARITIES, "counters", "granularity"),
-            placements=parse_choices(args.placements, PLACEMENTS, "placements", "placement"), threads=args.threads,
-            increments_per_thread=args.increments, **common)
+            placements=parse_choices(args.placements, PLACEMENTS, "placements", "placement"),
+            threads=args.threads,
+            increments_per_thread=args.increments,
+            **common,
+        )
         table = counters_table(outcome.rows)
     else:
         outcome = suite.bench_placement(
-            topology, policies=parse_choices(args.policies, POLICIES, "policies", "placement policy"), threads=args.threads,
-            rows_per_txn=args.rows, rows_per_site=args.rows_per_site, update=not args.read, seed=args.seed,
-            **common)
+            topology,
+            policies=parse_choices(args.policies, POLICIES, "policies", "placement policy"),
+            threads=args.threads,
+            rows_per_txn=args.rows,
+            rows_per_site=args.rows_per_site,
+            update=not args.read,
+            seed=args.seed,
+            **common,
+        )
         table = placement_table(outcome.rows)
     console = Console(highlight=False)
     if not console.is_terminal:  # piped or captured: wide enough that no name is cut
@@ -177,17 +238,32 @@ def _fmt(x: float, spec: str = ",.1f") -> str:
 def ipc_table(rows) -> Table:
     """Round trips per mechanism and pair (median over repetitions of each figure)."""
     t = Table(title="messaging mechanisms: round trip (µs) and messages per second")
-    for name, justify in (("pair", "left"), ("cpus", "left"), ("mechanism", "left"), ("bytes", "right"),
-                          ("p50", "right"), ("p99", "right"), ("p99.9", "right"), ("msgs/s", "right"),
-                          ("round trips", "right")):
+    for name, justify in (
+        ("pair", "left"),
+        ("cpus", "left"),
+        ("mechanism", "left"),
+        ("bytes", "right"),
+        ("p50", "right"),
+        ("p99", "right"),
+        ("p99.9", "right"),
+        ("msgs/s", "right"),
+        ("round trips", "right"),
+    ):
         t.add_column(name, justify=justify)
     g = rows.groupby(["pair", "client_cpu", "server_cpu", "mechanism"], sort=False)
     for (pair, client, server, mechanism), group in g:
         med = group[["rtt_p50_us", "rtt_p99_us", "rtt_p999_us", "messages_per_s"]].median()
-        t.add_row(pair, f"{client},{server}", mechanism, str(int(group["message_bytes"].iloc[0])),
-                  _fmt(med["rtt_p50_us"], ",.2f"),
-                  _fmt(med["rtt_p99_us"], ",.2f"), _fmt(med["rtt_p999_us"], ",.2f"),
-                  _fmt(med["messages_per_s"], ",.0f"), f"{int(group['round_trips'].sum()):,}")
+        t.add_row(
+            pair,
+            f"{client},{server}",
+            mechanism,
+            str(int(group["message_bytes"].iloc[0])),
+            _fmt(med["rtt_p50_us"], ",.2f"),
+            _fmt(med["rtt_p99_us"], ",.2f"),
+            _fmt(med["rtt_p999_us"], ",.2f"),
+            _fmt(med["messages_per_s"], ",.0f"),
+            f"{int(group['round_trips'].sum()):,}",
+        )
     return t
 
 
@@ -196,9 +272,18 @@ def counters_table(rows) -> Table:
     from islands.bench.suite import summarize
 
     t = Table(title="lock-protected counters: million increments per second (all threads)")
-    for name, justify in (("counters", "left"), ("placement", "left"), ("lock", "left"), ("threads", "right"),
-                          ("mean", "right"), ("sd", "right"), ("min", "right"), ("max", "right"),
-                          ("× 1 counter", "right"), ("cpu share", "right")):
+    for name, justify in (
+        ("counters", "left"),
+        ("placement", "left"),
+        ("lock", "left"),
+        ("threads", "right"),
+        ("mean", "right"),
+        ("sd", "right"),
+        ("min", "right"),
+        ("max", "right"),
+        ("× 1 counter", "right"),
+        ("cpu share", "right"),
+    ):
         t.add_column(name, justify=justify)
     by = ["granularity", "placement", "lock", "threads", "counters"]
     s = summarize(rows, by, "increments_per_s")
@@ -206,9 +291,18 @@ def counters_table(rows) -> Table:
     base = {(r.placement, r.lock): r.mean for r in s.itertuples() if r.granularity == "machine"}
     for r, cpu in zip(s.itertuples(), share):
         ratio = r.mean / base[(r.placement, r.lock)] if (r.placement, r.lock) in base else float("nan")
-        t.add_row(f"{r.counters} ({r.granularity})", r.placement, r.lock, str(r.threads), _fmt(r.mean / 1e6, ",.2f"),
-                  _fmt(r.sd / 1e6, ",.2f"), _fmt(r.min / 1e6, ",.2f"), _fmt(r.max / 1e6, ",.2f"),
-                  _fmt(ratio, ",.1f"), _fmt(cpu * 100, ".0f") + "%")
+        t.add_row(
+            f"{r.counters} ({r.granularity})",
+            r.placement,
+            r.lock,
+            str(r.threads),
+            _fmt(r.mean / 1e6, ",.2f"),
+            _fmt(r.sd / 1e6, ",.2f"),
+            _fmt(r.min / 1e6, ",.2f"),
+            _fmt(r.max / 1e6, ",.2f"),
+            _fmt(ratio, ",.1f"),
+            _fmt(cpu * 100, ".0f") + "%",
+        )
     return t
 
 
@@ -217,13 +311,28 @@ def placement_table(rows) -> Table:
     from islands.bench.suite import summarize
 
     t = Table(title="worker placement: transactions per second")
-    for name, justify in (("policy", "left"), ("workers", "right"), ("cpus", "left"), ("mean", "right"),
-                          ("sd", "right"), ("sd/mean", "right"), ("min", "right"), ("max", "right")):
+    for name, justify in (
+        ("policy", "left"),
+        ("workers", "right"),
+        ("cpus", "left"),
+        ("mean", "right"),
+        ("sd", "right"),
+        ("sd/mean", "right"),
+        ("min", "right"),
+        ("max", "right"),
+    ):
         t.add_column(name, justify=justify)
     s = summarize(rows, ["policy", "threads"], "throughput_tps")
     cpus = {p: format_cpulist(json.loads(c)) or "not pinned" for p, c in zip(rows["policy"], rows["cpus"])}
     for r in s.itertuples():
-        t.add_row(r.policy, str(r.threads), cpus[r.policy],
-                  _fmt(r.mean, ",.0f"), _fmt(r.sd, ",.0f"), _fmt(r.sd / r.mean * 100, ".1f") + "%",
-                  _fmt(r.min, ",.0f"), _fmt(r.max, ",.0f"))
+        t.add_row(
+            r.policy,
+            str(r.threads),
+            cpus[r.policy],
+            _fmt(r.mean, ",.0f"),
+            _fmt(r.sd, ",.0f"),
+            _fmt(r.sd / r.mean * 100, ".1f") + "%",
+            _fmt(r.min, ",.0f"),
+            _fmt(r.max, ",.0f"),
+        )
     return t

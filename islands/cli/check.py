@@ -18,8 +18,9 @@ from islands.consistency import CONDITIONS
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds the ``check`` subcommand."""
-    p = subparsers.add_parser("check", help="run a workload on a deployment and check its consistency",
-                              description=__doc__.splitlines()[0])
+    p = subparsers.add_parser(
+        "check", help="run a workload on a deployment and check its consistency", description=__doc__.splitlines()[0]
+    )
     add_run_arguments(p, duration=1.0, warmup=0.2)
     p.set_defaults(func=main)
     return p
@@ -29,13 +30,24 @@ def main(args: argparse.Namespace) -> int:
     """Runs, prints the figures and the verdict; 1 when a condition failed."""
     result = run_from_args(args)
     if args.json:
-        print(json.dumps({"config": result.config.to_dict(), "checks": result.checks,
-                          "check_failures": result.check_failures, "commits": result.commits,
-                          "user_rollbacks": result.user_rollbacks}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "config": result.config.to_dict(),
+                    "checks": result.checks,
+                    "check_failures": result.check_failures,
+                    "commits": result.commits,
+                    "user_rollbacks": result.user_rollbacks,
+                },
+                indent=2,
+            )
+        )
     else:
-        print(f"{result.config.workload}: {result.commits:,} commits, "
-              f"{result.user_rollbacks:,} user rollbacks, {result.checks.get('committed_txns', 0):,} "
-              f"committed in all phases; {len(CONDITIONS)} workloads have conditions")
+        print(
+            f"{result.config.workload}: {result.commits:,} commits, "
+            f"{result.user_rollbacks:,} user rollbacks, {result.checks.get('committed_txns', 0):,} "
+            f"committed in all phases; {len(CONDITIONS)} workloads have conditions"
+        )
         for name, value in result.checks.items():
             print(f"  {name:32} {value:,}")
         if result.check_failures:

@@ -25,8 +25,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "PDF, and print and store a short summary of what it shows.",
     )
     p.add_argument("results", metavar="RESULTS_DIR", help="a sweep's results directory (results/<experiment>)")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="where to write the figure and summary.txt (default: RESULTS_DIR)")
+    p.add_argument(
+        "--out", metavar="DIR", default=None, help="where to write the figure and summary.txt (default: RESULTS_DIR)"
+    )
     p.set_defaults(func=main)
     return p
 

@@ -23,12 +23,14 @@ __all__ = ["capabilities", "main", "register"]
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Adds the ``pmu`` subcommand."""
-    parser = subparsers.add_parser("pmu", help="what this machine's PMUs can count, and why not",
-                                   description=__doc__.split("\n\n")[0])
+    parser = subparsers.add_parser(
+        "pmu", help="what this machine's PMUs can count, and why not", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--sysfs", metavar="ROOT", default="/sys", help="sysfs root (default: %(default)s)")
     parser.add_argument("--cpuinfo", metavar="FILE", default="/proc/cpuinfo", help="cpuinfo file")
-    parser.add_argument("--sets", default=",".join(pmu.EVENT_SETS),
-                        help="event sets, comma-separated (default: %(default)s)")
+    parser.add_argument(
+        "--sets", default=",".join(pmu.EVENT_SETS), help="event sets, comma-separated (default: %(default)s)"
+    )
     parser.add_argument("--no-probe", action="store_true", help="do not open the counters to check them")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(func=main)
@@ -52,8 +54,9 @@ def _probe(counters: tuple[pmu.Counter, ...]) -> dict[str, str]:
     return out
 
 
-def capabilities(sets: list[str], sysfs: str | Path = "/sys", cpuinfo: str | Path = "/proc/cpuinfo",
-                 probe: bool = True) -> dict[str, Any]:
+def capabilities(
+    sets: list[str], sysfs: str | Path = "/sys", cpuinfo: str | Path = "/proc/cpuinfo", probe: bool = True
+) -> dict[str, Any]:
     """The report: machine, PMUs, and per event set each metric's status."""
     local = Path(sysfs) == Path("/sys")
     pmus = pmu.parse_pmus(pmu.read_pmu_files(sysfs))
@@ -79,13 +82,20 @@ def capabilities(sets: list[str], sysfs: str | Path = "/sys", cpuinfo: str | Pat
                 rows[metric] = {"ok": False, "why": probed[metric]}
             else:
                 c = counters[0]
-                where = f"{len(counters)} counters on " + ",".join(sorted({c2.source for c2 in counters})) \
-                    if c.cpu >= 0 else c.source
-                rows[metric] = {"ok": True, "type": c.type, "config": hex(c.config), "source": where,
-                                "probed": metric in probed}
+                where = (
+                    f"{len(counters)} counters on " + ",".join(sorted({c2.source for c2 in counters}))
+                    if c.cpu >= 0
+                    else c.source
+                )
+                rows[metric] = {
+                    "ok": True,
+                    "type": c.type,
+                    "config": hex(c.config),
+                    "source": where,
+                    "probed": metric in probed,
+                }
         per_set[name] = rows
-    return {"family": family or "unknown", "perf_event_paranoid": paranoid, "pmus": sorted(pmus),
-            "sets": per_set}
+    return {"family": family or "unknown", "perf_event_paranoid": paranoid, "pmus": sorted(pmus), "sets": per_set}
 
 
 def main(args: argparse.Namespace) -> int:

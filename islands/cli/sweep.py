@@ -26,22 +26,27 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "per point and repetition; run again to resume an interrupted sweep.",
     )
     p.add_argument("spec", metavar="EXPERIMENT.toml", help="the experiment file")
-    p.add_argument("--out", metavar="DIR", default=None,
-                   help="results directory (default: results/<experiment name>)")
+    p.add_argument("--out", metavar="DIR", default=None, help="results directory (default: results/<experiment name>)")
     p.add_argument("--dry-run", action="store_true", help="list the points and exit without running")
-    p.add_argument("--duration", type=float, default=None, metavar="S",
-                   help="measured seconds per run (overrides the file)")
-    p.add_argument("--warmup", type=float, default=None, metavar="S",
-                   help="warm-up seconds per run (overrides the file)")
-    p.add_argument("--repetitions", type=int, default=None, metavar="N",
-                   help="runs of every point (overrides the file; raising it later adds runs)")
+    p.add_argument(
+        "--duration", type=float, default=None, metavar="S", help="measured seconds per run (overrides the file)"
+    )
+    p.add_argument(
+        "--warmup", type=float, default=None, metavar="S", help="warm-up seconds per run (overrides the file)"
+    )
+    p.add_argument(
+        "--repetitions",
+        type=int,
+        default=None,
+        metavar="N",
+        help="runs of every point (overrides the file; raising it later adds runs)",
+    )
     again = p.add_mutually_exclusive_group()
-    again.add_argument("--fresh", action="store_true",
-                       help="delete the directory's rows and manifest and start over")
-    again.add_argument("--force", action="store_true",
-                       help="add to a directory made from a different spec or machine")
-    p.add_argument("--sysfs", metavar="ROOT", default=None,
-                   help="plan for another machine's sysfs tree (only with --dry-run)")
+    again.add_argument("--fresh", action="store_true", help="delete the directory's rows and manifest and start over")
+    again.add_argument("--force", action="store_true", help="add to a directory made from a different spec or machine")
+    p.add_argument(
+        "--sysfs", metavar="ROOT", default=None, help="plan for another machine's sysfs tree (only with --dry-run)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
     return p

@@ -23,8 +23,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     parser = subparsers.add_parser(
         "topology",
         help="show sockets, cores, hardware threads, caches and NUMA nodes",
-        description="Show the machine's sockets, cores, hardware threads, caches and NUMA "
-        "nodes, read from sysfs.",
+        description="Show the machine's sockets, cores, hardware threads, caches and NUMA nodes, read from sysfs.",
     )
     parser.add_argument(
         "--sysfs",
@@ -32,9 +31,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default="/sys",
         help="root of the sysfs tree to read (default: %(default)s)",
     )
-    parser.add_argument(
-        "--json", action="store_true", help="print the topology as JSON (Topology.to_dict())"
-    )
+    parser.add_argument("--json", action="store_true", help="print the topology as JSON (Topology.to_dict())")
     parser.set_defaults(func=main)
     return parser
 
@@ -71,10 +68,7 @@ def _dump(value: Any, indent: int, depth: int, width: int = 100) -> str:
             line = json.dumps(value)
             if len(pad) + len(line) <= width:
                 return line
-        items = [
-            f"{inner}{json.dumps(str(k))}: {_dump(v, indent, depth + 1, width)}"
-            for k, v in value.items()
-        ]
+        items = [f"{inner}{json.dumps(str(k))}: {_dump(v, indent, depth + 1, width)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if isinstance(value, (list, tuple)):
         if all(not isinstance(v, (dict, list, tuple)) for v in value):

@@ -11,9 +11,9 @@ microbenchmark figures (``bench_*``) are drawn by ``islands bench`` itself.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
@@ -32,21 +32,24 @@ FIGURES: dict[str, Callable[[pd.DataFrame, str], Drawing]] = {
     "000-fig12": plot_microarch,  # IPC, stalls, LLC misses per deployment (+ simulated counters)
     "000-fig13": plot_breakdown,  # time per transaction by component vs % multisite, unix sockets
     "000-fig15": plot_breakdown,  # the same over shared memory
-    "003-fig1": plot_cycles,      # cycle breakdown vs data size (+ simulated counters)
-    "003-fig5": plot_cycles,      # cycle breakdown vs rows per transaction
-    "003-fig6": plot_modules,     # code-module breakdown
+    "003-fig1": plot_cycles,  # cycle breakdown vs data size (+ simulated counters)
+    "003-fig5": plot_cycles,  # cycle breakdown vs rows per transaction
+    "003-fig6": plot_modules,  # code-module breakdown
     "000-fig14": plot_multisite,  # the same over shared memory (vs unix sockets)
-    "000-fig17": plot_txn_size,   # time per transaction vs rows, read (and update: Fig 18)
-    "000-fig18": plot_txn_size,   # time per transaction vs rows, update
-    "000-fig20": plot_skew,       # throughput vs Zipf skew
-    "000-fig22": plot_standard,   # standard workloads, local-only vs the specification's remote share
+    "000-fig17": plot_txn_size,  # time per transaction vs rows, read (and update: Fig 18)
+    "000-fig18": plot_txn_size,  # time per transaction vs rows, update
+    "000-fig20": plot_skew,  # throughput vs Zipf skew
+    "000-fig22": plot_standard,  # standard workloads, local-only vs the specification's remote share
     "000-fig23": plot_remote_share,  # TPC-B vs % remote
     "000-fig24": plot_remote_share,  # TPC-C Payment vs % remote
 }
 
 #: Figure ids of other tools' results, to say where they are drawn.
-_ELSEWHERE = {"000-fig2": "islands bench ipc", "000-fig5/fig7": "islands bench counters",
-              "000-fig6": "islands bench placement"}
+_ELSEWHERE = {
+    "000-fig2": "islands bench ipc",
+    "000-fig5/fig7": "islands bench counters",
+    "000-fig6": "islands bench placement",
+}
 
 
 def figure_function(figure_id: str) -> Callable[[pd.DataFrame, str], Drawing]:
@@ -55,7 +58,9 @@ def figure_function(figure_id: str) -> Callable[[pd.DataFrame, str], Drawing]:
         return FIGURES[figure_id]
     except (KeyError, TypeError):
         where = f"; its figure is drawn by '{_ELSEWHERE[figure_id]}'" if figure_id in _ELSEWHERE else ""
-        raise ValueError(f"figure {figure_id!r} has no plot here (known: {', '.join(sorted(FIGURES))}){where}") from None
+        raise ValueError(
+            f"figure {figure_id!r} has no plot here (known: {', '.join(sorted(FIGURES))}){where}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -88,15 +93,16 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
     except (OSError, ValueError) as e:
         raise ValueError(f"{directory}: cannot read {store.manifest_path.name} ({e})") from None
     if not manifest:
-        raise ValueError(f"{directory}: not a results directory (no {store.manifest_path.name}; "
-                         "made by 'islands sweep')")
+        raise ValueError(
+            f"{directory}: not a results directory (no {store.manifest_path.name}; made by 'islands sweep')"
+        )
     if not isinstance(manifest, dict) or not manifest.get("figure"):
         raise ValueError(f"{store.manifest_path}: names no figure")
     figure_id = manifest["figure"]
     draw = figure_function(figure_id)
     try:
         rows = store.rows()
-    except Exception as e:  # noqa: BLE001 - pyarrow raises its own types for a damaged file
+    except Exception as e:
         raise ValueError(f"{store.rows_path}: cannot read the rows ({e})") from None
     if rows.empty:
         status = manifest.get("status", "?")
@@ -107,8 +113,10 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
     summary = drawing.summary
     status = manifest.get("status")
     if status and status != "complete":
-        summary += (f"\nnote: the sweep is {status}: {manifest.get('runs_done', '?')} of "
-                    f"{manifest.get('runs_total', '?')} runs stored")
+        summary += (
+            f"\nnote: the sweep is {status}: {manifest.get('runs_done', '?')} of "
+            f"{manifest.get('runs_total', '?')} runs stored"
+        )
     png, pdf, text = (target / f"{drawing.stem}.png", target / f"{drawing.stem}.pdf", target / "summary.txt")
     try:
         drawing.figure.savefig(png, dpi=130)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -24,8 +24,10 @@ def new_figure(width: float = 8.0, height: float = 4.5, ncols: int = 1) -> tuple
 def machine_caption(topology: Topology, cpu_model: str | None, notes: Sequence[str]) -> str:
     """The caption line under a title: the machine, then any note (1 socket, ...)."""
     s = "socket" if topology.n_sockets == 1 else "sockets"
-    text = f"{cpu_model + ': ' if cpu_model else ''}{topology.n_sockets} {s}, {topology.n_cores} cores, " \
-           f"{topology.n_cpus} cpus"
+    text = (
+        f"{cpu_model + ': ' if cpu_model else ''}{topology.n_sockets} {s}, {topology.n_cores} cores, "
+        f"{topology.n_cpus} cpus"
+    )
     for note in notes:
         text += f"\n{note}"
     return text
@@ -39,9 +41,14 @@ def save(fig: Figure, path: str | Path) -> Path:
     return path
 
 
-def grouped_bars(ax: Axes, groups: Sequence[str], series: Sequence[str], heights: dict[tuple[str, str], float],
-                 errors: dict[tuple[str, str], tuple[float, float]] | None = None,
-                 points: dict[tuple[str, str], Sequence[float]] | None = None) -> dict[tuple[str, str], float]:
+def grouped_bars(
+    ax: Axes,
+    groups: Sequence[str],
+    series: Sequence[str],
+    heights: dict[tuple[str, str], float],
+    errors: dict[tuple[str, str], tuple[float, float]] | None = None,
+    points: dict[tuple[str, str], Sequence[float]] | None = None,
+) -> dict[tuple[str, str], float]:
     """Bars for every (group, series) pair, series side by side within each group; missing or
     NaN heights draw "n/a". ``errors`` are (below, above) lengths; ``points`` are individual
     repetitions drawn as dots. Returns each bar's x position."""
@@ -59,8 +66,16 @@ def grouped_bars(ax: Axes, groups: Sequence[str], series: Sequence[str], heights
             if errors and (group, name) in errors:
                 lo, hi = errors[(group, name)]
                 err = [[lo if lo == lo else 0], [hi if hi == hi else 0]]
-            ax.bar(x, h, width * 0.95, color=COLORS[j % len(COLORS)], yerr=err, capsize=3,
-                   label=name if i == 0 else None, error_kw={"elinewidth": 1})
+            ax.bar(
+                x,
+                h,
+                width * 0.95,
+                color=COLORS[j % len(COLORS)],
+                yerr=err,
+                capsize=3,
+                label=name if i == 0 else None,
+                error_kw={"elinewidth": 1},
+            )
             if points and (group, name) in points:
                 ps = list(points[(group, name)])
                 ax.scatter([x] * len(ps), ps, s=8, color="black", zorder=3, linewidths=0)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import PurePath
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Sequence
+from pathlib import PurePath
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -166,8 +167,11 @@ def machine_note(rows: pd.DataFrame) -> str:
     threads = f" ({topo.n_cpus} hardware threads)" if topo.n_cpus != topo.n_cores else ""
     s = "socket" if topo.n_sockets == 1 else "sockets"
     cores = {len(sk.cores) for sk in topo.sockets}
-    shape = (f"{topo.n_sockets} {s} × {cores.pop()} cores" if len(cores) == 1
-             else f"{topo.n_sockets} {s}, {topo.n_cores} cores")
+    shape = (
+        f"{topo.n_sockets} {s} × {cores.pop()} cores"
+        if len(cores) == 1
+        else f"{topo.n_sockets} {s}, {topo.n_cores} cores"
+    )
     text = ": ".join(parts + [shape + threads])
     if topo.source not in ("/sys", "/sys/"):  # a made-up or another machine's tree: say so
         text += f", topology read from {PurePath(topo.source).name or topo.source}"
@@ -180,26 +184,26 @@ def run_note(df: pd.DataFrame) -> str:
     """Repetitions, warm-up and measured window, for a figure's title."""
     workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else "micro"
     section = f"config.{workload}."
-    reps = df.groupby(["deployment", "via", *[c for c in df.columns if c.startswith(section)]],
-                      dropna=False).size()
+    reps = df.groupby(["deployment", "via", *[c for c in df.columns if c.startswith(section)]], dropna=False).size()
     lo, hi = int(reps.min()), int(reps.max())
     if hi == 1:
         what = "one run per point (no error bars)"
     else:
         what = f"mean ± sd over {lo if lo == hi else f'{lo}-{hi}'} repetitions"
     if "config.driver.duration_s" in df.columns and "config.driver.warmup_s" in df.columns:
-        what += (f"; {_g(df['config.driver.warmup_s'])} s warm-up + "
-                 f"{_g(df['config.driver.duration_s'])} s measured")
+        what += f"; {_g(df['config.driver.warmup_s'])} s warm-up + {_g(df['config.driver.duration_s'])} s measured"
     if workload == "tpcb" and "config.tpcb.accounts_per_branch" in df.columns:
-        what += (f"; {_g(df['config.tpcb.branches_per_site'])} branch(es) of "
-                 f"{_g(df['config.tpcb.accounts_per_branch'], ',.0f')} accounts per site (one site per core)")
+        what += (
+            f"; {_g(df['config.tpcb.branches_per_site'])} branch(es) of "
+            f"{_g(df['config.tpcb.accounts_per_branch'], ',.0f')} accounts per site (one site per core)"
+        )
     elif "config.micro.rows_per_site" in df.columns:
         what += f"; {_g(df['config.micro.rows_per_site'], ',.0f')} rows per site (one site per core)"
     return what
 
 
 def _g(values: pd.Series, spec: str = "g") -> str:
-    uniq = sorted(set(float(v) for v in values.dropna()))
+    uniq = sorted({float(v) for v in values.dropna()})
     if not uniq:
         return "?"
     if len(uniq) == 1:
@@ -207,8 +211,9 @@ def _g(values: pd.Series, spec: str = "g") -> str:
     return f"{format(uniq[0], spec)}-{format(uniq[-1], spec)}"
 
 
-def new_grid(nrows: int, ncols: int, width: float, height: float,
-             sharey: bool | str = False) -> tuple[Figure, list[list[Axes]]]:
+def new_grid(
+    nrows: int, ncols: int, width: float, height: float, sharey: bool | str = False
+) -> tuple[Figure, list[list[Axes]]]:
     """A figure on the Agg canvas with an ``nrows`` × ``ncols`` grid of axes."""
     fig = Figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=sharey)
@@ -238,16 +243,36 @@ def log_ticks(axis: Any) -> None:
     axis.set_minor_formatter(NullFormatter())
 
 
-def draw_line(ax: Axes, xs: Sequence[float], agg: pd.DataFrame, *, color: str, marker: str,
-              linestyle: Any, label: str | None, scale: float = 1.0) -> None:
+def draw_line(
+    ax: Axes,
+    xs: Sequence[float],
+    agg: pd.DataFrame,
+    *,
+    color: str,
+    marker: str,
+    linestyle: Any,
+    label: str | None,
+    scale: float = 1.0,
+) -> None:
     """One series: means joined by a line, ± sd error bars where there are repetitions."""
     mean = agg["mean"].to_numpy() * scale
     sd = agg["sd"].to_numpy() * scale
     yerr = np.where(np.isfinite(sd), sd, 0.0) if np.isfinite(sd).any() else None
     if yerr is not None:  # keep bars above zero on a log axis
         yerr = np.vstack([np.minimum(yerr, mean * 0.999), yerr])
-    ax.errorbar(xs, mean, yerr=yerr, color=color, marker=marker, linestyle=linestyle, label=label,
-                capsize=3, markersize=5, linewidth=1.6, elinewidth=1)
+    ax.errorbar(
+        xs,
+        mean,
+        yerr=yerr,
+        color=color,
+        marker=marker,
+        linestyle=linestyle,
+        label=label,
+        capsize=3,
+        markersize=5,
+        linewidth=1.6,
+        elinewidth=1,
+    )
 
 
 def figure_legend(fig: Figure, axes: Iterable[Axes], max_cols: int = 4) -> None:
@@ -258,8 +283,14 @@ def figure_legend(fig: Figure, axes: Iterable[Axes], max_cols: int = 4) -> None:
         for handle, label in zip(*ax.get_legend_handles_labels()):
             handles.setdefault(label, handle)
     if handles:
-        fig.legend(list(handles.values()), list(handles), loc="outside lower center",
-                   ncols=min(max_cols, len(handles)), fontsize=8.5, frameon=False)
+        fig.legend(
+            list(handles.values()),
+            list(handles),
+            loc="outside lower center",
+            ncols=min(max_cols, len(handles)),
+            fontsize=8.5,
+            frameon=False,
+        )
 
 
 def color_of(i: int) -> str:
@@ -298,9 +329,18 @@ def pct(new: float, old: float) -> str:
     return f"{(ratio - 1) * 100:+.0f}%"
 
 
-def series_trend(xs: Sequence[float], means: Sequence[float], fmt: Any, at: Any, *,
-                 short: Any = None, at_short: Any = None, flat: float = 0.10,
-                 falls: str = "falls", rises: str = "rises") -> str:
+def series_trend(
+    xs: Sequence[float],
+    means: Sequence[float],
+    fmt: Any,
+    at: Any,
+    *,
+    short: Any = None,
+    at_short: Any = None,
+    flat: float = 0.10,
+    falls: str = "falls",
+    rises: str = "rises",
+) -> str:
     """``"1.28 M txn/s at 0% multisite, falls to 36.8 K at 100% (-97%)"`` or ``"flat
     within 6% around 880 K txn/s"`` (every mean within ``flat`` of the series mean), for a
     summary line; ``fmt`` formats a value and ``at`` an x (``short``/``at_short``: the

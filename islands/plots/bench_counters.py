@@ -45,11 +45,13 @@ def plot_counter_placement(rows: pd.DataFrame, path: str | Path, topology: Topol
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8, title="lock", title_fontsize=8)
     threads, counters = int(sub["threads"].iloc[0]), int(sub["counters"].iloc[0])
-    notes = [] if topology.n_sockets > 1 else [
-        "1 socket on this machine: spread and grouped pin the same CPUs"]
-    fig.suptitle(f"{threads} threads, {counters} counter{'s' if counters > 1 else ''} "
-                 f"({_GRANULARITY_LABEL[granularity]}), each behind a lock (000 Fig 5)\n"
-                 + machine_caption(topology, _model(rows), notes), fontsize=10)
+    notes = [] if topology.n_sockets > 1 else ["1 socket on this machine: spread and grouped pin the same CPUs"]
+    fig.suptitle(
+        f"{threads} threads, {counters} counter{'s' if counters > 1 else ''} "
+        f"({_GRANULARITY_LABEL[granularity]}), each behind a lock (000 Fig 5)\n"
+        + machine_caption(topology, _model(rows), notes),
+        fontsize=10,
+    )
     return save(fig, path)
 
 
@@ -73,8 +75,15 @@ def plot_counter_granularity(rows: pd.DataFrame, path: str | Path, topology: Top
         lo, hi = mean.get((first, lock)), mean.get((last, lock))
         if lo and hi and lo == lo and hi == hi:
             top = max([hi, *points.get((last, lock), [])])  # above the dots, so it stays legible
-            ax.annotate(f"{hi / lo:.1f}×", (xs[(_GRANULARITY_LABEL[last], lock)], top), ha="center",
-                        va="bottom", fontsize=8, xytext=(0, 4), textcoords="offset points")
+            ax.annotate(
+                f"{hi / lo:.1f}×",
+                (xs[(_GRANULARITY_LABEL[last], lock)], top),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+                xytext=(0, 4),
+                textcoords="offset points",
+            )
     ax.set_ylabel("million increments per second (all threads, log)")
     ax.set_xlabel("number of counters")
     ax.grid(axis="y", alpha=0.3, which="both")
@@ -83,6 +92,9 @@ def plot_counter_granularity(rows: pd.DataFrame, path: str | Path, topology: Top
     notes = [f"ratios: {_GRANULARITY_LABEL[last]} over {_GRANULARITY_LABEL[first]} (paper: 516.8× on 80 cores)"]
     if topology.n_sockets == 1:
         notes.append("1 socket on this machine: 1 per socket = 1 counter")
-    fig.suptitle(f"{threads} threads ({placement}), counters each behind a lock (000 Fig 7)\n"
-                 + machine_caption(topology, _model(rows), notes), fontsize=10)
+    fig.suptitle(
+        f"{threads} threads ({placement}), counters each behind a lock (000 Fig 7)\n"
+        + machine_caption(topology, _model(rows), notes),
+        fontsize=10,
+    )
     return save(fig, path)

@@ -18,8 +18,7 @@ def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
     Mechanisms this machine could not run show "n/a"."""
     mechanisms = list(dict.fromkeys(rows["mechanism"]))
     pairs = list(dict.fromkeys(rows["pair_label"]))
-    mean = rows.groupby(["mechanism", "pair_label"], sort=False)[
-        ["messages_per_s", "rtt_p50_us", "rtt_p99_us"]].mean()
+    mean = rows.groupby(["mechanism", "pair_label"], sort=False)[["messages_per_s", "rtt_p50_us", "rtt_p99_us"]].mean()
     rate = {k: v / 1e3 for k, v in mean["messages_per_s"].items()}
     p50 = dict(mean["rtt_p50_us"].items())
     to_p99 = {k: (0.0, mean["rtt_p99_us"][k] - v) for k, v in p50.items()}
@@ -27,8 +26,15 @@ def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
     xs = grouped_bars(left, mechanisms, pairs, rate)
     for key, x in xs.items():
         if key in rate and rate[key] == rate[key]:
-            left.annotate(f"{rate[key]:,.0f}", (x, rate[key]), ha="center", va="bottom", fontsize=7,
-                          xytext=(0, 2), textcoords="offset points")
+            left.annotate(
+                f"{rate[key]:,.0f}",
+                (x, rate[key]),
+                ha="center",
+                va="bottom",
+                fontsize=7,
+                xytext=(0, 2),
+                textcoords="offset points",
+            )
     left.set_yscale("log")
     left.set_ylabel("thousand messages per second (both directions, log)")
     left.set_title("throughput")
@@ -43,6 +49,9 @@ def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
     size = int(rows["message_bytes"].iloc[0])
     notes = [] if topology.n_sockets > 1 else ["1 socket on this machine: no cross-socket pair"]
     model = rows["metadata.cpu_model"].iloc[0] if "metadata.cpu_model" in rows else None
-    fig.suptitle(f"{size}-byte messages, ping-pong between two pinned processes (000 Fig 2)\n"
-                 + machine_caption(topology, model, notes), fontsize=10)
+    fig.suptitle(
+        f"{size}-byte messages, ping-pong between two pinned processes (000 Fig 2)\n"
+        + machine_caption(topology, model, notes),
+        fontsize=10,
+    )
     return save(fig, path)

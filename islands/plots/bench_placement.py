@@ -26,8 +26,15 @@ def plot_placement(rows: pd.DataFrame, path: str | Path, topology: Topology) -> 
     for p in policies:
         m, s = mean[(p, series)], sd[(p, series)][0]
         if m == m:
-            ax.annotate(f"{m:,.0f}" + (f" ± {s:,.0f}" if s == s else ""), (policies.index(p), m), ha="center",
-                        va="bottom", fontsize=8, xytext=(0, 6), textcoords="offset points")
+            ax.annotate(
+                f"{m:,.0f}" + (f" ± {s:,.0f}" if s == s else ""),
+                (policies.index(p), m),
+                ha="center",
+                va="bottom",
+                fontsize=8,
+                xytext=(0, 6),
+                textcoords="offset points",
+            )
     ax.set_ylabel("thousand transactions per second (mean ± sd)")
     ax.set_xlabel("worker placement")
     ax.grid(axis="y", alpha=0.3)
@@ -40,7 +47,9 @@ def plot_placement(rows: pd.DataFrame, path: str | Path, topology: Topology) -> 
     elif threads >= topology.n_cores:
         notes.append("every core busy: spread, grouped and mixed differ only in the order of the CPUs")
     model = rows["metadata.cpu_model"].iloc[0] if "metadata.cpu_model" in rows else None
-    fig.suptitle(f"{threads} workers, microbenchmark {kind} {rows_per_txn} rows, "
-                 f"{rows['repetition'].nunique()} repetitions (000 Fig 6)\n"
-                 + machine_caption(topology, model, notes), fontsize=10)
+    fig.suptitle(
+        f"{threads} workers, microbenchmark {kind} {rows_per_txn} rows, "
+        f"{rows['repetition'].nunique()} repetitions (000 Fig 6)\n" + machine_caption(topology, model, notes),
+        fontsize=10,
+    )
     return save(fig, path)

@@ -16,7 +16,7 @@ single-threaded copy of the instance, labelled simulated) fills in.
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -35,13 +35,22 @@ from islands.plots._common import (
 __all__ = ["plot_breakdown", "plot_cycles", "plot_microarch", "plot_modules"]
 
 COMPONENTS = ("management", "execution", "communication", "locking", "logging")
-COMPONENT_LABELS = {"management": "xct management", "execution": "xct execution",
-                    "communication": "communication", "locking": "locking", "logging": "logging"}
-CATEGORIES = ("cat_retiring", "cat_branch_misprediction", "cat_icache", "cat_decoding", "cat_dcache",
-              "cat_resource")
-CATEGORY_LABELS = {"cat_retiring": "retiring", "cat_branch_misprediction": "branch mispred.",
-                   "cat_icache": "icache", "cat_decoding": "decoding", "cat_dcache": "dcache",
-                   "cat_resource": "resource/dependency"}
+COMPONENT_LABELS = {
+    "management": "xct management",
+    "execution": "xct execution",
+    "communication": "communication",
+    "locking": "locking",
+    "logging": "logging",
+}
+CATEGORIES = ("cat_retiring", "cat_branch_misprediction", "cat_icache", "cat_decoding", "cat_dcache", "cat_resource")
+CATEGORY_LABELS = {
+    "cat_retiring": "retiring",
+    "cat_branch_misprediction": "branch mispred.",
+    "cat_icache": "icache",
+    "cat_decoding": "decoding",
+    "cat_dcache": "dcache",
+    "cat_resource": "resource/dependency",
+}
 MODULES = ("index", "cc", "log", "transaction", "transport", "driver", "other")
 _TRANSPORT_NAMES = {"unix": "unix sockets", "shm": "shared memory", "tcp": "TCP", "none": "one instance"}
 
@@ -68,21 +77,33 @@ def _say_why(ax: Axes, what: str, reason: str) -> None:
     import textwrap
 
     text = f"{what}: not measured on this machine\n\n" + textwrap.fill(
-        reason or "the rows hold no such counters (the sweep's [profile] did not ask for them)", 60)
-    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes, fontsize=8.5, wrap=True,
-            bbox={"boxstyle": "round", "facecolor": "#f5f5f5", "edgecolor": "#999999"})
+        reason or "the rows hold no such counters (the sweep's [profile] did not ask for them)", 60
+    )
+    ax.text(
+        0.5,
+        0.5,
+        text,
+        ha="center",
+        va="center",
+        transform=ax.transAxes,
+        fontsize=8.5,
+        wrap=True,
+        bbox={"boxstyle": "round", "facecolor": "#f5f5f5", "edgecolor": "#999999"},
+    )
     ax.set_xticks([])
     ax.set_yticks([])
 
 
-def _stack(ax: Axes, labels: Sequence[str], parts: dict[str, Sequence[float]], names: dict[str, str],
-           ylabel: str) -> None:
+def _stack(
+    ax: Axes, labels: Sequence[str], parts: dict[str, Sequence[float]], names: dict[str, str], ylabel: str
+) -> None:
     x = np.arange(len(labels))
     bottom = np.zeros(len(labels))
     for i, (key, values) in enumerate(parts.items()):
         v = np.nan_to_num(np.asarray(values, dtype=float))
-        ax.bar(x, v, 0.65, bottom=bottom, color=color_of(i), label=names.get(key, key), edgecolor="white",
-               linewidth=0.5)
+        ax.bar(
+            x, v, 0.65, bottom=bottom, color=color_of(i), label=names.get(key, key), edgecolor="white", linewidth=0.5
+        )
         bottom += v
     ax.set_xticks(x, labels)
     ax.set_ylabel(ylabel)
@@ -108,8 +129,13 @@ def plot_breakdown(rows: pd.DataFrame, figure_id: str = "000-fig13") -> Drawing:
             via = ", ".join(sorted(set(part["via"])))
             kind = "update" if update else "read"
             rows_per_txn = int(part["config.micro.rows_per_txn"].iloc[0])
-            _stack(ax, [f"{p:g}%" for p in mean.index], {k: mean[k] for k in COMPONENTS}, COMPONENT_LABELS,
-                   "µs per transaction")
+            _stack(
+                ax,
+                [f"{p:g}%" for p in mean.index],
+                {k: mean[k] for k in COMPONENTS},
+                COMPONENT_LABELS,
+                "µs per transaction",
+            )
             ax.set_title(f"{dep} ({_TRANSPORT_NAMES.get(via, via)}): {kind} {rows_per_txn} rows")
             ax.set_xlabel("multisite transactions")
             for p, row in mean.iterrows():
@@ -119,8 +145,9 @@ def plot_breakdown(rows: pd.DataFrame, figure_id: str = "000-fig13") -> Drawing:
     handles, labels = grid[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=len(COMPONENTS), frameon=False)
     transports = sorted(set(df["via"]) - {"none"})
-    title = "time per transaction by component" + (f" over {', '.join(_TRANSPORT_NAMES[t] for t in transports)}"
-                                                     if transports else "")
+    title = "time per transaction by component" + (
+        f" over {', '.join(_TRANSPORT_NAMES[t] for t in transports)}" if transports else ""
+    )
     fig.suptitle(f"{figure_id}: {title}\n{machine_note(rows)}\n{run_note(df)}", fontsize=9)
     summary = "\n".join([f"{figure_id}: {title} (engine component clock, sampled transactions)", *lines])
     return Drawing(fig, summary, figure_id)
@@ -137,8 +164,14 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
         return ["simulated counters: none"]
     x = np.arange(len(x_labels))
     width = 0.2
-    for i, (col, name) in enumerate((("simulated.l1i_mpki", "L1i"), ("simulated.l1d_mpki", "L1d"),
-                                     ("simulated.ll_mpki", "LL"), ("simulated.branch_mpki", "branch mispred."))):
+    for i, (col, name) in enumerate(
+        (
+            ("simulated.l1i_mpki", "L1i"),
+            ("simulated.l1d_mpki", "L1d"),
+            ("simulated.ll_mpki", "LL"),
+            ("simulated.branch_mpki", "branch mispred."),
+        )
+    ):
         ax.bar(x + (i - 1.5) * width, sim[col].to_numpy(dtype=float), width, color=color_of(i), label=name)
     ax.set_xticks(x, x_labels)
     ax.set_ylabel("misses per 1000 instructions (simulated)")
@@ -154,9 +187,11 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
     twin.legend(loc="upper right", fontsize=7, frameon=False)
     ax.set_title("SIMULATED: cachegrind, a single-threaded copy", fontsize=9)
     for label, (_, row) in zip(x_labels, sim.iterrows()):
-        lines.append(f"simulated {label}: {row['simulated.instructions']:,.0f} instructions/txn, "
-                     f"L1i {row['simulated.l1i_mpki']:.2f}, L1d {row['simulated.l1d_mpki']:.2f}, "
-                     f"LL {row['simulated.ll_mpki']:.3f}, branch mispred. {row['simulated.branch_mpki']:.2f} per 1000 instr.")
+        lines.append(
+            f"simulated {label}: {row['simulated.instructions']:,.0f} instructions/txn, "
+            f"L1i {row['simulated.l1i_mpki']:.2f}, L1d {row['simulated.l1d_mpki']:.2f}, "
+            f"LL {row['simulated.ll_mpki']:.3f}, branch mispred. {row['simulated.branch_mpki']:.2f} per 1000 instr."
+        )
     return lines
 
 
@@ -170,9 +205,11 @@ def plot_microarch(rows: pd.DataFrame, figure_id: str = "000-fig12") -> Drawing:
     deployments = deployment_order(df)
     fig, grid = new_grid(2, 2, 11.0, 8.0)
     lines = [f"{figure_id}: micro-architecture per deployment (local read, hardware counters)"]
-    panels = (("metrics.ipc", "IPC", ("instructions", "cycles")),
-              ("metrics.stalled_pct", "% of cycles stalled", ("stalled_cycles", "cycles")),
-              ("metrics.llc_miss_pct", "% of LLC references missing", ("llc_misses", "llc_references")))
+    panels = (
+        ("metrics.ipc", "IPC", ("instructions", "cycles")),
+        ("metrics.stalled_pct", "% of cycles stalled", ("stalled_cycles", "cycles")),
+        ("metrics.llc_miss_pct", "% of LLC references missing", ("llc_misses", "llc_references")),
+    )
     for ax, (col, label, needs) in zip([grid[0][0], grid[0][1], grid[1][0]], panels):
         values = _num(df, col)
         if values.isna().all():
@@ -183,21 +220,33 @@ def plot_microarch(rows: pd.DataFrame, figure_id: str = "000-fig12") -> Drawing:
         width = 0.8 / len(sizes)
         for j, size in enumerate(sizes):
             means = [values[(df["deployment"] == d) & (df["size"] == size)].mean() for d in deployments]
-            ax.bar(x + (j - (len(sizes) - 1) / 2) * width, means, width, color=color_of(j),
-                   label=f"{size:,} rows/site")
-            lines.append(f"{label}, {size:,} rows/site: " + ", ".join(f"{d} {m:.2f}" for d, m in zip(deployments, means)))
+            ax.bar(x + (j - (len(sizes) - 1) / 2) * width, means, width, color=color_of(j), label=f"{size:,} rows/site")
+            lines.append(
+                f"{label}, {size:,} rows/site: " + ", ".join(f"{d} {m:.2f}" for d, m in zip(deployments, means))
+            )
         ax.set_xticks(x, deployments)
         ax.set_ylabel(label)
         ax.legend(fontsize=7, frameon=False)
-    sim = df.groupby("size")[[c for c in df.columns if c.startswith("simulated.")]].first().reset_index() \
-        if any(c.startswith("simulated.") for c in df.columns) else pd.DataFrame()
-    for c in ("simulated.instructions", "simulated.l1i_mpki", "simulated.l1d_mpki", "simulated.ll_mpki",
-              "simulated.branch_mpki"):
+    sim = (
+        df.groupby("size")[[c for c in df.columns if c.startswith("simulated.")]].first().reset_index()
+        if any(c.startswith("simulated.") for c in df.columns)
+        else pd.DataFrame()
+    )
+    for c in (
+        "simulated.instructions",
+        "simulated.l1i_mpki",
+        "simulated.l1d_mpki",
+        "simulated.ll_mpki",
+        "simulated.branch_mpki",
+    ):
         if not sim.empty:
             sim[c] = _num(sim, c)
-    lines += _simulated_panel(grid[1][1], [f"{s:,} rows/site" for s in sizes], sim, "data size (same for every deployment)")
-    fig.suptitle(f"{figure_id}: IPC, stalls and LLC misses per deployment\n{machine_note(rows)}\n{run_note(df)}",
-                 fontsize=9)
+    lines += _simulated_panel(
+        grid[1][1], [f"{s:,} rows/site" for s in sizes], sim, "data size (same for every deployment)"
+    )
+    fig.suptitle(
+        f"{figure_id}: IPC, stalls and LLC misses per deployment\n{machine_note(rows)}\n{run_note(df)}", fontsize=9
+    )
     return Drawing(fig, "\n".join(lines), figure_id)
 
 
@@ -221,13 +270,17 @@ def plot_cycles(rows: pd.DataFrame, figure_id: str = "003-fig1") -> Drawing:
         _say_why(grid[0][0], "cycle breakdown (top-down / 003 categories)", reason)
         lines.append(f"cycle breakdown: not measured ({reason or 'not asked for'})")
     else:
-        _stack(grid[0][0], labels, {c: [100 * v for v in vals] for c, vals in cats.items()}, CATEGORY_LABELS,
-               "% of cycles")
+        _stack(
+            grid[0][0], labels, {c: [100 * v for v in vals] for c, vals in cats.items()}, CATEGORY_LABELS, "% of cycles"
+        )
         grid[0][0].legend(fontsize=7, frameon=False)
         for i, label in enumerate(labels):
             lines.append(f"{label}: " + ", ".join(f"{CATEGORY_LABELS[c]} {100 * cats[c][i]:.1f}%" for c in CATEGORIES))
-    sim = df.groupby("x")[[c for c in df.columns if c.startswith("simulated.")]].first().reset_index() \
-        if any(c.startswith("simulated.") for c in df.columns) else pd.DataFrame()
+    sim = (
+        df.groupby("x")[[c for c in df.columns if c.startswith("simulated.")]].first().reset_index()
+        if any(c.startswith("simulated.") for c in df.columns)
+        else pd.DataFrame()
+    )
     if not sim.empty:
         for c in sim.columns:
             if c not in ("x", "simulated.reason", "simulated.caches"):

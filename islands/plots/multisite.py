@@ -48,7 +48,8 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
     deployments = deployment_order(df)
     titles = deployment_titles(df)
     vias = [v for v in ("shm", "unix", "tcp") if v in set(df["via"])] + sorted(
-        set(df["via"]) - {"shm", "unix", "tcp", "none"})
+        set(df["via"]) - {"shm", "unix", "tcp", "none"}
+    )
     several = len(vias) > 1
     kinds = [u for u in (False, True) if u in set(df["update"])]
 
@@ -65,14 +66,24 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
         agg = aggregate(part, ["deployment", "via", "pct"])
         series: list[tuple[str, str, pd.DataFrame]] = []
         for i, dep in enumerate(deployments):
-            for via in sorted(set(agg[agg["deployment"] == dep]["via"]), key=lambda v: (v not in vias, vias.index(v) if v in vias else 0)):
+            for via in sorted(
+                set(agg[agg["deployment"] == dep]["via"]),
+                key=lambda v: (v not in vias, vias.index(v) if v in vias else 0),
+            ):
                 sub = agg[(agg["deployment"] == dep) & (agg["via"] == via)].sort_values("pct")
                 label = titles[dep]
                 if several and via != "none":
                     label += f", {_TRANSPORT_NAMES.get(via, via)}"
-                draw_line(ax, sub["pct"].to_list(), sub, color=color_of(i), marker=marker_of(i),
-                          linestyle=TRANSPORT_STYLES.get(via, "-.") if several else "-", label=label,
-                          scale=1e-3)
+                draw_line(
+                    ax,
+                    sub["pct"].to_list(),
+                    sub,
+                    color=color_of(i),
+                    marker=marker_of(i),
+                    linestyle=TRANSPORT_STYLES.get(via, "-.") if several else "-",
+                    label=label,
+                    scale=1e-3,
+                )
                 series.append((dep, via, sub))
         ax.set_title(f"{panel} per transaction")
         ax.set_xlabel("multisite transactions (%)")
@@ -91,32 +102,41 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
     transports = " vs ".join(_TRANSPORT_NAMES.get(v, v) for v in vias) or "no messages (single instances)"
     head = _FIGURE_TITLES.get(figure_id, figure_id)
     machine = machine_note(df)
-    fig.suptitle(f"{head}: throughput vs multisite transactions, over {transports}\n"
-                 f"{machine}\n{run_note(df)}", fontsize=10)
+    fig.suptitle(
+        f"{head}: throughput vs multisite transactions, over {transports}\n{machine}\n{run_note(df)}", fontsize=10
+    )
     summary = "\n".join([f"{figure_id}: throughput vs % multisite over {transports}; {machine}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
 
 def _rows_text(part: pd.DataFrame) -> str:
-    sizes = sorted(set(int(v) for v in part["config.micro.rows_per_txn"]))
+    sizes = sorted({int(v) for v in part["config.micro.rows_per_txn"]})
     n = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
     return f"{n} row{'s' if sizes[-1] != 1 else ''}"
 
 
-def _panel_summary(panel: str, series: list[tuple[str, str, pd.DataFrame]], titles: dict[str, str],
-                   several: bool) -> list[str]:
+def _panel_summary(
+    panel: str, series: list[tuple[str, str, pd.DataFrame]], titles: dict[str, str], several: bool
+) -> list[str]:
     """``read 10 rows:``, then a line per series (``2ISL (per-core): 1.28 M txn/s at 0%
     multisite, falls to 36.8 K at 100% (-97%)``), then who is best at each end."""
+
     def name(dep: str, via: str) -> str:
         return titles[dep] + (f" over {_TRANSPORT_NAMES.get(via, via)}" if several and via != "none" else "")
 
     out = [f"{panel}:"]
     for dep, via, sub in series:
-        trend = series_trend(sub["pct"].to_list(), sub["mean"].to_list(), lambda v: f"{fmt_tps(v)} txn/s",
-                             lambda x: f"at {x:g}% multisite", short=fmt_tps, at_short=lambda x: f"at {x:g}%")
+        trend = series_trend(
+            sub["pct"].to_list(),
+            sub["mean"].to_list(),
+            lambda v: f"{fmt_tps(v)} txn/s",
+            lambda x: f"at {x:g}% multisite",
+            short=fmt_tps,
+            at_short=lambda x: f"at {x:g}%",
+        )
         out.append(f"  {name(dep, via)}: {trend}")
     # Who wins at the two ends, and by how much.
-    all_pct = sorted(set(p for _, _, sub in series for p in sub["pct"]))
+    all_pct = sorted({p for _, _, sub in series for p in sub["pct"]})
     ends = [all_pct[0], all_pct[-1]] if len(all_pct) > 1 else all_pct[:1]
     best = []
     if len(series) > 1:

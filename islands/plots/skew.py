@@ -66,12 +66,22 @@ def plot_skew(rows: pd.DataFrame, figure_id: str = "000-fig20") -> Drawing:
                 sub = agg[(agg["deployment"] == dep) & (agg["pct"] == share)].sort_values("s")
                 if sub.empty:
                     continue
-                draw_line(ax, sub["s"].to_list(), sub, color=color_of(i), marker=marker_of(i),
-                          linestyle=_STYLES[j % len(_STYLES)], label=None, scale=1e-3)
+                draw_line(
+                    ax,
+                    sub["s"].to_list(),
+                    sub,
+                    color=color_of(i),
+                    marker=marker_of(i),
+                    linestyle=_STYLES[j % len(_STYLES)],
+                    label=None,
+                    scale=1e-3,
+                )
                 first, last = sub.iloc[0], sub.iloc[-1]
                 if len(sub) > 1:
-                    parts.append(f"{dep} {fmt_tps(first['mean'])} at s={first['s']:g} → {fmt_tps(last['mean'])} "
-                                 f"at s={last['s']:g} ({pct(last['mean'], first['mean'])})")
+                    parts.append(
+                        f"{dep} {fmt_tps(first['mean'])} at s={first['s']:g} → {fmt_tps(last['mean'])} "
+                        f"at s={last['s']:g} ({pct(last['mean'], first['mean'])})"
+                    )
                 else:
                     parts.append(f"{dep} {fmt_tps(first['mean'])} at s={first['s']:g}")
             lines.append(f"  {share:g}% multisite: " + "; ".join(parts) + " txn/s")
@@ -83,10 +93,13 @@ def plot_skew(rows: pd.DataFrame, figure_id: str = "000-fig20") -> Drawing:
         ax.grid(alpha=0.3, which="major")
         ax.tick_params(labelleft=True)
     # One legend in two parts: colour and marker = deployment, line style = % multisite.
-    handles = [Line2D([], [], color=color_of(i), marker=marker_of(i), label=titles[d])
-               for i, d in enumerate(deployments)]
-    handles += [Line2D([], [], color="0.3", linestyle=_STYLES[j % len(_STYLES)], label=f"{share:g}% multisite")
-                for j, share in enumerate(shares)]
+    handles = [
+        Line2D([], [], color=color_of(i), marker=marker_of(i), label=titles[d]) for i, d in enumerate(deployments)
+    ]
+    handles += [
+        Line2D([], [], color="0.3", linestyle=_STYLES[j % len(_STYLES)], label=f"{share:g}% multisite")
+        for j, share in enumerate(shares)
+    ]
     fig.legend(handles=handles, loc="outside right center", fontsize=8, frameon=False)
 
     transports = sorted(set(df["via"]) - {"none"})
@@ -99,6 +112,6 @@ def plot_skew(rows: pd.DataFrame, figure_id: str = "000-fig20") -> Drawing:
 
 
 def _rows_text(part: pd.DataFrame) -> str:
-    sizes = sorted(set(int(v) for v in part["config.micro.rows_per_txn"]))
+    sizes = sorted({int(v) for v in part["config.micro.rows_per_txn"]})
     n = f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}"
     return f"{n} row{'s' if sizes[-1] != 1 else ''}"

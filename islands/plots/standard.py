@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from islands.plots._common import (
+    TRANSPORT_STYLES,
     Drawing,
     aggregate,
     color_of,
@@ -29,17 +30,21 @@ from islands.plots._common import (
     plain_ticks,
     prepared,
     run_note,
-    TRANSPORT_STYLES,
 )
 
 __all__ = ["plot_remote_share", "plot_standard"]
 
 #: Per panel (a workload, or a TPC-C transaction run alone): the config column holding its
 #: remote share, the name shown, and the other TPC-C share that must be at its lowest.
-_REMOTE = {"tpcb": ("config.tpcb.remote", "TPC-B AccountUpdate", None),
-           "tpcc-payment": ("config.tpcc.payment_remote", "TPC-C Payment", "config.tpcc.new_order_remote_item"),
-           "tpcc-new_order": ("config.tpcc.new_order_remote_item", "TPC-C NewOrder (% remote items)",
-                              "config.tpcc.payment_remote")}
+_REMOTE = {
+    "tpcb": ("config.tpcb.remote", "TPC-B AccountUpdate", None),
+    "tpcc-payment": ("config.tpcc.payment_remote", "TPC-C Payment", "config.tpcc.new_order_remote_item"),
+    "tpcc-new_order": (
+        "config.tpcc.new_order_remote_item",
+        "TPC-C NewOrder (% remote items)",
+        "config.tpcc.payment_remote",
+    ),
+}
 _TITLES = {"000-fig23": "TPC-B vs % remote transactions", "000-fig24": "TPC-C Payment vs % remote payments"}
 
 
@@ -77,12 +82,22 @@ def plot_remote_share(rows: pd.DataFrame, figure_id: str = "000-fig23") -> Drawi
             part = df[(df["deployment"] == dep) & (df["via"] == via)]
             agg = aggregate(part, ["remote_pct"]).sort_values("remote_pct")
             label = titles[dep] + ("" if via == "none" else f" ({via})")
-            draw_line(ax, agg["remote_pct"].to_list(), agg, color=color_of(i), marker=marker_of(i),
-                      linestyle=TRANSPORT_STYLES.get(via, "-"), label=label, scale=1e-3)
+            draw_line(
+                ax,
+                agg["remote_pct"].to_list(),
+                agg,
+                color=color_of(i),
+                marker=marker_of(i),
+                linestyle=TRANSPORT_STYLES.get(via, "-"),
+                label=label,
+                scale=1e-3,
+            )
             first, last = agg.iloc[0], agg.iloc[-1]
-            lines.append(f"  {label}: {fmt_tps(first['mean'])} at {first['remote_pct']:g}% → "
-                         f"{fmt_tps(last['mean'])} at {last['remote_pct']:g}% remote "
-                         f"({pct(last['mean'], first['mean'])}) txn/s")
+            lines.append(
+                f"  {label}: {fmt_tps(first['mean'])} at {first['remote_pct']:g}% → "
+                f"{fmt_tps(last['mean'])} at {last['remote_pct']:g}% remote "
+                f"({pct(last['mean'], first['mean'])}) txn/s"
+            )
     ax.set_xlabel("remote transactions (%)")
     ax.set_ylabel("throughput (thousand txn/s)")
     ax.set_ylim(bottom=0)
@@ -123,19 +138,26 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
                     continue
                 row = sub.iloc[0]
                 values[share] = row["mean"]
-                ax.bar(i + (k - 0.5) * width, row["mean"] / 1e3, width,
-                       yerr=None if np.isnan(row["sd"]) else row["sd"] / 1e3,
-                       color=color_of(0 if k == 0 else 1), label=f"{share:g}% remote" if i == 0 else None)
+                ax.bar(
+                    i + (k - 0.5) * width,
+                    row["mean"] / 1e3,
+                    width,
+                    yerr=None if np.isnan(row["sd"]) else row["sd"] / 1e3,
+                    color=color_of(0 if k == 0 else 1),
+                    label=f"{share:g}% remote" if i == 0 else None,
+                )
             if local in values and standard in values and local != standard:
-                lines.append(f"  {dep}: {fmt_tps(values[local])} local-only → {fmt_tps(values[standard])} "
-                             f"with {standard:g}% remote ({pct(values[standard], values[local])}) txn/s")
-        ax.set_xticks(range(len(deployments)), [deployment_titles(part)[d] for d in deployments],
-                      fontsize=8)
+                lines.append(
+                    f"  {dep}: {fmt_tps(values[local])} local-only → {fmt_tps(values[standard])} "
+                    f"with {standard:g}% remote ({pct(values[standard], values[local])}) txn/s"
+                )
+        ax.set_xticks(range(len(deployments)), [deployment_titles(part)[d] for d in deployments], fontsize=8)
         ax.set_title(_REMOTE[workload][1])
         ax.set_ylabel("throughput (thousand txn/s)")
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=8, frameon=False)
         ax.grid(alpha=0.3, axis="y")
-    fig.suptitle(f"000 Fig 22: standard workloads, local-only vs remote\n{machine_note(df)}\n{run_note(df)}",
-                 fontsize=10)
+    fig.suptitle(
+        f"000 Fig 22: standard workloads, local-only vs remote\n{machine_note(df)}\n{run_note(df)}", fontsize=10
+    )
     return Drawing(figure=fig, summary="\n".join(lines), stem=figure_id)

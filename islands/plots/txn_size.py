@@ -85,8 +85,15 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
                 sub = agg[agg["deployment"] == dep].sort_values("rows")
                 if sub.empty:
                     continue
-                draw_line(ax, sub["rows"].to_list(), sub, color=color_of(i), marker=marker_of(i),
-                          linestyle="-", label=titles[dep])
+                draw_line(
+                    ax,
+                    sub["rows"].to_list(),
+                    sub,
+                    color=color_of(i),
+                    marker=marker_of(i),
+                    linestyle="-",
+                    label=titles[dep],
+                )
                 series.append((dep, sub))
             where = "local (0% multisite)" if share == 0 else f"{share:g}% multisite"
             kind = "read" if not update else "update"
@@ -104,30 +111,42 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
     over = " over " + " and ".join(_TRANSPORT_NAMES.get(t, t) for t in transports) if transports else ""
     which = " and ".join(f.replace("000-fig", "Fig ") for f in figures)
     machine = machine_note(df)
-    fig.suptitle(f"000 {which}: time per transaction vs rows per transaction{over}\n"
-                 "time per transaction = cpus × 10⁶ / throughput (CPU-µs per committed transaction)\n"
-                 f"{machine}\n{run_note(df)}", fontsize=10)
+    fig.suptitle(
+        f"000 {which}: time per transaction vs rows per transaction{over}\n"
+        "time per transaction = cpus × 10⁶ / throughput (CPU-µs per committed transaction)\n"
+        f"{machine}\n{run_note(df)}",
+        fontsize=10,
+    )
     stem = figures[0] if len(figures) == 1 else f"{figures[0]}-{figures[1].rsplit('fig', 1)[1]}"
-    summary = "\n".join([
-        f"{stem}: time per transaction (cpus x 1e6 / throughput, CPU-µs) vs rows per transaction{over}; {machine}",
-        *lines,
-    ])
+    summary = "\n".join(
+        [
+            f"{stem}: time per transaction (cpus x 1e6 / throughput, CPU-µs) vs rows per transaction{over}; {machine}",
+            *lines,
+        ]
+    )
     return Drawing(figure=fig, summary=summary, stem=stem)
 
 
 def _panel_summary(panel: str, series: list[tuple[str, pd.DataFrame]], titles: dict[str, str]) -> list[str]:
     out = [f"{panel}:"]
     for dep, sub in series:
-        trend = series_trend(sub["rows"].to_list(), sub["mean"].to_list(), fmt_us,
-                             lambda x: f"at {x} row{'s' if x != 1 else ''}", flat=0.10,
-                             falls="falls", rises="rises")
+        trend = series_trend(
+            sub["rows"].to_list(),
+            sub["mean"].to_list(),
+            fmt_us,
+            lambda x: f"at {x} row{'s' if x != 1 else ''}",
+            flat=0.10,
+            falls="falls",
+            rises="rises",
+        )
         out.append(f"  {titles[dep]}: {trend}")
     if len(series) > 1:
-        xs = sorted(set(x for _, sub in series for x in sub["rows"]))
+        xs = sorted({x for _, sub in series for x in sub["rows"]})
         cheapest = []
-        for x in ([xs[0], xs[-1]] if len(xs) > 1 else xs):
-            at = sorted((sub[sub["rows"] == x]["mean"].iloc[0], titles[dep]) for dep, sub in series
-                        if (sub["rows"] == x).any())
+        for x in [xs[0], xs[-1]] if len(xs) > 1 else xs:
+            at = sorted(
+                (sub[sub["rows"] == x]["mean"].iloc[0], titles[dep]) for dep, sub in series if (sub["rows"] == x).any()
+            )
             rows_txt = f"{x} row{'s' if x != 1 else ''}"
             if len(at) >= 2:
                 (low, who), (nxt, other) = at[0], at[1]
