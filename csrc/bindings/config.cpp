@@ -1,67 +1,173 @@
+// The settings classes, bound generically from each struct's field list (setting_field.hpp):
+// one property per field, enums as their names; _core.settings() returns the same lists as
+// data, and ConfigError reaches Python as islands._core.ConfigError (a ValueError with .field
+// and .why).
+#include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cmath>
+#include <string>
+#include <type_traits>
+#include <vector>
+
 #include "islands/exec/run_config.hpp"
-#include "islands/workload/workload_kind.hpp"
 
 namespace py = pybind11;
 using namespace islands;
 
+namespace {
+
+// The Python class of ConfigError; owned by the module (a leaked reference, so that the
+// translator never touches a destroyed object at interpreter exit).
+PyObject* g_config_error = nullptr;
+
+// Defined in Python so that it constructs, prints and pickles as an ordinary exception:
+// ConfigError(field, why), str() = "field: why".
+constexpr const char* kConfigErrorSource = R"(
+class ConfigError(ValueError):
+    """A setting that cannot be used. ``field`` names it as "section.name" ("micro.rows_per_txn",
+    "log.mode"; "workload" for the workload's name), ``why`` says what is wrong with its value."""
+
+    def __init__(self, field, why):
+        super().__init__(field, why)
+        self.field = field
+        self.why = why
+
+    def __str__(self):
+        return f"{self.field}: {self.why}"
+)";
+
+void bind_config_error(py::module_& m) {
+  py::dict scope;
+  scope["__builtins__"] = py::module_::import("builtins");
+  scope["__name__"] = "islands._core";
+  py::exec(kConfigErrorSource, scope);
+  py::object cls = scope["ConfigError"];
+  m.attr("ConfigError") = cls;
+  g_config_error = cls.inc_ref().ptr();
+  py::register_local_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const ConfigError& e) {
+      py::object error = py::reinterpret_borrow<py::object>(g_config_error)(e.field(), e.why());
+      PyErr_SetObject(g_config_error, error.ptr());
+    }
+  });
+}
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
+// The Python type of a field, as the schema and the stubs spell it.
+template <class T>
+std::string python_type() {
+  if constexpr (std::is_same_v<T, bool>) {
+    return "bool";
+  } else if constexpr (is_setting_enum<T>::value || std::is_same_v<T, std::string>) {
+    return "str";
+  } else if constexpr (std::is_integral_v<T>) {
+    return "int";
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return "float";
+  } else if constexpr (is_vector<T>::value) {
+    using E = typename T::value_type;
+    if constexpr (std::is_same_v<E, int>) {
+      return "list[int]";
+    } else {
+      static_assert(std::is_same_v<E, PerfEventSpec>, "a new list setting needs its Python type here");
+      return "list[PerfEventSpec]";
+    }
+  } else {
+    static_assert(sizeof(T) == 0, "a setting of this type needs its Python type here");
+  }
+}
+
+template <class T>
+py::object to_python(const T& value) {
+  if constexpr (is_setting_enum<T>::value) {
+    return py::str(SettingEnum<T>::name(value));
+  } else {
+    return py::cast(value);
+  }
+}
+
+// A bound as Python sees it: None for none, an int for an integer field.
+template <class T>
+py::object bound(double value) {
+  if (std::isnan(value)) return py::none();
+  if constexpr (std::is_integral_v<T>) return py::int_(static_cast<long long>(value));
+  return py::float_(value);
+}
+
+// One property per field; enums cross as their names, parsing the name is their validation.
+template <class S>
+void bind_settings(py::module_& m, const char* class_name) {
+  py::class_<S> cls(m, class_name, S::kHelp);
+  cls.def(py::init<>());
+  S::visit_fields([&](const FieldInfo& field, auto member) {
+    using T = std::decay_t<decltype(std::declval<S&>().*member)>;
+    if constexpr (is_setting_enum<T>::value) {
+      const std::string qualified_name = qualified(S::kSection, field.name);
+      cls.def_property(
+          field.name, [member](const S& s) { return std::string(SettingEnum<T>::name(s.*member)); },
+          [member, qualified_name](S& s, const std::string& name) {
+            s.*member = parse_setting_enum<T>(qualified_name, name);
+          },
+          field.help);
+    } else {
+      cls.def_readwrite(field.name, member, field.help);
+    }
+  });
+  cls.def("validate", &S::validate, "Raises ConfigError naming the first bad field");
+}
+
+// [{name, type, default, min, max, choices, help}] of one settings struct, in declaration order.
+template <class S>
+py::list schema_of() {
+  py::list fields;
+  const S defaults{};
+  S::visit_fields([&](const FieldInfo& field, auto member) {
+    using T = std::decay_t<decltype(defaults.*member)>;
+    py::dict d;
+    d["name"] = field.name;
+    d["type"] = python_type<T>();
+    d["default"] = to_python(defaults.*member);
+    const bool number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
+    d["min"] = number ? bound<T>(field.min) : py::none();
+    d["max"] = number ? bound<T>(field.max) : py::none();
+    if constexpr (is_setting_enum<T>::value) {
+      py::list choices;
+      for (T value : SettingEnum<T>::values) choices.append(SettingEnum<T>::name(value));
+      d["choices"] = choices;
+    } else {
+      d["choices"] = py::none();
+    }
+    d["help"] = field.help;
+    fields.append(d);
+  });
+  return fields;
+}
+
+constexpr bool same_name(const char* a, const char* b) {
+  return *a == *b && (*a == '\0' || same_name(a + 1, b + 1));
+}
+
+}  // namespace
+
 void bind_config(py::module_& m) {
-  py::class_<MicroConfig>(m, "MicroConfig", "Microbenchmark parameters (paper 000, Sec 3.2)")
-      .def(py::init<>())
-      .def_readwrite("rows_per_site", &MicroConfig::rows_per_site)
-      .def_readwrite("columns", &MicroConfig::columns)
-      .def_readwrite("rows_per_txn", &MicroConfig::rows_per_txn)
-      .def_readwrite("update", &MicroConfig::update)
-      .def_readwrite("multisite", &MicroConfig::multisite)
-      .def_readwrite("zipf_s", &MicroConfig::zipf_s);
+  bind_config_error(m);
 
-  py::class_<TpcbConfig>(m, "TpcbConfig", "TPC-B parameters (paper 000, Sec 3.3, 8.1-8.2)")
-      .def(py::init<>())
-      .def_readwrite("branches_per_site", &TpcbConfig::branches_per_site)
-      .def_readwrite("tellers_per_branch", &TpcbConfig::tellers_per_branch)
-      .def_readwrite("accounts_per_branch", &TpcbConfig::accounts_per_branch)
-      .def_readwrite("remote", &TpcbConfig::remote);
-
-  py::class_<TatpConfig>(m, "TatpConfig", "TATP parameters (paper 002)")
-      .def(py::init<>())
-      .def_readwrite("subscribers_per_site", &TatpConfig::subscribers_per_site)
-      .def_readwrite("mix", &TatpConfig::mix);
-
-  py::class_<TpccConfig>(m, "TpccConfig", "TPC-C parameters (paper 000, Sec 3.3, 8.3-8.4)")
-      .def(py::init<>())
-      .def_readwrite("warehouses_per_site", &TpccConfig::warehouses_per_site)
-      .def_readwrite("items", &TpccConfig::items)
-      .def_readwrite("customers_per_district", &TpccConfig::customers_per_district)
-      .def_readwrite("mix", &TpccConfig::mix)
-      .def_readwrite("new_order_remote_item", &TpccConfig::new_order_remote_item)
-      .def_readwrite("new_order_rollback", &TpccConfig::new_order_rollback)
-      .def_readwrite("payment_remote", &TpccConfig::payment_remote)
-      .def_readwrite("payment_by_name", &TpccConfig::payment_by_name);
-
-  // Enums cross the boundary as their names; parsing them is the validation.
-  py::class_<EngineConfig>(m, "EngineConfig", "Index, concurrency control and latching")
-      .def(py::init<>())
-      .def_property(
-          "index", [](const EngineConfig& c) { return index_kind_name(c.index); },
-          [](EngineConfig& c, const std::string& v) { c.index = parse_index_kind(v); })
-      .def_property(
-          "cc", [](const EngineConfig& c) { return cc_kind_name(c.cc); },
-          [](EngineConfig& c, const std::string& v) { c.cc = parse_cc_kind(v); })
-      .def_property(
-          "lock_policy", [](const EngineConfig& c) { return lock_policy_name(c.lock_policy); },
-          [](EngineConfig& c, const std::string& v) { c.lock_policy = parse_lock_policy(v); })
-      .def_readwrite("latching", &EngineConfig::latching)
-      .def_readwrite("prefetch", &EngineConfig::prefetch);
-
-  py::class_<DriverConfig>(m, "DriverConfig", "Closed-loop driver: workers, timing, seed")
-      .def(py::init<>())
-      .def_readwrite("cpus", &DriverConfig::cpus)
-      .def_readwrite("pin", &DriverConfig::pin)
-      .def_readwrite("warmup_s", &DriverConfig::warmup_s)
-      .def_readwrite("duration_s", &DriverConfig::duration_s)
-      .def_readwrite("seed", &DriverConfig::seed);
+  // Each workload's settings class, named after its struct (MicroConfig, ...).
+#define ISLANDS_BIND_WORKLOAD_SETTINGS(name, Config)                                       \
+  static_assert(same_name(Config::kSection, #name), #Config "'s section is not " #name); \
+  bind_settings<Config>(m, #Config);
+  ISLANDS_WORKLOADS(ISLANDS_BIND_WORKLOAD_SETTINGS)
+#undef ISLANDS_BIND_WORKLOAD_SETTINGS
+  bind_settings<EngineConfig>(m, "EngineConfig");
+  bind_settings<DriverConfig>(m, "DriverConfig");
 
   py::class_<PerfEventSpec>(m, "PerfEventSpec", "One counter, resolved to its perf_event_open encoding")
       .def(py::init<>())
@@ -83,38 +189,51 @@ void bind_config(py::module_& m) {
                ", group=" + std::to_string(e.group) + ", cpu=" + std::to_string(e.cpu) + ")";
       });
 
-  py::class_<ProfileConfig>(m, "ProfileConfig", "Counters and time breakdown around the measured window")
-      .def(py::init<>())
-      .def_readwrite("events", &ProfileConfig::events)
-      .def_readwrite("breakdown_every", &ProfileConfig::breakdown_every);
+  bind_settings<ProfileConfig>(m, "ProfileConfig");
+  bind_settings<LogConfig>(m, "LogConfig");
 
-  py::class_<LogConfig>(m, "LogConfig", "Write-ahead log of every instance of a deployment run")
-      .def(py::init<>())
-      .def_property(
-          "mode", [](const LogConfig& c) { return log_mode_name(c.mode); },
-          [](LogConfig& c, const std::string& v) { c.mode = parse_log_mode(v); })
-      .def_readwrite("directory", &LogConfig::directory)
-      .def_readwrite("flush_interval_us", &LogConfig::flush_interval_us)
-      .def_readwrite("group_delay_us", &LogConfig::group_delay_us)
-      .def_readwrite("buffer_bytes", &LogConfig::buffer_bytes)
-      .def_readwrite("max_pending", &LogConfig::max_pending)
-      .def_readwrite("checkpoint", &LogConfig::checkpoint)
-      .def_readwrite("record_acks", &LogConfig::record_acks)
-      .def("validate", &LogConfig::validate, "Raises ValueError naming the first bad field");
+  m.def(
+      "settings",
+      [] {
+        py::dict sections;
+#define ISLANDS_WORKLOAD_SCHEMA(name, Config) sections[#name] = schema_of<Config>();
+        ISLANDS_WORKLOADS(ISLANDS_WORKLOAD_SCHEMA)
+#undef ISLANDS_WORKLOAD_SCHEMA
+        sections["engine"] = schema_of<EngineConfig>();
+        sections["driver"] = schema_of<DriverConfig>();
+        sections["profile"] = schema_of<ProfileConfig>();
+        sections["log"] = schema_of<LogConfig>();
+        return sections;
+      },
+      "Every settings section of a RunConfig: {section: [{name, type, default, min, max, choices, help}]}, "
+      "fields in declaration order (min and max inclusive; None: no bound).");
 
+  // Until RunConfig::validate_sites checks the engine and driver sections with their own
+  // validate(), the binding does so first, so that their errors carry the field as data.
   py::class_<RunConfig>(m, "RunConfig", "Everything one run of one instance needs")
       .def(py::init<>())
       .def_readwrite("workload", &RunConfig::workload)
-      .def_readwrite("micro", &RunConfig::micro)
-      .def_readwrite("tpcb", &RunConfig::tpcb)
-      .def_readwrite("tatp", &RunConfig::tatp)
-      .def_readwrite("tpcc", &RunConfig::tpcc)
+#define ISLANDS_BIND_SECTION(name, Config) .def_readwrite(#name, &RunConfig::name)
+      ISLANDS_WORKLOADS(ISLANDS_BIND_SECTION)
+#undef ISLANDS_BIND_SECTION
       .def_readwrite("engine", &RunConfig::engine)
       .def_readwrite("driver", &RunConfig::driver)
       .def_readwrite("profile", &RunConfig::profile)
       .def_readwrite("log", &RunConfig::log)
-      .def("validate", &RunConfig::validate, "Raises ValueError naming the first bad field")
-      .def("validate_sites", &RunConfig::validate_sites, py::arg("total_sites"),
-           "The same for an instance of a deployment of total_sites sites");
-  m.def("workload_names", &workload_names, "Every workload an instance can run, in registry order.");
+      .def(
+          "validate",
+          [](const RunConfig& c) {
+            c.engine.validate();
+            c.driver.validate();
+            c.validate();
+          },
+          "Raises ConfigError naming the first bad field")
+      .def(
+          "validate_sites",
+          [](const RunConfig& c, std::uint64_t total_sites) {
+            c.engine.validate();
+            c.driver.validate();
+            c.validate_sites(total_sites);
+          },
+          py::arg("total_sites"), "The same for an instance of a deployment of total_sites sites");
 }

@@ -1,6 +1,6 @@
 #include "islands/workload/tatp_config.hpp"
 
-#include <stdexcept>
+#include <string>
 
 namespace islands {
 
@@ -20,7 +20,7 @@ std::size_t index_of(const std::string& name) {
   for (std::size_t i = 0; i < kTatpTxnTypes; ++i) {
     if (name == kTatpTxnNames[i]) return i;
   }
-  throw std::invalid_argument("mix: unknown transaction '" + name + "' (choose " + known_names() + ")");
+  throw ConfigError("tatp.mix", "unknown transaction '" + name + "' (choose " + known_names() + ")");
 }
 
 }  // namespace
@@ -40,29 +40,26 @@ std::array<std::uint32_t, kTatpTxnTypes> parse_tatp_mix(const std::string& mix) 
     const std::string item = mix.substr(at, end - at);
     const std::size_t colon = item.find(':');
     if (colon == std::string::npos) {
-      throw std::invalid_argument("mix: '" + item + "' is not name:weight (e.g. get_subscriber_data:80,update_location:20)");
+      throw ConfigError("tatp.mix", "'" + item + "' is not name:weight (e.g. get_subscriber_data:80,update_location:20)");
     }
     const std::size_t i = index_of(item.substr(0, colon));
     const std::string weight = item.substr(colon + 1);
     if (weight.empty() || weight.size() > 3 || weight.find_first_not_of("0123456789") != std::string::npos) {
-      throw std::invalid_argument("mix: weight '" + weight + "' of " + kTatpTxnNames[i] + " is not a whole number 0..100");
+      throw ConfigError("tatp.mix", "weight '" + weight + "' of " + kTatpTxnNames[i] + " is not a whole number 0..100");
     }
-    if (weights[i] != 0) throw std::invalid_argument(std::string("mix: ") + kTatpTxnNames[i] + " is listed twice");
+    if (weights[i] != 0) throw ConfigError("tatp.mix", std::string() + kTatpTxnNames[i] + " is listed twice");
     weights[i] = static_cast<std::uint32_t>(std::stoul(weight));
     total += weights[i];
     at = end + 1;
   }
   if (total != 100) {
-    throw std::invalid_argument("mix: the weights sum to " + std::to_string(total) + ", not 100");
+    throw ConfigError("tatp.mix", "the weights sum to " + std::to_string(total) + ", not 100");
   }
   return weights;
 }
 
 void TatpConfig::validate() const {
-  if (subscribers_per_site == 0 || subscribers_per_site > (1ULL << 32)) {
-    throw std::invalid_argument("subscribers_per_site: must be between 1 and 2^32, got " +
-                                std::to_string(subscribers_per_site));
-  }
+  check_fields(*this);
   parse_tatp_mix(mix);
 }
 

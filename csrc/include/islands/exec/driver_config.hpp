@@ -1,17 +1,40 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "islands/common/setting_field.hpp"
+
 namespace islands {
+
+//! The fields of DriverConfig: F(type, name, default, min, max, help) (see setting_field.hpp).
+#define ISLANDS_DRIVER_FIELDS(F)                                                                       \
+  F(std::vector<int>, cpus, {}, kUnbounded, kUnbounded, "one worker per entry, pinned there; one site per worker") \
+  F(bool, pin, true, kUnbounded, kUnbounded, "false: leave placement to the OS scheduler")            \
+  F(double, warmup_s, 1.0, 0, kUnbounded, "seconds run before measuring")                            \
+  F(double, duration_s, 5.0, 0.001, kUnbounded, "seconds measured")                                  \
+  F(std::uint64_t, seed, 1, kUnbounded, kUnbounded, "base random seed; worker i uses seed + i")
 
 //! The closed-loop in-process driver: one worker thread per CPU, each a client that runs
 //! transactions back to back (retrying aborts) through a warm-up and a measured window.
 struct DriverConfig {
-  std::vector<int> cpus;       //!< one worker per entry, pinned there; one site per worker
-  bool pin = true;             //!< false: leave placement to the OS scheduler
-  double warmup_s = 1.0;       //!< seconds run before measuring
-  double duration_s = 5.0;     //!< seconds measured
-  std::uint64_t seed = 1;      //!< base seed; worker i uses seed + i
+  ISLANDS_SETTINGS(DriverConfig, "driver", "Closed-loop driver: workers, timing, seed", ISLANDS_DRIVER_FIELDS)
+
+  //! Throws ConfigError naming the field and why: the ranges, and one distinct CPU >= 0 per
+  //! worker.
+  void validate() const {
+    check_fields(*this);
+    if (cpus.empty()) throw ConfigError("driver.cpus", "at least one CPU is needed");
+    for (int cpu : cpus) {
+      if (cpu < 0) throw ConfigError("driver.cpus", "CPU " + std::to_string(cpu) + " does not exist");
+    }
+    std::vector<int> sorted = cpus;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      throw ConfigError("driver.cpus", "a CPU is listed twice (one worker per CPU)");
+    }
+  }
 };
 
 }  // namespace islands

@@ -1,16 +1,46 @@
 #pragma once
+#include <array>
+
 #include "islands/cc/cc_kind.hpp"
+#include "islands/common/setting_field.hpp"
 #include "islands/index/index_kind.hpp"
 
 namespace islands {
 
+//! The fields of EngineConfig: F(type, name, default, min, max, help) (see setting_field.hpp).
+#define ISLANDS_ENGINE_FIELDS(F)                                                                   \
+  F(IndexKind, index, IndexKind::hash, kUnbounded, kUnbounded, "primary index structure")          \
+  F(CcKind, cc, CcKind::two_pl, kUnbounded, kUnbounded,                                          \
+    "concurrency control: none (single-threaded, no locks) or 2pl (row-level)")                   \
+  F(LockPolicy, lock_policy, LockPolicy::wait_die, kUnbounded, kUnbounded, "2PL on a conflict")    \
+  F(bool, latching, true, kUnbounded, kUnbounded, "latch index operations during the run")         \
+  F(bool, prefetch, true, kUnbounded, kUnbounded, "prefetch a transaction's index slots and rows ahead")
+
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {
-  IndexKind index = IndexKind::hash;                //!< primary index structure
-  CcKind cc = CcKind::two_pl;                       //!< concurrency control
-  LockPolicy lock_policy = LockPolicy::wait_die;    //!< 2PL conflict policy
-  bool latching = true;                             //!< latch index operations during the run
-  bool prefetch = true;                             //!< prefetch a transaction's index slots and rows ahead
+  ISLANDS_SETTINGS(EngineConfig, "engine", "Index, concurrency control and latching", ISLANDS_ENGINE_FIELDS)
+
+  //! Throws ConfigError naming the field and why (every value of these fields is valid on its
+  //! own; RunConfig checks them against the deployment).
+  void validate() const { check_fields(*this); }
+};
+
+// The values of each enum setting, by name. Adding a value to one of these enums: add it here
+// too (tests/test_settings.py checks every name parses back through parse_*_kind).
+template <>
+struct SettingEnum<IndexKind> {
+  static constexpr std::array<IndexKind, 2> values{IndexKind::hash, IndexKind::btree};
+  static const char* name(IndexKind v) { return index_kind_name(v); }
+};
+template <>
+struct SettingEnum<CcKind> {
+  static constexpr std::array<CcKind, 2> values{CcKind::none, CcKind::two_pl};
+  static const char* name(CcKind v) { return cc_kind_name(v); }
+};
+template <>
+struct SettingEnum<LockPolicy> {
+  static constexpr std::array<LockPolicy, 2> values{LockPolicy::no_wait, LockPolicy::wait_die};
+  static const char* name(LockPolicy v) { return lock_policy_name(v); }
 };
 
 }  // namespace islands

@@ -1,7 +1,10 @@
 #pragma once
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "islands/common/setting_field.hpp"
 
 namespace islands {
 
@@ -13,21 +16,37 @@ enum class LogMode {
 };
 
 const char* log_mode_name(LogMode mode);
-//! Throws std::invalid_argument for an unknown name.
+//! Throws ConfigError("log.mode", ...) for an unknown name.
 LogMode parse_log_mode(const std::string& name);
+
+template <>
+struct SettingEnum<LogMode> {
+  static constexpr std::array<LogMode, 3> values{LogMode::off, LogMode::async, LogMode::group_commit};
+  static const char* name(LogMode v) { return log_mode_name(v); }
+};
+
+//! The fields of LogConfig: F(type, name, default, min, max, help) (see setting_field.hpp).
+#define ISLANDS_LOG_FIELDS(F)                                                                               \
+  F(LogMode, mode, LogMode::off, kUnbounded, kUnbounded, "off, async or group_commit")                      \
+  F(std::string, directory, "", kUnbounded, kUnbounded,                                                    \
+    "where the instance logs live (disk or tmpfs); needed unless off")                                     \
+  F(double, flush_interval_us, 1000, 0, 1e7, "async: microseconds between flushes")                        \
+  F(double, group_delay_us, 0, 0, 1e7,                                                                      \
+    "group_commit: how long a flush may wait for its group to grow, in microseconds (0: flush at once)")   \
+  F(std::size_t, buffer_bytes, 1 << 20, 4096, 1 << 30,                                                     \
+    "bytes of each of the two log buffers (one fills while the other is written)")                         \
+  F(std::uint32_t, max_pending, 64, 1, 1 << 20,                                                             \
+    "group_commit: commits a worker may have waiting for the flush before it waits too")                   \
+  F(bool, checkpoint, true, kUnbounded, kUnbounded,                                                         \
+    "after a clean run: snapshot every row and start the log afresh (bounds recovery)")                    \
+  F(bool, record_acks, false, kUnbounded, kUnbounded,                                                       \
+    "each worker appends the ids of the transactions it acknowledged to acks-<site>.bin (fault tests)")
 
 //! The write-ahead log of every instance of a run: one file per instance in `directory`.
 struct LogConfig {
-  LogMode mode = LogMode::off;            //!< off, async or group_commit
-  std::string directory;                  //!< where the instance logs live (disk or tmpfs); needed unless off
-  double flush_interval_us = 1000;        //!< async: time between flushes
-  double group_delay_us = 0;              //!< group_commit: how long a flush may wait for its group to grow (0: flush at once)
-  std::size_t buffer_bytes = 1 << 20;     //!< each of the two log buffers (one fills while the other is written)
-  std::uint32_t max_pending = 64;         //!< group_commit: commits a worker may have waiting for the flush before it waits too
-  bool checkpoint = true;                 //!< after a clean run: snapshot every row, start the log afresh (bounds recovery)
-  bool record_acks = false;               //!< each worker appends the ids of the transactions it acknowledged to acks-<site>.bin (fault tests)
+  ISLANDS_SETTINGS(LogConfig, "log", "Write-ahead log of every instance of a deployment run", ISLANDS_LOG_FIELDS)
 
-  //! Throws std::invalid_argument with "log.field: why" for the first invalid field.
+  //! Throws ConfigError("log.field", why) for the first invalid field.
   void validate() const;
   bool enabled() const { return mode != LogMode::off; }  //!< whether anything is logged
 };

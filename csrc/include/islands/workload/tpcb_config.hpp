@@ -1,7 +1,16 @@
 #pragma once
 #include <cstdint>
 
+#include "islands/common/setting_field.hpp"
+
 namespace islands {
+
+//! The fields of TpcbConfig: F(type, name, default, min, max, help) (see setting_field.hpp).
+#define ISLANDS_TPCB_FIELDS(F)                                                                                  \
+  F(std::uint32_t, branches_per_site, 1, 1, 1000000, "branches in each site (one site per worker core)")        \
+  F(std::uint32_t, tellers_per_branch, 10, 1, 1000000, "tellers of a branch (specification: 10)")               \
+  F(std::uint32_t, accounts_per_branch, 100000, 1, 100000000, "accounts of a branch (specification: 100000)")   \
+  F(double, remote, 0.15, 0, 1, "fraction of transactions with a teller of another branch, 0..1")
 
 //! TPC-B (000 Sec 3.3, 8.1-8.2): Branch, Teller, Account and History; one transaction,
 //! AccountUpdate, that adds a delta to one account, one teller and the account's branch and
@@ -9,12 +18,9 @@ namespace islands {
 //! [s * branches_per_site, (s + 1) * branches_per_site) with their tellers, accounts and
 //! history. A remote transaction updates a teller of another branch, drawn uniformly.
 struct TpcbConfig {
-  std::uint32_t branches_per_site = 1;       //!< branches in each site (one site per worker)
-  std::uint32_t tellers_per_branch = 10;     //!< tellers of a branch (specification: 10)
-  std::uint32_t accounts_per_branch = 100000;  //!< accounts of a branch (specification: 100000)
-  double remote = 0.15;                      //!< fraction of transactions with a teller of another branch, 0..1
+  ISLANDS_SETTINGS(TpcbConfig, "tpcb", "TPC-B parameters (paper 000, Sec 3.3, 8.1-8.2)", ISLANDS_TPCB_FIELDS)
 
-  //! Throws std::invalid_argument naming the field and why.
+  //! Throws ConfigError naming the field and why.
   void validate() const;
   //! The same, plus that the deployment's `total_sites` sites hold enough branches.
   void validate_fit(std::uint64_t total_sites) const;

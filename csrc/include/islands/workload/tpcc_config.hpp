@@ -3,7 +3,22 @@
 #include <cstdint>
 #include <string>
 
+#include "islands/common/setting_field.hpp"
+
 namespace islands {
+
+//! The fields of TpccConfig: F(type, name, default, min, max, help) (see setting_field.hpp).
+#define ISLANDS_TPCC_FIELDS(F)                                                                              \
+  F(std::uint32_t, warehouses_per_site, 1, 1, 64, "warehouses in each site (one site per worker core)")     \
+  F(std::uint32_t, items, 100000, 15, 1000000, "rows of Item and of Stock per warehouse (specification: 100000)") \
+  F(std::uint32_t, customers_per_district, 3000, 10, 100000,                                               \
+    "customers and initial orders per district (specification: 3000)")                                     \
+  F(std::string, mix, "standard", kUnbounded, kUnbounded,                                                 \
+    "standard, 50-50, 80-20, 100-0, one transaction's name, or name:weight,... summing to 100")            \
+  F(double, new_order_remote_item, 0.01, 0, 1, "NewOrder: share of items supplied by another warehouse")   \
+  F(double, new_order_rollback, 0.01, 0, 1, "NewOrder: share that names an unused item and rolls back")    \
+  F(double, payment_remote, 0.15, 0, 1, "Payment: share paying for a customer of another warehouse")       \
+  F(double, payment_by_name, 0.60, 0, 1, "Payment: share choosing the customer by last name")
 
 //! TPC-C (000 Sec 3.3, 8.3-8.4): the nine tables at the specification's cardinalities per
 //! warehouse (10 districts, `customers_per_district` customers and as many initial orders per
@@ -15,16 +30,9 @@ namespace islands {
 //! StockLevel, halves; the writes keep the standard's proportions), one transaction's name,
 //! or "name:W,name:W,..." (whole weights summing to 100).
 struct TpccConfig {
-  std::uint32_t warehouses_per_site = 1;      //!< warehouses in each site (one site per worker)
-  std::uint32_t items = 100000;               //!< rows of Item and of Stock per warehouse (specification: 100000)
-  std::uint32_t customers_per_district = 3000;  //!< customers and initial orders per district (specification: 3000)
-  std::string mix = "standard";                //!< which transactions run, and how often
-  double new_order_remote_item = 0.01;        //!< NewOrder: share of items supplied by another warehouse
-  double new_order_rollback = 0.01;           //!< NewOrder: share that names an unused item and rolls back
-  double payment_remote = 0.15;               //!< Payment: share paying for a customer of another warehouse
-  double payment_by_name = 0.60;              //!< Payment: share choosing the customer by last name
+  ISLANDS_SETTINGS(TpccConfig, "tpcc", "TPC-C parameters (paper 000, Sec 3.3, 8.3-8.4)", ISLANDS_TPCC_FIELDS)
 
-  //! Throws std::invalid_argument naming the field and why.
+  //! Throws ConfigError naming the field and why.
   void validate() const;
   //! The same, plus that the deployment's `total_sites` sites hold enough warehouses.
   void validate_fit(std::uint64_t total_sites) const;
@@ -34,7 +42,7 @@ struct TpccConfig {
 constexpr std::size_t kTpccTxnTypes = 5;
 //! Their names as a mix spells them.
 extern const std::array<const char*, kTpccTxnTypes> kTpccTxnNames;
-//! The weights (percent) a mix names; throws std::invalid_argument ("mix: ...").
+//! The weights (percent) a mix names; throws ConfigError ("tpcc.mix: ...").
 std::array<std::uint32_t, kTpccTxnTypes> parse_tpcc_mix(const std::string& mix);
 
 }  // namespace islands
