@@ -101,10 +101,10 @@ def check_line(failures: list[str]) -> str:
 def describe_workload(config: RunConfig) -> str:
     """The workload and its main knobs in a few words."""
     if config.workload == "tpcb":
-        t = config.tpcb
+        b = config.tpcb
         return (
-            f"tpcb: {t.remote:.0%} remote tellers, {t.branches_per_site} branch(es)/site, "
-            f"{t.tellers_per_branch} tellers and {t.accounts_per_branch:,} accounts per branch"
+            f"tpcb: {b.remote:.0%} remote tellers, {b.branches_per_site} branch(es)/site, "
+            f"{b.tellers_per_branch} tellers and {b.accounts_per_branch:,} accounts per branch"
         )
     if config.workload == "tpcc":
         t = config.tpcc

@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from islands import _core
 from islands.config import RunConfig
@@ -159,13 +159,25 @@ def _how_it_ended(code: int | None) -> str:
     return f"exited with status {code}"
 
 
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """An instance's stdin or stdout: every instance is started with both as pipes."""
+    if stream is None:
+        raise RuntimeError("instance process started without its pipes")
+    return stream
+
+
+def _kill_if_running(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+
+
 class _Instances:
     """The instance processes of one run and their JSON-line conversations."""
 
     def __init__(self, specs: list[dict[str, Any]], directory: Path, deployment: Deployment) -> None:
         self.deployment = deployment
         self.directory = directory
-        self.procs: list[subprocess.Popen] = []
+        self.procs: list[subprocess.Popen[bytes]] = []
         self.buffers: list[bytes] = []
         self.selector = selectors.DefaultSelector()
         for i, spec in enumerate(specs):
@@ -179,12 +191,13 @@ class _Instances:
                 )
             self.procs.append(proc)
             self.buffers.append(b"")
-            self.selector.register(proc.stdout, selectors.EVENT_READ, i)
+            self.selector.register(_pipe(proc.stdout), selectors.EVENT_READ, i)
             self.send(i, spec)
 
     def send(self, i: int, message: dict[str, Any]) -> None:
-        self.procs[i].stdin.write((json.dumps(message) + "\n").encode())
-        self.procs[i].stdin.flush()
+        stdin = _pipe(self.procs[i].stdin)
+        stdin.write((json.dumps(message) + "\n").encode())
+        stdin.flush()
 
     def describe(self, i: int) -> str:
         return f"instance {i} (pid {self.procs[i].pid}, cpus {format_cpulist(self.deployment.instances[i])})"
@@ -225,8 +238,7 @@ class _Instances:
             for i, proc in enumerate(self.procs):
                 if i not in got and proc.poll() is not None and self.buffers[i].count(b"\n") == 0:
                     # Exited with nothing more to read: let select drain EOF first, then judge.
-                    key = self.selector.get_map().get(proc.stdout.fileno())
-                    if key is None:
+                    if self.selector.get_map().get(_pipe(proc.stdout).fileno()) is None:
                         raise self.failure(i)
         return [got[i] for i in range(len(self.procs))]
 
@@ -243,7 +255,7 @@ class _Instances:
             except subprocess.TimeoutExpired:
                 continue
             try:
-                rest = self.buffers[j] + proc.stdout.read()
+                rest = self.buffers[j] + _pipe(proc.stdout).read()
             except (OSError, ValueError):
                 continue
             for line in rest.splitlines():
@@ -264,8 +276,9 @@ class _Instances:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=10)
             for stream in (proc.stdin, proc.stdout):
-                with contextlib.suppress(OSError):
-                    stream.close()
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
         self.selector.close()
 
 
@@ -362,7 +375,7 @@ def run_deployment(
         start_at = time.monotonic_ns() + 50_000_000  # everyone gets the command before it
         if kill is not None:
             victim = instances.procs[kill[0]]
-            killer = threading.Timer(0.05 + kill[1], lambda: victim.poll() is None and victim.kill())
+            killer = threading.Timer(0.05 + kill[1], _kill_if_running, (victim,))
             killer.start()
         for i in range(deployment.n_instances):
             instances.send(
@@ -396,7 +409,10 @@ def run_deployment(
 def _aggregate(
     deployment: Deployment, config: RunConfig, transport: str, topology: Topology, results: list[dict[str, Any]]
 ) -> DeploymentResult:
-    per_instance, aborts, buckets, warnings = [], {}, [], []
+    per_instance: list[dict[str, Any]] = []
+    aborts: dict[str, int] = {}
+    buckets: list[tuple[int, int]] = []
+    warnings: list[str] = []
     commits = multisite = row_updates = before = after = committed_txns = 0
     figures: dict[str, int] = {}
     seconds = max(r["stats"]["measured_s"] for r in results)
@@ -416,7 +432,7 @@ def _aggregate(
         for name, count in stats["aborts"].items():
             aborts[name] = aborts.get(name, 0) + count
         for w in workers:
-            buckets += [tuple(b) for b in w["latency_buckets"]]
+            buckets += [(b[0], b[1]) for b in w["latency_buckets"]]
         warnings += [f"instance {i}: {w}" for w in r.get("warnings", [])]
         if stats["recovery"]["tail_note"]:
             warnings.append(f"instance {i}: recovery: {stats['recovery']['tail_note']}")

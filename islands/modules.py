@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from islands.config import RunConfig
 
@@ -334,6 +335,13 @@ def _no_samples(reason: str) -> ModuleProfile:
     return ModuleProfile(samples=dict.fromkeys(MODULES, 0), reason=reason)
 
 
+def _pipe(stream: IO[str] | None) -> IO[str]:
+    """A child's stdin, stdout or stderr, which every Popen here opens as a pipe."""
+    if stream is None:
+        raise RuntimeError("child process started without its pipes")
+    return stream
+
+
 def _last_line(text: str | None) -> str:
     return ((text or "").strip().splitlines() or ["no output"])[-1]
 
@@ -348,18 +356,19 @@ class _Child:
             stdout=subprocess.PIPE,
             text=True,
         )
+        self.stdin, self.stdout = _pipe(self.proc.stdin), _pipe(self.proc.stdout)
         # generous: py-spy stops the process for every sample, which slows it down a few times
         self.timeout = 5 * (config.driver.warmup_s + config.driver.duration_s) + 120
 
     def ready(self) -> None:
-        if self.proc.stdout.readline().strip() != "ready":
+        if self.stdout.readline().strip() != "ready":
             raise RuntimeError("the profiled instance did not start")
 
     def go(self) -> None:
         """Starts the run and waits for its end."""
-        self.proc.stdin.write("go\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
+        self.stdin.write("go\n")
+        self.stdin.flush()
+        line = self.stdout.readline()
         if self.proc.wait(timeout=self.timeout) != 0 or not line:
             raise RuntimeError("the profiled instance failed")
 
@@ -368,9 +377,9 @@ class _Child:
             if proc is not None and proc.poll() is None:
                 proc.kill()
                 proc.wait()
-        self.proc.stdout.close()
-        if not self.proc.stdin.closed:
-            self.proc.stdin.close()
+        self.stdout.close()
+        if not self.stdin.closed:
+            self.stdin.close()
 
 
 def profile_modules(
@@ -431,7 +440,7 @@ def _profile_perf(config: RunConfig, frequency: int, attach_s: float) -> ModuleP
             record = _perf_record(child.proc.pid, frequency, data)
             time.sleep(attach_s)
             if record.poll() is not None:
-                return _no_samples(f"perf record failed: {_last_line(record.stderr.read())}")
+                return _no_samples(f"perf record failed: {_last_line(_pipe(record.stderr).read())}")
             child.go()
             record.send_signal(signal.SIGINT)
             record.communicate(timeout=60)
@@ -463,7 +472,7 @@ def _wait_for_start(record: subprocess.Popen[str], timeout: float) -> bool:
     started: list[bool] = []
 
     def read() -> None:
-        for line in record.stdout:
+        for line in _pipe(record.stdout):
             if "Sampling process" in line:
                 started.append(True)
                 return
@@ -522,7 +531,9 @@ def _profile_pyspy(config: RunConfig, frequency: int, attach_s: float) -> Module
         stacks = raw.read_text() if raw.exists() else ""
     # py-spy names the source lines itself; binutils only place engine frames it left as addresses
     have_binutils = shutil.which("addr2line") is not None and shutil.which("nm") is not None
-    resolver = addr2line_resolver(dso) if have_binutils else (lambda pairs: [None] * len(pairs))
+    resolver: Callable[[list[tuple[str, int]]], list[str | None]] = (
+        addr2line_resolver(dso) if have_binutils else (lambda pairs: [None] * len(pairs))
+    )
     profile = fold_pyspy(stacks, dso, resolver, base)
     return profile if profile.total else _no_samples(f"py-spy recorded no samples: {_last_line(err)}")
 
@@ -545,8 +556,9 @@ class _Sampling:
         self.record = _perf_record(os.getpid(), frequency, self.data)
         time.sleep(attach_s)
         if self.record.poll() is not None:
-            self.reason = f"perf record failed: {_last_line(self.record.stderr.read())}"
-            self.record.stderr.close()
+            stderr = _pipe(self.record.stderr)
+            self.reason = f"perf record failed: {_last_line(stderr.read())}"
+            stderr.close()
             self.record = None
 
     def stop(self) -> None:

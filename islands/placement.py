@@ -562,6 +562,7 @@ def expand_relative(
     notes: list[str] = []
     for item in items:
         written = _written(item)
+        candidates: list[Any]
         if isinstance(item, str) and item.strip().lower() == "all":
             candidates = deployment_choices(topology, cpus)
         else:

@@ -736,7 +736,7 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
 
         return run(point.config, topology).to_dict()
     try:
-        from islands.launch import run_deployment  # type: ignore[import-not-found, attr-defined]
+        from islands.launch import run_deployment
     except ImportError as e:
         raise RuntimeError(f"multi-instance deployments need islands.launch ({point.deployment.label}: {e})") from None
     return run_deployment(point.deployment, point.config, transport=point.transport, topology=topology).to_dict()

@@ -649,10 +649,10 @@ def parse_topology(files: Mapping[str, str], source: str = "<memory>") -> Topolo
                 raise f.error(f"{base}/shared_cpu_list", f"does not include cpu {cpu} itself")
             line_path = f"{base}/coherency_line_size"
             line = f.integer(line_path) if line_path in files else None
-            key = (level, ctype, shared)
-            seen = caches.get(key)
+            cache_key = (level, ctype, shared)
+            seen = caches.get(cache_key)
             if seen is None:
-                caches[key] = Cache(level, ctype, size, shared, line)
+                caches[cache_key] = Cache(level, ctype, size, shared, line)
             elif seen.size_bytes != size:
                 raise f.error(
                     f"{base}/size",

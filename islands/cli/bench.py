@@ -12,12 +12,16 @@ import argparse
 import json
 import math
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from islands.topology import format_cpulist
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["main", "register"]
 
@@ -235,21 +239,34 @@ def _fmt(x: float, spec: str = ",.1f") -> str:
     return "n/a" if x is None or x != x else format(x, spec)
 
 
+def _add_columns(t: Table, columns: Iterable[tuple[str, JustifyMethod]]) -> None:
+    for name, justify in columns:
+        t.add_column(name, justify=justify)
+
+
+def _tuples(df: pd.DataFrame) -> Iterator[Any]:
+    """Rows as named tuples; pandas-stubs type each field as the union of every scalar
+    type, which no arithmetic accepts, so the fields are Any here."""
+    return df.itertuples()
+
+
 def ipc_table(rows) -> Table:
     """Round trips per mechanism and pair (median over repetitions of each figure)."""
     t = Table(title="messaging mechanisms: round trip (µs) and messages per second")
-    for name, justify in (
-        ("pair", "left"),
-        ("cpus", "left"),
-        ("mechanism", "left"),
-        ("bytes", "right"),
-        ("p50", "right"),
-        ("p99", "right"),
-        ("p99.9", "right"),
-        ("msgs/s", "right"),
-        ("round trips", "right"),
-    ):
-        t.add_column(name, justify=justify)
+    _add_columns(
+        t,
+        (
+            ("pair", "left"),
+            ("cpus", "left"),
+            ("mechanism", "left"),
+            ("bytes", "right"),
+            ("p50", "right"),
+            ("p99", "right"),
+            ("p99.9", "right"),
+            ("msgs/s", "right"),
+            ("round trips", "right"),
+        ),
+    )
     g = rows.groupby(["pair", "client_cpu", "server_cpu", "mechanism"], sort=False)
     for (pair, client, server, mechanism), group in g:
         med = group[["rtt_p50_us", "rtt_p99_us", "rtt_p999_us", "messages_per_s"]].median()
@@ -272,24 +289,26 @@ def counters_table(rows) -> Table:
     from islands.bench.suite import summarize
 
     t = Table(title="lock-protected counters: million increments per second (all threads)")
-    for name, justify in (
-        ("counters", "left"),
-        ("placement", "left"),
-        ("lock", "left"),
-        ("threads", "right"),
-        ("mean", "right"),
-        ("sd", "right"),
-        ("min", "right"),
-        ("max", "right"),
-        ("× 1 counter", "right"),
-        ("cpu share", "right"),
-    ):
-        t.add_column(name, justify=justify)
+    _add_columns(
+        t,
+        (
+            ("counters", "left"),
+            ("placement", "left"),
+            ("lock", "left"),
+            ("threads", "right"),
+            ("mean", "right"),
+            ("sd", "right"),
+            ("min", "right"),
+            ("max", "right"),
+            ("× 1 counter", "right"),
+            ("cpu share", "right"),
+        ),
+    )
     by = ["granularity", "placement", "lock", "threads", "counters"]
     s = summarize(rows, by, "increments_per_s")
     share = rows.groupby(by, sort=False)["cpu_share"].mean().tolist()
-    base = {(r.placement, r.lock): r.mean for r in s.itertuples() if r.granularity == "machine"}
-    for r, cpu in zip(s.itertuples(), share):
+    base = {(r.placement, r.lock): r.mean for r in _tuples(s) if r.granularity == "machine"}
+    for r, cpu in zip(_tuples(s), share):
         ratio = r.mean / base[(r.placement, r.lock)] if (r.placement, r.lock) in base else float("nan")
         t.add_row(
             f"{r.counters} ({r.granularity})",
@@ -311,20 +330,22 @@ def placement_table(rows) -> Table:
     from islands.bench.suite import summarize
 
     t = Table(title="worker placement: transactions per second")
-    for name, justify in (
-        ("policy", "left"),
-        ("workers", "right"),
-        ("cpus", "left"),
-        ("mean", "right"),
-        ("sd", "right"),
-        ("sd/mean", "right"),
-        ("min", "right"),
-        ("max", "right"),
-    ):
-        t.add_column(name, justify=justify)
+    _add_columns(
+        t,
+        (
+            ("policy", "left"),
+            ("workers", "right"),
+            ("cpus", "left"),
+            ("mean", "right"),
+            ("sd", "right"),
+            ("sd/mean", "right"),
+            ("min", "right"),
+            ("max", "right"),
+        ),
+    )
     s = summarize(rows, ["policy", "threads"], "throughput_tps")
     cpus = {p: format_cpulist(json.loads(c)) or "not pinned" for p, c in zip(rows["policy"], rows["cpus"])}
-    for r in s.itertuples():
+    for r in _tuples(s):
         t.add_row(
             r.policy,
             str(r.threads),

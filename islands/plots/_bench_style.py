@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from matplotlib.axes import Axes
@@ -45,9 +45,9 @@ def grouped_bars(
     ax: Axes,
     groups: Sequence[str],
     series: Sequence[str],
-    heights: dict[tuple[str, str], float],
-    errors: dict[tuple[str, str], tuple[float, float]] | None = None,
-    points: dict[tuple[str, str], Sequence[float]] | None = None,
+    heights: Mapping[tuple[str, str], float],
+    errors: Mapping[tuple[str, str], tuple[float, float]] | None = None,
+    points: Mapping[tuple[str, str], Sequence[float]] | None = None,
 ) -> dict[tuple[str, str], float]:
     """Bars for every (group, series) pair, series side by side within each group; missing or
     NaN heights draw "n/a". ``errors`` are (below, above) lengths; ``points`` are individual

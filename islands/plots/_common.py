@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -115,8 +115,7 @@ def deployment_titles(df: pd.DataFrame) -> dict[str, str]:
     summaries: ``"1ISL (shared-everything = per-socket)"``, ``"24ISL (per-core)"``."""
     out: dict[str, str] = {}
     for _, row in df.drop_duplicates("deployment").iterrows():
-        roles = str(row.get("deployment.roles", "") or "")
-        roles = [r for r in roles.split(",") if r]
+        roles = [r for r in str(row.get("deployment.roles", "") or "").split(",") if r]
         out[row["deployment"]] = f"{row['deployment']} ({' = '.join(roles)})" if roles else row["deployment"]
     return out
 
@@ -212,7 +211,11 @@ def _g(values: pd.Series, spec: str = "g") -> str:
 
 
 def new_grid(
-    nrows: int, ncols: int, width: float, height: float, sharey: bool | str = False
+    nrows: int,
+    ncols: int,
+    width: float,
+    height: float,
+    sharey: bool | Literal["none", "all", "row", "col"] = False,
 ) -> tuple[Figure, list[list[Axes]]]:
     """A figure on the Agg canvas with an ``nrows`` × ``ncols`` grid of axes."""
     fig = Figure(figsize=(width, height), layout="constrained")

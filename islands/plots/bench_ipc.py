@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -12,6 +13,12 @@ from islands.topology import Topology
 __all__ = ["plot_ipc"]
 
 
+def _by_pair(values: pd.Series) -> dict[tuple[str, str], float]:
+    """A column indexed by (mechanism, pair label) as a dict; pandas types MultiIndex keys
+    only as Hashable."""
+    return {cast(tuple[str, str], k): float(v) for k, v in values.items()}
+
+
 def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
     """Messages per second (left) and round-trip latency, median with a whisker to p99
     (right, log scale), per mechanism, one bar per CPU pair; averaged over repetitions.
@@ -19,9 +26,10 @@ def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
     mechanisms = list(dict.fromkeys(rows["mechanism"]))
     pairs = list(dict.fromkeys(rows["pair_label"]))
     mean = rows.groupby(["mechanism", "pair_label"], sort=False)[["messages_per_s", "rtt_p50_us", "rtt_p99_us"]].mean()
-    rate = {k: v / 1e3 for k, v in mean["messages_per_s"].items()}
-    p50 = dict(mean["rtt_p50_us"].items())
-    to_p99 = {k: (0.0, mean["rtt_p99_us"][k] - v) for k, v in p50.items()}
+    rate = {k: v / 1e3 for k, v in _by_pair(mean["messages_per_s"]).items()}
+    p50 = _by_pair(mean["rtt_p50_us"])
+    p99 = _by_pair(mean["rtt_p99_us"])
+    to_p99 = {k: (0.0, p99[k] - v) for k, v in p50.items()}
     fig, (left, right) = new_figure(12, 4.8, ncols=2)
     xs = grouped_bars(left, mechanisms, pairs, rate)
     for key, x in xs.items():

@@ -18,9 +18,9 @@ def plot_placement(rows: pd.DataFrame, path: str | Path, topology: Topology) -> 
     policies = list(dict.fromkeys(rows["policy"]))
     g = rows.groupby("policy", sort=False)["throughput_tps"]
     series = "throughput"
-    mean = {(p, series): v / 1e3 for p, v in g.mean().items()}
-    sd = {(p, series): (v / 1e3, v / 1e3) for p, v in g.std().items()}
-    points = {(p, series): list(v / 1e3) for p, v in g}
+    mean = {(str(p), series): v / 1e3 for p, v in g.mean().items()}
+    sd = {(str(p), series): (v / 1e3, v / 1e3) for p, v in g.std().items()}
+    points = {(str(p), series): list(v / 1e3) for p, v in g}
     fig, (ax,) = new_figure(7, 4.6)
     grouped_bars(ax, policies, [series], mean, errors=sd, points=points)
     for p in policies:

@@ -16,9 +16,10 @@ single-threaded copy of the instance, labelled simulated) fills in.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 from matplotlib.axes import Axes
 
@@ -95,7 +96,7 @@ def _say_why(ax: Axes, what: str, reason: str) -> None:
 
 
 def _stack(
-    ax: Axes, labels: Sequence[str], parts: dict[str, Sequence[float]], names: dict[str, str], ylabel: str
+    ax: Axes, labels: Sequence[str], parts: Mapping[str, npt.ArrayLike], names: dict[str, str], ylabel: str
 ) -> None:
     x = np.arange(len(labels))
     bottom = np.zeros(len(labels))
@@ -115,8 +116,8 @@ def plot_breakdown(rows: pd.DataFrame, figure_id: str = "000-fig13") -> Drawing:
     what = f"figure {figure_id}"
     df = prepared(rows, what, extra=("breakdown.total_us",))
     df["pct"] = (df["config.micro.multisite"].astype(float) * 100).round(6)
-    for c in COMPONENTS:
-        df[c] = _num(df, f"breakdown.{c}_us")
+    for component in COMPONENTS:
+        df[component] = _num(df, f"breakdown.{component}_us")
     deployments = deployment_order(df)
     kinds = [u for u in (False, True) if u in set(df["update"])]
     fig, grid = new_grid(len(deployments), len(kinds), 5.2 * len(kinds), 3.6 * len(deployments) + 1.0)

@@ -47,7 +47,7 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
     df["pct"] = df["config.micro.multisite"].astype(float) * 100
     deployments = deployment_order(df)
     titles = deployment_titles(df)
-    vias = [v for v in ("shm", "unix", "tcp") if v in set(df["via"])] + sorted(
+    vias: list[str] = [v for v in ("shm", "unix", "tcp") if v in set(df["via"])] + sorted(
         set(df["via"]) - {"shm", "unix", "tcp", "none"}
     )
     several = len(vias) > 1

@@ -8,6 +8,8 @@ repetitions, ± one standard deviation.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 from matplotlib.lines import Line2D
 
@@ -31,7 +33,10 @@ from islands.plots._common import (
 
 __all__ = ["plot_skew"]
 
-_STYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType
+
+_STYLES: tuple[LineStyleType, ...] = ("-", "--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)), (0, (1, 3)))
 _TRANSPORT_NAMES = {"unix": "unix sockets", "shm": "shared memory", "tcp": "TCP"}
 
 
