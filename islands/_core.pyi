@@ -10,6 +10,7 @@ import typing
 __all__: list[str] = [
     "BTreeIndex",
     "CapabilityMissing",
+    "ConfigError",
     "CounterBenchConfig",
     "DriverConfig",
     "EngineConfig",
@@ -45,145 +46,118 @@ __all__: list[str] = [
     "run_fixed_transactions",
     "run_ipc_bench",
     "scale_count",
+    "settings",
     "transport_names",
     "workload_names",
     "zipf_probability",
     "zipf_sample",
 ]
 
+class ConfigError(ValueError):
+    """
+    A setting that cannot be used. ``field`` names it as "section.name" ("micro.rows_per_txn",
+    "log.mode"; "workload" for the workload's name), ``why`` says what is wrong with its value.
+    """
+
+    field: str
+    why: str
+    def __init__(self, field: str, why: str) -> None: ...
+
 class MicroConfig:
     """
     Microbenchmark parameters (paper 000, Sec 3.2)
     """
 
+    rows_per_site: int
+    columns: int
+    rows_per_txn: int
     update: bool
+    multisite: float
+    zipf_s: float
     def __init__(self) -> None: ...
-    @property
-    def columns(self) -> int: ...
-    @columns.setter
-    def columns(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def multisite(self) -> float: ...
-    @multisite.setter
-    def multisite(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def rows_per_site(self) -> int: ...
-    @rows_per_site.setter
-    def rows_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def rows_per_txn(self) -> int: ...
-    @rows_per_txn.setter
-    def rows_per_txn(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def zipf_s(self) -> float: ...
-    @zipf_s.setter
-    def zipf_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def validate(self) -> None:
+        """
+        Raises ConfigError naming the first bad field
+        """
 
 class TpcbConfig:
     """
     TPC-B parameters (paper 000, Sec 3.3, 8.1-8.2)
     """
+
+    branches_per_site: int
+    tellers_per_branch: int
+    accounts_per_branch: int
+    remote: float
     def __init__(self) -> None: ...
-    @property
-    def accounts_per_branch(self) -> int: ...
-    @accounts_per_branch.setter
-    def accounts_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def branches_per_site(self) -> int: ...
-    @branches_per_site.setter
-    def branches_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def remote(self) -> float: ...
-    @remote.setter
-    def remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def tellers_per_branch(self) -> int: ...
-    @tellers_per_branch.setter
-    def tellers_per_branch(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def validate(self) -> None:
+        """
+        Raises ConfigError naming the first bad field
+        """
 
 class TatpConfig:
     """
     TATP parameters (paper 002)
     """
 
+    subscribers_per_site: int
     mix: str
     def __init__(self) -> None: ...
-    @property
-    def subscribers_per_site(self) -> int: ...
-    @subscribers_per_site.setter
-    def subscribers_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def validate(self) -> None:
+        """
+        Raises ConfigError naming the first bad field
+        """
 
 class TpccConfig:
     """
     TPC-C parameters (paper 000, Sec 3.3, 8.3-8.4)
     """
 
+    warehouses_per_site: int
+    items: int
+    customers_per_district: int
     mix: str
+    new_order_remote_item: float
+    new_order_rollback: float
+    payment_remote: float
+    payment_by_name: float
     def __init__(self) -> None: ...
-    @property
-    def customers_per_district(self) -> int: ...
-    @customers_per_district.setter
-    def customers_per_district(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def items(self) -> int: ...
-    @items.setter
-    def items(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def new_order_remote_item(self) -> float: ...
-    @new_order_remote_item.setter
-    def new_order_remote_item(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def new_order_rollback(self) -> float: ...
-    @new_order_rollback.setter
-    def new_order_rollback(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def payment_by_name(self) -> float: ...
-    @payment_by_name.setter
-    def payment_by_name(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def payment_remote(self) -> float: ...
-    @payment_remote.setter
-    def payment_remote(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def warehouses_per_site(self) -> int: ...
-    @warehouses_per_site.setter
-    def warehouses_per_site(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
+    def validate(self) -> None:
+        """
+        Raises ConfigError naming the first bad field
+        """
 
 class EngineConfig:
     """
     Index, concurrency control and latching
     """
 
-    cc: str
     index: str
-    latching: bool
+    cc: str
     lock_policy: str
+    latching: bool
     prefetch: bool
     def __init__(self) -> None: ...
+    def validate(self) -> None:
+        """
+        Raises ConfigError naming the first bad field
+        """
 
 class DriverConfig:
     """
     Closed-loop driver: workers, timing, seed
     """
 
+    cpus: list[int]
     pin: bool
+    warmup_s: float
+    duration_s: float
+    seed: int
     def __init__(self) -> None: ...
-    @property
-    def cpus(self) -> list[int]: ...
-    @cpus.setter
-    def cpus(self, arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> None: ...
-    @property
-    def duration_s(self) -> float: ...
-    @duration_s.setter
-    def duration_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def seed(self) -> int: ...
-    @seed.setter
-    def seed(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def warmup_s(self) -> float: ...
-    @warmup_s.setter
-    def warmup_s(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
+    def validate(self) -> None:
+        """
+        Raises ConfigError naming the first bad field
+        """
 
 class PerfEventSpec:
     """
@@ -234,46 +208,33 @@ class ProfileConfig:
     """
     Counters and time breakdown around the measured window
     """
+
+    events: list[PerfEventSpec]
+    breakdown_every: int
     def __init__(self) -> None: ...
-    @property
-    def breakdown_every(self) -> int: ...
-    @breakdown_every.setter
-    def breakdown_every(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def events(self) -> list[PerfEventSpec]: ...
-    @events.setter
-    def events(self, arg0: collections.abc.Sequence[PerfEventSpec]) -> None: ...
+    def validate(self) -> None:
+        """
+        Raises ConfigError naming the first bad field
+        """
 
 class LogConfig:
     """
     Write-ahead log of every instance of a deployment run
     """
 
-    checkpoint: bool
-    directory: str
     mode: str
+    directory: str
+    flush_interval_us: float
+    group_delay_us: float
+    buffer_bytes: int
+    max_pending: int
+    checkpoint: bool
     record_acks: bool
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
-        Raises ValueError naming the first bad field
+        Raises ConfigError naming the first bad field
         """
-    @property
-    def buffer_bytes(self) -> int: ...
-    @buffer_bytes.setter
-    def buffer_bytes(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
-    @property
-    def flush_interval_us(self) -> float: ...
-    @flush_interval_us.setter
-    def flush_interval_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def group_delay_us(self) -> float: ...
-    @group_delay_us.setter
-    def group_delay_us(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None: ...
-    @property
-    def max_pending(self) -> int: ...
-    @max_pending.setter
-    def max_pending(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> None: ...
 
 class RunConfig:
     """
@@ -292,7 +253,7 @@ class RunConfig:
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
-        Raises ValueError naming the first bad field
+        Raises ConfigError naming the first bad field
         """
     def validate_sites(self, total_sites: typing.SupportsInt | typing.SupportsIndex) -> None:
         """
@@ -705,9 +666,19 @@ def scale_count(
     The multiplexing correction: raw * enabled / running (NaN when it never ran)
     """
 
+def settings() -> dict[str, list[dict[str, typing.Any]]]:
+    """
+    Every settings section of a RunConfig: {section: [{name, type, default, min, max, choices, help}]}, fields in declaration order (min and max inclusive; None: no bound).
+    """
+
 def transport_names() -> list[str]:
     """
     Names of the registered transports
+    """
+
+def workloads() -> list[dict[str, typing.Any]]:
+    """
+    The workload registry: each workload's name, settings section, whether it logs, and its transaction types by number.
     """
 
 def workload_names() -> list[str]:

@@ -4,6 +4,7 @@
 #include "islands/common/abort_reason.hpp"
 #include "islands/exec/engine_run.hpp"
 #include "islands/exec/instance.hpp"
+#include "islands/exec/workload_registry.hpp"
 #include "islands/common/latency_histogram.hpp"
 #include "islands/perf/component.hpp"
 
@@ -200,4 +201,21 @@ void bind_run(py::module_& m) {
     }
     return d;
   }, "Every abort reason with what it means.");
+  m.def("workloads", [] {
+    py::list out;
+    for (const WorkloadEntry& entry : workloads()) {
+      py::dict d;
+      d["name"] = entry.name;
+      d["section"] = entry.name;
+      d["logs"] = entry.logs;
+      d["transactions"] = entry.transactions;
+      out.append(d);
+    }
+    return out;
+  }, "The workload registry: each workload's name, settings section, whether it logs, and its transaction types by number.");
+  m.def("workload_names", [] {
+    std::vector<std::string> names;
+    for (const WorkloadEntry& entry : workloads()) names.push_back(entry.name);
+    return names;
+  }, "Every workload an instance can run, in registry order.");
 }

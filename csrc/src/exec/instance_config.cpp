@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "islands/common/config_error.hpp"
 #include "islands/transport/transport.hpp"
 
 namespace islands {
@@ -29,15 +30,18 @@ void InstanceConfig::validate() const {
         "lock_policy: wait_die cannot span instances (a worker waiting for a lock could not serve "
         "the decision that releases it); use no_wait");
   }
-  bool known = false;
-  for (const std::string& name : transport_names()) known = known || name == transport;
-  if (!known) {
-    std::string names;
-    for (const std::string& name : transport_names()) names += (names.empty() ? "" : ", ") + name;
-    throw std::invalid_argument("transport: unknown transport '" + transport + "' (choose " + names + ")");
-  }
   if (total_sites() > 0xffff) throw std::invalid_argument("instance_sites: at most 65535 sites in a deployment");
-  if (directory.empty()) throw std::invalid_argument("directory: a private run directory is needed");
+  if (instance_sites.size() > 1) {
+    // Only instances that talk to others need a transport and a directory for it.
+    bool known = false;
+    for (const std::string& name : transport_names()) known = known || name == transport;
+    if (!known) {
+      std::string names;
+      for (const std::string& name : transport_names()) names += (names.empty() ? "" : ", ") + name;
+      throw ConfigError("transport", "unknown transport '" + transport + "' (choose " + names + ")");
+    }
+    if (directory.empty()) throw ConfigError("directory", "a private run directory is needed");
+  }
   if (recover && !run.log.enabled()) {
     throw std::invalid_argument("recover: recovery replays the log, but log.mode is off");
   }

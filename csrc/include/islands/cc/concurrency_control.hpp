@@ -8,8 +8,12 @@ namespace islands {
 //! one thing it checks (a plain load of the row's lock word, on the cache line it reads
 //! anyway) is that no unfinished distributed transaction holds the row: those still lock
 //! (see TwoPhaseLocking), because the instance serves other work before their decision.
+struct TwoPhaseLocking;
+
 struct NoLocking {
   static constexpr bool kLocks = false;
+  //! The scheme of this instance's parts of distributed transactions (see TwoPhaseLocking).
+  TwoPhaseLocking distributed() const;
   //! Grants unless a distributed transaction holds the row in a conflicting mode.
   bool lock(Row* row, LockMode mode, TxnContext&, AbortReason& reason) const {
     const std::uint64_t word = row->lock.load(std::memory_order_relaxed);
@@ -25,6 +29,11 @@ struct TwoPhaseLocking {
   static constexpr bool kLocks = true;
   LockPolicy policy = LockPolicy::wait_die;  //!< what a conflicting request does
 
+  //! The scheme of this instance's parts of distributed transactions: no-wait, because a
+  //! participant (or a coordinator waiting for votes) must keep serving the decisions that
+  //! release other transactions' locks rather than wait for a lock.
+  TwoPhaseLocking distributed() const { return TwoPhaseLocking{LockPolicy::no_wait}; }
+
   //! Takes `mode` on the row for the context's transaction; false with `reason` on conflict.
   bool lock(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason) const {
     if (!RowLock::acquire(row->lock, mode, txn.ts(), policy, reason)) return false;
@@ -32,5 +41,7 @@ struct TwoPhaseLocking {
     return true;
   }
 };
+
+inline TwoPhaseLocking NoLocking::distributed() const { return TwoPhaseLocking{LockPolicy::no_wait}; }
 
 }  // namespace islands

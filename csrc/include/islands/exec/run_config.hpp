@@ -6,21 +6,18 @@
 #include "islands/exec/engine_config.hpp"
 #include "islands/log/log_config.hpp"
 #include "islands/perf/profile_config.hpp"
-#include "islands/workload/micro_config.hpp"
-#include "islands/workload/tatp_config.hpp"
-#include "islands/workload/tpcb_config.hpp"
-#include "islands/workload/tpcc_config.hpp"
+#include "islands/workload/workload_list.hpp"
 
 namespace islands {
 
 //! Everything one run of one instance needs. Validated once, by validate(), before anything
 //! starts.
 struct RunConfig {
-  std::string workload = "micro";  //!< workload name (see workload_registry.hpp)
-  MicroConfig micro;               //!< microbenchmark parameters
-  TpcbConfig tpcb;                 //!< TPC-B parameters
-  TatpConfig tatp;                 //!< TATP parameters
-  TpccConfig tpcc;                 //!< TPC-C parameters
+  std::string workload = "micro";  //!< workload name (see exec/workload_registry.hpp)
+  //! One settings member per workload, named after it (workload_list.hpp).
+#define ISLANDS_WORKLOAD_SETTINGS(name, Config) Config name;
+  ISLANDS_WORKLOADS(ISLANDS_WORKLOAD_SETTINGS)
+#undef ISLANDS_WORKLOAD_SETTINGS
   EngineConfig engine;             //!< index, CC, latching
   DriverConfig driver;             //!< workers, timing, seed
   ProfileConfig profile;           //!< counters and time breakdown (off by default)

@@ -9,6 +9,7 @@
 
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
+#include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
 #include "islands/common/zipf.hpp"
 #include "islands/exec/engine_config.hpp"
@@ -19,6 +20,8 @@
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/micro_config.hpp"
 #include "islands/workload/txn_part.hpp"
+#include "islands/exec/run_config.hpp"
+#include "islands/workload/workload.hpp"
 
 namespace islands {
 
@@ -28,12 +31,23 @@ namespace islands {
 template <class Index>
 class MicroWorkload {
  public:
-  using IndexType = Index;  //!< the primary index structure
+  using IndexType = Index;   //!< the primary index structure
+  using Config = MicroConfig;  //!< its settings
   //! One transaction's input, reused between transactions.
   struct Txn {
-    std::vector<std::uint64_t> keys;  //!< distinct keys, home-site key first
-    std::vector<Row*> rows;           //!< scratch: the rows the keys resolve to
+    std::vector<std::uint64_t> words;  //!< distinct keys, home-site key first
+    std::vector<Row*> rows;            //!< scratch: the rows the keys resolve to
   };
+
+  //! One transaction type.
+  static std::vector<std::string> transaction_names() { return {"micro"}; }
+  //! The settings, and a key range that fits 64 bits.
+  static void validate_settings(const Config& config, const RunConfig&, std::uint64_t total_sites) {
+    config.validate();
+    if (static_cast<double>(config.rows_per_site) * static_cast<double>(total_sites) >= 9.0e18) {
+      throw ConfigError("rows_per_site", "the key range overflows 64 bits");
+    }
+  }
 
   MicroWorkload(const MicroConfig& config, const EngineConfig& engine, std::size_t sites,
                 std::size_t first_site = 0, std::size_t total_sites = 0)
@@ -68,25 +82,18 @@ class MicroWorkload {
   //! Draws the next transaction of a worker whose home (global) site is `home`.
   void generate(Txn& txn, Random& rng, std::size_t home) const {
     const std::size_t n = config_.rows_per_txn;
-    txn.keys.clear();
+    txn.words.clear();
     const bool multisite = config_.multisite > 0 && rng.unit() < config_.multisite;
     const std::uint64_t site_base = home * config_.rows_per_site;
-    txn.keys.push_back(site_base + draw(site_keys_, rng));
-    while (txn.keys.size() < n) {
+    txn.words.push_back(site_base + draw(site_keys_, rng));
+    while (txn.words.size() < n) {
       const std::uint64_t key = multisite
           ? pick_distinct(txn, all_keys_, 0, rng)
           : pick_distinct(txn, site_keys_, site_base, rng);
-      txn.keys.push_back(key);
+      txn.words.push_back(key);
     }
   }
 
-  //! Runs one attempt of `txn` under concurrency control `cc`: commit, or abort (undone).
-  template <class CC>
-  TxnResult execute(Txn& txn, TxnContext& ctx, const CC& cc, WorkerStats& stats) {
-    const TxnResult result = access(txn.keys.data(), txn.keys.size(), txn.rows, ctx, cc, stats.checksum);
-    if (result.committed) ctx.commit();
-    return result;
-  }
 
   //! Reads or updates the rows of keys[0, n) (all held by this instance) under `cc`, leaving
   //! locks and before-images in ctx for the caller to commit or, on failure, already undone.
@@ -143,13 +150,9 @@ class MicroWorkload {
   //! sites); a part goes to the site of its first key.
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
              std::vector<TxnPart>& parts) const {
-    for (TxnPart& part : parts) part.clear();
-    for (std::uint64_t key : txn.keys) {
-      const std::uint64_t site = site_of(key);
-      TxnPart& part = parts[instance_of_site[site]];
-      if (part.empty()) part.site = static_cast<std::uint32_t>(site);
-      part.words.push_back(key);
-    }
+    split_operations(txn.words, instance_of_site, parts, [&](std::size_t at) {
+      return std::pair<std::size_t, std::uint64_t>{1, site_of(txn.words[at])};
+    });
   }
   //! A part's keys executed here (see access).
   template <class CC>
@@ -162,7 +165,7 @@ class MicroWorkload {
   //! Most words a part can hold (sizes fragments).
   std::size_t max_part_words() const { return config_.rows_per_txn; }
   //! Rows a committed transaction updated (statistics).
-  std::size_t row_updates(const Txn& txn) const { return config_.update ? txn.keys.size() : 0; }
+  std::size_t row_updates(const Txn& txn) const { return config_.update ? txn.words.size() : 0; }
   std::size_t type_of(const Txn&) const { return 0; }  //!< one transaction type
   //! Widest row, in payload columns.
   std::size_t max_columns() const { return config_.columns; }
@@ -198,13 +201,13 @@ class MicroWorkload {
   std::uint64_t bare_access(Txn& txn) {
     std::uint64_t checksum = 0;
     if (engine_.prefetch) {
-      for (std::uint64_t key : txn.keys) index_.prefetch(key);
+      for (std::uint64_t key : txn.words) index_.prefetch(key);
     }
-    const std::size_t n = txn.keys.size();
+    const std::size_t n = txn.words.size();
     txn.rows.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       std::uint64_t value = 0;
-      index_.lookup(txn.keys[i], value);
+      index_.lookup(txn.words[i], value);
       txn.rows[i] = reinterpret_cast<Row*>(value);
       if (engine_.prefetch) {
         __builtin_prefetch(txn.rows[i], 1);
@@ -260,7 +263,7 @@ class MicroWorkload {
     return key;
   }
   static bool contains(const Txn& txn, std::uint64_t key) {
-    for (std::uint64_t k : txn.keys) {
+    for (std::uint64_t k : txn.words) {
       if (k == key) return true;
     }
     return false;

@@ -10,6 +10,7 @@
 
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
+#include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
 #include "islands/exec/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
@@ -20,6 +21,8 @@
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/tatp_config.hpp"
 #include "islands/workload/txn_part.hpp"
+#include "islands/exec/run_config.hpp"
+#include "islands/workload/workload.hpp"
 
 namespace islands {
 
@@ -32,7 +35,22 @@ namespace islands {
 template <class Index>
 class TatpWorkload {
  public:
-  using IndexType = Index;  //!< the primary index structure
+  using IndexType = Index;    //!< the primary index structure
+  using Config = TatpConfig;  //!< its settings
+
+  //! The seven transactions, by type number.
+  static std::vector<std::string> transaction_names() { return {kTatpTxnNames.begin(), kTatpTxnNames.end()}; }
+  //! The settings; inserts need index latching when several workers share the instance.
+  static void validate_settings(const Config& config, const RunConfig& run, std::uint64_t total_sites) {
+    config.validate();
+    if (!run.engine.latching && run.driver.cpus.size() > 1) {
+      throw ConfigError("latching", std::string("tatp inserts index keys while it runs, so an instance of ") +
+                                        std::to_string(run.driver.cpus.size()) + " workers needs index latching");
+    }
+    if (static_cast<double>(config.subscribers_per_site) * static_cast<double>(total_sites) >= 1.0e12) {
+      throw ConfigError("subscribers_per_site", "the deployment would hold 10^12 subscribers or more");
+    }
+  }
   //! Its writes are not logged yet: redo does not cover call-forwarding deletes and the sub_nbr index.
   static constexpr bool kLogs = false;
 
@@ -148,23 +166,14 @@ class TatpWorkload {
     }
   }
 
-  //! Runs one attempt of `txn` in this instance under `cc`: commit, user rollback, or abort.
-  template <class CC>
-  TxnResult execute(Txn& txn, TxnContext& ctx, const CC& cc, WorkerStats& stats) {
-    const TxnResult result = execute_part(txn.words.data(), txn.words.size(), txn.rows, ctx, cc, stats.checksum);
-    if (result.committed) ctx.commit();
-    return result;
-  }
 
   //! Every TATP transaction runs where its subscriber is: one part, on that site.
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
              std::vector<TxnPart>& parts) const {
-    for (TxnPart& part : parts) part.clear();
-    const std::uint64_t s = subscriber_of(txn.words.data());
-    const std::uint64_t site = s / config_.subscribers_per_site;
-    TxnPart& part = parts[instance_of_site[site]];
-    part.site = static_cast<std::uint32_t>(site);
-    part.words = txn.words;
+    split_operations(txn.words, instance_of_site, parts, [&](std::size_t) {
+      return std::pair<std::size_t, std::uint64_t>{txn.words.size(),
+                                                   subscriber_of(txn.words.data()) / config_.subscribers_per_site};
+    });
   }
 
   //! Whether a part changes data.

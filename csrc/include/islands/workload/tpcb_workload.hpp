@@ -8,6 +8,7 @@
 
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
+#include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
 #include "islands/exec/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
@@ -17,6 +18,8 @@
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/tpcb_config.hpp"
 #include "islands/workload/txn_part.hpp"
+#include "islands/exec/run_config.hpp"
+#include "islands/workload/workload.hpp"
 
 namespace islands {
 
@@ -28,7 +31,15 @@ namespace islands {
 template <class Index>
 class TpcbWorkload {
  public:
-  using IndexType = Index;  //!< the primary index structure
+  using IndexType = Index;    //!< the primary index structure
+  using Config = TpcbConfig;  //!< its settings
+
+  //! One transaction type.
+  static std::vector<std::string> transaction_names() { return {"account_update"}; }
+  //! The settings, for a deployment of total_sites sites.
+  static void validate_settings(const Config& config, const RunConfig&, std::uint64_t total_sites) {
+    config.validate_fit(total_sites);
+  }
   //! Payload columns: balance (int64 in columns 0-1), branch id, filler to the 100-byte rows
   //! of the specification (16-byte header + 21 x 4).
   static constexpr std::uint32_t kColumns = 21;
@@ -100,24 +111,13 @@ class TpcbWorkload {
                  kTeller, txn.teller, delta, kHistory, txn.account, txn.teller, txn.branch, delta};
   }
 
-  //! Runs one attempt of `txn` in this instance under `cc`: commit, or abort (undone).
-  template <class CC>
-  TxnResult execute(Txn& txn, TxnContext& ctx, const CC& cc, WorkerStats& stats) {
-    const TxnResult result = execute_part(txn.words.data(), txn.words.size(), txn.rows, ctx, cc, stats.checksum);
-    if (result.committed) ctx.commit();
-    return result;
-  }
 
   //! Splits a transaction into one part per instance (`instance_of_site` maps global sites).
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
              std::vector<TxnPart>& parts) const {
-    for (TxnPart& part : parts) part.clear();
-    for (std::size_t at = 0; at < txn.words.size(); at += op_words(txn.words[at])) {
-      const std::uint64_t site = site_of_op(&txn.words[at]);
-      TxnPart& part = parts[instance_of_site[site]];
-      if (part.empty()) part.site = static_cast<std::uint32_t>(site);
-      part.words.insert(part.words.end(), txn.words.begin() + at, txn.words.begin() + at + op_words(txn.words[at]));
-    }
+    split_operations(txn.words, instance_of_site, parts, [&](std::size_t at) {
+      return std::pair<std::size_t, std::uint64_t>{op_words(txn.words[at]), site_of_op(&txn.words[at])};
+    });
   }
 
   //! Whether a part changes data (every TPC-B operation does).

@@ -11,6 +11,7 @@
 
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
+#include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
 #include "islands/exec/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
@@ -21,6 +22,8 @@
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/tpcc_config.hpp"
 #include "islands/workload/txn_part.hpp"
+#include "islands/exec/run_config.hpp"
+#include "islands/workload/workload.hpp"
 
 namespace islands {
 
@@ -37,7 +40,20 @@ namespace islands {
 template <class Index>
 class TpccWorkload {
  public:
-  using IndexType = Index;  //!< the primary index structure
+  using IndexType = Index;    //!< the primary index structure
+  using Config = TpccConfig;  //!< its settings
+
+  //! The five transactions, by type number.
+  static std::vector<std::string> transaction_names() { return {kTpccTxnNames.begin(), kTpccTxnNames.end()}; }
+  //! The settings, for a deployment of total_sites sites; inserts need index latching when
+  //! several workers share the instance.
+  static void validate_settings(const Config& config, const RunConfig& run, std::uint64_t total_sites) {
+    config.validate_fit(total_sites);
+    if (!run.engine.latching && run.driver.cpus.size() > 1) {
+      throw ConfigError("latching", std::string("tpcc inserts index keys while it runs, so an instance of ") +
+                                        std::to_string(run.driver.cpus.size()) + " workers needs index latching");
+    }
+  }
   //! Its writes are not logged yet: redo does not cover deletes (Delivery) and the secondary and ordered indexes.
   static constexpr bool kLogs = false;
 
@@ -242,25 +258,14 @@ class TpccWorkload {
     }
   }
 
-  //! Runs one attempt of `txn` in this instance under `cc`: commit, user rollback, or abort.
-  template <class CC>
-  TxnResult execute(Txn& txn, TxnContext& ctx, const CC& cc, WorkerStats& stats) {
-    const TxnResult result = execute_part(txn.words.data(), txn.words.size(), txn.rows, ctx, cc, stats.checksum);
-    if (result.committed) ctx.commit();
-    return result;
-  }
 
   //! Splits a transaction into one part per instance; a part goes to the site of its first
   //! operation's warehouse.
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
              std::vector<TxnPart>& parts) const {
-    for (TxnPart& part : parts) part.clear();
-    for (std::size_t at = 0; at < txn.words.size(); at += op_words(&txn.words[at])) {
-      const std::uint64_t site = txn.words[at + 1] / config_.warehouses_per_site;
-      TxnPart& part = parts[instance_of_site[site]];
-      if (part.empty()) part.site = static_cast<std::uint32_t>(site);
-      part.words.insert(part.words.end(), txn.words.begin() + at, txn.words.begin() + at + op_words(&txn.words[at]));
-    }
+    split_operations(txn.words, instance_of_site, parts, [&](std::size_t at) {
+      return std::pair<std::size_t, std::uint64_t>{op_words(&txn.words[at]), txn.words[at + 1] / config_.warehouses_per_site};
+    });
   }
 
   //! Whether a part writes (OrderStatus and StockLevel only read).

@@ -1,0 +1,250 @@
+#pragma once
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "islands/common/cpu_affinity.hpp"
+#include "islands/common/cycle_clock.hpp"
+#include "islands/exec/instance.hpp"
+#include "islands/exec/instance_worker.hpp"
+#include "islands/log/log_recovery.hpp"
+#include "islands/log/log_writer.hpp"
+#include "islands/log/snapshot.hpp"
+#include "islands/perf/perf_counters.hpp"
+
+namespace islands {
+
+//! What Instance runs: one workload under one concurrency-control scheme (InstanceImpl).
+class Instance::Impl {
+ public:
+  virtual ~Impl() = default;
+  virtual void load() = 0;                                                               //!< see Instance::load
+  virtual RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) = 0;  //!< see Instance::run
+  virtual bool checkpoint() = 0;                                                         //!< see Instance::checkpoint
+};
+
+namespace detail {
+// Sleeps until `until`, waking early when a worker failed.
+inline void sleep_until_or_failed(std::chrono::steady_clock::time_point until, const std::atomic<bool>& failed) {
+  using Clock = std::chrono::steady_clock;
+  for (Clock::time_point now = Clock::now(); !failed.load() && now < until; now = Clock::now()) {
+    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(2), until - now));
+  }
+}
+}  // namespace detail
+
+//! An instance's lifecycle for one workload and scheme: workers started, loaded and attached
+//! (load), the phases of a run timed and its statistics gathered (run), the log opened or
+//! recovered and checkpointed. Built once per engine variant by WorkloadVariants
+//! (exec/workload_variants.hpp), in the workload's own translation unit.
+template <class Workload, class CC>
+class InstanceImpl final : public Instance::Impl {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  //! An instance of `config` running `Workload` (whose settings are `settings`) under `cc`.
+  InstanceImpl(const InstanceConfig& config, const typename Workload::Config& settings, CC cc)
+      : config_(config),
+        workload_(settings, config.run.engine, config.run.driver.cpus.size(), config.first_site(),
+                  config.total_sites()),
+        cc_(cc),
+        first_site_(config.first_site()),
+        total_sites_(config.total_sites()) {
+    std::uint32_t site = 0;
+    for (std::size_t i = 0; i < config.instance_sites.size(); ++i) {
+      for (std::uint32_t s = 0; s < config.instance_sites[i]; ++s) instance_of_site_.push_back(static_cast<std::uint32_t>(i));
+      site += config.instance_sites[i];
+    }
+    stats_.workers.resize(config.run.driver.cpus.size());
+    errors_.resize(config.run.driver.cpus.size());
+  }
+
+  ~InstanceImpl() override {
+    failed_.store(true);
+    phase_.store(kStop);
+    for (std::thread& t : threads_) {
+      if (t.joinable()) t.join();
+    }
+  }
+
+  void load() override {
+    const std::size_t n = config_.run.driver.cpus.size();
+    tick0_ = CycleClock::now();
+    CycleClock::ns_per_tick();
+    const auto start = Clock::now();
+    for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_main(i); });
+    while (ready_.load() < n && !failed_.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (failed_.load()) {
+      phase_.store(kStop);
+      for (std::thread& t : threads_) t.join();
+      threads_.clear();
+      rethrow_first_error();
+    }
+    try {
+      open_log();
+    } catch (...) {
+      failed_.store(true);
+      phase_.store(kStop);
+      for (std::thread& t : threads_) t.join();
+      threads_.clear();
+      throw;
+    }
+    stats_.load_s = std::chrono::duration<double>(Clock::now() - start).count();
+    workload_.finish_load(!CC::kLocks);
+    stats_.checks_before = workload_.check_figures();
+    stats_.payload_sum_before = figure_or_zero("payload_sum", stats_.checks_before);
+  }
+
+  RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) override {
+    if (threads_.empty()) throw std::logic_error("Instance::run before load");
+    const Clock::time_point start{std::chrono::nanoseconds(start_at_ns)};
+    const auto warm_end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(warmup_s));
+    const auto end = warm_end + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
+    phase_.store(kWaitStart);
+    detail::sleep_until_or_failed(start, failed_);
+    PerfCounters cpu_counters(config_.run.profile.events, CounterScope::cpu);
+    phase_.store(kWarmup, std::memory_order_release);
+    detail::sleep_until_or_failed(warm_end, failed_);
+    cpu_counters.enable();
+    phase_.store(kMeasure, std::memory_order_release);
+    const auto window_start = Clock::now();
+    detail::sleep_until_or_failed(end, failed_);
+    phase_.store(kStop, std::memory_order_release);
+    stats_.measured_s = seconds_since(window_start);
+    cpu_counters.disable();
+    stats_.cpu_counters = cpu_counters.read();
+    stats_.ns_per_tick = CycleClock::ns_per_tick();
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    if (log_) log_->check();  // a failed log is the cause; the workers' errors follow from it
+    rethrow_first_error();
+    if (log_) {
+      log_->close();
+      stats_.log = log_->stats();
+      stats_.log_durable_lsn = log_->durable_lsn();
+    }
+    stats_.checks_after = workload_.check_figures();
+    stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
+    return stats_;
+  }
+
+  bool checkpoint() override {
+    const LogConfig& log = config_.run.log;
+    if (!log_ || !threads_.empty()) return false;
+    if constexpr (Workload::kLogs) {
+      const std::string path = log_file_path(log.directory, config_.instance_id);
+      const auto columns = static_cast<std::uint16_t>(workload_.max_columns());
+      SnapshotInfo info;
+      info.end_lsn = stats_.log_durable_lsn;  // the log was closed: everything is durable
+      info.epoch = epoch_;
+      write_snapshot(snapshot_path(log.directory, config_.instance_id), info, columns,
+                     [this](const SnapshotRowVisitor& f) { workload_.for_each_row(f); });
+      // A crash before the rename leaves the old log, whose records the snapshot covers.
+      const std::string fresh = path + ".new";
+      LogWriter(log, fresh, info.end_lsn, 0, epoch_).close();
+      if (std::rename(fresh.c_str(), path.c_str()) != 0) {
+        throw std::runtime_error("checkpoint: cannot rename " + fresh + ": " + std::strerror(errno));
+      }
+      return true;
+    }
+    return false;
+  }
+
+ private:
+  // Recovery (restart) replays this instance's log onto the freshly loaded data; then the log
+  // is opened for appending after its last valid record. A fresh run refuses to overwrite a log.
+  void open_log() {
+    const LogConfig& log = config_.run.log;
+    if (!log.enabled()) return;
+    struct stat st;
+    if (::stat(log.directory.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      throw std::invalid_argument("log.directory: " + log.directory + " is not a directory");
+    }
+    const std::string path = log_file_path(log.directory, config_.instance_id);
+    if (config_.recover) {
+      if constexpr (Workload::kLogs) {
+        stats_.recovery = recover_from_log(
+            log.directory, config_.instance_id, static_cast<std::uint16_t>(workload_.max_columns()),
+            [this](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+              return workload_.redo(key, image, columns);
+            });
+      } else {
+        throw std::invalid_argument("recover: " + config_.run.workload + " does not log its writes yet");
+      }
+    } else if (::stat(path.c_str(), &st) == 0) {
+      throw std::invalid_argument("log.directory: " + path +
+                                  " already holds the log of an earlier run (restart with recovery, or use an empty directory)");
+    }
+    const RecoveryStats& r = stats_.recovery;
+    // Transaction ids are [site:16][epoch:16][sequence:32]: a restart never reuses an id that
+    // an earlier epoch's aborted attempt left in some participant's log.
+    epoch_ = r.max_epoch + 1;
+    if (epoch_ > 0xffff) throw std::runtime_error("log: " + path + " has seen 65535 restarts; start a new log");
+    log_ = std::make_unique<LogWriter>(log, path, r.performed ? r.base_lsn : 0, r.performed ? r.valid_bytes : 0,
+                                       epoch_);
+  }
+
+
+  void worker_main(std::size_t i) {
+    WorkerStats& stats = stats_.workers[i];
+    try {
+      stats.site = first_site_ + i;
+      if (config_.run.driver.pin) {
+        pin_current_thread(config_.run.driver.cpus[i]);
+        stats.cpu = config_.run.driver.cpus[i];
+      }
+      workload_.load_site(i);
+      InstanceWorker<Workload, CC> worker(*this, i);
+      worker.attach();
+      ready_.fetch_add(1);
+      while (phase_.load(std::memory_order_acquire) == kLoading) {
+        if (failed_.load()) return;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      worker.run();
+      worker.finish_stats();
+      stats.observed_cpu = current_cpu();
+    } catch (...) {
+      errors_[i] = std::current_exception();
+      failed_.store(true);
+    }
+  }
+
+  void rethrow_first_error() {
+    for (const std::exception_ptr& error : errors_) {
+      if (error) std::rethrow_exception(error);
+    }
+  }
+
+  template <class W, class C>
+  friend class InstanceWorker;
+
+  InstanceConfig config_;
+  Workload workload_;
+  CC cc_;
+  std::uint32_t first_site_;
+  std::uint32_t total_sites_;
+  std::vector<std::uint32_t> instance_of_site_;
+  std::atomic<int> phase_{kLoading};
+  std::atomic<std::size_t> ready_{0};
+  std::atomic<bool> failed_{false};
+  std::vector<std::exception_ptr> errors_;
+  std::vector<std::thread> threads_;
+  RunStats stats_;
+  std::uint64_t tick0_ = 0;
+  std::unique_ptr<LogWriter> log_;  // null when the log is off
+  std::uint32_t epoch_ = 0;         // this start's epoch (0: no log)
+};
+
+}  // namespace islands

@@ -1,0 +1,37 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "islands/exec/instance.hpp"
+#include "islands/exec/instance_config.hpp"
+#include "islands/exec/run_config.hpp"
+#include "islands/workload/workload_list.hpp"
+
+namespace islands {
+
+//! What the engine knows of one workload: its name and transactions, and its engine variants
+//! (every index × concurrency-control scheme), built in the workload's own translation unit.
+struct WorkloadEntry {
+  std::string name;                       //!< run-time name = RunConfig member = Python section
+  bool logs = false;                      //!< its writes reach the write-ahead log
+  std::vector<std::string> transactions;  //!< transaction type names, by type number
+  //! Throws ConfigError when its settings cannot run on a deployment of total_sites sites.
+  void (*validate)(const RunConfig& config, std::uint64_t total_sites) = nullptr;
+  //! The instance that runs it as config says (index, scheme).
+  std::unique_ptr<Instance::Impl> (*make_instance)(const InstanceConfig& config) = nullptr;
+  //! Exactly n committed transactions in the calling thread (see run_fixed_transactions).
+  std::uint64_t (*run_fixed)(const RunConfig& config, std::uint64_t n) = nullptr;
+};
+
+//! Every workload, in the order of ISLANDS_WORKLOADS.
+const std::vector<WorkloadEntry>& workloads();
+//! The workload called name; throws ConfigError("workload", ...) listing the names.
+const WorkloadEntry& find_workload(const std::string& name);
+
+#define ISLANDS_DECLARE_WORKLOAD_ENTRY(name, Config) WorkloadEntry workload_entry_##name();
+ISLANDS_WORKLOADS(ISLANDS_DECLARE_WORKLOAD_ENTRY)
+#undef ISLANDS_DECLARE_WORKLOAD_ENTRY
+
+}  // namespace islands

@@ -1,0 +1,75 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "islands/cc/cc_dispatch.hpp"
+#include "islands/exec/instance_impl.hpp"
+#include "islands/exec/workload_registry.hpp"
+#include "islands/index/index_dispatch.hpp"
+#include "islands/workload/workload.hpp"
+
+namespace islands {
+
+//! A registry entry for workload template W whose settings are RunConfig member `Settings`:
+//! checks W's interface and builds every engine variant (index × scheme) of it. Included only
+//! by the workload's own .cpp, so each translation unit compiles one workload.
+template <template <class> class W, auto Settings>
+struct WorkloadVariants {
+  static_assert(assert_workload<W<HashIndex>>() && assert_workload<W<BTreeIndex>>());
+
+  static void validate(const RunConfig& config, std::uint64_t total_sites) {
+    W<HashIndex>::validate_settings(config.*Settings, config, total_sites);
+  }
+
+  static std::unique_ptr<Instance::Impl> make_instance(const InstanceConfig& config) {
+    return with_index(config.run.engine.index, [&](auto index) {
+      using Workload = W<typename decltype(index)::type>;
+      return with_cc(config.run.engine, [&](auto cc) -> std::unique_ptr<Instance::Impl> {
+        return std::make_unique<InstanceImpl<Workload, decltype(cc)>>(config, config.run.*Settings, cc);
+      });
+    });
+  }
+
+  // One thread, every site of the config loaded, n transactions committed; user rollbacks
+  // count as done (the specification's), aborts are retried and returned.
+  static std::uint64_t run_fixed(const RunConfig& config, std::uint64_t n) {
+    return with_index(config.engine.index, [&](auto index) {
+      using Workload = W<typename decltype(index)::type>;
+      return with_cc(config.engine, [&](auto cc) -> std::uint64_t {
+        const std::size_t sites = config.driver.cpus.size();
+        Workload workload(config.*Settings, config.engine, sites, 0, sites);
+        for (std::size_t s = 0; s < sites; ++s) workload.load_site(s);
+        workload.finish_load(!decltype(cc)::kLocks);
+        TxnContext ctx(workload.max_columns());
+        typename Workload::Txn txn;
+        Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL);
+        std::uint64_t aborts = 0, checksum = 0;
+        for (std::uint64_t i = 0; i < n; ++i) {
+          workload.generate(txn, rng, 0);
+          ctx.begin(i + 1);
+          for (;;) {
+            const TxnResult result = execute_whole(workload, txn, ctx, cc, checksum);
+            if (result.committed || result.user_rollback) break;
+            ++aborts;
+          }
+        }
+        asm volatile("" : : "r"(checksum) : "memory");  // keeps the reads alive
+        return aborts;
+      });
+    });
+  }
+
+  //! The entry for the registry (workload_registry.hpp).
+  static WorkloadEntry entry(const char* name) {
+    WorkloadEntry e;
+    e.name = name;
+    e.logs = W<HashIndex>::kLogs;
+    e.transactions = W<HashIndex>::transaction_names();
+    e.validate = &validate;
+    e.make_instance = &make_instance;
+    e.run_fixed = &run_fixed;
+    return e;
+  }
+};
+
+}  // namespace islands

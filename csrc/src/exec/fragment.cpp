@@ -1,0 +1,26 @@
+#include "islands/exec/fragment.hpp"
+
+#include <cstring>
+
+namespace islands {
+
+void encode_fragment(bool update, const std::vector<std::uint64_t>& words, Message& out) {
+  out.payload.resize(1 + 4 + 8 * words.size());
+  out.payload[0] = update ? 1 : 0;
+  const auto n = static_cast<std::uint32_t>(words.size());
+  std::memcpy(out.payload.data() + 1, &n, 4);
+  std::memcpy(out.payload.data() + 5, words.data(), 8 * words.size());
+}
+
+bool decode_fragment(const Message& in, bool& update, std::vector<std::uint64_t>& words) {
+  if (in.payload.size() < 5) return false;
+  std::uint32_t n = 0;
+  std::memcpy(&n, in.payload.data() + 1, 4);
+  if (in.payload.size() != 5 + 8ull * n) return false;
+  update = in.payload[0] != 0;
+  words.resize(n);
+  std::memcpy(words.data(), in.payload.data() + 5, 8ull * n);
+  return true;
+}
+
+}  // namespace islands
