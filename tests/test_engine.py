@@ -73,9 +73,11 @@ def test_statistics_are_coherent():
     lat = result.latency
     assert lat.count == result.commits
     assert 0 < lat.p50_us <= lat.p99_us <= lat.p999_us <= lat.max_us
+    assert result.measured_s > 0
     assert result.throughput_tps == pytest.approx(result.commits / result.measured_s)
-    assert result.measured_s == pytest.approx(0.2, abs=0.1)
     assert sum(w.commits for w in result.workers) == result.commits
+    # The window's commits are a part of the whole run's: the warm-up's are left out.
+    assert 0 < result.commits <= result.checks["committed_txns"]
     row = result.to_dict()
     assert row["config_hash"] == result.config.config_hash()
     for key in ("git_revision", "compiler", "compiler_flags", "hostname", "kernel", "cpu_model"):

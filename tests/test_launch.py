@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -84,28 +85,46 @@ def test_local_only_work_sends_nothing_but_shutdowns():
     assert all(i["messages_sent"] == 1 for i in result.instances)  # the end-of-run handshake
 
 
-def test_a_killed_instance_ends_the_run_naming_it_and_leaves_nothing():
+def test_a_killed_instance_ends_the_run_naming_it_and_leaves_nothing(monkeypatch):
     before = run_dirs()
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
-    victim: list[int] = []
+    # The launcher's start commands say when the measured window opens and closes, on the
+    # monotonic clock every instance runs by: the kill waits for both to be sent, then for
+    # the window to open, and records when it struck.
+    starts: list[dict] = []
+    all_started = threading.Event()
+    send = islands.launch._Instances.send
+
+    def spy(self, i, message):
+        send(self, i, message)
+        if message.get("cmd") == "start":
+            starts.append({"pid": self.procs[i].pid, **message})
+            if len(starts) == len(self.procs):
+                all_started.set()
+
+    monkeypatch.setattr(islands.launch._Instances, "send", spy)
+    kill: dict[str, int] = {}
 
     def kill_one():
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            kids = [p for p in children() if "islands.instance" in " ".join(p.cmdline())]
-            if len(kids) == 2:
-                time.sleep(0.8)  # inside the window
-                victim.append(kids[1].pid)
-                kids[1].send_signal(signal.SIGKILL)
-                return
-            time.sleep(0.02)
+        if not all_started.wait(timeout=120):
+            return
+        start = starts[1]
+        opens = start["start_at_ns"] + round(start["warmup_s"] * 1e9)
+        closes = opens + round(start["duration_s"] * 1e9)
+        while (now := time.monotonic_ns()) < opens:
+            time.sleep((opens - now) / 1e9)
+        kill.update(pid=start["pid"], opens=opens, closes=closes, before=time.monotonic_ns())
+        os.kill(start["pid"], signal.SIGKILL)
+        kill["after"] = time.monotonic_ns()
 
     killer = threading.Thread(target=kill_one)
     killer.start()
-    with pytest.raises(InstanceFailed, match=r"instance \d \(pid \d+, cpus \d+\) was killed by SIGKILL"):
+    with pytest.raises(InstanceFailed, match=r"instance 1 \(pid \d+, cpus \d+\) was killed by SIGKILL") as failed:
         run_deployment(deployment, config(duration=5.0), transport="shm")
     killer.join()
-    assert victim
+    assert kill, "the run never started"
+    assert f"pid {kill['pid']}," in str(failed.value)
+    assert kill["opens"] <= kill["before"] and kill["after"] < kill["closes"], "the kill missed the measured window"
     assert children() == [] and run_dirs() == before
 
 
