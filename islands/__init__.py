@@ -7,17 +7,47 @@ and measured from Python. The public API:
 >>> cfg = islands.RunConfig(driver=islands.DriverConfig(cpus=(0,), duration_s=1))
 >>> result = islands.run(cfg)            # doctest: +SKIP
 >>> print(result.summary())              # doctest: +SKIP
+
+The names below load on first use (PEP 562): ``import islands`` alone starts neither the
+compiled engine nor pandas, so the pure layers (topology, placement, results, config) stay
+cheap to import, and so does the CLI's ``--help``.
 """
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
-from islands.launch import DeploymentResult, InstanceFailed, run_deployment
-from islands.metadata import collect_metadata
-from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
-from islands.run import Latency, RunResult, WorkerResult, run
-from islands.sweep import Sweep, load_spec
-from islands.topology import Topology, TopologyError, parse_cpulist, read_topology
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import types
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from islands._core import ConfigError
+    from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
+    from islands.launch import DeploymentResult, InstanceFailed, run_deployment
+    from islands.metadata import collect_metadata
+    from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
+    from islands.run import Latency, RunResult, WorkerResult, run
+    from islands.sweep import Sweep, load_spec
+    from islands.topology import Topology, TopologyError, parse_cpulist, read_topology
+
+#: Each public name and the module that defines it.
+_EXPORTS = {
+    "ConfigError": "islands._core",
+    **dict.fromkeys(
+        ("DriverConfig", "EngineConfig", "MicroConfig", "RunConfig", "TatpConfig", "TpcbConfig", "TpccConfig"),
+        "islands.config",
+    ),
+    **dict.fromkeys(("DeploymentResult", "InstanceFailed", "run_deployment"), "islands.launch"),
+    "collect_metadata": "islands.metadata",
+    **dict.fromkeys(("Deployment", "expand_relative", "plan_deployment", "thread_placement"), "islands.placement"),
+    **dict.fromkeys(("Latency", "RunResult", "WorkerResult", "run"), "islands.run"),
+    **dict.fromkeys(("Sweep", "load_spec"), "islands.sweep"),
+    **dict.fromkeys(("Topology", "TopologyError", "parse_cpulist", "read_topology"), "islands.topology"),
+}
 
 __all__ = [
+    "ConfigError",
     "Deployment",
     "DeploymentResult",
     "DriverConfig",
@@ -44,3 +74,33 @@ __all__ = [
     "run_deployment",
     "thread_placement",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use; or a submodule (``islands.sweep``)."""
+    module = _EXPORTS.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """``islands.run`` is the function :func:`islands.run.run`: loading the submodule of the same
+    name (any ``from islands.run import ...``) must not replace it on the package, as the import
+    system does for every submodule it loads."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in _EXPORTS and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
