@@ -13,9 +13,10 @@ import os
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 ROWS_FILE = "rows.parquet"
 MANIFEST_FILE = "manifest.json"
@@ -75,12 +76,16 @@ class ResultStore:
 
     def rows(self) -> pd.DataFrame:
         """Every stored row (empty frame when none)."""
+        import pandas as pd  # here, not at the top: storing rows needs it, flatten() does not
+
         if not self.rows_path.exists():
             return pd.DataFrame()
         return pd.read_parquet(self.rows_path)
 
     def append(self, rows: Iterable[dict[str, Any]]) -> None:
         """Adds rows (nested dicts are flattened) and rewrites the table atomically."""
+        import pandas as pd
+
         new = pd.DataFrame([flatten(r) for r in rows])
         if new.empty:
             return
