@@ -1,8 +1,15 @@
-"""Run configuration: one dataclass per concern, mirroring the C++ structs field for field.
+"""Run configuration: one dataclass per concern, mirroring the C++ settings field for field.
 
-The C++ side (``RunConfig::validate``) is the single place that decides what is valid; these
-dataclasses carry values, hash them, and turn any value the engine cannot even hold into the
-same one-line ``ValueError`` naming the field.
+Each setting is defined once, in C++ (an X-macro per config struct: name, type, default,
+range, help); ``islands._core.settings()`` returns that schema. These dataclasses repeat the
+names and defaults so that mypy sees them and this module imports without the compiled
+extension; ``tests/test_settings.py`` fails when a name or default here (or in the CLI, the
+README or ``_core.pyi``) differs from the engine's. The engine (``RunConfig::validate``) is
+the one place that decides what is valid; a bad value raises ``islands._core.ConfigError``
+(a ``ValueError``) whose ``field`` names it as "section.name".
+
+Nothing here measures: counters are resolved where a run starts (:mod:`islands.run`) and
+handed to :meth:`RunConfig.to_core` as ``events``.
 """
 
 from __future__ import annotations
@@ -10,10 +17,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from islands import _core
+if TYPE_CHECKING:
+    from islands import _core
 
 
 @dataclass(frozen=True)
@@ -156,7 +165,7 @@ class RunConfig:
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
         """Inverse of :meth:`to_dict`; unknown keys are a ``ValueError`` naming them."""
         parts: dict[str, Any] = {}
-        for name, klass in {**SECTIONS, "profile": ProfileConfig, "log": LogConfig}.items():
+        for name, klass in ALL_SECTIONS.items():
             values = dict(d.get(name, {}))
             known = {f.name for f in dataclasses.fields(klass)}
             unknown = sorted(set(values) - known)
@@ -176,47 +185,45 @@ class RunConfig:
         canonical = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
-    def to_core(self, total_sites: int | None = None) -> _core.RunConfig:
+    def to_core(self, total_sites: int | None = None, *, events: Sequence[Any] = ()) -> _core.RunConfig:
         """The C++ struct, checked by the engine's own validation (for an instance of a
-        deployment of ``total_sites`` sites when given, else for a run on its own CPUs)."""
+        deployment of ``total_sites`` sites when given, else for a run on its own CPUs).
+
+        ``events`` are the counters the run opens (``_core.PerfEventSpec``, resolved on this
+        machine by :func:`islands.run.profile_events`); none when only checking. Raises
+        ``_core.ConfigError`` naming the field ("micro.rows_per_txn")."""
+        from islands import _core
+
         core = _core.RunConfig()
         core.workload = self.workload
-        for part in (*SECTIONS, "log"):
+        for part in (*SECTIONS, "profile", "log"):
             target = getattr(core, part)
             for f in dataclasses.fields(getattr(self, part)):
+                if not hasattr(target, f.name):  # Python-side profile choices (counters, ...)
+                    continue
                 value = getattr(getattr(self, part), f.name)
+                if isinstance(value, bool) and "bool" not in str(f.type):
+                    raise _core.ConfigError(f"{part}.{f.name}", f"{value!r} is not {_expected(f.type)}")
                 try:
-                    setattr(target, f.name, list(value) if f.name == "cpus" else value)
+                    setattr(target, f.name, list(value) if isinstance(value, tuple) else value)
                 except TypeError:
-                    raise ValueError(
-                        f"{f.name}: {value!r} is not a valid value (expected {_expected(f.type)})"
+                    raise _core.ConfigError(
+                        f"{part}.{f.name}", f"{value!r} is not a valid value (expected {_expected(f.type)})"
                     ) from None
             setattr(core, part, target)
-        core.profile = self.profile_to_core()
+        if events:
+            profile = core.profile
+            profile.events = list(events)
+            core.profile = profile
         if total_sites is None:
             core.validate()
         else:
             core.validate_sites(total_sites)
         return core
 
-    def profile_to_core(self) -> _core.ProfileConfig:
-        """The engine's profile: event sets resolved on this machine (what cannot be counted
-        is left out; :func:`islands.pmu.resolve_here` says why)."""
-        from islands.pmu import resolve_here
 
-        if (
-            isinstance(self.profile.breakdown_every, bool)
-            or not isinstance(self.profile.breakdown_every, int)
-            or self.profile.breakdown_every < 0
-        ):
-            raise ValueError(f"breakdown_every: {self.profile.breakdown_every!r} is not a whole number >= 0")
-        core = _core.ProfileConfig()
-        core.breakdown_every = self.profile.breakdown_every
-        core.events = [c.to_core() for c in resolve_here(self.profile.counters).counters]
-        return core
-
-
-#: The sections of a RunConfig, each a dataclass mirroring one C++ config struct.
+#: The sections of a RunConfig, each a dataclass mirroring one C++ config struct (besides
+#: ``profile`` and ``log``); tests/test_settings.py holds them to ``_core.settings()``.
 SECTIONS: dict[str, type] = {
     "micro": MicroConfig,
     "tpcb": TpcbConfig,
@@ -226,18 +233,46 @@ SECTIONS: dict[str, type] = {
     "driver": DriverConfig,
 }
 
-#: Workloads by name, each with the section holding its settings.
+#: Every section of a RunConfig, in the engine's order.
+ALL_SECTIONS: dict[str, type] = {**SECTIONS, "profile": ProfileConfig, "log": LogConfig}
+
+#: Workloads by name, each with the section holding its settings (the engine's registry,
+#: ``_core.workloads()``, is the source; tests/test_settings.py holds this to it).
 WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb", "tatp": "tatp", "tpcc": "tpcc"}
 
 
+def registry() -> list[dict[str, Any]]:
+    """The engine's workload registry: ``[{name, section, logs, transactions}]``."""
+    from islands import _core
+
+    return list(_core.workloads())
+
+
 def transaction_names(workload: str) -> tuple[str, ...]:
-    """The transaction types of a workload, in the engine's numbering."""
-    return {"tpcb": ("account_update",), "tatp": TATP_TRANSACTIONS, "tpcc": TPCC_TRANSACTIONS}.get(
-        workload, (workload,)
-    )
+    """The transaction types of a workload, in the engine's numbering (from its registry)."""
+    for entry in registry():
+        if entry["name"] == workload:
+            return tuple(entry["transactions"])
+    return (workload,)
 
 
-#: TPC-C's transactions, as a mix names them (the engine's numbering).
+def resolve_field(name: str, workload: str = "micro") -> tuple[str, str]:
+    """``(section, field)`` of the setting a ``ConfigError.field`` names: "section.field" as
+    the engine spells it, or a bare field name (looked up in the workload's own section, then
+    the shared ones); ``("", name)`` for what is no section's field ("workload")."""
+    section, dot, rest = name.partition(".")
+    if dot and section in ALL_SECTIONS:
+        return section, rest
+    own = WORKLOADS.get(workload, workload)
+    for candidate in (own, "engine", "driver", "profile", "log", *SECTIONS):
+        klass = ALL_SECTIONS.get(candidate)
+        if klass is not None and name in {f.name for f in dataclasses.fields(klass)}:
+            return candidate, name
+    return "", name
+
+
+#: TPC-C's transactions, as a mix names them (the engine's numbering; checked against the
+#: registry by tests/test_settings.py).
 TPCC_TRANSACTIONS = ("new_order", "payment", "order_status", "delivery", "stock_level")
 
 #: TATP's transactions, as a mix names them (the order of the standard mix).
@@ -257,7 +292,7 @@ def _expected(type_name: Any) -> str:
     if "int" in text and "tuple" in text:
         return "a list of CPU numbers >= 0"
     if "int" in text:
-        return "an integer >= 0"
+        return "a whole number >= 0"
     if "float" in text:
         return "a number"
     if "bool" in text:

@@ -46,7 +46,10 @@ def main() -> int:
         if reason:
             warnings.append(reason)
     core = _core.InstanceConfig()
-    core.run = RunConfig.from_dict(spec["config"]).to_core(total_sites=sum(spec["instance_sites"]))
+    from islands.run import profile_events
+
+    config = RunConfig.from_dict(spec["config"])
+    core.run = config.to_core(total_sites=sum(spec["instance_sites"]), events=profile_events(config.profile))
     if spec["instance_id"] != 0:  # whole-CPU (uncore) counters: the first instance reads them
         profile = core.run.profile
         profile.events = [e for e in profile.events if e.cpu < 0]

@@ -164,10 +164,10 @@ def test_the_conditions_catch_a_lost_update():
 @pytest.mark.parametrize(
     "args,needle",
     [
-        (["--remote", "1.5"], "remote: must be a fraction"),
-        (["--branches-per-site", "0"], "branches_per_site: must be between"),
-        (["--accounts-per-branch", "0"], "accounts_per_branch: must be between"),
-        (["--remote", "0.15", "--branches-per-site", "1"], "remote: a remote transaction needs a second branch"),
+        (["--remote", "1.5"], "--remote: must be between 0 and 1, got 1.5"),
+        (["--branches-per-site", "0"], "--branches-per-site: must be between"),
+        (["--accounts-per-branch", "0"], "--accounts-per-branch: must be between"),
+        (["--remote", "0.15", "--branches-per-site", "1"], "--remote: a remote transaction needs a second branch"),
     ],
 )
 def test_bad_tpcb_input_is_one_line_and_exit_2(cli, args, needle):
@@ -179,7 +179,7 @@ def test_bad_tpcb_input_is_one_line_and_exit_2(cli, args, needle):
 def test_unknown_workload_is_one_line_and_exit_2(cli):
     out = cli("run", "--workload", "tpcz", "--cores", str(CPUS[0]), "--duration", "0.1")
     assert out.returncode == 2
-    assert "workload: unknown workload 'tpcz' (choose micro, tpcb" in out.stderr
+    assert "argument --workload: invalid choice: 'tpcz' (choose from 'micro', 'tpcb'" in out.stderr
 
 
 @two_cpus

@@ -1,16 +1,30 @@
-"""``islands run``: one engine instance on pinned workers, printed or as JSON."""
+"""``islands run``: one engine instance on pinned workers, printed or as JSON.
+
+The workload flags come from the engine's settings (``_core.settings()``: name, type, default,
+range, help) for every workload its registry lists, so a new workload or setting brings its
+flags along; engine and driver flags are written here with their defaults taken from the
+same schema. A setting the engine refuses is reported under the flag the user typed.
+"""
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
 import json
+from typing import Any
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
+from islands import _core
+from islands.config import SECTIONS, DriverConfig, EngineConfig, RunConfig, registry, resolve_field
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
 from islands.run import check_cpus, run
 from islands.topology import parse_cpulist, read_topology
+
+#: Workload settings whose flag is not ``--<field-name>`` (the names users already type).
+FLAG_NAMES = {"micro.rows_per_txn": "--rows", "micro.zipf_s": "--zipf", "tpcc.new_order_remote_item": "--remote-item"}
+#: Further spellings of a flag.
+FLAG_ALIASES = {"--mix": ("--tpcc-mix",)}
+_TYPES: dict[str, Any] = {"int": int, "float": float, "str": str}
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -25,59 +39,65 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return p
 
 
-def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup: float = 1.0) -> None:
-    """The options of a run (shared by ``run`` and ``check``)."""
-    p.add_argument("--workload", default="micro", help="workload: micro, tpcb, tatp or tpcc (default micro)")
-    p.add_argument("--rows", type=int, default=10, help="rows per transaction (default 10)")
-    p.add_argument("--update", action="store_true", help="update the rows instead of reading them")
-    p.add_argument("--multisite", type=float, default=0.0, help="fraction of multisite transactions, 0..1 (default 0)")
-    p.add_argument("--zipf", type=float, default=0.0, help="Zipf skew s of the row choice (0 = uniform)")
-    p.add_argument("--rows-per-site", type=int, default=10_000, help="rows per site (default 10000)")
-    p.add_argument("--columns", type=int, default=10, help="int32 payload columns per row (default 10)")
-    p.add_argument(
-        "--remote",
-        type=float,
-        default=0.15,
-        help="tpcb: fraction of transactions with a teller of another branch, 0..1 (default 0.15)",
+def _dest(name: str) -> str:
+    return f"setting_{name}"
+
+
+def _default_text(value: Any) -> str:
+    return (
+        "on" if value is True else "off" if value is False else f"{value:g}" if isinstance(value, float) else str(value)
     )
-    p.add_argument("--branches-per-site", type=int, default=1, help="tpcb: branches per site (default 1)")
-    p.add_argument("--tellers-per-branch", type=int, default=10, help="tpcb: tellers per branch (default 10)")
+
+
+def add_workload_arguments(p: argparse.ArgumentParser) -> dict[str, str]:
+    """One flag per workload setting, from the engine's schema; returns ``{"section.field":
+    flag}``. A field that several workloads have (``mix``) is one flag that goes to the
+    workload being run."""
+    schema = _core.settings()
+    owners: dict[str, list[dict[str, Any]]] = {}
+    for entry in registry():
+        for f in schema[entry["section"]]:
+            owners.setdefault(f["name"], []).append({**f, "section": entry["section"]})
+    flags: dict[str, str] = {}
+    for name, fields in owners.items():
+        first = fields[0]
+        if any(f["type"] != first["type"] or f["choices"] != first["choices"] for f in fields):
+            raise TypeError(f"workload setting {name!r} has different types in {[f['section'] for f in fields]}")
+        flag = FLAG_NAMES.get(f"{first['section']}.{name}", "--" + name.replace("_", "-"))
+        defaults = {json.dumps(f["default"]) for f in fields}
+        default = first["default"] if len(defaults) == 1 else None
+        what = "; ".join(f"{f['section']}: {f['help']}" for f in fields)
+        shown = f" (default {_default_text(default)})" if default is not None else " (default: the workload's own)"
+        kwargs: dict[str, Any] = {"dest": _dest(name), "default": default, "help": what + shown}
+        if first["type"] == "bool":
+            kwargs["action"] = argparse.BooleanOptionalAction
+        else:
+            kwargs["type"] = _TYPES[first["type"]]
+            kwargs["metavar"] = first["type"].upper()
+            if first["choices"]:
+                kwargs["choices"] = first["choices"]
+        p.add_argument(flag, *FLAG_ALIASES.get(flag, ()), **kwargs)
+        for f in fields:
+            flags[f"{f['section']}.{name}"] = flag
+    return flags
+
+
+def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup: float | None = None) -> None:
+    """The options of a run (shared by ``run`` and ``check``); ``duration`` and ``warmup``
+    override the driver's defaults (a shorter window from the command line)."""
+    schema = {s: {f["name"]: f for f in fields} for s, fields in _core.settings().items()}
+    engine, driver = EngineConfig(), DriverConfig()
+    warmup = driver.warmup_s if warmup is None else warmup
+    names = [w["name"] for w in registry()]
     p.add_argument(
-        "--accounts-per-branch", type=int, default=100_000, help="tpcb: accounts per branch (default 100000)"
+        "--workload",
+        default=RunConfig().workload,
+        choices=names,
+        help=f"workload: {', '.join(names)} (default {RunConfig().workload})",
     )
-    p.add_argument(
-        "--subscribers-per-site", type=int, default=100_000, help="tatp: subscribers per site (default 100000)"
-    )
-    p.add_argument(
-        "--mix", default="standard", help="tatp: standard, one transaction's name, or name:weight,... summing to 100"
-    )
-    p.add_argument("--warehouses-per-site", type=int, default=1, help="tpcc: warehouses per site (default 1)")
-    p.add_argument("--items", type=int, default=100_000, help="tpcc: items (default 100000)")
-    p.add_argument(
-        "--customers-per-district",
-        type=int,
-        default=3000,
-        help="tpcc: customers and initial orders per district (default 3000)",
-    )
-    p.add_argument(
-        "--tpcc-mix",
-        default="standard",
-        help="tpcc: standard, 50-50, 80-20, 100-0, one transaction's name, or name:W,... (default standard)",
-    )
-    p.add_argument(
-        "--payment-remote",
-        type=float,
-        default=0.15,
-        help="tpcc: share of Payments for another warehouse's customer (default 0.15)",
-    )
-    p.add_argument(
-        "--remote-item",
-        type=float,
-        default=0.01,
-        help="tpcc: share of NewOrder items from another warehouse (default 0.01)",
-    )
+    flags = {"workload": "--workload", **add_workload_arguments(p)}
     p.add_argument("--cores", default=None, help="CPUs for the workers, e.g. 0,1 or 0-3 (default: every online CPU)")
-    p.add_argument("--no-pin", action="store_true", help="leave worker placement to the OS")
+    p.add_argument("--no-pin", action="store_true", help=f"{schema['driver']['pin']['help']}: do not pin workers")
     p.add_argument(
         "--deployment",
         default="1",
@@ -93,19 +113,42 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         default="unix",
         help="between instances: unix (sockets) or shm (shared-memory rings) (default unix)",
     )
-    p.add_argument("--index", default="hash", help="hash or btree (default hash)")
-    p.add_argument("--cc", default=None, help="none or 2pl (default: none on one CPU, else 2pl)")
+    index, cc, policy = schema["engine"]["index"], schema["engine"]["cc"], schema["engine"]["lock_policy"]
+    p.add_argument(
+        "--index", default=engine.index, choices=index["choices"], help=f"{index['help']} (default {engine.index})"
+    )
+    p.add_argument(
+        "--cc", default=None, choices=cc["choices"], help=f"{cc['help']} (default: none on one CPU, else 2pl)"
+    )
     p.add_argument(
         "--lock-policy",
         default=None,
-        help="no_wait or wait_die (default wait_die in one instance, no_wait across several)",
+        choices=policy["choices"],
+        help=f"{policy['help']} (default wait_die in one instance, no_wait across several)",
     )
-    p.add_argument("--no-latching", action="store_true", help="do not latch index operations")
-    p.add_argument("--no-prefetch", action="store_true", help="do not prefetch index slots and rows")
+    p.add_argument("--no-latching", action="store_true", help=f"do not {schema['engine']['latching']['help']}")
+    p.add_argument("--no-prefetch", action="store_true", help=f"do not {schema['engine']['prefetch']['help']}")
     p.add_argument("--warmup", type=float, default=warmup, help=f"warm-up seconds (default {warmup:g})")
     p.add_argument("--duration", type=float, default=duration, help=f"measured seconds (default {duration:g})")
-    p.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    p.add_argument(
+        "--seed", type=int, default=driver.seed, help=f"{schema['driver']['seed']['help']} (default {driver.seed})"
+    )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    flags.update(
+        {
+            "engine.index": "--index",
+            "engine.cc": "--cc",
+            "engine.lock_policy": "--lock-policy",
+            "engine.latching": "--no-latching",
+            "engine.prefetch": "--no-prefetch",
+            "driver.cpus": "--cores",
+            "driver.pin": "--no-pin",
+            "driver.warmup_s": "--warmup",
+            "driver.duration_s": "--duration",
+            "driver.seed": "--seed",
+        }
+    )
+    p.set_defaults(config_flags=flags)
 
 
 def config_from_args(
@@ -114,31 +157,21 @@ def config_from_args(
     """The RunConfig the command line asks for (cc defaults to none for one-CPU instances)."""
     cc = args.cc or ("none" if (per_instance or len(cpus)) == 1 else "2pl")
     lock_policy = args.lock_policy or ("wait_die" if n_instances == 1 else "no_wait")
+    sections: dict[str, Any] = {}
+    flags = list(_field_flags(args).values())
+    shared = {key for key, flag in _field_flags(args).items() if flags.count(flag) > 1}
+    for entry in registry():
+        section, klass = entry["section"], SECTIONS[entry["section"]]
+        values = {}
+        for f in dataclasses.fields(klass):
+            value = getattr(args, _dest(f.name), None)
+            if value is None or (f"{section}.{f.name}" in shared and entry["name"] != args.workload):
+                continue  # a shared flag (--mix) sets only the workload being run
+            values[f.name] = value
+        sections[section] = klass(**values)
     return RunConfig(
         workload=args.workload,
-        micro=MicroConfig(
-            rows_per_site=args.rows_per_site,
-            columns=args.columns,
-            rows_per_txn=args.rows,
-            update=args.update,
-            multisite=args.multisite,
-            zipf_s=args.zipf,
-        ),
-        tpcb=TpcbConfig(
-            branches_per_site=args.branches_per_site,
-            tellers_per_branch=args.tellers_per_branch,
-            accounts_per_branch=args.accounts_per_branch,
-            remote=args.remote,
-        ),
-        tatp=TatpConfig(subscribers_per_site=args.subscribers_per_site, mix=args.mix),
-        tpcc=TpccConfig(
-            warehouses_per_site=args.warehouses_per_site,
-            items=args.items,
-            customers_per_district=args.customers_per_district,
-            mix=args.tpcc_mix,
-            payment_remote=args.payment_remote,
-            new_order_remote_item=args.remote_item,
-        ),
+        **sections,
         engine=EngineConfig(
             index=args.index,
             cc=cc,
@@ -152,6 +185,18 @@ def config_from_args(
     )
 
 
+def _field_flags(args: argparse.Namespace) -> dict[str, str]:
+    flags: dict[str, str] = getattr(args, "config_flags", {})
+    return flags
+
+
+def flag_of(args: argparse.Namespace, field: str) -> str:
+    """The flag that sets a setting a ``ConfigError`` names (the field itself when no flag
+    does, as for ``log.mode``)."""
+    section, name = resolve_field(field, getattr(args, "workload", "micro"))
+    return _field_flags(args).get(f"{section}.{name}" if section else name, field)
+
+
 def main(args: argparse.Namespace) -> int:
     """Runs and prints; returns the exit status (1 when a consistency condition failed)."""
     result = run_from_args(args)
@@ -160,12 +205,20 @@ def main(args: argparse.Namespace) -> int:
 
 
 def run_from_args(args: argparse.Namespace):
-    """Runs the one instance or the deployment the options ask for; returns its result."""
+    """Runs the one instance or the deployment the options ask for; returns its result. A
+    setting the engine refuses is a ``ValueError`` naming the flag that set it."""
+    try:
+        return _run_from_args(args)
+    except _core.ConfigError as error:
+        raise ValueError(f"{flag_of(args, error.field)}: {error.why}") from None
+
+
+def _run_from_args(args: argparse.Namespace):
     topology = read_topology()
     try:
         cpus = tuple(parse_cpulist(args.cores)) if args.cores else topology.cpus
     except ValueError as error:
-        raise ValueError(f"cores: {error}") from None
+        raise ValueError(f"--cores: {error}") from None
     check_cpus(cpus, topology)
     deployment = plan_deployment(topology, args.deployment, placement=args.placement, cpus=cpus)
     if args.no_pin:
@@ -173,8 +226,6 @@ def run_from_args(args: argparse.Namespace):
     if deployment.n_instances == 1:
         config = config_from_args(args, deployment.instances[0])
         config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=deployment.pinned))
-        result = run(config, topology)
-    else:
-        config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
-        result = run_deployment(deployment, config, transport=args.transport, topology=topology)
-    return result
+        return run(config, topology)
+    config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
+    return run_deployment(deployment, config, transport=args.transport, topology=topology)
