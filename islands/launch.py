@@ -19,17 +19,14 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 from islands import _core
 from islands.config import RunConfig
-from islands.consistency import AT_START, check_line, describe_workload, verify
-from islands.metadata import collect_metadata
 from islands.placement import Deployment
-from islands.profile import summarize
-from islands.run import Latency, abort_rate, check_cpus, commits_by_type, new_order_note, new_order_rate, profile_lines
+from islands.run import check_cpus
+from islands.run_result import RunResult, collect
 from islands.topology import Topology, format_cpulist, read_topology
 
 #: Seconds an instance may take to load its data and attach to its peers.
@@ -38,88 +35,8 @@ LOAD_TIMEOUT_S = 120.0
 FINISH_GRACE_S = 60.0
 
 
-@dataclass(frozen=True)
-class DeploymentResult:
-    """Outcome of one run of a multi-instance deployment."""
-
-    deployment: Deployment
-    config: RunConfig
-    transport: str
-    config_hash: str
-    throughput_tps: float  #: committed transactions per second, all instances
-    commits: int
-    multisite_commits: int  #: committed transactions that spanned instances
-    aborts: dict[str, int]
-    latency: Latency
-    instances: list[dict[str, Any]]  #: per instance: cpus, commits, throughput, aborts, messages
-    measured_s: float
-    checks: dict[str, int]
-    topology: dict[str, Any]
-    metadata: dict[str, Any]
-    warnings: list[str] = field(default_factory=list)
-    check_failures: list[str] = field(default_factory=list)  #: consistency conditions that failed
-    user_rollbacks: int = 0  #: transactions that rolled themselves back (the specification's), not retried
-    commits_by_type: dict[str, int] = field(default_factory=dict)  #: measured commits per transaction type
-
-    @property
-    def new_order_per_min(self) -> float:
-        """TPC-C NewOrders committed per minute (tpmC-style); NaN for other workloads."""
-        return new_order_rate(self.commits_by_type, self.measured_s)
-
-    #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
-    profile: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def abort_rate(self) -> float:
-        """Aborted attempts per attempt (NaN when nothing was attempted)."""
-        return abort_rate(self.commits, self.aborts)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict with the config, deployment, topology and metadata."""
-        return {
-            "deployment": self.deployment.to_dict(),
-            "config": self.config.to_dict(),
-            "transport": self.transport,
-            "config_hash": self.config_hash,
-            "throughput_tps": self.throughput_tps,
-            "throughput_per_core": self.throughput_tps / self.deployment.n_cpus,
-            "commits": self.commits,
-            "multisite_commits": self.multisite_commits,
-            "aborts": self.aborts,
-            "abort_rate": self.abort_rate,
-            "latency": vars(self.latency),
-            "instances": self.instances,
-            "measured_s": self.measured_s,
-            "checks": self.checks,
-            "check_failures": self.check_failures,
-            "user_rollbacks": self.user_rollbacks,
-            "commits_by_type": self.commits_by_type,
-            "new_order_per_min": self.new_order_per_min,
-            "topology": self.topology,
-            "metadata": self.metadata,
-            "warnings": self.warnings,
-            **{k: v for k, v in self.profile.items() if k != "missing"},
-        }
-
-    def summary(self) -> str:
-        """A few lines for people."""
-        lines = [
-            f"{self.deployment.label} ({self.deployment.n_instances} instances, {self.transport}): "
-            f"{describe_workload(self.config)}",
-            f"throughput  {self.throughput_tps:,.0f} txn/s  "
-            f"({self.throughput_tps / self.deployment.n_cpus:,.0f} per core)"
-            f"{new_order_note(self.new_order_per_min)}, "
-            f"{self.multisite_commits:,} of {self.commits:,} commits distributed",
-            "aborts      "
-            + ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
-            + f"  (rate {self.abort_rate:.2%})"
-            + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else ""),
-            f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "
-            f"p99.9 {self.latency.p999_us:.2f}",
-            check_line(self.check_failures),
-        ]
-        lines += profile_lines(self.profile)
-        return "\n".join(lines + [f"warning     {w}" for w in self.warnings])
+#: A deployment's result is the one result type of every run.
+DeploymentResult = RunResult
 
 
 class InstanceFailed(RuntimeError):
@@ -403,90 +320,4 @@ def run_deployment(
         if instances is not None:
             instances.kill()
         shutil.rmtree(directory, ignore_errors=True)
-    return _aggregate(deployment, config, transport, topology, results)
-
-
-def _aggregate(
-    deployment: Deployment, config: RunConfig, transport: str, topology: Topology, results: list[dict[str, Any]]
-) -> DeploymentResult:
-    per_instance: list[dict[str, Any]] = []
-    aborts: dict[str, int] = {}
-    buckets: list[tuple[int, int]] = []
-    warnings: list[str] = []
-    commits = multisite = row_updates = before = after = committed_txns = 0
-    figures: dict[str, int] = {}
-    seconds = max(r["stats"]["measured_s"] for r in results)
-    for i, r in enumerate(results):
-        stats = r["stats"]
-        workers = stats["workers"]
-        commits += stats["commits"]
-        multisite += sum(w["multisite_commits"] for w in workers)
-        row_updates += sum(w["row_updates_all_phases"] for w in workers)
-        before += stats["payload_sum_before"]
-        after += stats["payload_sum_after"]
-        committed_txns += sum(w["commits_all_phases"] for w in workers)
-        for name, value in stats["checks_after"].items():
-            figures[name] = figures.get(name, 0) + value
-        for name in AT_START.get(config.workload, ()):
-            figures[f"{name}_at_start"] = figures.get(f"{name}_at_start", 0) + stats["checks_before"][name]
-        for name, count in stats["aborts"].items():
-            aborts[name] = aborts.get(name, 0) + count
-        for w in workers:
-            buckets += [(b[0], b[1]) for b in w["latency_buckets"]]
-        warnings += [f"instance {i}: {w}" for w in r.get("warnings", [])]
-        if stats["recovery"]["tail_note"]:
-            warnings.append(f"instance {i}: recovery: {stats['recovery']['tail_note']}")
-        per_instance.append(
-            {
-                "instance": i,
-                "cpus": list(deployment.instances[i]),
-                "commits": stats["commits"],
-                "throughput_tps": stats["commits"] / stats["measured_s"],
-                "aborts": stats["aborts"],
-                "fragments_sent": sum(w["fragments_sent"] for w in workers),
-                "decisions_sent": sum(w["decisions_sent"] for w in workers),
-                "messages_sent": sum(w["messages_sent"] for w in workers),
-                "messages_received": sum(w["messages_received"] for w in workers),
-                "malformed_messages": sum(w["malformed_messages"] for w in workers),
-                "observed_cpus": [w["observed_cpu"] for w in workers],
-                "payload_sum_before": stats["payload_sum_before"],
-                "payload_sum_after": stats["payload_sum_after"],
-                "log": stats["log"],
-                "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
-                "recovery": stats["recovery"],
-            }
-        )
-    if not deployment.pinned:
-        warnings.append("instances not pinned: placement left to the OS scheduler")
-    profile = summarize(config, [r["stats"] for r in results])
-    metadata = collect_metadata()
-    if profile.get("missing"):
-        metadata["counters_missing"] = profile["missing"]
-    checks = {
-        "payload_sum_before": before,
-        "payload_sum_after": after,
-        "committed_row_updates": row_updates,
-        "committed_txns": committed_txns,
-        **figures,
-    }
-    return DeploymentResult(
-        deployment=deployment,
-        config=config,
-        transport=transport,
-        config_hash=config.config_hash(),
-        throughput_tps=commits / seconds,
-        commits=commits,
-        multisite_commits=multisite,
-        aborts=aborts,
-        latency=Latency.from_core(_core.latency_summary(buckets)),
-        instances=per_instance,
-        measured_s=seconds,
-        checks=checks,
-        check_failures=verify(config.workload, checks),
-        user_rollbacks=sum(r["stats"]["user_rollbacks"] for r in results),
-        commits_by_type=commits_by_type(config.workload, [w for r in results for w in r["stats"]["workers"]]),
-        topology=topology.to_dict(),
-        metadata=metadata,
-        warnings=warnings,
-        profile=profile,
-    )
+    return collect(config, deployment, transport, topology, results)

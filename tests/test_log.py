@@ -187,8 +187,13 @@ def test_bad_log_settings_are_refused(tmp_path):
         RunConfig(log=LogConfig(mode="async")).to_core()
     with pytest.raises(ValueError, match="log.buffer_bytes"):
         config(tmp_path, buffer_bytes=10).to_core()
-    with pytest.raises(ValueError, match="log.mode: the in-process runner"):
-        islands.run(config(tmp_path))
+    # A single instance in this process is a deployment of one: it logs as any instance does.
+    in_process = tmp_path / "in-process"
+    in_process.mkdir()
+    result = islands.run(config(in_process, multisite=0.0, duration=0.05))
+    records = _core.read_log(str(in_process / "instance-0.log"))["records"]
+    assert result.instances[0]["log"]["records"] == sum(r["type"] != "epoch" for r in records) > 0
+    assert sum(r["rows"] for r in records if r["type"] == "commit") == result.checks["committed_row_updates"]
     with pytest.raises(ValueError, match="recover"):
         run_deployment(per_core(), config(tmp_path, mode="off"), recover=True)
     log_dir = tmp_path / "log"
