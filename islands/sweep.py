@@ -84,6 +84,7 @@ from islands.config import (
     TatpConfig,
     TpcbConfig,
     TpccConfig,
+    resolve_field,
 )
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
@@ -428,22 +429,8 @@ class ExperimentSpec:
         try:
             base.to_core(total_sites=sites)
         except ValueError as e:
-            name = str(e).split(":", 1)[0]
-            if name in self.micro:
-                key = f"micro.{name}"
-            elif name in self.tpcb:
-                key = f"tpcb.{name}"
-            elif name in self.tatp:
-                key = f"tatp.{name}"
-            elif name in self.tpcc:
-                key = f"tpcc.{name}"
-            elif name in self.engine:
-                key = f"engine.{name}"
-            elif name in grid_keys:
-                key = f"grid.{name}"
-            else:
-                key = "workload" if name == "workload" else "run"
-            raise where.error(key, str(e)) from None
+            key, why = _spec_key(e, self.workload, grid_keys)
+            raise where.error(key, why) from None
         for key, values in self.grid:
             if key in DEPLOY_KEYS:
                 continue
@@ -455,7 +442,8 @@ class ExperimentSpec:
                 try:
                     config.to_core(total_sites=sites)
                 except ValueError as e:
-                    raise where.error(f"grid.{key}", f"{value!r}: {e}") from None
+                    holder, why = _spec_key(e, self.workload, [key])
+                    raise where.error(f"grid.{key}", f"{value!r}: {why if holder == f'grid.{key}' else e}") from None
 
     def base_config(self, n_cpus: int = 1) -> RunConfig:
         """The run config of the fixed settings with every grid key at its first value, on
@@ -558,6 +546,25 @@ class ExperimentSpec:
         return dataclasses.replace(self, **changes)
 
 
+def _spec_key(error: ValueError, workload: str, grid_keys: Sequence[str]) -> tuple[str, str]:
+    """The experiment-file key that holds the setting a config error names, and what is wrong
+    with it: ``micro.rows_per_site``, ``grid.multisite``, ``run.duration_s``, ``log.mode``,
+    ``workload``. The engine's ``ConfigError`` carries the field as data; any other error
+    is the run's as a whole, with its message."""
+    field_ = getattr(error, "field", None)
+    if not isinstance(field_, str):
+        return "run", str(error)
+    section, name = resolve_field(field_, workload)
+    why = str(getattr(error, "why", error))
+    if name in grid_keys:
+        return f"grid.{name}", why
+    if section in SECTION_FIELDS or section in ("log", "profile"):
+        return f"{section}.{name}", why
+    if section == "driver":
+        return (f"run.{name}" if name in RUN_KEYS else "run"), why
+    return (name if name in TOP_KEYS else "run"), why
+
+
 def _section_of(key: str, workload: str = "micro") -> str:
     """The config section (micro, tpcb, tatp, tpcc, engine) holding a [grid] key (the
     workload's own where several have it)."""
@@ -618,7 +625,8 @@ def _check_log(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
     try:
         RunConfig(log=LogConfig(**{"directory": default_log_root(), **out})).to_core()
     except ValueError as e:
-        raise where.error("log", str(e)) from None
+        key, why = _spec_key(e, "micro", [])
+        raise where.error(key if key.startswith("log.") else "log", why if key.startswith("log.") else str(e)) from None
     return out
 
 

@@ -512,7 +512,7 @@ BAD = [
     ),
     (
         "name = 'x'\nfigure = 'none'\n[grid]\nmultisite = [0.1, 1.5]\n",
-        r"exp.toml:4: grid.multisite: 1.5: multisite: must be a fraction between 0 and 1",
+        r"exp.toml:4: grid.multisite: 1.5: must be between 0 and 1, got 1.5",
     ),
     ("name = 'x'\nfigure = 'none'\n[grid]\nupdate = ['yes']\n", r"exp.toml:4: grid.update: 'yes' is not true or false"),
     (
@@ -545,7 +545,7 @@ BAD = [
     ),
     (
         "name = 'x'\nfigure = 'none'\n[micro]\nrows_per_site = 0\n",
-        r"exp.toml:4: micro.rows_per_site: rows_per_site: must be at least 1",
+        r"exp.toml:4: micro.rows_per_site: must be at least 1, got 0",
     ),
     (
         "name = 'x'\nfigure = 'none'\n[micro]\nrows_per_site = -3\n",
@@ -556,10 +556,10 @@ BAD = [
         "name = 'x'\nfigure = 'none'\n[micro]\nmultisite = 0.1\n[grid]\nmultisite = [0.2]\n",
         r"exp.toml:4: micro.multisite: set in both \[grid\] and \[micro\]",
     ),
-    ("name = 'x'\nfigure = 'none'\nworkload = 'tpcz'\n", r"exp.toml:3: workload: workload: unknown workload 'tpcz'"),
+    ("name = 'x'\nfigure = 'none'\nworkload = 'tpcz'\n", r"exp.toml:3: workload: unknown workload 'tpcz'"),
     ("name = 'x'\nfigure = 'none'\n[run]\ncpus = '0-3,x'\n", r"exp.toml:4: run.cpus: bad cpu list item 'x'"),
     ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'off'\n", r"exp.toml:4: log.mode: give mode = \"async\""),
-    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'sometimes'\n", r"exp.toml:3: log: log.mode: unknown"),
+    ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'sometimes'\n", r"exp.toml:4: log.mode: unknown value 'sometimes'"),
     (
         "name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nrecord_acks = true\n",
         r"exp.toml:5: log.record_acks: unknown key",
