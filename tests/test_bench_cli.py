@@ -216,3 +216,15 @@ def test_existing_results_are_not_mixed(cli, tmp_path) -> None:
     assert cli(*args).returncode == 0
     out = cli(*args)
     assert out.returncode == 2 and "already holds results" in out.stderr
+
+
+def test_the_runner_stores_and_the_plots_draw(tmp_path) -> None:
+    from islands.bench.suite import bench_ipc
+    from islands.plots.bench import draw_bench
+
+    outcome = bench_ipc(HERE, mechanisms=["pipe"], round_trips=20, warmup_s=0.0, out=tmp_path / "ipc")
+    assert len(outcome.rows) >= 1 and (tmp_path / "ipc" / "rows.parquet").exists()
+    assert list((tmp_path / "ipc").glob("*.png")) == []  # measuring draws nothing
+    figures = draw_bench(outcome.name, outcome.rows, outcome.directory, HERE)
+    assert figures == [tmp_path / "ipc" / "fig2-ipc.png"]
+    assert figures[0].read_bytes().startswith(PNG)

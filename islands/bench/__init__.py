@@ -8,7 +8,8 @@ a machine's islands before any database runs.
   grouped, mixed or by the OS (000 Fig 6).
 
 ``python -m islands bench ipc|counters|placement`` runs them, stores the rows and draws the
-figures; :mod:`islands.bench.suite` is the same from Python.
+figures; from Python, :mod:`islands.bench.suite` runs and stores, and
+:func:`islands.plots.bench.draw_bench` draws.
 """
 
 from islands.bench.counters import CounterBenchConfig, counter_plan, run_counters

@@ -1,9 +1,9 @@
-"""A whole benchmark from Python: its points, the result store, the table and the figure.
+"""A whole benchmark from Python: its points and the result store.
 
 Each ``bench_*`` function runs every point and repetition, appends each row to the store as
-soon as it is measured (an interrupted run keeps what it finished), renders the figure into
-the same directory and returns a :class:`BenchOutcome`. The CLI (``islands bench``) is a thin
-layer over these.
+soon as it is measured (an interrupted run keeps what it finished) and returns a
+:class:`BenchOutcome`. Drawing is the plots' job: :func:`islands.plots.bench.draw_bench` makes
+the figures from the stored rows. The CLI (``islands bench``) is a thin layer over both.
 """
 
 from __future__ import annotations
@@ -43,7 +43,6 @@ class BenchOutcome:
     name: str  #: "ipc", "counters" or "placement"
     directory: Path  #: the result store's directory
     rows: pd.DataFrame  #: every row, as stored (flattened columns)
-    figures: list[Path] = field(default_factory=list)  #: PNG files written
     notes: list[str] = field(default_factory=list)  #: what the reader should know (1 socket, ...)
     warnings: list[str] = field(default_factory=list)  #: cases this machine could not run
 
@@ -93,7 +92,6 @@ def bench_ipc(
     repetitions: int = 1,
     seed: int = 1,
     out: str | Path | None = None,
-    figure: bool = True,
     progress: Progress = _quiet,
 ) -> BenchOutcome:
     """000 Fig 2: every mechanism on every CPU pair (default: :func:`default_cpu_pairs`)."""
@@ -140,12 +138,7 @@ def bench_ipc(
             warnings.append(str(error))  # the message names the mechanism
             row = unavailable_row(config, pair, rep, str(error))
         store.append([_finish_row(row, topology, metadata, load)])
-    outcome = BenchOutcome("ipc", store.directory, store.rows(), notes=notes, warnings=warnings)
-    if figure:
-        from islands.plots.bench_ipc import plot_ipc
-
-        outcome.figures.append(plot_ipc(outcome.rows, store.directory / "fig2-ipc.png", topology))
-    return outcome
+    return BenchOutcome("ipc", store.directory, store.rows(), notes=notes, warnings=warnings)
 
 
 def bench_counters(
@@ -160,7 +153,6 @@ def bench_counters(
     increments_per_thread: int = 0,
     repetitions: int = 3,
     out: str | Path | None = None,
-    figure: bool = True,
     progress: Progress = _quiet,
 ) -> BenchOutcome:
     """000 Fig 5 and 7: every lock kind x granularity x placement, ``repetitions`` times."""
@@ -210,17 +202,7 @@ def bench_counters(
             progress(f"[{i}/{n}] {c.lock}, one counter per {c.granularity}, {c.placement} threads")
             load = _load_1m()
             store.append([_finish_row(run_counters(c, topology, rep), topology, metadata, load)])
-    outcome = BenchOutcome("counters", store.directory, store.rows(), notes=notes)
-    if figure:
-        from islands.plots.bench_counters import plot_counter_granularity, plot_counter_placement
-
-        for path in (
-            plot_counter_placement(outcome.rows, store.directory / "fig5-counters-placement.png", topology),
-            plot_counter_granularity(outcome.rows, store.directory / "fig7-counters-granularity.png", topology),
-        ):
-            if path is not None:
-                outcome.figures.append(path)
-    return outcome
+    return BenchOutcome("counters", store.directory, store.rows(), notes=notes)
 
 
 def bench_placement(
@@ -236,7 +218,6 @@ def bench_placement(
     repetitions: int = 5,
     seed: int = 1,
     out: str | Path | None = None,
-    figure: bool = True,
     progress: Progress = _quiet,
 ) -> BenchOutcome:
     """000 Fig 6: the same short OLTP run with its workers placed by each policy."""
@@ -288,12 +269,7 @@ def bench_placement(
             progress(f"[{i}/{n}] {c.policy}, {n_threads} workers, repetition {rep + 1}")
             load = _load_1m()
             store.append([_finish_row(run_placement(c, topology, rep), topology, metadata, load)])
-    outcome = BenchOutcome("placement", store.directory, store.rows(), notes=notes)
-    if figure:
-        from islands.plots.bench_placement import plot_placement
-
-        outcome.figures.append(plot_placement(outcome.rows, store.directory / "fig6-placement.png", topology))
-    return outcome
+    return BenchOutcome("placement", store.directory, store.rows(), notes=notes)
 
 
 def summarize(rows: pd.DataFrame, by: Sequence[str], value: str) -> pd.DataFrame:

@@ -164,6 +164,7 @@ def main(args: argparse.Namespace) -> int:
     from islands.bench.counters import GRANULARITIES, LOCK_KINDS, PLACEMENTS
     from islands.bench.ipc import MECHANISMS, cpu_relation
     from islands.bench.placement_bench import POLICIES
+    from islands.plots.bench import draw_bench
     from islands.topology import read_topology
 
     _check_counts(args)
@@ -173,7 +174,6 @@ def main(args: argparse.Namespace) -> int:
         "duration_s": args.duration,
         "repetitions": args.reps,
         "out": args.out,
-        "figure": not args.no_figure,
         "progress": _progress(args),
     }
     if args.bench == "ipc":
@@ -220,6 +220,7 @@ def main(args: argparse.Namespace) -> int:
             **common,
         )
         table = placement_table(outcome.rows)
+    figures = [] if args.no_figure else draw_bench(outcome.name, outcome.rows, outcome.directory, topology)
     console = Console(highlight=False)
     if not console.is_terminal:  # piped or captured: wide enough that no name is cut
         console.width = 140
@@ -229,7 +230,7 @@ def main(args: argparse.Namespace) -> int:
     for warning in outcome.warnings:
         console.print(f"warning: {warning}")
     console.print(f"{len(outcome.rows)} rows in {outcome.directory}")
-    for path in outcome.figures:
+    for path in figures:
         console.print(f"figure: {path}")
     sys.stdout.flush()
     return 0

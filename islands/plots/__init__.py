@@ -5,7 +5,8 @@ results directory: the FIGURES.md id a manifest names → the function that draw
 figure function takes the rows (``ResultStore.rows()``) and the figure id and returns a
 :class:`~islands.plots._common.Drawing` (figure, text summary, file stem);
 :func:`render_results` saves it as PNG and PDF with the summary beside them. The hardware
-microbenchmark figures (``bench_*``) are drawn by ``islands bench`` itself.
+microbenchmark figures (``bench_*``) are drawn by ``islands bench`` after its run, through
+:func:`islands.plots.bench.draw_bench`.
 """
 
 from __future__ import annotations
