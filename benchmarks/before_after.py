@@ -1,0 +1,79 @@
+"""Throughput of two builds of islands side by side: every workload on one shared instance
+(in-process) and per-core over unix sockets and shared memory, repetitions interleaved
+(A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each and
+the ratio B / A. A benchmark, not a test: it prints, it asserts nothing.
+
+    python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--reps N]
+
+"Before" is an interpreter whose environment holds an older revision (a virtual environment
+with numpy, pandas, pyarrow, matplotlib, rich and psutil and a ``pip install`` of it); "after"
+is the package this interpreter imports. Instance processes of a deployment run under the
+interpreter that launched them, so each side is measured whole.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+
+CHILD = r"""
+import json, sys
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig, TatpConfig, TpccConfig
+from islands.topology import read_topology
+from islands.placement import plan_deployment
+from islands.launch import run_deployment
+from islands.run import run
+spec = json.loads(sys.argv[1])
+cpus = tuple(read_topology().cpus[:2])
+sections = {
+    "micro-read": dict(workload="micro", micro=MicroConfig(rows_per_txn=10)),
+    "micro-update": dict(workload="micro", micro=MicroConfig(rows_per_txn=10, update=True)),
+    "tpcb": dict(workload="tpcb", tpcb=TpcbConfig(accounts_per_branch=10_000, remote=0.0)),
+    "tatp": dict(workload="tatp", tatp=TatpConfig(subscribers_per_site=10_000)),
+    "tpcc": dict(workload="tpcc", tpcc=TpccConfig(mix="50-50", items=10_000, customers_per_district=300)),
+}[spec["workload"]]
+driver = DriverConfig(cpus=cpus, warmup_s=0.3, duration_s=spec["duration"])
+if spec["deployment"] == "1ISL":
+    result = run(RunConfig(engine=EngineConfig(cc="2pl"), driver=driver, **sections))
+else:
+    cfg = RunConfig(engine=EngineConfig(cc="none", lock_policy="no_wait"), driver=driver, **sections)
+    result = run_deployment(plan_deployment(read_topology(), "per-core", cpus=cpus), cfg, transport=spec["deployment"])
+print(json.dumps({"tps": result.throughput_tps}))
+"""
+
+WORKLOADS = ("micro-read", "micro-update", "tpcb", "tatp", "tpcc")
+DEPLOYMENTS = ("1ISL", "unix", "shm")
+
+
+def measure(python: str, spec: dict[str, object]) -> float:
+    """One run in a fresh `python`; transactions per second (NaN when it failed)."""
+    out = subprocess.run([python, "-c", CHILD, json.dumps(spec)], capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        print(f"  {python} {spec}: {out.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+        return float("nan")
+    return float(json.loads(out.stdout.strip().splitlines()[-1])["tps"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", required=True, help="interpreter of the older revision")
+    parser.add_argument("--duration", type=float, default=1.0)
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    print(f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13} {'after/before':>12}")
+    for workload in WORKLOADS:
+        for deployment in DEPLOYMENTS:
+            spec = {"workload": workload, "deployment": deployment, "duration": args.duration}
+            before, after = [], []
+            for _ in range(args.reps):
+                before.append(measure(args.before, spec))
+                after.append(measure(sys.executable, spec))
+            b, a = statistics.median(before), statistics.median(after)
+            print(f"{workload:13} {deployment:10} {b:13,.0f} {a:13,.0f} {a / b:12.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
