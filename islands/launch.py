@@ -320,4 +320,9 @@ def run_deployment(
         if instances is not None:
             instances.kill()
         shutil.rmtree(directory, ignore_errors=True)
-    return collect(config, deployment, transport, topology, results)
+    result = collect(config, deployment, transport, topology, results)
+    if config.profile.simulate:  # cachegrind's copy runs after the instances are gone
+        from islands.simulate import simulated_profile
+
+        result.profile["simulated"] = simulated_profile(config)
+    return result

@@ -1,5 +1,7 @@
 """A run's profile from the engine's statistics: counters summed over workers, the papers'
-metrics derived from them, and the component time breakdown per transaction.
+metrics derived from them, and the component time breakdown per transaction. A pure function
+of its inputs: the simulated counters (``profile.simulate``) come from a cachegrind run that
+the run itself starts (:func:`islands.simulate.simulated_profile`), not from here.
 
 Missing counters are NaN, never 0, and the reason for each goes to the run's metadata
 (``counters_missing``). The breakdown is the mean over the transactions the engine timed
@@ -33,7 +35,7 @@ def summarize(config: RunConfig, instances: Iterable[Mapping[str, Any]]) -> dict
     ``breakdown`` and ``missing`` (metric -> reason)."""
     profile = config.profile
     instances = list(instances)
-    if not profile.counters and not profile.breakdown_every and not profile.simulate:
+    if not profile.counters and not profile.breakdown_every:
         return {}
     out: dict[str, Any] = {}
     if profile.counters:
@@ -70,30 +72,4 @@ def summarize(config: RunConfig, instances: Iterable[Mapping[str, Any]]) -> dict
         # transaction is timed, less only by the loop's step between transactions).
         per_txn["coverage"] = sum(total.values()) / window_ns if window_ns else math.nan
         out["breakdown"] = per_txn
-    if profile.simulate:
-        out["simulated"] = _simulated(config)
     return out
-
-
-def _simulated(config: RunConfig) -> dict[str, Any]:
-    """Cachegrind's per-transaction counts of a single-threaded copy of ``config`` (the first
-    CPU, no locks); NaN with the reason when it cannot run."""
-    import dataclasses
-
-    from islands.simulate import simulate
-
-    single = dataclasses.replace(
-        config,
-        engine=dataclasses.replace(config.engine, cc="none"),
-        driver=dataclasses.replace(config.driver, cpus=config.driver.cpus[:1]),
-    )
-    try:
-        sim = simulate(single, transactions=config.profile.simulate)
-    except (RuntimeError, ValueError, OSError) as e:
-        return {"reason": str(e), **dict.fromkeys(("instructions", "l1i_misses", "l1d_misses"), math.nan)}
-    return {
-        **sim.per_txn,
-        **sim.derived,
-        "reason": sim.reason,
-        "caches": "; ".join(f"{k} {v}" for k, v in sim.caches.items()),
-    }

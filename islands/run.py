@@ -75,6 +75,10 @@ def run(config: RunConfig, topology: Topology | None = None) -> RunResult:
         label="1 instance", instances=(tuple(config.driver.cpus),), placement="explicit", pinned=config.driver.pin
     )
     result = collect(config, deployment, NO_TRANSPORT, topology, [{"stats": stats}])
+    if config.profile.simulate:  # cachegrind's single-threaded copy, after this run's window
+        from islands.simulate import simulated_profile
+
+        result.profile["simulated"] = simulated_profile(config)
     if modules is not None:
         result.profile["modules"] = modules.to_dict()
         if modules.reason:

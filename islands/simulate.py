@@ -27,7 +27,7 @@ from typing import Any
 
 from islands.config import RunConfig
 
-__all__ = ["SIMULATED_METRICS", "SimulatedCounters", "parse_cachegrind", "simulate"]
+__all__ = ["SIMULATED_METRICS", "SimulatedCounters", "parse_cachegrind", "simulate", "simulated_profile"]
 
 #: Per-transaction metrics and the cachegrind events they sum.
 SIMULATED_METRICS: dict[str, tuple[str, ...]] = {
@@ -188,3 +188,27 @@ def simulate(
         for k, events in SIMULATED_METRICS.items()
     }
     return SimulatedCounters(per_txn, transactions, caches=caches)
+
+
+def simulated_profile(config: RunConfig) -> dict[str, Any]:
+    """The ``simulated`` part of a run's profile: cachegrind's per-transaction counts of a
+    single-threaded copy of ``config`` (its first CPU, no locks), ``config.profile.simulate``
+    transactions; NaN with the reason when it cannot run. Started by the run
+    (:func:`islands.run.run`, :func:`islands.launch.run_deployment`) after its own window."""
+    import dataclasses
+
+    single = dataclasses.replace(
+        config,
+        engine=dataclasses.replace(config.engine, cc="none"),
+        driver=dataclasses.replace(config.driver, cpus=config.driver.cpus[:1]),
+    )
+    try:
+        sim = simulate(single, transactions=config.profile.simulate)
+    except (RuntimeError, ValueError, OSError) as e:
+        return {"reason": str(e), **dict.fromkeys(("instructions", "l1i_misses", "l1d_misses"), math.nan)}
+    return {
+        **sim.per_txn,
+        **sim.derived,
+        "reason": sim.reason,
+        "caches": "; ".join(f"{k} {v}" for k, v in sim.caches.items()),
+    }

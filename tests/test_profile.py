@@ -3,6 +3,7 @@ as NaN with their reason, and the component breakdown adding up to the measured 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import shutil
@@ -191,3 +192,31 @@ def test_sampled_breakdown_times_a_fraction():
     assert 0 < b["timed_txns"] <= result.commits / 8 + 2
     assert b["total_us"] > 0
     assert b["coverage"] == pytest.approx(1 / 8, rel=0.5)
+
+
+def test_summarize_starts_nothing_and_the_run_adds_the_simulation(monkeypatch):
+    import islands.simulate
+    from islands.profile import summarize
+
+    started: list[RunConfig] = []
+
+    def fake_simulation(config):
+        started.append(config)
+        return {"instructions": 1234.0, "reason": ""}
+
+    monkeypatch.setattr(islands.simulate, "simulated_profile", fake_simulation)
+    config = RunConfig(
+        driver=DriverConfig(cpus=(0,), warmup_s=0.0, duration_s=0.1),
+        engine=EngineConfig(cc="none"),
+        profile=ProfileConfig(breakdown_every=4, simulate=100),
+    )
+    result = islands.run(config)
+    assert started == [config]  # the run started the simulation, once
+    assert result.profile["simulated"] == {"instructions": 1234.0, "reason": ""}
+    assert result.to_dict()["simulated"]["instructions"] == 1234.0
+    # summarize is a function of the run's statistics: it adds no simulation and runs nothing
+    started.clear()
+    stats = {"workers": [], "commits": 0, "ns_per_tick": 1.0}
+    assert "simulated" not in summarize(config, [stats])
+    assert summarize(dataclasses.replace(config, profile=ProfileConfig(simulate=100)), [stats]) == {}
+    assert started == []
