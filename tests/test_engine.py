@@ -109,15 +109,16 @@ def test_none_needs_a_single_thread():
         ("rows_per_site", 0, "rows_per_site: must be at least 1"),
         ("rows_per_txn", 20, "do not fit in a site of 10 rows"),
         ("zipf_s", 11.0, "zipf_s: must be between 0 and 10"),
-        ("multisite", 1.5, "multisite: must be a fraction"),
+        ("multisite", 1.5, "multisite: must be between 0 and 1, got 1.5"),
         ("rows_per_site", -1, "rows_per_site: -1 is not a valid value"),
     ],
 )
 def test_bad_micro_settings_are_named(field, value, message):
     base = {"rows_per_site": 10, "rows_per_txn": 5}
     base[field] = value
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(islands.ConfigError, match=message) as caught:
         islands.run(config(cpus=ONLINE[:1], cc="none", **base))
+    assert caught.value.field == f"micro.{field}"
 
 
 def test_config_round_trip_and_hash():

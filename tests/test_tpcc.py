@@ -212,7 +212,7 @@ def test_the_conditions_catch_a_broken_district():
         (["--tpcc-mix", "new_order:60,payment:30"], "mix: the weights sum to 90, not 100"),
         (["--tpcc-mix", "payday"], "mix: unknown transaction 'payday'"),
         ([], "need a second warehouse but the deployment holds 1"),
-        (["--payment-remote", "2"], "payment_remote: must be a fraction"),
+        (["--payment-remote", "2"], "--payment-remote: must be between 0 and 1, got 2"),
     ],
 )
 def test_bad_tpcc_input_is_one_line_and_exit_2(cli, args, needle):
