@@ -18,6 +18,7 @@ import json
 import statistics
 import subprocess
 import sys
+import tempfile
 
 CHILD = r"""
 import json, sys
@@ -50,7 +51,10 @@ DEPLOYMENTS = ("1ISL", "unix", "shm")
 
 def measure(python: str, spec: dict[str, object]) -> float:
     """One run in a fresh `python`; transactions per second (NaN when it failed)."""
-    out = subprocess.run([python, "-c", CHILD, json.dumps(spec)], capture_output=True, text=True, check=False)
+    # From a neutral directory: `python -c` puts the working directory first on sys.path.
+    out = subprocess.run(
+        [python, "-c", CHILD, json.dumps(spec)], capture_output=True, text=True, check=False, cwd=tempfile.gettempdir()
+    )
     if out.returncode != 0:
         print(f"  {python} {spec}: {out.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
         return float("nan")
