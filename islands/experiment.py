@@ -1,0 +1,637 @@
+"""Experiment files: the TOML schema of a sweep, parsed and checked into an
+:class:`ExperimentSpec` (errors name the file, the key and its line).
+
+An experiment file (``experiments/*.toml``) says what to run; nothing in it is specific to
+one machine, because deployments may be written relative to the topology (``1``,
+``per-socket``, ``per-core``, ``all``; see :func:`islands.placement.expand_relative`)::
+
+    name = "000-fig11-multisite"      # results go to results/<name>/ by default
+    figure = "000-fig11"              # the FIGURES.md entry it feeds ("none" if none)
+    description = "..."               # optional prose
+    workload = "micro"                # optional (default micro)
+
+    [run]                             # all optional
+    warmup_s = 1.0                    # seconds before each measured window (default 1)
+    duration_s = 5.0                  # measured seconds per run (default 5)
+    repetitions = 3                   # runs of every point (default 1)
+    seed = 1                          # base random seed, the same for every repetition
+    cpus = "0-7"                      # cpus deployments cut up (default: one per core)
+
+    [grid]                            # every key is a list of values (or one value);
+    deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
+    placement = ["islands"]           # deployment, placement, transport outermost, then
+    transport = ["unix"]              # the others as written, the last varying fastest
+    update = [false, true]            # any MicroConfig or EngineConfig field
+    multisite = { from = 0.0, to = 1.0, step = 0.2 }   # a range: 0, 0.2, ..., 1.0
+
+    [micro]                           # fixed MicroConfig fields (not also in [grid])
+    rows_per_txn = 10
+    rows_per_site = 10000
+
+    [engine]                          # fixed EngineConfig fields; cc = "auto" (default)
+    cc = "auto"                       # is "none" for one-cpu instances, else "2pl"
+
+    [profile]                         # optional: what each run measures about itself
+    counters = ["software", "basic"]  # event sets (islands.pmu.EVENT_SETS)
+    breakdown_every = 1               # component time breakdown of every Nth transaction
+    simulate = 2000                   # cachegrind counts of a single-threaded copy (N txns)
+    modules = true                    # code-module profile (perf record; one instance only)
+
+    [log]                             # optional: a write-ahead log for every run (LogConfig)
+    mode = "group_commit"             # off, async or group_commit
+    directory = "/dev/shm"            # each run logs into a fresh directory made here, removed
+                                      # after it (default: /dev/shm, else the temp directory)
+
+The sweep runner (:mod:`islands.sweep`) turns a spec into points and runs them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+import math
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from islands.config import (
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    MicroConfig,
+    ProfileConfig,
+    RunConfig,
+    TatpConfig,
+    TpcbConfig,
+    TpccConfig,
+    resolve_field,
+)
+from islands.dispatch import default_log_root
+from islands.topology import format_cpulist, parse_cpulist
+
+__all__ = [
+    "DEPLOY_KEYS",
+    "GRID_PLACEMENTS",
+    "ExperimentSpec",
+    "known_transports",
+    "load_spec",
+]
+
+#: Keys of [grid] that are not config fields: what a point is deployed on.
+DEPLOY_KEYS = ("deployment", "placement", "transport")
+#: Placements a grid may ask for (explicit deployments are written as cpu lists).
+GRID_PLACEMENTS = ("islands", "spread", "os")
+MICRO_FIELDS = {f.name: f for f in dataclasses.fields(MicroConfig)}
+TPCB_FIELDS = {f.name: f for f in dataclasses.fields(TpcbConfig)}
+TATP_FIELDS = {f.name: f for f in dataclasses.fields(TatpConfig)}
+TPCC_FIELDS = {f.name: f for f in dataclasses.fields(TpccConfig)}
+ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
+#: The fixed-settings tables of an experiment file and the config fields each holds (field
+#: names are unique across them, so a [grid] key names its table).
+SECTION_FIELDS = {
+    "micro": MICRO_FIELDS,
+    "tpcb": TPCB_FIELDS,
+    "tatp": TATP_FIELDS,
+    "tpcc": TPCC_FIELDS,
+    "engine": ENGINE_FIELDS,
+}
+#: Field names more than one workload's section has (TATP's and TPC-C's mix): a [grid] value
+#: of one goes to the experiment's own workload.
+SHARED_FIELDS = {
+    k
+    for name, f in SECTION_FIELDS.items()
+    for k in f
+    if sum(k in g for n, g in SECTION_FIELDS.items() if n != "engine") > 1
+}
+#: The workloads' own sections (each used by the workload of its name).
+WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig, "tpcc": TpccConfig}
+RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
+TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log")
+PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "modules")
+#: [log] keys: LogConfig's fields but the fault tests' acknowledgement record.
+LOG_KEYS = tuple(f.name for f in dataclasses.fields(LogConfig) if f.name != "record_acks")
+# Keys of the spec that do not change what a point measures; left out of its hash.
+_UNHASHED = ("description", "repetitions")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_FIGURE_RE = re.compile(r"\d{3}-(fig|table)\d+[a-z]?|none")
+_DEFAULT_TRANSPORTS = ("unix", "shm")
+
+
+def known_transports() -> tuple[str, ...]:
+    """Transport names the engine offers (its registry when the build exposes one)."""
+    from islands import _core
+
+    names = getattr(_core, "transport_names", None)
+    return tuple(names()) if callable(names) else _DEFAULT_TRANSPORTS
+
+
+def _hash(value: Any) -> str:
+    canonical = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+class _Where:
+    """Turns a dotted key into ``file:line: key`` for error messages."""
+
+    def __init__(self, source: str, text: str | None) -> None:
+        self.source = source
+        self.lines: dict[str, int] = {}
+        table = ""
+        for number, line in enumerate((text or "").splitlines(), start=1):
+            stripped = line.strip()
+            m = re.match(r"\[\s*([^\]]+?)\s*\]", stripped)
+            if m and not stripped.startswith("[["):
+                table = m.group(1)
+                self.lines.setdefault(table, number)
+                continue
+            m = re.match(r"([A-Za-z0-9_.\-\"' ]+?)\s*=", stripped)
+            if m:
+                key = m.group(1).replace('"', "").replace("'", "").replace(" ", "")
+                self.lines.setdefault(f"{table}.{key}" if table else key, number)
+
+    def error(self, key: str, why: str) -> ValueError:
+        line = self.lines.get(key)
+        if line is None and "." in key:
+            line = self.lines.get(key.rsplit(".", 1)[0])
+        where = f"{self.source}:{line}" if line is not None else self.source
+        return ValueError(f"{where}: {key}: {why}")
+
+
+def _unknown(key: str, known: Iterable[str]) -> str:
+    known = sorted(known)
+    close = difflib.get_close_matches(key.rsplit(".", 1)[-1], known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return f"unknown key{hint} (known: {', '.join(known)})"
+
+
+def _field_type(name: str) -> str:
+    f = next(fields_[name] for fields_ in SECTION_FIELDS.values() if name in fields_)
+    return str(f.type)
+
+
+def _check_value(where: _Where, key: str, name: str, value: Any) -> Any:
+    """A grid or fixed value of config field ``name``, type-checked (ints for int fields,
+    numbers for float fields, true/false for bool fields, text for str fields)."""
+    kind = _field_type(name)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise where.error(key, f"{value!r} is not true or false")
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise where.error(key, f"{value!r} is not a whole number >= 0")
+        return value
+    if kind == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise where.error(key, f"{value!r} is not a number")
+        return float(value)
+    if not isinstance(value, str):
+        raise where.error(key, f"{value!r} is not text")
+    return value
+
+
+def _range(where: _Where, key: str, table: Mapping[str, Any]) -> list[Any]:
+    if set(table) != {"from", "to", "step"}:
+        raise where.error(key, "a range is written { from = A, to = B, step = S }")
+    start, stop, step = table["from"], table["to"], table["step"]
+    for part in (start, stop, step):
+        if isinstance(part, bool) or not isinstance(part, (int, float)):
+            raise where.error(key, f"range bound {part!r} is not a number")
+    if step <= 0 or stop < start:
+        raise where.error(key, "a range needs step > 0 and to >= from")
+    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    if count > 10_000:
+        raise where.error(key, f"the range has {count} values (at most 10000)")
+    if all(isinstance(p, int) for p in (start, stop, step)):
+        return [start + i * step for i in range(count)]
+    return [round(start + i * step, 10) for i in range(count)]
+
+
+@dataclass(frozen=True)
+class ExperimentSpec:
+    """One experiment file, checked: see the module docstring for the format.
+
+    ``grid`` holds ``(key, values)`` pairs: ``deployment``, ``placement`` and ``transport``
+    first (defaults ``["1"]``, ``["islands"]``, ``["unix"]``), then the other keys in file
+    order.
+    ``micro`` and ``engine`` hold the fixed settings. ``source`` is the file it came from.
+    """
+
+    name: str
+    figure: str
+    grid: tuple[tuple[str, tuple[Any, ...]], ...]
+    description: str = ""
+    workload: str = "micro"
+    micro: Mapping[str, Any] = field(default_factory=dict)
+    engine: Mapping[str, Any] = field(default_factory=dict)
+    tpcb: Mapping[str, Any] = field(default_factory=dict)
+    tatp: Mapping[str, Any] = field(default_factory=dict)
+    tpcc: Mapping[str, Any] = field(default_factory=dict)
+    warmup_s: float = 1.0
+    duration_s: float = 5.0
+    repetitions: int = 1
+    seed: int = 1
+    cpus: tuple[int, ...] | None = None
+    profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
+    log: Mapping[str, Any] = field(default_factory=dict)  #: the [log] table, checked
+    source: str = field(default="<memory>", compare=False)
+    text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], source: str = "<memory>", text: str | None = None) -> ExperimentSpec:
+        """Check a parsed experiment file; ``text`` (the file's text) lets errors name the
+        line. Raises ``ValueError`` as ``file:line: key: why`` for the first problem."""
+        where = _Where(source, text)
+        for key in d:
+            if key not in TOP_KEYS:
+                raise where.error(key, _unknown(key, TOP_KEYS))
+
+        def text_value(key: str, default: str | None = None) -> str:
+            value = d.get(key, default)
+            if value is None:
+                raise where.error(key, "missing (every experiment file names it)")
+            if not isinstance(value, str):
+                raise where.error(key, f"{value!r} is not text")
+            return value
+
+        name = text_value("name")
+        if not _NAME_RE.fullmatch(name):
+            raise where.error("name", f"{name!r}: use letters, digits, '.', '_' and '-' (it names a directory)")
+        figure = text_value("figure")
+        if not _FIGURE_RE.fullmatch(figure):
+            raise where.error("figure", f"{figure!r} is not a FIGURES.md id such as '000-fig11' (or 'none')")
+        description = text_value("description", "")
+        workload = text_value("workload", "micro")
+
+        tables: dict[str, Mapping[str, Any]] = {}
+        for table in ("run", "grid", *SECTION_FIELDS, "profile", "log"):
+            value = d.get(table, {})
+            if not isinstance(value, Mapping):
+                raise where.error(table, "must be a table ([" + table + "])")
+            tables[table] = value
+
+        run = tables["run"]
+        for key in run:
+            if key not in RUN_KEYS:
+                raise where.error(f"run.{key}", _unknown(key, RUN_KEYS))
+        warmup = run.get("warmup_s", 1.0)
+        duration = run.get("duration_s", 5.0)
+        for key, value, low in (("warmup_s", warmup, None), ("duration_s", duration, 0)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise where.error(f"run.{key}", f"{value!r} is not a number of seconds")
+            if value < 0 or (low is not None and value <= low):
+                raise where.error(f"run.{key}", f"{value!r} must be {'> 0' if low is not None else '>= 0'}")
+        repetitions = run.get("repetitions", 1)
+        if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
+            raise where.error("run.repetitions", f"{repetitions!r} is not a whole number >= 1")
+        seed = run.get("seed", 1)
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise where.error("run.seed", f"{seed!r} is not a whole number >= 0")
+        cpus = run.get("cpus")
+        if cpus is not None:
+            try:
+                if isinstance(cpus, str):
+                    cpus = tuple(parse_cpulist(cpus))
+                elif isinstance(cpus, list) and all(isinstance(c, int) and not isinstance(c, bool) for c in cpus):
+                    cpus = tuple(cpus)
+                else:
+                    raise ValueError(f"{cpus!r} is not a cpu list such as '0-7' or [0, 1]")
+            except ValueError as e:
+                raise where.error("run.cpus", str(e)) from None
+            if not cpus:
+                raise where.error("run.cpus", "the list is empty")
+
+        fixed: dict[str, dict[str, Any]] = {table: {} for table in SECTION_FIELDS}
+        for table, fields_ in SECTION_FIELDS.items():
+            for key, value in tables[table].items():
+                if key not in fields_:
+                    raise where.error(f"{table}.{key}", _unknown(key, fields_))
+                if key in tables["grid"]:
+                    raise where.error(f"{table}.{key}", "set in both [grid] and [" + table + "]")
+                if table == "engine" and key == "cc" and value == "auto":
+                    fixed[table][key] = value
+                    continue
+                fixed[table][key] = _check_value(where, f"{table}.{key}", key, value)
+
+        profile = _check_profile(where, tables["profile"])
+        log = _check_log(where, tables["log"])
+
+        grid_known = DEPLOY_KEYS + tuple(k for fields_ in SECTION_FIELDS.values() for k in fields_)
+        grid: dict[str, tuple[Any, ...]] = {}
+        transports = known_transports()
+        for key, raw in tables["grid"].items():
+            dotted = f"grid.{key}"
+            if key not in grid_known:
+                raise where.error(dotted, _unknown(key, grid_known))
+            if isinstance(raw, Mapping):
+                values = _range(where, dotted, raw)
+            elif isinstance(raw, list):
+                values = raw
+            else:
+                values = [raw]
+            if not values:
+                raise where.error(dotted, "the list is empty")
+            checked: list[Any] = []
+            for value in values:
+                if key == "deployment":
+                    ok = (isinstance(value, (str, int)) and not isinstance(value, bool)) or (
+                        isinstance(value, list)
+                        and value
+                        and all(isinstance(i, list) and all(isinstance(c, int) for c in i) for i in value)
+                    )
+                    if not ok:
+                        raise where.error(
+                            dotted, f"{value!r} is not a deployment (1, 'per-socket', '4ISL', '0-3;4-7', ...)"
+                        )
+                    value = tuple(tuple(i) for i in value) if isinstance(value, list) else value
+                elif key == "placement":
+                    if value not in GRID_PLACEMENTS:
+                        raise where.error(dotted, f"{value!r}: choose one of {', '.join(GRID_PLACEMENTS)}")
+                elif key == "transport":
+                    if value not in transports:
+                        raise where.error(dotted, f"unknown transport {value!r} (choose {', '.join(transports)})")
+                elif key == "cc" and value == "auto":
+                    pass
+                else:
+                    value = _check_value(where, dotted, key, value)
+                if value in checked:
+                    raise where.error(dotted, f"lists {value!r} twice")
+                checked.append(value)
+            grid[key] = tuple(checked)
+        defaults = {"deployment": ("1",), "placement": ("islands",), "transport": ("unix",)}
+        ordered = [(k, v) for k, v in defaults.items() if k not in grid] + list(grid.items())
+        ordered.sort(key=lambda kv: DEPLOY_KEYS.index(kv[0]) if kv[0] in DEPLOY_KEYS else len(DEPLOY_KEYS))
+
+        spec = cls(
+            name=name,
+            figure=figure,
+            grid=tuple(ordered),
+            description=description,
+            workload=workload,
+            micro=fixed["micro"],
+            engine=fixed["engine"],
+            tpcb=fixed["tpcb"],
+            tatp=fixed["tatp"],
+            tpcc=fixed["tpcc"],
+            warmup_s=float(warmup),
+            duration_s=float(duration),
+            repetitions=repetitions,
+            seed=seed,
+            cpus=cpus,
+            profile=profile,
+            log=log,
+            source=source,
+            text=text,
+        )
+        spec._check_configs(where)
+        return spec
+
+    def _check_configs(self, where: _Where) -> None:
+        """Let the engine's own validation judge every fixed and grid value, one at a time,
+        so that the error names the key that holds the bad value."""
+        base = self.base_config(n_cpus=1)
+        grid_keys = [k for k, _ in self.grid]
+        # Fields are judged here; whether a scale fits a deployment is judged per point.
+        sites = None if self.workload == "micro" else 64
+        try:
+            base.to_core(total_sites=sites)
+        except ValueError as e:
+            key, why = _spec_key(e, self.workload, grid_keys)
+            raise where.error(key, why) from None
+        for key, values in self.grid:
+            if key in DEPLOY_KEYS:
+                continue
+            part = _section_of(key, self.workload)
+            for value in values:
+                if key == "cc" and value == "auto":
+                    continue
+                config = dataclasses.replace(base, **{part: dataclasses.replace(getattr(base, part), **{key: value})})
+                try:
+                    config.to_core(total_sites=sites)
+                except ValueError as e:
+                    holder, why = _spec_key(e, self.workload, [key])
+                    raise where.error(f"grid.{key}", f"{value!r}: {why if holder == f'grid.{key}' else e}") from None
+
+    def base_config(self, n_cpus: int = 1) -> RunConfig:
+        """The run config of the fixed settings with every grid key at its first value, on
+        cpus ``0..n_cpus-1`` (used to check values; points replace the cpus)."""
+        grid = dict(self.grid)
+        micro = {**self.micro, **{k: v[0] for k, v in grid.items() if k in MICRO_FIELDS}}
+        tpcb = {**self.tpcb, **{k: v[0] for k, v in grid.items() if k in TPCB_FIELDS}}
+        tatp = {**self.tatp, **{k: v[0] for k, v in grid.items() if _goes_to(k, "tatp", self.workload)}}
+        tpcc = {**self.tpcc, **{k: v[0] for k, v in grid.items() if _goes_to(k, "tpcc", self.workload)}}
+        engine = {**self.engine, **{k: v[0] for k, v in grid.items() if k in ENGINE_FIELDS}}
+        engine["cc"] = _resolve_cc(engine.get("cc", "auto"), (n_cpus,))
+        return RunConfig(
+            workload=self.workload,
+            micro=MicroConfig(**micro),
+            tpcb=TpcbConfig(**tpcb),
+            tatp=TatpConfig(**tatp),
+            tpcc=TpccConfig(**tpcc),
+            engine=EngineConfig(**engine),
+            driver=DriverConfig(
+                cpus=tuple(range(n_cpus)), warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed
+            ),
+            profile=self.profile_config(),
+            log=self.log_config(),
+        )
+
+    def log_config(self) -> LogConfig:
+        """The [log] table as the run config's LogConfig (``directory`` is where each run's
+        own log directory is made)."""
+        if not self.log:
+            return LogConfig()
+        return LogConfig(**{"directory": default_log_root(), **self.log})
+
+    def profile_config(self) -> ProfileConfig:
+        """The [profile] table as the run config's ProfileConfig."""
+        return ProfileConfig(
+            counters=tuple(self.profile.get("counters", ())),
+            breakdown_every=self.profile.get("breakdown_every", 0),
+            simulate=self.profile.get("simulate", 0),
+            modules=self.profile.get("modules", False),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec as a TOML-shaped dict (JSON-ready); :meth:`from_dict` reads it back.
+        Fixed settings left to their defaults are written out, so that a file that spells a
+        default out and one that does not have the same :meth:`spec_hash`."""
+        grid_keys = {k for k, _ in self.grid}
+        run: dict[str, Any] = {
+            "warmup_s": self.warmup_s,
+            "duration_s": self.duration_s,
+            "repetitions": self.repetitions,
+            "seed": self.seed,
+        }
+        if self.cpus is not None:
+            run["cpus"] = format_cpulist(self.cpus)
+        extra = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
+        if self.log:  # only where given: specs without a log keep their hashes
+            extra["log"] = {k: _plain(v) for k, v in self.log.items()}
+        out = {
+            "name": self.name,
+            "figure": self.figure,
+            "description": self.description,
+            "workload": self.workload,
+            "run": run,
+            "grid": {k: [_plain(v) for v in values] for k, values in self.grid},
+            "micro": _fixed(MicroConfig(), self.micro, grid_keys),
+            "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
+            **extra,
+        }
+        # Another workload's table only where it is used (micro specs keep their hashes).
+        for section, klass in WORKLOAD_SECTIONS.items():
+            if section != "micro" and (self.workload == section or getattr(self, section)):
+                out[section] = _fixed(klass(), getattr(self, section), grid_keys)
+        return out
+
+    def spec_hash(self) -> str:
+        """Stable hash of everything that decides what a point measures (the description
+        and the number of repetitions left out: more repetitions only add runs)."""
+        d = self.to_dict()
+        d.pop("description")
+        d["run"].pop("repetitions")
+        return _hash(d)
+
+    def with_overrides(
+        self, duration_s: float | None = None, warmup_s: float | None = None, repetitions: int | None = None
+    ) -> ExperimentSpec:
+        """The same spec with the command line's ``--duration``/``--warmup``/``--repetitions``."""
+        changes: dict[str, Any] = {}
+        if duration_s is not None:
+            if not (isinstance(duration_s, (int, float)) and math.isfinite(duration_s) and duration_s > 0):
+                raise ValueError(f"--duration: {duration_s!r} must be a number of seconds > 0")
+            changes["duration_s"] = float(duration_s)
+        if warmup_s is not None:
+            if not (isinstance(warmup_s, (int, float)) and math.isfinite(warmup_s) and warmup_s >= 0):
+                raise ValueError(f"--warmup: {warmup_s!r} must be a number of seconds >= 0")
+            changes["warmup_s"] = float(warmup_s)
+        if repetitions is not None:
+            if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
+                raise ValueError(f"--repetitions: {repetitions!r} must be a whole number >= 1")
+            changes["repetitions"] = repetitions
+        return dataclasses.replace(self, **changes)
+
+
+def _spec_key(error: ValueError, workload: str, grid_keys: Sequence[str]) -> tuple[str, str]:
+    """The experiment-file key that holds the setting a config error names, and what is wrong
+    with it: ``micro.rows_per_site``, ``grid.multisite``, ``run.duration_s``, ``log.mode``,
+    ``workload``. The engine's ``ConfigError`` carries the field as data; any other error
+    is the run's as a whole, with its message."""
+    field_ = getattr(error, "field", None)
+    if not isinstance(field_, str):
+        return "run", str(error)
+    section, name = resolve_field(field_, workload)
+    why = str(getattr(error, "why", error))
+    if name in grid_keys:
+        return f"grid.{name}", why
+    if section in SECTION_FIELDS or section in ("log", "profile"):
+        return f"{section}.{name}", why
+    if section == "driver":
+        return (f"run.{name}" if name in RUN_KEYS else "run"), why
+    return (name if name in TOP_KEYS else "run"), why
+
+
+def _section_of(key: str, workload: str = "micro") -> str:
+    """The config section (micro, tpcb, tatp, tpcc, engine) holding a [grid] key (the
+    workload's own where several have it)."""
+    if key in SHARED_FIELDS and key in SECTION_FIELDS.get(workload, {}):
+        return workload
+    return next(name for name, fields_ in SECTION_FIELDS.items() if key in fields_)
+
+
+def _goes_to(key: str, section: str, workload: str) -> bool:
+    """Whether a [grid] key's value belongs in ``section`` of a ``workload`` experiment."""
+    return key in SECTION_FIELDS[section] and _section_of(key, workload) == section
+
+
+def _check_profile(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
+    from islands.pmu import EVENT_SETS
+
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in PROFILE_KEYS:
+            raise where.error(f"profile.{key}", _unknown(key, PROFILE_KEYS))
+        if key == "counters":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise where.error("profile.counters", f"{value!r} is not a list of event sets")
+            for v in value:
+                if v not in EVENT_SETS:
+                    raise where.error("profile.counters", f"unknown event set {v!r} (choose {', '.join(EVENT_SETS)})")
+            out[key] = tuple(value)
+        elif key == "modules":
+            if not isinstance(value, bool):
+                raise where.error("profile.modules", f"{value!r} is not true or false")
+            out[key] = value
+        else:
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise where.error(f"profile.{key}", f"{value!r} is not a whole number >= 0")
+            out[key] = value
+    return out
+
+
+def _check_log(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
+    if not table:
+        return {}
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        if key not in LOG_KEYS:
+            raise where.error(f"log.{key}", _unknown(key, LOG_KEYS))
+        default = getattr(LogConfig(), key)
+        if isinstance(default, bool) != isinstance(value, bool) or not isinstance(
+            value, (int, float) if isinstance(default, float) else type(default)
+        ):
+            kind = {bool: "true or false", int: "a whole number", float: "a number", str: "text"}[type(default)]
+            raise where.error(f"log.{key}", f"{value!r} is not {kind}")
+        out[key] = value
+    if out.get("mode", "off") == "off":
+        raise where.error("log.mode", 'give mode = "async" or "group_commit" (leave [log] out for no log)')
+    directory = out.get("directory")
+    if directory is not None and not os.path.isdir(directory):
+        raise where.error("log.directory", f"{directory!r} is not a directory")
+    try:
+        RunConfig(log=LogConfig(**{"directory": default_log_root(), **out})).to_core()
+    except ValueError as e:
+        key, why = _spec_key(e, "micro", [])
+        raise where.error(key if key.startswith("log.") else "log", why if key.startswith("log.") else str(e)) from None
+    return out
+
+
+def _fixed(defaults: Any, given: Mapping[str, Any], grid_keys: set[str]) -> dict[str, Any]:
+    values = {f.name: getattr(defaults, f.name) for f in dataclasses.fields(defaults)}
+    values.update(given)
+    return {k: v for k, v in values.items() if k not in grid_keys}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def load_spec(path: str | Path) -> ExperimentSpec:
+    """Read and check an experiment file. Raises ``ValueError`` (one line, naming the file,
+    the key and where known the line) for a missing file, bad TOML or a bad key or value."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the experiment file ({e.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path}: not valid TOML: {e}") from None
+    return ExperimentSpec.from_dict(data, source=str(path), text=text)
+
+
+def _resolve_cc(cc: str, sizes: Sequence[int]) -> str:
+    """``auto``: single-threaded instances run without locks (``none``), others ``2pl``."""
+    if cc != "auto":
+        return cc
+    return "none" if max(sizes) == 1 else "2pl"
