@@ -26,7 +26,7 @@ struct EngineConfig {
 };
 
 // The values of each enum setting, by name. Adding a value to one of these enums: add it here
-// too (tests/test_settings.py checks every name parses back through parse_*_kind).
+// too (the list is not checked for completeness; tests/test_settings.py sets every name listed).
 template <>
 struct SettingEnum<IndexKind> {
   static constexpr std::array<IndexKind, 2> values{IndexKind::hash, IndexKind::btree};
