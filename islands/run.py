@@ -36,11 +36,13 @@ __all__ = [
 
 
 def check_cpus(cpus: tuple[int, ...], topology: Topology) -> None:
-    """Raises ValueError naming a CPU that this machine does not have online."""
+    """Raises ConfigError (a ValueError) naming a CPU that this machine does not have online."""
     online = set(topology.cpus)
     for cpu in cpus:
         if cpu not in online:
-            raise ValueError(f"cpus: CPU {cpu} does not exist or is offline (online: {format_cpulist(topology.cpus)})")
+            raise _core.ConfigError(
+                "driver.cpus", f"CPU {cpu} does not exist or is offline (online: {format_cpulist(topology.cpus)})"
+            )
 
 
 def profile_events(profile: ProfileConfig) -> list[_core.PerfEventSpec]:

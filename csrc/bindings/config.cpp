@@ -208,8 +208,6 @@ void bind_config(py::module_& m) {
       "Every settings section of a RunConfig: {section: [{name, type, default, min, max, choices, help}]}, "
       "fields in declaration order (min and max inclusive; None: no bound).");
 
-  // Until RunConfig::validate_sites checks the engine and driver sections with their own
-  // validate(), the binding does so first, so that their errors carry the field as data.
   py::class_<RunConfig>(m, "RunConfig", "Everything one run of one instance needs")
       .def(py::init<>())
       .def_readwrite("workload", &RunConfig::workload)
@@ -220,20 +218,7 @@ void bind_config(py::module_& m) {
       .def_readwrite("driver", &RunConfig::driver)
       .def_readwrite("profile", &RunConfig::profile)
       .def_readwrite("log", &RunConfig::log)
-      .def(
-          "validate",
-          [](const RunConfig& c) {
-            c.engine.validate();
-            c.driver.validate();
-            c.validate();
-          },
-          "Raises ConfigError naming the first bad field")
-      .def(
-          "validate_sites",
-          [](const RunConfig& c, std::uint64_t total_sites) {
-            c.engine.validate();
-            c.driver.validate();
-            c.validate_sites(total_sites);
-          },
-          py::arg("total_sites"), "The same for an instance of a deployment of total_sites sites");
+      .def("validate", &RunConfig::validate, "Raises ConfigError naming the first bad field")
+      .def("validate_sites", &RunConfig::validate_sites, py::arg("total_sites"),
+           "The same for an instance of a deployment of total_sites sites");
 }

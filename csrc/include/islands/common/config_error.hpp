@@ -8,8 +8,8 @@ namespace islands {
 //! key and line, the CLI's flag) never parse the message. what() is "field: why".
 class ConfigError : public std::invalid_argument {
  public:
-  //! `field` is the setting's name as the config struct spells it ("rows_per_site",
-  //! "log.mode"); `why` says what is wrong with its value.
+  //! `field` is the setting as section.name ("micro.rows_per_site", "log.mode"; the
+  //! RunConfig's own "workload" alone); `why` says what is wrong with its value.
   ConfigError(std::string field, const std::string& why)
       : std::invalid_argument(field + ": " + why), field_(std::move(field)), why_(why) {}
 

@@ -45,7 +45,7 @@ class MicroWorkload {
   static void validate_settings(const Config& config, const RunConfig&, std::uint64_t total_sites) {
     config.validate();
     if (static_cast<double>(config.rows_per_site) * static_cast<double>(total_sites) >= 9.0e18) {
-      throw ConfigError("rows_per_site", "the key range overflows 64 bits");
+      throw ConfigError("micro.rows_per_site", "the key range overflows 64 bits");
     }
   }
 

@@ -44,11 +44,11 @@ class TatpWorkload {
   static void validate_settings(const Config& config, const RunConfig& run, std::uint64_t total_sites) {
     config.validate();
     if (!run.engine.latching && run.driver.cpus.size() > 1) {
-      throw ConfigError("latching", std::string("tatp inserts index keys while it runs, so an instance of ") +
+      throw ConfigError("engine.latching", std::string("tatp inserts index keys while it runs, so an instance of ") +
                                         std::to_string(run.driver.cpus.size()) + " workers needs index latching");
     }
     if (static_cast<double>(config.subscribers_per_site) * static_cast<double>(total_sites) >= 1.0e12) {
-      throw ConfigError("subscribers_per_site", "the deployment would hold 10^12 subscribers or more");
+      throw ConfigError("tatp.subscribers_per_site", "the deployment would hold 10^12 subscribers or more");
     }
   }
   //! Its writes are not logged yet: redo does not cover call-forwarding deletes and the sub_nbr index.
