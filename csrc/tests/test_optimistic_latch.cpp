@@ -21,8 +21,8 @@ namespace {
 constexpr int kWords = 8;
 constexpr int kWriters = 2;
 constexpr int kOptimisticReaders = 2;
-constexpr std::uint64_t kWritesPerWriter = 20000;
-constexpr std::uint64_t kReadsPerReader = 40000;
+constexpr std::uint64_t kWritesPerWriter = 5000;
+constexpr std::uint64_t kReadsPerReader = 10000;
 
 // Word i of the record holding value v: every word differs, so a mix of two writes shows.
 constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ull;
