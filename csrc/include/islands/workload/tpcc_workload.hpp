@@ -21,22 +21,25 @@
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/tpcc_config.hpp"
+#include "islands/workload/tpcc_schema.hpp"
 #include "islands/workload/txn_part.hpp"
 #include "islands/exec/run_config.hpp"
 #include "islands/workload/workload.hpp"
 
 namespace islands {
 
-//! TPC-C's data and its five transactions (see TpccConfig). One primary index holds every
-//! keyed table (table tag in the top byte, then warehouse, district and the table's own id);
-//! Customer has a secondary index by (warehouse, district, last name) whose lists are sorted
-//! by first name; Order has an ordered secondary index by (warehouse, district, customer,
-//! order) whose range reads find a customer's latest order. Delivery takes each district's
-//! oldest new order from a cursor in the district row and marks it gone (`present` = 0). Money is in cents. A transaction is a list of operations,
-//! each executed by the site of its warehouse; every operation of a part finds and locks its
-//! rows and checks its conditions before any operation changes anything, so a user rollback
-//! (NewOrder's unused item) leaves nothing to undo. Inserted rows stay in the index; an
-//! aborted insert leaves its row marked deleted, and a retry takes it up again.
+//! TPC-C's data and its five transactions (see TpccConfig). One primary index holds every keyed
+//! table (table tag in the top byte, then warehouse, district and the table's own id); Customer has
+//! a secondary index by (warehouse, district, last name) whose lists are sorted by first name;
+//! Order has an ordered secondary index by (warehouse, district, customer, order) whose range reads
+//! find a customer's latest order. Delivery takes each district's oldest new order from a cursor in
+//! the district row and marks it gone (`present` = 0). Money is in cents. The row layouts are in
+//! tpcc_schema.hpp, the loader in tpcc_loader.hpp, the procedures in tpcc_procedures.hpp and the
+//! consistency checks in tpcc_checks.hpp. A transaction is a list of operations, each executed by
+//! the site of its warehouse; every operation of a part finds and locks its rows and checks its
+//! conditions before any operation changes anything, so a user rollback (NewOrder's unused item)
+//! leaves nothing to undo. Inserted rows stay in the index; an aborted insert leaves its row marked
+//! deleted, and a retry takes it up again.
 template <class Index>
 class TpccWorkload {
  public:
@@ -57,19 +60,18 @@ class TpccWorkload {
   //! Its writes are not logged yet: redo does not cover deletes (Delivery) and the secondary and ordered indexes.
   static constexpr bool kLogs = false;
 
-  static constexpr std::uint32_t kDistricts = 10;
-  static constexpr std::uint32_t kLastNames = 1000;
-  // Columns per table.
-  static constexpr std::uint32_t kWarehouseColumns = 3;  // ytd (0-1), tax
-  static constexpr std::uint32_t kDistrictColumns = 5;   // ytd (0-1), tax, next_o_id, next to deliver
-  static constexpr std::uint32_t kCustomerColumns = 11;  // balance (0-1), ytd_payment (2-3), payment_cnt,
-                                                         // delivery_cnt, discount, bad credit, last, first, id
-  static constexpr std::uint32_t kHistoryColumns = 7;    // c_id, c_d, c_w, d, w, amount (5-6)
-  static constexpr std::uint32_t kOrderColumns = 5;      // c_id, entry_d, carrier_id, ol_cnt, all_local
-  static constexpr std::uint32_t kNewOrderColumns = 2;   // o_id, present
-  static constexpr std::uint32_t kOrderLineColumns = 5;  // i_id, supply_w, quantity, amount, delivery_d
-  static constexpr std::uint32_t kItemColumns = 2;       // price, im_id
-  static constexpr std::uint32_t kStockColumns = 4;      // quantity, ytd, order_cnt, remote_cnt
+  static constexpr std::uint32_t kDistricts = tpcc::kDistricts;  //!< per warehouse
+  static constexpr std::uint32_t kLastNames = tpcc::kLastNames;  //!< distinct customer last names
+  // Columns per table (their names: tpcc_schema.hpp).
+  static constexpr std::uint32_t kWarehouseColumns = tpcc::Warehouse::kColumns;
+  static constexpr std::uint32_t kDistrictColumns = tpcc::District::kColumns;
+  static constexpr std::uint32_t kCustomerColumns = tpcc::Customer::kColumns;
+  static constexpr std::uint32_t kHistoryColumns = tpcc::History::kColumns;
+  static constexpr std::uint32_t kOrderColumns = tpcc::Order::kColumns;
+  static constexpr std::uint32_t kNewOrderColumns = tpcc::NewOrder::kColumns;
+  static constexpr std::uint32_t kOrderLineColumns = tpcc::OrderLine::kColumns;
+  static constexpr std::uint32_t kItemColumns = tpcc::Item::kColumns;
+  static constexpr std::uint32_t kStockColumns = tpcc::Stock::kColumns;
 
   enum TxnType : std::uint64_t { kNewOrderTxn = 0, kPaymentTxn = 1, kOrderStatusTxn = 2, kDeliveryTxn = 3, kStockLevelTxn = 4 };
   //! Operations: [kNewOrderHome, w, d, c, n, all_local, n x (item, supply_w, qty)],
@@ -80,7 +82,9 @@ class TpccWorkload {
     kNewOrderHome = 1, kStock = 2, kPaymentHome = 3, kPaymentCustomer = 4, kOrderStatus = 5, kDelivery = 6, kStockLevel = 7
   };
   enum Tag : std::uint64_t {
-    kWarehouse = 1, kDistrict = 2, kCustomer = 3, kOrder = 4, kNewOrder = 5, kOrderLine = 6, kItem = 7, kStockTag = 8
+    kWarehouse = tpcc::kWarehouseTag, kDistrict = tpcc::kDistrictTag, kCustomer = tpcc::kCustomerTag,
+    kOrder = tpcc::kOrderTag, kNewOrder = tpcc::kNewOrderTag, kOrderLine = tpcc::kOrderLineTag, kItem = tpcc::kItemTag,
+    kStockTag = tpcc::kStockTag
   };
 
   //! One transaction: its type and its operations.
@@ -116,86 +120,8 @@ class TpccWorkload {
 
   //! Loads local site `site` (its owner thread: first touch): its warehouses with their
   //! districts, customers (and their last-name lists), history, orders, new orders, order
-  //! lines and stock; site 0 also loads this instance's copy of Item.
-  void load_site(std::size_t site) {
-    Random rng(0x7cc0ULL + first_site_ + site);
-    if (site == 0) {
-      items_.reserve(0, config_.items);
-      for (std::uint64_t i = 1; i <= config_.items; ++i) {
-        Row* item = add(items_, 0, key(kItem, 0, 0, i));
-        item->columns()[0] = static_cast<std::int32_t>(100 + rng.below(9901));  // $1.00 - $100.00
-        item->columns()[1] = static_cast<std::int32_t>(1 + rng.below(10000));
-      }
-    }
-    const std::uint64_t cpd = config_.customers_per_district;
-    for (std::uint64_t local = 0; local < config_.warehouses_per_site; ++local) {
-      const std::uint64_t w = (first_site_ + site) * config_.warehouses_per_site + local;
-      Row* wh = add(warehouses_, site, key(kWarehouse, w, 0, 0));
-      set64(wh, 0, 30000000 * static_cast<std::int64_t>(cpd) / 3000);  // $300,000.00 at 3000 customers
-      wh->columns()[2] = static_cast<std::int32_t>(rng.below(2001));  // tax 0-20.00%, in basis points
-      stock_.reserve(site, config_.items);
-      for (std::uint64_t i = 1; i <= config_.items; ++i) {
-        Row* s = add(stock_, site, key(kStockTag, w, 0, i));
-        s->columns()[0] = static_cast<std::int32_t>(10 + rng.below(91));
-      }
-      for (std::uint64_t d = 1; d <= kDistricts; ++d) {
-        Row* dist = add(districts_, site, key(kDistrict, w, d, 0));
-        set64(dist, 0, 3000000 * static_cast<std::int64_t>(cpd) / 3000);  // $30,000.00
-        dist->columns()[2] = static_cast<std::int32_t>(rng.below(2001));
-        dist->columns()[3] = static_cast<std::int32_t>(cpd + 1);
-        dist->columns()[4] = static_cast<std::int32_t>(cpd - (cpd * 3) / 10 + 1);  // oldest new order
-        for (std::uint64_t c = 1; c <= cpd; ++c) {
-          Row* cust = add(customers_, site, key(kCustomer, w, d, c));
-          set64(cust, 0, -1000);  // balance -$10.00
-          set64(cust, 2, 1000);   // ytd_payment $10.00
-          cust->columns()[4] = 1;
-          cust->columns()[6] = static_cast<std::int32_t>(rng.below(5001));  // discount 0-50%
-          cust->columns()[7] = rng.below(10) == 0 ? 1 : 0;                     // 10% bad credit
-          const std::uint64_t last = c <= kLastNames ? c - 1 : nurand(rng, 255, 0, kLastNames - 1, kCLastLoad);
-          cust->columns()[8] = static_cast<std::int32_t>(last);
-          cust->columns()[9] = static_cast<std::int32_t>(rng.below(1u << 30));  // first name
-          cust->columns()[10] = static_cast<std::int32_t>(c);
-          by_last_[last_slot(w, d, last)].push_back(cust);
-          Row* h = history_.allocate(site, 0);
-          h->columns()[0] = static_cast<std::int32_t>(c);
-          h->columns()[1] = h->columns()[3] = static_cast<std::int32_t>(d);
-          h->columns()[2] = h->columns()[4] = static_cast<std::int32_t>(w);
-          set64(h, 5, 1000);
-        }
-        for (std::uint64_t last = 0; last < kLastNames; ++last) {
-          auto& list = by_last_[last_slot(w, d, last)];
-          std::sort(list.begin(), list.end(), [](const Row* a, const Row* b) { return a->columns()[9] < b->columns()[9]; });
-        }
-        // Initial orders: one per customer in a random order; the last 30% are undelivered.
-        std::vector<std::uint64_t> perm(cpd);
-        for (std::uint64_t i = 0; i < cpd; ++i) perm[i] = i + 1;
-        for (std::uint64_t i = cpd; i > 1; --i) std::swap(perm[i - 1], perm[rng.below(i)]);
-        const std::uint64_t first_new = cpd - (cpd * 3) / 10 + 1;
-        for (std::uint64_t o = 1; o <= cpd; ++o) {
-          Row* order = add(orders_, site, key(kOrder, w, d, o));
-          const std::uint64_t lines = 5 + rng.below(11);
-          order->columns()[0] = static_cast<std::int32_t>(perm[o - 1]);
-          order->columns()[2] = o < first_new ? static_cast<std::int32_t>(1 + rng.below(10)) : 0;
-          order->columns()[3] = static_cast<std::int32_t>(lines);
-          order->columns()[4] = 1;
-          by_customer_.insert(customer_order_key(w, d, perm[o - 1], o), reinterpret_cast<std::uint64_t>(order));
-          if (o >= first_new) {
-            Row* no = add(new_orders_, site, key(kNewOrder, w, d, o));
-            no->columns()[0] = static_cast<std::int32_t>(o);
-            no->columns()[1] = 1;
-          }
-          for (std::uint64_t ol = 1; ol <= lines; ++ol) {
-            Row* line = add(order_lines_, site, key(kOrderLine, w, d, (o << 4) | ol));
-            line->columns()[0] = static_cast<std::int32_t>(1 + rng.below(config_.items));
-            line->columns()[1] = static_cast<std::int32_t>(w);
-            line->columns()[2] = 5;
-            line->columns()[3] = o < first_new ? 0 : static_cast<std::int32_t>(1 + rng.below(999999));
-            line->columns()[4] = o < first_new ? 1 : 0;  // delivered
-          }
-        }
-      }
-    }
-  }
+  //! lines and stock; site 0 also loads this instance's copy of Item (tpcc_loader.hpp).
+  void load_site(std::size_t site);
 
   //! After every site is loaded: switch index latching to the run's setting.
   void finish_load(bool single_threaded) {
@@ -290,248 +216,41 @@ class TpccWorkload {
   TxnResult execute_part(const std::uint64_t* words, std::size_t n, std::vector<Row*>& rows, TxnContext& ctx,
                          const CC& cc, std::uint64_t& checksum) {
     ComponentScope execution(ctx.clock(), Component::execution);
-    AbortReason reason = AbortReason::lock_conflict;
+    Part<CC> part{ctx, cc, rows, checksum};
     const auto fail = [&](bool user) {
       if constexpr (CC::kLocks) ctx.abort();
-      return user ? TxnResult::rollback() : TxnResult::abort(reason);
+      return user ? TxnResult::rollback() : TxnResult::abort(part.reason);
     };
-    const auto lock = [&](Row* row, LockMode mode) { return cc.lock(row, mode, ctx, reason); };
     // Phase 1: find and lock every row, check every condition.
     rows.clear();
     for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
       const std::uint64_t* op = &words[at];
+      Step step;
       switch (op[0]) {
-        case kNewOrderHome: {
-          Row* wh = find(key(kWarehouse, op[1], 0, 0));
-          Row* dist = find(key(kDistrict, op[1], op[2], 0));
-          Row* cust = find(key(kCustomer, op[1], op[2], op[3]));
-          ISLANDS_CHECK(wh && dist && cust, "TPC-C NewOrder rows missing");
-          for (std::uint64_t k = 0; k < op[4]; ++k) {
-            if (!find(key(kItem, 0, 0, op[6 + 3 * k]))) return fail(true);  // unused item: roll back
-          }
-          if (!lock(wh, LockMode::shared) || !lock(dist, LockMode::exclusive) || !lock(cust, LockMode::shared)) {
-            return fail(false);
-          }
-          rows.insert(rows.end(), {wh, dist, cust});
-          break;
-        }
-        case kStock: {
-          Row* s = find(key(kStockTag, op[1], 0, op[2]));
-          ISLANDS_CHECK(s != nullptr, "TPC-C stock row missing");
-          if (!lock(s, LockMode::exclusive)) return fail(false);
-          rows.push_back(s);
-          break;
-        }
-        case kPaymentHome: {
-          Row* wh = find(key(kWarehouse, op[1], 0, 0));
-          Row* dist = find(key(kDistrict, op[1], op[2], 0));
-          ISLANDS_CHECK(wh && dist, "TPC-C Payment rows missing");
-          if (!lock(wh, LockMode::exclusive) || !lock(dist, LockMode::exclusive)) return fail(false);
-          rows.insert(rows.end(), {wh, dist});
-          break;
-        }
-        case kPaymentCustomer: {
-          Row* cust = op[3] ? by_last_name(op[1], op[2], op[4]) : find(key(kCustomer, op[1], op[2], op[4]));
-          ISLANDS_CHECK(cust != nullptr, "TPC-C Payment customer missing");
-          if (!lock(cust, LockMode::exclusive)) return fail(false);
-          rows.push_back(cust);
-          break;
-        }
-        case kOrderStatus: {
-          // The customer, its latest order (ordered secondary index, newest valid entry), and
-          // that order's lines; read only.
-          Row* cust = op[3] ? by_last_name(op[1], op[2], op[4]) : find(key(kCustomer, op[1], op[2], op[4]));
-          ISLANDS_CHECK(cust != nullptr, "TPC-C OrderStatus customer missing");
-          if (!lock(cust, LockMode::shared)) return fail(false);
-          const auto c = static_cast<std::uint64_t>(cust->columns()[10]);
-          static thread_local std::vector<Row*> candidates_;  // per worker: several share this workload
-          candidates_.clear();
-          by_customer_.scan(customer_order_key(op[1], op[2], c, 0), customer_order_key(op[1], op[2], c, kMaxOrder),
-                            [&](std::uint64_t, std::uint64_t value) {
-                              candidates_.push_back(reinterpret_cast<Row*>(value));
-                              return true;
-                            });
-          for (std::size_t i = candidates_.size(); i-- > 0;) {
-            Row* order = candidates_[i];
-            if (!lock(order, LockMode::shared)) return fail(false);
-            // An entry an aborted insert left may now name another customer's order.
-            if (order->deleted() || static_cast<std::uint64_t>(order->columns()[0]) != c) continue;
-            const std::uint64_t o = order->key & 0xffffffffULL;
-            for (std::int32_t ol = 1; ol <= order->columns()[3]; ++ol) {
-              Row* line = find(key(kOrderLine, op[1], op[2], (o << 4) | static_cast<std::uint64_t>(ol)));
-              ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-              if (!lock(line, LockMode::shared)) return fail(false);
-              checksum += static_cast<std::uint32_t>(line->columns()[0] + line->columns()[2] + line->columns()[4]);
-            }
-            checksum += o + static_cast<std::uint64_t>(get64(cust, 0));
-            break;
-          }
-          break;
-        }
-        case kDelivery: {
-          // Per district: the oldest undelivered order (the district's cursor), its new-order
-          // row, order, lines and customer.
-          for (std::uint64_t d = 1; d <= kDistricts; ++d) {
-            Row* dist = find(key(kDistrict, op[1], d, 0));
-            if (!lock(dist, LockMode::exclusive)) return fail(false);
-            rows.push_back(dist);
-            const auto o = static_cast<std::uint64_t>(dist->columns()[4]);
-            Row* no = o < static_cast<std::uint64_t>(dist->columns()[3]) ? find(key(kNewOrder, op[1], d, o)) : nullptr;
-            if (no && !lock(no, LockMode::exclusive)) return fail(false);
-            if (no && (no->deleted() || no->columns()[1] != 1)) no = nullptr;
-            rows.push_back(no);
-            if (!no) continue;
-            Row* order = find(key(kOrder, op[1], d, o));
-            ISLANDS_CHECK(order != nullptr, "TPC-C order of a new order missing");
-            if (!lock(order, LockMode::exclusive)) return fail(false);
-            Row* cust = find(key(kCustomer, op[1], d, static_cast<std::uint64_t>(order->columns()[0])));
-            ISLANDS_CHECK(cust != nullptr, "TPC-C customer of an order missing");
-            if (!lock(cust, LockMode::exclusive)) return fail(false);
-            rows.insert(rows.end(), {order, cust});
-            for (std::int32_t ol = 1; ol <= order->columns()[3]; ++ol) {
-              Row* line = find(key(kOrderLine, op[1], d, (o << 4) | static_cast<std::uint64_t>(ol)));
-              ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-              if (!lock(line, LockMode::exclusive)) return fail(false);
-              rows.push_back(line);
-            }
-          }
-          break;
-        }
-        default: {  // kStockLevel: items of the district's last 20 orders with stock below threshold
-          Row* dist = find(key(kDistrict, op[1], op[2], 0));
-          if (!lock(dist, LockMode::shared)) return fail(false);
-          const auto next = static_cast<std::uint64_t>(dist->columns()[3]);
-          static thread_local std::vector<std::uint64_t> items_seen_;  // per worker
-          items_seen_.clear();
-          for (std::uint64_t o = next > 20 ? next - 20 : 1; o < next; ++o) {
-            Row* order = find(key(kOrder, op[1], op[2], o));
-            if (!order) continue;
-            if (!lock(order, LockMode::shared)) return fail(false);
-            if (order->deleted()) continue;
-            for (std::int32_t ol = 1; ol <= order->columns()[3]; ++ol) {
-              Row* line = find(key(kOrderLine, op[1], op[2], (o << 4) | static_cast<std::uint64_t>(ol)));
-              ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-              if (!lock(line, LockMode::shared)) return fail(false);
-              items_seen_.push_back(static_cast<std::uint64_t>(line->columns()[0]));
-            }
-          }
-          std::sort(items_seen_.begin(), items_seen_.end());
-          items_seen_.erase(std::unique(items_seen_.begin(), items_seen_.end()), items_seen_.end());
-          std::uint64_t low = 0;
-          for (std::uint64_t item : items_seen_) {
-            Row* s = find(key(kStockTag, op[1], 0, item));
-            ISLANDS_CHECK(s != nullptr, "TPC-C stock row missing");
-            if (!lock(s, LockMode::shared)) return fail(false);
-            if (static_cast<std::uint64_t>(s->columns()[0]) < op[3]) ++low;
-          }
-          checksum += low;
-        }
+        case kNewOrderHome: step = new_order_home_lock(op, part); break;
+        case kStock: step = new_order_stock_lock(op, part); break;
+        case kPaymentHome: step = payment_home_lock(op, part); break;
+        case kPaymentCustomer: step = payment_customer_lock(op, part); break;
+        case kOrderStatus: step = order_status_read(op, part); break;
+        case kDelivery: step = delivery_lock(op, part); break;
+        default: step = stock_level_read(op, part);  // kStockLevel
       }
+      if (step != Step::next) return fail(step == Step::rollback);
     }
     // Phase 2: change them.
-    std::size_t r = 0;
     for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
       const std::uint64_t* op = &words[at];
-      const std::size_t site = op[1] / config_.warehouses_per_site - first_site_;
       switch (op[0]) {
-        case kNewOrderHome: {
-          Row* wh = rows[r++];
-          Row* dist = rows[r++];
-          Row* cust = rows[r++];
-          save(ctx, dist, kDistrictColumns);
-          const std::uint64_t o = static_cast<std::uint64_t>(dist->columns()[3]);
-          dist->columns()[3] += 1;
-          Row* order = insert(ctx, cc, orders_, site, key(kOrder, op[1], op[2], o));
-          Row* no = order ? insert(ctx, cc, new_orders_, site, key(kNewOrder, op[1], op[2], o)) : nullptr;
-          if (!no) return fail(false);  // a reader holds a row an aborted insert left: undo, retry
-          order->columns()[0] = static_cast<std::int32_t>(op[3]);
-          order->columns()[3] = static_cast<std::int32_t>(op[4]);
-          order->columns()[4] = static_cast<std::int32_t>(op[5]);
-          by_customer_.insert(customer_order_key(op[1], op[2], op[3], o), reinterpret_cast<std::uint64_t>(order));
-          no->columns()[0] = static_cast<std::int32_t>(o);
-          no->columns()[1] = 1;
-          std::int64_t total = 0;
-          for (std::uint64_t k = 0; k < op[4]; ++k) {
-            const std::uint64_t* line = &op[6 + 3 * k];
-            Row* ol = insert(ctx, cc, order_lines_, site, key(kOrderLine, op[1], op[2], (o << 4) | (k + 1)));
-            if (!ol) return fail(false);
-            const std::int64_t amount = static_cast<std::int64_t>(line[2]) * find(key(kItem, 0, 0, line[0]))->columns()[0];
-            ol->columns()[0] = static_cast<std::int32_t>(line[0]);
-            ol->columns()[1] = static_cast<std::int32_t>(line[1]);
-            ol->columns()[2] = static_cast<std::int32_t>(line[2]);
-            ol->columns()[3] = static_cast<std::int32_t>(amount);
-            total += amount;
-          }
-          checksum += static_cast<std::uint64_t>(total) + static_cast<std::uint64_t>(wh->columns()[2]) +
-                      static_cast<std::uint64_t>(cust->columns()[6]);
+        case kNewOrderHome:
+          if (!new_order_home_apply(op, part)) return fail(false);
           break;
-        }
-        case kStock: {
-          Row* s = rows[r++];
-          save(ctx, s, kStockColumns);
-          std::int32_t* c = s->columns();
-          const auto qty = static_cast<std::int32_t>(op[3]);
-          c[0] = c[0] >= qty + 10 ? c[0] - qty : c[0] - qty + 91;
-          c[1] += qty;
-          c[2] += 1;
-          c[3] += static_cast<std::int32_t>(op[4]);
-          break;
-        }
-        case kPaymentHome: {
-          Row* wh = rows[r++];
-          Row* dist = rows[r++];
-          const auto amount = static_cast<std::int64_t>(op[3]);
-          save(ctx, wh, kWarehouseColumns);
-          save(ctx, dist, kDistrictColumns);
-          set64(wh, 0, get64(wh, 0) + amount);
-          set64(dist, 0, get64(dist, 0) + amount);
-          Row* h = history_.allocate(site, 0);
-          h->columns()[0] = static_cast<std::int32_t>(op[6]);  // 0 when chosen by name elsewhere
-          h->columns()[1] = static_cast<std::int32_t>(op[5]);
-          h->columns()[2] = static_cast<std::int32_t>(op[4]);
-          h->columns()[3] = static_cast<std::int32_t>(op[2]);
-          h->columns()[4] = static_cast<std::int32_t>(op[1]);
-          set64(h, 5, amount);
-          ctx.inserted(h);
-          break;
-        }
+        case kStock: new_order_stock_apply(op, part); break;
+        case kPaymentHome: payment_home_apply(op, part); break;
         case kOrderStatus:
         case kStockLevel:
           break;  // read only: done in phase 1
-        case kDelivery: {
-          for (std::uint64_t d = 1; d <= kDistricts; ++d) {
-            Row* dist = rows[r++];
-            Row* no = rows[r++];
-            if (!no) continue;
-            Row* order = rows[r++];
-            Row* cust = rows[r++];
-            save(ctx, dist, kDistrictColumns);
-            save(ctx, no, kNewOrderColumns);
-            save(ctx, order, kOrderColumns);
-            save(ctx, cust, kCustomerColumns);
-            dist->columns()[4] += 1;
-            no->columns()[1] = 0;
-            order->columns()[2] = static_cast<std::int32_t>(op[2]);
-            std::int64_t total = 0;
-            for (std::int32_t ol = 1; ol <= order->columns()[3]; ++ol) {
-              Row* line = rows[r++];
-              save(ctx, line, kOrderLineColumns);
-              line->columns()[4] = 1;
-              total += line->columns()[3];
-            }
-            set64(cust, 0, get64(cust, 0) + total);
-            cust->columns()[5] += 1;
-          }
-          break;
-        }
-        default: {
-          Row* cust = rows[r++];
-          const auto amount = static_cast<std::int64_t>(op[5]);
-          save(ctx, cust, kCustomerColumns);
-          set64(cust, 0, get64(cust, 0) - amount);
-          set64(cust, 2, get64(cust, 2) + amount);
-          cust->columns()[4] += 1;
-        }
+        case kDelivery: delivery_apply(op, part); break;
+        default: payment_customer_apply(op, part);  // kPaymentCustomer
       }
     }
     return TxnResult::commit();
@@ -540,82 +259,58 @@ class TpccWorkload {
   //! Consistency figures over this instance's warehouses: the specification's conditions 1-4
   //! (clause 3.3.2) as counts of warehouses or districts that violate them, each warehouse's
   //! YTD against its history, the customers' balance plus YTD payment (0 when every payment
-  //! moved money from one to the other), and each table's rows.
-  CheckFigures check_figures() const {
-    struct DistrictFacts {
-      std::int64_t ytd = 0, next_o_id = 0, max_o = 0, max_no = 0, min_no = INT64_MAX, count_no = 0, ol_cnt = 0, ol_rows = 0;
-    };
-    std::unordered_map<std::uint64_t, DistrictFacts> facts;
-    std::unordered_map<std::uint64_t, std::int64_t> w_ytd, w_history;
-    std::int64_t customers = 0, balance_plus_ytd = 0, history_rows = 0, orders = 0, new_orders = 0, lines = 0;
-    std::int64_t delivered = 0;
-    const auto wd = [](std::uint64_t k) { return (k >> 32) & 0xffffffULL; };  // warehouse and district
-    for (std::size_t s = 0; s < sites_; ++s) {
-      warehouses_.for_each_row(s, [&](const Row& r) { w_ytd[(r.key >> 40) & 0xffff] = get64(&r, 0); });
-      districts_.for_each_row(s, [&](const Row& r) {
-        DistrictFacts& f = facts[wd(r.key)];
-        f.ytd = get64(&r, 0);
-        f.next_o_id = r.columns()[3];
-      });
-      customers_.for_each_row(s, [&](const Row& r) {
-        ++customers;
-        balance_plus_ytd += get64(&r, 0) + get64(&r, 2);
-      });
-      history_.for_each_row(s, [&](const Row& r) {
-        if (r.deleted()) return;
-        ++history_rows;
-        w_history[static_cast<std::uint64_t>(r.columns()[4])] += get64(&r, 5);
-      });
-      orders_.for_each_row(s, [&](const Row& r) {
-        if (r.deleted()) return;
-        ++orders;
-        DistrictFacts& f = facts[wd(r.key)];
-        f.max_o = std::max<std::int64_t>(f.max_o, static_cast<std::int64_t>(r.key & 0xffffffffULL));
-        f.ol_cnt += r.columns()[3];
-      });
-      new_orders_.for_each_row(s, [&](const Row& r) {
-        if (r.deleted() || r.columns()[1] != 1) return;
-        ++new_orders;
-        DistrictFacts& f = facts[wd(r.key)];
-        const auto o = static_cast<std::int64_t>(r.key & 0xffffffffULL);
-        f.max_no = std::max(f.max_no, o);
-        f.min_no = std::min(f.min_no, o);
-        ++f.count_no;
-      });
-      order_lines_.for_each_row(s, [&](const Row& r) {
-        if (r.deleted()) return;
-        ++lines;
-        if (r.columns()[4] != 0) delivered += r.columns()[3];
-        ++facts[wd(r.key)].ol_rows;
-      });
-    }
-    std::int64_t bad1 = 0, bad2 = 0, bad3 = 0, bad4 = 0, bad_history = 0;
-    std::unordered_map<std::uint64_t, std::int64_t> d_ytd_sum;
-    for (const auto& [k, f] : facts) {
-      d_ytd_sum[k >> 8] += f.ytd;
-      if (f.next_o_id - 1 != f.max_o || (f.count_no > 0 && f.max_no != f.max_o)) ++bad2;
-      if (f.count_no > 0 && f.max_no - f.min_no + 1 != f.count_no) ++bad3;
-      if (f.ol_cnt != f.ol_rows) ++bad4;
-    }
-    for (const auto& [w, ytd] : w_ytd) {
-      if (d_ytd_sum[w] != ytd) ++bad1;
-      if (w_history[w] != ytd) ++bad_history;
-    }
-    return {{"condition_1_warehouses", bad1},      {"condition_2_districts", bad2},
-            {"condition_3_districts", bad3},       {"condition_4_districts", bad4},
-            {"warehouses_unlike_history", bad_history}, {"customer_balance_plus_ytd", balance_plus_ytd},
-            {"delivered_order_line_amount", delivered},
-            {"warehouse_rows", static_cast<std::int64_t>(w_ytd.size())},
-            {"district_rows", static_cast<std::int64_t>(facts.size())},
-            {"customer_rows", customers},          {"history_rows", history_rows},
-            {"order_rows", orders},                {"new_order_rows", new_orders},
-            {"order_line_rows", lines},            {"item_rows", static_cast<std::int64_t>(items_.rows(0))},
-            {"stock_rows", rows_of(stock_)}};
-  }
+  //! moved money from one to the other), and each table's rows (tpcc_checks.hpp).
+  CheckFigures check_figures() const;
 
  private:
+  using Warehouse = tpcc::Warehouse;
+  using District = tpcc::District;
+  using Customer = tpcc::Customer;
+  using History = tpcc::History;
+  using Order = tpcc::Order;
+  using NewOrder = tpcc::NewOrder;
+  using OrderLine = tpcc::OrderLine;
+  using Item = tpcc::Item;
+  using Stock = tpcc::Stock;
+  using OrderByCustomer = tpcc::OrderByCustomer;
+
+  // What one execute_part call's procedures share: the context, the scheme, the rows phase 1
+  // found (phase 2 takes them back in the same order), the checksum and the last lock failure.
+  template <class CC>
+  struct Part {
+    TxnContext& ctx;
+    const CC& cc;
+    std::vector<Row*>& rows;
+    std::uint64_t& checksum;
+    AbortReason reason = AbortReason::lock_conflict;
+    std::size_t next_row = 0;
+
+    bool lock(Row* row, LockMode mode) { return cc.lock(row, mode, ctx, reason); }
+    Row* take() { return rows[next_row++]; }  // the next row phase 1 found
+  };
+  // How a phase-1 step ends: go on, abort (a lock failed; Part::reason says why) or roll back.
+  enum class Step { next, abort, rollback };
+
+  // The loader's parts (tpcc_loader.hpp): a district's customers and history, its orders.
+  void load_customers(std::size_t site, std::uint64_t w, std::uint64_t d, Random& rng);
+  void load_orders(std::size_t site, std::uint64_t w, std::uint64_t d, Random& rng);
+
+  // The procedures (tpcc_procedures.hpp), one operation each. *_lock and *_read find and lock
+  // their rows and check their conditions (phase 1); *_apply change them (phase 2).
+  template <class CC> Step new_order_home_lock(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> Step new_order_stock_lock(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> bool new_order_home_apply(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> void new_order_stock_apply(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> Step payment_home_lock(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> Step payment_customer_lock(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> void payment_home_apply(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> void payment_customer_apply(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> Step order_status_read(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> Step delivery_lock(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> void delivery_apply(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> Step stock_level_read(const std::uint64_t* op, Part<CC>& part);
+
   static constexpr std::uint64_t kCLastLoad = 157, kCLastRun = 223, kCId = 259, kOlIId = 7911;
-  static constexpr std::uint64_t kMaxOrder = (1ULL << 27) - 1;  // orders per district the secondary key holds
 
   static Index make_index(std::size_t expected_keys) {
     if constexpr (std::is_same_v<Index, HashIndex>) {
@@ -626,9 +321,6 @@ class TpccWorkload {
     }
   }
 
-  static std::uint64_t key(std::uint64_t tag, std::uint64_t w, std::uint64_t d, std::uint64_t x) {
-    return (tag << 56) | (w << 40) | (d << 32) | x;
-  }
   static std::size_t op_words(const std::uint64_t* op) {
     switch (op[0]) {
       case kNewOrderHome: return 6 + 3 * op[4];
@@ -700,9 +392,6 @@ class TpccWorkload {
     ctx.inserted(row);
     return row;
   }
-  static std::uint64_t customer_order_key(std::uint64_t w, std::uint64_t d, std::uint64_t c, std::uint64_t o) {
-    return (w << 48) | (d << 44) | (c << 27) | o;
-  }
   Row* find(std::uint64_t k) const {
     std::uint64_t value = 0;
     return index_.lookup(k, value) ? reinterpret_cast<Row*>(value) : nullptr;
@@ -713,12 +402,6 @@ class TpccWorkload {
     for (std::size_t s = 0; s < table.sites(); ++s) n += static_cast<std::int64_t>(table.rows(s));
     return n;
   }
-  static std::int64_t get64(const Row* row, std::size_t column) {
-    std::int64_t v;
-    std::memcpy(&v, row->columns() + column, sizeof v);
-    return v;
-  }
-  static void set64(Row* row, std::size_t column, std::int64_t v) { std::memcpy(row->columns() + column, &v, sizeof v); }
 
   TpccConfig config_;
   EngineConfig engine_;
@@ -733,3 +416,8 @@ class TpccWorkload {
 };
 
 }  // namespace islands
+
+// The out-of-line members: loader, procedures and checks.
+#include "islands/workload/tpcc_loader.hpp"
+#include "islands/workload/tpcc_procedures.hpp"
+#include "islands/workload/tpcc_checks.hpp"

@@ -1,0 +1,293 @@
+#pragma once
+// TPC-C's five procedures (clause 2.4-2.8), as the operations execute_part dispatches. Each
+// operation has a phase-1 function that finds and locks its rows and checks its conditions
+// (pushing the rows it will change onto Part::rows) and, where it writes, a phase-2 function
+// that takes the same rows back in the same order and changes them; execute_part runs phase
+// 1 for every operation of a part before phase 2 for any.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "islands/workload/tpcc_workload.hpp"
+
+namespace islands {
+
+// NewOrder, home warehouse: [kNewOrderHome, w, d, c, n, all_local, n x (item, supply_w, qty)].
+// An unused item rolls the transaction back before anything is locked.
+template <class Index>
+template <class CC>
+typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(const std::uint64_t* op, Part<CC>& part) {
+  const std::uint64_t w = op[1], d = op[2], c = op[3], lines = op[4];
+  Row* wh = find(Warehouse::key(w));
+  Row* dist = find(District::key(w, d));
+  Row* cust = find(Customer::key(w, d, c));
+  ISLANDS_CHECK(wh && dist && cust, "TPC-C NewOrder rows missing");
+  for (std::uint64_t k = 0; k < lines; ++k) {
+    if (!find(Item::key(op[6 + 3 * k]))) return Step::rollback;  // unused item
+  }
+  if (!part.lock(wh, LockMode::shared) || !part.lock(dist, LockMode::exclusive) ||
+      !part.lock(cust, LockMode::shared)) {
+    return Step::abort;
+  }
+  part.rows.insert(part.rows.end(), {wh, dist, cust});
+  return Step::next;
+}
+
+// NewOrder, one stock row: [kStock, w, item, qty, remote].
+template <class Index>
+template <class CC>
+typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_stock_lock(const std::uint64_t* op, Part<CC>& part) {
+  Row* s = find(Stock::key(op[1], op[2]));
+  ISLANDS_CHECK(s != nullptr, "TPC-C stock row missing");
+  if (!part.lock(s, LockMode::exclusive)) return Step::abort;
+  part.rows.push_back(s);
+  return Step::next;
+}
+
+// Takes the district's next order number and inserts the order, its new-order row and its
+// lines; false when a reader holds a row an aborted insert left (the caller undoes, retries).
+template <class Index>
+template <class CC>
+bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>& part) {
+  const std::uint64_t w = op[1], d = op[2], c = op[3], lines = op[4], all_local = op[5];
+  const std::size_t site = w / config_.warehouses_per_site - first_site_;
+  Row* wh = part.take();
+  Row* dist = part.take();
+  Row* cust = part.take();
+  save(part.ctx, dist, kDistrictColumns);
+  const std::uint64_t o = static_cast<std::uint64_t>(District::next_o_id(dist));
+  District::set_next_o_id(dist, District::next_o_id(dist) + 1);
+  Row* order = insert(part.ctx, part.cc, orders_, site, Order::key(w, d, o));
+  Row* no = order ? insert(part.ctx, part.cc, new_orders_, site, NewOrder::key(w, d, o)) : nullptr;
+  if (!no) return false;
+  Order::set_c_id(order, static_cast<std::int32_t>(c));
+  Order::set_ol_cnt(order, static_cast<std::int32_t>(lines));
+  Order::set_all_local(order, static_cast<std::int32_t>(all_local));
+  by_customer_.insert(OrderByCustomer::key(w, d, c, o), reinterpret_cast<std::uint64_t>(order));
+  NewOrder::set_o_id(no, static_cast<std::int32_t>(o));
+  NewOrder::set_present(no, 1);
+  std::int64_t total = 0;
+  for (std::uint64_t k = 0; k < lines; ++k) {
+    const std::uint64_t* line = &op[6 + 3 * k];  // item, supply_w, qty
+    Row* ol = insert(part.ctx, part.cc, order_lines_, site, OrderLine::key(w, d, o, k + 1));
+    if (!ol) return false;
+    const std::int64_t amount = static_cast<std::int64_t>(line[2]) * Item::price(find(Item::key(line[0])));
+    OrderLine::set_i_id(ol, static_cast<std::int32_t>(line[0]));
+    OrderLine::set_supply_w(ol, static_cast<std::int32_t>(line[1]));
+    OrderLine::set_quantity(ol, static_cast<std::int32_t>(line[2]));
+    OrderLine::set_amount(ol, static_cast<std::int32_t>(amount));
+    total += amount;
+  }
+  part.checksum += static_cast<std::uint64_t>(total) + static_cast<std::uint64_t>(Warehouse::tax(wh)) +
+                   static_cast<std::uint64_t>(Customer::discount(cust));
+  return true;
+}
+
+// Takes the quantity from stock, refilling by 91 below 10 left (clause 2.4.2.2).
+template <class Index>
+template <class CC>
+void TpccWorkload<Index>::new_order_stock_apply(const std::uint64_t* op, Part<CC>& part) {
+  Row* s = part.take();
+  save(part.ctx, s, kStockColumns);
+  const auto qty = static_cast<std::int32_t>(op[3]);
+  const std::int32_t quantity = Stock::quantity(s);
+  Stock::set_quantity(s, quantity >= qty + 10 ? quantity - qty : quantity - qty + 91);
+  Stock::set_ytd(s, Stock::ytd(s) + qty);
+  Stock::set_order_cnt(s, Stock::order_cnt(s) + 1);
+  Stock::set_remote_cnt(s, Stock::remote_cnt(s) + static_cast<std::int32_t>(op[4]));
+}
+
+// Payment, home warehouse: [kPaymentHome, w, d, amount, c_w, c_d, c_id or 0].
+template <class Index>
+template <class CC>
+typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_home_lock(const std::uint64_t* op, Part<CC>& part) {
+  Row* wh = find(Warehouse::key(op[1]));
+  Row* dist = find(District::key(op[1], op[2]));
+  ISLANDS_CHECK(wh && dist, "TPC-C Payment rows missing");
+  if (!part.lock(wh, LockMode::exclusive) || !part.lock(dist, LockMode::exclusive)) return Step::abort;
+  part.rows.insert(part.rows.end(), {wh, dist});
+  return Step::next;
+}
+
+// Payment, the customer's warehouse: [kPaymentCustomer, c_w, c_d, by_name, c_id or last, amount].
+template <class Index>
+template <class CC>
+typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_customer_lock(const std::uint64_t* op,
+                                                                              Part<CC>& part) {
+  Row* cust = op[3] ? by_last_name(op[1], op[2], op[4]) : find(Customer::key(op[1], op[2], op[4]));
+  ISLANDS_CHECK(cust != nullptr, "TPC-C Payment customer missing");
+  if (!part.lock(cust, LockMode::exclusive)) return Step::abort;
+  part.rows.push_back(cust);
+  return Step::next;
+}
+
+// Adds the amount to the warehouse's and the district's YTD and records it in History.
+template <class Index>
+template <class CC>
+void TpccWorkload<Index>::payment_home_apply(const std::uint64_t* op, Part<CC>& part) {
+  const std::size_t site = op[1] / config_.warehouses_per_site - first_site_;
+  Row* wh = part.take();
+  Row* dist = part.take();
+  const auto amount = static_cast<std::int64_t>(op[3]);
+  save(part.ctx, wh, kWarehouseColumns);
+  save(part.ctx, dist, kDistrictColumns);
+  Warehouse::set_ytd(wh, Warehouse::ytd(wh) + amount);
+  District::set_ytd(dist, District::ytd(dist) + amount);
+  Row* h = history_.allocate(site, 0);
+  History::set_c_id(h, static_cast<std::int32_t>(op[6]));  // 0 when chosen by name elsewhere
+  History::set_c_d(h, static_cast<std::int32_t>(op[5]));
+  History::set_c_w(h, static_cast<std::int32_t>(op[4]));
+  History::set_d(h, static_cast<std::int32_t>(op[2]));
+  History::set_w(h, static_cast<std::int32_t>(op[1]));
+  History::set_amount(h, amount);
+  part.ctx.inserted(h);
+}
+
+// Moves the amount from the customer's balance to its YTD payment.
+template <class Index>
+template <class CC>
+void TpccWorkload<Index>::payment_customer_apply(const std::uint64_t* op, Part<CC>& part) {
+  Row* cust = part.take();
+  const auto amount = static_cast<std::int64_t>(op[5]);
+  save(part.ctx, cust, kCustomerColumns);
+  Customer::set_balance(cust, Customer::balance(cust) - amount);
+  Customer::set_ytd_payment(cust, Customer::ytd_payment(cust) + amount);
+  Customer::set_payment_cnt(cust, Customer::payment_cnt(cust) + 1);
+}
+
+// OrderStatus: [kOrderStatus, w, d, by_name, c_id or last]. The customer, its latest order
+// (ordered secondary index, newest valid entry), and that order's lines; read only.
+template <class Index>
+template <class CC>
+typename TpccWorkload<Index>::Step TpccWorkload<Index>::order_status_read(const std::uint64_t* op, Part<CC>& part) {
+  const std::uint64_t w = op[1], d = op[2];
+  Row* cust = op[3] ? by_last_name(w, d, op[4]) : find(Customer::key(w, d, op[4]));
+  ISLANDS_CHECK(cust != nullptr, "TPC-C OrderStatus customer missing");
+  if (!part.lock(cust, LockMode::shared)) return Step::abort;
+  const auto c = static_cast<std::uint64_t>(Customer::id(cust));
+  static thread_local std::vector<Row*> candidates_;  // per worker: several share this workload
+  candidates_.clear();
+  by_customer_.scan(OrderByCustomer::key(w, d, c, 0), OrderByCustomer::key(w, d, c, OrderByCustomer::kMaxOrder),
+                    [&](std::uint64_t, std::uint64_t value) {
+                      candidates_.push_back(reinterpret_cast<Row*>(value));
+                      return true;
+                    });
+  for (std::size_t i = candidates_.size(); i-- > 0;) {
+    Row* order = candidates_[i];
+    if (!part.lock(order, LockMode::shared)) return Step::abort;
+    // An entry an aborted insert left may now name another customer's order.
+    if (order->deleted() || static_cast<std::uint64_t>(Order::c_id(order)) != c) continue;
+    const std::uint64_t o = tpcc::key_id(order->key);
+    for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
+      Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
+      ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
+      if (!part.lock(line, LockMode::shared)) return Step::abort;
+      part.checksum +=
+          static_cast<std::uint32_t>(OrderLine::i_id(line) + OrderLine::quantity(line) + OrderLine::delivered(line));
+    }
+    part.checksum += o + static_cast<std::uint64_t>(Customer::balance(cust));
+    break;
+  }
+  return Step::next;
+}
+
+// Delivery: [kDelivery, w, carrier]. Per district: the oldest undelivered order (the
+// district's cursor), its new-order row, order, lines and customer.
+template <class Index>
+template <class CC>
+typename TpccWorkload<Index>::Step TpccWorkload<Index>::delivery_lock(const std::uint64_t* op, Part<CC>& part) {
+  const std::uint64_t w = op[1];
+  for (std::uint64_t d = 1; d <= kDistricts; ++d) {
+    Row* dist = find(District::key(w, d));
+    if (!part.lock(dist, LockMode::exclusive)) return Step::abort;
+    part.rows.push_back(dist);
+    const auto o = static_cast<std::uint64_t>(District::next_delivery(dist));
+    Row* no = o < static_cast<std::uint64_t>(District::next_o_id(dist)) ? find(NewOrder::key(w, d, o)) : nullptr;
+    if (no && !part.lock(no, LockMode::exclusive)) return Step::abort;
+    if (no && (no->deleted() || NewOrder::present(no) != 1)) no = nullptr;
+    part.rows.push_back(no);
+    if (!no) continue;
+    Row* order = find(Order::key(w, d, o));
+    ISLANDS_CHECK(order != nullptr, "TPC-C order of a new order missing");
+    if (!part.lock(order, LockMode::exclusive)) return Step::abort;
+    Row* cust = find(Customer::key(w, d, static_cast<std::uint64_t>(Order::c_id(order))));
+    ISLANDS_CHECK(cust != nullptr, "TPC-C customer of an order missing");
+    if (!part.lock(cust, LockMode::exclusive)) return Step::abort;
+    part.rows.insert(part.rows.end(), {order, cust});
+    for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
+      Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
+      ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
+      if (!part.lock(line, LockMode::exclusive)) return Step::abort;
+      part.rows.push_back(line);
+    }
+  }
+  return Step::next;
+}
+
+// Advances each district's cursor, marks the new order gone, sets the carrier, delivers the
+// lines and credits their total to the customer.
+template <class Index>
+template <class CC>
+void TpccWorkload<Index>::delivery_apply(const std::uint64_t* op, Part<CC>& part) {
+  for (std::uint64_t d = 1; d <= kDistricts; ++d) {
+    Row* dist = part.take();
+    Row* no = part.take();
+    if (!no) continue;
+    Row* order = part.take();
+    Row* cust = part.take();
+    save(part.ctx, dist, kDistrictColumns);
+    save(part.ctx, no, kNewOrderColumns);
+    save(part.ctx, order, kOrderColumns);
+    save(part.ctx, cust, kCustomerColumns);
+    District::set_next_delivery(dist, District::next_delivery(dist) + 1);
+    NewOrder::set_present(no, 0);
+    Order::set_carrier_id(order, static_cast<std::int32_t>(op[2]));
+    std::int64_t total = 0;
+    for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
+      Row* line = part.take();
+      save(part.ctx, line, kOrderLineColumns);
+      OrderLine::set_delivered(line, 1);
+      total += OrderLine::amount(line);
+    }
+    Customer::set_balance(cust, Customer::balance(cust) + total);
+    Customer::set_delivery_cnt(cust, Customer::delivery_cnt(cust) + 1);
+  }
+}
+
+// StockLevel: [kStockLevel, w, d, threshold]. Items of the district's last 20 orders with
+// stock below the threshold; read only.
+template <class Index>
+template <class CC>
+typename TpccWorkload<Index>::Step TpccWorkload<Index>::stock_level_read(const std::uint64_t* op, Part<CC>& part) {
+  const std::uint64_t w = op[1], d = op[2], threshold = op[3];
+  Row* dist = find(District::key(w, d));
+  if (!part.lock(dist, LockMode::shared)) return Step::abort;
+  const auto next = static_cast<std::uint64_t>(District::next_o_id(dist));
+  static thread_local std::vector<std::uint64_t> items_seen_;  // per worker
+  items_seen_.clear();
+  for (std::uint64_t o = next > 20 ? next - 20 : 1; o < next; ++o) {
+    Row* order = find(Order::key(w, d, o));
+    if (!order) continue;
+    if (!part.lock(order, LockMode::shared)) return Step::abort;
+    if (order->deleted()) continue;
+    for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
+      Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
+      ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
+      if (!part.lock(line, LockMode::shared)) return Step::abort;
+      items_seen_.push_back(static_cast<std::uint64_t>(OrderLine::i_id(line)));
+    }
+  }
+  std::sort(items_seen_.begin(), items_seen_.end());
+  items_seen_.erase(std::unique(items_seen_.begin(), items_seen_.end()), items_seen_.end());
+  std::uint64_t low = 0;
+  for (std::uint64_t item : items_seen_) {
+    Row* s = find(Stock::key(w, item));
+    ISLANDS_CHECK(s != nullptr, "TPC-C stock row missing");
+    if (!part.lock(s, LockMode::shared)) return Step::abort;
+    if (static_cast<std::uint64_t>(Stock::quantity(s)) < threshold) ++low;
+  }
+  part.checksum += low;
+  return Step::next;
+}
+
+}  // namespace islands
