@@ -251,8 +251,24 @@ def _perf_name(demangled: str) -> str:
         elif name[i] == "(":
             depth -= 1
             if depth == 0:
-                return name[:i]
+                return _without_return_type(name[:i])
     return name
+
+
+def _without_return_type(name: str) -> str:
+    """nm -C names a function template's specialization with its return type first
+    ("islands::TxnResult islands::W<I>::access<CC>"); perf does not. Drops what stands before
+    the last space outside brackets (not an operator's own, as in "operator new")."""
+    depth = 0
+    cut = -1
+    for i, c in enumerate(name):
+        if c in "<({[":
+            depth += 1
+        elif c in ">)}]" and depth > 0:
+            depth -= 1
+        elif c == " " and depth == 0 and not name[:i].endswith("operator"):
+            cut = i
+    return name[cut + 1 :]
 
 
 def addr2line_resolver(dso: str) -> Callable[[list[tuple[str, int]]], list[str | None]]:

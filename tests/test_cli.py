@@ -48,7 +48,7 @@ def test_run_json_carries_config_and_metadata(cli):
     "args,needle",
     [
         (["--workload", "tpcz"], "argument --workload: invalid choice: 'tpcz'"),
-        (["--cores", "999"], "cpus: CPU 999 does not exist or is offline"),
+        (["--cores", "999"], "--cores: CPU 999 does not exist or is offline"),
         (["--cores", "0-x"], "--cores:"),
         (["--rows", "0"], "--rows: must be at least 1, got 0"),
         (["--rows", "-3"], "--rows: -3 is not a valid value"),

@@ -62,6 +62,16 @@ def test_perf_name_strips_the_parameter_list():
         == "std::thread::_State_impl<f(int)::{lambda()#1}>::_M_run"
     )
     assert _perf_name("islands::Table::row(unsigned long) const") == "islands::Table::row"
+    # a function template's specialization: nm -C puts its return type first, perf does not
+    assert (
+        _perf_name(
+            "islands::TxnResult islands::MicroWorkload<islands::HashIndex>::access<islands::TwoPhaseLocking>"
+            "(unsigned long const*, unsigned long, std::vector<islands::Row*, std::allocator<islands::Row*> >&)"
+        )
+        == "islands::MicroWorkload<islands::HashIndex>::access<islands::TwoPhaseLocking>"
+    )
+    assert _perf_name("unsigned long islands::pick<int>(int)") == "islands::pick<int>"
+    assert _perf_name("void* operator new(unsigned long)") == "operator new"
 
 
 def test_fold_samples():

@@ -194,7 +194,7 @@ def test_cc_none_on_a_shared_instance_is_refused(tmp_path: Path) -> None:
     spec = load_spec(write(tmp_path, text))
     topo = read_topology(SYSFS / "vm-1x2")
     with pytest.raises(
-        ValueError, match=r"exp.toml: point 1ISL unix update=false multisite=0: cc: 'none' is a single-threaded"
+        ValueError, match=r"exp.toml: point 1ISL unix update=false multisite=0: engine.cc: 'none' is a single-threaded"
     ):
         Sweep(spec, topo, tmp_path / "out")
 
