@@ -1,22 +1,25 @@
 #pragma once
+#include <stdexcept>
+
+#include "islands/cc/cc_kind.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/exec/engine_config.hpp"
 
 namespace islands {
 
 //! The one place the engine picks a concurrency-control scheme: calls f(scheme) with the
-//! scheme `engine` names, so that everything f instantiates is specialised for it. Adding a
-//! scheme: its struct (the interface of NoLocking and TwoPhaseLocking), its name in
-//! cc_kind.cpp and a case here.
+//! scheme `engine` names (ISLANDS_CC_SCHEMES, set up by its configured(engine)), so that
+//! everything f instantiates is specialised for it.
 template <class F>
 decltype(auto) with_cc(const EngineConfig& engine, F&& f) {
   switch (engine.cc) {
-    case CcKind::none:
-      return f(NoLocking{});
-    case CcKind::two_pl:
-    default:
-      return f(TwoPhaseLocking{engine.lock_policy});
+#define ISLANDS_CC_CASE(kind, name, Scheme) \
+  case CcKind::kind:                        \
+    return f(Scheme::configured(engine));
+    ISLANDS_CC_SCHEMES(ISLANDS_CC_CASE)
+#undef ISLANDS_CC_CASE
   }
+  throw std::logic_error("engine.cc: a scheme outside ISLANDS_CC_SCHEMES");
 }
 
 }  // namespace islands

@@ -3,10 +3,22 @@
 
 namespace islands {
 
+//! The concurrency-control schemes, one line each: X(kind, "name", Scheme). The one list the
+//! enum, the names, the settings' choices and the dispatch (with_cc, cc_dispatch.hpp) come from.
+//! none (NoLocking): a single-threaded instance, no locks and no latches.
+//! 2pl (TwoPhaseLocking): row-level shared/exclusive two-phase locking, locks held to commit
+//! (strict 2PL).
+//! Adding a scheme: its struct (the interface of those two, concurrency_control.hpp) and a line.
+#define ISLANDS_CC_SCHEMES(X)    \
+  X(none, "none", NoLocking)     \
+  X(two_pl, "2pl", TwoPhaseLocking)
+
 //! Concurrency control of an instance, chosen at run time.
-//! none: a single-threaded instance, no locks and no latches.
-//! two_pl: row-level shared/exclusive two-phase locking, locks held to commit (strict 2PL).
-enum class CcKind { none, two_pl };
+enum class CcKind {
+#define ISLANDS_CC_ENUM(kind, name, Scheme) kind,
+  ISLANDS_CC_SCHEMES(ISLANDS_CC_ENUM)
+#undef ISLANDS_CC_ENUM
+};
 
 //! What a 2PL transaction does when a lock it asks for conflicts.
 //! no_wait: abort at once (no deadlock possible).
@@ -15,8 +27,8 @@ enum class CcKind { none, two_pl };
 //! eventually. Deadlock-free because waits only ever go from older to younger.
 enum class LockPolicy { no_wait, wait_die };
 
-const char* cc_kind_name(CcKind kind);          //!< "none" or "2pl"
-CcKind parse_cc_kind(const std::string& name);  //!< throws std::invalid_argument on others
+const char* cc_kind_name(CcKind kind);          //!< "none", "2pl", ...
+CcKind parse_cc_kind(const std::string& name);  //!< throws ConfigError("engine.cc") on others
 const char* lock_policy_name(LockPolicy policy);               //!< "no_wait" or "wait_die"
 LockPolicy parse_lock_policy(const std::string& name);         //!< throws on others
 

@@ -1,5 +1,6 @@
 #pragma once
 #include "islands/cc/row_lock.hpp"
+#include "islands/exec/engine_config.hpp"
 #include "islands/txn/txn_context.hpp"
 
 namespace islands {
@@ -12,6 +13,8 @@ struct TwoPhaseLocking;
 
 struct NoLocking {
   static constexpr bool kLocks = false;
+  //! The scheme as an engine config sets it up.
+  static NoLocking configured(const EngineConfig&) { return {}; }
   //! The scheme of this instance's parts of distributed transactions (see TwoPhaseLocking).
   TwoPhaseLocking distributed() const;
   //! Grants unless a distributed transaction holds the row in a conflicting mode.
@@ -28,6 +31,9 @@ struct NoLocking {
 struct TwoPhaseLocking {
   static constexpr bool kLocks = true;
   LockPolicy policy = LockPolicy::wait_die;  //!< what a conflicting request does
+
+  //! The scheme as an engine config sets it up (its lock policy).
+  static TwoPhaseLocking configured(const EngineConfig& engine) { return TwoPhaseLocking{engine.lock_policy}; }
 
   //! The scheme of this instance's parts of distributed transactions: no-wait, because a
   //! participant (or a coordinator waiting for votes) must keep serving the decisions that

@@ -33,7 +33,7 @@ struct FieldInfo {
 };
 
 //! The names of an enum used as a setting, specialised next to the config that uses it:
-//! `static constexpr std::array<E, N> values` and `static const char* name(E)`.
+//! `static constexpr` array `values` and `static const char* name(E)`.
 template <class E>
 struct SettingEnum;
 

@@ -25,16 +25,20 @@ struct EngineConfig {
   void validate() const { check_fields(*this); }
 };
 
-// The values of each enum setting, by name. Adding a value to one of these enums: add it here
-// too (the list is not checked for completeness; tests/test_settings.py sets every name listed).
+// The values of each enum setting, by name: the schemes and indexes from their registries
+// (ISLANDS_CC_SCHEMES, ISLANDS_INDEXES), the lock policies listed here.
 template <>
 struct SettingEnum<IndexKind> {
-  static constexpr std::array<IndexKind, 2> values{IndexKind::hash, IndexKind::btree};
+#define ISLANDS_INDEX_VALUE(kind, name, Index) IndexKind::kind,
+  static constexpr IndexKind values[] = {ISLANDS_INDEXES(ISLANDS_INDEX_VALUE)};
+#undef ISLANDS_INDEX_VALUE
   static const char* name(IndexKind v) { return index_kind_name(v); }
 };
 template <>
 struct SettingEnum<CcKind> {
-  static constexpr std::array<CcKind, 2> values{CcKind::none, CcKind::two_pl};
+#define ISLANDS_CC_VALUE(kind, name, Scheme) CcKind::kind,
+  static constexpr CcKind values[] = {ISLANDS_CC_SCHEMES(ISLANDS_CC_VALUE)};
+#undef ISLANDS_CC_VALUE
   static const char* name(CcKind v) { return cc_kind_name(v); }
 };
 template <>
