@@ -2,55 +2,22 @@
 
 #include <string>
 
+#include "islands/workload/transaction_mix.hpp"
+
 namespace islands {
 
 const std::array<const char*, kTpccTxnTypes> kTpccTxnNames = {"new_order", "payment", "order_status",
                                                                "delivery", "stock_level"};
 
-namespace {
-
-std::size_t index_of(const std::string& name) {
-  for (std::size_t i = 0; i < kTpccTxnTypes; ++i) {
-    if (name == kTpccTxnNames[i]) return i;
-  }
-  throw ConfigError("tpcc.mix", "unknown transaction '" + name +
-                              "' (choose standard, 50-50, 80-20, 100-0, new_order, payment, order_status, "
-                              "delivery, stock_level, or name:weight,...)");
-}
-
-}  // namespace
-
 std::array<std::uint32_t, kTpccTxnTypes> parse_tpcc_mix(const std::string& mix) {
-  // Order: new_order, payment, order_status, delivery, stock_level.
-  if (mix == "standard") return {45, 43, 4, 4, 4};
-  if (mix == "50-50") return {24, 23, 25, 3, 25};
-  if (mix == "80-20") return {10, 9, 40, 1, 40};
-  if (mix == "100-0") return {0, 0, 50, 0, 50};
-  std::array<std::uint32_t, kTpccTxnTypes> weights{};
-  if (mix.find(':') == std::string::npos && mix.find(',') == std::string::npos) {
-    weights[index_of(mix)] = 100;
-    return weights;
-  }
-  std::uint32_t total = 0;
-  std::size_t at = 0;
-  while (at <= mix.size()) {
-    std::size_t end = mix.find(',', at);
-    if (end == std::string::npos) end = mix.size();
-    const std::string item = mix.substr(at, end - at);
-    const std::size_t colon = item.find(':');
-    if (colon == std::string::npos) throw ConfigError("tpcc.mix", "'" + item + "' is not name:weight");
-    const std::size_t i = index_of(item.substr(0, colon));
-    const std::string weight = item.substr(colon + 1);
-    if (weight.empty() || weight.size() > 3 || weight.find_first_not_of("0123456789") != std::string::npos) {
-      throw ConfigError("tpcc.mix", "weight '" + weight + "' of " + kTpccTxnNames[i] + " is not a whole number 0..100");
-    }
-    if (weights[i] != 0) throw ConfigError("tpcc.mix", std::string() + kTpccTxnNames[i] + " is listed twice");
-    weights[i] = static_cast<std::uint32_t>(std::stoul(weight));
-    total += weights[i];
-    at = end + 1;
-  }
-  if (total != 100) throw ConfigError("tpcc.mix", "the weights sum to " + std::to_string(total) + ", not 100");
-  return weights;
+  // Weights in the order new_order, payment, order_status, delivery, stock_level; paper 004's
+  // mixes are named read-only share first (OrderStatus + StockLevel : the rest).
+  return parse_mix(mix, kTpccTxnNames,
+                   {{"standard", {45, 43, 4, 4, 4}},
+                    {"50-50", {24, 23, 25, 3, 25}},
+                    {"80-20", {10, 9, 40, 1, 40}},
+                    {"100-0", {0, 0, 50, 0, 50}}},
+                   "tpcc.mix");
 }
 
 void TpccConfig::validate() const {
