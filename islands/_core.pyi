@@ -676,6 +676,11 @@ def transport_names() -> list[str]:
     Names of the registered transports
     """
 
+def verify(workload: str, checks: collections.abc.Mapping[str, typing.SupportsInt]) -> list[str]:
+    """
+    The workload's consistency conditions that `checks` (figures summed over the deployment) violate; empty: consistent.
+    """
+
 def workloads() -> list[dict[str, typing.Any]]:
     """
     The workload registry: each workload's name, settings section, whether it logs, and its transaction types by number.

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from islands.config import RunConfig, transaction_names
-from islands.consistency import AT_START, check_line, describe_workload, verify
+from islands.consistency import check_line, describe_workload, figures_at_start, verify
 from islands.placement import Deployment
 from islands.topology import Topology, format_cpulist
 
@@ -231,11 +231,12 @@ def collect(
     per_instance: list[dict[str, Any]] = []
     warnings: list[str] = []
     several = len(results) > 1
+    at_start = figures_at_start(config.workload)
     for i, (r, stats) in enumerate(zip(results, stats_list, strict=True)):
         workers = stats["workers"]
         for name, value in stats["checks_after"].items():
             figures[name] = figures.get(name, 0) + value
-        for name in AT_START.get(config.workload, ()):
+        for name in at_start:
             figures[f"{name}_at_start"] = figures.get(f"{name}_at_start", 0) + stats["checks_before"][name]
         for name, count in stats["aborts"].items():
             aborts[name] = aborts.get(name, 0) + count

@@ -1,5 +1,6 @@
 #pragma once
 #include <array>
+#include <map>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -54,6 +55,10 @@ struct WorkerStats {
 
 //! A consistency figure by name.
 using CheckFigures = std::vector<std::pair<std::string, std::int64_t>>;
+//! Consistency figures by name, summed over a deployment's instances, with the run's own:
+//! payload_sum_before, payload_sum_after, committed_row_updates, committed_txns (what a
+//! workload's verify reads).
+using CheckMap = std::map<std::string, std::int64_t>;
 //! The figure called name in figures, 0 when there is none.
 std::int64_t figure_or_zero(const char* name, const CheckFigures& figures);
 

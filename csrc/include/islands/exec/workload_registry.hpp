@@ -17,6 +17,10 @@ struct WorkloadEntry {
   std::string name;                       //!< run-time name = RunConfig member = Python section
   bool logs = false;                      //!< its writes reach the write-ahead log
   std::vector<std::string> transactions;  //!< transaction type names, by type number
+  //! Figures its conditions need as they stood at the run's start (as NAME_at_start).
+  std::vector<std::string> figures_at_start;
+  //! The consistency conditions that figures summed over a deployment violate (empty: none).
+  std::vector<std::string> (*verify)(const CheckMap& checks) = nullptr;
   //! Throws ConfigError when its settings cannot run on a deployment of total_sites sites.
   void (*validate)(const RunConfig& config, std::uint64_t total_sites) = nullptr;
   //! The instance that runs it as config says (index, scheme).

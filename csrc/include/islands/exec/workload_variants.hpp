@@ -65,6 +65,8 @@ struct WorkloadVariants {
     e.name = name;
     e.logs = W<HashIndex>::kLogs;
     e.transactions = W<HashIndex>::transaction_names();
+    e.figures_at_start = W<HashIndex>::figures_at_start();
+    e.verify = &W<HashIndex>::verify;
     e.validate = &validate;
     e.make_instance = &make_instance;
     e.run_fixed = &run_fixed;

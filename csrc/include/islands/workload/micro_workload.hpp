@@ -170,8 +170,20 @@ class MicroWorkload {
   //! Widest row, in payload columns.
   std::size_t max_columns() const { return config_.columns; }
   //! Consistency figures over this instance's sites: the payload sum (see payload_sum).
-  std::vector<std::pair<std::string, std::int64_t>> check_figures() const {
+  CheckFigures check_figures() const {
     return {{"payload_sum", payload_sum()}};
+  }
+
+  //! No figure is needed from the run's start.
+  static std::vector<std::string> figures_at_start() { return {}; }
+  //! Every committed update added 1 to column 0 of each row it updated: the payload sum grew
+  //! by exactly the rows committed transactions updated.
+  static std::vector<std::string> verify(const CheckMap& checks) {
+    const std::int64_t grew = figure(checks, "payload_sum_after") - figure(checks, "payload_sum_before");
+    const std::int64_t rows = figure(checks, "committed_row_updates");
+    if (grew == rows) return {};
+    return {"micro: the payload sum grew by " + grouped(grew) + " but committed transactions updated " +
+            grouped(rows) + " rows"};
   }
 
   //! Whether its writes are logged (redo captured, recovery and checkpoints supported).

@@ -215,7 +215,37 @@ class TpcbWorkload {
   //! balance sums per table, the history's delta sum and rows, how many branches disagree
   //! with their accounts or with their history, and the rows of each keyed table (loader
   //! check). Every sum must agree across the deployment.
-  std::vector<std::pair<std::string, std::int64_t>> check_figures() const {
+  //! History rows at the start: a restart recovers rows that earlier runs committed.
+  static std::vector<std::string> figures_at_start() { return {"history_rows"}; }
+  //! Every balance moved by the same deltas (branch = teller = account = history sums); one
+  //! history row per committed transaction since the start; each branch equal to its accounts
+  //! and to its history.
+  static std::vector<std::string> verify(const CheckMap& checks) {
+    std::vector<std::string> failures;
+    const char* sums[] = {"branch_balance_sum", "teller_balance_sum", "account_balance_sum", "history_delta_sum"};
+    bool agree = true;
+    for (const char* name : sums) agree = agree && figure(checks, name) == figure(checks, sums[0]);
+    if (!agree) {
+      std::string list;
+      for (const char* name : sums) list += (list.empty() ? "" : ", ") + std::string(name) + "=" + grouped(figure(checks, name));
+      failures.push_back("tpcb: balance sums disagree: " + list);
+    }
+    const auto start = checks.find("history_rows_at_start");
+    const std::int64_t added = figure(checks, "history_rows") - (start == checks.end() ? 0 : start->second);
+    if (added != figure(checks, "committed_txns")) {
+      failures.push_back("tpcb: " + grouped(added) + " history rows added for " + grouped(figure(checks, "committed_txns")) +
+                         " committed transactions");
+    }
+    for (const auto& [name, what] : {std::pair<const char*, const char*>{"branches_unlike_accounts", "the sum of its accounts"},
+                                     {"branches_unlike_history", "the sum of its history"}}) {
+      if (figure(checks, name) != 0) {
+        failures.push_back("tpcb: " + grouped(figure(checks, name)) + " branches whose balance is not " + what);
+      }
+    }
+    return failures;
+  }
+
+  CheckFigures check_figures() const {
     std::int64_t branch_sum = 0, teller_sum = 0, account_sum = 0, history_sum = 0, history_rows = 0;
     std::int64_t branch_vs_accounts = 0, branch_vs_history = 0;
     const std::uint64_t first_branch = first_site_ * config_.branches_per_site;

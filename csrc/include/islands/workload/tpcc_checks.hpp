@@ -3,6 +3,9 @@
 // instance's warehouses, read after a run.
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 #include <unordered_map>
 
 #include "islands/workload/tpcc_workload.hpp"
@@ -81,6 +84,27 @@ CheckFigures TpccWorkload<Index>::check_figures() const {
           {"order_rows", orders},                {"new_order_rows", new_orders},
           {"order_line_rows", lines},            {"item_rows", static_cast<std::int64_t>(items_.rows(0))},
           {"stock_rows", rows_of(stock_)}};
+}
+
+template <class Index>
+std::vector<std::string> TpccWorkload<Index>::verify(const CheckMap& checks) {
+  std::vector<std::string> failures;
+  for (const auto& [name, what] : {
+           std::pair<const char*, const char*>{"condition_1_warehouses",
+                                               "condition 1: warehouses whose W_YTD is not the sum of D_YTD"},
+           {"condition_2_districts", "condition 2: districts whose D_NEXT_O_ID - 1, max(O_ID) and max(NO_O_ID) differ"},
+           {"condition_3_districts", "condition 3: districts whose new orders are not contiguous"},
+           {"condition_4_districts", "condition 4: districts whose sum(O_OL_CNT) is not the number of order lines"},
+           {"warehouses_unlike_history", "warehouses whose W_YTD is not the sum of their history"}}) {
+    if (figure(checks, name) != 0) failures.push_back(std::string("tpcc: ") + what + ": " + grouped(figure(checks, name)));
+  }
+  const std::int64_t owed = figure(checks, "customer_balance_plus_ytd");
+  const std::int64_t delivered = figure(checks, "delivered_order_line_amount");
+  if (owed != delivered) {
+    failures.push_back("tpcc: customers' balance + YTD payment sums to " + grouped(owed) + " cents, not the " +
+                       grouped(delivered) + " cents of delivered order lines");
+  }
+  return failures;
 }
 
 }  // namespace islands

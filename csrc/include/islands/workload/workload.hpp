@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -48,10 +49,33 @@ struct RunConfig;
 //!   bool part_updates(const std::uint64_t*, std::size_t) const;  std::size_t max_part_words() const;
 //!   std::size_t row_updates(const Txn&) const;  std::size_t type_of(const Txn&) const;
 //!   std::size_t max_columns() const;                  widest row (redo images, contexts)
+//! Consistency conditions
+//!   static std::vector<std::string> figures_at_start();   figures the conditions need as they
+//!       stood when the run started (after loading and recovery), as NAME_at_start
+//!   static std::vector<std::string> verify(const CheckMap&);   the conditions the figures
+//!       summed over the deployment violate (empty: consistent), one line each
 //! Log (when kLogs) and checks
 //!   bool redo(std::uint64_t key, const std::int32_t* image, std::size_t columns);
 //!   template <class F> void for_each_row(F&&) const;  f(const Row&, columns) (checkpoints)
 //!   CheckFigures check_figures() const;               consistency figures by name
+//! The figure called name; throws std::invalid_argument naming it when it is missing.
+inline std::int64_t figure(const CheckMap& checks, const std::string& name) {
+  const auto it = checks.find(name);
+  if (it == checks.end()) throw std::invalid_argument("checks: no figure '" + name + "'");
+  return it->second;
+}
+
+//! n with thousands separators ("1,234,567"), as the conditions print figures.
+inline std::string grouped(std::int64_t n) {
+  const std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 template <class W>
 constexpr bool assert_workload() {
   using Txn = typename W::Txn;
@@ -100,6 +124,10 @@ constexpr bool assert_workload() {
   }
   static_assert(std::is_same_v<decltype(std::declval<const W&>().check_figures()), CheckFigures>,
                 "check_figures() const -> CheckFigures");
+  static_assert(std::is_same_v<decltype(W::figures_at_start()), std::vector<std::string>>,
+                "figures_at_start(): the figures the conditions need from the run's start");
+  static_assert(std::is_same_v<decltype(W::verify(std::declval<const CheckMap&>())), std::vector<std::string>>,
+                "verify(checks): the failed consistency conditions");
   return true;
 }
 
