@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from islands import _core
 
+#: The workload a config, an experiment file or a command line runs unless it names one.
+DEFAULT_WORKLOAD = "micro"
+
 
 @dataclass(frozen=True)
 class MicroConfig:
@@ -138,7 +141,8 @@ class LogConfig:
 class RunConfig:
     """Everything one run of one instance needs."""
 
-    workload: str = "micro"  #: which workload runs (see ``WORKLOADS``)
+    workload: str = DEFAULT_WORKLOAD  #: which workload runs (see ``WORKLOADS``)
+    # One field per workload, named as its ``WORKLOAD_SETTINGS`` section (tests/test_registry.py).
     micro: MicroConfig = field(default_factory=MicroConfig)
     tpcb: TpcbConfig = field(default_factory=TpcbConfig)
     tatp: TatpConfig = field(default_factory=TatpConfig)
@@ -175,10 +179,10 @@ class RunConfig:
                 if key in values:
                     values[key] = tuple(values[key])
             parts[name] = klass(**values)
-        unknown = sorted(set(d) - {"workload", *SECTIONS, "profile", "log"})
+        unknown = sorted(set(d) - {"workload", *ALL_SECTIONS})
         if unknown:
             raise ValueError(f"{unknown[0]}: unknown setting")
-        return cls(workload=d.get("workload", "micro"), **parts)
+        return cls(workload=d.get("workload", DEFAULT_WORKLOAD), **parts)
 
     def config_hash(self) -> str:
         """Stable 16-hex-digit hash of the canonical JSON form."""
@@ -196,7 +200,7 @@ class RunConfig:
 
         core = _core.RunConfig()
         core.workload = self.workload
-        for part in (*SECTIONS, "profile", "log"):
+        for part in ALL_SECTIONS:
             target = getattr(core, part)
             for f in dataclasses.fields(getattr(self, part)):
                 if not hasattr(target, f.name):  # Python-side profile choices (counters, ...)
@@ -222,23 +226,30 @@ class RunConfig:
         return core
 
 
-#: The sections of a RunConfig, each a dataclass mirroring one C++ config struct (besides
-#: ``profile`` and ``log``); tests/test_settings.py holds them to ``_core.settings()``.
-SECTIONS: dict[str, type] = {
+#: The one Python registration of the workloads: each workload's settings section (named as
+#: the workload) and the dataclass mirroring it, in the engine's order. Everything else in
+#: Python that goes over the workloads (``SECTIONS``, ``WORKLOADS``, :meth:`RunConfig.from_dict`
+#: and :meth:`RunConfig.to_core`, the experiment files' tables and [grid] keys, the sweep's run
+#: configs) derives from it. A new workload adds here: its dataclass, its ``RunConfig`` field
+#: and its entry below; tests/test_registry.py holds this to the engine's registry
+#: (``_core.workloads()``) and to RunConfig.
+WORKLOAD_SETTINGS: dict[str, type] = {
     "micro": MicroConfig,
     "tpcb": TpcbConfig,
     "tatp": TatpConfig,
     "tpcc": TpccConfig,
-    "engine": EngineConfig,
-    "driver": DriverConfig,
 }
+
+#: The sections of a RunConfig, each a dataclass mirroring one C++ config struct (besides
+#: ``profile`` and ``log``); tests/test_settings.py holds them to ``_core.settings()``.
+SECTIONS: dict[str, type] = {**WORKLOAD_SETTINGS, "engine": EngineConfig, "driver": DriverConfig}
 
 #: Every section of a RunConfig, in the engine's order.
 ALL_SECTIONS: dict[str, type] = {**SECTIONS, "profile": ProfileConfig, "log": LogConfig}
 
 #: Workloads by name, each with the section holding its settings (the engine's registry,
-#: ``_core.workloads()``, is the source; tests/test_settings.py holds this to it).
-WORKLOADS: dict[str, str] = {"micro": "micro", "tpcb": "tpcb", "tatp": "tatp", "tpcc": "tpcc"}
+#: ``_core.workloads()``, is the source; tests/test_registry.py holds this to it).
+WORKLOADS: dict[str, str] = {name: name for name in WORKLOAD_SETTINGS}
 
 
 def registry() -> list[dict[str, Any]]:
@@ -256,7 +267,7 @@ def transaction_names(workload: str) -> tuple[str, ...]:
     return (workload,)
 
 
-def resolve_field(name: str, workload: str = "micro") -> tuple[str, str]:
+def resolve_field(name: str, workload: str = DEFAULT_WORKLOAD) -> tuple[str, str]:
     """``(section, field)`` of the setting a ``ConfigError.field`` names: "section.field" as
     the engine spells it, or a bare field name (looked up in the workload's own section, then
     the shared ones); ``("", name)`` for what is no section's field ("workload")."""

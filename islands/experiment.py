@@ -61,15 +61,14 @@ from pathlib import Path
 from typing import Any
 
 from islands.config import (
+    DEFAULT_WORKLOAD,
+    WORKLOAD_SETTINGS,
+    WORKLOADS,
     DriverConfig,
     EngineConfig,
     LogConfig,
-    MicroConfig,
     ProfileConfig,
     RunConfig,
-    TatpConfig,
-    TpcbConfig,
-    TpccConfig,
     resolve_field,
 )
 from islands.dispatch import default_log_root
@@ -87,30 +86,18 @@ __all__ = [
 DEPLOY_KEYS = ("deployment", "placement", "transport")
 #: Placements a grid may ask for (explicit deployments are written as cpu lists).
 GRID_PLACEMENTS = ("islands", "spread", "os")
-MICRO_FIELDS = {f.name: f for f in dataclasses.fields(MicroConfig)}
-TPCB_FIELDS = {f.name: f for f in dataclasses.fields(TpcbConfig)}
-TATP_FIELDS = {f.name: f for f in dataclasses.fields(TatpConfig)}
-TPCC_FIELDS = {f.name: f for f in dataclasses.fields(TpccConfig)}
 ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
-#: The fixed-settings tables of an experiment file and the config fields each holds (field
-#: names are unique across them, so a [grid] key names its table).
-SECTION_FIELDS = {
-    "micro": MICRO_FIELDS,
-    "tpcb": TPCB_FIELDS,
-    "tatp": TATP_FIELDS,
-    "tpcc": TPCC_FIELDS,
-    "engine": ENGINE_FIELDS,
+#: Each workload's section (``config.WORKLOAD_SETTINGS``, each used by the workload of its
+#: name) and the config fields it holds.
+WORKLOAD_FIELDS = {
+    section: {f.name: f for f in dataclasses.fields(klass)} for section, klass in WORKLOAD_SETTINGS.items()
 }
+#: The fixed-settings tables of an experiment file and the config fields each holds (a
+#: [grid] key names its table, but for the fields in SHARED_FIELDS).
+SECTION_FIELDS = {**WORKLOAD_FIELDS, "engine": ENGINE_FIELDS}
 #: Field names more than one workload's section has (TATP's and TPC-C's mix): a [grid] value
 #: of one goes to the experiment's own workload.
-SHARED_FIELDS = {
-    k
-    for name, f in SECTION_FIELDS.items()
-    for k in f
-    if sum(k in g for n, g in SECTION_FIELDS.items() if n != "engine") > 1
-}
-#: The workloads' own sections (each used by the workload of its name).
-WORKLOAD_SECTIONS = {"micro": MicroConfig, "tpcb": TpcbConfig, "tatp": TatpConfig, "tpcc": TpccConfig}
+SHARED_FIELDS = {k for f in WORKLOAD_FIELDS.values() for k in f if sum(k in g for g in WORKLOAD_FIELDS.values()) > 1}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
 TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log")
 PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "modules")
@@ -220,19 +207,19 @@ class ExperimentSpec:
     ``grid`` holds ``(key, values)`` pairs: ``deployment``, ``placement`` and ``transport``
     first (defaults ``["1"]``, ``["islands"]``, ``["unix"]``), then the other keys in file
     order.
-    ``micro`` and ``engine`` hold the fixed settings. ``source`` is the file it came from.
+    ``workload_settings`` holds the fixed settings of each workload's table that the file
+    gives (keyed by section, as ``config.WORKLOAD_SETTINGS``), ``engine`` those of [engine];
+    :meth:`fixed` reads either. ``source`` is the file it came from.
     """
 
     name: str
     figure: str
     grid: tuple[tuple[str, tuple[Any, ...]], ...]
     description: str = ""
-    workload: str = "micro"
-    micro: Mapping[str, Any] = field(default_factory=dict)
+    workload: str = DEFAULT_WORKLOAD
+    #: section -> its fixed settings, for the workload tables the file gives
+    workload_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     engine: Mapping[str, Any] = field(default_factory=dict)
-    tpcb: Mapping[str, Any] = field(default_factory=dict)
-    tatp: Mapping[str, Any] = field(default_factory=dict)
-    tpcc: Mapping[str, Any] = field(default_factory=dict)
     warmup_s: float = 1.0
     duration_s: float = 5.0
     repetitions: int = 1
@@ -242,6 +229,17 @@ class ExperimentSpec:
     log: Mapping[str, Any] = field(default_factory=dict)  #: the [log] table, checked
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
+
+    def __post_init__(self) -> None:
+        unknown = sorted(set(self.workload_settings) - set(WORKLOAD_SETTINGS))
+        if unknown:
+            raise ValueError(f"{unknown[0]}: not a workload's section (known: {', '.join(WORKLOAD_SETTINGS)})")
+
+    def fixed(self, section: str) -> Mapping[str, Any]:
+        """The fixed settings of one table: a workload's section or ``engine`` (empty if none)."""
+        if section == "engine":
+            return self.engine
+        return self.workload_settings.get(section, {})
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str = "<memory>", text: str | None = None) -> ExperimentSpec:
@@ -267,7 +265,7 @@ class ExperimentSpec:
         if not _FIGURE_RE.fullmatch(figure):
             raise where.error("figure", f"{figure!r} is not a FIGURES.md id such as '000-fig11' (or 'none')")
         description = text_value("description", "")
-        workload = text_value("workload", "micro")
+        workload = text_value("workload", DEFAULT_WORKLOAD)
 
         tables: dict[str, Mapping[str, Any]] = {}
         for table in ("run", "grid", *SECTION_FIELDS, "profile", "log"):
@@ -374,11 +372,8 @@ class ExperimentSpec:
             grid=tuple(ordered),
             description=description,
             workload=workload,
-            micro=fixed["micro"],
+            workload_settings={section: fixed[section] for section in WORKLOAD_SETTINGS if fixed[section]},
             engine=fixed["engine"],
-            tpcb=fixed["tpcb"],
-            tatp=fixed["tatp"],
-            tpcc=fixed["tpcc"],
             warmup_s=float(warmup),
             duration_s=float(duration),
             repetitions=repetitions,
@@ -397,8 +392,10 @@ class ExperimentSpec:
         so that the error names the key that holds the bad value."""
         base = self.base_config(n_cpus=1)
         grid_keys = [k for k, _ in self.grid]
-        # Fields are judged here; whether a scale fits a deployment is judged per point.
-        sites = None if self.workload == "micro" else 64
+        # Fields are judged here; whether a scale fits a deployment is judged per point: on 64
+        # sites (enough for any remote share), the default workload on its one CPU as before
+        # the others came (its one scale check, the key range, is then judged per point).
+        sites = None if self.workload == DEFAULT_WORKLOAD else 64
         try:
             base.to_core(total_sites=sites)
         except ValueError as e:
@@ -421,23 +418,28 @@ class ExperimentSpec:
     def base_config(self, n_cpus: int = 1) -> RunConfig:
         """The run config of the fixed settings with every grid key at its first value, on
         cpus ``0..n_cpus-1`` (used to check values; points replace the cpus)."""
-        grid = dict(self.grid)
-        micro = {**self.micro, **{k: v[0] for k, v in grid.items() if k in MICRO_FIELDS}}
-        tpcb = {**self.tpcb, **{k: v[0] for k, v in grid.items() if k in TPCB_FIELDS}}
-        tatp = {**self.tatp, **{k: v[0] for k, v in grid.items() if _goes_to(k, "tatp", self.workload)}}
-        tpcc = {**self.tpcc, **{k: v[0] for k, v in grid.items() if _goes_to(k, "tpcc", self.workload)}}
-        engine = {**self.engine, **{k: v[0] for k, v in grid.items() if k in ENGINE_FIELDS}}
-        engine["cc"] = _resolve_cc(engine.get("cc", "auto"), (n_cpus,))
+        first = {k: v[0] for k, v in self.grid}
+        return self.run_config(first, cpus=tuple(range(n_cpus)), sizes=(n_cpus,))
+
+    def run_config(
+        self, chosen: Mapping[str, Any], *, cpus: tuple[int, ...], sizes: Sequence[int], pin: bool = True
+    ) -> RunConfig:
+        """The run config of the fixed settings with the grid values ``chosen`` (a point's;
+        keys that are no config field, such as ``deployment``, are left out), run on ``cpus``
+        by instances of ``sizes`` CPUs (``cc = "auto"`` is resolved by them)."""
+        workloads = {
+            section: klass(
+                **{**self.fixed(section), **{k: v for k, v in chosen.items() if _goes_to(k, section, self.workload)}}
+            )
+            for section, klass in WORKLOAD_SETTINGS.items()
+        }
+        engine = {**self.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
+        engine["cc"] = _resolve_cc(engine.get("cc", "auto"), sizes)
         return RunConfig(
             workload=self.workload,
-            micro=MicroConfig(**micro),
-            tpcb=TpcbConfig(**tpcb),
-            tatp=TatpConfig(**tatp),
-            tpcc=TpccConfig(**tpcc),
+            **workloads,
             engine=EngineConfig(**engine),
-            driver=DriverConfig(
-                cpus=tuple(range(n_cpus)), warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed
-            ),
+            driver=DriverConfig(cpus=cpus, pin=pin, warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed),
             profile=self.profile_config(),
             log=self.log_config(),
         )
@@ -481,14 +483,15 @@ class ExperimentSpec:
             "workload": self.workload,
             "run": run,
             "grid": {k: [_plain(v) for v in values] for k, values in self.grid},
-            "micro": _fixed(MicroConfig(), self.micro, grid_keys),
+            DEFAULT_WORKLOAD: _fixed(WORKLOAD_SETTINGS[DEFAULT_WORKLOAD](), self.fixed(DEFAULT_WORKLOAD), grid_keys),
             "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
             **extra,
         }
-        # Another workload's table only where it is used (micro specs keep their hashes).
-        for section, klass in WORKLOAD_SECTIONS.items():
-            if section != "micro" and (self.workload == section or getattr(self, section)):
-                out[section] = _fixed(klass(), getattr(self, section), grid_keys)
+        # The default workload's table always (specs from before the other workloads keep
+        # their hashes); another workload's only where it is used.
+        for section, klass in WORKLOAD_SETTINGS.items():
+            if section != DEFAULT_WORKLOAD and (WORKLOADS.get(self.workload) == section or self.fixed(section)):
+                out[section] = _fixed(klass(), self.fixed(section), grid_keys)
         return out
 
     def spec_hash(self) -> str:
@@ -538,11 +541,12 @@ def _spec_key(error: ValueError, workload: str, grid_keys: Sequence[str]) -> tup
     return (name if name in TOP_KEYS else "run"), why
 
 
-def _section_of(key: str, workload: str = "micro") -> str:
-    """The config section (micro, tpcb, tatp, tpcc, engine) holding a [grid] key (the
-    workload's own where several have it)."""
-    if key in SHARED_FIELDS and key in SECTION_FIELDS.get(workload, {}):
-        return workload
+def _section_of(key: str, workload: str = DEFAULT_WORKLOAD) -> str:
+    """The config section (a workload's or engine) holding a [grid] key (the workload's own
+    where several have it)."""
+    own = WORKLOADS.get(workload, workload)
+    if key in SHARED_FIELDS and key in SECTION_FIELDS.get(own, {}):
+        return own
     return next(name for name, fields_ in SECTION_FIELDS.items() if key in fields_)
 
 
@@ -598,7 +602,7 @@ def _check_log(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
     try:
         RunConfig(log=LogConfig(**{"directory": default_log_root(), **out})).to_core()
     except ValueError as e:
-        key, why = _spec_key(e, "micro", [])
+        key, why = _spec_key(e, DEFAULT_WORKLOAD, [])
         raise where.error(key if key.startswith("log.") else "log", why if key.startswith("log.") else str(e)) from None
     return out
 

@@ -28,27 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from islands.config import (
-    DriverConfig,
-    EngineConfig,
-    MicroConfig,
-    RunConfig,
-    TatpConfig,
-    TpcbConfig,
-    TpccConfig,
-)
+from islands.config import DEFAULT_WORKLOAD, WORKLOADS, RunConfig
 from islands.dispatch import default_log_root as default_log_root
 from islands.dispatch import run_point
 from islands.experiment import (
     DEPLOY_KEYS,
-    ENGINE_FIELDS,
-    MICRO_FIELDS,
-    TPCB_FIELDS,
-    WORKLOAD_SECTIONS,
     ExperimentSpec,
-    _goes_to,
     _hash,
-    _resolve_cc,
     _Where,
     known_transports,
     load_spec,
@@ -61,9 +47,7 @@ from islands.experiment import PROFILE_KEYS as PROFILE_KEYS
 from islands.experiment import RUN_KEYS as RUN_KEYS
 from islands.experiment import SECTION_FIELDS as SECTION_FIELDS
 from islands.experiment import SHARED_FIELDS as SHARED_FIELDS
-from islands.experiment import TATP_FIELDS as TATP_FIELDS
 from islands.experiment import TOP_KEYS as TOP_KEYS
-from islands.experiment import TPCC_FIELDS as TPCC_FIELDS
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
 from islands.topology import Topology, format_cpulist
@@ -228,29 +212,7 @@ class Sweep:
 
     def _point(self, chosen: dict[str, Any], dep: Deployment, index: int) -> Point:
         spec = self.spec
-        micro = {**spec.micro, **{k: v for k, v in chosen.items() if k in MICRO_FIELDS}}
-        tpcb = {**spec.tpcb, **{k: v for k, v in chosen.items() if k in TPCB_FIELDS}}
-        tatp = {**spec.tatp, **{k: v for k, v in chosen.items() if _goes_to(k, "tatp", spec.workload)}}
-        tpcc = {**spec.tpcc, **{k: v for k, v in chosen.items() if _goes_to(k, "tpcc", spec.workload)}}
-        engine = {**spec.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
-        engine["cc"] = _resolve_cc(engine.get("cc", "auto"), [len(c) for c in dep.instances])
-        config = RunConfig(
-            workload=spec.workload,
-            micro=MicroConfig(**micro),
-            tpcb=TpcbConfig(**tpcb),
-            tatp=TatpConfig(**tatp),
-            tpcc=TpccConfig(**tpcc),
-            engine=EngineConfig(**engine),
-            driver=DriverConfig(
-                cpus=dep.cpus,
-                pin=dep.pinned,
-                warmup_s=spec.warmup_s,
-                duration_s=spec.duration_s,
-                seed=spec.seed,
-            ),
-            profile=spec.profile_config(),
-            log=spec.log_config(),
-        )
+        config = spec.run_config(chosen, cpus=dep.cpus, sizes=[len(c) for c in dep.instances], pin=dep.pinned)
         params = tuple((k, dep.name if k == "deployment" else chosen[k]) for k, _ in spec.grid)
         # The engine judges each instance's config (one per distinct instance size).
         for cpus in {len(c): c for c in dep.instances}.values():
@@ -287,7 +249,7 @@ class Sweep:
         runs = self.points()
         left = sum(1 for p in runs if p.point_id not in done)
         varying = [k for k, v in spec.grid if len(v) > 1 and k not in DEPLOY_KEYS]
-        fixed = {**getattr(spec, spec.workload if spec.workload in WORKLOAD_SECTIONS else "micro"), **spec.engine}
+        fixed = {**spec.fixed(WORKLOADS.get(spec.workload, DEFAULT_WORKLOAD)), **spec.engine}
         fixed.update({k: v[0] for k, v in spec.grid if len(v) == 1 and k not in DEPLOY_KEYS})
         lines = [
             f"experiment {spec.name} (figure {spec.figure}) from {spec.source}, spec {spec.spec_hash()}",

@@ -88,7 +88,7 @@ def test_shipped_experiment_files_load() -> None:
     assert grid["update"] == (False, True)
     assert grid["deployment"] == ("1", "per-socket", "per-core")
     assert grid["transport"] == ("unix",)
-    assert fig11.micro["rows_per_txn"] == 10 and fig11.micro["rows_per_site"] == 10_000
+    assert fig11.fixed("micro")["rows_per_txn"] == 10 and fig11.fixed("micro")["rows_per_site"] == 10_000
 
 
 @pytest.mark.parametrize("fixture", FIXTURES)
