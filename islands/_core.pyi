@@ -48,7 +48,8 @@ __all__: list[str] = [
     "scale_count",
     "settings",
     "transport_names",
-    "workload_names",
+    "verify",
+    "workloads",
     "zipf_probability",
     "zipf_sample",
 ]
@@ -684,11 +685,6 @@ def verify(workload: str, checks: collections.abc.Mapping[str, typing.SupportsIn
 def workloads() -> list[dict[str, typing.Any]]:
     """
     The workload registry: each workload's name, settings section, whether it logs, and its transaction types by number.
-    """
-
-def workload_names() -> list[str]:
-    """
-    Every workload an instance can run, in registry order.
     """
 
 def zipf_probability(

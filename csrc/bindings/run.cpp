@@ -222,9 +222,4 @@ void bind_run(py::module_& m) {
       py::arg("workload"), py::arg("checks"),
       "The workload's consistency conditions that `checks` (figures summed over the deployment) violate; empty: "
       "consistent.");
-  m.def("workload_names", [] {
-    std::vector<std::string> names;
-    for (const WorkloadEntry& entry : workloads()) names.push_back(entry.name);
-    return names;
-  }, "Every workload an instance can run, in registry order.");
 }
