@@ -1,0 +1,149 @@
+#pragma once
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "islands/common/cycle_clock.hpp"
+#include "islands/exec/run_stats.hpp"
+#include "islands/log/log_config.hpp"
+#include "islands/log/log_writer.hpp"
+#include "islands/perf/component_clock.hpp"
+#include "islands/txn/txn_context.hpp"
+
+namespace islands {
+
+//! What a committed attempt leaves for its acknowledgement: its log record and, for a
+//! coordinator, the participants waiting for phase 2 (internal to exec/instance_worker.hpp).
+struct CommitRecord {
+  std::uint64_t lsn = 0;               //!< its commit (or decision) record; 0: it logged none
+  std::uint64_t txn = 0;               //!< the transaction id the record carries
+  std::vector<std::uint32_t> notify;   //!< coordinator: participants waiting for phase 2
+};
+
+//! A commit (or a participant's commit vote) waiting for its log record to be durable.
+struct PendingCommit {
+  std::uint64_t lsn = 0;                     //!< durable once the log's durable LSN reaches this
+  std::uint64_t txn = 0;                     //!< the transaction id its record carries
+  std::unique_ptr<TxnContext> ctx;           //!< its locks and images (null: the worker's current one)
+  std::vector<std::uint32_t> notify;         //!< coordinator: participants waiting for phase 2
+  std::uint64_t start = 0;                   //!< first attempt, cycle clock
+  std::uint64_t rows = 0;                    //!< rows it updated
+  std::size_t type = 0;                      //!< the workload's transaction type
+  bool distributed = false;                  //!< it had fragments at other instances
+  bool vote = false;                         //!< a participant's vote rather than a commit
+  std::uint32_t vote_to = 0;                 //!< the coordinator's site
+};
+
+//! One worker's commit pipeline (internal to exec/instance_worker.hpp): the commits and votes
+//! waiting for their log flush, oldest first, and the driver's acknowledgement file
+//! (acks-<site>.bin). What acknowledging means (phase 2, locks released, counted, the vote
+//! sent) is the worker's: it passes it in as `acknowledge(PendingCommit&)`, inlined.
+class CommitPipeline {
+ public:
+  CommitPipeline() = default;
+  CommitPipeline(const CommitPipeline&) = delete;
+  CommitPipeline& operator=(const CommitPipeline&) = delete;
+  ~CommitPipeline() {
+    if (ack_fd_ >= 0) ::close(ack_fd_);
+  }
+
+  //! Starts the pipeline of worker `site` on `log` (null: the log is off, nothing ever waits);
+  //! opens the acknowledgement file when config.record_acks. Waits are added to stats.log_wait_ns.
+  void open(LogWriter* log, const LogConfig& config, std::uint32_t site, WorkerStats& stats, double ns_per_tick) {
+    log_ = log;
+    group_commit_ = log != nullptr && config.mode == LogMode::group_commit;
+    max_pending_ = config.max_pending;
+    stats_ = &stats;
+    ns_per_tick_ = ns_per_tick;
+    if (log != nullptr && config.record_acks) open_ack_file(config.directory + "/acks-" + std::to_string(site) + ".bin");
+  }
+
+  //! Whether a commit (or vote) whose record is `lsn` must wait in the pipeline: group commit
+  //! and its record not yet durable.
+  bool must_wait(std::uint64_t lsn) const { return group_commit_ && lsn > log_->durable_lsn(); }
+  //! Whether nothing is waiting.
+  bool empty() const { return pending_.empty(); }
+  //! Queues a commit or vote behind the ones already waiting.
+  void push(PendingCommit&& waiting) { pending_.push_back(std::move(waiting)); }
+
+  //! Acknowledges, oldest first, every pipelined commit whose record the flusher made durable.
+  template <class Acknowledge>
+  void drain(Acknowledge&& acknowledge) {
+    if (pending_.empty()) return;
+    const std::uint64_t durable = log_->durable_lsn();
+    bool any = false;
+    while (!pending_.empty() && pending_.front().lsn <= durable) {
+      acknowledge(pending_.front());
+      pending_.pop_front();
+      any = true;
+    }
+    if (any && ack_fd_ >= 0) write_acks();
+    if (!pending_.empty() && log_->failed()) log_->check();  // full disk, I/O error: stop here
+  }
+
+  //! Bounds the pipeline: past max_pending commits waiting for their flush, serve and wait.
+  //! `serve()` serves one message or, when there is none, waits a moment (throwing when the
+  //! instance failed); the time is logging on `clock` and log_wait_ns.
+  template <class Serve, class Acknowledge>
+  void wait_for_room(ComponentClock* clock, Serve&& serve, Acknowledge&& acknowledge) {
+    if (pending_.size() < max_pending_) return;
+    ComponentScope logging(clock, Component::logging);
+    const std::uint64_t t0 = CycleClock::now();
+    while (pending_.size() >= max_pending_) {
+      serve();
+      drain(acknowledge);
+    }
+    stats_->log_wait_ns += static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - t0) * ns_per_tick_);
+  }
+
+  //! Records an acknowledged commit that logged a record in the acknowledgement file (if any).
+  void record_ack(const PendingCommit& done) {
+    if (ack_fd_ >= 0 && done.lsn != 0) {
+      acks_.push_back(done.txn);
+      if (acks_.size() >= 512) write_acks();
+    }
+  }
+
+  //! Writes the acknowledgements not yet written and closes the file.
+  void close() {
+    if (ack_fd_ >= 0) {
+      write_acks();
+      ::close(ack_fd_);
+      ack_fd_ = -1;
+    }
+  }
+
+ private:
+  void open_ack_file(const std::string& path) {
+    ack_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (ack_fd_ < 0) throw std::runtime_error("log.record_acks: cannot open " + path + ": " + std::strerror(errno));
+  }
+
+  // The driver's own record of what it acknowledged, written after the acknowledgement and
+  // independent of the log (a killed process loses only what was not yet written here).
+  void write_acks() {
+    if (acks_.empty()) return;
+    const ssize_t n = ::write(ack_fd_, acks_.data(), 8 * acks_.size());
+    if (n != static_cast<ssize_t>(8 * acks_.size())) throw std::runtime_error("log.record_acks: writing the acknowledgements failed");
+    acks_.clear();
+  }
+
+  LogWriter* log_ = nullptr;
+  bool group_commit_ = false;
+  std::size_t max_pending_ = 0;
+  WorkerStats* stats_ = nullptr;
+  double ns_per_tick_ = 1;
+  std::deque<PendingCommit> pending_;
+  std::vector<std::uint64_t> acks_;
+  int ack_fd_ = -1;
+};
+
+}  // namespace islands

@@ -1,0 +1,221 @@
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "islands/common/abort_reason.hpp"
+#include "islands/common/check.hpp"
+#include "islands/common/spin_latch.hpp"
+#include "islands/exec/commit_pipeline.hpp"
+#include "islands/exec/fragment.hpp"
+#include "islands/log/log_writer.hpp"
+#include "islands/perf/component_clock.hpp"
+#include "islands/transport/message.hpp"
+#include "islands/txn/txn_context.hpp"
+#include "islands/workload/txn_part.hpp"
+
+namespace islands {
+
+// The coordinator's and the participant's steps of one-shot two-phase commit, for one worker
+// (internal to exec/instance_worker.hpp). Each holds its side's state; the steps take the
+// worker as `site` (a template: no virtual call) and use only this of it:
+//   workload(), cc(), stats(), log() (null: the log is off), instance_of(global site),
+//   send(dest, message) (never deadlocks), serve_one() (one inbound message; false: none),
+//   check_failed() (throws when another worker of the instance failed), clock() (the
+//   worker's component clock), new_context() and recycle(context) (its pool of contexts),
+//   pipeline() (its CommitPipeline).
+
+//! The coordinator's side: fragments out, votes in, the decision logged and sent.
+class TwoPhaseCoordinator {
+ public:
+  //! One attempt of distributed transaction `txn`: `parts` (one per instance; `self` is this
+  //! instance's, whose words are `local_words`) executed under `ctx`. On commit, `committed`
+  //! holds the decision record and the participants that wait for phase 2 (send_commit).
+  // One-shot 2PC: fragments out first (they execute while we do our part), then our part
+  // under no-wait locks, then the votes, then the decision to the prepared updaters.
+  template <class Site>
+  TxnResult attempt(Site& site, std::uint64_t txn, const std::vector<TxnPart>& parts, std::size_t self,
+                    const std::vector<std::uint64_t>& local_words, TxnContext& ctx, std::vector<Row*>& rows,
+                    CommitRecord& committed) {
+    current_ = txn;
+    votes_pending_ = 0;
+    remote_abort_ = false;
+    prepared_participants_.clear();
+    ComponentScope sending(ctx.clock(), Component::communication);
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (i == self || parts[i].empty()) continue;
+      out_.type = MessageType::fragment;
+      out_.txn_id = current_;
+      const auto& words = parts[i].words;
+      encode_fragment(site.workload().part_updates(words.data(), words.size()), words, out_);
+      // The fragment goes to the worker owning the part's site (endpoint = site).
+      site.send(parts[i].site, out_);
+      ++votes_pending_;
+      ++site.stats().fragments_sent;
+    }
+    const TxnResult local = site.workload().execute_part(local_words.data(), local_words.size(), rows, ctx,
+                                                         site.cc().distributed(), site.stats().checksum);
+    // Waiting for votes (and serving whatever arrives meanwhile) is communication.
+    while (votes_pending_ > 0) {
+      if (!site.serve_one()) {
+        site.check_failed();
+        cpu_relax();
+      }
+    }
+    const bool commit = local.committed && !remote_abort_;
+    if (!commit) {
+      // Presumed abort: nothing is logged, the decision goes out at once.
+      for (std::uint32_t participant : prepared_participants_) send_decision(site, participant, current_, false);
+      if (local.committed) ctx.abort();
+      current_ = 0;
+      return local.committed ? TxnResult::abort(AbortReason::remote_abort) : local;
+    }
+    committed.txn = current_;
+    committed.notify = prepared_participants_;  // phase 2 goes out once the decision is durable
+    LogWriter* const log = site.log();
+    if (log != nullptr && (!prepared_participants_.empty() || !ctx.redo().empty())) {
+      // The coordinator's decision record: the participant instances, then its own redo.
+      ComponentScope logging(ctx.clock(), Component::logging);
+      decision_instances_.clear();
+      for (std::uint32_t participant : prepared_participants_) decision_instances_.push_back(site.instance_of(participant));
+      committed.lsn = log->append(LogRecordType::decision_commit, current_,
+                                  static_cast<std::uint32_t>(decision_instances_.size()), ctx.columns(),
+                                  decision_instances_.data(), 4 * decision_instances_.size(), ctx.redo().data(),
+                                  ctx.redo().size());
+    }
+    current_ = 0;
+    return TxnResult::commit();
+  }
+
+  //! Counts a participant's vote on the transaction in flight (`backlog`: the worker's held
+  //! back messages, for the message of the broken invariant a stray vote is).
+  void on_vote(const Message& in, std::size_t backlog) {
+    if (!(in.txn_id == current_ && votes_pending_ > 0 && in.payload.size() == 1)) {
+      throw std::logic_error("a vote for no transaction in flight: txn " + std::to_string(in.txn_id) + " from " +
+                             std::to_string(in.source) + ", current " + std::to_string(current_) + ", pending " +
+                             std::to_string(votes_pending_) + ", last " + std::to_string(last_voted_) + ", backlog " +
+                             std::to_string(backlog));
+    }
+    last_voted_ = in.txn_id;
+    --votes_pending_;
+    if (in.payload[0] == kVoteAbort) remote_abort_ = true;
+    if (in.payload[0] == kVoteCommit) prepared_participants_.push_back(in.source);
+  }
+
+  //! Phase 2 of committed transaction `txn`, once its decision is durable: commit to each of
+  //! `participants`.
+  template <class Site>
+  void send_commit(Site& site, const std::vector<std::uint32_t>& participants, std::uint64_t txn) {
+    for (std::uint32_t participant : participants) send_decision(site, participant, txn, true);
+  }
+
+ private:
+  template <class Site>
+  void send_decision(Site& site, std::uint32_t participant, std::uint64_t txn, bool commit) {
+    out_.type = MessageType::decision;
+    out_.txn_id = txn;
+    out_.payload.assign(1, commit ? 1 : 0);
+    site.send(participant, out_);
+    ++site.stats().decisions_sent;
+  }
+
+  Message out_;
+  std::uint64_t current_ = 0, last_voted_ = 0;
+  std::uint32_t votes_pending_ = 0;
+  bool remote_abort_ = false;
+  std::vector<std::uint32_t> prepared_participants_, decision_instances_;
+};
+
+//! The participant's side: fragments executed and prepared, votes, decisions applied.
+class TwoPhaseParticipant {
+ public:
+  //! Executes a fragment of another worker's transaction and votes; a prepared updater's
+  //! vote waits in the pipeline for its prepare record in group commit mode.
+  template <class Site>
+  void on_fragment(Site& site, const Message& in) {
+    bool update = false;
+    std::vector<std::uint64_t> keys;
+    ISLANDS_CHECK(decode_fragment(in, update, keys), "a malformed fragment payload");
+    std::unique_ptr<TxnContext> ctx = site.new_context();
+    ctx->begin(0);
+    ctx->set_clock(site.clock());
+    std::vector<Row*> rows;
+    std::uint64_t checksum = 0;
+    const TxnResult result =
+        site.workload().execute_part(keys.data(), keys.size(), rows, *ctx, site.cc().distributed(), checksum);
+    std::uint8_t vote;
+    if (!result.committed) {
+      vote = kVoteAbort;  // access already undid and released
+      site.recycle(std::move(ctx));
+    } else if (!update) {
+      ctx->commit();  // read-only: release now, drop out of phase 2
+      vote = kVoteReadOnly;
+      site.recycle(std::move(ctx));
+    } else {
+      std::uint64_t lsn = 0;
+      LogWriter* const log = site.log();
+      if (log != nullptr) {
+        // The prepare record with this part's redo; in group commit mode the vote waits for
+        // it to be durable (pipelined: this worker goes on meanwhile).
+        ComponentScope logging(ctx->clock(), Component::logging);
+        lsn = log->append(LogRecordType::prepare, in.txn_id, site.instance_of(in.source), ctx->columns(),
+                          ctx->redo().data(), ctx->redo().size());
+      }
+      prepared_.emplace(in.txn_id, std::move(ctx));
+      vote = kVoteCommit;
+      if (site.pipeline().must_wait(lsn)) {
+        PendingCommit wait;
+        wait.lsn = lsn;
+        wait.txn = in.txn_id;
+        wait.vote = true;
+        wait.vote_to = in.source;
+        site.pipeline().push(std::move(wait));
+        return;
+      }
+    }
+    send_vote(site, in.source, in.txn_id, vote);
+  }
+
+  //! Applies the coordinator's decision to a prepared fragment.
+  template <class Site>
+  void on_decision(Site& site, const Message& in) {
+    auto it = prepared_.find(in.txn_id);
+    ISLANDS_CHECK(it != prepared_.end() && in.payload.size() == 1, "a decision for no prepared fragment");
+    it->second->set_clock(site.clock());  // the worker's clock now, not when it prepared
+    LogWriter* const log = site.log();
+    if (log != nullptr) {
+      // Not forced: until it is durable, recovery asks the coordinator's log.
+      ComponentScope logging(it->second->clock(), Component::logging);
+      log->append(in.payload[0] ? LogRecordType::commit_prepared : LogRecordType::abort_prepared, in.txn_id, 0, 0,
+                  nullptr, 0);
+    }
+    if (in.payload[0]) {
+      it->second->commit();
+    } else {
+      it->second->abort();
+    }
+    site.recycle(std::move(it->second));
+    prepared_.erase(it);
+  }
+
+  //! Sends `vote` on `txn` to its coordinator `to`.
+  template <class Site>
+  void send_vote(Site& site, std::uint32_t to, std::uint64_t txn, std::uint8_t vote) {
+    Message reply;
+    reply.type = MessageType::vote;
+    reply.txn_id = txn;
+    reply.payload.assign(1, vote);
+    site.send(to, reply);
+  }
+
+  //! Whether every prepared fragment has had its decision.
+  bool idle() const { return prepared_.empty(); }
+
+ private:
+  std::unordered_map<std::uint64_t, std::unique_ptr<TxnContext>> prepared_;
+};
+
+}  // namespace islands

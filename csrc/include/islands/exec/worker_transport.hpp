@@ -1,0 +1,81 @@
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <stdexcept>
+
+#include "islands/common/spin_latch.hpp"
+#include "islands/exec/instance_config.hpp"
+#include "islands/transport/transport.hpp"
+
+namespace islands {
+
+//! One worker's endpoint of the transport mesh (internal to exec/instance_worker.hpp): sends
+//! that never deadlock against a peer sending to us, and the inbound messages, those held back
+//! while sending first. Unattached (no endpoint) when the instance is the whole deployment.
+class WorkerTransport {
+ public:
+  //! `failed`: the instance's flag, set when one of its workers failed (sends stop waiting).
+  explicit WorkerTransport(const std::atomic<bool>& failed) : failed_(failed) {}
+
+  //! Joins the mesh as endpoint `site` of `total_sites` (waiting for every peer); fragments
+  //! carry up to `max_part_words` words.
+  void attach(const InstanceConfig& config, std::uint32_t site, std::uint32_t total_sites, std::size_t max_part_words) {
+    TransportConfig tc;
+    tc.directory = config.directory;
+    tc.instance_id = site;
+    tc.n_instances = total_sites;
+    // The largest message is a fragment holding a whole transaction.
+    tc.max_message_bytes = std::max<std::size_t>(kMessageHeaderBytes + 5 + 8 * max_part_words, 256);
+    std::size_t ring = std::max<std::size_t>(config.ring_bytes, kMinRingBytes);
+    while (ring < 4 * tc.max_message_bytes) ring *= 2;
+    tc.ring_bytes = ring;
+    tc.attach_timeout_ms = config.attach_timeout_ms;
+    endpoint_ = make_transport(config.transport, tc);
+  }
+
+  //! Whether there are peers (attach ran).
+  bool attached() const { return endpoint_ != nullptr; }
+
+  //! Sends, serving our own inbound messages into a backlog while the channel is full, so
+  //! that two workers sending to each other always make progress.
+  void send(std::uint32_t dest, const Message& message) {
+    while (!endpoint_->send(dest, message)) {
+      Message in;
+      if (endpoint_->poll(in)) {
+        backlog_.push_back(std::move(in));
+      } else {
+        if (failed_.load()) throw std::runtime_error("another worker of this instance failed");
+        cpu_relax();
+      }
+    }
+  }
+
+  //! The next inbound message, oldest first: one held back while sending, else one from the
+  //! transport; null when there is none. Valid until the next call.
+  const Message* receive() {
+    if (!backlog_.empty()) {
+      held_ = std::move(backlog_.front());
+      backlog_.pop_front();
+      return &held_;
+    }
+    if (!endpoint_ || !endpoint_->poll(in_)) return nullptr;
+    return &in_;
+  }
+
+  //! Inbound messages held back while sending.
+  std::size_t backlog() const { return backlog_.size(); }
+  //! The endpoint's counters (attached only).
+  const TransportStats& stats() const { return endpoint_->stats(); }
+
+ private:
+  const std::atomic<bool>& failed_;
+  std::unique_ptr<Transport> endpoint_;
+  Message in_, held_;
+  std::deque<Message> backlog_;
+};
+
+}  // namespace islands
