@@ -85,7 +85,7 @@ class InstanceWorker {
         stats_.reset_window();
         profiler_.start_window();
       }
-      inst_.workload_.generate(txn, rng, gid_);
+      generate(txn, rng);
       split(txn);
       const bool distributed = remote_parts_ > 0;
       const std::uint64_t start = CycleClock::now();
@@ -111,27 +111,14 @@ class InstanceWorker {
         continue;
       }
       if (!committed) break;
-      PendingCommit done;
-      done.lsn = committed_.lsn;
-      done.txn = committed_.txn;
-      done.start = start;
-      done.rows = inst_.workload_.row_updates(txn);
-      done.type = inst_.workload_.type_of(txn);
-      done.distributed = distributed;
-      done.notify.swap(committed_.notify);
-      committed_.lsn = 0;
-      if (pipeline_.must_wait(done.lsn)) {
-        // Flush pipelining: the commit waits for its flush here, holding its locks, while
-        // this worker goes on with the next transaction and with serving its messages.
-        done.ctx = std::move(ctx_);
-        done.ctx->set_clock(nullptr);
-        ctx_ = new_context();
-        ctx_->set_clock(clock);
-        pipeline_.push(std::move(done));
-        wait_for_pipeline_room();
-      } else {
-        acknowledge(done);
+      if (committed_.lsn == 0 && committed_.notify.empty()) {
+        // The common case: no log record to wait for and no participant to tell.
+        ctx_->commit();
+        count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
+        profiler_.end_span(clock);
+        continue;
       }
+      finish_commit(start, txn, distributed, clock);
       profiler_.end_span(clock);
     }
     ctx_->set_clock(nullptr);
@@ -166,6 +153,9 @@ class InstanceWorker {
   }
   void recycle(std::unique_ptr<TxnContext> ctx) { spare_.push_back(std::move(ctx)); }
 
+  // The next transaction of this worker's client (flattened as attempt_local is).
+  [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
+
   // Splits a transaction into this instance's part and one part per other instance.
   void split(const typename Workload::Txn& txn) {
     if (!transport_.attached()) {  // the whole deployment: everything is local, nothing to split
@@ -181,7 +171,37 @@ class InstanceWorker {
     }
   }
 
-  TxnResult attempt_local() {
+  // A commit with a log record to wait for or participants to tell: acknowledged now, or
+  // pipelined until its flush. Kept out of line so that the hot loop stays small enough for
+  // the compiler to inline the workload's generate and execute into it.
+  [[gnu::noinline]] void finish_commit(std::uint64_t start, const typename Workload::Txn& txn, bool distributed,
+                                       ComponentClock* clock) {
+    PendingCommit done;
+    done.lsn = committed_.lsn;
+    done.txn = committed_.txn;
+    done.start = start;
+    done.rows = inst_.workload_.row_updates(txn);
+    done.type = inst_.workload_.type_of(txn);
+    done.distributed = distributed;
+    done.notify.swap(committed_.notify);
+    committed_.lsn = 0;
+    if (pipeline_.must_wait(done.lsn)) {
+      // Flush pipelining: the commit waits for its flush here, holding its locks, while
+      // this worker goes on with the next transaction and with serving its messages.
+      done.ctx = std::move(ctx_);
+      done.ctx->set_clock(nullptr);
+      ctx_ = new_context();
+      ctx_->set_clock(clock);
+      pipeline_.push(std::move(done));
+      wait_for_pipeline_room();
+    } else {
+      acknowledge(done);
+    }
+  }
+
+  // flatten: the workload's part is inlined here whole (it is the hot path of every local
+  // transaction; left to its heuristics the compiler keeps it out of line in this large class).
+  [[gnu::flatten]] TxnResult attempt_local() {
     const auto& words = *local_words_;
     const TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
     if (result.committed && log_ != nullptr && !ctx_->redo().empty()) {
@@ -193,7 +213,7 @@ class InstanceWorker {
     return result;
   }
 
-  TxnResult attempt_distributed() {
+  [[gnu::noinline]] TxnResult attempt_distributed() {
     return coordinator_.attempt(*this, next_txn_id(), parts_, inst_.config_.instance_id, *local_words_, *ctx_, rows_,
                                 committed_);
   }
@@ -220,15 +240,20 @@ class InstanceWorker {
     } else {
       ctx_->commit();
     }
-    ++stats_.commits;
-    ++stats_.commits_by_type[done.type];
-    ++stats_.commits_all_phases;
-    if (done.distributed) ++stats_.multisite_commits;
-    stats_.row_updates_all_phases += done.rows;
-    if (measuring_) {
-      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - done.start) * ns_per_tick_));
-    }
+    count_commit(done.start, done.rows, done.type, done.distributed);
     pipeline_.record_ack(done);
+  }
+
+  // Counts an acknowledged commit that started (first attempt) at `start`.
+  void count_commit(std::uint64_t start, std::uint64_t rows, std::size_t type, bool distributed) {
+    ++stats_.commits;
+    ++stats_.commits_by_type[type];
+    ++stats_.commits_all_phases;
+    if (distributed) ++stats_.multisite_commits;
+    stats_.row_updates_all_phases += rows;
+    if (measuring_) {
+      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick_));
+    }
   }
 
   // Acknowledges, oldest first, every pipelined commit whose record the flusher made durable.
@@ -266,6 +291,11 @@ class InstanceWorker {
       if (!pipeline_.empty()) drain_durable();
       return;
     }
+    serve_messages();
+  }
+
+  // Out of line, as finish_commit.
+  [[gnu::noinline]] void serve_messages() {
     ComponentScope scope(ctx_ ? ctx_->clock() : nullptr, Component::communication);
     while (serve_one()) {
     }
