@@ -66,10 +66,12 @@ def main() -> None:
     parser.add_argument("--before", required=True, help="interpreter of the older revision")
     parser.add_argument("--duration", type=float, default=1.0)
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=WORKLOADS)
+    parser.add_argument("--deployments", nargs="+", choices=DEPLOYMENTS, default=DEPLOYMENTS)
     args = parser.parse_args()
     print(f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13} {'after/before':>12}")
-    for workload in WORKLOADS:
-        for deployment in DEPLOYMENTS:
+    for workload in args.workloads:
+        for deployment in args.deployments:
             spec = {"workload": workload, "deployment": deployment, "duration": args.duration}
             before, after = [], []
             for _ in range(args.reps):
