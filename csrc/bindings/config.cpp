@@ -66,7 +66,7 @@ template <class T>
 std::string python_type() {
   if constexpr (std::is_same_v<T, bool>) {
     return "bool";
-  } else if constexpr (is_setting_enum<T>::value || std::is_same_v<T, std::string>) {
+  } else if constexpr (has_enum_names<T>::value || std::is_same_v<T, std::string>) {
     return "str";
   } else if constexpr (std::is_integral_v<T>) {
     return "int";
@@ -87,8 +87,8 @@ std::string python_type() {
 
 template <class T>
 py::object to_python(const T& value) {
-  if constexpr (is_setting_enum<T>::value) {
-    return py::str(SettingEnum<T>::name(value));
+  if constexpr (has_enum_names<T>::value) {
+    return py::str(enum_name(value));
   } else {
     return py::cast(value);
   }
@@ -109,12 +109,12 @@ void bind_settings(py::module_& m, const char* class_name) {
   cls.def(py::init<>());
   S::visit_fields([&](const FieldInfo& field, auto member) {
     using T = std::decay_t<decltype(std::declval<S&>().*member)>;
-    if constexpr (is_setting_enum<T>::value) {
+    if constexpr (has_enum_names<T>::value) {
       const std::string qualified_name = qualified(S::kSection, field.name);
       cls.def_property(
-          field.name, [member](const S& s) { return std::string(SettingEnum<T>::name(s.*member)); },
+          field.name, [member](const S& s) { return std::string(enum_name(s.*member)); },
           [member, qualified_name](S& s, const std::string& name) {
-            s.*member = parse_setting_enum<T>(qualified_name, name);
+            s.*member = parse_enum<T>(qualified_name, name);
           },
           field.help);
     } else {
@@ -138,9 +138,9 @@ py::list schema_of() {
     const bool number = std::is_arithmetic_v<T> && !std::is_same_v<T, bool>;
     d["min"] = number ? bound<T>(field.min) : py::none();
     d["max"] = number ? bound<T>(field.max) : py::none();
-    if constexpr (is_setting_enum<T>::value) {
+    if constexpr (has_enum_names<T>::value) {
       py::list choices;
-      for (T value : SettingEnum<T>::values) choices.append(SettingEnum<T>::name(value));
+      for (const EnumName<T>& e : EnumNames<T>::table) choices.append(e.name);
       d["choices"] = choices;
     } else {
       d["choices"] = py::none();

@@ -166,7 +166,7 @@ void contention(LockPolicy policy) {
   CHECK(s.commits.load() == std::uint64_t{kWriters} * kTransfersPerWriter);
   CHECK(balance == std::int64_t{kRows} * kInitialBalance);
   CHECK(writes == 2 * std::int64_t{kWriters} * kTransfersPerWriter);
-  std::printf("two_phase_locking %s: %llu aborts\n", lock_policy_name(policy),
+  std::printf("two_phase_locking %s: %llu aborts\n", enum_name(policy),
               static_cast<unsigned long long>(s.aborts.load()));
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-#include <string>
+#include "islands/common/enum_names.hpp"
 
 namespace islands {
 
@@ -20,6 +20,13 @@ enum class CcKind {
 #undef ISLANDS_CC_ENUM
 };
 
+template <>
+struct EnumNames<CcKind> {
+#define ISLANDS_CC_NAME(kind, name, Scheme) {CcKind::kind, name},
+  static constexpr EnumName<CcKind> table[] = {ISLANDS_CC_SCHEMES(ISLANDS_CC_NAME)};
+#undef ISLANDS_CC_NAME
+};
+
 //! What a 2PL transaction does when a lock it asks for conflicts.
 //! no_wait: abort at once (no deadlock possible).
 //! wait_die: an older transaction (earlier first-attempt timestamp) waits for younger holders,
@@ -27,9 +34,9 @@ enum class CcKind {
 //! eventually. Deadlock-free because waits only ever go from older to younger.
 enum class LockPolicy { no_wait, wait_die };
 
-const char* cc_kind_name(CcKind kind);          //!< "none", "2pl", ...
-CcKind parse_cc_kind(const std::string& name);  //!< throws ConfigError("engine.cc") on others
-const char* lock_policy_name(LockPolicy policy);               //!< "no_wait" or "wait_die"
-LockPolicy parse_lock_policy(const std::string& name);         //!< throws on others
+template <>
+struct EnumNames<LockPolicy> {
+  static constexpr EnumName<LockPolicy> table[] = {{LockPolicy::no_wait, "no_wait"}, {LockPolicy::wait_die, "wait_die"}};
+};
 
 }  // namespace islands

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "islands/common/config_error.hpp"
+#include "islands/common/enum_names.hpp"
 
 // Settings are defined once, as an X-macro per config struct (micro_config.hpp is an example):
 // ISLANDS_MICRO_FIELDS(F) lists F(type, name, default, min, max, help) per field, and
@@ -31,28 +32,6 @@ struct FieldInfo {
   double min;        //!< inclusive lower bound of a number, or kUnbounded
   double max;        //!< inclusive upper bound of a number, or kUnbounded
 };
-
-//! The names of an enum used as a setting, specialised next to the config that uses it:
-//! `static constexpr` array `values` and `static const char* name(E)`.
-template <class E>
-struct SettingEnum;
-
-//! Whether `T` is an enum with a SettingEnum specialisation.
-template <class T, class = void>
-struct is_setting_enum : std::false_type {};
-template <class T>
-struct is_setting_enum<T, std::void_t<decltype(SettingEnum<T>::values)>> : std::true_type {};
-
-//! The value of enum `E` called `name`; throws ConfigError(field, ...) listing the choices.
-template <class E>
-E parse_setting_enum(const std::string& field, const std::string& name) {
-  std::string choices;
-  for (E value : SettingEnum<E>::values) {
-    if (name == SettingEnum<E>::name(value)) return value;
-    choices += (choices.empty() ? "" : ", ") + std::string(SettingEnum<E>::name(value));
-  }
-  throw ConfigError(field, "unknown value '" + name + "' (choose " + choices + ")");
-}
 
 //! Throws ConfigError("section.field", "must be ..., got value") for a number out of range.
 [[noreturn]] void throw_out_of_range(const char* section, const FieldInfo& field, double value);

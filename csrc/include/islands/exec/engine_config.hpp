@@ -1,6 +1,4 @@
 #pragma once
-#include <array>
-
 #include "islands/cc/cc_kind.hpp"
 #include "islands/common/setting_field.hpp"
 #include "islands/index/index_kind.hpp"
@@ -23,28 +21,6 @@ struct EngineConfig {
   //! Throws ConfigError naming the field and why (every value of these fields is valid on its
   //! own; RunConfig checks them against the deployment).
   void validate() const { check_fields(*this); }
-};
-
-// The values of each enum setting, by name: the schemes and indexes from their registries
-// (ISLANDS_CC_SCHEMES, ISLANDS_INDEXES), the lock policies listed here.
-template <>
-struct SettingEnum<IndexKind> {
-#define ISLANDS_INDEX_VALUE(kind, name, Index) IndexKind::kind,
-  static constexpr IndexKind values[] = {ISLANDS_INDEXES(ISLANDS_INDEX_VALUE)};
-#undef ISLANDS_INDEX_VALUE
-  static const char* name(IndexKind v) { return index_kind_name(v); }
-};
-template <>
-struct SettingEnum<CcKind> {
-#define ISLANDS_CC_VALUE(kind, name, Scheme) CcKind::kind,
-  static constexpr CcKind values[] = {ISLANDS_CC_SCHEMES(ISLANDS_CC_VALUE)};
-#undef ISLANDS_CC_VALUE
-  static const char* name(CcKind v) { return cc_kind_name(v); }
-};
-template <>
-struct SettingEnum<LockPolicy> {
-  static constexpr std::array<LockPolicy, 2> values{LockPolicy::no_wait, LockPolicy::wait_die};
-  static const char* name(LockPolicy v) { return lock_policy_name(v); }
 };
 
 }  // namespace islands

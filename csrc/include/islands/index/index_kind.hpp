@@ -1,5 +1,5 @@
 #pragma once
-#include <string>
+#include "islands/common/enum_names.hpp"
 
 namespace islands {
 
@@ -16,9 +16,11 @@ enum class IndexKind {
 #undef ISLANDS_INDEX_ENUM
 };
 
-//! "hash", "btree", ...
-const char* index_kind_name(IndexKind kind);
-//! Parses a name; throws ConfigError("engine.index") listing the valid names.
-IndexKind parse_index_kind(const std::string& name);
+template <>
+struct EnumNames<IndexKind> {
+#define ISLANDS_INDEX_NAME(kind, name, Index) {IndexKind::kind, name},
+  static constexpr EnumName<IndexKind> table[] = {ISLANDS_INDEXES(ISLANDS_INDEX_NAME)};
+#undef ISLANDS_INDEX_NAME
+};
 
 }  // namespace islands

@@ -15,14 +15,10 @@ enum class LogMode {
   group_commit,  //!< a commit is acknowledged (counted, locks released) only once its record is synced
 };
 
-const char* log_mode_name(LogMode mode);
-//! Throws ConfigError("log.mode", ...) for an unknown name.
-LogMode parse_log_mode(const std::string& name);
-
 template <>
-struct SettingEnum<LogMode> {
-  static constexpr std::array<LogMode, 3> values{LogMode::off, LogMode::async, LogMode::group_commit};
-  static const char* name(LogMode v) { return log_mode_name(v); }
+struct EnumNames<LogMode> {
+  static constexpr EnumName<LogMode> table[] = {
+      {LogMode::off, "off"}, {LogMode::async, "async"}, {LogMode::group_commit, "group_commit"}};
 };
 
 //! The fields of LogConfig: F(type, name, default, min, max, help) (see setting_field.hpp).
