@@ -20,6 +20,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <new>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -758,7 +759,8 @@ void test_pair_in_process(const std::string& name) {
 // One instance of a mesh run in a child process: sends kMessages to every peer with garbage
 // records mixed in, then a shutdown; receives and verifies everything its peers send.
 int mesh_member(const std::string& name, const std::string& dir, std::uint32_t id,
-                std::uint32_t n, std::uint64_t per_peer, std::uint64_t garbage_every) {
+                std::uint32_t n, std::uint64_t per_peer, std::uint64_t garbage_every,
+                std::atomic<std::uint32_t>* barrier) {
   g_failures = 0;
   auto t = make_transport(name, config_for(dir, id, n));
   // Owner-only: the directory and what this instance created in it.
@@ -785,39 +787,58 @@ int mesh_member(const std::string& name, const std::string& dir, std::uint32_t i
   std::size_t shutdowns = 0;
   std::size_t plans_done = 0;
   std::uint64_t bad_order = 0, bad_content = 0;
-  Message in;
+  // Sends to peer j until max_burst messages went out, a send found the buffer full, or the
+  // plan is done; true when at least one message went out.
+  const auto send_some = [&](std::uint32_t j, std::size_t max_burst) {
+    Plan& p = plans[j];
+    bool sent = false;
+    for (std::size_t burst = 0; burst < max_burst && !p.shutdown_sent; ++burst) {
+      bool ok;
+      if (p.garbage_due) {
+        const auto& g = garbage[p.garbage_sent % garbage.size()].first;
+        ok = t->send_raw(j, g.data(), g.size());
+        if (ok) {
+          ++p.garbage_sent;
+          p.garbage_due = false;
+        }
+      } else if (p.next_good < per_peer) {
+        const std::uint64_t seq = p.next_good;
+        ok = t->send(j, make_message(kCycle[seq % 4], seq, payload_for(id, j, seq)));
+        if (ok) {
+          ++p.next_good;
+          p.garbage_due = p.next_good % garbage_every == 0;
+        }
+      } else {
+        ok = t->send(j, make_message(MessageType::shutdown, per_peer, {}));
+        if (ok) {
+          p.shutdown_sent = true;
+          ++plans_done;
+        }
+      }
+      if (!ok) break;
+      sent = true;
+    }
+    return sent;
+  };
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(100);
+  // First every member fills its buffers to every peer while nobody receives (the barrier holds
+  // them until all have), so the full path is exercised whatever the scheduling.
+  for (std::uint32_t j = 0; j < n; ++j) {
+    if (j != id) send_some(j, SIZE_MAX);
+  }
+  barrier->fetch_add(1);
+  while (barrier->load() < n) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      std::fprintf(stderr, "%s instance %u: timed out at the fill barrier\n", name.c_str(), id);
+      return 3;
+    }
+    sched_yield();
+  }
+  Message in;
   while (plans_done < n - 1 || shutdowns < n - 1) {
     bool progress = false;
     for (std::uint32_t j = 0; j < n; ++j) {
-      Plan& p = plans[j];
-      if (j == id || p.shutdown_sent) continue;
-      for (int burst = 0; burst < 8 && !p.shutdown_sent; ++burst) {
-        bool ok;
-        if (p.garbage_due) {
-          const auto& g = garbage[p.garbage_sent % garbage.size()].first;
-          ok = t->send_raw(j, g.data(), g.size());
-          if (ok) {
-            ++p.garbage_sent;
-            p.garbage_due = false;
-          }
-        } else if (p.next_good < per_peer) {
-          const std::uint64_t seq = p.next_good;
-          ok = t->send(j, make_message(kCycle[seq % 4], seq, payload_for(id, j, seq)));
-          if (ok) {
-            ++p.next_good;
-            p.garbage_due = p.next_good % garbage_every == 0;
-          }
-        } else {
-          ok = t->send(j, make_message(MessageType::shutdown, per_peer, {}));
-          if (ok) {
-            p.shutdown_sent = true;
-            ++plans_done;
-          }
-        }
-        if (!ok) break;
-        progress = true;
-      }
+      if (j != id && !plans[j].shutdown_sent && send_some(j, 8)) progress = true;
     }
     for (int k = 0; k < 32 && t->poll(in); ++k) {
       progress = true;
@@ -865,7 +886,7 @@ int mesh_member(const std::string& name, const std::string& dir, std::uint32_t i
       ++g_failures;
     }
   }
-  CHECK(st.send_full > 0);  // the small buffers did fill: the full path was exercised
+  CHECK(st.send_full > 0);  // the fill phase found the small buffers full
   t.reset();
   return g_failures == 0 ? 0 : 1;
 }
@@ -874,6 +895,11 @@ int mesh_member(const std::string& name, const std::string& dir, std::uint32_t i
 // each passed and that the run directory is empty afterwards.
 void test_mesh(const std::string& name, std::uint32_t n, std::uint64_t per_peer) {
   const std::string dir = make_temp_dir();
+  // A barrier word shared with the children (see mesh_member's fill phase).
+  void* shared = mmap(nullptr, sizeof(std::atomic<std::uint32_t>), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  CHECK(shared != MAP_FAILED);
+  auto* barrier = new (shared) std::atomic<std::uint32_t>(0);
   std::fflush(stdout);
   std::fflush(stderr);
   std::vector<pid_t> children;
@@ -882,7 +908,7 @@ void test_mesh(const std::string& name, std::uint32_t n, std::uint64_t per_peer)
     if (pid == 0) {
       int code = 4;
       try {
-        code = mesh_member(name, dir, id, n, per_peer, 97);
+        code = mesh_member(name, dir, id, n, per_peer, 97, barrier);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "%s instance %u: %s\n", name.c_str(), id, e.what());
       }
@@ -924,6 +950,7 @@ void test_mesh(const std::string& name, std::uint32_t n, std::uint64_t per_peer)
   CHECK(left.empty());
   for (const auto& f : left) std::fprintf(stderr, "left behind: %s/%s\n", dir.c_str(), f.c_str());
   remove_dir(dir);
+  munmap(shared, sizeof(std::atomic<std::uint32_t>));
 }
 
 void test_ping_pong(const std::string& name) {
@@ -957,7 +984,8 @@ void test_ping_pong(const std::string& name) {
 
 }  // namespace
 
-int main() {
+// With arguments, runs only the cases named (e.g. `test_transport unix_mesh_2 shm_mesh_3`).
+int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   struct Case {
     const char* name;
@@ -981,7 +1009,9 @@ int main() {
       {"unix_ping_pong", [] { test_ping_pong("unix"); }},
       {"shm_ping_pong", [] { test_ping_pong("shm"); }},
   };
+  const std::set<std::string> only(argv + 1, argv + argc);
   for (const auto& c : cases) {
+    if (!only.empty() && only.count(c.name) == 0) continue;
     const int before = g_failures;
     const auto start = std::chrono::steady_clock::now();
     try {
