@@ -22,7 +22,6 @@ import dataclasses
 import datetime
 import itertools
 import sys
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 from islands.config import DEFAULT_WORKLOAD, WORKLOADS, RunConfig
 from islands.dispatch import default_log_root as default_log_root
 from islands.dispatch import run_point
+from islands.executor import Executor, Finished, LocalExecutor
 from islands.experiment import (
     DEPLOY_KEYS,
     ExperimentSpec,
@@ -365,12 +365,16 @@ class Sweep:
         fresh: bool = False,
         force: bool = False,
         progress: bool | None = None,
+        executor: Executor | None = None,
     ) -> SweepOutcome:
         """Run every point not yet in the results directory, one row per run, written as
         soon as the run ends. ``runner`` defaults to :func:`run_point` on this sweep's
         topology. ``fresh`` deletes the directory's rows and manifest first; ``force``
         adds to a directory made from another spec. ``progress`` shows a progress bar with
-        an ETA (default: when stderr is a terminal).
+        an ETA (default: when stderr is a terminal). ``executor`` says where the runs happen
+        (default: one after another in this process; :class:`~islands.executor.DaskExecutor`
+        spreads them over a cluster's nodes, each row then carrying its node's topology and
+        metadata).
 
         Ctrl-C (``KeyboardInterrupt``) stops after the rows already finished are written,
         marks the manifest ``interrupted`` and is raised again; a failing run marks it
@@ -378,6 +382,7 @@ class Sweep:
         a ``RuntimeError`` naming the point). Run again to resume.
         """
         runner = runner or default_runner(self.topology)
+        executor = executor or LocalExecutor()
         manifest = self._prepare(fresh, force)
         self.store.create(manifest)
         done = self.done_ids()
@@ -405,19 +410,12 @@ class Sweep:
         bar = _Progress(show, len(runs), skipped)
         try:
             with bar:
-                for point in todo:
-                    bar.describe(point.describe())
-                    started = time.monotonic()
-                    try:
-                        result = dict(runner(point))
-                    except (KeyboardInterrupt, SystemExit):
-                        raise
-                    except ValueError as e:
-                        raise ValueError(f"point {point.describe()}: {e}") from e
-                    except Exception as e:
-                        raise RuntimeError(f"point {point.describe()} failed: {e}") from e
-                    self.store.append([self._row(point, result, meta, topo, time.monotonic() - started)])
+                if todo:
+                    bar.describe(todo[0].describe())
+                for done_run in executor.run(todo, runner):
+                    self.store.append([self._row(done_run, meta, topo)])
                     ran += 1
+                    bar.describe(done_run.point.describe())
                     bar.advance()
                     if ran % 10 == 0:
                         finish("running")
@@ -437,9 +435,11 @@ class Sweep:
             ran=ran, skipped=skipped, total=len(runs), directory=self.directory, notes=tuple(self.notes)
         )
 
-    def _row(
-        self, point: Point, result: Mapping[str, Any], meta: Mapping[str, Any], topo: Mapping[str, Any], run_s: float
-    ) -> dict[str, Any]:
+    def _row(self, done: Finished, meta: Mapping[str, Any], topo: Mapping[str, Any]) -> dict[str, Any]:
+        """One run's row; a run made on a cluster node carries that node's topology and metadata."""
+        point, node = done.point, done.node
+        if node is not None:
+            meta, topo = node.metadata, node.topology
         dep = point.deployment.to_dict()
         dep.pop("version")
         dep["roles"] = ",".join(roles_of(self.topology, point.deployment))
@@ -449,7 +449,7 @@ class Sweep:
             "topology": dict(topo),
             "metadata": dict(meta),
         }
-        row.update(result)
+        row.update(done.result)
         row.update(
             {
                 "experiment": self.spec.name,
@@ -461,7 +461,8 @@ class Sweep:
                 "repetition": point.repetition,
                 "transport": point.transport,
                 "deployment": dep,
-                "run_s": run_s,
+                "run_s": done.run_s,
+                "node": node.address if node is not None else "local",
                 "finished_utc": _now(),
             }
         )

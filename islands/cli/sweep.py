@@ -47,6 +47,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--sysfs", metavar="ROOT", default=None, help="plan for another machine's sysfs tree (only with --dry-run)"
     )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="run the points on a Dask cluster's nodes, one at a time per node (workers started with "
+        "--resources islands-node=1); rows still land in --out here",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=main)
     return p
@@ -68,7 +75,18 @@ def main(args: argparse.Namespace) -> int:
         return 0
     for note in sweep.notes:
         print(f"note: {note}")
-    outcome = sweep.run(fresh=args.fresh, force=args.force, progress=False if args.no_progress else None)
+    executor = None
+    if args.scheduler is not None:
+        from islands.executor import DaskExecutor
+
+        executor = DaskExecutor(args.scheduler, topology)
+    try:
+        outcome = sweep.run(
+            fresh=args.fresh, force=args.force, progress=False if args.no_progress else None, executor=executor
+        )
+    finally:
+        if executor is not None:
+            executor.close()
     print(
         f"{spec.name}: {outcome.ran} runs made, {outcome.skipped} already done, "
         f"{outcome.total} in all; rows in {outcome.directory}"

@@ -1,0 +1,145 @@
+"""Sweeps through an executor: this process, or a Dask cluster of worker processes standing in
+for machines (each declaring the one ``islands-node`` resource)."""
+
+from __future__ import annotations
+
+import os
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from islands.executor import NODE_RESOURCE, DaskExecutor, LocalExecutor
+from islands.sweep import Point, Sweep, load_spec
+from islands.topology import read_topology
+
+distributed = pytest.importorskip("distributed")
+
+SPEC = """
+name = "cluster"
+figure = "none"
+
+[run]
+warmup_s = 0.0
+duration_s = 0.05
+repetitions = 2
+
+[grid]
+deployment = ["1", "2"]
+update = [false, true]
+multisite = [0.0, 0.5]
+
+[micro]
+rows_per_txn = 2
+rows_per_site = 500
+"""
+
+
+def sweep_in(tmp_path: Path, out: str) -> Sweep:
+    spec_file = tmp_path / "cluster.toml"
+    spec_file.write_text(SPEC)
+    return Sweep(load_spec(spec_file), read_topology(), tmp_path / out)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """Two worker processes, one run at a time each: a two-node cluster on this machine."""
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            resources={NODE_RESOURCE: 1},
+            dashboard_address=":0",
+            silence_logs=50,
+        ) as c,
+        distributed.Client(c) as client,
+    ):
+        yield client
+
+
+def test_cluster_and_local_sweeps_store_the_same_runs(tmp_path: Path, cluster: Any) -> None:
+    local = sweep_in(tmp_path, "local")
+    assert local.run(progress=False, executor=LocalExecutor()).ran == 16
+    remote = sweep_in(tmp_path, "remote")
+    outcome = remote.run(progress=False, executor=DaskExecutor(cluster, remote.topology))
+    assert outcome.ran == 16
+    a = local.store.rows().set_index("point_id").sort_index()
+    b = remote.store.rows().set_index("point_id").sort_index()
+    assert list(a.index) == list(b.index)  # every run once, the same ids
+    assert set(a.columns) == set(b.columns)
+    same = ["config_hash", "grid_id", "repetition", "transport", "experiment", "spec_hash"]
+    assert a[same].equals(b[same])
+    assert (b["commits"] > 0).all() and (b["check_failures"].astype(str) == "[]").all()
+    # Each row carries the node it ran on: its worker address and its own metadata.
+    workers = set(cluster.scheduler_info()["workers"])
+    assert set(b["node"]) <= workers and len(set(b["node"])) >= 1
+    assert set(a["node"]) == {"local"}
+    assert b["metadata.hostname"].astype(bool).all() and b["topology.cpus"].astype(bool).all()
+    assert remote.store.manifest()["status"] == "complete"
+
+
+def test_a_killed_worker_has_its_run_made_again(tmp_path: Path, cluster: Any) -> None:
+    """The first run that starts kills its own worker process; the scheduler gives the run to
+    a (restarted or other) worker and the sweep ends with every run stored once."""
+    marker = tmp_path / "killed-once"
+
+    def runner(point: Point) -> dict[str, Any]:
+        from islands.dispatch import run_point
+
+        try:
+            fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            return run_point(point)
+        os.close(fd)
+        os.kill(os.getpid(), signal.SIGKILL)
+        raise AssertionError("unreachable")
+
+    sweep = sweep_in(tmp_path, "killed")
+    outcome = sweep.run(runner, progress=False, executor=DaskExecutor(cluster, sweep.topology, use_runner=True))
+    assert marker.exists()
+    assert outcome.ran == 16
+    rows = sweep.store.rows()
+    assert sorted(rows["point_id"]) == sorted(p.point_id for p in sweep.points())
+
+
+def test_a_failing_run_names_its_point_on_the_cluster(tmp_path: Path, cluster: Any) -> None:
+    def runner(point: Point) -> dict[str, Any]:
+        raise ValueError("no such table")
+
+    sweep = sweep_in(tmp_path, "failing")
+    with pytest.raises(ValueError, match=r"point .*: no such table"):
+        sweep.run(runner, progress=False, executor=DaskExecutor(cluster, sweep.topology, use_runner=True))
+    assert sweep.store.manifest()["status"] == "failed"
+
+
+def test_a_cluster_without_node_workers_is_refused(tmp_path: Path) -> None:
+    with (
+        distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0", silence_logs=50) as c,
+        distributed.Client(c) as client,
+        pytest.raises(ValueError, match=f"no worker declares the resource {NODE_RESOURCE}"),
+    ):
+        DaskExecutor(client, read_topology())
+
+
+def test_an_unreachable_scheduler_is_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="cannot reach the Dask scheduler"):
+        DaskExecutor("tcp://127.0.0.1:9", read_topology())
+
+
+def test_the_sweep_command_runs_on_a_scheduler(tmp_path: Path, cluster: Any, cli: Any) -> None:
+    spec_file = tmp_path / "cluster.toml"
+    spec_file.write_text(SPEC)
+    address = cluster.scheduler_info()["address"]
+    done = cli("sweep", str(spec_file), "--scheduler", address, "--out", "res", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    assert "16 runs made" in done.stdout
+    assert set(Sweep(load_spec(spec_file), read_topology(), tmp_path / "res").store.rows()["node"]) <= set(
+        cluster.scheduler_info()["workers"]
+    )
+    unreachable = cli("sweep", str(spec_file), "--scheduler", "tcp://127.0.0.1:9", "--out", "res2")
+    assert unreachable.returncode == 2
+    assert unreachable.stderr.strip().count("\n") == 0 and "cannot reach the Dask scheduler" in unreachable.stderr
+    assert not (tmp_path / "res2").exists()
