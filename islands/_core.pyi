@@ -90,6 +90,7 @@ class TpcbConfig:
     tellers_per_branch: int
     accounts_per_branch: int
     remote: float
+    remote_pick: str
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
@@ -103,6 +104,7 @@ class TatpConfig:
 
     subscribers_per_site: int
     mix: str
+    id_draw: str
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -43,12 +43,16 @@ class MicroConfig:
 @dataclass(frozen=True)
 class TpcbConfig:
     """TPC-B (000 Sec 3.3, 8.1-8.2): AccountUpdate over Branch, Teller, Account, History,
-    partitioned by branch; a remote transaction updates a teller of another branch."""
+    partitioned by branch; a remote transaction takes a teller (or, as the specification
+    has it, an account) of another branch."""
 
     branches_per_site: int = 1  #: branches in each site (one site per worker core)
     tellers_per_branch: int = 10  #: tellers per branch (specification: 10)
     accounts_per_branch: int = 100_000  #: accounts per branch (specification: 100000)
-    remote: float = 0.15  #: fraction of transactions with a teller of another branch, 0..1
+    remote: float = 0.15  #: fraction of remote transactions (see remote_pick), 0..1
+    #: what a remote transaction takes from another branch: "teller" (paper 000) or "account"
+    #: (the specification)
+    remote_pick: str = "teller"
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,8 @@ class TatpConfig:
     subscribers_per_site: int = 100_000  #: subscribers in each site (one site per worker core)
     #: "standard", one transaction's name, or "name:weight,..." summing to 100
     mix: str = "standard"
+    #: how a transaction picks its subscriber: "nonuniform" (the specification's) or "uniform"
+    id_draw: str = "nonuniform"
 
 
 @dataclass(frozen=True)

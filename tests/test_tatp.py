@@ -18,11 +18,18 @@ two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
 def tatp(
-    cpus=(0,), cc="2pl", lock_policy="wait_die", mix="standard", subscribers=2000, duration=0.25, index="hash"
+    cpus=(0,),
+    cc="2pl",
+    lock_policy="wait_die",
+    mix="standard",
+    subscribers=2000,
+    duration=0.25,
+    index="hash",
+    id_draw="nonuniform",
 ) -> RunConfig:
     return RunConfig(
         workload="tatp",
-        tatp=TatpConfig(subscribers_per_site=subscribers, mix=mix),
+        tatp=TatpConfig(subscribers_per_site=subscribers, mix=mix, id_draw=id_draw),
         engine=EngineConfig(index=index, cc=cc, lock_policy=lock_policy),
         driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration),
     )
@@ -101,6 +108,14 @@ def test_inserts_and_deletes_racing_on_few_subscribers_stay_consistent():
     assert result.user_rollbacks > 0
 
 
+@two_cpus
+@pytest.mark.parametrize("id_draw", ["nonuniform", "uniform"])
+def test_both_subscriber_draws_keep_references(id_draw):
+    result = islands.run(tatp(cpus=CPUS[:2], lock_policy="no_wait", id_draw=id_draw, subscribers=500))
+    assert_intact(result, 1000)
+    assert result.config.tatp.id_draw == id_draw
+
+
 def test_loader_builds_the_specification_cardinalities():
     # Per subscriber: 1-4 access-info and 1-4 special-facility rows (2.5 on average), 0-3
     # call-forwarding rows per facility (1.5 on average).
@@ -147,6 +162,12 @@ def test_bad_mix_is_one_line_and_exit_2(cli, mix, needle):
 
 
 @two_cpus
+def test_an_unknown_subscriber_draw_is_one_line_and_exit_2(cli):
+    out = cli("run", "--workload", "tatp", "--id-draw", "zipf", "--cores", str(CPUS[0]), "--duration", "0.1")
+    assert out.returncode == 2
+    assert "'zipf' is neither nonuniform nor uniform" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
 def test_no_latching_with_inserts_in_a_shared_instance_is_refused(cli):
     out = cli(
         "run", "--workload", "tatp", "--cores", ",".join(map(str, CPUS[:2])), "--no-latching", "--duration", "0.1"

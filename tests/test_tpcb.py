@@ -159,6 +159,9 @@ def test_the_conditions_catch_a_lost_update():
     assert len(verify("tpcb", {**good, "teller_balance_sum": 4})) == 1
     assert len(verify("tpcb", {**good, "history_rows": 3})) == 1
     assert len(verify("tpcb", {**good, "branches_unlike_history": 1})) == 1
+    assert verify("tpcb", {**good, "branches_unlike_tellers": 2}) == [
+        "tpcb: 2 branches whose balance is not the sum of its tellers"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -168,6 +171,7 @@ def test_the_conditions_catch_a_lost_update():
         (["--branches-per-site", "0"], "--branches-per-site: must be between"),
         (["--accounts-per-branch", "0"], "--accounts-per-branch: must be between"),
         (["--remote", "0.15", "--branches-per-site", "1"], "--remote: a remote transaction needs a second branch"),
+        (["--remote-pick", "branch"], "--remote-pick: 'branch' is neither teller nor account"),
     ],
 )
 def test_bad_tpcb_input_is_one_line_and_exit_2(cli, args, needle):
@@ -196,6 +200,8 @@ def test_cli_runs_tpcb_per_core_and_stores_its_config(cli):
         "1000",
         "--remote",
         "0.3",
+        "--remote-pick",
+        "account",
         "--warmup",
         "0.05",
         "--duration",
@@ -210,8 +216,12 @@ def test_cli_runs_tpcb_per_core_and_stores_its_config(cli):
         "tellers_per_branch": 10,
         "accounts_per_branch": 1000,
         "remote": 0.3,
+        "remote_pick": "account",
     }
     assert result["check_failures"] == [] and result["commits"] > 0
+    # With remote accounts a branch moves with its tellers, not with its accounts.
+    assert result["checks"]["branches_unlike_tellers"] == 0 and "branches_unlike_accounts" not in result["checks"]
+    assert result["multisite_commits"] > 0
 
 
 SWEEP = """

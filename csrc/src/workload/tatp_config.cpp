@@ -17,6 +17,9 @@ std::array<std::uint32_t, kTatpTxnTypes> parse_tatp_mix(const std::string& mix) 
 void TatpConfig::validate() const {
   check_fields(*this);
   parse_tatp_mix(mix);
+  if (id_draw != "nonuniform" && id_draw != "uniform") {
+    throw ConfigError("tatp.id_draw", "'" + id_draw + "' is neither nonuniform nor uniform");
+  }
 }
 
 }  // namespace islands

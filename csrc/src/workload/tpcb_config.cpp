@@ -4,7 +4,12 @@
 
 namespace islands {
 
-void TpcbConfig::validate() const { check_fields(*this); }
+void TpcbConfig::validate() const {
+  check_fields(*this);
+  if (remote_pick != "teller" && remote_pick != "account") {
+    throw ConfigError("tpcb.remote_pick", "'" + remote_pick + "' is neither teller nor account");
+  }
+}
 
 void TpcbConfig::validate_fit(std::uint64_t total_sites) const {
   validate();

@@ -139,7 +139,9 @@ class TatpWorkload {
   void generate(Txn& txn, Random& rng, std::size_t home) const {
     std::uint64_t pick = rng.below(100), type = 0;
     while (pick >= weights_[type]) pick -= weights_[type++];
-    const std::uint64_t s = home * config_.subscribers_per_site + rng.below(config_.subscribers_per_site);
+    const std::uint64_t population = config_.subscribers_per_site;
+    const std::uint64_t s = home * population +
+                            (config_.uniform_ids() ? rng.below(population) : tatp_nonuniform_id(rng, population));
     const std::uint64_t sf_type = 1 + rng.below(4);
     const std::uint64_t start = 8 * rng.below(3);
     switch (type) {
