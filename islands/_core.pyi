@@ -33,6 +33,7 @@ __all__: list[str] = [
     "abort_reasons",
     "bare_loop",
     "build_info",
+    "check_log_directory",
     "components",
     "crc32c",
     "ipc_mechanisms",
@@ -593,6 +594,11 @@ def components() -> list:
 def crc32c(data: bytes) -> int:
     """
     CRC-32C (Castagnoli) of bytes, as the log's records use.
+    """
+
+def check_log_directory(directory: str) -> None:
+    """
+    Raises ConfigError (log.directory) unless the directory is a real directory (not a symbolic link) owned by this user and not writable by its group or others, as every instance checks before it logs.
     """
 
 def ipc_mechanisms() -> list[str]:

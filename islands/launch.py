@@ -14,6 +14,7 @@ import os
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -50,14 +51,22 @@ RUN_ROOT: str | None = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 def _run_directory() -> Path:
     """A new private run directory (mode 0700) named after this process, after removing those
-    of launchers that died without cleaning up (SIGKILL, power loss of a terminal)."""
+    of launchers that died without cleaning up (SIGKILL, power loss of a terminal).
+
+    The root is shared (/dev/shm), so only a real directory of this user is ever removed: an
+    entry another user made under the same name pattern (a link to elsewhere, their own
+    directory) is left alone whatever its name says."""
     root = Path(RUN_ROOT or tempfile.gettempdir())
     for stale in root.glob("islands-run-*-*"):
         try:
             pid = int(stale.name.split("-")[2])
+            st = stale.lstat()
+        except (ValueError, OSError):
+            continue  # not one of ours, or gone meanwhile
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        try:
             os.kill(pid, 0)
-        except ValueError:
-            continue  # not one of ours
         except ProcessLookupError:
             shutil.rmtree(stale, ignore_errors=True)
         except PermissionError:
@@ -97,24 +106,34 @@ class _Instances:
         self.procs: list[subprocess.Popen[bytes]] = []
         self.buffers: list[bytes] = []
         self.selector = selectors.DefaultSelector()
-        for i, spec in enumerate(specs):
-            with open(directory / f"instance-{i}.stderr", "wb") as err:
-                proc = subprocess.Popen(
-                    [sys.executable, "-m", "islands.instance"],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=err,
-                    close_fds=True,
-                )
-            self.procs.append(proc)
-            self.buffers.append(b"")
-            self.selector.register(_pipe(proc.stdout), selectors.EVENT_READ, i)
-            self.send(i, spec)
+        try:
+            for i, spec in enumerate(specs):
+                with open(directory / f"instance-{i}.stderr", "wb") as err:
+                    proc = subprocess.Popen(
+                        [sys.executable, "-m", "islands.instance"],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=err,
+                        close_fds=True,
+                    )
+                self.procs.append(proc)
+                self.buffers.append(b"")
+                self.selector.register(_pipe(proc.stdout), selectors.EVENT_READ, i)
+                self.send(i, spec)
+        except BaseException:
+            self.kill()  # those already started: the caller never gets this object to clean up
+            raise
 
     def send(self, i: int, message: dict[str, Any]) -> None:
+        """Writes one JSON line to instance i; InstanceFailed naming it when it is gone."""
         stdin = _pipe(self.procs[i].stdin)
-        stdin.write((json.dumps(message) + "\n").encode())
-        stdin.flush()
+        try:
+            stdin.write((json.dumps(message) + "\n").encode())
+            stdin.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.procs[i].wait(timeout=5)
+            raise self.failure(i) from None
 
     def describe(self, i: int) -> str:
         return f"instance {i} (pid {self.procs[i].pid}, cpus {format_cpulist(self.deployment.instances[i])})"
@@ -273,6 +292,7 @@ def run_deployment(
             Path(config.log.directory).mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise ValueError(f"log.directory: cannot create {config.log.directory}: {error.strerror}") from None
+        _core.check_log_directory(config.log.directory)
     if recover and config.log.mode == "off":
         raise ValueError("recover: recovery replays the log, but log.mode is off")
     if config.log.mode != "off" and not recover:

@@ -128,6 +128,55 @@ def test_a_killed_instance_ends_the_run_naming_it_and_leaves_nothing(monkeypatch
     assert children() == [] and run_dirs() == before
 
 
+@pytest.mark.parametrize("victim", [0, 1])
+def test_an_instance_killed_as_it_starts_ends_the_run_naming_it(monkeypatch, victim):
+    """Killed before it read its first line: the launcher's write finds a broken pipe, which
+    becomes InstanceFailed naming the instance; the ones already started are reaped."""
+    before = run_dirs()
+    real_popen = islands.launch.subprocess.Popen
+    started: list = []
+
+    def popen(*args, **kwargs):
+        proc = real_popen(*args, **kwargs)
+        started.append(proc)
+        if len(started) == victim + 1:
+            proc.kill()
+            proc.wait()
+        return proc
+
+    monkeypatch.setattr(islands.launch.subprocess, "Popen", popen)
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    with pytest.raises(InstanceFailed, match=rf"instance {victim} \(pid \d+, cpus \d+\) was killed by SIGKILL"):
+        run_deployment(deployment, config(), transport="shm")
+    assert all(p.poll() is not None for p in started)
+    assert children() == [] and run_dirs() == before
+
+
+def test_only_our_own_stale_run_directories_are_swept(private_run_root, tmp_path):
+    """A dead launcher's directory is removed; what another user planted under the same name
+    pattern in the shared root (a link to elsewhere, a directory of theirs) is left alone."""
+    dead = psutil.Popen(["true"])
+    dead.wait()
+    ours = private_run_root / f"islands-run-{dead.pid}-abc"
+    ours.mkdir(mode=0o700)
+    (ours / "ring").write_text("x")
+    target = tmp_path / "precious"
+    target.mkdir()
+    (target / "keep").write_text("x")
+    link = private_run_root / f"islands-run-{dead.pid}-link"
+    link.symlink_to(target)
+    theirs = private_run_root / f"islands-run-{dead.pid}-theirs"
+    theirs.mkdir()
+    if os.geteuid() == 0:
+        os.chown(theirs, 65534, 65534)
+    fresh = islands.launch._run_directory()
+    assert not ours.exists()
+    assert link.is_symlink() and (target / "keep").exists()
+    assert theirs.exists() == (os.geteuid() == 0)  # root can make it another user's; others cannot
+    assert fresh.stat().st_mode & 0o777 == 0o700
+    fresh.rmdir()
+
+
 def test_bad_deployments_are_refused_before_anything_starts():
     before = run_dirs()
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])

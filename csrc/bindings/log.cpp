@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "islands/log/crc32c.hpp"
+#include "islands/log/private_file.hpp"
 #include "islands/log/log_record.hpp"
 #include "islands/log/redo_entry.hpp"
 
@@ -61,4 +62,7 @@ void bind_log(py::module_& m) {
         return crc32c(s.data(), s.size());
       },
       py::arg("data"), "CRC-32C (Castagnoli) of bytes, as the log's records use.");
+  m.def("check_log_directory", &check_log_directory, py::arg("directory"),
+        "Raises ConfigError (log.directory) unless the directory is a real directory (not a symbolic link) owned by "
+        "this user and not writable by its group or others, as every instance checks before it logs.");
 }

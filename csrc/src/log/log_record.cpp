@@ -2,11 +2,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 
 #include "islands/log/crc32c.hpp"
+#include "islands/log/private_file.hpp"
 #include "islands/log/redo_entry.hpp"
 
 namespace islands {
@@ -36,9 +35,7 @@ std::string log_file_path(const std::string& directory, std::uint32_t instance) 
 }
 
 LogFile::LogFile(const std::string& path) : path_(path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("log: cannot read " + path + ": " + std::strerror(errno));
-  data_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  data_ = read_private_file(path, "log");
   LogRecordHeader h;
   if (data_.size() < sizeof h) {
     // A crash while the file was being created: nothing was ever logged in it.

@@ -1,5 +1,7 @@
 #include "islands/log/log_writer.hpp"
 
+#include "islands/log/private_file.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -16,8 +18,7 @@ LogWriter::LogWriter(const LogConfig& config, const std::string& path, std::uint
     : config_(config), path_(path) {
   // A write past RLIMIT_FSIZE must fail with EFBIG, not kill the process with SIGXFSZ.
   signal(SIGXFSZ, SIG_IGN);
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error("log: cannot open " + path + ": " + std::strerror(errno));
+  fd_ = open_private_file(path, O_WRONLY | O_CREAT, "log");
   buffers_[0].resize(config.buffer_bytes);
   buffers_[1].resize(config.buffer_bytes);
   if (valid_bytes == 0) {

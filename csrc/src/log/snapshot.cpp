@@ -6,12 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <stdexcept>
 #include <vector>
 
 #include "islands/log/crc32c.hpp"
+#include "islands/log/private_file.hpp"
 #include "islands/log/redo_entry.hpp"
 
 namespace islands {
@@ -47,8 +46,7 @@ void write_snapshot(const std::string& path, const SnapshotInfo& info, std::uint
   Header h{kMagic, info.end_lsn, info.epoch, columns, rows, 0, 0};
   h.crc = crc32c(body.data(), body.size(), crc32c(&h, offsetof(Header, crc)));
   const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error("checkpoint: cannot create " + tmp + ": " + std::strerror(errno));
+  const int fd = open_private_file(tmp, O_WRONLY | O_CREAT | O_TRUNC, "checkpoint");
   auto write_all = [&](const void* p, std::size_t n) {
     const auto* c = static_cast<const unsigned char*>(p);
     while (n > 0) {
@@ -76,9 +74,7 @@ void write_snapshot(const std::string& path, const SnapshotInfo& info, std::uint
 
 SnapshotInfo read_snapshot(const std::string& path, std::uint16_t columns,
                            const std::function<void(std::uint64_t, const std::int32_t*, std::size_t)>& apply) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("checkpoint: cannot read " + path + ": " + std::strerror(errno));
-  const std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<unsigned char> data = read_private_file(path, "checkpoint");
   Header h;
   if (data.size() < sizeof h) throw std::runtime_error("checkpoint: " + path + " is truncated");
   std::memcpy(&h, data.data(), sizeof h);

@@ -15,6 +15,7 @@
 #include "islands/exec/run_stats.hpp"
 #include "islands/log/log_config.hpp"
 #include "islands/log/log_writer.hpp"
+#include "islands/log/private_file.hpp"
 #include "islands/perf/component_clock.hpp"
 #include "islands/txn/txn_context.hpp"
 
@@ -123,8 +124,7 @@ class CommitPipeline {
 
  private:
   void open_ack_file(const std::string& path) {
-    ack_fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (ack_fd_ < 0) throw std::runtime_error("log.record_acks: cannot open " + path + ": " + std::strerror(errno));
+    ack_fd_ = open_private_file(path, O_WRONLY | O_CREAT | O_APPEND, "log.record_acks");
   }
 
   // The driver's own record of what it acknowledged, written after the acknowledgement and

@@ -20,6 +20,7 @@
 #include "islands/exec/instance_worker.hpp"
 #include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
+#include "islands/log/private_file.hpp"
 #include "islands/log/snapshot.hpp"
 #include "islands/perf/perf_counters.hpp"
 
@@ -167,10 +168,8 @@ class InstanceImpl final : public Instance::Impl {
   void open_log() {
     const LogConfig& log = config_.run.log;
     if (!log.enabled()) return;
+    check_log_directory(log.directory);
     struct stat st;
-    if (::stat(log.directory.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      throw std::invalid_argument("log.directory: " + log.directory + " is not a directory");
-    }
     const std::string path = log_file_path(log.directory, config_.instance_id);
     if (config_.recover) {
       if constexpr (Workload::kLogs) {

@@ -1,0 +1,25 @@
+#pragma once
+#include <string>
+#include <vector>
+
+namespace islands {
+
+//! The log's files (logs, snapshots, acknowledgements) live in a directory the user names, which
+//! other local users may share. So the directory must belong to this user and be writable by
+//! nobody else, and its files are opened without following symbolic links and created
+//! owner-only: nobody else can plant a link that makes a (root) run overwrite or create a file
+//! elsewhere, or read what the log holds.
+
+//! Throws ConfigError("log.directory", why) unless `directory` is a directory (not a symbolic
+//! link) owned by this process's user and not writable by its group or others.
+void check_log_directory(const std::string& directory);
+
+//! open(2) of `path` with O_NOFOLLOW and O_CLOEXEC added, creating it 0600 when `flags` hold
+//! O_CREAT; throws std::runtime_error("<who>: cannot open <path>: <why>") on failure, a symbolic
+//! link included.
+int open_private_file(const std::string& path, int flags, const char* who);
+
+//! The whole content of `path`, opened as open_private_file does (read only).
+std::vector<unsigned char> read_private_file(const std::string& path, const char* who);
+
+}  // namespace islands
