@@ -23,7 +23,17 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from islands._core import ConfigError
-    from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
+    from islands.config import (
+        DriverConfig,
+        EngineConfig,
+        LogConfig,
+        MicroConfig,
+        ProfileConfig,
+        RunConfig,
+        TatpConfig,
+        TpcbConfig,
+        TpccConfig,
+    )
     from islands.launch import DeploymentResult, InstanceFailed, run_deployment
     from islands.metadata import collect_metadata
     from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
@@ -35,7 +45,17 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "ConfigError": "islands._core",
     **dict.fromkeys(
-        ("DriverConfig", "EngineConfig", "MicroConfig", "RunConfig", "TatpConfig", "TpcbConfig", "TpccConfig"),
+        (
+            "DriverConfig",
+            "EngineConfig",
+            "LogConfig",
+            "MicroConfig",
+            "ProfileConfig",
+            "RunConfig",
+            "TatpConfig",
+            "TpcbConfig",
+            "TpccConfig",
+        ),
         "islands.config",
     ),
     **dict.fromkeys(("DeploymentResult", "InstanceFailed", "run_deployment"), "islands.launch"),
@@ -54,7 +74,9 @@ __all__ = [
     "EngineConfig",
     "InstanceFailed",
     "Latency",
+    "LogConfig",
     "MicroConfig",
+    "ProfileConfig",
     "TatpConfig",
     "TpcbConfig",
     "TpccConfig",

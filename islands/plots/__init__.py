@@ -11,6 +11,7 @@ microbenchmark figures (``bench_*``) are drawn by ``islands bench`` after its ru
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -18,31 +19,16 @@ from pathlib import Path
 
 import pandas as pd
 
+from islands.figures import DRAWN
 from islands.plots._common import Drawing
-from islands.plots.characterization import plot_breakdown, plot_cycles, plot_microarch, plot_modules
-from islands.plots.multisite import plot_multisite
-from islands.plots.skew import plot_skew
-from islands.plots.standard import plot_remote_share, plot_standard
-from islands.plots.txn_size import plot_txn_size
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "figure_function", "render_results"]
 
-#: FIGURES.md id → the function that draws it from a sweep's rows.
+#: FIGURES.md id → the function that draws it from a sweep's rows (the table is
+#: :data:`islands.figures.DRAWN`, which names them without importing them).
 FIGURES: dict[str, Callable[[pd.DataFrame, str], Drawing]] = {
-    "000-fig11": plot_multisite,  # throughput vs % multisite, unix sockets
-    "000-fig12": plot_microarch,  # IPC, stalls, LLC misses per deployment (+ simulated counters)
-    "000-fig13": plot_breakdown,  # time per transaction by component vs % multisite, unix sockets
-    "000-fig15": plot_breakdown,  # the same over shared memory
-    "003-fig1": plot_cycles,  # cycle breakdown vs data size (+ simulated counters)
-    "003-fig5": plot_cycles,  # cycle breakdown vs rows per transaction
-    "003-fig6": plot_modules,  # code-module breakdown
-    "000-fig14": plot_multisite,  # the same over shared memory (vs unix sockets)
-    "000-fig17": plot_txn_size,  # time per transaction vs rows, read (and update: Fig 18)
-    "000-fig18": plot_txn_size,  # time per transaction vs rows, update
-    "000-fig20": plot_skew,  # throughput vs Zipf skew
-    "000-fig22": plot_standard,  # standard workloads, local-only vs the specification's remote share
-    "000-fig23": plot_remote_share,  # TPC-B vs % remote
-    "000-fig24": plot_remote_share,  # TPC-C Payment vs % remote
+    figure_id: getattr(importlib.import_module(where.split(":")[0]), where.split(":")[1])
+    for figure_id, where in DRAWN.items()
 }
 
 #: Figure ids of other tools' results, to say where they are drawn.
