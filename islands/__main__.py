@@ -64,7 +64,8 @@ class _VersionAction(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
 
     def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
-        parser.exit(0, version_text() + "\n")
+        print(version_text())
+        parser.exit(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
