@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from islands.launch import DeploymentResult, InstanceFailed, run_deployment
     from islands.metadata import collect_metadata
     from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
+    from islands.results import ResultStore
     from islands.run import Latency, RunResult, WorkerResult, run
     from islands.sweep import Sweep, load_spec
     from islands.topology import Topology, TopologyError, parse_cpulist, read_topology
@@ -61,6 +62,7 @@ _EXPORTS = {
     **dict.fromkeys(("DeploymentResult", "InstanceFailed", "run_deployment"), "islands.launch"),
     "collect_metadata": "islands.metadata",
     **dict.fromkeys(("Deployment", "expand_relative", "plan_deployment", "thread_placement"), "islands.placement"),
+    "ResultStore": "islands.results",
     **dict.fromkeys(("Latency", "RunResult", "WorkerResult", "run"), "islands.run"),
     **dict.fromkeys(("Sweep", "load_spec"), "islands.sweep"),
     **dict.fromkeys(("Topology", "TopologyError", "parse_cpulist", "read_topology"), "islands.topology"),
@@ -80,6 +82,7 @@ __all__ = [
     "TatpConfig",
     "TpcbConfig",
     "TpccConfig",
+    "ResultStore",
     "RunConfig",
     "RunResult",
     "Sweep",

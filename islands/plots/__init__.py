@@ -16,13 +16,14 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from islands.figures import DRAWN
 from islands.plots._common import Drawing
 
-__all__ = ["FIGURES", "Drawing", "Rendered", "figure_function", "render_results"]
+__all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
 
 #: FIGURES.md id → the function that draws it from a sweep's rows (the table is
 #: :data:`islands.figures.DRAWN`, which names them without importing them).
@@ -61,15 +62,16 @@ class Rendered:
     summary_path: Path
 
 
-def render_results(results: str | Path, out: str | Path | None = None) -> Rendered:
-    """Draws the figure a sweep's results directory feeds (its manifest's ``figure``) into
-    ``out`` (default: the results directory) as ``<stem>.png``, ``<stem>.pdf`` and
-    ``summary.txt``. Raises ValueError (one line) for a missing directory, one that is not a
-    results directory, no rows, an unknown figure id or an output directory that cannot be
-    written; nothing is written then."""
+def draw_results(results: str | Path) -> Drawing:
+    """The figure a sweep's results directory feeds, drawn in memory from its stored rows
+    (nothing is written); in a notebook the returned drawing displays as the figure. Raises
+    ValueError (one line) as :func:`render_results` does."""
+    return _draw(Path(results))[0]
+
+
+def _draw(directory: Path) -> tuple[Drawing, dict[str, Any]]:
     from islands.results import ResultStore
 
-    directory = Path(results)
     if not directory.exists():
         raise ValueError(f"{directory}: no such results directory")
     if not directory.is_dir():
@@ -95,6 +97,17 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
         status = manifest.get("status", "?")
         raise ValueError(f"{directory}: no result rows yet (sweep status {status!r}); run the sweep first")
     drawing = draw(rows, figure_id)  # draws in memory only: a refusal leaves nothing behind
+    return drawing, manifest
+
+
+def render_results(results: str | Path, out: str | Path | None = None) -> Rendered:
+    """Draws the figure a sweep's results directory feeds (its manifest's ``figure``) into
+    ``out`` (default: the results directory) as ``<stem>.png``, ``<stem>.pdf`` and
+    ``summary.txt``. Raises ValueError (one line) for a missing directory, one that is not a
+    results directory, no rows, an unknown figure id or an output directory that cannot be
+    written; nothing is written then."""
+    directory = Path(results)
+    drawing, manifest = _draw(directory)
     target = Path(out) if out is not None else directory
     _check_writable(target)
     summary = drawing.summary
@@ -113,7 +126,7 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
         for path in (png, pdf, text):
             path.unlink(missing_ok=True)
         raise ValueError(f"{target}: cannot write the figure ({e.strerror or e})") from None
-    return Rendered(figure_id=figure_id, png=png, pdf=pdf, summary=summary, summary_path=text)
+    return Rendered(figure_id=manifest["figure"], png=png, pdf=pdf, summary=summary, summary_path=text)
 
 
 def _check_writable(target: Path) -> None:
