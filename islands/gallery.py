@@ -112,19 +112,44 @@ def _collect(source: Path, out: Path) -> Entry:
             entry.images.append(f"{source.name}/{rendered.png.name}")
             entry.files += [f"{source.name}/{p.name}" for p in (rendered.pdf, rendered.summary_path)]
         return entry
-    pngs = sorted(source.glob("*.png"))  # a benchmark's figures, drawn when it ran
-    for png in pngs:
-        shutil.copyfile(png, target / png.name)
-        entry.images.append(f"{source.name}/{png.name}")
-    for extra in (*sorted(source.glob("*.pdf")), source / "summary.txt"):
+    bench = str(manifest.get("bench") or "")
+    if bench:  # a hardware benchmark: its figures, drawn afresh from its rows
+        _draw_bench(entry, store, target)
+    else:
+        for png in sorted(source.glob("*.png")):
+            shutil.copyfile(png, target / png.name)
+            entry.images.append(f"{source.name}/{png.name}")
+        if not entry.images:
+            entry.problem = f"figure {entry.figure_id!r} has no plot here and the directory holds no PNG"
+    for extra in (source / "summary.txt",):
         if extra.is_file():
             shutil.copyfile(extra, target / extra.name)
             entry.files.append(f"{source.name}/{extra.name}")
-    if (source / "summary.txt").is_file():
-        entry.summary = (source / "summary.txt").read_text()
-    if not pngs:
-        entry.problem = "no figure: the directory holds no PNG and its figure has no plot here"
+            entry.summary = extra.read_text()
     return entry
+
+
+def _draw_bench(entry: Entry, store: Any, target: Path) -> None:
+    from islands.plots.bench import BENCH_FIGURES, draw_bench
+    from islands.topology import Topology, TopologyError
+
+    bench = str(entry.manifest.get("bench"))
+    if bench not in BENCH_FIGURES:
+        entry.problem = f"benchmark {bench!r} has no figure here"
+        return
+    try:
+        rows = store.rows()
+        topology = Topology.from_dict(entry.manifest.get("topology") or {})
+    except (OSError, ValueError, TopologyError) as e:
+        entry.problem = f"cannot read the benchmark's rows or topology ({e})"
+        return
+    if rows.empty:
+        entry.problem = "no result rows yet"
+        return
+    drawn = draw_bench(bench, rows, target, topology)
+    entry.images += [f"{entry.name}/{p.name}" for p in drawn]
+    if not drawn:
+        entry.problem = "its rows cannot show a figure (for instance one placement only)"
 
 
 def _latest(entries: list[Entry]) -> list[Entry]:
