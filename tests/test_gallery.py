@@ -60,10 +60,14 @@ def browser():
     driver = shutil.which(CHROMEDRIVER)
     if binary is None or driver is None:
         missing = " and ".join(n for n, p in (("chromium", binary), ("chromedriver", driver)) if p is None)
-        pytest.fail(f"no headless browser: {missing} not found (make install runs apt-get install chromium chromium-driver)")
+        pytest.fail(
+            f"no headless browser: {missing} not found (make install runs apt-get install chromium chromium-driver)"
+        )
     options = webdriver.ChromeOptions()
     options.binary_location = binary
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,2000"):
+    # --no-sandbox: chromium refuses to run as root otherwise (tests run as root in CI)
+    flags = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,2000")
+    for arg in flags:
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(executable_path=driver), options=options)
 
