@@ -51,6 +51,14 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="run the points on the workers of the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://host:8786; each worker started with --resources node=1 runs one point at a time); "
+        "the rows are stored here",
+    )
+    p.add_argument(
         "--json", action="store_true", help="print the points (with --dry-run) or what the sweep did as JSON"
     )
     p.set_defaults(func=main)
@@ -74,7 +82,11 @@ def main(args: argparse.Namespace) -> int:
     if not args.json:
         for note in sweep.notes:
             print(f"note: {note}")
-    outcome = sweep.run(fresh=args.fresh, force=args.force, progress=False if args.no_progress else None)
+    progress = False if args.no_progress else None
+    if args.cluster is None:
+        outcome = sweep.run(fresh=args.fresh, force=args.force, progress=progress)
+    else:
+        outcome = _run_on_cluster(sweep, args.cluster, fresh=args.fresh, force=args.force, progress=progress)
     if args.json:
         print(
             dumps(
@@ -95,6 +107,21 @@ def main(args: argparse.Namespace) -> int:
         f"{outcome.total} in all; rows in {outcome.directory}"
     )
     return 0
+
+
+def _run_on_cluster(sweep: Sweep, address: str, **kwargs: Any) -> Any:
+    from islands.executor import DaskExecutor, run_sweep
+
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ValueError("--cluster: needs dask distributed (pip install 'islands[cluster]')") from None
+    try:
+        client = Client(address, timeout=30)
+    except (OSError, TimeoutError) as e:
+        raise ValueError(f"--cluster {address}: cannot reach the scheduler ({e})") from None
+    with client:
+        return run_sweep(sweep, DaskExecutor(client), **kwargs)
 
 
 def plan(sweep: Sweep) -> dict[str, Any]:
