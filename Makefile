@@ -27,9 +27,17 @@ $(VENV)/.system-tools: | $(PY)
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind; }
 	touch $@
 
+# A headless browser for the gallery's test (tests/test_gallery.py): Debian's chromium and its
+# chromedriver, driven by selenium (test extra); installed once when missing.
+$(VENV)/.browser: | $(PY)
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
+	touch $@
+
 # Editable install into the persistent build directory: a C++ edit rebuilds only what changed.
-install: $(VENV)/.build-deps $(VENV)/.system-tools
-	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) -e ".[test]"
+# The profile extra is py-spy (code-module profiles where perf record cannot run).
+install: $(VENV)/.build-deps $(VENV)/.system-tools $(VENV)/.browser
+	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) -e ".[test,profile]"
 
 run: install
 	$(PY) -m islands sweep experiments/default.toml --fresh

@@ -23,10 +23,21 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from islands._core import ConfigError
-    from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
+    from islands.config import (
+        DriverConfig,
+        EngineConfig,
+        LogConfig,
+        MicroConfig,
+        ProfileConfig,
+        RunConfig,
+        TatpConfig,
+        TpcbConfig,
+        TpccConfig,
+    )
     from islands.launch import DeploymentResult, InstanceFailed, run_deployment
     from islands.metadata import collect_metadata
     from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
+    from islands.results import ResultStore
     from islands.run import Latency, RunResult, WorkerResult, run
     from islands.sweep import Sweep, load_spec
     from islands.topology import Topology, TopologyError, parse_cpulist, read_topology
@@ -35,12 +46,23 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "ConfigError": "islands._core",
     **dict.fromkeys(
-        ("DriverConfig", "EngineConfig", "MicroConfig", "RunConfig", "TatpConfig", "TpcbConfig", "TpccConfig"),
+        (
+            "DriverConfig",
+            "EngineConfig",
+            "LogConfig",
+            "MicroConfig",
+            "ProfileConfig",
+            "RunConfig",
+            "TatpConfig",
+            "TpcbConfig",
+            "TpccConfig",
+        ),
         "islands.config",
     ),
     **dict.fromkeys(("DeploymentResult", "InstanceFailed", "run_deployment"), "islands.launch"),
     "collect_metadata": "islands.metadata",
     **dict.fromkeys(("Deployment", "expand_relative", "plan_deployment", "thread_placement"), "islands.placement"),
+    "ResultStore": "islands.results",
     **dict.fromkeys(("Latency", "RunResult", "WorkerResult", "run"), "islands.run"),
     **dict.fromkeys(("Sweep", "load_spec"), "islands.sweep"),
     **dict.fromkeys(("Topology", "TopologyError", "parse_cpulist", "read_topology"), "islands.topology"),
@@ -54,10 +76,13 @@ __all__ = [
     "EngineConfig",
     "InstanceFailed",
     "Latency",
+    "LogConfig",
     "MicroConfig",
+    "ProfileConfig",
     "TatpConfig",
     "TpcbConfig",
     "TpccConfig",
+    "ResultStore",
     "RunConfig",
     "RunResult",
     "Sweep",

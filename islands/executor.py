@@ -12,7 +12,7 @@ A cluster for a sweep, one worker per machine::
 
     dask scheduler                                    # on any machine, prints its address
     dask worker tcp://HOST:8786 --nworkers 1 --nthreads 1 --resources islands-node=1
-    python -m islands sweep experiments/X.toml --scheduler tcp://HOST:8786
+    python -m islands sweep experiments/X.toml --cluster tcp://HOST:8786
 
 Every node needs islands installed (the same revision). A point is planned on the sweep's
 topology (this machine's unless told otherwise) and runs only on a node whose topology has the
@@ -134,15 +134,15 @@ class DaskExecutor:
     def __init__(self, scheduler: Any, topology: Topology, *, use_runner: bool = False) -> None:
         try:
             from distributed import Client
-        except ImportError as e:  # pragma: no cover - distributed is a dependency
-            raise RuntimeError(f"sweeps across machines need dask distributed ({e})") from None
+        except ImportError as e:
+            raise ValueError(f"sweeps across machines need Dask: pip install 'islands[cluster]' ({e})") from None
         if isinstance(scheduler, Client):
             self.client, self._owns_client = scheduler, False
         else:
             try:
                 self.client, self._owns_client = Client(scheduler, timeout="10s"), True
             except OSError as e:
-                raise ValueError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
+                raise ValueError(f"--cluster {scheduler}: cannot reach the Dask scheduler ({e})") from None
         self.planned = topology.to_dict()
         self.use_runner = use_runner
         workers = self.client.scheduler_info().get("workers", {})

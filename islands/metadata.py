@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import importlib
 import os
 import platform
 import socket
@@ -18,8 +19,25 @@ _REPO = Path(__file__).resolve().parent.parent
 
 @functools.cache
 def git_revision() -> str:
-    """The source tree's commit, with ``-dirty`` when it has uncommitted changes; "unknown"
-    outside a git checkout."""
+    """The source tree's commit, with ``-dirty`` when it has uncommitted changes. Where the
+    package is not a git checkout (an installed wheel), the revision it was built from
+    (:func:`built_revision`); "unknown" when neither is known."""
+    return _checkout_revision() or built_revision()
+
+
+def built_revision() -> str:
+    """The git revision baked into the package when it was built (``islands/_revision.py``,
+    written by ``csrc/git_revision.cmake``); "unknown" when the build could not tell."""
+    try:
+        baked = importlib.import_module("islands._revision")  # generated: not in the source tree
+    except ImportError:
+        return "unknown"
+    return str(getattr(baked, "GIT_REVISION", "unknown"))
+
+
+def _checkout_revision() -> str | None:
+    if not (_REPO / ".git").exists():
+        return None
     try:
         rev = subprocess.run(
             ["git", "-C", str(_REPO), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
@@ -32,7 +50,7 @@ def git_revision() -> str:
             check=True,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
+        return None
     return rev + ("-dirty" if dirty else "")
 
 
@@ -61,12 +79,13 @@ def collect_metadata() -> dict[str, Any]:
         "compiler": build["compiler"],
         "compiler_flags": build["flags"],
         "build_type": build["build_type"],
-        "islands_version": _version(),
+        "islands_version": package_version(),
         "timestamp_utc": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
 
 
-def _version() -> str:
+def package_version() -> str:
+    """The installed package's version ("unknown" when it is not installed)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:

@@ -133,13 +133,13 @@ def test_the_sweep_command_runs_on_a_scheduler(tmp_path: Path, cluster: Any, cli
     spec_file = tmp_path / "cluster.toml"
     spec_file.write_text(SPEC)
     address = cluster.scheduler_info()["address"]
-    done = cli("sweep", str(spec_file), "--scheduler", address, "--out", "res", "--no-progress")
+    done = cli("sweep", str(spec_file), "--cluster", address, "--out", "res", "--no-progress")
     assert done.returncode == 0, done.stderr
     assert "16 runs made" in done.stdout
     assert set(Sweep(load_spec(spec_file), read_topology(), tmp_path / "res").store.rows()["node"]) <= set(
         cluster.scheduler_info()["workers"]
     )
-    unreachable = cli("sweep", str(spec_file), "--scheduler", "tcp://127.0.0.1:9", "--out", "res2")
+    unreachable = cli("sweep", str(spec_file), "--cluster", "tcp://127.0.0.1:9", "--out", "res2")
     assert unreachable.returncode == 2
     assert unreachable.stderr.strip().count("\n") == 0 and "cannot reach the Dask scheduler" in unreachable.stderr
     assert not (tmp_path / "res2").exists()

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
+from islands.cli.json_output import dumps
 from islands.topology import format_cpulist
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ def _add_common(p: argparse.ArgumentParser, reps: int, duration: float, warmup: 
     )
     p.add_argument("--no-figure", action="store_true", help="store the rows but draw no figure")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--json", action="store_true", help="print the rows and where they went as JSON")
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -52,7 +54,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="hardware microbenchmarks: messaging, lock-protected counters, thread placement",
         description="Hardware microbenchmarks of paper 000 (Sec 3-4): results, table and figure.",
     )
-    sub = p.add_subparsers(dest="bench", required=True, metavar="BENCH")
+    sub = p.add_subparsers(dest="bench", metavar="BENCH")
+    p.set_defaults(func=None, help_parser=p)  # no benchmark named: its help, exit 2
 
     ipc = sub.add_parser(
         "ipc",
@@ -221,6 +224,20 @@ def main(args: argparse.Namespace) -> int:
         )
         table = placement_table(outcome.rows)
     figures = [] if args.no_figure else draw_bench(outcome.name, outcome.rows, outcome.directory, topology)
+    if args.json:
+        print(
+            dumps(
+                {
+                    "benchmark": outcome.name,
+                    "directory": outcome.directory,
+                    "figures": figures,
+                    "notes": list(outcome.notes),
+                    "warnings": list(outcome.warnings),
+                    "rows": outcome.rows.to_dict(orient="records"),
+                }
+            )
+        )
+        return 0
     console = Console(highlight=False)
     if not console.is_terminal:  # piped or captured: wide enough that no name is cut
         console.width = 140

@@ -10,8 +10,8 @@ each figure and condition; exit status 0 when all hold, 1 when one fails, 2 for 
 from __future__ import annotations
 
 import argparse
-import json
 
+from islands.cli.json_output import dumps
 from islands.cli.run import add_run_arguments, run_from_args
 
 
@@ -30,15 +30,14 @@ def main(args: argparse.Namespace) -> int:
     result = run_from_args(args)
     if args.json:
         print(
-            json.dumps(
+            dumps(
                 {
                     "config": result.config.to_dict(),
                     "checks": result.checks,
                     "check_failures": result.check_failures,
                     "commits": result.commits,
                     "user_rollbacks": result.user_rollbacks,
-                },
-                indent=2,
+                }
             )
         )
     else:

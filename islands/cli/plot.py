@@ -28,6 +28,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--out", metavar="DIR", default=None, help="where to write the figure and summary.txt (default: RESULTS_DIR)"
     )
+    p.add_argument("--json", action="store_true", help="print the figure's files and summary as JSON")
     p.set_defaults(func=main)
     return p
 
@@ -37,6 +38,21 @@ def main(args: argparse.Namespace) -> int:
     from islands.plots import render_results
 
     rendered = render_results(args.results, args.out)
+    if args.json:
+        from islands.cli.json_output import dumps
+
+        print(
+            dumps(
+                {
+                    "figure": rendered.figure_id,
+                    "png": rendered.png,
+                    "pdf": rendered.pdf,
+                    "summary_path": rendered.summary_path,
+                    "summary": rendered.summary,
+                }
+            )
+        )
+        return 0
     print(f"figure {rendered.figure_id}: {rendered.png}")
     print(f"figure {rendered.figure_id}: {rendered.pdf}")
     print(f"summary: {rendered.summary_path}")

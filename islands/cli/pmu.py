@@ -11,12 +11,12 @@ in this process for a moment, so that a counter the kernel refuses says so.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 from typing import Any
 
 from islands import pmu
+from islands.cli.json_output import dumps
 
 __all__ = ["capabilities", "main", "register"]
 
@@ -106,7 +106,7 @@ def main(args: argparse.Namespace) -> int:
             raise ValueError(f"--sets: unknown event set {s!r} (choose {', '.join(pmu.EVENT_SETS)})")
     report = capabilities(sets, args.sysfs, args.cpuinfo, probe=not args.no_probe)
     if args.json:
-        print(json.dumps(report, indent=2))
+        print(dumps(report))
         return 0
     print(f"processor  {report['family']}   perf_event_paranoid {report['perf_event_paranoid']}")
     print(f"PMUs       {', '.join(report['pmus']) or 'none'}")

@@ -14,9 +14,11 @@ import json
 from typing import Any
 
 from islands import _core
+from islands.cli.json_output import dumps
 from islands.config import SECTIONS, DriverConfig, EngineConfig, RunConfig, registry, resolve_field
+from islands.experiment import known_transports
 from islands.launch import run_deployment
-from islands.placement import plan_deployment
+from islands.placement import DEPLOYMENT_PLACEMENTS, plan_deployment
 from islands.run import check_cpus, run
 from islands.topology import parse_cpulist, read_topology
 
@@ -25,6 +27,8 @@ FLAG_NAMES = {"micro.rows_per_txn": "--rows", "micro.zipf_s": "--zipf", "tpcc.ne
 #: Further spellings of a flag.
 FLAG_ALIASES = {"--mix": ("--tpcc-mix",)}
 _TYPES: dict[str, Any] = {"int": int, "float": float, "str": str}
+#: Options that only a deployment of several instances takes (refused for a single instance).
+DEPLOYMENT_ONLY = ("--transport",)
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -101,17 +105,25 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
     p.add_argument(
         "--deployment",
         default="1",
-        help="instances over the cores: 1 (shared-everything), NISL, per-socket, per-core (default 1)",
+        metavar="SPEC",
+        help="instances over the cores: 1 (shared-everything), N (e.g. 2ISL or 2), per-socket, per-core, "
+        "or explicit CPU lists such as '0-3;4-7' (default 1)",
     )
+    placements = [name for name in DEPLOYMENT_PLACEMENTS if name != "explicit"]
     p.add_argument(
         "--placement",
         default="islands",
-        help="islands (an instance's cores share a socket), spread, or os (default islands)",
+        choices=placements,
+        help="how instances take the cores: islands (an instance's cores share a socket), "
+        "spread (across the sockets), or os (not pinned) (default islands)",
     )
+    transports = known_transports()
     p.add_argument(
         "--transport",
-        default="unix",
-        help="between instances: unix (sockets) or shm (shared-memory rings) (default unix)",
+        default=None,
+        choices=transports,
+        help=f"messages between instances: {', '.join(transports)} (unix: sockets, shm: shared-memory "
+        "rings; default unix; deployments of several instances only)",
     )
     index, cc, policy = schema["engine"]["index"], schema["engine"]["cc"], schema["engine"]["lock_policy"]
     p.add_argument(
@@ -200,7 +212,7 @@ def flag_of(args: argparse.Namespace, field: str) -> str:
 def main(args: argparse.Namespace) -> int:
     """Runs and prints; returns the exit status (1 when a consistency condition failed)."""
     result = run_from_args(args)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
+    print(dumps(result.to_dict()) if args.json else result.summary())
     return 1 if result.check_failures else 0
 
 
@@ -224,8 +236,14 @@ def _run_from_args(args: argparse.Namespace):
     if args.no_pin:
         deployment = dataclasses.replace(deployment, pinned=False)
     if deployment.n_instances == 1:
+        for flag in DEPLOYMENT_ONLY:
+            if getattr(args, flag.removeprefix("--")) is not None:
+                raise ValueError(
+                    f"{flag}: only a deployment of several instances takes it; "
+                    f"--deployment {args.deployment} is one instance"
+                )
         config = config_from_args(args, deployment.instances[0])
         config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=deployment.pinned))
         return run(config, topology)
     config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
-    return run_deployment(deployment, config, transport=args.transport, topology=topology)
+    return run_deployment(deployment, config, transport=args.transport or "unix", topology=topology)

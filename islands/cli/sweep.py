@@ -10,11 +10,13 @@ exit status 2; Ctrl-C keeps the finished rows and exits 130.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import Any
 
+from islands.cli.json_output import dumps
 from islands.sweep import Sweep, load_spec
 
-__all__ = ["main", "register"]
+__all__ = ["main", "plan", "register"]
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -47,14 +49,18 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--sysfs", metavar="ROOT", default=None, help="plan for another machine's sysfs tree (only with --dry-run)"
     )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument(
-        "--scheduler",
+        "--cluster",
         metavar="ADDRESS",
         default=None,
-        help="run the points on a Dask cluster's nodes, one at a time per node (workers started with "
-        "--resources islands-node=1); rows still land in --out here",
+        help="run the points on the workers of the Dask cluster whose scheduler is at ADDRESS "
+        "(tcp://host:8786; each worker started with --resources islands-node=1 runs one point at a time); "
+        "the rows are stored here",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--json", action="store_true", help="print the points (with --dry-run) or what the sweep did as JSON"
+    )
     p.set_defaults(func=main)
     return p
 
@@ -71,24 +77,74 @@ def main(args: argparse.Namespace) -> int:
     topology = read_topology(args.sysfs) if args.sysfs is not None else read_topology()
     sweep = Sweep(spec, topology, args.out)
     if args.dry_run:
-        print(sweep.table())
+        print(dumps(plan(sweep)) if args.json else sweep.table())
         return 0
-    for note in sweep.notes:
-        print(f"note: {note}")
+    if not args.json:
+        for note in sweep.notes:
+            print(f"note: {note}")
+    progress = False if args.no_progress else None
     executor = None
-    if args.scheduler is not None:
+    if args.cluster is not None:
         from islands.executor import DaskExecutor
 
-        executor = DaskExecutor(args.scheduler, topology)
+        executor = DaskExecutor(args.cluster, topology)
     try:
-        outcome = sweep.run(
-            fresh=args.fresh, force=args.force, progress=False if args.no_progress else None, executor=executor
-        )
+        outcome = sweep.run(fresh=args.fresh, force=args.force, progress=progress, executor=executor)
     finally:
         if executor is not None:
             executor.close()
+    if args.json:
+        print(
+            dumps(
+                {
+                    "experiment": spec.name,
+                    "figure": spec.figure,
+                    "directory": outcome.directory,
+                    "ran": outcome.ran,
+                    "skipped": outcome.skipped,
+                    "total": outcome.total,
+                    "notes": list(outcome.notes),
+                }
+            )
+        )
+        return 0
     print(
         f"{spec.name}: {outcome.ran} runs made, {outcome.skipped} already done, "
         f"{outcome.total} in all; rows in {outcome.directory}"
     )
     return 0
+
+
+def plan(sweep: Sweep) -> dict[str, Any]:
+    """The dry-run listing as data: the experiment, the machine, and per grid point its
+    deployment, instances' CPUs, transport, grid values and repetitions already stored."""
+    spec, done = sweep.spec, sweep.done_ids()
+    runs = sweep.points()
+    points = []
+    for p in sweep.grid_points:
+        reps = [dataclasses.replace(p, repetition=r).point_id for r in range(spec.repetitions)]
+        points.append(
+            {
+                "index": p.index + 1,
+                "grid_id": p.grid_id,
+                "deployment": p.deployment.name,
+                "instances": [list(c) for c in p.deployment.instances],
+                "transport": p.transport,
+                "params": dict(p.params),
+                "repetitions_done": sum(1 for i in reps if i in done),
+            }
+        )
+    return {
+        "experiment": spec.name,
+        "figure": spec.figure,
+        "source": spec.source,
+        "spec_hash": spec.spec_hash(),
+        "directory": sweep.directory,
+        "machine": sweep.topology.source,
+        "repetitions": spec.repetitions,
+        "runs": len(runs),
+        "runs_done": sum(1 for p in runs if p.point_id in done),
+        "estimate_s": sweep.estimate_s(sum(1 for p in runs if p.point_id not in done)),
+        "notes": list(sweep.notes),
+        "points": points,
+    }

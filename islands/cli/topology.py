@@ -12,6 +12,7 @@ import argparse
 import json
 from typing import Any
 
+from islands.cli.json_output import dumps
 from islands.topology import read_topology
 
 __all__ = ["main", "register", "to_json"]
@@ -47,8 +48,8 @@ def main(args: argparse.Namespace) -> int:
 def to_json(value: Any, indent: int = 2, width: int = 100) -> str:
     """JSON text for ``value``, indented, but with lists of scalars, and objects made only of
     scalars and such lists, kept on one line when that fits in ``width`` columns, so that a
-    160-cpu machine stays short enough to read."""
-    return _dump(value, indent, 0, width)
+    160-cpu machine stays short enough to read. Strict JSON: a missing number is ``null``."""
+    return _dump(json.loads(dumps(value, indent=None)), indent, 0, width)
 
 
 def _flat(value: Any) -> bool:

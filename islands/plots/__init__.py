@@ -11,38 +11,25 @@ microbenchmark figures (``bench_*``) are drawn by ``islands bench`` after its ru
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from islands.figures import DRAWN
 from islands.plots._common import Drawing
-from islands.plots.characterization import plot_breakdown, plot_cycles, plot_microarch, plot_modules
-from islands.plots.multisite import plot_multisite
-from islands.plots.skew import plot_skew
-from islands.plots.standard import plot_remote_share, plot_standard
-from islands.plots.txn_size import plot_txn_size
 
-__all__ = ["FIGURES", "Drawing", "Rendered", "figure_function", "render_results"]
+__all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
 
-#: FIGURES.md id → the function that draws it from a sweep's rows.
+#: FIGURES.md id → the function that draws it from a sweep's rows (the table is
+#: :data:`islands.figures.DRAWN`, which names them without importing them).
 FIGURES: dict[str, Callable[[pd.DataFrame, str], Drawing]] = {
-    "000-fig11": plot_multisite,  # throughput vs % multisite, unix sockets
-    "000-fig12": plot_microarch,  # IPC, stalls, LLC misses per deployment (+ simulated counters)
-    "000-fig13": plot_breakdown,  # time per transaction by component vs % multisite, unix sockets
-    "000-fig15": plot_breakdown,  # the same over shared memory
-    "003-fig1": plot_cycles,  # cycle breakdown vs data size (+ simulated counters)
-    "003-fig5": plot_cycles,  # cycle breakdown vs rows per transaction
-    "003-fig6": plot_modules,  # code-module breakdown
-    "000-fig14": plot_multisite,  # the same over shared memory (vs unix sockets)
-    "000-fig17": plot_txn_size,  # time per transaction vs rows, read (and update: Fig 18)
-    "000-fig18": plot_txn_size,  # time per transaction vs rows, update
-    "000-fig20": plot_skew,  # throughput vs Zipf skew
-    "000-fig22": plot_standard,  # standard workloads, local-only vs the specification's remote share
-    "000-fig23": plot_remote_share,  # TPC-B vs % remote
-    "000-fig24": plot_remote_share,  # TPC-C Payment vs % remote
+    figure_id: getattr(importlib.import_module(where.split(":")[0]), where.split(":")[1])
+    for figure_id, where in DRAWN.items()
 }
 
 #: Figure ids of other tools' results, to say where they are drawn.
@@ -75,15 +62,16 @@ class Rendered:
     summary_path: Path
 
 
-def render_results(results: str | Path, out: str | Path | None = None) -> Rendered:
-    """Draws the figure a sweep's results directory feeds (its manifest's ``figure``) into
-    ``out`` (default: the results directory) as ``<stem>.png``, ``<stem>.pdf`` and
-    ``summary.txt``. Raises ValueError (one line) for a missing directory, one that is not a
-    results directory, no rows, an unknown figure id or an output directory that cannot be
-    written; nothing is written then."""
+def draw_results(results: str | Path) -> Drawing:
+    """The figure a sweep's results directory feeds, drawn in memory from its stored rows
+    (nothing is written); in a notebook the returned drawing displays as the figure. Raises
+    ValueError (one line) as :func:`render_results` does."""
+    return _draw(Path(results))[0]
+
+
+def _draw(directory: Path) -> tuple[Drawing, dict[str, Any]]:
     from islands.results import ResultStore
 
-    directory = Path(results)
     if not directory.exists():
         raise ValueError(f"{directory}: no such results directory")
     if not directory.is_dir():
@@ -109,6 +97,17 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
         status = manifest.get("status", "?")
         raise ValueError(f"{directory}: no result rows yet (sweep status {status!r}); run the sweep first")
     drawing = draw(rows, figure_id)  # draws in memory only: a refusal leaves nothing behind
+    return drawing, manifest
+
+
+def render_results(results: str | Path, out: str | Path | None = None) -> Rendered:
+    """Draws the figure a sweep's results directory feeds (its manifest's ``figure``) into
+    ``out`` (default: the results directory) as ``<stem>.png``, ``<stem>.pdf`` and
+    ``summary.txt``. Raises ValueError (one line) for a missing directory, one that is not a
+    results directory, no rows, an unknown figure id or an output directory that cannot be
+    written; nothing is written then."""
+    directory = Path(results)
+    drawing, manifest = _draw(directory)
     target = Path(out) if out is not None else directory
     _check_writable(target)
     summary = drawing.summary
@@ -127,7 +126,7 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
         for path in (png, pdf, text):
             path.unlink(missing_ok=True)
         raise ValueError(f"{target}: cannot write the figure ({e.strerror or e})") from None
-    return Rendered(figure_id=figure_id, png=png, pdf=pdf, summary=summary, summary_path=text)
+    return Rendered(figure_id=manifest["figure"], png=png, pdf=pdf, summary=summary, summary_path=text)
 
 
 def _check_writable(target: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from islands.plots.inline_figure import InlineFigure
 from islands.topology import Topology
 
 #: One colour per series, stable across the figures.
@@ -15,8 +16,9 @@ COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA
 
 
 def new_figure(width: float = 8.0, height: float = 4.5, ncols: int = 1) -> tuple[Figure, list[Axes]]:
-    """A figure on the Agg canvas (never the interactive backend) and its axes."""
-    fig = Figure(figsize=(width, height), layout="constrained")
+    """A figure on the Agg canvas (never the interactive backend; shown inline in a notebook)
+    and its axes."""
+    fig = InlineFigure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(1, ncols, squeeze=False)[0]
     return fig, list(axes)
 

@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from islands.plots._bench_style import COLORS
+from islands.plots.inline_figure import InlineFigure, png_bytes
 from islands.topology import Topology
 
 __all__ = [
@@ -75,6 +76,10 @@ class Drawing:
     figure: Figure
     summary: str
     stem: str
+
+    def _repr_png_(self) -> bytes:
+        """A notebook shows a drawing as its figure."""
+        return png_bytes(self.figure)
 
 
 def require(rows: pd.DataFrame, columns: Iterable[str], what: str) -> None:
@@ -217,8 +222,9 @@ def new_grid(
     height: float,
     sharey: bool | Literal["none", "all", "row", "col"] = False,
 ) -> tuple[Figure, list[list[Axes]]]:
-    """A figure on the Agg canvas with an ``nrows`` × ``ncols`` grid of axes."""
-    fig = Figure(figsize=(width, height), layout="constrained")
+    """A figure on the Agg canvas (shown inline in a notebook) with an ``nrows`` × ``ncols``
+    grid of axes."""
+    fig = InlineFigure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=sharey)
     return fig, [list(r) for r in axes]
 

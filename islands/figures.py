@@ -1,0 +1,27 @@
+"""The figures the toolkit draws from a sweep's rows: FIGURES.md id → ``module:function``.
+
+Kept apart from :mod:`islands.plots` (which builds :data:`islands.plots.FIGURES` from it) so
+that the command line can list the ids without importing matplotlib and pandas.
+"""
+
+from __future__ import annotations
+
+__all__ = ["DRAWN"]
+
+#: FIGURES.md id → the function that draws it from a sweep's rows, as "module:function".
+DRAWN: dict[str, str] = {
+    "000-fig11": "islands.plots.multisite:plot_multisite",  # throughput vs % multisite, unix sockets
+    "000-fig12": "islands.plots.characterization:plot_microarch",  # IPC, stalls, LLC misses (+ simulated)
+    "000-fig13": "islands.plots.characterization:plot_breakdown",  # time per txn by component, unix sockets
+    "000-fig15": "islands.plots.characterization:plot_breakdown",  # the same over shared memory
+    "003-fig1": "islands.plots.characterization:plot_cycles",  # cycle breakdown vs data size (+ simulated)
+    "003-fig5": "islands.plots.characterization:plot_cycles",  # cycle breakdown vs rows per transaction
+    "003-fig6": "islands.plots.characterization:plot_modules",  # code-module breakdown
+    "000-fig14": "islands.plots.multisite:plot_multisite",  # the same over shared memory (vs unix sockets)
+    "000-fig17": "islands.plots.txn_size:plot_txn_size",  # time per transaction vs rows, read (+ Fig 18)
+    "000-fig18": "islands.plots.txn_size:plot_txn_size",  # time per transaction vs rows, update
+    "000-fig20": "islands.plots.skew:plot_skew",  # throughput vs Zipf skew
+    "000-fig22": "islands.plots.standard:plot_standard",  # standard workloads, local-only vs remote share
+    "000-fig23": "islands.plots.standard:plot_remote_share",  # TPC-B vs % remote
+    "000-fig24": "islands.plots.standard:plot_remote_share",  # TPC-C Payment vs % remote
+}

@@ -1,0 +1,132 @@
+"""``islands gallery RESULTS``: the page, checked in a real headless browser (Debian's chromium
+driven by selenium through chromedriver): it loads, every image renders, every link resolves.
+
+The browser is part of the test's requirements (``make install`` installs chromium and
+chromium-driver); where it is missing the test fails and says so, it does not skip."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from islands.gallery import build_gallery, find_results
+
+EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
+#: Where Debian's packages put the browser and its driver.
+CHROMIUM = ("chromium", "chromium-browser")
+CHROMEDRIVER = "chromedriver"
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A results root: a finished smoke sweep, a hardware benchmark with its figure, and a sweep
+    directory that has a manifest but no rows yet."""
+    from islands.__main__ import main as cli_main
+
+    root = tmp_path_factory.mktemp("gallery") / "results"
+    assert cli_main(["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(root / "smoke"), "--no-progress"]) == 0
+    bench = [
+        "bench",
+        "ipc",
+        "--mechanisms",
+        "pipe,shm_ring",
+        "--round-trips",
+        "200",
+        "--quiet",
+        "--out",
+        str(root / "bench-ipc"),
+    ]
+    assert cli_main(bench) == 0
+    empty = root / "waiting"
+    empty.mkdir()
+    (empty / "manifest.json").write_text(
+        json.dumps({"experiment": "waiting", "figure": "000-fig11", "status": "running", "updated_utc": "x"})
+    )
+    return root
+
+
+def browser():
+    """A headless chromium through the system's chromedriver; pytest.fail naming what is missing."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.fail("selenium is not installed: pip install -e '.[test]' (make install does)")
+    binary = next((shutil.which(name) for name in CHROMIUM if shutil.which(name)), None)
+    driver = shutil.which(CHROMEDRIVER)
+    if binary is None or driver is None:
+        missing = " and ".join(n for n, p in (("chromium", binary), ("chromedriver", driver)) if p is None)
+        pytest.fail(
+            f"no headless browser: {missing} not found (make install runs apt-get install chromium chromium-driver)"
+        )
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    # --no-sandbox: chromium refuses to run as root otherwise (tests run as root in CI)
+    flags = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,2000")
+    for arg in flags:
+        options.add_argument(arg)
+    return webdriver.Chrome(service=Service(executable_path=driver), options=options)
+
+
+def test_find_results_refuses_what_is_not_a_results_root(tmp_path):
+    with pytest.raises(ValueError, match="no such results directory"):
+        find_results(tmp_path / "nope")
+    with pytest.raises(ValueError, match="no results directories in it"):
+        find_results(tmp_path)
+
+
+def test_gallery_cli_json_and_bad_input(cli, results, tmp_path):
+    out = cli("gallery", str(results), "--out", str(tmp_path / "g"), "--json")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["page"] == str(tmp_path / "g" / "index.html")
+    bad = cli("gallery", str(tmp_path / "missing"))
+    assert bad.returncode == 2 and bad.stderr.startswith("islands: error:") and len(bad.stderr.splitlines()) == 1
+
+
+def test_gallery_page_in_a_real_browser(results):
+    page = build_gallery(results)
+    assert page == results / "gallery" / "index.html"
+    driver = browser()
+    try:
+        driver.get(page.as_uri())
+        assert driver.title.startswith("islands figures")
+        body = driver.find_element("tag name", "body").text
+        # the smoke sweep: its figure's summary, config and machine
+        assert "000-fig11 — smoke" in body and "1ISL" in body
+        assert "bench-ipc" in body
+        assert "no result rows yet" in body  # the directory without rows says why it has no figure
+        for label in ("Config", "Machine"):
+            assert label in body
+        images = driver.find_elements("tag name", "img")
+        assert len(images) >= 2  # the sweep's figure and the benchmark's
+        for img in images:
+            width = driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", img)
+            assert width and width > 0, f"image {img.get_attribute('src')} did not render"
+        links = driver.find_elements("tag name", "a")
+        assert links
+        for link in links:
+            href = link.get_attribute("href")
+            url = urlparse(href)
+            assert url.scheme == "file", href
+            target = Path(unquote(url.path))
+            assert target.is_file(), f"link {href} points at nothing"
+            if url.fragment:
+                assert driver.find_elements("id", url.fragment), f"link {href}: no element with that id"
+        # following a link to a figure shows the image itself
+        first = images[0].get_attribute("src")
+        driver.get(first)
+        shown = driver.find_element("tag name", "img")
+        assert driver.execute_script("return arguments[0].naturalWidth", shown) > 0
+        # and the page's own anchors move to their section
+        driver.get(page.as_uri())
+        toc = driver.find_element("css selector", "ul.toc a")
+        toc.click()
+        assert driver.current_url.endswith(toc.get_attribute("href").split("/")[-1])
+    finally:
+        driver.quit()
+    copied = {p.relative_to(page.parent).as_posix() for p in page.parent.rglob("*") if p.is_file()}
+    assert {"smoke/000-fig11.png", "smoke/summary.txt", "smoke/manifest.json"} <= copied
