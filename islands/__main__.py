@@ -8,7 +8,7 @@ import os
 import sys
 
 #: Subcommands, one module each in islands/cli/, each with register(subparsers).
-COMMANDS = ("run", "check", "topology", "sweep", "bench", "plot", "pmu")
+COMMANDS = ("run", "check", "topology", "sweep", "bench", "plot", "pmu", "results", "compare")
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -48,7 +48,7 @@ def open_store(out: str | Path | None, name: str, manifest: dict[str, Any]) -> R
     """Creates the result directory (refusing one that already holds rows, so that two runs
     never mix) and writes the manifest; raises ValueError naming the directory otherwise."""
     store = ResultStore(out if out is not None else default_out_dir(name))
-    if store.rows_path.exists():
+    if store.has_rows():
         raise ValueError(f"--out: {store.directory} already holds results; choose another directory")
     try:
         store.create(manifest)
