@@ -22,6 +22,7 @@ import math
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats as _st
@@ -164,31 +165,51 @@ def format_ratio(r: Ratio) -> str:
     ``1.62× (one run: no interval)``."""
     if math.isnan(r.value):
         return "n/a"
-    level = f"{CONFIDENCE * 100:.0f}% CI"
     if not r.has_interval:
         return f"{_x(r.value)} ({_runs_note(r)})"
+    if r.low == r.high:
+        return f"{_x(r.value)} (identical repetitions)"
     verdict = "" if r.distinguishable else ", not distinguishable"
-    return f"{_x(r.value)} ({level} {_x(r.low, sign=False)}–{_x(r.high, sign=False)}{verdict})"
+    lo, hi = _distinct(_x, r.low, r.value, r.high)
+    return f"{_x(r.value)} ({_level()} {lo}–{hi}{verdict})"
 
 
 def format_change(r: Ratio) -> str:
-    """The same ratio as a change from ``old``: ``-86% (95% CI -88% to -84%)``, ``×12 (95% CI
-    ×10 to ×14)`` from threefold up, ``+2% (95% CI -3% to +7%, not distinguishable)``."""
+    """The same ratio as a change from ``old``, for use inside parentheses: ``-86%, 95% CI
+    -88% to -84%``; ``×12.0, 95% CI ×11.7 to ×12.3`` from threefold up; ``+2%, 95% CI -3% to
+    +7%, not distinguishable``; ``-86%, one run: no interval``."""
     if math.isnan(r.value):
         return "n/a"
-    level = f"{CONFIDENCE * 100:.0f}% CI"
     if not r.has_interval:
-        return f"{_change(r.value)} ({_runs_note(r)})"
+        return f"{_change(r.value)}, {_runs_note(r)}"
+    if r.low == r.high:
+        return f"{_change(r.value)}, identical repetitions"
     verdict = "" if r.distinguishable else ", not distinguishable"
-    return f"{_change(r.value)} ({level} {_change(r.low)} to {_change(r.high)}{verdict})"
+    lo, hi = _distinct(_change, r.low, r.value, r.high)
+    return f"{_change(r.value)}, {_level()} {lo} to {hi}{verdict}"
 
 
-def _x(v: float, sign: bool = True) -> str:
-    text = f"{v:,.0f}" if v >= 100 else f"{v:.2f}" if v < 10 else f"{v:.1f}"
-    return text + "×" if sign else text
+def _level() -> str:
+    return f"{CONFIDENCE * 100:.0f}% CI"
 
 
-def _change(ratio_value: float) -> str:
+def _distinct(fmt: Any, low: float, value: float, high: float) -> tuple[str, str]:
+    """The bounds formatted with as many more digits as it takes to tell them from the value
+    (a tight interval would otherwise print as ``-82% to -82%``)."""
+    for extra in range(3):
+        lo, mid, hi = (fmt(v, extra) for v in (low, value, high))
+        if (lo != mid or low == value) and (hi != mid or high == value):
+            break
+    return lo, hi
+
+
+def _x(v: float, extra: int = 0) -> str:
+    digits = (0 if v >= 100 else 2 if v < 10 else 1) + extra
+    return f"{v:,.{digits}f}×"
+
+
+def _change(ratio_value: float, extra: int = 0) -> str:
     if ratio_value >= 3:
-        return f"×{ratio_value:,.0f}" if ratio_value >= 100 else f"×{ratio_value:.1f}"
-    return f"{(ratio_value - 1) * 100:+.0f}%"
+        digits = (0 if ratio_value >= 100 else 1) + extra
+        return f"×{ratio_value:,.{digits}f}"
+    return f"{(ratio_value - 1) * 100:+.{extra}f}%"

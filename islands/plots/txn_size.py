@@ -175,7 +175,7 @@ def _panel_summary(panel: str, series: list[tuple[str, pd.DataFrame]], titles: d
                     cheapest.append(f"at {rows_txt} all within 2%")
                 else:
                     cheapest.append(
-                        f"cheapest at {rows_txt}: {who}, {format_change(ratio(low_values, next_values))} vs {other}"
+                        f"cheapest at {rows_txt}: {who}, vs {other}: {format_change(ratio(low_values, next_values))}"
                     )
         if cheapest:
             out.append("  " + "; ".join(cheapest))
