@@ -211,7 +211,7 @@ def _num(v: float) -> str:
     if not math.isfinite(v):
         return "n/a"
     if abs(v) >= 1e6:
-        return f"{v / 1e6:.3g} M"
+        return f"{v / 1e6:.2f} M"
     if abs(v) >= 1e3:
-        return f"{v / 1e3:.3g} K"
+        return f"{v / 1e3:.2f} K"
     return f"{v:.3g}"
