@@ -154,7 +154,9 @@ def compare_dirs(
     for k in both:
         va = pd.to_numeric(ga[k][metric], errors="coerce").to_list()
         vb = pd.to_numeric(gb[k][metric], errors="coerce").to_list()
-        points.append(PointComparison(k, _label(ga[k].iloc[0], by, params), summarize(va), summarize(vb), ratio(vb, va)))
+        points.append(
+            PointComparison(k, _label(ga[k].iloc[0], by, params), summarize(va), summarize(vb), ratio(vb, va))
+        )
     return Comparison(
         a=Path(a),
         b=Path(b),

@@ -129,7 +129,9 @@ class ResultStore:
             try:
                 frames.append(pd.read_parquet(path))
             except Exception as e:
-                raise ValueError(f"{path}: not a readable Parquet file ({e}); move it away to read the others") from None
+                raise ValueError(
+                    f"{path}: not a readable Parquet file ({e}); move it away to read the others"
+                ) from None
         frames = [f for f in frames if not f.empty]
         if not frames:
             return pd.DataFrame()

@@ -20,6 +20,7 @@ metadata does), and whether the machine was busy with other work meanwhile.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -139,10 +140,8 @@ class SystemProbe:
         end = _cpu_seconds()
         me = psutil.Process()
         ours = {me.pid}
-        try:
+        with contextlib.suppress(psutil.Error):
             ours |= {c.pid for c in me.children(recursive=True)}
-        except psutil.Error:
-            pass
         used: list[tuple[float, str, int]] = []
         for key, (name, seconds) in end.items():
             pid = key[0]

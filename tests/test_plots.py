@@ -146,8 +146,14 @@ def test_multisite_figure_on_two_sockets(tmp_path: Path) -> None:
         "  1ISL (shared-everything): flat within 1% around 1.00 M txn/s (at 100% vs at 0%: +0%, 95% CI -6% to +6%, "
         "not distinguishable)" in lines
     )
-    assert "  16ISL (per-core): 2.00 M txn/s at 0% multisite, falls to 300.0 K at 100% (-85%, 95% CI -86% to -84%)" in lines
-    assert any(line.startswith("  best at 0%: 16ISL (per-core), 1.33× (95% CI 1.25×–1.42×) 2ISL (per-socket)") for line in lines)
+    assert (
+        "  16ISL (per-core): 2.00 M txn/s at 0% multisite, falls to 300.0 K at 100% (-85%, 95% CI -86% to -84%)"
+        in lines
+    )
+    assert any(
+        line.startswith("  best at 0%: 16ISL (per-core), 1.33× (95% CI 1.25×–1.42×) 2ISL (per-socket)")
+        for line in lines
+    )
     # 2ISL and 1ISL both at 1.00 M ± 1% at 100%: a ratio, but not one that tells them apart
     assert any(
         "best at 100%: 2ISL (per-socket), 1.00× (95% CI 0.94×–1.06×, not distinguishable) 1ISL (shared-everything)"
@@ -193,7 +199,9 @@ def test_fig14_compares_transports_and_pools_single_instances(tmp_path: Path) ->
     styles = [c.lines[0].get_linestyle() for c in drawing.figure.axes[0].containers]
     assert styles == ["-", "-", "--"]
     assert "000 Fig 14" in drawing.figure._suptitle.get_text()
-    assert "shared memory vs unix sockets at 100% multisite: 2ISL (per-core) +60%, 95% CI +51% to +70%" in drawing.summary
+    assert (
+        "shared memory vs unix sockets at 100% multisite: 2ISL (per-core) +60%, 95% CI +51% to +70%" in drawing.summary
+    )
     save_both(drawing, tmp_path)
 
 
@@ -302,7 +310,8 @@ def test_skew_figure(tmp_path: Path) -> None:
     assert "4 sockets × 6 cores" in drawing.figure._suptitle.get_text()
     lines = drawing.summary.splitlines()
     assert lines[lines.index("update 2 rows:") + 2].startswith(
-        "  20% multisite: 1ISL 900.0 K at s=0 → 163.6 K at s=1.5 (-82%, identical repetitions); 4ISL 900.0 K at s=0 → 360.0 K"
+        "  20% multisite: 1ISL 900.0 K at s=0 → 163.6 K at s=1.5 (-82%, identical repetitions); "
+        "4ISL 900.0 K at s=0 → 360.0 K"
     )
     save_both(drawing, tmp_path)
 

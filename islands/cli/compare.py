@@ -28,9 +28,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("a", metavar="A", help="the baseline results directory")
     p.add_argument("b", metavar="B", help="the results directory compared against A")
-    p.add_argument(
-        "--metric", default="throughput_tps", help="the column compared (default: %(default)s)"
-    )
+    p.add_argument("--metric", default="throughput_tps", help="the column compared (default: %(default)s)")
     p.add_argument(
         "--by",
         default="grid_id",

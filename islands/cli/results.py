@@ -49,9 +49,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--points", action="store_true", help="one line per point: median, min-max and 95%% CI of the repetitions"
     )
-    p.add_argument(
-        "--metric", default="throughput_tps", help="the column --points summarizes (default: %(default)s)"
-    )
+    p.add_argument("--metric", default="throughput_tps", help="the column --points summarizes (default: %(default)s)")
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="export as CSV")
     fmt.add_argument("--json", action="store_true", help="export as JSON (a list of objects; null for missing)")
@@ -150,9 +148,7 @@ def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFr
         first = group.iloc[0]
         s = summarize(pd.to_numeric(group[metric], errors="coerce"))
         record = {c: first[c] for c in names}
-        record.update(
-            n=s.n, median=s.median, min=s.min, max=s.max, mean=s.mean, ci_low=s.ci_low, ci_high=s.ci_high
-        )
+        record.update(n=s.n, median=s.median, min=s.min, max=s.max, mean=s.mean, ci_low=s.ci_low, ci_high=s.ci_high)
         if "system.busy" in group.columns:
             record["busy_runs"] = int(group["system.busy"].fillna(False).astype(bool).sum())
         records.append(record)
@@ -165,10 +161,7 @@ def main(args: argparse.Namespace) -> int:
     from islands.compare import load_rows
 
     rows = filter_rows(load_rows(args.results), args.where)
-    if args.points:
-        table = point_table(rows, args.metric)
-    else:
-        table = rows
+    table = point_table(rows, args.metric) if args.points else rows
     if args.columns and args.columns != "all":
         table = table[[resolve_column(table, c.strip()) for c in args.columns.split(",") if c.strip()]]
     elif not args.columns and not args.points and not (args.csv or args.json):

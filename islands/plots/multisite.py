@@ -154,7 +154,7 @@ def _panel_summary(
             at = sorted(per_dep.values(), reverse=True)
             if len(at) < 2:
                 continue
-            (top, who, top_values), (_, runner_up, second_values) = at[0], at[1]
+            (_, who, top_values), (_, runner_up, second_values) = at[0], at[1]
             best.append(f"best at {x:g}%: {who}, {ratio_text(top_values, second_values)} {runner_up}")
     if best:
         out.append("  " + "; ".join(best))
