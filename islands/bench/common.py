@@ -1,7 +1,7 @@
 """What the hardware microbenchmarks share: result directories, row identity, summaries.
 
 Each benchmark writes its results the way a sweep does: a :class:`~islands.results.ResultStore`
-(``rows.parquet`` and ``manifest.json``) in ``results/bench-<name>-<UTC timestamp>/`` unless
+(Parquet part files under ``rows/`` and ``manifest.json``) in ``results/bench-<name>-<UTC timestamp>/`` unless
 ``--out`` says otherwise, one row per measured point and repetition, each row carrying its
 full config, the config's hash, the topology and the host metadata.
 """
