@@ -8,14 +8,17 @@ metadata does), and whether the machine was busy with other work meanwhile.
   at the start, this one not counted), from ``os.getloadavg`` and ``/proc/stat``;
 - ``cpu_mhz`` (mean current frequency, NaN where no frequency is readable), ``cpu_governor``
   (the scaling governors in use, None where there is no cpufreq), ``isolated_cpus``, ``aslr``;
-- ``virtualization`` (``systemd-detect-virt``'s answer, else the DMI vendor or the cpuinfo
+- ``virtualization`` (``systemd-detect-virt``'s hypervisor and container, else the DMI vendor or the cpuinfo
   ``hypervisor`` flag, else None);
 - ``other_cpu_share``: CPU time that processes other than this one and its children used
   during the run, as a share of the machine (1.0 = every CPU busy for the whole run);
   ``other_busy_processes``: how many of them used at least :data:`BUSY_PROCESS_SHARE` of one
   CPU, ``top_processes`` the three busiest (``name[pid] 95%``);
-- ``busy``: ``other_cpu_share`` ≥ :data:`BUSY_SHARE`. The load average is recorded but not
-  judged: during a sweep it counts the sweep's own workers.
+- ``busiest_other_cpu``: the busiest other process's CPU use, in CPUs (1.0 = one CPU all along);
+- ``busy``: ``other_cpu_share`` ≥ :data:`BUSY_SHARE` of the machine, or one other process used
+  at least :data:`BUSY_ONE_PROCESS` of a CPU (on a large machine one spinning process is a
+  small share, but it still takes a core a deployment may be pinned to). The load average is
+  recorded but not judged: during a sweep it counts the sweep's own workers.
 """
 
 from __future__ import annotations
@@ -32,12 +35,14 @@ from typing import Any
 
 import psutil
 
-__all__ = ["BUSY_PROCESS_SHARE", "BUSY_SHARE", "SystemProbe", "busy_warning", "virtualization"]
+__all__ = ["BUSY_ONE_PROCESS", "BUSY_PROCESS_SHARE", "BUSY_SHARE", "SystemProbe", "busy_warning", "virtualization"]
 
 #: Other processes using this share of the machine's CPU time during a run make it busy.
 BUSY_SHARE = 0.10
 #: A process using this share of one CPU during a run counts as a busy process.
 BUSY_PROCESS_SHARE = 0.05
+#: One other process using this share of one CPU during a run makes the machine busy.
+BUSY_ONE_PROCESS = 0.5
 
 
 def _read(path: str | Path) -> str | None:
@@ -49,16 +54,19 @@ def _read(path: str | Path) -> str | None:
 
 @functools.cache
 def virtualization() -> str | None:
-    """The hypervisor or container this runs under (``kvm``, ``docker``, ``none``, ...), or
-    None when it cannot be told."""
+    """The hypervisor and container this runs under (``kvm``, ``kvm+docker``, ``none``, ...),
+    or None when it cannot be told."""
     tool = shutil.which("systemd-detect-virt")
     if tool:
-        try:
-            out = subprocess.run([tool], capture_output=True, text=True, timeout=5).stdout.strip()
-            if out:
-                return out
-        except (OSError, subprocess.SubprocessError):
-            pass
+        found = []
+        for flag in ("--vm", "--container"):
+            try:
+                out = subprocess.run([tool, flag], capture_output=True, text=True, timeout=5).stdout.strip()
+            except (OSError, subprocess.SubprocessError):
+                out = ""
+            if out and out != "none":
+                found.append(out)
+        return "+".join(found) or "none"
     vendor = _read("/sys/class/dmi/id/sys_vendor")
     if vendor and any(v in vendor for v in ("QEMU", "KVM", "VMware", "Xen", "Microsoft", "Amazon", "Google")):
         return vendor
@@ -155,13 +163,15 @@ class SystemProbe:
         share = sum(d for d, _, _ in used) / (wall * n_cpus)
         busy = [(d, n, p) for d, n, p in used if d / wall >= BUSY_PROCESS_SHARE]
         busy.sort(reverse=True)
+        busiest = busy[0][0] / wall if busy else 0.0
         state = dict(self._state)
         state.update(
             {
                 "other_cpu_share": share,
                 "other_busy_processes": len(busy),
                 "top_processes": ", ".join(f"{n}[{p}] {d / wall:.0%}" for d, n, p in busy[:3]) or None,
-                "busy": share >= BUSY_SHARE,
+                "busiest_other_cpu": busiest,
+                "busy": share >= BUSY_SHARE or busiest >= BUSY_ONE_PROCESS,
             }
         )
         return state

@@ -400,6 +400,19 @@ def test_cli_plot_writes_png_pdf_and_summary(tmp_path: Path, capsys: pytest.Capt
     assert sorted(p.name for p in d.iterdir()) == before
 
 
+def test_cli_plot_notes_runs_on_a_busy_machine(tmp_path: Path) -> None:
+    rows = make_rows("vm-1x2", fig11_throughput)
+    rows["system.busy"] = [i % 4 == 0 for i in range(len(rows))]
+    text = render_results(results_dir(tmp_path / "r", rows)).summary
+    busy = (len(rows) + 3) // 4
+    assert text.splitlines()[-1] == (
+        f"note: {busy} of {len(rows)} runs ran while other processes kept the machine busy (system.busy); "
+        "their numbers may be low"
+    )
+    calm = render_results(results_dir(tmp_path / "c", make_rows("vm-1x2", fig11_throughput))).summary
+    assert "busy" not in calm
+
+
 def test_cli_plot_notes_an_unfinished_sweep(tmp_path: Path) -> None:
     d = results_dir(
         tmp_path / "r",

@@ -103,8 +103,10 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
     draw = figure_function(figure_id)
     try:
         rows = store.rows()
+    except ValueError:
+        raise
     except Exception as e:
-        raise ValueError(f"{store.rows_path}: cannot read the rows ({e})") from None
+        raise ValueError(f"{directory}: cannot read the rows ({e})") from None
     if rows.empty:
         status = manifest.get("status", "?")
         raise ValueError(f"{directory}: no result rows yet (sweep status {status!r}); run the sweep first")
@@ -118,6 +120,13 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
             f"\nnote: the sweep is {status}: {manifest.get('runs_done', '?')} of "
             f"{manifest.get('runs_total', '?')} runs stored"
         )
+    if "system.busy" in rows.columns:
+        busy = int(rows["system.busy"].fillna(False).astype(bool).sum())
+        if busy:
+            summary += (
+                f"\nnote: {busy} of {len(rows)} runs ran while other processes kept the machine busy "
+                "(system.busy); their numbers may be low"
+            )
     png, pdf, text = (target / f"{drawing.stem}.png", target / f"{drawing.stem}.pdf", target / "summary.txt")
     try:
         drawing.figure.savefig(png, dpi=130)
