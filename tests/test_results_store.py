@@ -39,6 +39,23 @@ def test_each_append_is_one_new_part_and_nothing_is_rewritten(tmp_path: Path) ->
     assert store.append([]) is None and len(store.parts()) == 5
 
 
+def test_parts_read_back_as_the_single_table_did(tmp_path: Path) -> None:
+    """What the store used to do (concatenate and rewrite one file per append) and what it
+    does now give the same frame."""
+    from islands.results import flatten
+
+    rows = [row(i, **({"extra": 1.5} if i == 2 else {})) for i in range(4)]
+    store = ResultStore(tmp_path / "r")
+    old = pd.DataFrame()
+    for r in rows:
+        store.append([r])
+        new = pd.DataFrame([flatten(r)])
+        old = new if old.empty else pd.concat([old, new], ignore_index=True)
+        old.to_parquet(tmp_path / "old.parquet", index=False)
+        old = pd.read_parquet(tmp_path / "old.parquet")
+    pd.testing.assert_frame_equal(store.rows(), old)
+
+
 def test_result_files_are_mode_0644(tmp_path: Path) -> None:
     store = ResultStore(tmp_path / "r")
     store.create({"figure": "none"})

@@ -78,7 +78,9 @@ def test_repetitions_are_interleaved_round_robin_across_a_resume(tmp_path: Path)
 
 def test_rows_record_the_machine_state(tmp_path: Path) -> None:
     tiny(tmp_path).run(Recorder(), progress=False)
-    rows = tiny(tmp_path).store.rows()
+    store = tiny(tmp_path).store
+    assert len(store.parts()) == 12  # one part file per run, none rewritten
+    rows = store.rows()
     for column in (
         "system.load_avg_1m",
         "system.procs_running",
