@@ -175,7 +175,7 @@ def main(args: argparse.Namespace) -> int:
     elif table.empty:
         text = "no rows match" if args.where else "no rows"
     else:
-        text = table.to_string(index=False)
+        text = table.to_string(index=False, float_format=lambda v: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}")
     if args.output is None:
         print(text)
     else:
