@@ -374,8 +374,8 @@ class Sweep:
         soon as the run ends. ``runner`` defaults to :func:`run_point` on this sweep's
         topology. ``fresh`` deletes the directory's rows and manifest first; ``force``
         adds to a directory made from another spec. ``progress``: a progress bar with an
-        ETA (``True`` or ``"bar"``), one line per finished run on stdout (``"lines"``), or
-        nothing (``False``); by default a bar on a terminal and lines otherwise (see
+        ETA (``True`` or ``"bar"``), one line per finished run (``"lines"``), or nothing
+        (``False``), on stderr; by default a bar when stderr is a terminal, lines otherwise (see
         :mod:`islands.sweep_progress`).
 
         Every row records the machine's state around its run (``system.*``, see

@@ -1,5 +1,6 @@
 """How a sweep shows its progress: a rich progress bar with an ETA on a terminal, one line
-per finished run on stdout otherwise (``make run``, CI, ``nohup``, a pipe), or nothing.
+per finished run otherwise (``make run > log 2>&1``, CI, ``nohup``), or nothing. Both go to
+stderr, so that stdout stays the command's own output (a summary, or JSON for a program).
 
 A line reads ``[3/24] 1ISL unix update=false multisite=0 rep 0: 1.23 M txn/s, 0.6 s; eta 14 s``
 (``; machine busy`` appended when other processes used the CPUs meanwhile); the ETA is the
@@ -19,10 +20,10 @@ Mode = Literal["bar", "lines", "none"]
 
 
 def choose_mode(progress: bool | str | None) -> Mode:
-    """``None``: a bar when stdout and stderr are both terminals, lines otherwise; ``True``
-    a bar, ``False`` nothing; ``"bar"``, ``"lines"`` or ``"none"`` as named."""
+    """``None``: a bar when stderr is a terminal, lines otherwise; ``True`` a bar, ``False``
+    nothing; ``"bar"``, ``"lines"`` or ``"none"`` as named."""
     if progress is None:
-        return "bar" if sys.stderr.isatty() and sys.stdout.isatty() else "lines"
+        return "bar" if sys.stderr.isatty() else "lines"
     if progress is True:
         return "bar"
     if progress is False:
@@ -122,4 +123,4 @@ class SweepProgress:
             )
             if busy:
                 line += "; machine busy"
-            print(line, flush=True)
+            print(line, file=sys.stderr, flush=True)

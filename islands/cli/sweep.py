@@ -52,7 +52,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--no-progress",
         action="store_true",
-        help="no progress (default: a bar on a terminal, else one line per finished run)",
+        help="no progress on stderr (default: a bar on a terminal, else one line per finished run)",
     )
     p.set_defaults(func=main)
     return p
