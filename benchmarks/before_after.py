@@ -1,7 +1,8 @@
 """Throughput of two builds of islands side by side: every workload on one shared instance
 (in-process) and per-core over unix sockets and shared memory, repetitions interleaved
 (A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each and
-the ratio B / A. A benchmark, not a test: it prints, it asserts nothing.
+the ratio B / A with its 95% interval and "not distinguishable" when the interval includes 1
+(:mod:`islands.stats`). A benchmark, not a test: it prints, it asserts nothing.
 
     python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--reps N]
 
@@ -69,7 +70,9 @@ def main() -> None:
     parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=WORKLOADS)
     parser.add_argument("--deployments", nargs="+", choices=DEPLOYMENTS, default=DEPLOYMENTS)
     args = parser.parse_args()
-    print(f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13} {'after/before':>12}")
+    from islands.stats import format_ratio, ratio
+
+    print(f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13}  after/before")
     for workload in args.workloads:
         for deployment in args.deployments:
             spec = {"workload": workload, "deployment": deployment, "duration": args.duration}
@@ -78,7 +81,8 @@ def main() -> None:
                 before.append(measure(args.before, spec))
                 after.append(measure(sys.executable, spec))
             b, a = statistics.median(before), statistics.median(after)
-            print(f"{workload:13} {deployment:10} {b:13,.0f} {a:13,.0f} {a / b:12.3f}", flush=True)
+            change = format_ratio(ratio(after, before))
+            print(f"{workload:13} {deployment:10} {b:13,.0f} {a:13,.0f}  {change}", flush=True)
 
 
 if __name__ == "__main__":

@@ -51,12 +51,14 @@ class NodeInfo:
 
 @dataclass(frozen=True)
 class Finished:
-    """One finished run: its point, what the runner returned, its seconds, and its node
-    (``None`` for this machine)."""
+    """One finished run: its point, what the runner returned, its seconds, the state of the
+    machine that ran it around the run (:class:`~islands.system_state.SystemProbe`), and its
+    node (``None`` for this machine)."""
 
     point: Point
     result: dict[str, Any]
     run_s: float
+    system: dict[str, Any]
     node: NodeInfo | None = None
 
 
@@ -70,9 +72,14 @@ class Executor(Protocol):
         ...
 
 
-def run_one(point: Point, runner: Callable[[], Mapping[str, Any]]) -> tuple[dict[str, Any], float]:
-    """Runs one point's ``runner``; returns its result and seconds. A failure names the point:
-    a ``ValueError`` (bad input) stays one, anything else becomes a ``RuntimeError``."""
+def run_one(point: Point, runner: Callable[[], Mapping[str, Any]]) -> tuple[dict[str, Any], float, dict[str, Any]]:
+    """Runs one point's ``runner`` on this machine; returns its result, its seconds and the
+    machine's state around it. A failure names the point: a ``ValueError`` (bad input) stays
+    one, anything else becomes a ``RuntimeError``."""
+    from islands.system_state import SystemProbe
+
+    probe = SystemProbe()
+    probe.start()
     started = time.monotonic()
     try:
         result = dict(runner())
@@ -82,7 +89,8 @@ def run_one(point: Point, runner: Callable[[], Mapping[str, Any]]) -> tuple[dict
         raise ValueError(f"point {point.describe()}: {e}") from e
     except Exception as e:
         raise RuntimeError(f"point {point.describe()} failed: {e}") from e
-    return result, time.monotonic() - started
+    run_s = time.monotonic() - started
+    return result, run_s, probe.stop()
 
 
 class LocalExecutor:
@@ -91,8 +99,8 @@ class LocalExecutor:
     def run(self, points: Sequence[Point], runner: Runner) -> Iterator[Finished]:
         """Runs every point with ``runner`` here, in order."""
         for point in points:
-            result, run_s = run_one(point, functools.partial(runner, point))
-            yield Finished(point, result, run_s)
+            result, run_s, system = run_one(point, functools.partial(runner, point))
+            yield Finished(point, result, run_s, system)
 
 
 def _run_on_node(point: Point, runner: Runner | None, planned: dict[str, Any]) -> dict[str, Any]:
@@ -115,10 +123,11 @@ def _run_on_node(point: Point, runner: Runner | None, planned: dict[str, Any]) -
     def make() -> Mapping[str, Any]:
         return runner(point) if runner is not None else run_point(point, topology)
 
-    result, run_s = run_one(point, make)
+    result, run_s, system = run_one(point, make)
     return {
         "result": result,
         "run_s": run_s,
+        "system": system,
         "node": NodeInfo(get_worker().address, topology.to_dict(), collect_metadata()),
     }
 
@@ -180,7 +189,7 @@ class DaskExecutor:
                     raise  # run_one's, naming the point
                 except Exception as e:  # the scheduler's: e.g. KilledWorker after too many lost workers
                     raise RuntimeError(f"point {point.describe()} failed on the cluster: {e!r}") from e
-                yield Finished(point, out["result"], out["run_s"], out["node"])
+                yield Finished(point, out["result"], out["run_s"], out["system"], out["node"])
         finally:
             self.client.cancel(list(futures))
 

@@ -1,16 +1,28 @@
-"""Result storage: a directory holding one Parquet table of rows and a JSON manifest.
+"""Result storage: a directory holding the rows as a Parquet dataset of part files and a JSON
+manifest.
 
 Every row carries its full config (flattened columns and the JSON), the config hash, the
-topology, the git revision and host metadata. Files are replaced atomically (write to a
-temporary file, fsync, rename), so an interrupted or failed write never leaves a half-written
-result and never loses rows written before.
+topology, the git revision and host metadata. :meth:`ResultStore.append` writes the new rows
+as one more part file (``rows/part-<time>-<random>.parquet``) and never rewrites what is
+there, so a sweep's cost of storing stays linear in its size. Parquet part files rather than
+an embedded database (DuckDB, SQLite): pyarrow is already a dependency, the rows' columns vary
+between workloads (a dataset of parts takes each part's own schema, a database would need
+migrations), and every Parquet reader (pandas, DuckDB, Spark) reads the directory as it is.
+
+Every file is written under a temporary dot-name, flushed to disk and renamed into place,
+so a crash or a full disk mid-write leaves at worst a dot-file that readers ignore, never a
+half-written part or manifest; files are made readable by everyone (0644). A directory written
+before the dataset layout (one ``rows.parquet``) is still read, its rows first.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+import time
+import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,21 +31,34 @@ if TYPE_CHECKING:
     import pandas as pd
 
 ROWS_FILE = "rows.parquet"
+ROWS_DIR = "rows"
 MANIFEST_FILE = "manifest.json"
+#: Permission bits of every result file: the owner writes, everyone reads.
+FILE_MODE = 0o644
 
 
 def _atomic_write(path: Path, write: Any) -> None:
-    """Calls write(file_path) on a temporary file beside `path`, then renames it into place."""
+    """Calls write(file_path) on a temporary dot-file beside `path`, flushes it to disk, makes
+    it mode 0644 and renames it into place (a reader sees the whole file or none)."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
         write(tmp)
         with open(tmp, "rb") as f:
             os.fsync(f.fileno())
+        os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    try:  # the rename itself survives a power cut only once the directory is flushed
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
 
 
 def flatten(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
@@ -55,7 +80,10 @@ class ResultStore:
 
     def __init__(self, directory: str | Path) -> None:
         self.directory = Path(directory)
+        #: The single-file table of directories written before the part-file layout.
         self.rows_path = self.directory / ROWS_FILE
+        #: The dataset directory: one Parquet part file per :meth:`append`.
+        self.parts_dir = self.directory / ROWS_DIR
         self.manifest_path = self.directory / MANIFEST_FILE
 
     def create(self, manifest: dict[str, Any]) -> None:
@@ -74,22 +102,53 @@ class ResultStore:
         text = json.dumps(manifest, indent=2, sort_keys=True, default=str)
         _atomic_write(self.manifest_path, lambda tmp: Path(tmp).write_text(text))
 
+    def parts(self) -> list[Path]:
+        """The part files in the order they were written (temporary dot-files left out)."""
+        if not self.parts_dir.is_dir():
+            return []
+        return sorted(p for p in self.parts_dir.glob("part-*.parquet") if p.is_file())
+
+    def has_rows(self) -> bool:
+        """Whether any rows are stored (a part file or the single-file table)."""
+        return self.rows_path.exists() or bool(self.parts())
+
+    def clear_rows(self) -> None:
+        """Deletes every stored row (the part files and the single-file table)."""
+        self.rows_path.unlink(missing_ok=True)
+        if self.parts_dir.exists():
+            shutil.rmtree(self.parts_dir)
+
     def rows(self) -> pd.DataFrame:
-        """Every stored row (empty frame when none)."""
+        """Every stored row in the order written (empty frame when none). Raises ValueError
+        naming a part file that cannot be read."""
         import pandas as pd  # here, not at the top: storing rows needs it, flatten() does not
 
-        if not self.rows_path.exists():
+        files = ([self.rows_path] if self.rows_path.exists() else []) + self.parts()
+        frames = []
+        for path in files:
+            try:
+                frames.append(pd.read_parquet(path))
+            except Exception as e:
+                raise ValueError(
+                    f"{path}: not a readable Parquet file ({e}); move it away to read the others"
+                ) from None
+        frames = [f for f in frames if not f.empty]
+        if not frames:
             return pd.DataFrame()
-        return pd.read_parquet(self.rows_path)
+        if len(frames) == 1:
+            return frames[0]
+        return pd.concat(frames, ignore_index=True)
 
-    def append(self, rows: Iterable[dict[str, Any]]) -> None:
-        """Adds rows (nested dicts are flattened) and rewrites the table atomically."""
+    def append(self, rows: Iterable[dict[str, Any]]) -> Path | None:
+        """Adds rows (nested dicts are flattened) as one new part file, written atomically;
+        returns its path (None when there were no rows). Nothing already stored is touched."""
         import pandas as pd
 
         new = pd.DataFrame([flatten(r) for r in rows])
         if new.empty:
-            return
-        old = self.rows()
-        table = new if old.empty else pd.concat([old, new], ignore_index=True)
-        self.directory.mkdir(parents=True, exist_ok=True)
-        _atomic_write(self.rows_path, lambda tmp: table.to_parquet(tmp, index=False))
+            return None
+        self.parts_dir.mkdir(parents=True, exist_ok=True)
+        # Names sort in the order written; the random part keeps concurrent writers apart.
+        path = self.parts_dir / f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
+        _atomic_write(path, lambda tmp: new.to_parquet(tmp, index=False))
+        return path

@@ -50,6 +50,8 @@ from islands.experiment import SHARED_FIELDS as SHARED_FIELDS
 from islands.experiment import TOP_KEYS as TOP_KEYS
 from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
 from islands.results import ResultStore
+from islands.sweep_progress import SweepProgress, choose_mode
+from islands.system_state import busy_warning
 from islands.topology import Topology, format_cpulist
 
 __all__ = [
@@ -151,6 +153,8 @@ class SweepOutcome:
     total: int
     directory: Path
     notes: tuple[str, ...] = ()
+    #: One line when other processes kept the machine busy during some runs.
+    warnings: tuple[str, ...] = ()
 
 
 class Sweep:
@@ -302,7 +306,7 @@ class Sweep:
         if d.exists() and not d.is_dir():
             raise ValueError(f"results directory {d}: exists and is not a directory")
         manifest = self.store.manifest() if d.is_dir() else {}
-        has_rows = self.store.rows_path.exists()
+        has_rows = self.store.has_rows()
         spec_hash = self.spec.spec_hash()
         mismatch = None
         if manifest:
@@ -316,11 +320,11 @@ class Sweep:
         elif has_rows:
             mismatch = "holds rows but no manifest"
         if fresh:
-            for path in (self.store.rows_path, self.store.manifest_path):
-                try:
-                    path.unlink(missing_ok=True)
-                except OSError as e:
-                    raise ValueError(f"results directory {d}: cannot remove {path.name} ({e.strerror})") from None
+            try:
+                self.store.clear_rows()
+                self.store.manifest_path.unlink(missing_ok=True)
+            except OSError as e:
+                raise ValueError(f"results directory {d}: cannot remove its rows ({e.strerror})") from None
             manifest = {}
         elif mismatch and not force:
             raise ValueError(
@@ -364,17 +368,22 @@ class Sweep:
         *,
         fresh: bool = False,
         force: bool = False,
-        progress: bool | None = None,
+        progress: bool | str | None = None,
         executor: Executor | None = None,
     ) -> SweepOutcome:
         """Run every point not yet in the results directory, one row per run, written as
         soon as the run ends. ``runner`` defaults to :func:`run_point` on this sweep's
         topology. ``fresh`` deletes the directory's rows and manifest first; ``force``
-        adds to a directory made from another spec. ``progress`` shows a progress bar with
-        an ETA (default: when stderr is a terminal). ``executor`` says where the runs happen
-        (default: one after another in this process; :class:`~islands.executor.DaskExecutor`
-        spreads them over a cluster's nodes, each row then carrying its node's topology and
-        metadata).
+        adds to a directory made from another spec. ``progress``: a progress bar with an
+        ETA (``True`` or ``"bar"``), one line per finished run (``"lines"``), or nothing
+        (``False``), on stderr; by default a bar when stderr is a terminal, lines otherwise (see
+        :mod:`islands.sweep_progress`). ``executor`` says where the runs happen (default: one
+        after another in this process; :class:`~islands.executor.DaskExecutor` spreads them
+        over a cluster's nodes, each row then carrying its node's topology and metadata).
+
+        Every row records the machine's state around its run (``system.*``, see
+        :mod:`islands.system_state`); when other processes kept the machine busy during some
+        runs, :attr:`SweepOutcome.warnings` says so in one line (also printed on stderr).
 
         Ctrl-C (``KeyboardInterrupt``) stops after the rows already finished are written,
         marks the manifest ``interrupted`` and is raised again; a failing run marks it
@@ -392,8 +401,9 @@ class Sweep:
         manifest["runs_done"] = skipped
         meta = manifest["metadata"]
         topo = manifest["topology"]
-        show = sys.stderr.isatty() if progress is None else progress
+        mode = choose_mode(progress)
         ran = 0
+        states: list[dict[str, Any]] = []
 
         all_ids = {p.point_id for p in runs}
 
@@ -407,20 +417,22 @@ class Sweep:
                 manifest.pop("error", None)
             self.store.write_manifest(manifest)
 
-        bar = _Progress(show, len(runs), skipped)
+        bar = SweepProgress(mode, len(runs), skipped)
         try:
             with bar:
                 if todo:
                     bar.describe(todo[0].describe())
                 for done_run in executor.run(todo, runner):
+                    states.append(done_run.system)
                     self.store.append([self._row(done_run, meta, topo)])
                     ran += 1
-                    bar.describe(done_run.point.describe())
-                    bar.advance()
+                    busy = bool(done_run.system.get("busy"))
+                    bar.finished(done_run.point.describe(), done_run.result, done_run.run_s, busy=busy)
                     if ran % 10 == 0:
                         finish("running")
         except KeyboardInterrupt:
             finish("interrupted")
+            _warn(busy_warning(states))
             print(
                 f"sweep interrupted: {manifest['runs_done']} of {len(runs)} runs stored in {self.directory}; "
                 "run the same command again to resume",
@@ -431,8 +443,15 @@ class Sweep:
             finish("failed", str(e))
             raise
         finish("complete")
+        warning = busy_warning(states)
+        _warn(warning)
         return SweepOutcome(
-            ran=ran, skipped=skipped, total=len(runs), directory=self.directory, notes=tuple(self.notes)
+            ran=ran,
+            skipped=skipped,
+            total=len(runs),
+            directory=self.directory,
+            notes=tuple(self.notes),
+            warnings=(warning,) if warning else (),
         )
 
     def _row(self, done: Finished, meta: Mapping[str, Any], topo: Mapping[str, Any]) -> dict[str, Any]:
@@ -466,6 +485,7 @@ class Sweep:
                 "finished_utc": _now(),
             }
         )
+        row["system"] = dict(done.system)
         return row
 
 
@@ -490,47 +510,6 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-class _Progress:
-    """A rich progress bar with an ETA on stderr, or nothing."""
-
-    def __init__(self, show: bool, total: int, completed: int) -> None:
-        self.progress = None
-        if show:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeElapsedColumn,
-                TimeRemainingColumn,
-            )
-
-            self.progress = Progress(
-                TextColumn("[bold]sweep"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                TextColumn("eta"),
-                TimeRemainingColumn(),
-                TextColumn("{task.description}"),
-                console=Console(stderr=True),
-            )
-            self.task = self.progress.add_task("", total=total, completed=completed)
-
-    def __enter__(self) -> _Progress:
-        if self.progress is not None:
-            self.progress.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-    def describe(self, text: str) -> None:
-        if self.progress is not None:
-            self.progress.update(self.task, description=text)
-
-    def advance(self) -> None:
-        if self.progress is not None:
-            self.progress.advance(self.task)
+def _warn(line: str | None) -> None:
+    if line:
+        print(line, file=sys.stderr, flush=True)

@@ -10,13 +10,14 @@ import pandas as pd
 import pytest
 
 import islands
+from islands.results import ResultStore
 
 HERE = islands.read_topology()
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
 def stored(directory) -> tuple[pd.DataFrame, dict]:
-    return pd.read_parquet(directory / "rows.parquet"), json.loads((directory / "manifest.json").read_text())
+    return ResultStore(directory).rows(), json.loads((directory / "manifest.json").read_text())
 
 
 def check_rows(rows: pd.DataFrame, n: int) -> None:
@@ -167,7 +168,7 @@ def test_default_out_dir_is_timestamped(cli, tmp_path) -> None:
     assert out.returncode == 0, out.stderr
     (directory,) = (tmp_path / "results").iterdir()
     assert directory.name.startswith("bench-ipc-") and directory.name.endswith("Z")
-    assert (directory / "rows.parquet").exists()
+    assert ResultStore(directory).has_rows()
 
 
 @pytest.mark.parametrize(
@@ -195,7 +196,7 @@ def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args: list, needle: str
     assert out.returncode == 2, (out.stdout, out.stderr)
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("islands: error: ") and needle in lines[0], out.stderr
-    assert not (tmp_path / "bad" / "rows.parquet").exists()
+    assert not ResultStore(tmp_path / "bad").has_rows()
 
 
 def test_existing_results_are_not_mixed(cli, tmp_path) -> None:
@@ -223,7 +224,7 @@ def test_the_runner_stores_and_the_plots_draw(tmp_path) -> None:
     from islands.plots.bench import draw_bench
 
     outcome = bench_ipc(HERE, mechanisms=["pipe"], round_trips=20, warmup_s=0.0, out=tmp_path / "ipc")
-    assert len(outcome.rows) >= 1 and (tmp_path / "ipc" / "rows.parquet").exists()
+    assert len(outcome.rows) >= 1 and ResultStore(tmp_path / "ipc").has_rows()
     assert list((tmp_path / "ipc").glob("*.png")) == []  # measuring draws nothing
     figures = draw_bench(outcome.name, outcome.rows, outcome.directory, HERE)
     assert figures == [tmp_path / "ipc" / "fig2-ipc.png"]

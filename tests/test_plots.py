@@ -133,7 +133,7 @@ def test_multisite_figure_on_two_sockets(tmp_path: Path) -> None:
     assert "000 Fig 11" in title and "unix sockets" in title
     assert f"{CPU}: 2 sockets × 8 cores (32 hardware threads), topology read from xeon-e5-2640v2-2x8" in title
     assert "coincides" not in title
-    assert "mean ± sd over 2 repetitions" in title
+    assert "mean and 95% confidence interval over 2 repetitions (interleaved)" in title
     labels = axes[0].get_legend_handles_labels()[1]
     assert labels == ["1ISL (shared-everything)", "2ISL (per-socket)", "16ISL (per-core)"]
     # Points are the mean of the repetitions, in thousands, against % multisite.
@@ -142,9 +142,27 @@ def test_multisite_figure_on_two_sockets(tmp_path: Path) -> None:
     assert ys == pytest.approx([2000, 1150, 300])
     lines = drawing.summary.splitlines()
     assert "2 sockets × 8 cores" in lines[0]
-    assert "  1ISL (shared-everything): flat within 1% around 1.00 M txn/s" in lines
-    assert "  16ISL (per-core): 2.00 M txn/s at 0% multisite, falls to 300.0 K at 100% (-85%)" in lines
-    assert any(line.startswith("  best at 0%: 16ISL (per-core), 1.3× 2ISL (per-socket)") for line in lines)
+    assert (
+        "  1ISL (shared-everything): flat within 1% around 1.00 M txn/s (at 100% vs at 0%: +0%, 95% CI -6% to +6%, "
+        "not distinguishable)" in lines
+    )
+    assert (
+        "  16ISL (per-core): 2.00 M txn/s at 0% multisite, falls to 300.0 K at 100% (-85%, 95% CI -86% to -84%)"
+        in lines
+    )
+    assert any(
+        line.startswith("  best at 0%: 16ISL (per-core), 1.33× (95% CI 1.25×–1.42×) 2ISL (per-socket)")
+        for line in lines
+    )
+    # 2ISL and 1ISL both at 1.00 M ± 1% at 100%: a ratio, but not one that tells them apart
+    assert any(
+        "best at 100%: 2ISL (per-socket), 1.00× (95% CI 0.94×–1.06×, not distinguishable) 1ISL (shared-everything)"
+        in line
+        for line in lines
+    )
+    # the error bars are the 95% intervals: mean ± t(0.975, 1) × sd / √2 = ± 12.706 × 1% of the mean
+    bar = drawing.figure.axes[0].containers[-1][2][0].get_segments()[0]
+    assert bar[1][1] - bar[0][1] == pytest.approx(2 * 12.706 * 0.01 * 2e6 * 2**0.5 / 2**0.5 / 1e3, rel=1e-3)
     save_both(drawing, tmp_path)
 
 
@@ -181,7 +199,9 @@ def test_fig14_compares_transports_and_pools_single_instances(tmp_path: Path) ->
     styles = [c.lines[0].get_linestyle() for c in drawing.figure.axes[0].containers]
     assert styles == ["-", "-", "--"]
     assert "000 Fig 14" in drawing.figure._suptitle.get_text()
-    assert "shared memory vs unix sockets at 100% multisite: 2ISL (per-core) +60%" in drawing.summary
+    assert (
+        "shared memory vs unix sockets at 100% multisite: 2ISL (per-core) +60%, 95% CI +51% to +70%" in drawing.summary
+    )
     save_both(drawing, tmp_path)
 
 
@@ -192,7 +212,7 @@ def test_log_scale_when_values_span_more_than_twentyfold() -> None:
     drawing = plot_multisite(make_rows("vm-1x2", tput, repetitions=1))
     assert drawing.figure.axes[0].get_yscale() == "log"
     assert "log scale" in drawing.figure.axes[0].get_ylabel()
-    assert "falls to 20.0 K at 100% (-99%)" in drawing.summary
+    assert "falls to 20.0 K at 100% (-99%, one run: no interval)" in drawing.summary
     flat = plot_multisite(make_rows("vm-1x2", fig11_throughput, repetitions=1))
     assert flat.figure.axes[0].get_yscale() == "linear"
 
@@ -240,10 +260,11 @@ def test_txn_size_figure_draws_time_per_transaction(tmp_path: Path) -> None:
     lines = drawing.summary.splitlines()
     assert (
         lines[lines.index("read, 100% multisite:") + 5]
-        == "  16ISL (per-core): 0.6 µs at 1 row, rises to 86 µs at 100 rows (×142)"
+        == "  16ISL (per-core): 0.6 µs at 1 row, rises to 86 µs at 100 rows (×143, 95% CI ×126 to ×161)"
     )
     assert (
-        "  at 1 row all within 2%; cheapest at 100 rows: 1ISL (shared-everything), 32% below 2ISL (per-socket)" in lines
+        "  at 1 row all within 2%; cheapest at 100 rows: 1ISL (shared-everything), vs 2ISL (per-socket): "
+        "-32%, 95% CI -40% to -23%" in lines
     )
     save_both(drawing, tmp_path)
 
@@ -289,7 +310,8 @@ def test_skew_figure(tmp_path: Path) -> None:
     assert "4 sockets × 6 cores" in drawing.figure._suptitle.get_text()
     lines = drawing.summary.splitlines()
     assert lines[lines.index("update 2 rows:") + 2].startswith(
-        "  20% multisite: 1ISL 900.0 K at s=0 → 163.6 K at s=1.5 (-82%); 4ISL 900.0 K at s=0 → 360.0 K"
+        "  20% multisite: 1ISL 900.0 K at s=0 → 163.6 K at s=1.5 (-82%, identical repetitions); "
+        "4ISL 900.0 K at s=0 → 360.0 K"
     )
     save_both(drawing, tmp_path)
 
@@ -376,6 +398,19 @@ def test_cli_plot_writes_png_pdf_and_summary(tmp_path: Path, capsys: pytest.Capt
     assert cli_main(["plot", str(d), "--out", str(elsewhere)]) == 0
     assert sorted(p.name for p in elsewhere.iterdir()) == ["000-fig11.pdf", "000-fig11.png", "summary.txt"]
     assert sorted(p.name for p in d.iterdir()) == before
+
+
+def test_cli_plot_notes_runs_on_a_busy_machine(tmp_path: Path) -> None:
+    rows = make_rows("vm-1x2", fig11_throughput)
+    rows["system.busy"] = [i % 4 == 0 for i in range(len(rows))]
+    text = render_results(results_dir(tmp_path / "r", rows)).summary
+    busy = (len(rows) + 3) // 4
+    assert text.splitlines()[-1] == (
+        f"note: {busy} of {len(rows)} runs ran while other processes kept the machine busy (system.busy); "
+        "their numbers may be low"
+    )
+    calm = render_results(results_dir(tmp_path / "c", make_rows("vm-1x2", fig11_throughput))).summary
+    assert "busy" not in calm
 
 
 def test_cli_plot_notes_an_unfinished_sweep(tmp_path: Path) -> None:

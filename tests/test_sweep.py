@@ -17,6 +17,7 @@ import pytest
 
 from islands.__main__ import main as cli_main
 from islands.placement import Deployment, plan_deployment
+from islands.results import ResultStore
 from islands.sweep import ExperimentSpec, Point, Sweep, load_spec, run_point
 from islands.topology import read_topology
 
@@ -263,8 +264,6 @@ def test_smoke_sweep_writes_rows_with_config_and_metadata(tmp_path: Path, capsys
     rc = cli_main(["sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(out), "--no-progress"])
     assert rc == 0
     assert "2 runs made, 0 already done, 2 in all" in capsys.readouterr().out
-    from islands.results import ResultStore
-
     store = ResultStore(out)
     rows = store.rows()
     assert len(rows) == 2
@@ -458,8 +457,6 @@ def test_ctrl_c_in_the_cli_exits_130_and_keeps_rows(
     assert rc == 130
     err = capsys.readouterr().err
     assert "sweep interrupted: 2 of 8 runs stored" in err
-    from islands.results import ResultStore
-
     assert len(ResultStore(tmp_path / "out").rows()) == 2
 
 
@@ -476,7 +473,7 @@ def test_sigint_to_a_real_sweep(tmp_path: Path) -> None:
     )
     try:
         deadline = time.monotonic() + 60
-        while not (out / "rows.parquet").exists():
+        while not ResultStore(out).has_rows():
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "no row was written within 60 s"
             time.sleep(0.02)
@@ -488,8 +485,6 @@ def test_sigint_to_a_real_sweep(tmp_path: Path) -> None:
             proc.wait()
     assert proc.returncode == 130, err
     assert "islands: interrupted" in err
-    from islands.results import ResultStore
-
     store = ResultStore(out)
     stored = len(store.rows())
     assert 1 <= stored < 40

@@ -1,7 +1,7 @@
 """What the hardware microbenchmarks share: result directories, row identity, summaries.
 
 Each benchmark writes its results the way a sweep does: a :class:`~islands.results.ResultStore`
-(``rows.parquet`` and ``manifest.json``) in ``results/bench-<name>-<UTC timestamp>/`` unless
+(Parquet part files under ``rows/`` and ``manifest.json``) in ``results/bench-<name>-<UTC timestamp>/`` unless
 ``--out`` says otherwise, one row per measured point and repetition, each row carrying its
 full config, the config's hash, the topology and the host metadata.
 """
@@ -48,7 +48,7 @@ def open_store(out: str | Path | None, name: str, manifest: dict[str, Any]) -> R
     """Creates the result directory (refusing one that already holds rows, so that two runs
     never mix) and writes the manifest; raises ValueError naming the directory otherwise."""
     store = ResultStore(out if out is not None else default_out_dir(name))
-    if store.rows_path.exists():
+    if store.has_rows():
         raise ValueError(f"--out: {store.directory} already holds results; choose another directory")
     try:
         store.create(manifest)

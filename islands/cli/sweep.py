@@ -1,7 +1,9 @@
 """``islands sweep``: run an experiment file's grid, or list its points with ``--dry-run``.
 
 Rows go to ``results/<experiment name>/`` (``--out`` to change), one per point and
-repetition, written as each run ends; running the same command again resumes. Bad input
+repetition, each appended as its run ends; running the same command again resumes. Progress
+is a bar on a terminal and one line per finished run otherwise; a busy machine is reported
+in one line on stderr at the end. Bad input
 (the experiment file, a deployment that does not fit, a results directory made from another
 spec or not writable) raises ``ValueError``, which the dispatcher prints as one line with
 exit status 2; Ctrl-C keeps the finished rows and exits 130.
@@ -49,7 +51,11 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--sysfs", metavar="ROOT", default=None, help="plan for another machine's sysfs tree (only with --dry-run)"
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress on stderr (default: a bar on a terminal, else one line per finished run)",
+    )
     p.add_argument(
         "--cluster",
         metavar="ADDRESS",

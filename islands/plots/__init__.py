@@ -69,7 +69,7 @@ def draw_results(results: str | Path) -> Drawing:
     return _draw(Path(results))[0]
 
 
-def _draw(directory: Path) -> tuple[Drawing, dict[str, Any]]:
+def _draw(directory: Path) -> tuple[Drawing, dict[str, Any], pd.DataFrame]:
     from islands.results import ResultStore
 
     if not directory.exists():
@@ -91,13 +91,15 @@ def _draw(directory: Path) -> tuple[Drawing, dict[str, Any]]:
     draw = figure_function(figure_id)
     try:
         rows = store.rows()
+    except ValueError:
+        raise
     except Exception as e:
-        raise ValueError(f"{store.rows_path}: cannot read the rows ({e})") from None
+        raise ValueError(f"{directory}: cannot read the rows ({e})") from None
     if rows.empty:
         status = manifest.get("status", "?")
         raise ValueError(f"{directory}: no result rows yet (sweep status {status!r}); run the sweep first")
     drawing = draw(rows, figure_id)  # draws in memory only: a refusal leaves nothing behind
-    return drawing, manifest
+    return drawing, manifest, rows
 
 
 def render_results(results: str | Path, out: str | Path | None = None) -> Rendered:
@@ -107,7 +109,7 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
     results directory, no rows, an unknown figure id or an output directory that cannot be
     written; nothing is written then."""
     directory = Path(results)
-    drawing, manifest = _draw(directory)
+    drawing, manifest, rows = _draw(directory)
     target = Path(out) if out is not None else directory
     _check_writable(target)
     summary = drawing.summary
@@ -117,6 +119,13 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
             f"\nnote: the sweep is {status}: {manifest.get('runs_done', '?')} of "
             f"{manifest.get('runs_total', '?')} runs stored"
         )
+    if "system.busy" in rows.columns:
+        busy = int(rows["system.busy"].fillna(False).astype(bool).sum())
+        if busy:
+            summary += (
+                f"\nnote: {busy} of {len(rows)} runs ran while other processes kept the machine busy "
+                "(system.busy); their numbers may be low"
+            )
     png, pdf, text = (target / f"{drawing.stem}.png", target / f"{drawing.stem}.pdf", target / "summary.txt")
     try:
         drawing.figure.savefig(png, dpi=130)

@@ -24,16 +24,19 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from islands.plots._bench_style import COLORS
 from islands.plots.inline_figure import InlineFigure, png_bytes
+from islands.stats import CONFIDENCE, Ratio, format_change, format_ratio, ratio, summarize
 from islands.topology import Topology
 
 __all__ = [
     "Drawing",
     "aggregate",
     "axis_scale",
+    "change_text",
     "color_of",
     "deployment_order",
     "deployment_titles",
     "draw_line",
+    "error_bars",
     "figure_legend",
     "fmt_tps",
     "fmt_us",
@@ -44,6 +47,8 @@ __all__ = [
     "pct",
     "plain_ticks",
     "prepared",
+    "ratio_of",
+    "ratio_text",
     "require",
     "run_note",
     "series_trend",
@@ -126,12 +131,42 @@ def deployment_titles(df: pd.DataFrame) -> dict[str, str]:
 
 
 def aggregate(df: pd.DataFrame, by: Sequence[str], value: str = "throughput_tps") -> pd.DataFrame:
-    """Mean, sample standard deviation (NaN for a single repetition) and count of ``value``
-    over the repetitions of each ``by`` group; the group columns come back as columns."""
-    grouped = df.groupby(list(by), sort=True)[value]
-    out = grouped.agg(["mean", "count"]).reset_index()
-    out["sd"] = grouped.std(ddof=1).to_numpy()
-    return out.rename(columns={"count": "n"})
+    """The repetitions of each ``by`` group summarized by :func:`islands.stats.summarize`:
+    ``n``, ``mean``, ``median``, ``min``, ``max``, ``sd`` and the 95% confidence interval of
+    the mean (``ci_low``, ``ci_high``; NaN for a single repetition), plus ``values`` (the
+    repetitions themselves, for :func:`ratio_of`); the group columns come back as columns."""
+    records = []
+    for key, group in df.groupby(list(by), sort=True)[value]:
+        keys = key if isinstance(key, tuple) else (key,)
+        values = tuple(float(v) for v in group)
+        records.append({**dict(zip(by, keys)), **summarize(values).to_dict(), "values": values})
+    columns = [*by, "n", "mean", "median", "min", "max", "sd", "ci_low", "ci_high", "values"]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def ratio_of(new: Any, old: Any) -> Ratio:
+    """The ratio of two aggregated points (rows of :func:`aggregate`, or their ``values``)."""
+    return ratio(_values(new), _values(old))
+
+
+def _values(x: Any) -> Sequence[float]:
+    if isinstance(x, pd.DataFrame):
+        return list(x["values"].iloc[0])
+    if isinstance(x, pd.Series):
+        return list(x["values"])
+    return list(x)
+
+
+def change_text(new: Any, old: Any) -> str:
+    """The change from ``old`` to ``new`` (aggregated points) with its interval:
+    ``-86% (95% CI -88% to -84%)`` or ``… not distinguishable``; see :mod:`islands.stats`."""
+    return format_change(ratio_of(new, old))
+
+
+def ratio_text(new: Any, old: Any) -> str:
+    """``new / old`` (aggregated points) as ``1.6× (95% CI 1.4–1.8)`` or ``… not
+    distinguishable``; see :mod:`islands.stats`."""
+    return format_ratio(ratio_of(new, old))
 
 
 def topology_of(rows: pd.DataFrame) -> Topology | None:
@@ -193,7 +228,10 @@ def run_note(df: pd.DataFrame) -> str:
     if hi == 1:
         what = "one run per point (no error bars)"
     else:
-        what = f"mean ± sd over {lo if lo == hi else f'{lo}-{hi}'} repetitions"
+        what = (
+            f"mean and {CONFIDENCE:.0%} confidence interval over {lo if lo == hi else f'{lo}-{hi}'} repetitions"
+            " (interleaved)"
+        )
     if "config.driver.duration_s" in df.columns and "config.driver.warmup_s" in df.columns:
         what += f"; {_g(df['config.driver.warmup_s'])} s warm-up + {_g(df['config.driver.duration_s'])} s measured"
     if workload == "tpcb" and "config.tpcb.accounts_per_branch" in df.columns:
@@ -263,12 +301,10 @@ def draw_line(
     label: str | None,
     scale: float = 1.0,
 ) -> None:
-    """One series: means joined by a line, ± sd error bars where there are repetitions."""
+    """One series: means joined by a line, their confidence intervals (``ci_low``–``ci_high``
+    of :func:`aggregate`) as error bars where there are repetitions."""
     mean = agg["mean"].to_numpy() * scale
-    sd = agg["sd"].to_numpy() * scale
-    yerr = np.where(np.isfinite(sd), sd, 0.0) if np.isfinite(sd).any() else None
-    if yerr is not None:  # keep bars above zero on a log axis
-        yerr = np.vstack([np.minimum(yerr, mean * 0.999), yerr])
+    yerr = error_bars(agg, scale)
     ax.errorbar(
         xs,
         mean,
@@ -282,6 +318,20 @@ def draw_line(
         linewidth=1.6,
         elinewidth=1,
     )
+
+
+def error_bars(agg: pd.DataFrame, scale: float = 1.0) -> np.ndarray | None:
+    """The 2×n ``yerr`` of the confidence intervals of ``agg``'s rows (below, above the
+    mean; 0 where there is no interval), kept above zero for log axes; None when no row has
+    an interval."""
+    mean = agg["mean"].to_numpy(dtype=float) * scale
+    low = agg["ci_low"].to_numpy(dtype=float) * scale
+    high = agg["ci_high"].to_numpy(dtype=float) * scale
+    if not (np.isfinite(low).any() and np.isfinite(high).any()):
+        return None
+    below = np.where(np.isfinite(low), mean - low, 0.0)
+    above = np.where(np.isfinite(high), high - mean, 0.0)
+    return np.vstack([np.clip(below, 0.0, mean * 0.999), np.clip(above, 0.0, None)])
 
 
 def figure_legend(fig: Figure, axes: Iterable[Axes], max_cols: int = 4) -> None:
@@ -349,14 +399,20 @@ def series_trend(
     flat: float = 0.10,
     falls: str = "falls",
     rises: str = "rises",
+    samples: Sequence[Sequence[float]] | None = None,
 ) -> str:
-    """``"1.28 M txn/s at 0% multisite, falls to 36.8 K at 100% (-97%)"`` or ``"flat
-    within 6% around 880 K txn/s"`` (every mean within ``flat`` of the series mean), for a
-    summary line; ``fmt`` formats a value and ``at`` an x (``short``/``at_short``: the
-    second mention, default the same)."""
+    """``"1.28 M txn/s at 0% multisite, falls to 36.8 K at 100% (-97% (95% CI -98% to
+    -96%))"`` or ``"flat within 6% around 880 K txn/s"`` (every mean within ``flat`` of the
+    series mean), for a summary line; ``fmt`` formats a value and ``at`` an x
+    (``short``/``at_short``: the second mention, default the same). ``samples``: each
+    point's repetitions, aligned with ``means``; the change from the first point to the last
+    is then stated with its interval (:func:`islands.stats.format_change`), also after a
+    flat series; without them, as a bare percentage."""
     short = short or fmt
     at_short = at_short or at
+    reps = list(samples) if samples is not None else [()] * len(means)
     pairs = [(x, m) for x, m in zip(xs, means) if m == m]
+    kept = [r for m, r in zip(means, reps) if m == m]
     if not pairs:
         return "no data"
     if len(pairs) == 1:
@@ -364,8 +420,10 @@ def series_trend(
     values = [m for _, m in pairs]
     centre = float(np.mean(values))
     spread = max(abs(m - centre) for m in values) / centre if centre else float("inf")
-    if spread <= flat:
-        return f"flat within {max(1, math.ceil(spread * 100))}% around {fmt(centre)}"
     (x0, m0), (x1, m1) = pairs[0], pairs[-1]
+    change = format_change(ratio(kept[-1], kept[0])) if samples is not None else pct(m1, m0)
+    if spread <= flat:
+        text = f"flat within {max(1, math.ceil(spread * 100))}% around {fmt(centre)}"
+        return text + (f" ({at_short(x1)} vs {at_short(x0)}: {change})" if samples is not None else "")
     verb = falls if m1 < m0 else rises
-    return f"{fmt(m0)} {at(x0)}, {verb} to {short(m1)} {at_short(x1)} ({pct(m1, m0)})"
+    return f"{fmt(m0)} {at(x0)}, {verb} to {short(m1)} {at_short(x1)} ({change})"

@@ -1,8 +1,9 @@
 """000 Fig 11 (unix sockets) and Fig 14 (shared memory): throughput as the share of
 multisite transactions grows, one line per deployment, read (left) and update (right).
 
-Each point is the mean throughput over a point's repetitions with ± one standard deviation
-as error bars. Where the rows hold several transports (the Fig 14 experiment runs shared
+Each point is the mean throughput over a point's repetitions with its 95% confidence
+interval as error bars; the summary states every ratio with its interval
+(:mod:`islands.stats`). Where the rows hold several transports (the Fig 14 experiment runs shared
 memory and unix sockets side by side), a multi-instance deployment gets one line per
 transport (shared memory solid, unix sockets dashed); a single instance sends no messages,
 so its runs over either transport make one line.
@@ -17,6 +18,7 @@ from islands.plots._common import (
     Drawing,
     aggregate,
     axis_scale,
+    change_text,
     color_of,
     deployment_order,
     deployment_titles,
@@ -26,9 +28,9 @@ from islands.plots._common import (
     machine_note,
     marker_of,
     new_grid,
-    pct,
     plain_ticks,
     prepared,
+    ratio_text,
     run_note,
     series_trend,
 )
@@ -133,6 +135,7 @@ def _panel_summary(
             lambda x: f"at {x:g}% multisite",
             short=fmt_tps,
             at_short=lambda x: f"at {x:g}%",
+            samples=sub["values"].to_list(),
         )
         out.append(f"  {name(dep, via)}: {trend}")
     # Who wins at the two ends, and by how much.
@@ -142,17 +145,17 @@ def _panel_summary(
     if len(series) > 1:
         for x in ends:
             # Each deployment at its best transport, against the other deployments.
-            per_dep: dict[str, tuple[float, str]] = {}
+            per_dep: dict[str, tuple[float, str, tuple[float, ...]]] = {}
             for dep, via, sub in series:
                 if (sub["pct"] == x).any():
-                    value = (float(sub[sub["pct"] == x]["mean"].iloc[0]), name(dep, via))
+                    here = sub[sub["pct"] == x].iloc[0]
+                    value = (float(here["mean"]), name(dep, via), tuple(here["values"]))
                     per_dep[dep] = max(per_dep.get(dep, value), value)
             at = sorted(per_dep.values(), reverse=True)
             if len(at) < 2:
                 continue
-            (top, who), (second, runner_up) = at[0], at[1]
-            factor = f"{top / second:.1f}×" if second > 0 else "∞×"
-            best.append(f"best at {x:g}%: {who}, {factor} {runner_up}")
+            (_, who, top_values), (_, runner_up, second_values) = at[0], at[1]
+            best.append(f"best at {x:g}%: {who}, {ratio_text(top_values, second_values)} {runner_up}")
     if best:
         out.append("  " + "; ".join(best))
     if several:
@@ -161,9 +164,9 @@ def _panel_summary(
             by_via = {v: sub for d, v, sub in series if d == dep}
             if "shm" in by_via and "unix" in by_via:
                 x = all_pct[-1]
-                shm, unix = (by_via[v][by_via[v]["pct"] == x]["mean"] for v in ("shm", "unix"))
+                shm, unix = (by_via[v][by_via[v]["pct"] == x] for v in ("shm", "unix"))
                 if len(shm) and len(unix):
-                    gains.append(f"{titles[dep]} {pct(shm.iloc[0], unix.iloc[0])}")
+                    gains.append(f"{titles[dep]} {change_text(shm, unix)}")
         if gains:
             out.append(f"  shared memory vs unix sockets at {all_pct[-1]:g}% multisite: " + ", ".join(gains))
     return out

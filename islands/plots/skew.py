@@ -3,7 +3,7 @@ update (bottom), one line per deployment × % multisite.
 
 Colour and marker name the deployment, the line style the share of multisite transactions
 (solid the lowest, then dashed, dotted, ...). Each point is the mean throughput over the
-repetitions, ± one standard deviation.
+repetitions with its 95% confidence interval; changes are stated with their intervals.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from islands.plots._common import (
     Drawing,
     aggregate,
     axis_scale,
+    change_text,
     color_of,
     deployment_order,
     deployment_titles,
@@ -25,7 +26,6 @@ from islands.plots._common import (
     machine_note,
     marker_of,
     new_grid,
-    pct,
     plain_ticks,
     prepared,
     run_note,
@@ -85,7 +85,7 @@ def plot_skew(rows: pd.DataFrame, figure_id: str = "000-fig20") -> Drawing:
                 if len(sub) > 1:
                     parts.append(
                         f"{dep} {fmt_tps(first['mean'])} at s={first['s']:g} → {fmt_tps(last['mean'])} "
-                        f"at s={last['s']:g} ({pct(last['mean'], first['mean'])})"
+                        f"at s={last['s']:g} ({change_text(last, first)})"
                     )
                 else:
                     parts.append(f"{dep} {fmt_tps(first['mean'])} at s={first['s']:g}")

@@ -5,7 +5,8 @@
 - Fig 22: per workload, each deployment's throughput with local-only transactions beside
   the specification's share of remote ones.
 
-Each point is the mean over the repetitions, ± one standard deviation.
+Each point is the mean over the repetitions with its 95% confidence interval; changes are
+stated with their intervals.
 """
 
 from __future__ import annotations
@@ -17,16 +18,17 @@ from islands.plots._common import (
     TRANSPORT_STYLES,
     Drawing,
     aggregate,
+    change_text,
     color_of,
     deployment_order,
     deployment_titles,
     draw_line,
+    error_bars,
     figure_legend,
     fmt_tps,
     machine_note,
     marker_of,
     new_grid,
-    pct,
     plain_ticks,
     prepared,
     run_note,
@@ -96,7 +98,7 @@ def plot_remote_share(rows: pd.DataFrame, figure_id: str = "000-fig23") -> Drawi
             lines.append(
                 f"  {label}: {fmt_tps(first['mean'])} at {first['remote_pct']:g}% → "
                 f"{fmt_tps(last['mean'])} at {last['remote_pct']:g}% remote "
-                f"({pct(last['mean'], first['mean'])}) txn/s"
+                f"({change_text(last, first)}) txn/s"
             )
     ax.set_xlabel("remote transactions (%)")
     ax.set_ylabel("throughput (thousand txn/s)")
@@ -137,19 +139,19 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
                 if sub.empty:
                     continue
                 row = sub.iloc[0]
-                values[share] = row["mean"]
+                values[share] = row
                 ax.bar(
                     i + (k - 0.5) * width,
                     row["mean"] / 1e3,
                     width,
-                    yerr=None if np.isnan(row["sd"]) else row["sd"] / 1e3,
+                    yerr=error_bars(sub, 1e-3),
                     color=color_of(0 if k == 0 else 1),
                     label=f"{share:g}% remote" if i == 0 else None,
                 )
             if local in values and standard in values and local != standard:
                 lines.append(
-                    f"  {dep}: {fmt_tps(values[local])} local-only → {fmt_tps(values[standard])} "
-                    f"with {standard:g}% remote ({pct(values[standard], values[local])}) txn/s"
+                    f"  {dep}: {fmt_tps(values[local]['mean'])} local-only → {fmt_tps(values[standard]['mean'])} "
+                    f"with {standard:g}% remote ({change_text(values[standard], values[local])}) txn/s"
                 )
         ax.set_xticks(range(len(deployments)), [deployment_titles(part)[d] for d in deployments], fontsize=8)
         ax.set_title(_REMOTE[workload][1])

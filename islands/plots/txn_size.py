@@ -7,8 +7,9 @@ included. With one closed-loop worker per cpu it equals the mean response time (
 law), but unlike the recorded latency it needs no assumption about what the latency
 histogram counts (committed attempts only), so deployments of any shape compare on one
 axis. Each point is ``cpus × 10⁶ / mean throughput`` over the repetitions (not the mean of
-per-run times, which one stalled run would dominate); the error bar carries the throughput's
-standard deviation over (``time × sd / mean``). When the rows hold both read and update runs
+per-run times, which one stalled run would dominate); the error bar is the 95% confidence
+interval of the mean throughput mapped to time (``[k / high, k / low]``), and the summary
+states every change with its interval (:mod:`islands.stats`). When the rows hold both read and update runs
 the figure has two rows: Fig 17 on top, Fig 18 below.
 """
 
@@ -35,6 +36,7 @@ from islands.plots._common import (
     run_note,
     series_trend,
 )
+from islands.stats import format_change, ratio
 
 __all__ = ["plot_txn_size", "time_per_txn_us"]
 
@@ -72,9 +74,7 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
             ax = grid[r][c]
             part = df[(df["update"] == update) & (df["pct"] == share)]
             agg = aggregate(part, ["deployment", "rows", "n_cpus"])
-            agg["sd"] = agg["sd"] / agg["mean"]  # relative, then as time
-            agg["mean"] = agg["n_cpus"] * 1e6 / agg["mean"]
-            agg["sd"] = agg["sd"] * agg["mean"]
+            agg = as_time(agg)
             log = axis_scale(ax, agg["mean"])
             if len(xs_all) > 1 and xs_all[0] > 0 and xs_all[-1] / xs_all[0] >= 8:
                 ax.set_xscale("log")
@@ -127,6 +127,23 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
     return Drawing(figure=fig, summary=summary, stem=stem)
 
 
+def as_time(agg: pd.DataFrame) -> pd.DataFrame:
+    """Aggregated throughputs (with an ``n_cpus`` column) as time per transaction: the mean,
+    min, max, median and every repetition become ``n_cpus × 10⁶ / value``; the interval of the
+    mean maps to ``[k / ci_high, k / ci_low]`` (inf where ``ci_low`` ≤ 0)."""
+    out = agg.copy()
+    k = out["n_cpus"].astype(float) * 1e6
+    out["mean"] = k / agg["mean"]
+    out["median"] = k / agg["median"]
+    out["min"], out["max"] = k / agg["max"], k / agg["min"]
+    out["ci_low"] = k / agg["ci_high"]
+    out["ci_high"] = (k / agg["ci_low"]).where(agg["ci_low"] > 0, float("inf"))
+    out["ci_high"] = out["ci_high"].where(agg["ci_low"].notna())
+    out["sd"] = agg["sd"] / agg["mean"] * out["mean"]
+    out["values"] = [tuple(kk / v for v in vs) for kk, vs in zip(k, agg["values"])]
+    return out
+
+
 def _panel_summary(panel: str, series: list[tuple[str, pd.DataFrame]], titles: dict[str, str]) -> list[str]:
     out = [f"{panel}:"]
     for dep, sub in series:
@@ -138,6 +155,7 @@ def _panel_summary(panel: str, series: list[tuple[str, pd.DataFrame]], titles: d
             flat=0.10,
             falls="falls",
             rises="rises",
+            samples=sub["values"].to_list(),
         )
         out.append(f"  {titles[dep]}: {trend}")
     if len(series) > 1:
@@ -145,15 +163,20 @@ def _panel_summary(panel: str, series: list[tuple[str, pd.DataFrame]], titles: d
         cheapest = []
         for x in [xs[0], xs[-1]] if len(xs) > 1 else xs:
             at = sorted(
-                (sub[sub["rows"] == x]["mean"].iloc[0], titles[dep]) for dep, sub in series if (sub["rows"] == x).any()
+                (float(here["mean"]), titles[dep], tuple(here["values"]))
+                for dep, sub in series
+                if (sub["rows"] == x).any()
+                for here in [sub[sub["rows"] == x].iloc[0]]
             )
             rows_txt = f"{x} row{'s' if x != 1 else ''}"
             if len(at) >= 2:
-                (low, who), (nxt, other) = at[0], at[1]
+                (low, who, low_values), (_, other, next_values) = at[0], at[1]
                 if at[-1][0] <= low * 1.02:
                     cheapest.append(f"at {rows_txt} all within 2%")
                 else:
-                    cheapest.append(f"cheapest at {rows_txt}: {who}, {(1 - low / nxt) * 100:.0f}% below {other}")
+                    cheapest.append(
+                        f"cheapest at {rows_txt}: {who}, vs {other}: {format_change(ratio(low_values, next_values))}"
+                    )
         if cheapest:
             out.append("  " + "; ".join(cheapest))
     return out

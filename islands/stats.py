@@ -1,0 +1,215 @@
+"""Statistics of repetitions: the one place that says how uncertain a measured point is and
+whether two points differ. Plots, figure summaries and ``islands compare`` all use it.
+
+- :func:`summarize`: a point's repetitions → :class:`PointStats` (n, mean, median, min–max
+  and a 95% Student-t confidence interval of the mean; NaN where it cannot be computed,
+  e.g. the interval of a single run).
+- :func:`ratio`: two points' repetitions → :class:`Ratio`, the ratio of their geometric
+  means with a 95% interval from Welch's t-test on the logarithms (throughputs and times are
+  positive and their spread scales with their size, so the log scale is the natural one; it
+  is what ``pyperf compare_to`` judges with a t-test too). Two points are *distinguishable*
+  when that interval excludes 1, i.e. the two-sided test rejects "same" at the 5% level.
+- :func:`format_ratio` / :func:`format_change`: the only wording summaries use for a ratio,
+  always with its interval, and "not distinguishable" when the interval includes 1.
+
+With the 2–5 repetitions a sweep makes, a bootstrap would understate the spread (it cannot
+resample values it has not seen), so the intervals are t-intervals.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from scipy import stats as _st
+
+__all__ = [
+    "CONFIDENCE",
+    "PointStats",
+    "Ratio",
+    "format_change",
+    "format_ratio",
+    "ratio",
+    "summarize",
+]
+
+#: Confidence level of every interval islands reports.
+CONFIDENCE = 0.95
+_NAN = float("nan")
+
+
+def _finite(values: Iterable[float]) -> np.ndarray:
+    a = np.asarray([float(v) for v in values], dtype=float)
+    return a[np.isfinite(a)]
+
+
+@dataclass(frozen=True)
+class PointStats:
+    """One point's repetitions: count, mean, median, min–max and the confidence interval
+    of the mean (``ci_low``–``ci_high``, NaN for fewer than two finite values)."""
+
+    n: int
+    mean: float
+    median: float
+    min: float
+    max: float
+    sd: float
+    ci_low: float
+    ci_high: float
+
+    def to_dict(self) -> dict[str, float | int]:
+        """The fields as a plain dict (NaN stays NaN; JSON writers map it to null)."""
+        return {
+            "n": self.n,
+            "mean": self.mean,
+            "median": self.median,
+            "min": self.min,
+            "max": self.max,
+            "sd": self.sd,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+        }
+
+
+def summarize(values: Iterable[float], confidence: float = CONFIDENCE) -> PointStats:
+    """Statistics of one point's repetitions; non-finite values (failed measurements) are
+    left out. The interval is the Student-t interval of the mean: ``mean ± t·sd/√n``."""
+    a = _finite(values)
+    n = len(a)
+    if n == 0:
+        return PointStats(0, _NAN, _NAN, _NAN, _NAN, _NAN, _NAN, _NAN)
+    mean = float(a.mean())
+    if n == 1:
+        return PointStats(1, mean, mean, mean, mean, _NAN, _NAN, _NAN)
+    sd = float(a.std(ddof=1))
+    half = float(_st.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
+    return PointStats(n, mean, float(np.median(a)), float(a.min()), float(a.max()), sd, mean - half, mean + half)
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """``new / old``: the ratio of the geometric means and its confidence interval
+    (``low``–``high``; NaN when either side has fewer than two runs or a value ≤ 0), with
+    the two-sided p-value of Welch's t-test on the logarithms."""
+
+    value: float
+    low: float
+    high: float
+    p_value: float
+    n_new: int
+    n_old: int
+
+    @property
+    def has_interval(self) -> bool:
+        """Whether an interval could be computed."""
+        return not (math.isnan(self.low) or math.isnan(self.high))
+
+    @property
+    def distinguishable(self) -> bool | None:
+        """True when the interval excludes 1, False when it includes 1, None without one."""
+        if not self.has_interval:
+            return None
+        return not (self.low <= 1.0 <= self.high)
+
+    def to_dict(self) -> dict[str, float | int | bool | None]:
+        """The fields and ``distinguishable`` as a plain dict (NaN stays NaN)."""
+        return {
+            "ratio": self.value,
+            "ratio_low": self.low,
+            "ratio_high": self.high,
+            "p_value": self.p_value,
+            "distinguishable": self.distinguishable,
+            "n_new": self.n_new,
+            "n_old": self.n_old,
+        }
+
+
+def ratio(new: Iterable[float], old: Iterable[float], confidence: float = CONFIDENCE) -> Ratio:
+    """The ratio ``new / old`` of two points' repetitions (see the module docstring)."""
+    a, b = _finite(new), _finite(old)
+    na, nb = len(a), len(b)
+    if na == 0 or nb == 0:
+        return Ratio(_NAN, _NAN, _NAN, _NAN, na, nb)
+    if (a <= 0).any() or (b <= 0).any():
+        mb = float(b.mean())
+        value = float(a.mean()) / mb if mb > 0 else _NAN
+        return Ratio(value, _NAN, _NAN, _NAN, na, nb)
+    la, lb = np.log(a), np.log(b)
+    diff = float(la.mean() - lb.mean())
+    value = math.exp(diff)
+    if na < 2 or nb < 2:
+        return Ratio(value, _NAN, _NAN, _NAN, na, nb)
+    if np.ptp(la) == 0 and np.ptp(lb) == 0:  # no spread at all: the ratio is exact
+        return Ratio(value, value, value, 0.0 if diff else 1.0, na, nb)
+    with warnings.catch_warnings():  # near-identical runs: scipy warns of precision loss
+        warnings.simplefilter("ignore", RuntimeWarning)
+        test = _st.ttest_ind(la, lb, equal_var=False)
+        ci = test.confidence_interval(confidence)
+    return Ratio(value, math.exp(float(ci.low)), math.exp(float(ci.high)), float(test.pvalue), na, nb)
+
+
+def _runs_note(r: Ratio) -> str:
+    if r.n_new == 0 or r.n_old == 0:
+        return "no runs"
+    if r.n_new < 2 or r.n_old < 2:
+        return "one run: no interval"
+    return "a value ≤ 0: no interval"
+
+
+def format_ratio(r: Ratio) -> str:
+    """``1.62× (95% CI 1.41–1.85)``; ``1.02× (95% CI 0.95–1.10, not distinguishable)``;
+    ``1.62× (one run: no interval)``."""
+    if math.isnan(r.value):
+        return "n/a"
+    if not r.has_interval:
+        return f"{_x(r.value)} ({_runs_note(r)})"
+    if r.low == r.high:
+        return f"{_x(r.value)} (identical repetitions)"
+    verdict = "" if r.distinguishable else ", not distinguishable"
+    lo, hi = _distinct(_x, r.low, r.value, r.high)
+    return f"{_x(r.value)} ({_level()} {lo}–{hi}{verdict})"
+
+
+def format_change(r: Ratio) -> str:
+    """The same ratio as a change from ``old``, for use inside parentheses: ``-86%, 95% CI
+    -88% to -84%``; ``×12.0, 95% CI ×11.7 to ×12.3`` from threefold up; ``+2%, 95% CI -3% to
+    +7%, not distinguishable``; ``-86%, one run: no interval``."""
+    if math.isnan(r.value):
+        return "n/a"
+    if not r.has_interval:
+        return f"{_change(r.value)}, {_runs_note(r)}"
+    if r.low == r.high:
+        return f"{_change(r.value)}, identical repetitions"
+    verdict = "" if r.distinguishable else ", not distinguishable"
+    lo, hi = _distinct(_change, r.low, r.value, r.high)
+    return f"{_change(r.value)}, {_level()} {lo} to {hi}{verdict}"
+
+
+def _level() -> str:
+    return f"{CONFIDENCE * 100:.0f}% CI"
+
+
+def _distinct(fmt: Any, low: float, value: float, high: float) -> tuple[str, str]:
+    """The bounds formatted with as many more digits as it takes to tell them from the value
+    (a tight interval would otherwise print as ``-82% to -82%``)."""
+    for extra in range(3):
+        lo, mid, hi = (fmt(v, extra) for v in (low, value, high))
+        if (lo != mid or low == value) and (hi != mid or high == value):
+            break
+    return lo, hi
+
+
+def _x(v: float, extra: int = 0) -> str:
+    digits = (0 if v >= 100 else 2 if v < 10 else 1) + extra
+    return f"{v:,.{digits}f}×"
+
+
+def _change(ratio_value: float, extra: int = 0) -> str:
+    if ratio_value >= 3:
+        digits = (0 if ratio_value >= 100 else 1) + extra
+        return f"×{ratio_value:,.{digits}f}"
+    return f"{(ratio_value - 1) * 100:+.{extra}f}%"
