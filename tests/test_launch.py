@@ -29,15 +29,27 @@ def config(update=True, multisite=1.0, cc="none", duration=0.3, rows_per_site=20
     )
 
 
-def children() -> list[psutil.Process]:
+#: Child processes that were there before the test (a helper an earlier test left for the
+#: whole session, such as multiprocessing's resource tracker) are not the launcher's.
+_EARLIER_CHILDREN: set[int] = set()
+
+
+def _live_children() -> list[psutil.Process]:
     return [
         p for p in psutil.Process().children(recursive=True) if p.is_running() and p.status() != psutil.STATUS_ZOMBIE
     ]
 
 
+def children() -> list[psutil.Process]:
+    """This test's live child processes."""
+    return [p for p in _live_children() if p.pid not in _EARLIER_CHILDREN]
+
+
 @pytest.fixture(autouse=True)
 def private_run_root(tmp_path, monkeypatch):
     """Run directories of this test only, so that other users of /dev/shm do not count."""
+    _EARLIER_CHILDREN.clear()
+    _EARLIER_CHILDREN.update(p.pid for p in _live_children())
     root = tmp_path / "runs"
     root.mkdir(mode=0o700)
     monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
