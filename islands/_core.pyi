@@ -36,6 +36,7 @@ __all__: list[str] = [
     "components",
     "crc32c",
     "ipc_mechanisms",
+    "key_draw_ns",
     "latency_quantiles",
     "latency_summary",
     "lock_kinds",
@@ -50,6 +51,7 @@ __all__: list[str] = [
     "transport_names",
     "verify",
     "workloads",
+    "zipf_buckets",
     "zipf_probability",
     "zipf_sample",
 ]
@@ -598,6 +600,17 @@ def ipc_mechanisms() -> list[str]:
     Names of the messaging mechanisms the IPC benchmark compares, in figure order.
     """
 
+def key_draw_ns(
+    n: typing.SupportsInt | typing.SupportsIndex,
+    s: typing.SupportsFloat | typing.SupportsIndex,
+    count: typing.SupportsInt | typing.SupportsIndex,
+    seed: typing.SupportsInt | typing.SupportsIndex = 1,
+    uniform: bool = False,
+) -> float:
+    """
+    Nanoseconds per drawn key: count draws of ranks in [0, n) from the Zipf generator at skew s, or (uniform=True) from the uniform draw the workload uses at s = 0
+    """
+
 def latency_quantiles(
     arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
     arg1: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex],
@@ -685,6 +698,13 @@ def verify(workload: str, checks: collections.abc.Mapping[str, typing.SupportsIn
 def workloads() -> list[dict[str, typing.Any]]:
     """
     The workload registry: each workload's name, settings section, whether it logs, and its transaction types by number.
+    """
+
+def zipf_buckets(
+    arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsFloat | typing.SupportsIndex
+) -> int:
+    """
+    Size of the Zipf generator's alias table (rank buckets) for n items at skew s (0 at s = 0)
     """
 
 def zipf_probability(

@@ -37,8 +37,9 @@ one machine, because deployments may be written relative to the topology (``1``,
     simulate = 2000                   # cachegrind counts of a single-threaded copy (N txns)
     modules = true                    # code-module profile (perf record; one instance only)
 
-    [log]                             # optional: a write-ahead log for every run (LogConfig)
-    mode = "group_commit"             # off, async or group_commit
+    [log]                             # optional: a write-ahead log for every run that
+    mode = "group_commit"             # updates (LogConfig; read-only micro points stay
+                                      # unlogged); off, async or group_commit
     directory = "/dev/shm"            # each run logs into a fresh directory made here, removed
                                       # after it (default: /dev/shm, else the temp directory)
 
@@ -435,13 +436,16 @@ class ExperimentSpec:
         }
         engine = {**self.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(engine.get("cc", "auto"), sizes)
+        # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
+        # in process where it is one instance, and keeps the config hash it had without [log].
+        read_only = self.workload == "micro" and not workloads["micro"].update
         return RunConfig(
             workload=self.workload,
             **workloads,
             engine=EngineConfig(**engine),
             driver=DriverConfig(cpus=cpus, pin=pin, warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed),
             profile=self.profile_config(),
-            log=self.log_config(),
+            log=LogConfig() if read_only else self.log_config(),
         )
 
     def log_config(self) -> LogConfig:
