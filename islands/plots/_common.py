@@ -386,6 +386,8 @@ def log_note(df: pd.DataFrame) -> str:
         unlogged = " (some runs unlogged)" if (modes[mask] == "off").any() else ""
         return ", ".join(_LOG_MODES.get(m, m) for m in used) + (f", log on {place}" if place else "") + unlogged
 
+    if (modes == "off").all():
+        return "not logged"
     micro = "config.workload" not in df.columns or (df["config.workload"].fillna("micro") == "micro").all()
     if not micro or "update" not in df.columns or not df["update"].any() or df["update"].all():
         logged = how(pd.Series(True, index=df.index))

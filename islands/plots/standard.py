@@ -120,7 +120,9 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
     df = _with_remote(rows, f"figure {figure_id}")
     workloads = [w for w in _REMOTE if w in set(df["workload"])]
     fig, grid = new_grid(1, len(workloads), 5.5 * len(workloads), 4.8)
-    lines = [f"{figure_id}: local-only vs the standard share of remote transactions; {machine_note(df)}; {log_note(df)}"]
+    lines = [
+        f"{figure_id}: local-only vs the standard share of remote transactions; {machine_note(df)}; {log_note(df)}"
+    ]
     for c, workload in enumerate(workloads):
         ax = grid[0][c]
         part = df[df["workload"] == workload]
