@@ -6,8 +6,10 @@ islands package, whose imports would swamp the simulation) and calls
 ``_core.run_fixed_transactions``. Two runs that differ only in the number of transactions
 cancel everything else (interpreter start-up, loading the tables): their difference divided by
 the difference in transactions is the cost of one transaction. Every figure is labelled
-simulated: cachegrind models the caches (by default the host's sizes, recorded in
-``caches``) and a simple branch predictor, not the real processor.
+simulated: cachegrind models the caches of a named machine (:mod:`islands.cache_models`; by
+default a server-class 35 MB last-level cache, ``profile.cache_model = "host"`` for this
+machine's own), recorded in ``caches`` and ``cache_model``, and a simple branch predictor, not
+the real processor.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from islands.cache_models import cache_model
 from islands.config import RunConfig
 
 __all__ = ["SIMULATED_METRICS", "SimulatedCounters", "parse_cachegrind", "simulate", "simulated_profile"]
@@ -68,6 +71,7 @@ class SimulatedCounters:
     per_txn: dict[str, float]  #: metric -> count per committed transaction
     transactions: int  #: transactions in the difference
     caches: dict[str, str] = field(default_factory=dict)  #: simulated I1, D1, LL geometry
+    cache_model: str = ""  #: the named model simulated (islands.cache_models), described
     reason: str = ""  #: why the numbers are NaN ("" when they are real)
     simulated: bool = True  #: always: these come from a simulator, not the processor
 
@@ -77,6 +81,7 @@ class SimulatedCounters:
             "per_txn": self.per_txn,
             "transactions": self.transactions,
             "caches": self.caches,
+            "cache_model": self.cache_model,
             "reason": self.reason,
             "simulated": True,
         }
@@ -128,7 +133,7 @@ def _core_path() -> str:
 
 
 def _one(
-    valgrind: str, config_json: str, n: int, workdir: Path, timeout_s: float
+    valgrind: str, config_json: str, n: int, workdir: Path, timeout_s: float, cache_args: list[str]
 ) -> tuple[dict[str, int], dict[str, str]]:
     out = workdir / f"cachegrind.{n}.out"
     # The two runs must differ only in their transactions: the same small environment (its size
@@ -143,6 +148,7 @@ def _one(
         "--tool=cachegrind",
         "--cache-sim=yes",
         "--branch-sim=yes",
+        *cache_args,
         f"--cachegrind-out-file={out}",
         sys.executable,
         "-S",
@@ -172,22 +178,26 @@ def simulate(
     if isinstance(transactions, bool) or not isinstance(transactions, int) or transactions < 1:
         raise ValueError(f"transactions: {transactions!r} is not a whole number >= 1")
     config.to_core()  # the engine judges the config before anything starts
+    model = cache_model(config.profile.cache_model)
     nan = dict.fromkeys(SIMULATED_METRICS, math.nan)
     valgrind = valgrind or shutil.which("valgrind")
     if valgrind is None:
-        return SimulatedCounters(nan, 0, reason="valgrind is not installed (make install adds it)")
+        return SimulatedCounters(
+            nan, 0, cache_model=model.describe(), reason="valgrind is not installed (make install adds it)"
+        )
     d = config.to_dict()
     d.pop("profile", None)
     d["driver"]["pin"] = False
     config_json = json.dumps(d)
     with tempfile.TemporaryDirectory(prefix="islands-cachegrind-") as tmp:
-        base, caches = _one(valgrind, config_json, 0, Path(tmp), timeout_s)
-        full, _ = _one(valgrind, config_json, transactions, Path(tmp), timeout_s)
+        args = model.valgrind_args()
+        base, caches = _one(valgrind, config_json, 0, Path(tmp), timeout_s, args)
+        full, _ = _one(valgrind, config_json, transactions, Path(tmp), timeout_s, args)
     per_txn = {
         k: sum(full.get(e, 0) - base.get(e, 0) for e in events) / transactions
         for k, events in SIMULATED_METRICS.items()
     }
-    return SimulatedCounters(per_txn, transactions, caches=caches)
+    return SimulatedCounters(per_txn, transactions, caches=caches, cache_model=model.describe())
 
 
 def simulated_profile(config: RunConfig) -> dict[str, Any]:
@@ -211,4 +221,5 @@ def simulated_profile(config: RunConfig) -> dict[str, Any]:
         **sim.derived,
         "reason": sim.reason,
         "caches": "; ".join(f"{k} {v}" for k, v in sim.caches.items()),
+        "cache_model": sim.cache_model,
     }

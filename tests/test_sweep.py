@@ -664,3 +664,10 @@ placement = ["islands", "os"]
     assert any("2ISL explicit unix is listed more than once" in n for n in sweep.notes)
     assert [p.config.driver.pin for p in sweep.grid_points][-1] is False
     assert plan_deployment(topo, "per-socket").instances == sweep.grid_points[0].deployment.instances
+
+
+def test_profile_names_a_cache_model(tmp_path: Path) -> None:
+    spec = load_spec(write(tmp_path, TINY + '\n[profile]\nsimulate = 100\ncache_model = "xeon-e7l8867"\n'))
+    assert spec.base_config().profile.cache_model == "xeon-e7l8867"
+    with pytest.raises(ValueError, match="profile.cache_model: 'pentium' is not a cache model"):
+        load_spec(write(tmp_path, TINY + '\n[profile]\ncache_model = "pentium"\n', "bad.toml"))
