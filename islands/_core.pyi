@@ -48,6 +48,7 @@ __all__: list[str] = [
     "run_ipc_bench",
     "scale_count",
     "settings",
+    "simulator_marks",
     "transport_names",
     "verify",
     "workloads",
@@ -661,9 +662,13 @@ def run_counter_bench(config: CounterBenchConfig) -> dict:
     Runs the threads and returns per-thread increments, final counter values and the increments each counter received, as a dict.
     """
 
-def run_fixed_transactions(config: RunConfig, transactions: typing.SupportsInt | typing.SupportsIndex) -> int:
+def run_fixed_transactions(
+    config: RunConfig,
+    transactions: typing.SupportsInt | typing.SupportsIndex,
+    warmup: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> int:
     """
-    Loads the instance and runs exactly that many committed transactions in this thread (for simulators); returns the aborted attempts
+    Loads the instance and runs exactly warmup + transactions committed transactions in this thread (for simulators: callgrind simulates from the end of the load, counts from the end of the warm-up); returns the aborted attempts of the counted ones
     """
 
 def run_ipc_bench(config: IpcBenchConfig) -> dict:
@@ -683,6 +688,11 @@ def scale_count(
 def settings() -> dict[str, list[dict[str, typing.Any]]]:
     """
     Every settings section of a RunConfig: {section: [{name, type, default, min, max, choices, help}]}, fields in declaration order (min and max inclusive; None: no bound).
+    """
+
+def simulator_marks() -> bool:
+    """
+    Whether run_fixed_transactions carries callgrind's start/zero/stop marks (valgrind headers at build)
     """
 
 def transport_names() -> list[str]:
