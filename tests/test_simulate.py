@@ -10,7 +10,7 @@ import pytest
 
 from islands.cache_models import CACHE_MODELS, DEFAULT_CACHE_MODEL, cache_model
 from islands.config import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
-from islands.simulate import parse_cachegrind, simulate
+from islands.simulate import data_bytes, parse_cachegrind, simulate
 
 CACHEGRIND_OUT = """desc: I1 cache:         32768 B, 64 B, 8-way associative
 desc: D1 cache:         32768 B, 64 B, 8-way associative
@@ -99,3 +99,25 @@ def test_the_named_cache_model_is_the_one_simulated():
     assert small.cache_model.startswith("xeon-e7530")
     default = simulate(config, transactions=500)
     assert default.caches["LL"].startswith("36700160 B")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)")
+def test_after_load_simulates_only_the_transactions():
+    from islands import _core
+
+    if not _core.simulator_marks():
+        pytest.skip("the engine was built without valgrind's headers")
+    config = _config(rows=2)
+    whole = simulate(config, transactions=300, method="whole")
+    after = simulate(config, transactions=300, method="after-load")
+    assert whole.method == "whole" and after.method == "after-load"
+    # the same transactions counted: instructions and data references per transaction agree
+    # (the load, tens of millions of instructions, is in neither)
+    assert after.per_txn["instructions"] == pytest.approx(whole.per_txn["instructions"], rel=0.1)
+    assert after.per_txn["data_refs"] == pytest.approx(whole.per_txn["data_refs"], rel=0.15)
+    assert 0 <= after.per_txn["ll_misses"] <= after.per_txn["data_refs"]
+    assert simulate(config, transactions=300).method == "whole"  # small data: auto keeps whole
+    big = dataclasses.replace(config, micro=dataclasses.replace(config.micro, rows_per_site=2_000_000))
+    assert data_bytes(big) > 4 * 35 * 2**20  # auto would take after-load for it
+    with pytest.raises(ValueError, match="method: 'fast' is not one of"):
+        simulate(config, method="fast")
