@@ -116,6 +116,7 @@ def test_after_load_simulates_only_the_transactions():
     assert after.per_txn["instructions"] == pytest.approx(whole.per_txn["instructions"], rel=0.1)
     assert after.per_txn["data_refs"] == pytest.approx(whole.per_txn["data_refs"], rel=0.15)
     assert 0 <= after.per_txn["ll_misses"] <= after.per_txn["data_refs"]
+    assert math.isnan(after.per_txn["branches"])  # callgrind's branch model is not cachegrind's
     assert simulate(config, transactions=300).method == "whole"  # small data: auto keeps whole
     big = dataclasses.replace(config, micro=dataclasses.replace(config.micro, rows_per_site=2_000_000))
     assert data_bytes(big) > 4 * 35 * 2**20  # auto would take after-load for it

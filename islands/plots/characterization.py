@@ -190,7 +190,7 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
     if "simulated.cache_model" in sim.columns:
         models = [m for m in dict.fromkeys(sim["simulated.cache_model"].dropna().astype(str)) if m]
     model = " / ".join(models) if models else "host caches (model not recorded)"
-    ax.set_title(f"SIMULATED: cachegrind, a single-threaded copy\ncaches: {model}", fontsize=8, wrap=True)
+    ax.set_title(f"SIMULATED: valgrind, a single-threaded copy\ncaches: {model}", fontsize=8, wrap=True)
     lines.append(f"simulated cache model: {model}")
     for label, (_, row) in zip(x_labels, sim.iterrows()):
         how = ""
