@@ -37,6 +37,7 @@ __all__: list[str] = [
     "components",
     "crc32c",
     "ipc_mechanisms",
+    "key_draw_ns",
     "latency_quantiles",
     "latency_summary",
     "lock_kinds",
@@ -48,9 +49,11 @@ __all__: list[str] = [
     "run_ipc_bench",
     "scale_count",
     "settings",
+    "simulator_marks",
     "transport_names",
     "verify",
     "workloads",
+    "zipf_buckets",
     "zipf_probability",
     "zipf_sample",
 ]
@@ -606,6 +609,17 @@ def ipc_mechanisms() -> list[str]:
     Names of the messaging mechanisms the IPC benchmark compares, in figure order.
     """
 
+def key_draw_ns(
+    n: typing.SupportsInt | typing.SupportsIndex,
+    s: typing.SupportsFloat | typing.SupportsIndex,
+    count: typing.SupportsInt | typing.SupportsIndex,
+    seed: typing.SupportsInt | typing.SupportsIndex = 1,
+    uniform: bool = False,
+) -> float:
+    """
+    Nanoseconds per drawn key: count draws of ranks in [0, n) from the Zipf generator at skew s, or (uniform=True) from the uniform draw the workload uses at s = 0
+    """
+
 def latency_quantiles(
     arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex],
     arg1: collections.abc.Sequence[typing.SupportsFloat | typing.SupportsIndex],
@@ -656,9 +670,13 @@ def run_counter_bench(config: CounterBenchConfig) -> dict:
     Runs the threads and returns per-thread increments, final counter values and the increments each counter received, as a dict.
     """
 
-def run_fixed_transactions(config: RunConfig, transactions: typing.SupportsInt | typing.SupportsIndex) -> int:
+def run_fixed_transactions(
+    config: RunConfig,
+    transactions: typing.SupportsInt | typing.SupportsIndex,
+    warmup: typing.SupportsInt | typing.SupportsIndex = 0,
+) -> int:
     """
-    Loads the instance and runs exactly that many committed transactions in this thread (for simulators); returns the aborted attempts
+    Loads the instance and runs exactly warmup + transactions committed transactions in this thread (for simulators: callgrind simulates from the end of the load, counts from the end of the warm-up); returns the aborted attempts of the counted ones
     """
 
 def run_ipc_bench(config: IpcBenchConfig) -> dict:
@@ -680,6 +698,11 @@ def settings() -> dict[str, list[dict[str, typing.Any]]]:
     Every settings section of a RunConfig: {section: [{name, type, default, min, max, choices, help}]}, fields in declaration order (min and max inclusive; None: no bound).
     """
 
+def simulator_marks() -> bool:
+    """
+    Whether run_fixed_transactions carries callgrind's start/zero/stop marks (valgrind headers at build)
+    """
+
 def transport_names() -> list[str]:
     """
     Names of the registered transports
@@ -693,6 +716,13 @@ def verify(workload: str, checks: collections.abc.Mapping[str, typing.SupportsIn
 def workloads() -> list[dict[str, typing.Any]]:
     """
     The workload registry: each workload's name, settings section, whether it logs, and its transaction types by number.
+    """
+
+def zipf_buckets(
+    arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsFloat | typing.SupportsIndex
+) -> int:
+    """
+    Size of the Zipf generator's alias table (rank buckets) for n items at skew s (0 at s = 0)
     """
 
 def zipf_probability(

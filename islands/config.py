@@ -111,6 +111,7 @@ class ProfileConfig:
     counters: tuple[str, ...] = ()  #: event sets: software, basic, topdown, categories, uncore
     breakdown_every: int = 0  #: time every Nth transaction by component; 0 = off, 1 = all
     simulate: int = 0  #: also run N transactions of a single-threaded copy under cachegrind; 0 = off
+    cache_model: str = ""  #: caches the simulation models (islands.cache_models); "" = the default
     modules: bool = False  #: sample the run with perf record and fold it into code modules
 
     def is_default(self) -> bool:

@@ -35,10 +35,13 @@ one machine, because deployments may be written relative to the topology (``1``,
     counters = ["software", "basic"]  # event sets (islands.pmu.EVENT_SETS)
     breakdown_every = 1               # component time breakdown of every Nth transaction
     simulate = 2000                   # cachegrind counts of a single-threaded copy (N txns)
+    cache_model = "xeon-e7530"        # the caches it simulates (islands.cache_models; default
+                                      # xeon-e5-2680v4, a 35 MB LLC; "host": this machine's)
     modules = true                    # code-module profile (perf record; one instance only)
 
-    [log]                             # optional: a write-ahead log for every run (LogConfig)
-    mode = "group_commit"             # off, async or group_commit
+    [log]                             # optional: a write-ahead log for every run that
+    mode = "group_commit"             # updates (LogConfig; read-only micro points stay
+                                      # unlogged); off, async or group_commit
     directory = "/dev/shm"            # each run logs into a fresh directory made here, removed
                                       # after it (default: /dev/shm, else the temp directory)
 
@@ -100,7 +103,7 @@ SECTION_FIELDS = {**WORKLOAD_FIELDS, "engine": ENGINE_FIELDS}
 SHARED_FIELDS = {k for f in WORKLOAD_FIELDS.values() for k in f if sum(k in g for g in WORKLOAD_FIELDS.values()) > 1}
 RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
 TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log")
-PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "modules")
+PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "cache_model", "modules")
 #: [log] keys: LogConfig's fields but the fault tests' acknowledgement record.
 LOG_KEYS = tuple(f.name for f in dataclasses.fields(LogConfig) if f.name != "record_acks")
 # Keys of the spec that do not change what a point measures; left out of its hash.
@@ -435,13 +438,16 @@ class ExperimentSpec:
         }
         engine = {**self.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(engine.get("cc", "auto"), sizes)
+        # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
+        # in process where it is one instance, and keeps the config hash it had without [log].
+        read_only = self.workload == "micro" and not workloads["micro"].update
         return RunConfig(
             workload=self.workload,
             **workloads,
             engine=EngineConfig(**engine),
             driver=DriverConfig(cpus=cpus, pin=pin, warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed),
             profile=self.profile_config(),
-            log=self.log_config(),
+            log=LogConfig() if read_only else self.log_config(),
         )
 
     def log_config(self) -> LogConfig:
@@ -457,6 +463,7 @@ class ExperimentSpec:
             counters=tuple(self.profile.get("counters", ())),
             breakdown_every=self.profile.get("breakdown_every", 0),
             simulate=self.profile.get("simulate", 0),
+            cache_model=self.profile.get("cache_model", ""),
             modules=self.profile.get("modules", False),
         )
 
@@ -569,6 +576,14 @@ def _check_profile(where: _Where, table: Mapping[str, Any]) -> dict[str, Any]:
                 if v not in EVENT_SETS:
                     raise where.error("profile.counters", f"unknown event set {v!r} (choose {', '.join(EVENT_SETS)})")
             out[key] = tuple(value)
+        elif key == "cache_model":
+            from islands.cache_models import CACHE_MODELS
+
+            if not isinstance(value, str) or value not in CACHE_MODELS:
+                raise where.error(
+                    "profile.cache_model", f"{value!r} is not a cache model (known: {', '.join(CACHE_MODELS)})"
+                )
+            out[key] = value
         elif key == "modules":
             if not isinstance(value, bool):
                 raise where.error("profile.modules", f"{value!r} is not true or false")

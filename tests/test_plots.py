@@ -181,6 +181,29 @@ def test_multisite_figure_on_one_socket_says_per_socket_is_1isl(tmp_path: Path) 
     save_both(drawing, tmp_path)
 
 
+def test_fig11_draws_a_memory_resident_row_and_says_updates_logged(tmp_path: Path) -> None:
+    small = make_rows("vm-1x2", fig11_throughput, repetitions=1)
+    large = make_rows("vm-1x2", lambda *a: 0.8 * fig11_throughput(*a), repetitions=1)
+    large["config.micro.rows_per_site"] = 100_000
+    rows = pd.concat([small, large], ignore_index=True)
+    rows["config.log.mode"] = np.where(rows["config.micro.update"], "group_commit", None)
+    rows["config.log.directory"] = np.where(rows["config.micro.update"], "/dev/shm", None)
+    drawing = plot_multisite(rows, "000-fig11")
+    assert [ax.get_title() for ax in drawing.figure.axes] == [
+        "read 10 rows, cache-resident (10,000 rows per site)",
+        "update 10 rows, cache-resident (10,000 rows per site)",
+        "read 10 rows, memory-resident (100,000 rows per site)",
+        "update 10 rows, memory-resident (100,000 rows per site)",
+    ]
+    bottom_left = series(drawing.figure.axes[2])
+    assert bottom_left[-1][1] == pytest.approx([1584, 910.8, 237.6])  # per-core, 0.8 x the top row (rep 0: -1%)
+    note = "updates logged (group commit, log on tmpfs /dev/shm); reads unlogged"
+    assert note in drawing.figure._suptitle.get_text() and note in drawing.summary.splitlines()[0]
+    assert "update 10 rows, memory-resident (100,000 rows per site):" in drawing.summary.splitlines()
+    assert "not logged" in plot_multisite(small).summary.splitlines()[0]
+    save_both(drawing, tmp_path)
+
+
 def test_fig14_compares_transports_and_pools_single_instances(tmp_path: Path) -> None:
     def tput(dep, update, ms, n, s, rep):
         base = fig11_throughput(dep, update, ms, n, s, rep)

@@ -73,9 +73,12 @@ def test_microarch_says_why_hardware_panels_are_empty_and_shows_simulated(tmp_pa
             "simulated.ll_mpki": 0.05,
             "simulated.branch_mpki": 6.5,
             "simulated.reason": "",
+            "simulated.cache_model": "xeon-e7530 (4 x Xeon E7530 (Nehalem-EX), paper 000): LL 12 MiB 12-way",
         },
     )
     drawing = plot_microarch(rows, "000-fig12")
+    assert "simulated cache model: xeon-e7530 (4 x Xeon E7530" in drawing.summary
+    assert any("caches: xeon-e7530" in ax.get_title() for ax in drawing.figure.axes)
     texts = [t.get_text() for ax in drawing.figure.axes for t in ax.texts]
     assert any("IPC: not measured" in t and "virtual machine" in t for t in texts)
     assert "IPC: not measured (" + NO_PMU in drawing.summary

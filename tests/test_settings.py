@@ -40,6 +40,7 @@ CORE_ONLY = {("profile", "events"): "the resolved counters; Python names event s
 PYTHON_ONLY = {
     ("profile", "counters"): "event-set names, resolved into profile.events where a run starts",
     ("profile", "simulate"): "a cachegrind run next to the engine's, started by Python",
+    ("profile", "cache_model"): "the caches that cachegrind run simulates (islands.cache_models)",
     ("profile", "modules"): "perf record around the run, started by Python",
 }
 #: Defaults that differ on purpose, each with its reason.

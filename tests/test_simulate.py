@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import shutil
 
 import pytest
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.simulate import parse_cachegrind, simulate
+from islands.cache_models import CACHE_MODELS, DEFAULT_CACHE_MODEL, cache_model
+from islands.config import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
+from islands.simulate import data_bytes, parse_cachegrind, simulate
 
 CACHEGRIND_OUT = """desc: I1 cache:         32768 B, 64 B, 8-way associative
 desc: D1 cache:         32768 B, 64 B, 8-way associative
@@ -68,3 +70,55 @@ def test_simulate_refuses_bad_input_and_reports_a_missing_valgrind(tmp_path):
     broken.chmod(0o755)
     with pytest.raises(RuntimeError, match="cachegrind run failed \\(status 3\\): valgrind: broken"):
         simulate(_config(), transactions=10, valgrind=str(broken))
+
+
+def test_cache_models_are_simulable_and_named():
+    for model in CACHE_MODELS.values():
+        for arg in model.valgrind_args():
+            size, assoc, line = (int(x) for x in arg.split("=")[1].split(","))
+            sets = size // (assoc * line)
+            assert sets * assoc * line == size and sets & (sets - 1) == 0, arg  # cachegrind needs 2^k sets
+    default = cache_model("")
+    assert default.name == DEFAULT_CACHE_MODEL and default.ll is not None
+    assert 10 * 2**20 <= default.ll.size <= 64 * 2**20  # a server-class LLC, tens of MB
+    assert cache_model("xeon-e7530").valgrind_args()[-1] == "--LL=12582912,12,64"  # 16-way has 12288 sets
+    assert "LL 16 -> 12-way" in cache_model("xeon-e7530").describe()
+    assert cache_model("host").valgrind_args() == []
+    with pytest.raises(ValueError, match="cache_model: 'pentium' is not a cache model"):
+        cache_model("pentium")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)")
+def test_the_named_cache_model_is_the_one_simulated():
+    config = _config(rows=2)
+    small = simulate(
+        dataclasses.replace(config, profile=ProfileConfig(simulate=500, cache_model="xeon-e7530")), transactions=500
+    )
+    assert small.caches["LL"].startswith("12582912 B, 64 B, 12-way")
+    assert small.caches["D1"].startswith("32768 B, 64 B, 8-way")
+    assert small.cache_model.startswith("xeon-e7530")
+    default = simulate(config, transactions=500)
+    assert default.caches["LL"].startswith("36700160 B")
+
+
+@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)")
+def test_after_load_simulates_only_the_transactions():
+    from islands import _core
+
+    if not _core.simulator_marks():
+        pytest.skip("the engine was built without valgrind's headers")
+    config = _config(rows=2)
+    whole = simulate(config, transactions=300, method="whole")
+    after = simulate(config, transactions=300, method="after-load")
+    assert whole.method == "whole" and after.method == "after-load"
+    # the same transactions counted: instructions and data references per transaction agree
+    # (the load, tens of millions of instructions, is in neither)
+    assert after.per_txn["instructions"] == pytest.approx(whole.per_txn["instructions"], rel=0.1)
+    assert after.per_txn["data_refs"] == pytest.approx(whole.per_txn["data_refs"], rel=0.15)
+    assert 0 <= after.per_txn["ll_misses"] <= after.per_txn["data_refs"]
+    assert math.isnan(after.per_txn["branches"])  # callgrind's branch model is not cachegrind's
+    assert simulate(config, transactions=300).method == "whole"  # small data: auto keeps whole
+    big = dataclasses.replace(config, micro=dataclasses.replace(config.micro, rows_per_site=2_000_000))
+    assert data_bytes(big) > 4 * 35 * 2**20  # auto would take after-load for it
+    with pytest.raises(ValueError, match="method: 'fast' is not one of"):
+        simulate(config, method="fast")

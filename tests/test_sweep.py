@@ -89,7 +89,22 @@ def test_shipped_experiment_files_load() -> None:
     assert grid["update"] == (False, True)
     assert grid["deployment"] == ("1", "per-socket", "per-core")
     assert grid["transport"] == ("unix",)
-    assert fig11.fixed("micro")["rows_per_txn"] == 10 and fig11.fixed("micro")["rows_per_site"] == 10_000
+    assert fig11.fixed("micro")["rows_per_txn"] == 10
+    assert grid["rows_per_site"] == (10_000, 100_000)  # cache-resident top row, memory-resident bottom
+    assert fig11.log == {"mode": "group_commit"}
+
+
+def test_logged_experiments_log_updates_and_leave_reads_unlogged() -> None:
+    fig11 = load_spec(EXPERIMENTS / "000-fig11-multisite.toml")
+    read = fig11.run_config({"update": False, "multisite": 0.2}, cpus=(0,), sizes=(1,))
+    update = fig11.run_config({"update": True, "multisite": 0.2}, cpus=(0,), sizes=(1,))
+    assert read.log.mode == "off" and read.log.is_default()
+    assert update.log.mode == "group_commit" and update.log.directory
+    for name in ("000-fig14-multisite-shm", "000-fig17-18-txn-size", "000-fig20-skew", "default"):
+        assert load_spec(EXPERIMENTS / f"{name}.toml").log.get("mode") == "group_commit", name
+    for name in ("000-fig22-standard", "000-fig23-tpcb-remote"):
+        spec = load_spec(EXPERIMENTS / f"{name}.toml")
+        assert spec.base_config().log.mode == "group_commit", name  # every transaction there writes
 
 
 @pytest.mark.parametrize("fixture", FIXTURES)
@@ -97,7 +112,7 @@ def test_fig11_grid_on_every_fixture(fixture: str) -> None:
     topo = read_topology(SYSFS / fixture)
     sweep = Sweep(load_spec(EXPERIMENTS / "000-fig11-multisite.toml"), topo, "unused")
     n_deployments = 2 if topo.n_sockets == 1 else 3
-    assert len(sweep.grid_points) == n_deployments * 2 * 6
+    assert len(sweep.grid_points) == n_deployments * 2 * 6 * 2
     assert len(sweep.points()) == len(sweep.grid_points) * 3
     labels = []
     for p in sweep.grid_points:
@@ -120,7 +135,8 @@ def test_fig11_grid_on_every_fixture(fixture: str) -> None:
         # single-threaded instances run without locks, the others with 2PL
         size = len(p.deployment.instances[0])
         assert p.config.engine.cc == ("none" if size == 1 else "2pl")
-        assert p.config.micro.rows_per_site == 10_000
+        assert p.config.micro.rows_per_site in (10_000, 100_000)
+        assert p.config.log.mode == ("group_commit" if p.config.micro.update else "off")
 
 
 def test_grid_order_repetitions_and_ids(tmp_path: Path) -> None:
@@ -220,7 +236,7 @@ def test_dry_run_lists_points_without_running(tmp_path: Path, capsys: pytest.Cap
     assert rc == 0
     assert not out.exists()
     lines = text.splitlines()
-    assert "36 points x 3 repetitions = 108 runs; 0 done, 108 to run" in text
+    assert "72 points x 3 repetitions = 216 runs; 0 done, 216 to run" in text
     assert "machine: 4 sockets, 24 cores, 48 hardware threads" in text
     header = next(line for line in lines if line.startswith("#"))
     assert header.split() == [
@@ -231,11 +247,12 @@ def test_dry_run_lists_points_without_running(tmp_path: Path, capsys: pytest.Cap
         "transport",
         "update",
         "multisite",
+        "rows_per_site",
         "done",
         "grid_id",
     ]
     rows = lines[lines.index(header) + 1 :]
-    assert len(rows) == 36
+    assert len(rows) == 72
     assert rows[0].split()[:5] == ["1", "1ISL", "1x24", "4", "unix"]
     assert any(r.split()[1:4] == ["4ISL", "4x6", "1"] for r in rows)
     assert rows[-1].split()[1:4] == ["24ISL", "24x1", "1"]
@@ -642,3 +659,10 @@ placement = ["islands", "os"]
     assert any("2ISL explicit unix is listed more than once" in n for n in sweep.notes)
     assert [p.config.driver.pin for p in sweep.grid_points][-1] is False
     assert plan_deployment(topo, "per-socket").instances == sweep.grid_points[0].deployment.instances
+
+
+def test_profile_names_a_cache_model(tmp_path: Path) -> None:
+    spec = load_spec(write(tmp_path, TINY + '\n[profile]\nsimulate = 100\ncache_model = "xeon-e7l8867"\n'))
+    assert spec.base_config().profile.cache_model == "xeon-e7l8867"
+    with pytest.raises(ValueError, match="profile.cache_model: 'pentium' is not a cache model"):
+        load_spec(write(tmp_path, TINY + '\n[profile]\ncache_model = "pentium"\n', "bad.toml"))

@@ -7,6 +7,7 @@
 #include "islands/perf/component.hpp"
 #include "islands/perf/counter_reading.hpp"
 #include "islands/perf/perf_counters.hpp"
+#include "islands/perf/simulator_marks.hpp"
 
 namespace py = pybind11;
 using namespace islands;
@@ -43,13 +44,16 @@ void bind_perf(py::module_& m) {
         "The multiplexing correction: raw * enabled / running (NaN when it never ran)");
   m.def(
       "run_fixed_transactions",
-      [](const RunConfig& config, std::uint64_t transactions) {
+      [](const RunConfig& config, std::uint64_t transactions, std::uint64_t warmup) {
         py::gil_scoped_release release;
-        return run_fixed_transactions(config, transactions);
+        return run_fixed_transactions(config, transactions, warmup);
       },
-      py::arg("config"), py::arg("transactions"),
-      "Loads the instance and runs exactly that many committed transactions in this thread "
-      "(for simulators); returns the aborted attempts");
+      py::arg("config"), py::arg("transactions"), py::arg("warmup") = 0,
+      "Loads the instance and runs exactly warmup + transactions committed transactions in this "
+      "thread (for simulators: callgrind simulates from the end of the load, counts from the end "
+      "of the warm-up); returns the aborted attempts of the counted ones");
+  m.def("simulator_marks", [] { return kSimulatorMarks; },
+        "Whether run_fixed_transactions carries callgrind's start/zero/stop marks (valgrind headers at build)");
   m.def("components", [] {
     py::list out;
     for (std::size_t i = 0; i < kNumComponents; ++i) out.append(component_name(static_cast<Component>(i)));

@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <chrono>
 #include <optional>
 #include <vector>
 
@@ -62,6 +63,30 @@ void bind_structures(py::module_& m) {
   m.def("zipf_probability", [](std::uint64_t n, double s, std::uint64_t k) {
     return ZipfGenerator(n, s).probability(k);
   }, "Exact probability of rank k");
+  m.def("zipf_buckets", [](std::uint64_t n, double s) { return ZipfGenerator(n, s).buckets(); },
+  "Size of the Zipf generator's alias table (rank buckets) for n items at skew s (0 at s = 0)");
+  m.def("key_draw_ns", [](std::uint64_t n, double s, std::size_t count, std::uint64_t seed, bool uniform) {
+    // The workload's key choice in a tight loop (the table is built before the clock starts):
+    // ZipfGenerator::next, or with uniform=True the plain Random::below it replaces at s = 0.
+    ZipfGenerator zipf(n, s);
+    Random rng(seed);
+    std::uint64_t sink = 0;
+    std::chrono::steady_clock::time_point start, stop;
+    {
+      py::gil_scoped_release release;
+      start = std::chrono::steady_clock::now();
+      if (uniform) {
+        for (std::size_t i = 0; i < count; ++i) sink += rng.below(n);
+      } else {
+        for (std::size_t i = 0; i < count; ++i) sink += zipf.next(rng);
+      }
+      stop = std::chrono::steady_clock::now();
+    }
+    asm volatile("" : : "r"(sink) : "memory");
+    return std::chrono::duration<double, std::nano>(stop - start).count() / static_cast<double>(count ? count : 1);
+  }, py::arg("n"), py::arg("s"), py::arg("count"), py::arg("seed") = 1, py::arg("uniform") = false,
+  "Nanoseconds per drawn key: count draws of ranks in [0, n) from the Zipf generator at skew s, "
+  "or (uniform=True) from the uniform draw the workload uses at s = 0");
 
   m.def("latency_quantiles", [](const std::vector<std::uint64_t>& samples, const std::vector<double>& qs) {
     LatencyHistogram h;

@@ -40,6 +40,7 @@ __all__ = [
     "figure_legend",
     "fmt_tps",
     "fmt_us",
+    "log_note",
     "log_ticks",
     "machine_note",
     "marker_of",
@@ -427,3 +428,36 @@ def series_trend(
         return text + (f" ({at_short(x1)} vs {at_short(x0)}: {change})" if samples is not None else "")
     verb = falls if m1 < m0 else rises
     return f"{fmt(m0)} {at(x0)}, {verb} to {short(m1)} {at_short(x1)} ({change})"
+
+
+_LOG_MODES = {"group_commit": "group commit", "async": "asynchronous flushes"}
+
+
+def log_note(df: pd.DataFrame) -> str:
+    """Whether and how the runs logged, for a figure's caption and summary: ``"updates logged
+    (group commit, log on tmpfs /dev/shm); reads unlogged"``, ``"not logged"``. Rows without a
+    ``config.log.mode`` column (or with it empty) ran without a log."""
+    modes = df["config.log.mode"] if "config.log.mode" in df.columns else pd.Series("off", index=df.index)
+    modes = modes.fillna("off").astype(str)
+    directories = df["config.log.directory"] if "config.log.directory" in df.columns else pd.Series("", index=df.index)
+
+    def how(mask: pd.Series) -> str:
+        used = sorted(set(modes[mask]) - {"off"})
+        if not used:
+            return ""
+        where = sorted({str(d) for d in directories[mask & (modes != "off")].dropna() if str(d)})
+        place = ", ".join(f"tmpfs {d}" if d.startswith("/dev/shm") else d for d in where)
+        unlogged = " (some runs unlogged)" if (modes[mask] == "off").any() else ""
+        return ", ".join(_LOG_MODES.get(m, m) for m in used) + (f", log on {place}" if place else "") + unlogged
+
+    if (modes == "off").all():
+        return "not logged"
+    micro = "config.workload" not in df.columns or (df["config.workload"].fillna("micro") == "micro").all()
+    if not micro or "update" not in df.columns or not df["update"].any() or df["update"].all():
+        logged = how(pd.Series(True, index=df.index))
+        return f"logged ({logged})" if logged else "not logged"
+    parts = []
+    for kind, mask in (("updates", df["update"].astype(bool)), ("reads", ~df["update"].astype(bool))):
+        logged = how(mask)
+        parts.append(f"{kind} logged ({logged})" if logged else f"{kind} unlogged")
+    return "; ".join(parts)

@@ -186,10 +186,19 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
     twin.set_ylim(0, top * 1.25 if top > 0 else 1.0)
     ax.legend(loc="upper left", fontsize=7, frameon=False)
     twin.legend(loc="upper right", fontsize=7, frameon=False)
-    ax.set_title("SIMULATED: cachegrind, a single-threaded copy", fontsize=9)
+    models = []
+    if "simulated.cache_model" in sim.columns:
+        models = [m for m in dict.fromkeys(sim["simulated.cache_model"].dropna().astype(str)) if m]
+    model = " / ".join(models) if models else "host caches (model not recorded)"
+    ax.set_title(f"SIMULATED: valgrind, a single-threaded copy\ncaches: {model}", fontsize=8, wrap=True)
+    lines.append(f"simulated cache model: {model}")
     for label, (_, row) in zip(x_labels, sim.iterrows()):
+        how = ""
+        if isinstance(row.get("simulated.method"), str) and row["simulated.method"]:
+            seconds = pd.to_numeric(row.get("simulated.seconds", math.nan), errors="coerce")
+            how = f" ({row['simulated.method']}" + (f", {seconds:.0f} s" if np.isfinite(seconds) else "") + ")"
         lines.append(
-            f"simulated {label}: {row['simulated.instructions']:,.0f} instructions/txn, "
+            f"simulated {label}{how}: {row['simulated.instructions']:,.0f} instructions/txn, "
             f"L1i {row['simulated.l1i_mpki']:.2f}, L1d {row['simulated.l1d_mpki']:.2f}, "
             f"LL {row['simulated.ll_mpki']:.3f}, branch mispred. {row['simulated.branch_mpki']:.2f} per 1000 instr."
         )
@@ -284,7 +293,7 @@ def plot_cycles(rows: pd.DataFrame, figure_id: str = "003-fig1") -> Drawing:
     )
     if not sim.empty:
         for c in sim.columns:
-            if c not in ("x", "simulated.reason", "simulated.caches"):
+            if c not in ("x", "simulated.reason", "simulated.caches", "simulated.cache_model", "simulated.method"):
                 sim[c] = _num(sim, c)
     lines += _simulated_panel(grid[0][1], labels, sim, "rows per transaction" if by_rows else "data size")
     note = ""

@@ -1,5 +1,7 @@
 """000 Fig 11 (unix sockets) and Fig 14 (shared memory): throughput as the share of
-multisite transactions grows, one line per deployment, read (left) and update (right).
+multisite transactions grows, one line per deployment, read (left) and update (right), one
+row of panels per data size where the rows hold several (Fig 11: cache-resident on top,
+memory-resident below). The caption says whether and how the runs logged.
 
 Each point is the mean throughput over a point's repetitions with its 95% confidence
 interval as error bars; the summary states every ratio with its interval
@@ -25,6 +27,7 @@ from islands.plots._common import (
     draw_line,
     figure_legend,
     fmt_tps,
+    log_note,
     machine_note,
     marker_of,
     new_grid,
@@ -54,17 +57,25 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
     )
     several = len(vias) > 1
     kinds = [u for u in (False, True) if u in set(df["update"])]
+    # One row of panels per data size (the paper's cache-resident top row, memory-resident bottom).
+    df["rows_per_site"] = df["config.micro.rows_per_site"].astype(int) if "config.micro.rows_per_site" in df else 0
+    sizes = sorted(set(df["rows_per_site"]))
 
-    fig, grid = new_grid(1, len(kinds), 6.2 * len(kinds), 5.0, sharey=True)
-    # One scale for both panels, so that read and update compare at a glance.
-    log = axis_scale(grid[0][0], aggregate(df, ["deployment", "via", "update", "pct"])["mean"] / 1e3)
+    fig, grid = new_grid(len(sizes), len(kinds), 6.2 * len(kinds), 4.6 * len(sizes) + 0.6, sharey=True)
+    # One scale for every panel, so that read and update, small and large data compare at a glance.
+    log = axis_scale(grid[0][0], aggregate(df, ["deployment", "via", "update", "pct", "rows_per_site"])["mean"] / 1e3)
     if not log:
         plain_ticks(grid[0][0].yaxis)
     lines: list[str] = []
-    for ax, update in zip(grid[0], kinds):
-        part = df[df["update"] == update]
+    panels = [(r, c, size, update) for r, size in enumerate(sizes) for c, update in enumerate(kinds)]
+    for r, c, size, update in panels:
+        ax = grid[r][c]
+        part = df[(df["update"] == update) & (df["rows_per_site"] == size)]
         rows_txt = _rows_text(part)
         panel = f"{'update' if update else 'read'} {rows_txt}"
+        if len(sizes) > 1:
+            resident = "cache-resident" if size == sizes[0] else "memory-resident"
+            panel += f", {resident} ({size:,} rows per site)"
         agg = aggregate(part, ["deployment", "via", "pct"])
         series: list[tuple[str, str, pd.DataFrame]] = []
         for i, dep in enumerate(deployments):
@@ -87,9 +98,9 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
                     scale=1e-3,
                 )
                 series.append((dep, via, sub))
-        ax.set_title(f"{panel} per transaction")
+        ax.set_title(f"{panel}" if len(sizes) > 1 else f"{panel} per transaction", fontsize=10)
         ax.set_xlabel("multisite transactions (%)")
-        if ax is grid[0][0]:
+        if c == 0:
             ax.set_ylabel("throughput (thousand txn/s" + (", log scale)" if log else ")"))
         else:
             ax.tick_params(labelleft=True)
@@ -104,10 +115,12 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
     transports = " vs ".join(_TRANSPORT_NAMES.get(v, v) for v in vias) or "no messages (single instances)"
     head = _FIGURE_TITLES.get(figure_id, figure_id)
     machine = machine_note(df)
+    logged = log_note(df)
     fig.suptitle(
-        f"{head}: throughput vs multisite transactions, over {transports}\n{machine}\n{run_note(df)}", fontsize=10
+        f"{head}: throughput vs multisite transactions, over {transports}\n{machine}\n{run_note(df)}\n{logged}",
+        fontsize=10,
     )
-    summary = "\n".join([f"{figure_id}: throughput vs % multisite over {transports}; {machine}", *lines])
+    summary = "\n".join([f"{figure_id}: throughput vs % multisite over {transports}; {machine}; {logged}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
 

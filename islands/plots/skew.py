@@ -23,6 +23,7 @@ from islands.plots._common import (
     deployment_titles,
     draw_line,
     fmt_tps,
+    log_note,
     machine_note,
     marker_of,
     new_grid,
@@ -110,9 +111,10 @@ def plot_skew(rows: pd.DataFrame, figure_id: str = "000-fig20") -> Drawing:
     transports = sorted(set(df["via"]) - {"none"})
     over = " over " + " and ".join(_TRANSPORT_NAMES.get(t, t) for t in transports) if transports else ""
     machine = machine_note(df)
-    fig.suptitle(f"000 Fig 20: throughput vs Zipf skew{over}\n{machine}\n{run_note(df)}", fontsize=10)
+    logged = log_note(df)
+    fig.suptitle(f"000 Fig 20: throughput vs Zipf skew{over}\n{machine}\n{run_note(df)}\n{logged}", fontsize=10)
     legend_note = "deployments: " + ", ".join(titles[d] for d in deployments)
-    summary = "\n".join([f"{figure_id}: throughput vs Zipf skew s{over}; {machine}; {legend_note}", *lines])
+    summary = "\n".join([f"{figure_id}: throughput vs Zipf skew s{over}; {machine}; {logged}; {legend_note}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
 

@@ -26,6 +26,7 @@ from islands.plots._common import (
     error_bars,
     figure_legend,
     fmt_tps,
+    log_note,
     machine_note,
     marker_of,
     new_grid,
@@ -108,8 +109,9 @@ def plot_remote_share(rows: pd.DataFrame, figure_id: str = "000-fig23") -> Drawi
     figure_legend(fig, [ax])
     machine = machine_note(df)
     title = _TITLES.get(figure_id, "throughput vs % remote")
-    fig.suptitle(f"000 Fig {figure_id.rsplit('fig', 1)[-1]}: {title}\n{machine}\n{run_note(df)}", fontsize=10)
-    summary = "\n".join([f"{figure_id}: {title}; {machine}", *lines])
+    logged = log_note(df)
+    fig.suptitle(f"000 Fig {figure_id.rsplit('fig', 1)[-1]}: {title}\n{machine}\n{run_note(df)}\n{logged}", fontsize=10)
+    summary = "\n".join([f"{figure_id}: {title}; {machine}; {logged}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
 
@@ -120,7 +122,9 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
     df = _with_remote(rows, f"figure {figure_id}")
     workloads = [w for w in _REMOTE if w in set(df["workload"])]
     fig, grid = new_grid(1, len(workloads), 5.5 * len(workloads), 4.8)
-    lines = [f"{figure_id}: local-only vs the standard share of remote transactions; {machine_note(df)}"]
+    lines = [
+        f"{figure_id}: local-only vs the standard share of remote transactions; {machine_note(df)}; {log_note(df)}"
+    ]
     for c, workload in enumerate(workloads):
         ax = grid[0][c]
         part = df[df["workload"] == workload]
@@ -160,6 +164,7 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
         ax.legend(fontsize=8, frameon=False)
         ax.grid(alpha=0.3, axis="y")
     fig.suptitle(
-        f"000 Fig 22: standard workloads, local-only vs remote\n{machine_note(df)}\n{run_note(df)}", fontsize=10
+        f"000 Fig 22: standard workloads, local-only vs remote\n{machine_note(df)}\n{run_note(df)}\n{log_note(df)}",
+        fontsize=10,
     )
     return Drawing(figure=fig, summary="\n".join(lines), stem=figure_id)

@@ -27,6 +27,7 @@ from islands.plots._common import (
     draw_line,
     figure_legend,
     fmt_us,
+    log_note,
     log_ticks,
     machine_note,
     marker_of,
@@ -114,13 +115,14 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
     fig.suptitle(
         f"000 {which}: time per transaction vs rows per transaction{over}\n"
         "time per transaction = cpus × 10⁶ / throughput (CPU-µs per committed transaction)\n"
-        f"{machine}\n{run_note(df)}",
+        f"{machine}\n{run_note(df)}\n{log_note(df)}",
         fontsize=10,
     )
     stem = figures[0] if len(figures) == 1 else f"{figures[0]}-{figures[1].rsplit('fig', 1)[1]}"
     summary = "\n".join(
         [
-            f"{stem}: time per transaction (cpus x 1e6 / throughput, CPU-µs) vs rows per transaction{over}; {machine}",
+            f"{stem}: time per transaction (cpus x 1e6 / throughput, CPU-µs) vs rows per transaction{over}; {machine}; "
+            f"{log_note(df)}",
             *lines,
         ]
     )

@@ -25,8 +25,8 @@ struct WorkloadEntry {
   void (*validate)(const RunConfig& config, std::uint64_t total_sites) = nullptr;
   //! The instance that runs it as config says (index, scheme).
   std::unique_ptr<Instance::Impl> (*make_instance)(const InstanceConfig& config) = nullptr;
-  //! Exactly n committed transactions in the calling thread (see run_fixed_transactions).
-  std::uint64_t (*run_fixed)(const RunConfig& config, std::uint64_t n) = nullptr;
+  //! Exactly warmup + n committed transactions in the calling thread (see run_fixed_transactions).
+  std::uint64_t (*run_fixed)(const RunConfig& config, std::uint64_t n, std::uint64_t warmup) = nullptr;
 };
 
 //! Every workload, in the order of ISLANDS_WORKLOADS.

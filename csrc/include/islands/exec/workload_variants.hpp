@@ -6,6 +6,7 @@
 #include "islands/exec/instance_impl.hpp"
 #include "islands/exec/workload_registry.hpp"
 #include "islands/index/index_dispatch.hpp"
+#include "islands/perf/simulator_marks.hpp"
 #include "islands/workload/workload.hpp"
 
 namespace islands {
@@ -32,7 +33,7 @@ struct WorkloadVariants {
 
   // One thread, every site of the config loaded, n transactions committed; user rollbacks
   // count as done (the specification's), aborts are retried and returned.
-  static std::uint64_t run_fixed(const RunConfig& config, std::uint64_t n) {
+  static std::uint64_t run_fixed(const RunConfig& config, std::uint64_t n, std::uint64_t warmup) {
     return with_index(config.engine.index, [&](auto index) {
       using Workload = W<typename decltype(index)::type>;
       return with_cc(config.engine, [&](auto cc) -> std::uint64_t {
@@ -44,7 +45,14 @@ struct WorkloadVariants {
         typename Workload::Txn txn;
         Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL);
         std::uint64_t aborts = 0, checksum = 0;
-        for (std::uint64_t i = 0; i < n; ++i) {
+        // A simulator started with its instrumentation off simulates from here: the warm-up
+        // transactions fill its caches, the counts restart, the n transactions are counted.
+        simulation_start();
+        for (std::uint64_t i = 0; i < warmup + n; ++i) {
+          if (i == warmup) {
+            simulation_zero();
+            aborts = 0;
+          }
           workload.generate(txn, rng, 0);
           ctx.begin(i + 1);
           for (;;) {
@@ -53,6 +61,7 @@ struct WorkloadVariants {
             ++aborts;
           }
         }
+        simulation_stop();
         asm volatile("" : : "r"(checksum) : "memory");  // keeps the reads alive
         return aborts;
       });
