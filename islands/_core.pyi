@@ -122,6 +122,8 @@ class TpccConfig:
     new_order_rollback: float
     payment_remote: float
     payment_by_name: float
+    layout: str
+    memory_budget: float
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
