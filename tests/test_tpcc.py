@@ -381,4 +381,6 @@ def test_sweep_stores_tpcc_rows_and_plots_them(cli, tmp_path, figure, grid):
     assert all(json.loads(f) == [] for f in rows["check_failures"])
     drawn = cli("plot", str(tmp_path / "res"))
     assert drawn.returncode == 0, drawn.stderr
-    assert "TPC-C Payment" in (tmp_path / "res" / "summary.txt").read_text()
+    summary = (tmp_path / "res" / "summary.txt").read_text()
+    assert "TPC-C Payment" in summary and "TPC-C spec layout" in summary
+    assert all(b > 0 for b in rows["bytes_per_txn"])  # every result says how much the rows grew
