@@ -384,3 +384,24 @@ def test_sweep_stores_tpcc_rows_and_plots_them(cli, tmp_path, figure, grid):
     summary = (tmp_path / "res" / "summary.txt").read_text()
     assert "TPC-C Payment" in summary and "TPC-C spec layout" in summary
     assert all(b > 0 for b in rows["bytes_per_txn"])  # every result says how much the rows grew
+
+
+@two_cpus
+def test_a_deployment_stops_cleanly_at_its_memory_budget():
+    # Each instance stops at its sites' share of the budget; the run fails naming it.
+    available = int(re.search(r"MemAvailable:\s+(\d+) kB", Path("/proc/meminfo").read_text()).group(1)) * 1024
+    config = tpcc(cpus=CPUS[:2], cc="2pl", mix="new_order", warehouses=1, duration=30.0, payment_remote=0)
+    load = _core.tpcc_load_bytes(config.to_core(), 2)
+    small = tpcc(
+        cpus=CPUS[:2],
+        cc="none",
+        lock_policy="no_wait",
+        mix="new_order",
+        warehouses=1,
+        duration=30.0,
+        payment_remote=0,
+        memory_budget=1.3 * load / available,
+    )
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    with pytest.raises(islands.InstanceFailed, match=r"memory budget \(tpcc.memory_budget"):
+        run_deployment(deployment, small, transport="shm")

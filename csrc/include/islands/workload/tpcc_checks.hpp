@@ -252,7 +252,6 @@ bool TpccWorkload<Index>::corrupt_for_test(const std::string& what) {
     return found != nullptr;
   };
   const auto any = [](const Row*) { return true; };
-  const std::int64_t cpd = config_.customers_per_district;
   if (what == "warehouse.ytd") {
     if (!first(warehouses_, any)) return false;
     Warehouse::set_ytd(found, Warehouse::ytd(found) + 1);
@@ -303,14 +302,6 @@ bool TpccWorkload<Index>::corrupt_for_test(const std::string& what) {
     if (what == "stock.ytd") Stock::set_ytd(found, Stock::ytd(found) + 1);
     if (what == "stock.order_cnt") Stock::set_order_cnt(found, Stock::order_cnt(found) + 1);
     if (what == "stock.remote_cnt") Stock::set_remote_cnt(found, Stock::remote_cnt(found) + 1);
-  } else if (what == "order.insert") {  // an order with no lines and no new-order row
-    Row* dist = nullptr;
-    if (!first(districts_, any)) return false;
-    dist = found;
-    const std::uint64_t w = tpcc::key_warehouse(dist->key), d = (dist->key >> 32) & 0xff;
-    Row* order = add(orders_, 0, Order::key(w, d, static_cast<std::uint64_t>(cpd) * 100));
-    Order::set_c_id(order, 1);
-    Order::set_carrier_id(order, 1);
   } else {
     throw ConfigError("tpcc corruption", "'" + what + "' names no corruption this test hook knows");
   }

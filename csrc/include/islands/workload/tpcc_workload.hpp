@@ -115,7 +115,10 @@ class TpccWorkload {
         by_customer_(true),
         by_last_(sites * std::size_t{config.warehouses_per_site} * kDistricts * kLastNames) {
     config_.validate_fit(total_sites ? total_sites : sites);
-    budget_bytes_ = static_cast<std::uint64_t>(config_.memory_budget * static_cast<double>(available_memory_bytes()));
+    // This instance's share of the deployment's budget: its sites of the total.
+    const double share = static_cast<double>(sites) / static_cast<double>(total_sites ? total_sites : sites);
+    budget_bytes_ =
+        static_cast<std::uint64_t>(config_.memory_budget * share * static_cast<double>(available_memory_bytes()));
   }
 
   //! Loads local site `site` (its owner thread: first touch): its warehouses with their
@@ -343,10 +346,11 @@ class TpccWorkload {
     if (budget_bytes_ == 0 || (++calls & 63) != 0) return;
     const std::uint64_t used = memory_bytes();
     if (used <= budget_bytes_) return;
-    throw std::runtime_error("tpcc: the tables and indexes reached " + std::to_string(used >> 20) +
-                             " MiB, the memory budget (tpcc.memory_budget " + std::to_string(config_.memory_budget) +
-                             " of the memory available at load): stopping the run before memory runs out; "
-                             "run it shorter, with fewer workers, or raise tpcc.memory_budget");
+    throw std::runtime_error("tpcc: the tables and indexes reached " + std::to_string(used >> 20) + " MiB of " +
+                             std::to_string(budget_bytes_ >> 20) + " MiB, this instance's memory budget (tpcc.memory_budget " +
+                             std::to_string(config_.memory_budget) +
+                             " of the memory available at load, its sites' share): stopping the run before memory runs "
+                             "out; run it shorter, with fewer workers, or raise tpcc.memory_budget");
   }
   // Delivery's delete of a NEW-ORDER row, at commit (TxnContext::deleting).
   static void erase_key(void* self, std::uint64_t key) { static_cast<TpccWorkload*>(self)->index_.erase(key); }
