@@ -11,7 +11,9 @@
 namespace islands {
 
 //! Rows of one shape, partitioned into sites. Each site allocates its rows in chunks that the
-//! site's owner thread touches first (so they land on its NUMA node); rows never move.
+//! site's owner thread touches first (so they land on its NUMA node); rows never move. A
+//! released row's memory goes to its site's free list and a later allocate there reuses it
+//! (chunks are only freed with the table).
 class Table {
  public:
   //! sites: number of partitions; columns: int32 payload columns per row.
