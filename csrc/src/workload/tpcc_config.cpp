@@ -53,10 +53,10 @@ std::uint64_t TpccConfig::load_bytes(std::uint64_t total_sites) const {
                         chunked(lines) * stride(OrderLine::kColumns, OrderLine::kSpecColumns) +
                         w * std::uint64_t{items} * stride(Stock::kColumns, Stock::kSpecColumns) +
                         total_sites * std::uint64_t{items} * stride(Item::kColumns, Item::kSpecColumns);
-  // Primary hash index: 16-byte slots at a load factor of at most 1/2, rounded to a power of two
-  // (up to 4x the keys); the order B+tree (about 24 bytes a key); the last-name lists.
+  // The primary index (kIndexBytesPerKey a key), the order B+tree (about 48 bytes a key), the
+  // last-name lists.
   const std::uint64_t keys = total_sites * std::uint64_t{items} + w * (items + 11 + 2 * customers / w + lines / w);
-  bytes += keys * 16 * 4 + customers * 24 + customers * 8 + w * kDistricts * kLastNames * 24;
+  bytes += keys * kIndexBytesPerKey + customers * 48 + customers * 8 + w * kDistricts * kLastNames * 24;
   return bytes;
 }
 

@@ -333,6 +333,9 @@ class TpccWorkload {
 
   static constexpr std::uint64_t kCLastLoad = 157, kCLastRun = 223, kCId = 259, kOlIId = 7911;
 
+  // Index bytes per key the memory figures count (see memory_bytes in tpcc_checks.hpp).
+  static constexpr std::uint64_t kIndexBytesPerKey = tpcc::kIndexBytesPerKey, kOrderIndexBytesPerKey = 48;
+
   // Payload columns of table T in this run's layout.
   template <class T>
   std::uint32_t width() const { return spec_ ? T::kSpecColumns : T::kColumns; }
