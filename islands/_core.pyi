@@ -128,6 +128,8 @@ class TpccConfig:
     new_order_rollback: float
     payment_remote: float
     payment_by_name: float
+    layout: str
+    memory_budget: float
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
@@ -329,6 +331,10 @@ class HashIndex:
         self, expected_keys: typing.SupportsInt | typing.SupportsIndex = 16, latching: bool = True
     ) -> None: ...
     def __len__(self) -> int: ...
+    def erase(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> bool:
+        """
+        Removes key; False if absent
+        """
     def insert(
         self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
     ) -> bool:
@@ -352,6 +358,10 @@ class BTreeIndex:
     """
     def __init__(self, latching: bool = True) -> None: ...
     def __len__(self) -> int: ...
+    def erase(self, arg0: typing.SupportsInt | typing.SupportsIndex) -> bool:
+        """
+        Removes key; False if absent
+        """
     def insert(
         self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: typing.SupportsInt | typing.SupportsIndex
     ) -> bool:
@@ -742,4 +752,14 @@ def zipf_sample(
 ) -> list[int]:
     """
     count ranks in [0, n) drawn from the engine's Zipf generator (rank 0 hottest)
+    """
+
+def tpcc_probe(config: RunConfig, transactions: typing.SupportsInt, corruption: str = "") -> dict[str, typing.Any]:
+    """
+    Test hook: loads the config's TPC-C sites in one instance, commits `transactions` on one thread, breaks the row `corruption` names (e.g. 'stock.ytd'; '' for none) and returns {figures, failures, corrupted, committed}.
+    """
+
+def tpcc_load_bytes(config: RunConfig, total_sites: typing.SupportsInt) -> int:
+    """
+    The bytes TPC-C's load of total_sites sites is estimated to allocate (what the memory check compares).
     """

@@ -80,6 +80,10 @@ class TpccConfig:
     new_order_rollback: float = 0.01  #: share of NewOrders that name an unused item and roll back
     payment_remote: float = 0.15  #: share of Payments for a customer of another warehouse
     payment_by_name: float = 0.60  #: share of Payments that choose the customer by last name
+    #: "spec": every column of clause 1.3 at its width; "narrow": only the numeric columns
+    layout: str = "spec"
+    #: share of the memory available at load time the tables may reach; the run stops there
+    memory_budget: float = 0.8
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ def describe_workload(config: RunConfig) -> str:
     if config.workload == "tpcc":
         t = config.tpcc
         return (
-            f"tpcc: mix {t.mix}, {t.warehouses_per_site} warehouse(s)/site, {t.payment_remote:.0%} remote "
+            f"tpcc ({t.layout} layout): mix {t.mix}, {t.warehouses_per_site} warehouse(s)/site, "
+            f"{t.payment_remote:.0%} remote "
             f"payments, {t.new_order_remote_item:.0%} remote items"
         )
     if config.workload == "tatp":

@@ -57,6 +57,22 @@ def new_order_note(per_min: float) -> str:
     return "" if per_min != per_min else f"; NewOrder {per_min:,.0f}/min (tpmC-style)"
 
 
+def bytes_per_txn(checks: Mapping[str, int], commits: int, by_type: Mapping[str, int]) -> float:
+    """Bytes of row growth per committed transaction over the run (warm-up included), from the
+    figures ``row_bytes`` and ``growing_txns`` (the transactions that add rows: TPC-C's NewOrders
+    and Payments) at the start and the end: growth per growing transaction times their share of
+    the measured commits. NaN when the workload reports no such figures or nothing grew."""
+    names = ("row_bytes", "row_bytes_at_start", "growing_txns", "growing_txns_at_start")
+    if any(n not in checks for n in names) or commits <= 0:
+        return float("nan")
+    grown = checks["growing_txns"] - checks["growing_txns_at_start"]
+    growing_measured = by_type.get("new_order", 0) + by_type.get("payment", 0)
+    if grown <= 0:
+        return float("nan")
+    per_growing = (checks["row_bytes"] - checks["row_bytes_at_start"]) / grown
+    return per_growing * growing_measured / commits
+
+
 def abort_rate(commits: int, aborts: Mapping[str, int]) -> float:
     """Aborted attempts per attempt, given commits and aborts per reason (NaN for no attempts)."""
     attempts = commits + sum(aborts.values())
@@ -113,6 +129,11 @@ class RunResult:
         return new_order_rate(self.commits_by_type, self.measured_s)
 
     @property
+    def bytes_per_txn(self) -> float:
+        """Bytes the rows grew by per committed transaction (NaN where the workload does not say)."""
+        return bytes_per_txn(self.checks, self.commits, self.commits_by_type)
+
+    @property
     def abort_rate(self) -> float:
         """Aborted attempts per attempt (NaN when nothing was attempted)."""
         return abort_rate(self.commits, self.aborts)
@@ -145,6 +166,7 @@ class RunResult:
             "user_rollbacks": self.user_rollbacks,
             "commits_by_type": self.commits_by_type,
             "new_order_per_min": self.new_order_per_min,
+            "bytes_per_txn": self.bytes_per_txn,
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,

@@ -1,15 +1,22 @@
 """TPC-C's five transactions: in one instance and one instance per core, every CC mode and
-both transports, with the specification's consistency conditions 1-4 (clause 3.3.2) and the
-payment balances checked after each run; the loader against the specification's
-cardinalities; NewOrders per minute and user rollbacks reported apart; bad input."""
+both transports, in the specification's row layout and the narrow one, with the
+specification's twelve consistency conditions (clause 3.3.2) and the stock's counters checked
+after each run, and each condition shown to catch one broken row; the loader against the
+specification's cardinalities and generators; by-name payments' History naming the customer;
+Delivery deleting its new-order rows; memory: an oversized load refused, a run stopped at its
+budget, bytes per transaction reported; NewOrders per minute and user rollbacks reported apart;
+bad input."""
 
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 import pytest
 
 import islands
+from islands import _core
 from islands.config import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.consistency import verify
 from islands.launch import run_deployment
@@ -31,6 +38,9 @@ def tpcc(
     duration=0.3,
     index="hash",
     rollback=0.01,
+    layout="spec",
+    by_name=0.60,
+    memory_budget=0.8,
 ) -> RunConfig:
     return RunConfig(
         workload="tpcc",
@@ -42,6 +52,9 @@ def tpcc(
             payment_remote=payment_remote,
             new_order_remote_item=remote_item,
             new_order_rollback=rollback,
+            layout=layout,
+            payment_by_name=by_name,
+            memory_budget=memory_budget,
         ),
         engine=EngineConfig(index=index, cc=cc, lock_policy=lock_policy),
         driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration),
@@ -56,17 +69,39 @@ def private_run_root(tmp_path, monkeypatch):
     monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
 
 
+COUNTED = (
+    "condition_1_warehouses",
+    "condition_2_districts",
+    "condition_3_districts",
+    "condition_4_districts",
+    "condition_5_orders",
+    "condition_6_orders",
+    "condition_7_order_lines",
+    "condition_10_customers",
+    "condition_11_districts",
+    "condition_12_customers",
+    "history_unknown_customers",
+)
+FINGERPRINTS = (
+    "condition_8_fingerprint",
+    "condition_9_fingerprint",
+    "stock_ytd_fingerprint",
+    "stock_order_cnt_fingerprint",
+    "stock_remote_cnt_fingerprint",
+)
+PRIME = 2**31 - 1
+
+
 def assert_consistent(result) -> None:
     assert result.check_failures == [], result.check_failures
     c = result.checks
-    for name in (
-        "condition_1_warehouses",
-        "condition_2_districts",
-        "condition_3_districts",
-        "condition_4_districts",
-        "warehouses_unlike_history",
-    ):
+    for name in COUNTED:
         assert c[name] == 0, name
+    for name in FINGERPRINTS:
+        assert c[name] % PRIME == 0, name
+    # bytes per transaction of growth: reported, positive when NewOrders or Payments committed
+    if result.commits_by_type.get("new_order", 0) + result.commits_by_type.get("payment", 0) > 0:
+        assert result.bytes_per_txn > 0
     # Payments move money from balance to YTD payment; deliveries add their lines' amounts.
     assert c["customer_balance_plus_ytd"] == c["delivered_order_line_amount"]
     assert result.commits == sum(result.commits_by_type.values())
@@ -190,19 +225,100 @@ def test_loader_builds_the_specification_cardinalities():
     assert_consistent(result)
 
 
-def test_the_conditions_catch_a_broken_district():
-    good = {
-        "condition_1_warehouses": 0,
-        "condition_2_districts": 0,
-        "condition_3_districts": 0,
-        "condition_4_districts": 0,
-        "warehouses_unlike_history": 0,
-        "customer_balance_plus_ytd": 7,
-        "delivered_order_line_amount": 7,
-    }
+def test_verify_names_each_failed_condition():
+    good = dict.fromkeys(COUNTED, 0) | dict.fromkeys(FINGERPRINTS, 2 * PRIME)  # summed over instances
     assert verify("tpcc", good) == []
-    assert len(verify("tpcc", {**good, "condition_2_districts": 1})) == 1
-    assert len(verify("tpcc", {**good, "customer_balance_plus_ytd": 5})) == 1
+    for name in COUNTED + FINGERPRINTS:
+        failures = verify("tpcc", {**good, name: good[name] + 1})
+        assert len(failures) == 1, (name, failures)
+
+
+def probe(corruption="", transactions=3000, mix="new_order:50,payment:50", layout="spec", by_name=0.6):
+    # two warehouses in one site: remote payments and items are local to the probe's instance
+    config = tpcc(cpus=CPUS[:1], mix=mix, warehouses=2, layout=layout, by_name=by_name, rollback=0.0)
+    return _core.tpcc_probe(config.to_core(), transactions, corruption)
+
+
+# Each corruption of one row and the condition that must name it.
+CORRUPTIONS = [
+    ("warehouse.ytd", "new_order:50,payment:50", "condition 1:"),
+    ("district.next_o_id", "new_order:50,payment:50", "condition 2:"),
+    ("new_order.delete", "new_order:50,payment:50", "condition 3:"),
+    ("order.ol_cnt", "new_order:50,payment:50", "condition 4:"),
+    ("order.carrier_id", "standard", "condition 5:"),
+    ("order_line.delete", "standard", "condition 6:"),
+    ("order_line.delivery_d", "standard", "condition 7:"),
+    ("warehouse.ytd", "payment", "condition 8:"),
+    ("district.ytd", "payment", "condition 9:"),
+    ("history.amount", "standard", "condition 10:"),
+    ("new_order.delete", "new_order:50,payment:50", "condition 11:"),
+    ("customer.ytd_payment", "standard", "condition 12:"),
+    ("order_line.amount", "standard", "condition 12:"),
+    ("stock.ytd", "new_order", "S_YTD"),
+    ("stock.order_cnt", "new_order", "S_ORDER_CNT"),
+    ("stock.remote_cnt", "new_order", "S_REMOTE_CNT"),
+]
+
+
+@pytest.mark.parametrize("layout", ["spec", "narrow"])
+def test_probe_run_is_consistent_before_corruption(layout):
+    for mix in ("standard", "new_order:50,payment:50"):
+        out = probe(mix=mix, layout=layout)
+        assert out["committed"] > 2500 and out["failures"] == [], out["failures"]
+
+
+@pytest.mark.parametrize("corruption,mix,needle", CORRUPTIONS)
+def test_each_condition_catches_one_broken_row(corruption, mix, needle):
+    out = probe(corruption, mix=mix)
+    assert out["corrupted"], corruption
+    assert any(needle in f for f in out["failures"]), (corruption, out["failures"])
+
+
+def test_by_name_payments_write_the_customer_into_history():
+    # Every payment by name, half of them for a customer of the other warehouse: History must
+    # name the customer (it used to write H_C_ID = 0), so condition 10 holds customer by customer.
+    config = tpcc(cpus=CPUS[:1], mix="payment", warehouses=2, payment_remote=0.5, by_name=1.0)
+    out = _core.tpcc_probe(config.to_core(), 2000, "")
+    assert out["failures"] == [] and out["committed"] == 2000
+    assert out["figures"]["history_unknown_customers"] == 0
+    assert out["figures"]["condition_10_customers"] == 0
+
+
+def test_delivery_deletes_its_new_order_rows():
+    before = probe(transactions=0, mix="delivery")["figures"]
+    after = probe(transactions=10, mix="delivery")["figures"]
+    # 10 deliveries x 10 districts, each deleting one new-order row from table and index
+    assert before["new_order_rows"] - after["new_order_rows"] == 100
+    assert after["row_bytes"] < before["row_bytes"]
+
+
+def test_spec_layout_rows_are_wider_and_labelled():
+    spec, narrow = probe(transactions=0)["figures"], probe(transactions=0, layout="narrow")["figures"]
+    rows = sum(spec[k] for k in spec if k.endswith("_rows"))
+    assert rows == sum(narrow[k] for k in narrow if k.endswith("_rows"))
+    assert spec["row_bytes"] > 3 * narrow["row_bytes"]  # order lines, 10 per order, grow least
+    result = islands.run(tpcc(layout="narrow", duration=0.1, remote_item=0, payment_remote=0))
+    assert "narrow layout" in result.summary() and result.config.tpcc.layout == "narrow"
+    assert_consistent(result)
+
+
+def test_an_oversized_load_is_refused_before_allocating(cli):
+    out = cli(
+        "run", "--workload", "tpcc", "--cores", str(CPUS[0]), "--warehouses-per-site", "64",
+        "--items", "1000000", "--customers-per-district", "100000", "--duration", "0.1",
+    )  # fmt: skip
+    assert out.returncode == 2, out.stderr
+    line = out.stderr.strip()
+    assert len(line.splitlines()) == 1 and "--warehouses-per-site" in line and "GiB" in line, line
+
+
+def test_a_run_stops_cleanly_at_its_memory_budget():
+    available = int(re.search(r"MemAvailable:\s+(\d+) kB", Path("/proc/meminfo").read_text()).group(1)) * 1024
+    config = tpcc(mix="new_order", duration=30.0, remote_item=0, payment_remote=0)
+    load = _core.tpcc_load_bytes(config.to_core(), 1)
+    budget = 1.3 * load / available  # room for the load and a little growth
+    with pytest.raises(RuntimeError, match=r"memory budget \(tpcc.memory_budget"):
+        islands.run(tpcc(mix="new_order", duration=30.0, remote_item=0, payment_remote=0, memory_budget=budget))
 
 
 @pytest.mark.parametrize(
@@ -265,4 +381,27 @@ def test_sweep_stores_tpcc_rows_and_plots_them(cli, tmp_path, figure, grid):
     assert all(json.loads(f) == [] for f in rows["check_failures"])
     drawn = cli("plot", str(tmp_path / "res"))
     assert drawn.returncode == 0, drawn.stderr
-    assert "TPC-C Payment" in (tmp_path / "res" / "summary.txt").read_text()
+    summary = (tmp_path / "res" / "summary.txt").read_text()
+    assert "TPC-C Payment" in summary and "TPC-C spec layout" in summary
+    assert all(b > 0 for b in rows["bytes_per_txn"])  # every result says how much the rows grew
+
+
+@two_cpus
+def test_a_deployment_stops_cleanly_at_its_memory_budget():
+    # Each instance stops at its sites' share of the budget; the run fails naming it.
+    available = int(re.search(r"MemAvailable:\s+(\d+) kB", Path("/proc/meminfo").read_text()).group(1)) * 1024
+    config = tpcc(cpus=CPUS[:2], cc="2pl", mix="new_order", warehouses=1, duration=30.0, payment_remote=0)
+    load = _core.tpcc_load_bytes(config.to_core(), 2)
+    small = tpcc(
+        cpus=CPUS[:2],
+        cc="none",
+        lock_policy="no_wait",
+        mix="new_order",
+        warehouses=1,
+        duration=30.0,
+        payment_remote=0,
+        memory_budget=1.3 * load / available,
+    )
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    with pytest.raises(islands.InstanceFailed, match=r"memory budget \(tpcc.memory_budget"):
+        run_deployment(deployment, small, transport="shm")

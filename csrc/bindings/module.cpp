@@ -11,6 +11,7 @@ void bind_transport(py::module_& m);
 void bind_bench(py::module_& m);
 void bind_perf(py::module_& m);
 void bind_log(py::module_& m);
+void bind_tpcc_probe(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "islands engine core (C++): storage, indexes, concurrency control, workers";
@@ -21,4 +22,5 @@ PYBIND11_MODULE(_core, m) {
   bind_bench(m);
   bind_perf(m);
   bind_log(m);
+  bind_tpcc_probe(m);
 }

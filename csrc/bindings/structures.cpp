@@ -31,6 +31,7 @@ void bind_structures(py::module_& m) {
       .def("insert", &HashIndex::insert, "Inserts key -> value; False if the key is present")
       .def("lookup", &lookup<HashIndex>, "The value of key, or None")
       .def("update", &HashIndex::update, "Replaces a present key's value; False if absent")
+      .def("erase", &HashIndex::erase, "Removes key; False if absent")
       .def("__len__", &HashIndex::size);
 
   py::class_<BTreeIndex>(m, "BTreeIndex", "The engine's B+tree index")
@@ -38,6 +39,7 @@ void bind_structures(py::module_& m) {
       .def("insert", &BTreeIndex::insert, "Inserts key -> value; False if the key is present")
       .def("lookup", &lookup<BTreeIndex>, "The value of key, or None")
       .def("update", &BTreeIndex::update, "Replaces a present key's value; False if absent")
+      .def("erase", &BTreeIndex::erase, "Removes key; False if absent")
       .def("scan", [](const BTreeIndex& index, std::uint64_t low, std::uint64_t high) {
         std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
         index.scan(low, high, [&](std::uint64_t k, std::uint64_t v) {

@@ -92,5 +92,42 @@ int main() {
   race(racing_hash);
   BTreeIndex racing_tree(true);
   race(racing_tree);
+
+  // Optimistic readers racing a writer that erases and re-inserts the odd keys, so the hash
+  // index shifts keys of a probe run back into each gap and the tree's leaves shrink and
+  // refill: every even key is always found with its value.
+  const auto race_erase = [](auto& index) {
+    constexpr std::uint64_t kKeys = 20000, kRounds = 20;
+    for (std::uint64_t k = 0; k < 2 * kKeys; ++k) index.insert(k, k * 3);
+    std::atomic<bool> done{false};
+    std::atomic<long> wrong{0}, reads{0};
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 2; ++t) {
+      readers.emplace_back([&, t] {
+        Random r(200 + t);
+        while (!done.load()) {
+          const std::uint64_t k = 2 * r.below(kKeys);
+          std::uint64_t v = 0;
+          if (!index.lookup(k, v) || v != k * 3) ++wrong;
+          ++reads;
+        }
+      });
+    }
+    while (reads.load() == 0) std::this_thread::yield();
+    long erased = 0;
+    for (std::uint64_t round = 0; round < kRounds; ++round) {
+      for (std::uint64_t k = 1; k < 2 * kKeys; k += 2) erased += index.erase(k) ? 1 : 0;
+      for (std::uint64_t k = 1; k < 2 * kKeys; k += 2) index.insert(k, k * 3);
+    }
+    done = true;
+    for (auto& t : readers) t.join();
+    CHECK(wrong.load() == 0);
+    CHECK(erased == static_cast<long>(kRounds * kKeys));
+    CHECK(index.size() == 2 * kKeys);
+  };
+  HashIndex erasing_hash(16, true);
+  race_erase(erasing_hash);
+  BTreeIndex erasing_tree(true);
+  race_erase(erasing_tree);
   return test_summary("indexes");
 }

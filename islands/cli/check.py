@@ -2,8 +2,9 @@
 
 The deployment is started, loaded and run as ``islands run`` would (same options), and at the
 end every instance reports its figures; the conditions are checked over the whole deployment
-(TPC-C clause 3.3.2 conditions 1-4 and the payment and delivery balances, TPC-B balance sums
-against the history, TATP referential integrity, the microbenchmark's payload sums). Prints
+(the TPC-C clause 3.3.2 conditions the mix makes meaningful, per warehouse, district and
+customer, and stock against the order lines; TPC-B balance sums and per-branch balances against
+the history; TATP referential integrity, the microbenchmark's payload sums). Prints
 each figure and condition; exit status 0 when all hold, 1 when one fails, 2 for bad input.
 """
 

@@ -51,6 +51,17 @@ _REMOTE = {
 _TITLES = {"000-fig23": "TPC-B vs % remote transactions", "000-fig24": "TPC-C Payment vs % remote payments"}
 
 
+def _layout_note(df: pd.DataFrame) -> str:
+    """'; TPC-C spec layout' (the row layouts of the TPC-C rows shown), '' without TPC-C rows.
+    Rows stored before the layout setting existed ran the narrow layout."""
+    tpcc = df[df["workload"].str.startswith("tpcc")]
+    if tpcc.empty:
+        return ""
+    column = "config.tpcc.layout"
+    layouts = tpcc[column].fillna("narrow") if column in tpcc.columns else pd.Series(["narrow"])
+    return f"; TPC-C {' and '.join(sorted(set(layouts.astype(str))))} layout"
+
+
 def _with_remote(rows: pd.DataFrame, what: str) -> pd.DataFrame:
     df = prepared(rows, what, extra=("config.workload",))
     df["workload"] = df["config.workload"].astype(str)
@@ -110,8 +121,11 @@ def plot_remote_share(rows: pd.DataFrame, figure_id: str = "000-fig23") -> Drawi
     machine = machine_note(df)
     title = _TITLES.get(figure_id, "throughput vs % remote")
     logged = log_note(df)
-    fig.suptitle(f"000 Fig {figure_id.rsplit('fig', 1)[-1]}: {title}\n{machine}\n{run_note(df)}\n{logged}", fontsize=10)
-    summary = "\n".join([f"{figure_id}: {title}; {machine}; {logged}", *lines])
+    layout = _layout_note(df)
+    fig.suptitle(
+        f"000 Fig {figure_id.rsplit('fig', 1)[-1]}: {title}{layout}\n{machine}\n{run_note(df)}\n{logged}", fontsize=10
+    )
+    summary = "\n".join([f"{figure_id}: {title}{layout}; {machine}; {logged}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
 
@@ -122,8 +136,10 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
     df = _with_remote(rows, f"figure {figure_id}")
     workloads = [w for w in _REMOTE if w in set(df["workload"])]
     fig, grid = new_grid(1, len(workloads), 5.5 * len(workloads), 4.8)
+    layout = _layout_note(df)
     lines = [
-        f"{figure_id}: local-only vs the standard share of remote transactions; {machine_note(df)}; {log_note(df)}"
+        f"{figure_id}: local-only vs the standard share of remote transactions{layout}; {machine_note(df)}; "
+        f"{log_note(df)}"
     ]
     for c, workload in enumerate(workloads):
         ax = grid[0][c]
@@ -164,7 +180,8 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
         ax.legend(fontsize=8, frameon=False)
         ax.grid(alpha=0.3, axis="y")
     fig.suptitle(
-        f"000 Fig 22: standard workloads, local-only vs remote\n{machine_note(df)}\n{run_note(df)}\n{log_note(df)}",
+        f"000 Fig 22: standard workloads, local-only vs remote{layout}\n{machine_note(df)}\n{run_note(df)}\n"
+        f"{log_note(df)}",
         fontsize=10,
     )
     return Drawing(figure=fig, summary="\n".join(lines), stem=figure_id)

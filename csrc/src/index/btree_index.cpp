@@ -61,6 +61,22 @@ bool BTreeIndex::update(std::uint64_t key, std::uint64_t value) {
   return found;
 }
 
+bool BTreeIndex::erase(std::uint64_t key) {
+  if (latching_) latch_.lock();
+  Leaf* leaf = const_cast<Leaf*>(find_leaf(key));
+  std::uint64_t* at = std::lower_bound(leaf->keys, leaf->keys + leaf->count, key);
+  const bool found = at != leaf->keys + leaf->count && *at == key;
+  if (found) {
+    const auto i = at - leaf->keys;
+    std::copy(leaf->keys + i + 1, leaf->keys + leaf->count, leaf->keys + i);
+    std::copy(leaf->values + i + 1, leaf->values + leaf->count, leaf->values + i);
+    --leaf->count;
+    --size_;
+  }
+  if (latching_) latch_.unlock();
+  return found;
+}
+
 bool BTreeIndex::insert(std::uint64_t key, std::uint64_t value) {
   if (latching_) latch_.lock();
   Split split;

@@ -113,6 +113,33 @@ bool HashIndex::update(std::uint64_t key, std::uint64_t value) {
   return slot != nullptr;
 }
 
+bool HashIndex::erase(std::uint64_t key) {
+  const std::uint64_t h = hash(key);
+  Partition& p = partition_of(h);
+  if (latching_) p.latch.lock();
+  SlotArray& t = *p.table.load(std::memory_order_relaxed);
+  Slot* slot = find(t, h, key);
+  if (slot) {
+    // Backward-shift deletion: move each later key of the run whose home is not in (gap, it]
+    // into the gap, so that every key stays reachable from its home slot without tombstones.
+    std::uint64_t gap = static_cast<std::uint64_t>(slot - t.slots.get());
+    for (std::uint64_t j = (gap + 1) & t.mask;; j = (j + 1) & t.mask) {
+      const std::uint64_t k = t.slots[j].key;
+      if (k == kEmpty) break;
+      const std::uint64_t home = hash(k) & t.mask;
+      const bool stays = gap <= j ? (gap < home && home <= j) : (gap < home || home <= j);
+      if (stays) continue;
+      t.slots[gap].value = t.slots[j].value;
+      __atomic_store_n(&t.slots[gap].key, k, __ATOMIC_RELAXED);
+      gap = j;
+    }
+    __atomic_store_n(&t.slots[gap].key, kEmpty, __ATOMIC_RELAXED);
+    --p.count;
+  }
+  if (latching_) p.latch.unlock();
+  return slot != nullptr;
+}
+
 void HashIndex::prefetch(std::uint64_t key) const {
   const std::uint64_t h = hash(key);
   const SlotArray* t = partition_of(h).table.load(std::memory_order_relaxed);

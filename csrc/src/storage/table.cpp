@@ -31,17 +31,25 @@ void Table::reserve(std::size_t site, std::size_t rows) {
   std::lock_guard<std::mutex> guard(s.mutex);
   if (!s.chunks.empty() && s.chunks.back().capacity - s.chunks.back().used >= rows) return;
   s.chunks.push_back(new_chunk(rows));
+  s.bytes.fetch_add(rows * stride_, std::memory_order_relaxed);
 }
 
 Row* Table::allocate(std::size_t site, std::uint64_t key) {
   Site& s = *sites_[site];
   std::lock_guard<std::mutex> guard(s.mutex);
-  if (s.chunks.empty() || s.chunks.back().used == s.chunks.back().capacity) {
-    s.chunks.push_back(new_chunk(kChunkRows));
+  std::byte* at;
+  if (!s.free.empty()) {
+    at = reinterpret_cast<std::byte*>(s.free.back());
+    s.free.pop_back();
+  } else {
+    if (s.chunks.empty() || s.chunks.back().used == s.chunks.back().capacity) {
+      s.chunks.push_back(new_chunk(kChunkRows));
+      s.bytes.fetch_add(kChunkRows * stride_, std::memory_order_relaxed);
+    }
+    Chunk& chunk = s.chunks.back();
+    at = chunk.data + chunk.used * stride_;
+    ++chunk.used;
   }
-  Chunk& chunk = s.chunks.back();
-  std::byte* at = chunk.data + chunk.used * stride_;
-  ++chunk.used;
   ++s.rows;
   std::memset(at, 0, stride_);
   Row* row = new (at) Row();
@@ -49,6 +57,20 @@ Row* Table::allocate(std::size_t site, std::uint64_t key) {
   return row;
 }
 
+void Table::release(std::size_t site, Row* row) {
+  Site& s = *sites_.at(site);
+  std::lock_guard<std::mutex> guard(s.mutex);
+  row->key = Row::kDeletedKey;
+  s.free.push_back(row);
+  --s.rows;
+}
+
 std::size_t Table::rows(std::size_t site) const { return sites_.at(site)->rows; }
+
+std::size_t Table::bytes() const {
+  std::size_t n = 0;
+  for (const auto& site : sites_) n += site->bytes.load(std::memory_order_relaxed);
+  return n;
+}
 
 }  // namespace islands

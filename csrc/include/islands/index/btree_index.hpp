@@ -25,6 +25,9 @@ class BTreeIndex {
   bool lookup(std::uint64_t key, std::uint64_t& value) const;
   //! Replaces the value of a present key; false when absent.
   bool update(std::uint64_t key, std::uint64_t value);
+  //! Removes key; false when absent. Leaves are not merged (a leaf may become empty; inner
+  //! separators stay valid bounds), which keeps nodes alive for optimistic readers.
+  bool erase(std::uint64_t key);
   //! Calls f(key, value) for keys in [low, high] in ascending order while f returns true.
   template <class F>
   void scan(std::uint64_t low, std::uint64_t high, F&& f) const;

@@ -27,6 +27,9 @@ class HashIndex {
   bool lookup(std::uint64_t key, std::uint64_t& value) const;
   //! Replaces the value of a present key; false when absent.
   bool update(std::uint64_t key, std::uint64_t value);
+  //! Removes key; false when absent. Later keys of its probe run shift back into the gap
+  //! (no tombstones), under the partition's latch, so optimistic readers retry.
+  bool erase(std::uint64_t key);
   //! Brings the key's home slot into the cache (a one-shot transaction knows its keys ahead).
   void prefetch(std::uint64_t key) const;
   //! Number of keys.

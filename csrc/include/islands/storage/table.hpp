@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -10,7 +11,9 @@
 namespace islands {
 
 //! Rows of one shape, partitioned into sites. Each site allocates its rows in chunks that the
-//! site's owner thread touches first (so they land on its NUMA node); rows never move.
+//! site's owner thread touches first (so they land on its NUMA node); rows never move. A
+//! released row's memory goes to its site's free list and a later allocate there reuses it
+//! (chunks are only freed with the table).
 class Table {
  public:
   //! sites: number of partitions; columns: int32 payload columns per row.
@@ -21,13 +24,19 @@ class Table {
 
   //! A new zero-filled row in `site` with `key`; safe to call from several threads.
   Row* allocate(std::size_t site, std::uint64_t key);
+  //! Gives a row back (its key already erased from every index and no lock held on it): it
+  //! gets Row::kDeletedKey, for_each_row callers skip it, and a later allocate in `site` reuses it.
+  void release(std::size_t site, Row* row);
   //! Reserves room for `rows` rows in `site` in one chunk (call from the owner thread).
   void reserve(std::size_t site, std::size_t rows);
 
   std::size_t columns() const { return columns_; }     //!< payload columns per row
   std::size_t row_stride() const { return stride_; }   //!< bytes per row
   std::size_t sites() const { return sites_.size(); }  //!< number of sites
-  std::size_t rows(std::size_t site) const;           //!< rows allocated in a site
+  std::size_t rows(std::size_t site) const;           //!< rows in use in a site (allocated, not released)
+  std::size_t bytes() const;                          //!< bytes of every site's chunks (memory held); any thread
+  //! Bytes `rows` rows of `columns` payload columns take (what a load will allocate).
+  static std::size_t bytes_for(std::size_t rows, std::size_t columns) { return rows * Row::stride(columns); }
   //! Calls f(Row&) on every row of a site, in allocation order.
   template <class F>
   void for_each_row(std::size_t site, F&& f) const;
@@ -41,7 +50,9 @@ class Table {
   struct Site {
     std::mutex mutex;
     std::vector<Chunk> chunks;
+    std::vector<Row*> free;  // released rows, reused first
     std::size_t rows = 0;
+    std::atomic<std::size_t> bytes{0};  // read without the mutex by bytes()
   };
   static constexpr std::size_t kChunkRows = 4096;
 

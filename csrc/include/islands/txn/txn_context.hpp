@@ -47,6 +47,13 @@ class TxnContext {
                 void* owner = nullptr) {
     inserts_.push_back({row, row->key, erase, owner});
   }
+  //! Deletes a row (held exclusively) at commit: `erase(owner, key)` takes it out of its
+  //! indexes and the row gets Row::kDeletedKey while the lock is still held, then, once every
+  //! lock is released, `recycle(owner, row, key)` gives its memory back. Abort forgets it.
+  void deleting(Row* row, void (*erase)(void* owner, std::uint64_t key),
+                void (*recycle)(void* owner, Row* row, std::uint64_t key), void* owner) {
+    deletes_.push_back({row, row->key, erase, recycle, owner});
+  }
   //! Captures after-images from now on (the log is on); off costs one branch per written row.
   void capture_redo(bool on) { capture_redo_ = on; }
   //! Records the row's after-image for the log; call after changing (or inserting) the row.
@@ -61,7 +68,15 @@ class TxnContext {
   std::uint16_t columns() const { return static_cast<std::uint16_t>(row_bytes_ / sizeof(std::int32_t)); }
   //! Commit: release every lock, forget the before- and after-images and inserts.
   void commit() {
+    for (const Delete& del : deletes_) {
+      if (del.erase) del.erase(del.owner, del.key);
+      del.row->key = Row::kDeletedKey;
+    }
     release_all();
+    for (const Delete& del : deletes_) {
+      if (del.recycle) del.recycle(del.owner, del.row, del.key);
+    }
+    deletes_.clear();
     undo_.clear();
     undo_bytes_.clear();
     inserts_.clear();
@@ -80,6 +95,7 @@ class TxnContext {
     undo_.clear();
     undo_bytes_.clear();
     inserts_.clear();
+    deletes_.clear();
     redo_.clear();
     release_all();
   }
@@ -111,8 +127,16 @@ class TxnContext {
     void (*erase)(void*, std::uint64_t);
     void* owner;
   };
+  struct Delete {
+    Row* row;
+    std::uint64_t key;
+    void (*erase)(void*, std::uint64_t);
+    void (*recycle)(void*, Row*, std::uint64_t);
+    void* owner;
+  };
   std::vector<Undo> undo_;
   std::vector<Insert> inserts_;
+  std::vector<Delete> deletes_;
   std::vector<unsigned char> undo_bytes_;
   bool capture_redo_ = false;
   std::vector<unsigned char> redo_;

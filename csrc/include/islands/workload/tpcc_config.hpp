@@ -18,7 +18,11 @@ namespace islands {
   F(double, new_order_remote_item, 0.01, 0, 1, "NewOrder: share of items supplied by another warehouse")   \
   F(double, new_order_rollback, 0.01, 0, 1, "NewOrder: share that names an unused item and rolls back")    \
   F(double, payment_remote, 0.15, 0, 1, "Payment: share paying for a customer of another warehouse")       \
-  F(double, payment_by_name, 0.60, 0, 1, "Payment: share choosing the customer by last name")
+  F(double, payment_by_name, 0.60, 0, 1, "Payment: share choosing the customer by last name")              \
+  F(std::string, layout, "spec", kUnbounded, kUnbounded,                                                   \
+    "spec: every column of clause 1.3 at its width; narrow: only the numeric columns the arithmetic needs") \
+  F(double, memory_budget, 0.8, 1e-6, 1,                                                                   \
+    "share of the memory available at load time the run's tables may reach; the run stops with a message there")
 
 //! TPC-C (000 Sec 3.3, 8.3-8.4): the nine tables at the specification's cardinalities per
 //! warehouse (10 districts, `customers_per_district` customers and as many initial orders per
@@ -34,9 +38,17 @@ struct TpccConfig {
 
   //! Throws ConfigError naming the field and why.
   void validate() const;
-  //! The same, plus that the deployment's `total_sites` sites hold enough warehouses.
+  //! The same, plus that the deployment's `total_sites` sites hold enough warehouses and that
+  //! their load fits in the memory available now (ConfigError naming the flag otherwise).
   void validate_fit(std::uint64_t total_sites) const;
+  //! Whether rows have the specification's layout (layout = "spec").
+  bool spec_layout() const { return layout == "spec"; }
+  //! Bytes the load of `total_sites` sites allocates (rows and indexes), estimated before it.
+  std::uint64_t load_bytes(std::uint64_t total_sites) const;
 };
+
+//! Bytes of memory available now (MemAvailable of /proc/meminfo); 0 when unknown.
+std::uint64_t available_memory_bytes();
 
 //! The TPC-C transactions.
 constexpr std::size_t kTpccTxnTypes = 5;

@@ -6,6 +6,8 @@
 // 1 for every operation of a part before phase 2 for any.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "islands/workload/tpcc_workload.hpp"
@@ -44,8 +46,13 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_stock_lock(con
   return Step::next;
 }
 
-// Takes the district's next order number and inserts the order, its new-order row and its
-// lines; false when a reader holds a row an aborted insert left (the caller undoes, retries).
+// Takes the district's next order number and inserts the order (O_ENTRY_D now), its new-order
+// row and its lines (OL_DIST_INFO: the supplying stock's S_DIST_xx of this district); each line
+// is brand ("B") when its item's I_DATA and its stock's S_DATA both hold "ORIGINAL", generic
+// ("G") otherwise; the total is sum(OL_AMOUNT) * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX) (clause
+// 2.4.2.2). The spec layout's strings are read from the rows where this instance holds them and
+// recomputed from the stock's key where another does (they never change). False when a reader
+// holds a row an aborted insert left (the caller undoes, retries).
 template <class Index>
 template <class CC>
 bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>& part) {
@@ -54,32 +61,56 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
   Row* wh = part.take();
   Row* dist = part.take();
   Row* cust = part.take();
-  save(part.ctx, dist, kDistrictColumns);
+  save_numeric<District>(part.ctx, dist);
   const std::uint64_t o = static_cast<std::uint64_t>(District::next_o_id(dist));
   District::set_next_o_id(dist, District::next_o_id(dist) + 1);
   Row* order = insert(part.ctx, part.cc, orders_, site, Order::key(w, d, o));
   Row* no = order ? insert(part.ctx, part.cc, new_orders_, site, NewOrder::key(w, d, o)) : nullptr;
   if (!no) return false;
   Order::set_c_id(order, static_cast<std::int32_t>(c));
+  Order::set_entry_d(order, now());
   Order::set_ol_cnt(order, static_cast<std::int32_t>(lines));
   Order::set_all_local(order, static_cast<std::int32_t>(all_local));
   by_customer_.insert(OrderByCustomer::key(w, d, c, o), reinterpret_cast<std::uint64_t>(order));
   NewOrder::set_o_id(no, static_cast<std::int32_t>(o));
   NewOrder::set_present(no, 1);
-  std::int64_t total = 0;
+  std::int64_t sum = 0;
+  std::uint64_t brand = 0;
   for (std::uint64_t k = 0; k < lines; ++k) {
     const std::uint64_t* line = &op[6 + 3 * k];  // item, supply_w, qty
     Row* ol = insert(part.ctx, part.cc, order_lines_, site, OrderLine::key(w, d, o, k + 1));
     if (!ol) return false;
-    const std::int64_t amount = static_cast<std::int64_t>(line[2]) * Item::price(find(Item::key(line[0])));
+    const Row* item = find(Item::key(line[0]));
+    const std::int64_t amount = static_cast<std::int64_t>(line[2]) * Item::price(item);
     OrderLine::set_i_id(ol, static_cast<std::int32_t>(line[0]));
     OrderLine::set_supply_w(ol, static_cast<std::int32_t>(line[1]));
     OrderLine::set_quantity(ol, static_cast<std::int32_t>(line[2]));
     OrderLine::set_amount(ol, static_cast<std::int32_t>(amount));
-    total += amount;
+    if (spec_) {
+      const Row* stock = find(Stock::key(line[1], line[0]));  // held by this instance, or not
+      const Stock::Text* text = stock ? &Stock::text(stock) : nullptr;
+      static thread_local Stock::Text remote;
+      if (!text) {
+        tpcc::stock_text(line[1], line[0], remote);
+        text = &remote;
+      }
+      std::memcpy(OrderLine::text(ol).dist_info, text->dist[d - 1], sizeof OrderLine::Text::dist_info);
+      const bool b = tpcc::has_original(Item::text(item).data, sizeof Item::Text::data) &&
+                     tpcc::has_original(text->data, sizeof Stock::Text::data);
+      brand += b ? 'B' : 'G';
+      part.checksum += static_cast<std::uint8_t>(Item::text(item).name[0]);
+    }
+    sum += amount;
   }
-  part.checksum += static_cast<std::uint64_t>(total) + static_cast<std::uint64_t>(Warehouse::tax(wh)) +
-                   static_cast<std::uint64_t>(Customer::discount(cust));
+  // In cents, rates in basis points: sum * (1 - discount) * (1 + w_tax + d_tax).
+  const auto total = static_cast<std::int64_t>(
+      static_cast<__int128>(sum) * (10000 - Customer::discount(cust)) *
+      (10000 + Warehouse::tax(wh) + District::tax(dist)) / 100000000);
+  part.checksum += static_cast<std::uint64_t>(total) + brand;
+  if (spec_) {
+    part.checksum += static_cast<std::uint8_t>(Customer::text(cust).last[0]) +
+                     static_cast<std::uint8_t>(Customer::text(cust).credit[0]);
+  }
   return true;
 }
 
@@ -88,7 +119,7 @@ template <class Index>
 template <class CC>
 void TpccWorkload<Index>::new_order_stock_apply(const std::uint64_t* op, Part<CC>& part) {
   Row* s = part.take();
-  save(part.ctx, s, kStockColumns);
+  save_numeric<Stock>(part.ctx, s);
   const auto qty = static_cast<std::int32_t>(op[3]);
   const std::int32_t quantity = Stock::quantity(s);
   Stock::set_quantity(s, quantity >= qty + 10 ? quantity - qty : quantity - qty + 91);
@@ -97,7 +128,7 @@ void TpccWorkload<Index>::new_order_stock_apply(const std::uint64_t* op, Part<CC
   Stock::set_remote_cnt(s, Stock::remote_cnt(s) + static_cast<std::int32_t>(op[4]));
 }
 
-// Payment, home warehouse: [kPaymentHome, w, d, amount, c_w, c_d, c_id or 0].
+// Payment, home warehouse: [kPaymentHome, w, d, amount].
 template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_home_lock(const std::uint64_t* op, Part<CC>& part) {
@@ -109,7 +140,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_home_lock(const 
   return Step::next;
 }
 
-// Payment, the customer's warehouse: [kPaymentCustomer, c_w, c_d, by_name, c_id or last, amount].
+// Payment, the customer's warehouse: [kPaymentCustomer, c_w, c_d, by_name, c_id or last, amount, w, d].
 template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_customer_lock(const std::uint64_t* op,
@@ -121,42 +152,84 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_customer_lock(co
   return Step::next;
 }
 
-// Adds the amount to the warehouse's and the district's YTD and records it in History.
+// Adds the amount to the warehouse's and the district's YTD (reading their names and
+// addresses in the spec layout, which the terminal shows).
 template <class Index>
 template <class CC>
 void TpccWorkload<Index>::payment_home_apply(const std::uint64_t* op, Part<CC>& part) {
-  const std::size_t site = op[1] / config_.warehouses_per_site - first_site_;
   Row* wh = part.take();
   Row* dist = part.take();
   const auto amount = static_cast<std::int64_t>(op[3]);
-  save(part.ctx, wh, kWarehouseColumns);
-  save(part.ctx, dist, kDistrictColumns);
+  save_numeric<Warehouse>(part.ctx, wh);
+  save_numeric<District>(part.ctx, dist);
   Warehouse::set_ytd(wh, Warehouse::ytd(wh) + amount);
   District::set_ytd(dist, District::ytd(dist) + amount);
-  Row* h = history_.allocate(site, 0);
-  History::set_c_id(h, static_cast<std::int32_t>(op[6]));  // 0 when chosen by name elsewhere
-  History::set_c_d(h, static_cast<std::int32_t>(op[5]));
-  History::set_c_w(h, static_cast<std::int32_t>(op[4]));
-  History::set_d(h, static_cast<std::int32_t>(op[2]));
-  History::set_w(h, static_cast<std::int32_t>(op[1]));
-  History::set_amount(h, amount);
-  part.ctx.inserted(h);
+  if (spec_) {
+    part.checksum += static_cast<std::uint8_t>(Warehouse::text(wh).address.city[0]) +
+                     static_cast<std::uint8_t>(District::text(dist).address.zip[0]);
+  }
 }
 
-// Moves the amount from the customer's balance to its YTD payment.
+// Moves the amount from the customer's balance to its YTD payment; in the spec layout a bad-
+// credit customer's C_DATA gets "C_ID C_D_ID C_W_ID D_ID W_ID H_AMOUNT" in front (clause
+// 2.5.2.2, kept to 500 characters). Records the payment in History here, where the customer
+// (chosen by id or by name) is known: H_DATA is W_NAME, 4 spaces, D_NAME of the paid district,
+// read from its rows when this instance holds them and recomputed from their keys otherwise.
 template <class Index>
 template <class CC>
 void TpccWorkload<Index>::payment_customer_apply(const std::uint64_t* op, Part<CC>& part) {
+  const std::uint64_t c_w = op[1], c_d = op[2], w = op[6], d = op[7];
   Row* cust = part.take();
   const auto amount = static_cast<std::int64_t>(op[5]);
-  save(part.ctx, cust, kCustomerColumns);
+  const bool rewrite_data = spec_ && Customer::bad_credit(cust) != 0;
+  if (rewrite_data) {
+    save(part.ctx, cust, customers_);
+  } else {
+    save_numeric<Customer>(part.ctx, cust);
+  }
   Customer::set_balance(cust, Customer::balance(cust) - amount);
   Customer::set_ytd_payment(cust, Customer::ytd_payment(cust) + amount);
   Customer::set_payment_cnt(cust, Customer::payment_cnt(cust) + 1);
+  const std::int32_t c_id = Customer::id(cust);
+  if (rewrite_data) {
+    char* data = Customer::text(cust).data;
+    constexpr std::size_t kData = sizeof Customer::Text::data;
+    char head[96];
+    const int n = std::snprintf(head, sizeof head, "%d %llu %llu %llu %llu %lld.%02lld ", c_id,
+                                static_cast<unsigned long long>(c_d), static_cast<unsigned long long>(c_w),
+                                static_cast<unsigned long long>(d), static_cast<unsigned long long>(w),
+                                static_cast<long long>(amount / 100), static_cast<long long>(amount % 100));
+    const std::size_t len = std::min(static_cast<std::size_t>(n), kData);
+    std::memmove(data + len, data, kData - len);  // the old data, cut to fit
+    std::memcpy(data, head, len);
+  }
+  Row* h = history_.allocate(site_of(c_w), 0);
+  History::set_c_id(h, c_id);
+  History::set_c_d(h, static_cast<std::int32_t>(c_d));
+  History::set_c_w(h, static_cast<std::int32_t>(c_w));
+  History::set_d(h, static_cast<std::int32_t>(d));
+  History::set_w(h, static_cast<std::int32_t>(w));
+  History::set_amount(h, amount);
+  if (spec_) {
+    History::Text& t = History::text(h);
+    t.date = now();
+    const Row* wh = find(Warehouse::key(w));
+    const Row* dist = find(District::key(w, d));
+    static thread_local Warehouse::Text w_text;
+    static thread_local District::Text d_text;
+    if (!wh) tpcc::warehouse_text(w, w_text);
+    if (!dist) tpcc::district_text(w, d, d_text);
+    tpcc::history_data(wh ? Warehouse::text(wh).name : w_text.name, dist ? District::text(dist).name : d_text.name,
+                       t.data);
+    part.checksum += static_cast<std::uint8_t>(Customer::text(cust).first[0]);
+  }
+  part.ctx.inserted(h);
 }
 
-// OrderStatus: [kOrderStatus, w, d, by_name, c_id or last]. The customer, its latest order
-// (ordered secondary index, newest valid entry), and that order's lines; read only.
+// OrderStatus: [kOrderStatus, w, d, by_name, c_id or last]. The customer (balance, and its
+// names in the spec layout), its latest order (ordered secondary index, newest valid entry:
+// entry date, carrier) and that order's lines (item, supply warehouse, quantity, amount,
+// delivery date); read only (clause 2.6.2.2).
 template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::order_status_read(const std::uint64_t* op, Part<CC>& part) {
@@ -182,10 +255,17 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::order_status_read(const 
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
       if (!part.lock(line, LockMode::shared)) return Step::abort;
-      part.checksum +=
-          static_cast<std::uint32_t>(OrderLine::i_id(line) + OrderLine::quantity(line) + OrderLine::delivered(line));
+      part.checksum += static_cast<std::uint32_t>(OrderLine::i_id(line) + OrderLine::supply_w(line) +
+                                                  OrderLine::quantity(line) + OrderLine::amount(line) +
+                                                  OrderLine::delivered(line));
     }
-    part.checksum += o + static_cast<std::uint64_t>(Customer::balance(cust));
+    part.checksum += o + static_cast<std::uint64_t>(Customer::balance(cust)) +
+                     static_cast<std::uint32_t>(Order::entry_d(order) + Order::carrier_id(order));
+    if (spec_) {  // the customer's names, as the terminal shows them
+      const Customer::Text& t = Customer::text(cust);
+      part.checksum += static_cast<std::uint8_t>(t.first[0]) + static_cast<std::uint8_t>(t.middle[0]) +
+                       static_cast<std::uint8_t>(t.last[0]);
+    }
     break;
   }
   return Step::next;
@@ -224,8 +304,9 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::delivery_lock(const std:
   return Step::next;
 }
 
-// Advances each district's cursor, marks the new order gone, sets the carrier, delivers the
-// lines and credits their total to the customer.
+// Advances each district's cursor, deletes the new order (at commit: from the index and the
+// table), sets the carrier, delivers the lines (OL_DELIVERY_D now) and credits their total to
+// the customer, counting the delivery (clause 2.7.4.2).
 template <class Index>
 template <class CC>
 void TpccWorkload<Index>::delivery_apply(const std::uint64_t* op, Part<CC>& part) {
@@ -235,18 +316,18 @@ void TpccWorkload<Index>::delivery_apply(const std::uint64_t* op, Part<CC>& part
     if (!no) continue;
     Row* order = part.take();
     Row* cust = part.take();
-    save(part.ctx, dist, kDistrictColumns);
-    save(part.ctx, no, kNewOrderColumns);
-    save(part.ctx, order, kOrderColumns);
-    save(part.ctx, cust, kCustomerColumns);
+    save_numeric<District>(part.ctx, dist);
+    save_numeric<Order>(part.ctx, order);
+    save_numeric<Customer>(part.ctx, cust);
     District::set_next_delivery(dist, District::next_delivery(dist) + 1);
-    NewOrder::set_present(no, 0);
+    part.ctx.deleting(no, &erase_key, &recycle_new_order, this);
     Order::set_carrier_id(order, static_cast<std::int32_t>(op[2]));
     std::int64_t total = 0;
+    const std::int32_t delivered_at = now();
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = part.take();
-      save(part.ctx, line, kOrderLineColumns);
-      OrderLine::set_delivered(line, 1);
+      save_numeric<OrderLine>(part.ctx, line);
+      OrderLine::set_delivered(line, delivered_at);
       total += OrderLine::amount(line);
     }
     Customer::set_balance(cust, Customer::balance(cust) + total);

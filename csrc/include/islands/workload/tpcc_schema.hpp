@@ -4,11 +4,44 @@
 
 #include "islands/storage/row.hpp"
 
-//! TPC-C's nine tables as named, typed columns over a Row's int32 payload, and the keys that
-//! find them. Every accessor is an inline function over a constant column offset, so a named
-//! access compiles to the same load or store as `row->columns()[k]`. Money (cents) that can
-//! outgrow 32 bits is an int64 spread over two adjacent columns.
+//! TPC-C's nine tables as named, typed columns over a Row's payload, and the keys that find
+//! them. Every accessor is an inline function over a constant offset, so a named access
+//! compiles to the same load or store as `row->columns()[k]`. Money (cents) that can outgrow 32
+//! bits is an int64 spread over two adjacent columns; rates (tax, discount) are basis points;
+//! dates are seconds since the Unix epoch (0: null). Two layouts (TpccConfig::layout):
+//! "narrow" keeps only the numeric columns the transactions' arithmetic needs (kColumns);
+//! "spec" (the default) adds every other column of clause 1.3 at its width as a Text tail
+//! after them (kSpecColumns), with fixed-width strings (zero-padded char arrays, so a
+//! varchar's length is its strnlen). A table's ids (W_ID, D_ID, C_ID, O_ID, OL_NUMBER, I_ID,
+//! S_W_ID ...) are its primary key, Row::key, and are not stored again.
 namespace islands::tpcc {
+
+//! Payload columns (int32 units) a tail struct T takes after `at` numeric columns, `at` rounded
+//! up to an even number so the tail is 8-byte aligned (Row's payload starts 8-byte aligned).
+template <class T>
+constexpr std::uint32_t with_tail(std::uint32_t at) {
+  return (at + 1) / 2 * 2 + static_cast<std::uint32_t>((sizeof(T) + 3) / 4);
+}
+//! The tail after `at` numeric columns (see with_tail).
+template <class T>
+inline T& tail(Row* r, std::uint32_t at) { return *reinterpret_cast<T*>(r->columns() + (at + 1) / 2 * 2); }
+template <class T>
+inline const T& tail(const Row* r, std::uint32_t at) {
+  return *reinterpret_cast<const T*>(r->columns() + (at + 1) / 2 * 2);
+}
+
+//! The address columns of Warehouse and District (clause 1.3).
+struct Address {
+  char street_1[20];  //!< varchar(20)
+  char street_2[20];  //!< varchar(20)
+  char city[20];      //!< varchar(20)
+  char state[2];      //!< char(2)
+  char zip[9];        //!< char(9)
+};
+
+//! Index bytes per key the memory estimates count: 16-byte hash slots at a load factor of 1/2
+//! to 1/4, and as much again in arrays a partition outgrew (kept for optimistic readers).
+constexpr std::uint64_t kIndexBytesPerKey = 128;
 
 //! Districts per warehouse.
 constexpr std::uint32_t kDistricts = 10;
@@ -58,6 +91,14 @@ struct Warehouse {
   static void set_ytd(Row* r, std::int64_t v) { set64<0>(r, v); }  //!< sets ytd
   static std::int32_t tax(const Row* r) { return get32<2>(r); }    //!< tax, basis points
   static void set_tax(Row* r, std::int32_t v) { set32<2>(r, v); }  //!< sets tax
+  //! The spec layout's other columns: W_NAME varchar(10) and the address.
+  struct Text {
+    char name[10];    //!< W_NAME
+    Address address;  //!< W_STREET_1 ... W_ZIP
+  };
+  static constexpr std::uint32_t kSpecColumns = with_tail<Text>(kColumns);  //!< spec layout's payload columns
+  static Text& text(Row* r) { return tail<Text>(r, kColumns); }              //!< spec layout only
+  static const Text& text(const Row* r) { return tail<Text>(r, kColumns); }  //!< spec layout only
 };
 
 //! District: ytd (int64), tax, next_o_id, and the oldest undelivered order (Delivery's cursor).
@@ -73,6 +114,14 @@ struct District {
   static void set_next_o_id(Row* r, std::int32_t v) { set32<3>(r, v); }      //!< sets next_o_id
   static std::int32_t next_delivery(const Row* r) { return get32<4>(r); }    //!< oldest undelivered order
   static void set_next_delivery(Row* r, std::int32_t v) { set32<4>(r, v); }  //!< sets next_delivery
+  //! The spec layout's other columns: D_NAME varchar(10) and the address.
+  struct Text {
+    char name[10];    //!< D_NAME
+    Address address;  //!< D_STREET_1 ... D_ZIP
+  };
+  static constexpr std::uint32_t kSpecColumns = with_tail<Text>(kColumns);  //!< spec layout's payload columns
+  static Text& text(Row* r) { return tail<Text>(r, kColumns); }              //!< spec layout only
+  static const Text& text(const Row* r) { return tail<Text>(r, kColumns); }  //!< spec layout only
 };
 
 //! Customer: balance and ytd_payment (int64 each), payment_cnt, delivery_cnt, discount (basis
@@ -101,9 +150,24 @@ struct Customer {
   static void set_first(Row* r, std::int32_t v) { set32<9>(r, v); }         //!< sets first
   static std::int32_t id(const Row* r) { return get32<10>(r); }             //!< c_id
   static void set_id(Row* r, std::int32_t v) { set32<10>(r, v); }           //!< sets id
+  //! The spec layout's other columns (C_LAST as its syllables; `last` above is its number).
+  struct Text {
+    std::int64_t since;       //!< C_SINCE
+    std::int64_t credit_lim;  //!< C_CREDIT_LIM, cents
+    char first[16];           //!< C_FIRST varchar(16)
+    char middle[2];           //!< C_MIDDLE char(2)
+    char last[16];            //!< C_LAST varchar(16)
+    Address address;          //!< C_STREET_1 ... C_ZIP
+    char phone[16];           //!< C_PHONE char(16)
+    char credit[2];           //!< C_CREDIT char(2): "GC" or "BC" (bad_credit above says which)
+    char data[500];           //!< C_DATA varchar(500)
+  };
+  static constexpr std::uint32_t kSpecColumns = with_tail<Text>(kColumns);  //!< spec layout's payload columns
+  static Text& text(Row* r) { return tail<Text>(r, kColumns); }              //!< spec layout only
+  static const Text& text(const Row* r) { return tail<Text>(r, kColumns); }  //!< spec layout only
 };
 
-//! History (no key): c_id (0 when chosen by name on another site), c_d, c_w, d, w, amount (int64).
+//! History (no key): c_id, c_d, c_w, d, w, amount (int64). Stored at the customer's site.
 struct History {
   static constexpr std::uint32_t kColumns = 7;                        //!< payload columns
   static std::int32_t c_id(const Row* r) { return get32<0>(r); }      //!< the customer
@@ -118,17 +182,29 @@ struct History {
   static void set_w(Row* r, std::int32_t v) { set32<4>(r, v); }       //!< sets w
   static std::int64_t amount(const Row* r) { return get64<5>(r); }    //!< amount, cents
   static void set_amount(Row* r, std::int64_t v) { set64<5>(r, v); }  //!< sets amount
+  //! The spec layout's other columns.
+  struct Text {
+    std::int64_t date;  //!< H_DATE
+    char data[24];      //!< H_DATA varchar(24): W_NAME, 4 spaces, D_NAME
+  };
+  static constexpr std::uint32_t kSpecColumns = with_tail<Text>(kColumns);  //!< spec layout's payload columns
+  static Text& text(Row* r) { return tail<Text>(r, kColumns); }              //!< spec layout only
+  static const Text& text(const Row* r) { return tail<Text>(r, kColumns); }  //!< spec layout only
 };
 
-//! Order: c_id, entry_d (unused), carrier_id (0 until delivered), ol_cnt, all_local.
+//! Order: c_id, entry_d, carrier_id (0 until delivered), ol_cnt, all_local: every column in
+//! both layouts.
 struct Order {
   static constexpr std::uint32_t kColumns = 5;  //!< payload columns
+  static constexpr std::uint32_t kSpecColumns = kColumns;  //!< the same in the spec layout
   //! Its key.
   static constexpr std::uint64_t key(std::uint64_t w, std::uint64_t d, std::uint64_t o) {
     return primary_key(kOrderTag, w, d, o);
   }
   static std::int32_t c_id(const Row* r) { return get32<0>(r); }          //!< the customer
   static void set_c_id(Row* r, std::int32_t v) { set32<0>(r, v); }        //!< sets c_id
+  static std::int32_t entry_d(const Row* r) { return get32<1>(r); }       //!< O_ENTRY_D
+  static void set_entry_d(Row* r, std::int32_t v) { set32<1>(r, v); }     //!< sets entry_d
   static std::int32_t carrier_id(const Row* r) { return get32<2>(r); }    //!< 0 until delivered
   static void set_carrier_id(Row* r, std::int32_t v) { set32<2>(r, v); }  //!< sets carrier_id
   static std::int32_t ol_cnt(const Row* r) { return get32<3>(r); }        //!< its lines
@@ -137,9 +213,10 @@ struct Order {
   static void set_all_local(Row* r, std::int32_t v) { set32<4>(r, v); }   //!< sets all_local
 };
 
-//! NewOrder: o_id, present (0 once delivered).
+//! NewOrder: o_id, present (1; Delivery deletes the row). Every column in both layouts.
 struct NewOrder {
   static constexpr std::uint32_t kColumns = 2;  //!< payload columns
+  static constexpr std::uint32_t kSpecColumns = kColumns;  //!< the same in the spec layout
   //! Its key.
   static constexpr std::uint64_t key(std::uint64_t w, std::uint64_t d, std::uint64_t o) {
     return primary_key(kNewOrderTag, w, d, o);
@@ -150,7 +227,7 @@ struct NewOrder {
   static void set_present(Row* r, std::int32_t v) { set32<1>(r, v); }  //!< sets present
 };
 
-//! OrderLine: i_id, supply_w, quantity, amount (cents), delivered (1 once delivered).
+//! OrderLine: i_id, supply_w, quantity, amount (cents), delivery_d (0 until delivered).
 struct OrderLine {
   static constexpr std::uint32_t kColumns = 5;  //!< payload columns
   //! Its key: line ol (1-15) of order o.
@@ -165,8 +242,15 @@ struct OrderLine {
   static void set_quantity(Row* r, std::int32_t v) { set32<2>(r, v); }   //!< sets quantity
   static std::int32_t amount(const Row* r) { return get32<3>(r); }       //!< amount, cents
   static void set_amount(Row* r, std::int32_t v) { set32<3>(r, v); }     //!< sets amount
-  static std::int32_t delivered(const Row* r) { return get32<4>(r); }    //!< delivery_d, as a flag
+  static std::int32_t delivered(const Row* r) { return get32<4>(r); }    //!< OL_DELIVERY_D; 0: null
   static void set_delivered(Row* r, std::int32_t v) { set32<4>(r, v); }  //!< sets delivered
+  //! The spec layout's other column.
+  struct Text {
+    char dist_info[24];  //!< OL_DIST_INFO char(24)
+  };
+  static constexpr std::uint32_t kSpecColumns = with_tail<Text>(kColumns);  //!< spec layout's payload columns
+  static Text& text(Row* r) { return tail<Text>(r, kColumns); }              //!< spec layout only
+  static const Text& text(const Row* r) { return tail<Text>(r, kColumns); }  //!< spec layout only
 };
 
 //! Item (read only, one copy per instance): price (cents), im_id.
@@ -178,6 +262,14 @@ struct Item {
   static void set_price(Row* r, std::int32_t v) { set32<0>(r, v); }  //!< sets price
   static std::int32_t im_id(const Row* r) { return get32<1>(r); }    //!< image id
   static void set_im_id(Row* r, std::int32_t v) { set32<1>(r, v); }  //!< sets im_id
+  //! The spec layout's other columns.
+  struct Text {
+    char name[24];  //!< I_NAME varchar(24)
+    char data[50];  //!< I_DATA varchar(50); "ORIGINAL" in 10% of items
+  };
+  static constexpr std::uint32_t kSpecColumns = with_tail<Text>(kColumns);  //!< spec layout's payload columns
+  static Text& text(Row* r) { return tail<Text>(r, kColumns); }              //!< spec layout only
+  static const Text& text(const Row* r) { return tail<Text>(r, kColumns); }  //!< spec layout only
 };
 
 //! Stock: quantity, ytd, order_cnt, remote_cnt.
@@ -193,6 +285,15 @@ struct Stock {
   static void set_order_cnt(Row* r, std::int32_t v) { set32<2>(r, v); }   //!< sets order_cnt
   static std::int32_t remote_cnt(const Row* r) { return get32<3>(r); }    //!< remote orders of it
   static void set_remote_cnt(Row* r, std::int32_t v) { set32<3>(r, v); }  //!< sets remote_cnt
+  //! The spec layout's other columns; they never change after the load, so they are a function
+  //! of (warehouse, item) (stock_text in tpcc_text.hpp) that another instance can recompute.
+  struct Text {
+    char dist[10][24];  //!< S_DIST_01 ... S_DIST_10 char(24)
+    char data[50];      //!< S_DATA varchar(50); "ORIGINAL" in 10% of rows
+  };
+  static constexpr std::uint32_t kSpecColumns = with_tail<Text>(kColumns);  //!< spec layout's payload columns
+  static Text& text(Row* r) { return tail<Text>(r, kColumns); }              //!< spec layout only
+  static const Text& text(const Row* r) { return tail<Text>(r, kColumns); }  //!< spec layout only
 };
 
 //! The ordered secondary index of Order: (warehouse, district, customer, order) -> order row.

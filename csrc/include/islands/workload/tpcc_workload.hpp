@@ -1,6 +1,9 @@
 #pragma once
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <ctime>
+#include <stdexcept>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -22,6 +25,7 @@
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/tpcc_config.hpp"
 #include "islands/workload/tpcc_schema.hpp"
+#include "islands/workload/tpcc_text.hpp"
 #include "islands/workload/txn_part.hpp"
 #include "islands/exec/run_config.hpp"
 #include "islands/workload/workload.hpp"
@@ -33,7 +37,11 @@ namespace islands {
 //! a secondary index by (warehouse, district, last name) whose lists are sorted by first name;
 //! Order has an ordered secondary index by (warehouse, district, customer, order) whose range reads
 //! find a customer's latest order. Delivery takes each district's oldest new order from a cursor in
-//! the district row and marks it gone (`present` = 0). Money is in cents. The row layouts are in
+//! the district row and deletes it (from the index and the table, whose memory a later insert
+//! reuses). Payment's History row is written at the customer's site, which knows the customer
+//! a by-name payment chose. Money is in cents. TpccConfig::layout picks the rows: "spec" (every
+//! column at its width, and every step of the transactions that reads or writes them) or
+//! "narrow" (the numeric columns only). The tables' memory is bounded by tpcc.memory_budget. The row layouts are in
 //! tpcc_schema.hpp, the loader in tpcc_loader.hpp, the procedures in tpcc_procedures.hpp and the
 //! consistency checks in tpcc_checks.hpp. A transaction is a list of operations, each executed by
 //! the site of its warehouse; every operation of a part finds and locks its rows and checks its
@@ -62,21 +70,11 @@ class TpccWorkload {
 
   static constexpr std::uint32_t kDistricts = tpcc::kDistricts;  //!< per warehouse
   static constexpr std::uint32_t kLastNames = tpcc::kLastNames;  //!< distinct customer last names
-  // Columns per table (their names: tpcc_schema.hpp).
-  static constexpr std::uint32_t kWarehouseColumns = tpcc::Warehouse::kColumns;
-  static constexpr std::uint32_t kDistrictColumns = tpcc::District::kColumns;
-  static constexpr std::uint32_t kCustomerColumns = tpcc::Customer::kColumns;
-  static constexpr std::uint32_t kHistoryColumns = tpcc::History::kColumns;
-  static constexpr std::uint32_t kOrderColumns = tpcc::Order::kColumns;
-  static constexpr std::uint32_t kNewOrderColumns = tpcc::NewOrder::kColumns;
-  static constexpr std::uint32_t kOrderLineColumns = tpcc::OrderLine::kColumns;
-  static constexpr std::uint32_t kItemColumns = tpcc::Item::kColumns;
-  static constexpr std::uint32_t kStockColumns = tpcc::Stock::kColumns;
 
   enum TxnType : std::uint64_t { kNewOrderTxn = 0, kPaymentTxn = 1, kOrderStatusTxn = 2, kDeliveryTxn = 3, kStockLevelTxn = 4 };
   //! Operations: [kNewOrderHome, w, d, c, n, all_local, n x (item, supply_w, qty)],
-  //! [kStock, w, item, qty, remote], [kPaymentHome, w, d, amount, c_w, c_d, c_id or 0],
-  //! [kPaymentCustomer, c_w, c_d, by_name, c_id or last, amount], [kOrderStatus, w, d, by_name,
+  //! [kStock, w, item, qty, remote], [kPaymentHome, w, d, amount],
+  //! [kPaymentCustomer, c_w, c_d, by_name, c_id or last, amount, w, d], [kOrderStatus, w, d, by_name,
   //! c_id or last], [kDelivery, w, carrier], [kStockLevel, w, d, threshold].
   enum Op : std::uint64_t {
     kNewOrderHome = 1, kStock = 2, kPaymentHome = 3, kPaymentCustomer = 4, kOrderStatus = 5, kDelivery = 6, kStockLevel = 7
@@ -102,20 +100,25 @@ class TpccWorkload {
         first_site_(first_site),
         total_warehouses_((total_sites ? total_sites : sites) * config.warehouses_per_site),
         weights_(parse_tpcc_mix(config.mix)),
-        warehouses_(sites, kWarehouseColumns),
-        districts_(sites, kDistrictColumns),
-        customers_(sites, kCustomerColumns),
-        history_(sites, kHistoryColumns),
-        orders_(sites, kOrderColumns),
-        new_orders_(sites, kNewOrderColumns),
-        order_lines_(sites, kOrderLineColumns),
-        items_(1, kItemColumns),
-        stock_(sites, kStockColumns),
+        spec_(config.spec_layout()),
+        warehouses_(sites, width<Warehouse>()),
+        districts_(sites, width<District>()),
+        customers_(sites, width<Customer>()),
+        history_(sites, width<History>()),
+        orders_(sites, width<Order>()),
+        new_orders_(sites, width<NewOrder>()),
+        order_lines_(sites, width<OrderLine>()),
+        items_(1, width<Item>()),
+        stock_(sites, width<Stock>()),
         index_(make_index(config.items + sites * std::size_t{config.warehouses_per_site} *
                                              (config.items + 14 * kDistricts * std::size_t{config.customers_per_district}))),
         by_customer_(true),
         by_last_(sites * std::size_t{config.warehouses_per_site} * kDistricts * kLastNames) {
     config_.validate_fit(total_sites ? total_sites : sites);
+    // This instance's share of the deployment's budget: its sites of the total.
+    const double share = static_cast<double>(sites) / static_cast<double>(total_sites ? total_sites : sites);
+    budget_bytes_ =
+        static_cast<std::uint64_t>(config_.memory_budget * share * static_cast<double>(available_memory_bytes()));
   }
 
   //! Loads local site `site` (its owner thread: first touch): its warehouses with their
@@ -179,8 +182,7 @@ class TpccWorkload {
       }
       const bool by_name = config_.payment_by_name > 0 && rng.unit() < config_.payment_by_name;
       const std::uint64_t who = by_name ? nurand(rng, 255, 0, kLastNames - 1, kCLastRun) : nurand(rng, 1023, 1, cpd, kCId);
-      txn.words = {kPaymentHome, w, d, amount, c_w, c_d, by_name ? 0 : who,
-                   kPaymentCustomer, c_w, c_d, by_name ? 1u : 0u, who, amount};
+      txn.words = {kPaymentHome, w, d, amount, kPaymentCustomer, c_w, c_d, by_name ? 1u : 0u, who, amount, w, d};
     }
   }
 
@@ -208,7 +210,7 @@ class TpccWorkload {
       default: return 0;
     }
   }
-  std::size_t max_columns() const { return kCustomerColumns; }  //!< widest row
+  std::size_t max_columns() const { return customers_.columns(); }  //!< widest row (Customer)
   std::size_t type_of(const Txn& txn) const { return txn.type; }  //!< index into kTpccTxnNames
 
   //! Executes the operations words[0, n) (all of warehouses this instance holds) under `cc`.
@@ -223,6 +225,7 @@ class TpccWorkload {
     };
     // Phase 1: find and lock every row, check every condition.
     rows.clear();
+    if (words[0] == kNewOrderHome || words[0] == kPaymentHome) check_memory_budget();  // what grows
     for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
       const std::uint64_t* op = &words[at];
       Step step;
@@ -256,14 +259,25 @@ class TpccWorkload {
     return TxnResult::commit();
   }
 
-  //! Consistency figures over this instance's warehouses: the specification's conditions 1-4
-  //! (clause 3.3.2) as counts of warehouses or districts that violate them, each warehouse's
-  //! YTD against its history, the customers' balance plus YTD payment (0 when every payment
-  //! moved money from one to the other), and each table's rows (tpcc_checks.hpp).
+  //! Consistency figures over this instance's warehouses (tpcc_checks.hpp): the
+  //! specification's twelve conditions (clause 3.3.2) and the stock's counters against the
+  //! order lines, as counts of the warehouses, districts, orders, order lines or customers that
+  //! violate them where an instance holds every row a condition relates, and as fingerprints
+  //! (sums of per-row weights modulo a prime, additive over instances) where the rows are on
+  //! different instances (a remote Payment's History, a remote item's Stock); each table's
+  //! rows, and the bytes the tables and indexes hold.
   CheckFigures check_figures() const;
-  //! No figure is needed from the run's start.
-  static std::vector<std::string> figures_at_start() { return {}; }
-  //! Conditions 1-4 and the money balances over the deployment (tpcc_checks.hpp).
+  //! Breaks one row for a test of the conditions: `what` names a table and column
+  //! ("stock.ytd", ...); false when this instance has no such row (tpcc_checks.hpp).
+  bool corrupt_for_test(const std::string& what);
+  //! Bytes the tables and the indexes hold now (estimated for the indexes).
+  std::uint64_t memory_bytes() const;
+  //! Bytes the rows in use take (row stride times rows, every table).
+  std::uint64_t row_bytes() const;
+  //! The growth figures (bytes per transaction of growth): rows' bytes, tables' and indexes'
+  //! bytes, and the committed transactions that add rows (orders plus History rows).
+  static std::vector<std::string> figures_at_start() { return {"row_bytes", "table_bytes", "growing_txns"}; }
+  //! The conditions over the deployment (tpcc_checks.hpp).
   static std::vector<std::string> verify(const CheckMap& checks);
 
  private:
@@ -296,8 +310,11 @@ class TpccWorkload {
   enum class Step { next, abort, rollback };
 
   // The loader's parts (tpcc_loader.hpp): a district's customers and history, its orders.
-  void load_customers(std::size_t site, std::uint64_t w, std::uint64_t d, Random& rng);
-  void load_orders(std::size_t site, std::uint64_t w, std::uint64_t d, Random& rng);
+  // rng draws the numbers (alike in both layouts), text the spec layout's strings.
+  void load_customers(std::size_t site, std::uint64_t w, std::uint64_t d, Random& rng, Random& text,
+                      std::int32_t loaded_at);
+  void load_orders(std::size_t site, std::uint64_t w, std::uint64_t d, Random& rng, Random& text,
+                   std::int32_t loaded_at);
 
   // The procedures (tpcc_procedures.hpp), one operation each. *_lock and *_read find and lock
   // their rows and check their conditions (phase 1); *_apply change them (phase 2).
@@ -316,6 +333,35 @@ class TpccWorkload {
 
   static constexpr std::uint64_t kCLastLoad = 157, kCLastRun = 223, kCId = 259, kOlIId = 7911;
 
+  // Index bytes per key the memory figures count (see memory_bytes in tpcc_checks.hpp).
+  static constexpr std::uint64_t kIndexBytesPerKey = tpcc::kIndexBytesPerKey, kOrderIndexBytesPerKey = 48;
+
+  // Payload columns of table T in this run's layout.
+  template <class T>
+  std::uint32_t width() const { return spec_ ? T::kSpecColumns : T::kColumns; }
+  // Seconds since the epoch, as the date columns hold them (0 is null).
+  static std::int32_t now() { return static_cast<std::int32_t>(std::time(nullptr)); }
+  // The local site of warehouse w.
+  std::size_t site_of(std::uint64_t w) const { return w / config_.warehouses_per_site - first_site_; }
+  // Stops the run before the tables outgrow tpcc.memory_budget (NewOrder is what grows them).
+  void check_memory_budget() const {
+    static thread_local std::uint32_t calls = 0;  // every 64th NewOrder of a worker
+    if (budget_bytes_ == 0 || (++calls & 63) != 0) return;
+    const std::uint64_t used = memory_bytes();
+    if (used <= budget_bytes_) return;
+    throw std::runtime_error("tpcc: the tables and indexes reached " + std::to_string(used >> 20) + " MiB of " +
+                             std::to_string(budget_bytes_ >> 20) + " MiB, this instance's memory budget (tpcc.memory_budget " +
+                             std::to_string(config_.memory_budget) +
+                             " of the memory available at load, its sites' share): stopping the run before memory runs "
+                             "out; run it shorter, with fewer workers, or raise tpcc.memory_budget");
+  }
+  // Delivery's delete of a NEW-ORDER row, at commit (TxnContext::deleting).
+  static void erase_key(void* self, std::uint64_t key) { static_cast<TpccWorkload*>(self)->index_.erase(key); }
+  static void recycle_new_order(void* self, Row* row, std::uint64_t key) {
+    auto* w = static_cast<TpccWorkload*>(self);
+    w->new_orders_.release(w->site_of(tpcc::key_warehouse(key)), row);
+  }
+
   static Index make_index(std::size_t expected_keys) {
     if constexpr (std::is_same_v<Index, HashIndex>) {
       return HashIndex(expected_keys, true);
@@ -329,8 +375,8 @@ class TpccWorkload {
     switch (op[0]) {
       case kNewOrderHome: return 6 + 3 * op[4];
       case kStock: return 5;
-      case kPaymentHome: return 7;
-      case kPaymentCustomer: return 6;
+      case kPaymentHome: return 4;
+      case kPaymentCustomer: return 8;
       case kOrderStatus: return 5;
       case kDelivery: return 3;
       default: return 4;  // kStockLevel
@@ -383,7 +429,7 @@ class TpccWorkload {
         return nullptr;
       }
       ISLANDS_CHECK(row->deleted(), "TPC-C inserts a key that exists");
-      std::memset(row->columns(), 0, table.columns() * sizeof(std::int32_t));
+      std::memset(row->columns(), 0, table.columns() * sizeof(std::int32_t));  // this layout's width
       row->key = k;
     } else {
       row = table.allocate(site, k);
@@ -400,7 +446,10 @@ class TpccWorkload {
     std::uint64_t value = 0;
     return index_.lookup(k, value) ? reinterpret_cast<Row*>(value) : nullptr;
   }
-  static void save(TxnContext& ctx, Row* row, std::uint32_t columns) { ctx.save_before_image(row, columns); }
+  // Before-images: the whole row, or only the numeric columns of table T (what most steps change).
+  static void save(TxnContext& ctx, Row* row, const Table& table) { ctx.save_before_image(row, table.columns()); }
+  template <class T>
+  static void save_numeric(TxnContext& ctx, Row* row) { ctx.save_before_image(row, T::kColumns); }
   std::int64_t rows_of(const Table& table) const {
     std::int64_t n = 0;
     for (std::size_t s = 0; s < table.sites(); ++s) n += static_cast<std::int64_t>(table.rows(s));
@@ -413,6 +462,8 @@ class TpccWorkload {
   std::size_t first_site_;
   std::uint64_t total_warehouses_;
   std::array<std::uint32_t, kTpccTxnTypes> weights_;
+  bool spec_;                      // spec layout
+  std::uint64_t budget_bytes_ = 0;  // memory_budget of the memory available at construction; 0: unknown
   Table warehouses_, districts_, customers_, history_, orders_, new_orders_, order_lines_, items_, stock_;
   Index index_;
   BTreeIndex by_customer_;                  // ordered secondary index: (w, d, customer, order) -> order
