@@ -49,13 +49,16 @@ ShmRingTransport::ShmRingTransport(const TransportConfig& config)
   }
   const std::uint32_t me = config_.instance_id;
   try {
+    create_doorbell(directory_);
     // All inbound rings first: creating never waits, so every instance publishes its side
     // before any of them starts waiting for the others, and no order of start-up deadlocks.
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
       if (j != me) inbound_[j] = create_inbound(j);
     }
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
-      if (j != me) outbound_[j] = attach_outbound(j);
+      if (j == me) continue;
+      outbound_[j] = attach_outbound(j);
+      attach_doorbell(directory_, j);  // j made its rings, so its doorbell before them
     }
   } catch (...) {
     // The destructor does not run after a throwing constructor, so undo here: no file of this
@@ -187,7 +190,10 @@ bool ShmRingTransport::push(std::uint32_t dest, const void* first, std::size_t f
     throw std::runtime_error("shm transport: peer instance " + std::to_string(dest) +
                              " has closed its endpoint (" + outbound_[dest].path + ")");
   }
-  if (ring.try_push(first, first_len, second, second_len)) return true;
+  if (ring.try_push(first, first_len, second, second_len)) {
+    ring_doorbell(dest);  // after the record is published: see doorbell.hpp
+    return true;
+  }
   // Full. A consumer that died without cleanup never drains, so look (once per refused
   // send, off the fast path) whether its process still exists.
   const std::int32_t pid = control.consumer_pid.load(std::memory_order_acquire);
@@ -292,6 +298,7 @@ void ShmRingTransport::cleanup() {
     if (m.created) ::unlink(m.path.c_str());
   }
   unmap_all();
+  close_doorbells();
 }
 
 void ShmRingTransport::unmap_all() noexcept {

@@ -148,6 +148,7 @@ class InstanceWorker {
   ComponentClock* clock() { return ctx_ ? ctx_->clock() : nullptr; }
   CommitPipeline& pipeline() { return pipeline_; }
   void send(std::uint32_t dest, const Message& message) { transport_.send(dest, message); }
+  void idle() { transport_.idle(); }
   void check_failed() {
     if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
   }
@@ -158,7 +159,7 @@ class InstanceWorker {
 
   // Splits a transaction into this instance's part and one part per other instance.
   void split(const typename Workload::Txn& txn) {
-    if (!transport_.attached()) {  // the whole deployment: everything is local, nothing to split
+    if (parts_.size() == 1) {  // the whole deployment: everything is local, nothing to split
       local_words_ = &txn.words;
       remote_parts_ = 0;
       return;
@@ -169,6 +170,18 @@ class InstanceWorker {
     for (std::size_t i = 0; i < parts_.size(); ++i) {
       if (i != inst_.config_.instance_id && !parts_[i].empty()) ++remote_parts_;
     }
+    if (remote_parts_ > 0 && !transport_.attached()) no_transport_for();
+  }
+
+  // Transport "none" met a transaction that needs another instance.
+  [[noreturn, gnu::noinline]] void no_transport_for() {
+    std::size_t other = 0;
+    while (other == inst_.config_.instance_id || parts_[other].empty()) ++other;
+    throw std::invalid_argument(std::string("transport: '") + kNoTransport + "' runs local work only, but a " +
+                                inst_.config_.run.workload + " transaction of site " + std::to_string(gid_) +
+                                " needs site " + std::to_string(parts_[other].site) + " of instance " +
+                                std::to_string(other) +
+                                " (set the workload's multisite/remote shares to 0, or choose unix or shm)");
   }
 
   // A commit with a log record to wait for or participants to tell: acknowledged now, or
@@ -352,7 +365,7 @@ class InstanceWorker {
     while (shutdowns_ + 1 < inst_.total_sites_) {
       if (!serve_one()) {
         if (inst_.failed_.load()) return;
-        std::this_thread::yield();
+        transport_.idle();
       }
     }
     ISLANDS_CHECK(participant_.idle(), "prepared fragments left without a decision");
