@@ -4,6 +4,10 @@
 the ratio B / A. A benchmark, not a test: it prints, it asserts nothing.
 
     python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--reps N]
+        [--workloads ...] [--deployments ...] [--multisite F]
+
+--multisite sets the share of distributed transactions of micro (multisite) and TPC-B
+(remote); TATP and TPC-C keep their own.
 
 "Before" is an interpreter whose environment holds an older revision (a virtual environment
 with numpy, pandas, pyarrow, matplotlib, rich and psutil and a ``pip install`` of it); "after"
@@ -29,10 +33,11 @@ from islands.launch import run_deployment
 from islands.run import run
 spec = json.loads(sys.argv[1])
 cpus = tuple(read_topology().cpus[:2])
+ms = spec["multisite"]
 sections = {
-    "micro-read": dict(workload="micro", micro=MicroConfig(rows_per_txn=10)),
-    "micro-update": dict(workload="micro", micro=MicroConfig(rows_per_txn=10, update=True)),
-    "tpcb": dict(workload="tpcb", tpcb=TpcbConfig(accounts_per_branch=10_000, remote=0.0)),
+    "micro-read": dict(workload="micro", micro=MicroConfig(rows_per_txn=10, multisite=ms)),
+    "micro-update": dict(workload="micro", micro=MicroConfig(rows_per_txn=10, update=True, multisite=ms)),
+    "tpcb": dict(workload="tpcb", tpcb=TpcbConfig(accounts_per_branch=10_000, remote=ms)),
     "tatp": dict(workload="tatp", tatp=TatpConfig(subscribers_per_site=10_000)),
     "tpcc": dict(workload="tpcc", tpcc=TpccConfig(mix="50-50", items=10_000, customers_per_district=300)),
 }[spec["workload"]]
@@ -68,11 +73,15 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=WORKLOADS)
     parser.add_argument("--deployments", nargs="+", choices=DEPLOYMENTS, default=DEPLOYMENTS)
+    parser.add_argument(
+        "--multisite", type=float, default=0.0, help="share of distributed transactions (micro multisite, TPC-B remote)"
+    )
     args = parser.parse_args()
     print(f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13} {'after/before':>12}")
     for workload in args.workloads:
         for deployment in args.deployments:
             spec = {"workload": workload, "deployment": deployment, "duration": args.duration}
+            spec["multisite"] = args.multisite
             before, after = [], []
             for _ in range(args.reps):
                 before.append(measure(args.before, spec))
