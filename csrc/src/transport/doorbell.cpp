@@ -123,13 +123,16 @@ Doorbell Doorbell::open(const RunDirectory& directory, std::uint32_t instance, c
 
 void Doorbell::wait(std::uint32_t seen, std::chrono::microseconds timeout) {
   word_->sleeping.store(1, std::memory_order_seq_cst);
-  if (word_->rings.load(std::memory_order_seq_cst) == seen) {
-    const auto us = timeout.count();
-    const timespec ts{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
-    // EAGAIN (the word changed first), EINTR and ETIMEDOUT all mean: look again.
-    futex(&word_->rings, FUTEX_WAIT, seen, &ts);
-  }
+  if (word_->rings.load(std::memory_order_seq_cst) == seen) sleep(seen, timeout);
   word_->sleeping.store(0, std::memory_order_relaxed);
+}
+
+void Doorbell::sleep(std::uint32_t seen, std::chrono::microseconds timeout) {
+  const auto us = timeout.count();
+  const timespec ts{static_cast<time_t>(us / 1000000), static_cast<long>(us % 1000000) * 1000};
+  // The kernel sleeps only while the word still equals seen. EAGAIN (it changed first), EINTR
+  // and ETIMEDOUT all mean: look again.
+  futex(&word_->rings, FUTEX_WAIT, seen, &ts);
 }
 
 void Doorbell::wake() { futex(&word_->rings, FUTEX_WAKE, INT_MAX, nullptr); }
