@@ -261,6 +261,7 @@ def collect(
                 "payload_sum_after": stats["payload_sum_after"],
                 "log": stats["log"],
                 "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
+                "cpu_ns": sum(w.get("cpu_ns", 0) for w in workers),  # the workers' CPU time in the window
                 "recovery": stats["recovery"],
             }
         )

@@ -1,4 +1,6 @@
 #pragma once
+#include <time.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -84,6 +86,7 @@ class InstanceWorker {
         measuring_ = true;
         stats_.reset_window();
         profiler_.start_window();
+        window_cpu_ns_ = thread_cpu_ns();
       }
       generate(txn, rng);
       split(txn);
@@ -123,6 +126,7 @@ class InstanceWorker {
     }
     ctx_->set_clock(nullptr);
     profiler_.stop_window(stats_);
+    if (measuring_) stats_.cpu_ns = thread_cpu_ns() - window_cpu_ns_;
     shutdown();
   }
 
@@ -153,6 +157,13 @@ class InstanceWorker {
     if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
   }
   void recycle(std::unique_ptr<TxnContext> ctx) { spare_.push_back(std::move(ctx)); }
+
+  // CPU time of the calling thread.
+  static std::uint64_t thread_cpu_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+  }
 
   // The next transaction of this worker's client (flattened as attempt_local is).
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
@@ -386,6 +397,7 @@ class InstanceWorker {
   std::vector<Row*> rows_;
   std::vector<std::unique_ptr<TxnContext>> spare_;
   std::uint64_t sequence_ = 0;
+  std::uint64_t window_cpu_ns_ = 0;  // this thread's CPU time when its measured window began
   std::uint32_t shutdowns_ = 0;
   WorkerTransport transport_;
   CommitPipeline pipeline_;
