@@ -311,7 +311,8 @@ class InstanceWorker {
   }
 
   void serve() {
-    if (!transport_.attached()) {
+    // Inline and cheap when nothing waits (the doorbell has not rung): a load, no call.
+    if (!transport_.attached() || !transport_.may_have_message()) {
       if (!pipeline_.empty()) drain_durable();
       return;
     }

@@ -40,6 +40,10 @@ class WorkerTransport {
     endpoint_ = make_transport(config.transport, tc);
   }
 
+  //! Whether receive might return a message (inline: the backlog, then the doorbell); false
+  //! means it would certainly return null. The look a worker takes every transaction.
+  bool may_have_message() const { return !backlog_.empty() || endpoint_->may_have_message(); }
+
   //! Whether there are peers (attach ran).
   bool attached() const { return endpoint_ != nullptr; }
 

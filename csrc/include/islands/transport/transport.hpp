@@ -72,6 +72,9 @@ class Transport {
     draining_ = false;
     return false;
   }
+  //! Whether poll_rung might find a message (inline, a load or two, no call): false means it
+  //! would certainly return false. For the per-transaction look of a worker.
+  bool may_have_message() const { return poll_is_cheap_ || draining_ || bell_.rings() != drained_at_; }
   //! Sleeps until a peer rings (or `timeout` passes; spurious returns are possible); returns at
   //! once when poll_rung has not yet drained a ring. For a receiver with nothing else to do.
   void wait_rung(std::chrono::microseconds timeout) {
