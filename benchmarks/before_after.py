@@ -1,7 +1,8 @@
 """Throughput of two builds of islands side by side: every workload on one shared instance
 (in-process) and per-core over unix sockets and shared memory, repetitions interleaved
-(A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each and
-the ratio B / A. A benchmark, not a test: it prints, it asserts nothing.
+(A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each, the
+ratio B / A of the medians, and the median and min-max of the per-repetition ratios. A
+benchmark, not a test: it prints, it asserts nothing.
 
     python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--reps N]
         [--workloads ...] [--deployments ...] [--multisite F]
@@ -77,7 +78,10 @@ def main() -> None:
         "--multisite", type=float, default=0.0, help="share of distributed transactions (micro multisite, TPC-B remote)"
     )
     args = parser.parse_args()
-    print(f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13} {'after/before':>12}")
+    print(
+        f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13} {'after/before':>12}"
+        f" {'paired ratios: median [min-max]':>32}"
+    )
     for workload in args.workloads:
         for deployment in args.deployments:
             spec = {"workload": workload, "deployment": deployment, "duration": args.duration}
@@ -87,7 +91,11 @@ def main() -> None:
                 before.append(measure(args.before, spec))
                 after.append(measure(sys.executable, spec))
             b, a = statistics.median(before), statistics.median(after)
-            print(f"{workload:13} {deployment:10} {b:13,.0f} {a:13,.0f} {a / b:12.3f}", flush=True)
+            # Each repetition's after / before (the two ran back to back): their spread says how
+            # far the machine's noise reaches.
+            paired = [y / x for x, y in zip(before, after, strict=True)]
+            shown = f"{statistics.median(paired):.3f} [{min(paired):.3f}-{max(paired):.3f}]"
+            print(f"{workload:13} {deployment:10} {b:13,.0f} {a:13,.0f} {a / b:12.3f} {shown:>32}", flush=True)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,6 @@ ShmRingTransport::ShmRingTransport(const TransportConfig& config)
                         "directory under /dev/shm)");
   }
   const std::uint32_t me = config_.instance_id;
-  poll_is_cheap_ = true;  // a poll that finds nothing reads one stamp per peer ring
   try {
     create_doorbell(directory_);
     // All inbound rings first: creating never waits, so every instance publishes its side
@@ -287,15 +286,6 @@ bool ShmRingTransport::poll(Message& out) {
       next_source_ = src + 1 == n ? 0 : src + 1;
       return true;
     }
-  }
-  return false;
-}
-
-bool ShmRingTransport::pending() {
-  if (closed_) return false;
-  for (std::uint32_t src = 0; src < config_.n_instances; ++src) {
-    std::size_t length = 0;
-    if (src != config_.instance_id && inbound_[src].ring.peek(length) != RingPeek::empty) return true;
   }
   return false;
 }

@@ -43,8 +43,6 @@ class ShmRingTransport final : public Transport {
   bool poll(Message& out) override;
   //! Transport::cleanup; also run by the destructor and by a constructor that fails.
   void cleanup() override;
-  //! Whether any inbound ring holds a record (or something corrupt), consuming nothing.
-  bool pending() override;
   //! "shm".
   const char* name() const override { return "shm"; }
 

@@ -61,7 +61,6 @@ class Transport {
   //! send or send_raw (records that are no message, e.g. a stranger's, wait for the next ring
   //! or a plain poll). Messages taken by a plain poll in between are simply not found again.
   bool poll_rung(Message& out) {
-    if (poll_is_cheap_) return poll(out);  // the channels are the doorbell (see poll_is_cheap_)
     if (!draining_) {
       const std::uint32_t now = bell_.rings();
       if (now == drained_at_) return false;
@@ -74,14 +73,10 @@ class Transport {
   }
   //! Whether poll_rung might find a message (inline, a load or two, no call): false means it
   //! would certainly return false. For the per-transaction look of a worker.
-  bool may_have_message() const { return poll_is_cheap_ || draining_ || bell_.rings() != drained_at_; }
+  bool may_have_message() const { return draining_ || bell_.rings() != drained_at_; }
   //! Sleeps until a peer rings (or `timeout` passes; spurious returns are possible); returns at
   //! once when poll_rung has not yet drained a ring. For a receiver with nothing else to do.
   void wait_rung(std::chrono::microseconds timeout) {
-    if (poll_is_cheap_) {
-      bell_.wait_unless([this] { return pending(); }, timeout);
-      return;
-    }
     if (draining_) return;
     bell_.wait(drained_at_, timeout);
   }
@@ -114,15 +109,7 @@ class Transport {
     peer_bells_[peer] = Doorbell::open(directory, peer, name());
   }
   //! Rings dest's doorbell: after every record queued for it.
-  void ring_doorbell(std::uint32_t dest) {
-    if (poll_is_cheap_) {
-      peer_bells_[dest].ring_if_sleeping();
-    } else {
-      peer_bells_[dest].ring();
-    }
-  }
-  //! For transports whose poll_is_cheap_: whether a record waits, without consuming it.
-  virtual bool pending() { return false; }
+  void ring_doorbell(std::uint32_t dest) { peer_bells_[dest].ring(); }
   //! Unmaps the doorbells and unlinks this endpoint's (cleanup).
   void close_doorbells() noexcept {
     bell_.close();
@@ -137,12 +124,6 @@ class Transport {
   TransportConfig config_;
   TransportStats stats_;
   std::vector<std::string> warnings_;
-  //! Set by a transport whose poll costs a few loads and no system call when nothing waits
-  //! (shm: one stamp per peer ring). Then the channels themselves are the doorbell: poll_rung
-  //! polls directly, senders ring only a receiver that sleeps (so a busy receiver's doorbell
-  //! line never moves between caches), and wait_rung checks pending() before it sleeps.
-  //! Every endpoint of a mesh is of one transport, so senders and receiver agree.
-  bool poll_is_cheap_ = false;
 
  private:
   Doorbell bell_;                   // this endpoint's, rung by its peers
