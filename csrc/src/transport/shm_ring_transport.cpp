@@ -55,6 +55,8 @@ ShmRingTransport::ShmRingTransport(const TransportConfig& config)
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
       if (j != me) inbound_[j] = create_inbound(j);
     }
+    watches_.resize(config_.n_instances - 1);
+    refresh_watches();
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
       if (j == me) continue;
       outbound_[j] = attach_outbound(j);
@@ -280,12 +282,31 @@ bool ShmRingTransport::poll(Message& out) {
       out.payload.resize(header.payload_length);
       ring.read(kMessageHeaderBytes, out.payload.data(), header.payload_length);
       ring.pop();
+      watches_[src < me ? src : src - 1] = Watch{ring.next_stamp_word(), ring.next_stamp()};
       ++stats_.messages_received;
       stats_.bytes_received += length;
       // Start the next poll at the following peer, so a busy peer cannot starve the others.
       next_source_ = src + 1 == n ? 0 : src + 1;
       return true;
     }
+  }
+  refresh_watches();  // after malformed records were dropped or a ring resynchronised
+  return false;
+}
+
+void ShmRingTransport::refresh_watches() {
+  std::size_t k = 0;
+  for (std::uint32_t src = 0; src < config_.n_instances; ++src) {
+    if (src == config_.instance_id) continue;
+    watches_[k++] = Watch{inbound_[src].ring.next_stamp_word(), inbound_[src].ring.next_stamp()};
+  }
+}
+
+bool ShmRingTransport::pending() {
+  if (closed_) return false;
+  for (std::uint32_t src = 0; src < config_.n_instances; ++src) {
+    std::size_t length = 0;
+    if (src != config_.instance_id && inbound_[src].ring.peek(length) != RingPeek::empty) return true;
   }
   return false;
 }
@@ -299,6 +320,9 @@ void ShmRingTransport::cleanup() {
   }
   unmap_all();
   close_doorbells();
+  // The rings are unmapped: point the watches at a word that never changes.
+  static const std::uint64_t kNothing = 0;
+  for (Watch& w : watches_) w = Watch{&kNothing, 0};
 }
 
 void ShmRingTransport::unmap_all() noexcept {

@@ -28,7 +28,8 @@ static_assert(std::atomic<std::uint32_t>::is_always_lock_free, "a futex word mus
 
 //! One process's mapping of a doorbell: its own (created, and unlinked by close) or a peer's.
 //!
-//! The protocol never loses a wake-up:
+//! The protocol never loses a wake-up (a receiver that watches its channels itself uses
+//! ring_if_sleeping and wait_unless instead, argued there):
 //! - sender: queue the message (socket or ring), then ring(): rings += 1 (sequentially
 //!   consistent), then, if sleeping, wake the receiver;
 //! - receiver: v = rings (acquire); when v differs from the value it last drained at, it
@@ -69,6 +70,27 @@ class Doorbell {
   void ring() {
     word_->rings.fetch_add(1, std::memory_order_seq_cst);
     if (word_->sleeping.load(std::memory_order_seq_cst) != 0) wake();
+  }
+  //! Sender, for a receiver that watches its channels itself (Transport::watch_channels):
+  //! rings only when the receiver sleeps, so a busy receiver's doorbell line is never written.
+  void ring_if_sleeping() {
+    // Pairs with the fence in wait_unless: either we see sleeping, or it sees our record.
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (word_->sleeping.load(std::memory_order_relaxed) != 0) {
+      word_->rings.fetch_add(1, std::memory_order_seq_cst);
+      wake();
+    }
+  }
+  //! Receiver that watches its channels itself: sleeps until a sender rings or `timeout`
+  //! passes, unless `pending()` (which looks at the channels without consuming) finds a
+  //! record once senders can see that it sleeps.
+  template <class Pending>
+  void wait_unless(Pending&& pending, std::chrono::microseconds timeout) {
+    const std::uint32_t seen = word_->rings.load(std::memory_order_acquire);
+    word_->sleeping.store(1, std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (!pending()) sleep(seen, timeout);
+    word_->sleeping.store(0, std::memory_order_relaxed);
   }
   //! Receiver: the current count (acquire: what was queued before it is visible).
   std::uint32_t rings() const { return word_->rings.load(std::memory_order_acquire); }

@@ -61,6 +61,7 @@ class Transport {
   //! send or send_raw (records that are no message, e.g. a stranger's, wait for the next ring
   //! or a plain poll). Messages taken by a plain poll in between are simply not found again.
   bool poll_rung(Message& out) {
+    if (!watches_.empty()) return poll(out);  // the channels are watched directly
     if (!draining_) {
       const std::uint32_t now = bell_.rings();
       if (now == drained_at_) return false;
@@ -73,10 +74,22 @@ class Transport {
   }
   //! Whether poll_rung might find a message (inline, a load or two, no call): false means it
   //! would certainly return false. For the per-transaction look of a worker.
-  bool may_have_message() const { return draining_ || bell_.rings() != drained_at_; }
+  bool may_have_message() {
+    if (watches_.empty()) return draining_ || bell_.rings() != drained_at_;
+    // Now and then a full poll regardless: it is what notices a broken channel.
+    if ((++looks_ & (kFullPollInterval - 1)) == 0) return true;
+    for (const Watch& w : watches_) {
+      if (__atomic_load_n(w.word, __ATOMIC_ACQUIRE) != w.expected) return true;
+    }
+    return false;
+  }
   //! Sleeps until a peer rings (or `timeout` passes; spurious returns are possible); returns at
   //! once when poll_rung has not yet drained a ring. For a receiver with nothing else to do.
   void wait_rung(std::chrono::microseconds timeout) {
+    if (!watches_.empty()) {
+      bell_.wait_unless([this] { return pending(); }, timeout);
+      return;
+    }
     if (draining_) return;
     bell_.wait(drained_at_, timeout);
   }
@@ -109,7 +122,30 @@ class Transport {
     peer_bells_[peer] = Doorbell::open(directory, peer, name());
   }
   //! Rings dest's doorbell: after every record queued for it.
-  void ring_doorbell(std::uint32_t dest) { peer_bells_[dest].ring(); }
+  void ring_doorbell(std::uint32_t dest) {
+    if (watches_.empty()) {
+      peer_bells_[dest].ring();
+    } else {
+      peer_bells_[dest].ring_if_sleeping();
+    }
+  }
+  //! A word that changes when a record arrives on a channel (shm: where the next record's stamp
+  //! will appear) and its value until then.
+  struct Watch {
+    const std::uint64_t* word = nullptr;
+    std::uint64_t expected = 0;
+  };
+  //! Set by a transport whose channels announce a record by writing a word the receiver can
+  //! watch (one per inbound channel; the transport keeps them current as it consumes). Then
+  //! the channels are the doorbell: may_have_message compares the words (every
+  //! kFullPollInterval-th look polls regardless), senders ring only a receiver that sleeps (no
+  //! shared-line write per message), and wait_rung asks pending() before it sleeps. Every
+  //! endpoint of a mesh is of one transport, so senders and receivers agree.
+  std::vector<Watch> watches_;
+  //! With watches_: whether a record (or something corrupt) waits, consuming nothing.
+  virtual bool pending() { return false; }
+  //! See watches_.
+  static constexpr std::uint32_t kFullPollInterval = 64;
   //! Unmaps the doorbells and unlinks this endpoint's (cleanup).
   void close_doorbells() noexcept {
     bell_.close();
@@ -129,6 +165,7 @@ class Transport {
   Doorbell bell_;                   // this endpoint's, rung by its peers
   std::vector<Doorbell> peer_bells_;  // by destination instance (own slot unmapped)
   std::uint32_t drained_at_ = 0;    // bell_'s count when poll_rung last started draining
+  std::uint32_t looks_ = 0;         // may_have_message calls (with watches_)
   bool draining_ = true;            // poll until empty first: nothing is known at start
 };
 
