@@ -25,10 +25,13 @@ namespace islands {
 //! polls its own inbound messages before trying again. That is what keeps two instances that
 //! send to each other from deadlocking.
 //!
-//! Every endpoint has a doorbell (`<directory>/<name>-bell-<i>`, see doorbell.hpp) that its peers
-//! ring after each record they queue for it. poll_rung looks at it first (one load) and
-//! polls the channels only when it rang since the last drain, so an endpoint that nobody
-//! talks to costs no system call per look; wait_rung sleeps on it while idle.
+//! Every endpoint has a doorbell (`<directory>/<name>-bell-<i>`, see doorbell.hpp) that its
+//! peers ring after each record they queue for it. may_have_message and poll_rung look at it
+//! first (one load) and poll the channels only when it rang since the last drain, so an
+//! endpoint that nobody talks to costs no system call per look; wait_rung sleeps on it while
+//! idle. A transport whose channels can be watched directly (shm: the word where each ring's
+//! next record will appear) sets watches_ instead: the look compares those words, and peers
+//! ring the doorbell only to wake a receiver that sleeps.
 //!
 //! An endpoint is used by one thread at a time (no internal locking); stats() is read by that
 //! thread or after it has stopped.
