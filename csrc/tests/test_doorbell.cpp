@@ -320,6 +320,39 @@ void test_doorbell_word() {
   remove_dir(dir);
 }
 
+// The per-transaction look (may_have_message) of both transports, in one process: false once
+// everything is drained (shm polls in full on every kFullPollInterval-th look, so of two looks
+// in a row at least one is false), true as soon as a message waits, until it is taken.
+void test_look(const std::string& name) {
+  const std::string dir = make_temp_dir();
+  {
+    std::unique_ptr<Transport> a;
+    std::thread other([&] { a = make_transport(name, config_for(dir, 0, 2)); });
+    auto b = make_transport(name, config_for(dir, 1, 2));
+    other.join();
+    Message in, m;
+    m.type = MessageType::vote;
+    while (b->poll_rung(in)) {
+    }
+    auto quiet = [&] {
+      const bool first = b->may_have_message();
+      const bool second = b->may_have_message();
+      return !first || !second;
+    };
+    CHECK(quiet());
+    for (std::uint64_t k = 0; k < 200; ++k) {
+      m.txn_id = k;
+      CHECK(a->send(1, m));
+      CHECK(b->may_have_message() && b->may_have_message());  // seen at once, every look
+      CHECK(b->poll_rung(in) && in.txn_id == k);
+      CHECK(!b->poll_rung(in));
+      CHECK(quiet());
+    }
+  }
+  CHECK(list_dir(dir).empty());
+  remove_dir(dir);
+}
+
 }  // namespace
 
 // With arguments, runs only the cases named (e.g. `test_doorbell unix_processes`).
@@ -337,6 +370,8 @@ int main(int argc, char** argv) {
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
   const std::vector<Case> cases = {
       {"doorbell_word", test_doorbell_word},
+      {"unix_look", [] { test_look("unix"); }},
+      {"shm_look", [] { test_look("shm"); }},
       {"unix_processes", [&] { test_processes("unix", 3, 4000, seed); }},
       {"shm_processes", [&] { test_processes("shm", 3, 4000, seed + 1); }},
       {"unix_threads", [&] { test_threads("unix", 3, 3000, seed + 2); }},

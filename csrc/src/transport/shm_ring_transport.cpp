@@ -322,7 +322,7 @@ void ShmRingTransport::cleanup() {
   close_doorbells();
   // The rings are unmapped: point the watches at a word that never changes.
   static const std::uint64_t kNothing = 0;
-  for (Watch& w : watches_) w = Watch{&kNothing, 0};
+  for (Watch& w : watches_) w = Watch{&kNothing, 1};
 }
 
 void ShmRingTransport::unmap_all() noexcept {

@@ -82,7 +82,7 @@ class Transport {
     // Now and then a full poll regardless: it is what notices a broken channel.
     if ((++looks_ & (kFullPollInterval - 1)) == 0) return true;
     for (const Watch& w : watches_) {
-      if (__atomic_load_n(w.word, __ATOMIC_ACQUIRE) != w.expected) return true;
+      if (__atomic_load_n(w.word, __ATOMIC_ACQUIRE) == w.expected) return true;
     }
     return false;
   }
@@ -132,8 +132,8 @@ class Transport {
       peer_bells_[dest].ring_if_sleeping();
     }
   }
-  //! A word that changes when a record arrives on a channel (shm: where the next record's stamp
-  //! will appear) and its value until then.
+  //! A word that takes the value `expected` when a record arrives on a channel (shm: where the
+  //! next record's stamp will appear, and that stamp).
   struct Watch {
     const std::uint64_t* word = nullptr;
     std::uint64_t expected = 0;
