@@ -1,10 +1,15 @@
 """Throughput of two builds of islands side by side: every workload on one shared instance
 (in-process) and per-core over unix sockets and shared memory, repetitions interleaved
-(A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each and
-the ratio B / A with its 95% interval and "not distinguishable" when the interval includes 1
-(:mod:`islands.stats`). A benchmark, not a test: it prints, it asserts nothing.
+(A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each, the
+ratio B / A with its 95% interval and "not distinguishable" when the interval includes 1
+(:mod:`islands.stats`), and the median and min-max of the per-repetition ratios. A benchmark,
+not a test: it prints, it asserts nothing.
 
     python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--reps N]
+        [--workloads ...] [--deployments ...] [--multisite F]
+
+--multisite sets the share of distributed transactions of micro (multisite) and TPC-B
+(remote); TATP and TPC-C keep their own.
 
 "Before" is an interpreter whose environment holds an older revision (a virtual environment
 with numpy, pandas, pyarrow, matplotlib, rich and psutil and a ``pip install`` of it); "after"
@@ -30,10 +35,11 @@ from islands.launch import run_deployment
 from islands.run import run
 spec = json.loads(sys.argv[1])
 cpus = tuple(read_topology().cpus[:2])
+ms = spec["multisite"]
 sections = {
-    "micro-read": dict(workload="micro", micro=MicroConfig(rows_per_txn=10)),
-    "micro-update": dict(workload="micro", micro=MicroConfig(rows_per_txn=10, update=True)),
-    "tpcb": dict(workload="tpcb", tpcb=TpcbConfig(accounts_per_branch=10_000, remote=0.0)),
+    "micro-read": dict(workload="micro", micro=MicroConfig(rows_per_txn=10, multisite=ms)),
+    "micro-update": dict(workload="micro", micro=MicroConfig(rows_per_txn=10, update=True, multisite=ms)),
+    "tpcb": dict(workload="tpcb", tpcb=TpcbConfig(accounts_per_branch=10_000, remote=ms)),
     "tatp": dict(workload="tatp", tatp=TatpConfig(subscribers_per_site=10_000)),
     "tpcc": dict(workload="tpcc", tpcc=TpccConfig(mix="50-50", items=10_000, customers_per_district=300)),
 }[spec["workload"]]
@@ -69,20 +75,31 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=WORKLOADS)
     parser.add_argument("--deployments", nargs="+", choices=DEPLOYMENTS, default=DEPLOYMENTS)
+    parser.add_argument(
+        "--multisite", type=float, default=0.0, help="share of distributed transactions (micro multisite, TPC-B remote)"
+    )
     args = parser.parse_args()
     from islands.stats import format_ratio, ratio
 
-    print(f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13}  after/before")
+    print(
+        f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13}"
+        f" {'paired ratios: median [min-max]':>32}  after/before"
+    )
     for workload in args.workloads:
         for deployment in args.deployments:
             spec = {"workload": workload, "deployment": deployment, "duration": args.duration}
+            spec["multisite"] = args.multisite
             before, after = [], []
             for _ in range(args.reps):
                 before.append(measure(args.before, spec))
                 after.append(measure(sys.executable, spec))
             b, a = statistics.median(before), statistics.median(after)
             change = format_ratio(ratio(after, before))
-            print(f"{workload:13} {deployment:10} {b:13,.0f} {a:13,.0f}  {change}", flush=True)
+            # Each repetition's after / before (the two ran back to back): their spread says how
+            # far the machine's noise reaches.
+            paired = [y / x for x, y in zip(before, after, strict=True)]
+            shown = f"{statistics.median(paired):.3f} [{min(paired):.3f}-{max(paired):.3f}]"
+            print(f"{workload:13} {deployment:10} {b:13,.0f} {a:13,.0f} {shown:>32}  {change}", flush=True)
 
 
 if __name__ == "__main__":

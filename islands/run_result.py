@@ -103,7 +103,7 @@ class RunResult:
     config: RunConfig
     config_hash: str
     deployment: Deployment
-    transport: str  #: how instances talk: "unix", "shm", or "none" for a single instance
+    transport: str  #: how instances talk: "unix", "shm", or "none" (a single instance, or local work only)
     throughput_tps: float  #: committed transactions per second, all workers
     commits: int
     multisite_commits: int  #: committed transactions that spanned instances
@@ -176,7 +176,7 @@ class RunResult:
     def summary(self) -> str:
         """A few lines for people."""
         c = self.config
-        if self.transport == NO_TRANSPORT:
+        if self.transport == NO_TRANSPORT and self.deployment.n_instances == 1:
             head = (
                 f"{describe_workload(c)}; index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}) "
                 f"on cpus {format_cpulist(c.driver.cpus)}"
@@ -283,6 +283,7 @@ def collect(
                 "payload_sum_after": stats["payload_sum_after"],
                 "log": stats["log"],
                 "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
+                "cpu_ns": sum(w.get("cpu_ns", 0) for w in workers),  # the workers' CPU time in the window
                 "recovery": stats["recovery"],
             }
         )

@@ -97,6 +97,21 @@ def test_local_only_work_sends_nothing_but_shutdowns():
     assert all(i["messages_sent"] == 1 for i in result.instances)  # the end-of-run handshake
 
 
+def test_no_transport_runs_local_work_and_refuses_distributed_work():
+    # Transport "none": the baseline of what an idle transport costs. Local work runs and stays
+    # consistent with no message at all; a distributed transaction fails the run, saying why.
+    before = run_dirs()
+    deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
+    result = run_deployment(deployment, config(multisite=0.0, duration=0.2), transport="none")
+    assert result.commits > 0 and result.multisite_commits == 0
+    assert all(i["messages_sent"] == 0 and i["messages_received"] == 0 for i in result.instances)
+    checks = result.checks
+    assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"] > 0
+    with pytest.raises(InstanceFailed, match="transport: 'none' runs local work only, but a micro transaction"):
+        run_deployment(deployment, config(multisite=0.5, duration=0.2), transport="none")
+    assert children() == [] and run_dirs() == before
+
+
 def test_a_killed_instance_ends_the_run_naming_it_and_leaves_nothing(monkeypatch):
     before = run_dirs()
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])

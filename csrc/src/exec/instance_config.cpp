@@ -33,14 +33,17 @@ void InstanceConfig::validate() const {
   if (total_sites() > 0xffff) throw std::invalid_argument("instance_sites: at most 65535 sites in a deployment");
   if (instance_sites.size() > 1) {
     // Only instances that talk to others need a transport and a directory for it.
-    bool known = false;
+    bool known = transport == kNoTransport;
     for (const std::string& name : transport_names()) known = known || name == transport;
     if (!known) {
       std::string names;
-      for (const std::string& name : transport_names()) names += (names.empty() ? "" : ", ") + name;
-      throw ConfigError("transport", "unknown transport '" + transport + "' (choose " + names + ")");
+      for (const std::string& name : transport_names()) names += name + ", ";
+      throw ConfigError("transport", "unknown transport '" + transport + "' (choose " + names + kNoTransport +
+                                         " for local work only)");
     }
-    if (directory.empty()) throw ConfigError("directory", "a private run directory is needed");
+    if (directory.empty() && transport != kNoTransport) {
+      throw ConfigError("directory", "a private run directory is needed");
+    }
   }
   if (recover && !run.log.enabled()) {
     throw std::invalid_argument("recover: recovery replays the log, but log.mode is off");

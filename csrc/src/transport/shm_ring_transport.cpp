@@ -49,13 +49,18 @@ ShmRingTransport::ShmRingTransport(const TransportConfig& config)
   }
   const std::uint32_t me = config_.instance_id;
   try {
+    create_doorbell(directory_);
     // All inbound rings first: creating never waits, so every instance publishes its side
     // before any of them starts waiting for the others, and no order of start-up deadlocks.
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
       if (j != me) inbound_[j] = create_inbound(j);
     }
+    watches_.resize(config_.n_instances - 1);
+    refresh_watches();
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
-      if (j != me) outbound_[j] = attach_outbound(j);
+      if (j == me) continue;
+      outbound_[j] = attach_outbound(j);
+      attach_doorbell(directory_, j);  // j made its rings, so its doorbell before them
     }
   } catch (...) {
     // The destructor does not run after a throwing constructor, so undo here: no file of this
@@ -187,7 +192,10 @@ bool ShmRingTransport::push(std::uint32_t dest, const void* first, std::size_t f
     throw std::runtime_error("shm transport: peer instance " + std::to_string(dest) +
                              " has closed its endpoint (" + outbound_[dest].path + ")");
   }
-  if (ring.try_push(first, first_len, second, second_len)) return true;
+  if (ring.try_push(first, first_len, second, second_len)) {
+    ring_doorbell(dest);  // after the record is published: see doorbell.hpp
+    return true;
+  }
   // Full. A consumer that died without cleanup never drains, so look (once per refused
   // send, off the fast path) whether its process still exists.
   const std::int32_t pid = control.consumer_pid.load(std::memory_order_acquire);
@@ -274,12 +282,31 @@ bool ShmRingTransport::poll(Message& out) {
       out.payload.resize(header.payload_length);
       ring.read(kMessageHeaderBytes, out.payload.data(), header.payload_length);
       ring.pop();
+      watches_[src < me ? src : src - 1] = Watch{ring.next_stamp_word(), ring.next_stamp()};
       ++stats_.messages_received;
       stats_.bytes_received += length;
       // Start the next poll at the following peer, so a busy peer cannot starve the others.
       next_source_ = src + 1 == n ? 0 : src + 1;
       return true;
     }
+  }
+  refresh_watches();  // after malformed records were dropped or a ring resynchronised
+  return false;
+}
+
+void ShmRingTransport::refresh_watches() {
+  std::size_t k = 0;
+  for (std::uint32_t src = 0; src < config_.n_instances; ++src) {
+    if (src == config_.instance_id) continue;
+    watches_[k++] = Watch{inbound_[src].ring.next_stamp_word(), inbound_[src].ring.next_stamp()};
+  }
+}
+
+bool ShmRingTransport::pending() {
+  if (closed_) return false;
+  for (std::uint32_t src = 0; src < config_.n_instances; ++src) {
+    std::size_t length = 0;
+    if (src != config_.instance_id && inbound_[src].ring.peek(length) != RingPeek::empty) return true;
   }
   return false;
 }
@@ -292,6 +319,10 @@ void ShmRingTransport::cleanup() {
     if (m.created) ::unlink(m.path.c_str());
   }
   unmap_all();
+  close_doorbells();
+  // The rings are unmapped: point the watches at a word that never changes.
+  static const std::uint64_t kNothing = 0;
+  for (Watch& w : watches_) w = Watch{&kNothing, 1};
 }
 
 void ShmRingTransport::unmap_all() noexcept {

@@ -52,6 +52,7 @@ UnixSocketTransport::UnixSocketTransport(const TransportConfig& config)
       buffer_(config_.max_message_bytes) {
   const sockaddr_un address = socket_address(socket_path_);
   try {
+    create_doorbell(directory_);
     epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
     if (epoll_fd_ < 0) throw std::runtime_error(system_error("epoll_create1 for", socket_path_));
     listen_fd_ = ::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -80,7 +81,9 @@ UnixSocketTransport::UnixSocketTransport(const TransportConfig& config)
       throw std::runtime_error(system_error("epoll_ctl for", socket_path_));
     }
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
-      if (j != config_.instance_id) outbound_[j] = connect_to(j);
+      if (j == config_.instance_id) continue;
+      outbound_[j] = connect_to(j);
+      attach_doorbell(directory_, j);  // j listens, so it made its doorbell before
     }
   } catch (...) {
     // No destructor after a throwing constructor: close and unlink here, so a failed set-up
@@ -319,6 +322,7 @@ bool UnixSocketTransport::send(std::uint32_t dest, const Message& message) {
   iovec parts[2] = {{header, sizeof header},
                     {const_cast<std::uint8_t*>(message.payload.data()), message.payload.size()}};
   if (!send_record(dest, parts, message.payload.empty() ? 1 : 2, size)) return false;
+  ring_doorbell(dest);  // after the record is queued: see doorbell.hpp
   ++stats_.messages_sent;
   stats_.bytes_sent += size;
   return true;
@@ -329,6 +333,7 @@ bool UnixSocketTransport::send_raw(std::uint32_t dest, const std::uint8_t* data,
   check_destination(dest, size, "unix send_raw");
   iovec part{const_cast<std::uint8_t*>(data), size};
   if (!send_record(dest, &part, 1, size)) return false;
+  ring_doorbell(dest);
   ++stats_.raw_records_sent;
   stats_.bytes_sent += size;
   return true;
@@ -349,6 +354,7 @@ void UnixSocketTransport::cleanup() {
   if (epoll_fd_ >= 0) ::close(epoll_fd_);
   listen_fd_ = epoll_fd_ = -1;
   ready_.clear();
+  close_doorbells();
 }
 
 std::unique_ptr<Transport> make_unix_transport(const TransportConfig& config) {

@@ -8,6 +8,12 @@
 
 namespace islands {
 
+//! The transport name of a deployment whose instances never talk: every transaction must be
+//! local (micro multisite 0, TPC-B remote 0, ...); a transaction needing another instance's
+//! sites fails the run with an error that says so. The baseline that shows what a transport
+//! costs while it idles.
+inline constexpr const char* kNoTransport = "none";
+
 //! One instance of a multi-instance deployment. Every worker (one per CPU) owns one site; the
 //! sites are numbered globally across instances in instance order, and every worker of every
 //! instance is one endpoint of the transport mesh (endpoint id = global site).
@@ -15,7 +21,7 @@ struct InstanceConfig {
   RunConfig run;                               //!< workload and engine; driver.cpus = this instance's CPUs
   std::uint32_t instance_id = 0;               //!< this instance, in [0, instance_sites.size())
   std::vector<std::uint32_t> instance_sites;   //!< sites (= workers) of each instance, in order
-  std::string transport = "unix";              //!< transport between workers: "unix" or "shm"
+  std::string transport = "unix";              //!< transport between workers: "unix", "shm" or "none" (kNoTransport)
   std::string directory;                       //!< private run directory for sockets and rings
   std::size_t ring_bytes = 16 * 1024;          //!< buffering per direction per pair of workers
   std::uint32_t attach_timeout_ms = 30000;     //!< how long to wait for every peer to appear

@@ -1,4 +1,6 @@
 #pragma once
+#include <time.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -84,6 +86,7 @@ class InstanceWorker {
         measuring_ = true;
         stats_.reset_window();
         profiler_.start_window();
+        window_cpu_ns_ = thread_cpu_ns();
       }
       generate(txn, rng);
       split(txn);
@@ -123,6 +126,7 @@ class InstanceWorker {
     }
     ctx_->set_clock(nullptr);
     profiler_.stop_window(stats_);
+    if (measuring_) stats_.cpu_ns = thread_cpu_ns() - window_cpu_ns_;
     shutdown();
   }
 
@@ -148,17 +152,25 @@ class InstanceWorker {
   ComponentClock* clock() { return ctx_ ? ctx_->clock() : nullptr; }
   CommitPipeline& pipeline() { return pipeline_; }
   void send(std::uint32_t dest, const Message& message) { transport_.send(dest, message); }
+  void idle() { transport_.idle(); }
   void check_failed() {
     if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
   }
   void recycle(std::unique_ptr<TxnContext> ctx) { spare_.push_back(std::move(ctx)); }
+
+  // CPU time of the calling thread.
+  static std::uint64_t thread_cpu_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+  }
 
   // The next transaction of this worker's client (flattened as attempt_local is).
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
 
   // Splits a transaction into this instance's part and one part per other instance.
   void split(const typename Workload::Txn& txn) {
-    if (!transport_.attached()) {  // the whole deployment: everything is local, nothing to split
+    if (parts_.size() == 1) {  // the whole deployment: everything is local, nothing to split
       local_words_ = &txn.words;
       remote_parts_ = 0;
       return;
@@ -169,6 +181,18 @@ class InstanceWorker {
     for (std::size_t i = 0; i < parts_.size(); ++i) {
       if (i != inst_.config_.instance_id && !parts_[i].empty()) ++remote_parts_;
     }
+    if (remote_parts_ > 0 && !transport_.attached()) no_transport_for();
+  }
+
+  // Transport "none" met a transaction that needs another instance.
+  [[noreturn, gnu::noinline]] void no_transport_for() {
+    std::size_t other = 0;
+    while (other == inst_.config_.instance_id || parts_[other].empty()) ++other;
+    throw std::invalid_argument(std::string("transport: '") + kNoTransport + "' runs local work only, but a " +
+                                inst_.config_.run.workload + " transaction of site " + std::to_string(gid_) +
+                                " needs site " + std::to_string(parts_[other].site) + " of instance " +
+                                std::to_string(other) +
+                                " (set the workload's multisite/remote shares to 0, or choose unix or shm)");
   }
 
   // A commit with a log record to wait for or participants to tell: acknowledged now, or
@@ -287,7 +311,8 @@ class InstanceWorker {
   }
 
   void serve() {
-    if (!transport_.attached()) {
+    // Inline and cheap when nothing waits (the doorbell has not rung): a load, no call.
+    if (!transport_.attached() || !transport_.may_have_message()) {
       if (!pipeline_.empty()) drain_durable();
       return;
     }
@@ -352,7 +377,7 @@ class InstanceWorker {
     while (shutdowns_ + 1 < inst_.total_sites_) {
       if (!serve_one()) {
         if (inst_.failed_.load()) return;
-        std::this_thread::yield();
+        transport_.idle();
       }
     }
     ISLANDS_CHECK(participant_.idle(), "prepared fragments left without a decision");
@@ -373,6 +398,7 @@ class InstanceWorker {
   std::vector<Row*> rows_;
   std::vector<std::unique_ptr<TxnContext>> spare_;
   std::uint64_t sequence_ = 0;
+  std::uint64_t window_cpu_ns_ = 0;  // this thread's CPU time when its measured window began
   std::uint32_t shutdowns_ = 0;
   WorkerTransport transport_;
   CommitPipeline pipeline_;

@@ -36,6 +36,9 @@ struct WorkerStats {
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
   std::uint64_t malformed_messages = 0;            //!< malformed records rejected, whole run
+  //! CPU time the worker's thread got from the start of its measured window to its stop (what
+  //! the window's commits cost, however often the thread was descheduled); 0: no window
+  std::uint64_t cpu_ns = 0;
   std::uint64_t log_wait_ns = 0;                   //!< time blocked on the log: a full pipeline of commits waiting for their flush, whole run
   std::vector<CounterReading> counters;            //!< per-thread counters over the window
   std::array<std::uint64_t, kNumComponents> component_ticks{};  //!< timed transactions' ticks per component

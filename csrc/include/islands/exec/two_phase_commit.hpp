@@ -24,6 +24,7 @@ namespace islands {
 // worker as `site` (a template: no virtual call) and use only this of it:
 //   workload(), cc(), stats(), log() (null: the log is off), instance_of(global site),
 //   send(dest, message) (never deadlocks), serve_one() (one inbound message; false: none),
+//   idle() (nothing to do until a message arrives: spin, then sleep on the doorbell),
 //   check_failed() (throws when another worker of the instance failed), clock() (the
 //   worker's component clock), new_context() and recycle(context) (its pool of contexts),
 //   pipeline() (its CommitPipeline).
@@ -62,7 +63,7 @@ class TwoPhaseCoordinator {
     while (votes_pending_ > 0) {
       if (!site.serve_one()) {
         site.check_failed();
-        cpu_relax();
+        site.idle();  // spins a moment, then sleeps on the doorbell
       }
     }
     const bool commit = local.committed && !remote_abort_;

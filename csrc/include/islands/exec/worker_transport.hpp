@@ -1,12 +1,14 @@
 #pragma once
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <stdexcept>
 
+#include "islands/common/cycle_clock.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/exec/instance_config.hpp"
 #include "islands/transport/transport.hpp"
@@ -24,6 +26,7 @@ class WorkerTransport {
   //! Joins the mesh as endpoint `site` of `total_sites` (waiting for every peer); fragments
   //! carry up to `max_part_words` words.
   void attach(const InstanceConfig& config, std::uint32_t site, std::uint32_t total_sites, std::size_t max_part_words) {
+    if (config.transport == kNoTransport) return;  // a deployment of local work only
     TransportConfig tc;
     tc.directory = config.directory;
     tc.instance_id = site;
@@ -36,6 +39,10 @@ class WorkerTransport {
     tc.attach_timeout_ms = config.attach_timeout_ms;
     endpoint_ = make_transport(config.transport, tc);
   }
+
+  //! Whether receive might return a message (inline: the backlog, then the doorbell); false
+  //! means it would certainly return null. The look a worker takes every transaction.
+  bool may_have_message() const { return !backlog_.empty() || endpoint_->may_have_message(); }
 
   //! Whether there are peers (attach ran).
   bool attached() const { return endpoint_ != nullptr; }
@@ -62,8 +69,31 @@ class WorkerTransport {
       backlog_.pop_front();
       return &held_;
     }
-    if (!endpoint_ || !endpoint_->poll(in_)) return nullptr;
+    // The doorbell first: a worker nobody sends to pays one load here, not a system call.
+    if (!endpoint_ || !endpoint_->poll_rung(in_)) return nullptr;
     return &in_;
+  }
+
+  //! Called by a worker that found no message and has nothing else to do until one arrives
+  //! (a vote, a peer's shutdown): spins for up to kIdleSpinNs (the answer usually comes within
+  //! microseconds, and a sleep would add a wake-up to it), then sleeps on the doorbell for at
+  //! most kIdleSleep at a time, so that the caller can look at its own conditions again.
+  void idle() {
+    if (!endpoint_) {
+      cpu_relax();
+      return;
+    }
+    // Back-to-back calls (a wait loop finding nothing) make one idle stretch; a gap means
+    // the worker did something else in between, and a new stretch starts spinning again.
+    const std::uint64_t now = CycleClock::now();
+    if (now - last_idle_ > gap_ticks_) idle_since_ = now;
+    last_idle_ = now;
+    if (now - idle_since_ < spin_ticks_) {
+      cpu_relax();
+      return;
+    }
+    endpoint_->wait_rung(kIdleSleep);
+    last_idle_ = CycleClock::now();
   }
 
   //! Inbound messages held back while sending.
@@ -72,8 +102,21 @@ class WorkerTransport {
   const TransportStats& stats() const { return endpoint_->stats(); }
 
  private:
+  //! How long idle() spins before it sleeps: long enough that a vote on its way is never
+  //! waited for asleep (a sleep puts a wake-up, and a futex call of the sender, on the
+  //! transaction's path: at 50 us distributed transactions measured slower than spinning), so
+  //! only a worker whose peers are stalled or gone goes to sleep.
+  static constexpr double kIdleSpinNs = 1000000;
+  //! A gap between two idle() calls longer than this starts a new idle stretch.
+  static constexpr double kIdleGapNs = 5000;
+  //! The longest sleep of one idle() call.
+  static constexpr std::chrono::microseconds kIdleSleep{1000};
+
   const std::atomic<bool>& failed_;
   std::unique_ptr<Transport> endpoint_;
+  std::uint64_t spin_ticks_ = static_cast<std::uint64_t>(kIdleSpinNs / CycleClock::ns_per_tick());
+  std::uint64_t gap_ticks_ = static_cast<std::uint64_t>(kIdleGapNs / CycleClock::ns_per_tick());
+  std::uint64_t idle_since_ = 0, last_idle_ = 0;  // ticks: start of this idle stretch, last idle()
   Message in_, held_;
   std::deque<Message> backlog_;
 };

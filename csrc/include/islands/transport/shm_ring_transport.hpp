@@ -43,6 +43,8 @@ class ShmRingTransport final : public Transport {
   bool poll(Message& out) override;
   //! Transport::cleanup; also run by the destructor and by a constructor that fails.
   void cleanup() override;
+  //! Whether any inbound ring holds a record (or something corrupt), consuming nothing.
+  bool pending() override;
   //! "shm".
   const char* name() const override { return "shm"; }
 
@@ -63,6 +65,8 @@ class ShmRingTransport final : public Transport {
   bool push(std::uint32_t dest, const void* first, std::size_t first_len, const void* second,
             std::size_t second_len);
   void unmap_all() noexcept;
+  // Points watches_ at where each inbound ring's next record will appear.
+  void refresh_watches();
 
   RunDirectory directory_;
   std::vector<Mapping> inbound_;   // indexed by source instance (own slot unused)

@@ -179,6 +179,13 @@ class SpscRing {
     return true;
   }
 
+  //! Consumer: the word where the next record's stamp will appear, and the stamp it will carry
+  //! (valid until the next pop or discard). While the word differs from the stamp, no record
+  //! has arrived, unless the producer is broken (peek's tail check finds that).
+  const std::uint64_t* next_stamp_word() const { return stamp_at(local_head_); }
+  //! See next_stamp_word.
+  std::uint64_t next_stamp() const { return head_stamp_; }
+
   //! Consumer: looks at the next record without consuming it; on record, length is its size.
   //! A broken frame is reported as corrupt at once when its stamp is right and its length is
   //! not, and within kTailCheckInterval peeks when its stamp is wrong but the tail has moved.

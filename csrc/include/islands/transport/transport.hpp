@@ -1,10 +1,12 @@
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "islands/transport/doorbell.hpp"
 #include "islands/transport/message.hpp"
 #include "islands/transport/transport_config.hpp"
 #include "islands/transport/transport_stats.hpp"
@@ -22,6 +24,14 @@ namespace islands {
 //! Neither send nor poll ever blocks: a full channel makes send return false, and the caller
 //! polls its own inbound messages before trying again. That is what keeps two instances that
 //! send to each other from deadlocking.
+//!
+//! Every endpoint has a doorbell (`<directory>/<name>-bell-<i>`, see doorbell.hpp) that its
+//! peers ring after each record they queue for it. may_have_message and poll_rung look at it
+//! first (one load) and poll the channels only when it rang since the last drain, so an
+//! endpoint that nobody talks to costs no system call per look; wait_rung sleeps on it while
+//! idle. A transport whose channels can be watched directly (shm: the word where each ring's
+//! next record will appear) sets watches_ instead: the look compares those words, and peers
+//! ring the doorbell only to wake a receiver that sleeps.
 //!
 //! An endpoint is used by one thread at a time (no internal locking); stats() is read by that
 //! thread or after it has stopped.
@@ -48,6 +58,44 @@ class Transport {
   //! Closes the channels and unlinks the files this endpoint created (never a peer's). Safe to
   //! call twice; send and poll must not be called afterwards.
   virtual void cleanup() = 0;
+
+  //! poll, but only when a peer rang this endpoint's doorbell since the last call that found
+  //! nothing: otherwise false after one load, no system call. Never misses a message sent by
+  //! send or send_raw (records that are no message, e.g. a stranger's, wait for the next ring
+  //! or a plain poll). Messages taken by a plain poll in between are simply not found again.
+  bool poll_rung(Message& out) {
+    if (!watches_.empty()) return poll(out);  // the channels are watched directly
+    if (!draining_) {
+      const std::uint32_t now = bell_.rings();
+      if (now == drained_at_) return false;
+      drained_at_ = now;
+      draining_ = true;
+    }
+    if (poll(out)) return true;
+    draining_ = false;
+    return false;
+  }
+  //! Whether poll_rung might find a message (inline, a load or two, no call): false means it
+  //! would certainly return false. For the per-transaction look of a worker.
+  bool may_have_message() {
+    if (watches_.empty()) return draining_ || bell_.rings() != drained_at_;
+    // Now and then a full poll regardless: it is what notices a broken channel.
+    if ((++looks_ & (kFullPollInterval - 1)) == 0) return true;
+    for (const Watch& w : watches_) {
+      if (__atomic_load_n(w.word, __ATOMIC_ACQUIRE) == w.expected) return true;
+    }
+    return false;
+  }
+  //! Sleeps until a peer rings (or `timeout` passes; spurious returns are possible); returns at
+  //! once when poll_rung has not yet drained a ring. For a receiver with nothing else to do.
+  void wait_rung(std::chrono::microseconds timeout) {
+    if (!watches_.empty()) {
+      bell_.wait_unless([this] { return pending(); }, timeout);
+      return;
+    }
+    if (draining_) return;
+    bell_.wait(drained_at_, timeout);
+  }
   //! Registry name of the transport ("unix", "shm").
   virtual const char* name() const = 0;
 
@@ -66,6 +114,46 @@ class Transport {
  protected:
   //! Throws std::invalid_argument unless dest is a peer and size bytes fit max_message_bytes.
   void check_destination(std::uint32_t dest, std::size_t size, const char* what) const;
+  //! Creates this endpoint's doorbell; first thing in a derived constructor, before its
+  //! channels appear to peers (a peer that finds them finds the doorbell too).
+  void create_doorbell(const RunDirectory& directory) {
+    bell_ = Doorbell::create(directory, config_.instance_id, name());
+    peer_bells_.resize(config_.n_instances);
+  }
+  //! Maps peer's doorbell, once its channel has been found (so its doorbell exists).
+  void attach_doorbell(const RunDirectory& directory, std::uint32_t peer) {
+    peer_bells_[peer] = Doorbell::open(directory, peer, name());
+  }
+  //! Rings dest's doorbell: after every record queued for it.
+  void ring_doorbell(std::uint32_t dest) {
+    if (watches_.empty()) {
+      peer_bells_[dest].ring();
+    } else {
+      peer_bells_[dest].ring_if_sleeping();
+    }
+  }
+  //! A word that takes the value `expected` when a record arrives on a channel (shm: where the
+  //! next record's stamp will appear, and that stamp).
+  struct Watch {
+    const std::uint64_t* word = nullptr;
+    std::uint64_t expected = 0;
+  };
+  //! Set by a transport whose channels announce a record by writing a word the receiver can
+  //! watch (one per inbound channel; the transport keeps them current as it consumes). Then
+  //! the channels are the doorbell: may_have_message compares the words (every
+  //! kFullPollInterval-th look polls regardless), senders ring only a receiver that sleeps (no
+  //! shared-line write per message), and wait_rung asks pending() before it sleeps. Every
+  //! endpoint of a mesh is of one transport, so senders and receivers agree.
+  std::vector<Watch> watches_;
+  //! With watches_: whether a record (or something corrupt) waits, consuming nothing.
+  virtual bool pending() { return false; }
+  //! See watches_.
+  static constexpr std::uint32_t kFullPollInterval = 64;
+  //! Unmaps the doorbells and unlinks this endpoint's (cleanup).
+  void close_doorbells() noexcept {
+    bell_.close();
+    for (Doorbell& b : peer_bells_) b.close();
+  }
   //! Counts a rejected record.
   void count_malformed(DecodeStatus reason) {
     ++stats_.malformed;
@@ -75,6 +163,13 @@ class Transport {
   TransportConfig config_;
   TransportStats stats_;
   std::vector<std::string> warnings_;
+
+ private:
+  Doorbell bell_;                   // this endpoint's, rung by its peers
+  std::vector<Doorbell> peer_bells_;  // by destination instance (own slot unmapped)
+  std::uint32_t drained_at_ = 0;    // bell_'s count when poll_rung last started draining
+  std::uint32_t looks_ = 0;         // may_have_message calls (with watches_)
+  bool draining_ = true;            // poll until empty first: nothing is known at start
 };
 
 //! A function that makes one kind of transport endpoint.
