@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "temp_dir.hpp"
 #include "islands/transport/doorbell.hpp"
 #include "islands/transport/run_directory.hpp"
 #include "islands/transport/transport.hpp"
@@ -45,35 +46,9 @@ constexpr int kMaxSenderPauseUs = 300;
 // The whole exchange must finish within this, or the test fails (and kills its children).
 constexpr auto kDeadline = std::chrono::seconds(60);
 
-std::string make_temp_dir() {
-  std::string base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-  std::string tmpl = base + "/islands-doorbell-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  if (mkdtemp(buf.data()) == nullptr) {
-    std::perror("mkdtemp");
-    std::exit(2);
-  }
-  return buf.data();
-}
-
-std::vector<std::string> list_dir(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-void remove_dir(const std::string& dir) {
-  for (const auto& name : list_dir(dir)) unlink((dir + "/" + name).c_str());
-  rmdir(dir.c_str());
-}
+std::string make_temp_dir() { return islands_test::make_temp_dir("doorbell"); }
+using islands_test::list_dir;
+using islands_test::remove_dir;
 
 TransportConfig config_for(const std::string& dir, std::uint32_t id, std::uint32_t n) {
   TransportConfig c;

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "temp_dir.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/transport/message.hpp"
 #include "islands/transport/ping_pong.hpp"
@@ -73,37 +74,9 @@ void check_throws(const std::function<void()>& f, std::vector<std::string> needl
   }
 }
 
-std::string make_temp_dir() {
-  // tmpfs when there is one (what runs should use); mkdtemp makes it 0700.
-  std::string base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
-  std::string tmpl = base + "/islands-transport-XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  if (mkdtemp(buf.data()) == nullptr) {
-    std::perror("mkdtemp");
-    std::exit(2);
-  }
-  return buf.data();
-}
-
-// Sorted, so that two listings compare equal.
-std::vector<std::string> list_dir(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-void remove_dir(const std::string& dir) {
-  for (const auto& name : list_dir(dir)) unlink((dir + "/" + name).c_str());
-  rmdir(dir.c_str());
-}
+std::string make_temp_dir() { return islands_test::make_temp_dir("transport"); }
+using islands_test::list_dir;
+using islands_test::remove_dir;
 
 unsigned mode_of(const std::string& path) {
   struct stat st {};
