@@ -112,9 +112,11 @@ def test_after_load_simulates_only_the_transactions():
     after = simulate(config, transactions=300, method="after-load")
     assert whole.method == "whole" and after.method == "after-load"
     # the same transactions counted: instructions and data references per transaction agree
-    # (the load, tens of millions of instructions, is in neither)
+    # (the load, tens of millions of instructions and references, is in neither). The whole
+    # method subtracts two runs whose start-ups differ by some thousand references (249 against
+    # 269 per transaction alone, 229 in one full-suite run), so references agree more loosely.
     assert after.per_txn["instructions"] == pytest.approx(whole.per_txn["instructions"], rel=0.1)
-    assert after.per_txn["data_refs"] == pytest.approx(whole.per_txn["data_refs"], rel=0.15)
+    assert after.per_txn["data_refs"] == pytest.approx(whole.per_txn["data_refs"], rel=0.3)
     assert 0 <= after.per_txn["ll_misses"] <= after.per_txn["data_refs"]
     assert math.isnan(after.per_txn["branches"])  # callgrind's branch model is not cachegrind's
     assert simulate(config, transactions=300).method == "whole"  # small data: auto keeps whole
