@@ -55,7 +55,7 @@ bool HashIndex::insert_unlatched(Partition& p, std::uint64_t h, std::uint64_t ke
     Slot& slot = t->slots[i];
     if (slot.key == key) return false;
     if (slot.key == kEmpty) {
-      slot.value = value;
+      __atomic_store_n(&slot.value, value, __ATOMIC_RELAXED);
       __atomic_store_n(&slot.key, key, __ATOMIC_RELAXED);
       ++p.count;
       return true;
@@ -129,7 +129,9 @@ bool HashIndex::erase(std::uint64_t key) {
       const std::uint64_t home = hash(k) & t.mask;
       const bool stays = gap <= j ? (gap < home && home <= j) : (gap < home || home <= j);
       if (stays) continue;
-      t.slots[gap].value = t.slots[j].value;
+      // Optimistic readers may load these words meanwhile: relaxed atomic stores (they retry
+      // when the latch's version says a writer entered).
+      __atomic_store_n(&t.slots[gap].value, t.slots[j].value, __ATOMIC_RELAXED);
       __atomic_store_n(&t.slots[gap].key, k, __ATOMIC_RELAXED);
       gap = j;
     }
