@@ -24,6 +24,18 @@ def cli(tmp_path):
 
 
 @pytest.fixture
+def private_run_root(tmp_path, monkeypatch):
+    """Deployment run directories of this test only (islands.launch.RUN_ROOT), so that other
+    users of /dev/shm do not count; returns the directory."""
+    import islands.launch
+
+    root = tmp_path / "runs"
+    root.mkdir(mode=0o700)
+    monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
+    return root
+
+
+@pytest.fixture
 def read_only_dir(tmp_path):
     """An empty directory nobody may write into, root included.
 

@@ -14,27 +14,11 @@ import pytest
 from islands.executor import NODE_RESOURCE, DaskExecutor, LocalExecutor
 from islands.sweep import Point, Sweep, load_spec
 from islands.topology import read_topology
+from tiny_spec import tiny
 
 distributed = pytest.importorskip("distributed")
 
-SPEC = """
-name = "cluster"
-figure = "none"
-
-[run]
-warmup_s = 0.0
-duration_s = 0.05
-repetitions = 2
-
-[grid]
-deployment = ["1", "2"]
-update = [false, true]
-multisite = [0.0, 0.5]
-
-[micro]
-rows_per_txn = 2
-rows_per_site = 500
-"""
+SPEC = tiny(deployment='["1", "2"]', name="cluster")
 
 
 def sweep_in(tmp_path: Path, out: str) -> Sweep:

@@ -46,14 +46,10 @@ def children() -> list[psutil.Process]:
 
 
 @pytest.fixture(autouse=True)
-def private_run_root(tmp_path, monkeypatch):
-    """Run directories of this test only, so that other users of /dev/shm do not count."""
+def earlier_children(private_run_root):
+    """Run directories of this test only, and the child processes it found at its start."""
     _EARLIER_CHILDREN.clear()
     _EARLIER_CHILDREN.update(p.pid for p in _live_children())
-    root = tmp_path / "runs"
-    root.mkdir(mode=0o700)
-    monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
-    return root
 
 
 def run_dirs() -> set[str]:

@@ -20,14 +20,10 @@ from log_checks import acknowledged, check_durability, read_outcome
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
-pytestmark = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
-
-
-@pytest.fixture(autouse=True)
-def private_run_root(tmp_path, monkeypatch):
-    root = tmp_path / "runs"
-    root.mkdir(mode=0o700)
-    monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
+pytestmark = [
+    pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs"),
+    pytest.mark.usefixtures("private_run_root"),
+]
 
 
 def config(

@@ -28,16 +28,12 @@ from log_checks import Outcome, acknowledged, check_durability
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
-pytestmark = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
+pytestmark = [
+    pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs"),
+    pytest.mark.usefixtures("private_run_root"),
+]
 ROWS_PER_SITE = 500
 TPCB_HISTORY_TABLE = 4  # the table number in the top 16 bits of a TPC-B key (TpcbWorkload::kHistory)
-
-
-@pytest.fixture(autouse=True)
-def private_run_root(tmp_path, monkeypatch):
-    root = tmp_path / "runs"
-    root.mkdir(mode=0o700)
-    monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
 
 
 def config(log_dir: Path, cc: str, duration: float, seed: int, workload: str = "micro") -> RunConfig:

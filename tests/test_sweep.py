@@ -20,6 +20,7 @@ from islands.placement import Deployment, plan_deployment
 from islands.results import ResultStore
 from islands.sweep import ExperimentSpec, Point, Sweep, load_spec, run_point
 from islands.topology import read_topology
+from tiny_spec import TINY
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
@@ -31,26 +32,6 @@ def write(tmp_path: Path, text: str, name: str = "exp.toml") -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
-
-
-TINY = """
-name = "tiny"
-figure = "none"
-
-[run]
-warmup_s = 0.0
-duration_s = 0.05
-repetitions = 2
-
-[grid]
-deployment = ["1"]
-update = [false, true]
-multisite = [0.0, 0.5]
-
-[micro]
-rows_per_txn = 2
-rows_per_site = 500
-"""
 
 
 def tiny_sweep(tmp_path: Path, text: str = TINY, out: str = "out") -> Sweep:

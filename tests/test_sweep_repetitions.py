@@ -18,25 +18,9 @@ import pytest
 from islands.sweep import Point, Sweep, load_spec
 from islands.system_state import SystemProbe, busy_warning
 from islands.topology import read_topology
+from tiny_spec import tiny
 
-TINY = """
-name = "tiny"
-figure = "none"
-
-[run]
-warmup_s = 0.0
-duration_s = 0.05
-repetitions = 3
-
-[grid]
-deployment = ["1"]
-update = [false, true]
-multisite = [0.0, 0.5]
-
-[micro]
-rows_per_txn = 2
-rows_per_site = 500
-"""
+TINY = tiny(repetitions=3)
 
 
 def tiny(tmp_path: Path, out: str = "out") -> Sweep:

@@ -24,6 +24,7 @@ from islands.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
+pytestmark = pytest.mark.usefixtures("private_run_root")
 two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
@@ -59,14 +60,6 @@ def tpcc(
         engine=EngineConfig(index=index, cc=cc, lock_policy=lock_policy),
         driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.05, duration_s=duration),
     )
-
-
-@pytest.fixture(autouse=True)
-def private_run_root(tmp_path, monkeypatch):
-    """Run directories of this test only."""
-    root = tmp_path / "runs"
-    root.mkdir(mode=0o700)
-    monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
 
 
 COUNTED = (

@@ -30,6 +30,7 @@
 
 #include "check.hpp"
 #include "temp_dir.hpp"
+#include "test_cases.hpp"
 #include "islands/transport/doorbell.hpp"
 #include "islands/transport/run_directory.hpp"
 #include "islands/transport/transport.hpp"
@@ -333,17 +334,13 @@ void test_look(const std::string& name) {
 // With arguments, runs only the cases named (e.g. `test_doorbell unix_processes`).
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
-  struct Case {
-    const char* name;
-    std::function<void()> run;
-  };
   // The seed varies the interleaving from run to run; printed so a failure can be replayed
   // (ISLANDS_TEST_SEED=...).
   const char* fixed = std::getenv("ISLANDS_TEST_SEED");
   const std::uint64_t seed = fixed ? std::strtoull(fixed, nullptr, 10)
                                    : static_cast<std::uint64_t>(Clock::now().time_since_epoch().count()) % 1000000;
   std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
-  const std::vector<Case> cases = {
+  const std::vector<islands_test::TestCase> cases = {
       {"doorbell_word", test_doorbell_word},
       {"unix_look", [] { test_look("unix"); }},
       {"shm_look", [] { test_look("shm"); }},
@@ -352,19 +349,6 @@ int main(int argc, char** argv) {
       {"unix_threads", [&] { test_threads("unix", 3, 3000, seed + 2); }},
       {"shm_threads", [&] { test_threads("shm", 3, 3000, seed + 3); }},
   };
-  const std::set<std::string> only(argv + 1, argv + argc);
-  for (const auto& c : cases) {
-    if (!only.empty() && only.count(c.name) == 0) continue;
-    const int before = islands_test::failures;
-    const auto start = Clock::now();
-    try {
-      c.run();
-    } catch (const std::exception& e) {
-      CHECK(false);
-      std::fprintf(stderr, "%s: unexpected exception: %s\n", c.name, e.what());
-    }
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    std::printf("%-20s %s (%.2f s)\n", c.name, islands_test::failures == before ? "ok" : "FAILED", seconds);
-  }
+  islands_test::run_cases(cases, argc, argv, islands_test::failures);
   return test_summary("test_doorbell");
 }

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "temp_dir.hpp"
+#include "test_cases.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/transport/message.hpp"
 #include "islands/transport/ping_pong.hpp"
@@ -960,11 +961,7 @@ void test_ping_pong(const std::string& name) {
 // With arguments, runs only the cases named (e.g. `test_transport unix_mesh_2 shm_mesh_3`).
 int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
-  struct Case {
-    const char* name;
-    std::function<void()> run;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<islands_test::TestCase> cases = {
       {"message_round_trip", test_message_round_trip},
       {"message_rejections", test_message_rejections},
       {"ring_two_threads", test_ring_two_threads},
@@ -982,21 +979,7 @@ int main(int argc, char** argv) {
       {"unix_ping_pong", [] { test_ping_pong("unix"); }},
       {"shm_ping_pong", [] { test_ping_pong("shm"); }},
   };
-  const std::set<std::string> only(argv + 1, argv + argc);
-  for (const auto& c : cases) {
-    if (!only.empty() && only.count(c.name) == 0) continue;
-    const int before = g_failures;
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      c.run();
-    } catch (const std::exception& e) {
-      ++g_failures;
-      std::fprintf(stderr, "%s: unexpected exception: %s\n", c.name, e.what());
-    }
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("%-32s %s (%.2f s)\n", c.name, g_failures == before ? "ok" : "FAILED", seconds);
-  }
+  islands_test::run_cases(cases, argc, argv, g_failures);
   std::printf("%d failure(s)\n", g_failures);
   return g_failures == 0 ? 0 : 1;
 }

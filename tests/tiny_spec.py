@@ -1,0 +1,30 @@
+"""The tiny experiment file the sweep tests share: micro, one shared instance, read and update
+at 0% and 50% multisite, 0.05 s runs."""
+
+TINY = """
+name = "tiny"
+figure = "none"
+
+[run]
+warmup_s = 0.0
+duration_s = 0.05
+repetitions = 2
+
+[grid]
+deployment = ["1"]
+update = [false, true]
+multisite = [0.0, 0.5]
+
+[micro]
+rows_per_txn = 2
+rows_per_site = 500
+"""
+
+
+def tiny(repetitions: int = 2, deployment: str = '["1"]', name: str = "tiny") -> str:
+    """TINY with another number of repetitions, deployment list or name."""
+    return (
+        TINY.replace("repetitions = 2", f"repetitions = {repetitions}")
+        .replace('deployment = ["1"]', f"deployment = {deployment}")
+        .replace('name = "tiny"', f'name = "{name}"')
+    )
