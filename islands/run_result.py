@@ -122,6 +122,9 @@ class RunResult:
     commits_by_type: dict[str, int] = field(default_factory=dict)  #: measured commits per transaction type
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
+    #: why the run ended before its time (an instance's memory budget, ...), one line per
+    #: instance that stopped; empty when every instance ran its whole window
+    stopped_early: list[str] = field(default_factory=list)
 
     @property
     def new_order_per_min(self) -> float:
@@ -170,6 +173,7 @@ class RunResult:
             "topology": self.topology,
             "metadata": self.metadata,
             "warnings": self.warnings,
+            "stopped_early": self.stopped_early,
             **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
@@ -205,6 +209,7 @@ class RunResult:
             check_line(self.check_failures),
             f"config      {self.config_hash}  git {str(self.metadata.get('git_revision', 'unknown'))[:12]}",
         ]
+        lines += [f"stopped     {why}" for why in self.stopped_early]
         lines += profile_lines(self.profile)
         lines += [f"warning     {w}" for w in self.warnings]
         return "\n".join(lines)
@@ -232,6 +237,11 @@ def profile_lines(profile: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def rate(count: float, seconds: float) -> float:
+    """count per second; NaN for an empty window (a run that stopped before it opened)."""
+    return count / seconds if seconds > 0 else float("nan")
+
+
 def collect(
     config: RunConfig,
     deployment: Deployment,
@@ -247,12 +257,17 @@ def collect(
 
     stats_list = [r["stats"] for r in results]
     seconds = max(s["measured_s"] for s in stats_list)
+    several = len(results) > 1
+    stopped_early = [
+        (f"instance {i}: " if several else "") + f"after {s['measured_s']:.2f} s of its window: {s['stopped_early']}"
+        for i, s in enumerate(stats_list)
+        if s.get("stopped_early")
+    ]
     all_workers = [w for s in stats_list for w in s["workers"]]
     aborts: dict[str, int] = {}
     figures: dict[str, int] = {}
     per_instance: list[dict[str, Any]] = []
     warnings: list[str] = []
-    several = len(results) > 1
     at_start = figures_at_start(config.workload)
     for i, (r, stats) in enumerate(zip(results, stats_list, strict=True)):
         workers = stats["workers"]
@@ -271,7 +286,7 @@ def collect(
                 "instance": i,
                 "cpus": list(deployment.instances[i]),
                 "commits": stats["commits"],
-                "throughput_tps": stats["commits"] / stats["measured_s"],
+                "throughput_tps": rate(stats["commits"], stats["measured_s"]),
                 "aborts": stats["aborts"],
                 "fragments_sent": sum(w["fragments_sent"] for w in workers),
                 "decisions_sent": sum(w["decisions_sent"] for w in workers),
@@ -305,13 +320,17 @@ def collect(
         **figures,
     }
     commits = sum(s["commits"] for s in stats_list)
+    # Instances that stopped early measured shorter windows: their rates add up, not their commits.
+    throughput = (
+        sum(rate(s["commits"], s["measured_s"]) for s in stats_list) if stopped_early else rate(commits, seconds)
+    )
     buckets = [(b[0], b[1]) for w in all_workers for b in w["latency_buckets"]]
     return RunResult(
         config=config,
         config_hash=config.config_hash(),
         deployment=deployment,
         transport=transport,
-        throughput_tps=commits / seconds,
+        throughput_tps=throughput,
         commits=commits,
         multisite_commits=sum(w["multisite_commits"] for w in all_workers),
         aborts=aborts,
@@ -324,7 +343,7 @@ def collect(
                 commits=w["commits"],
                 aborts=dict(w["aborts"]),
                 latency=Latency.from_core(w["latency"]),
-                throughput_tps=w["commits"] / seconds,
+                throughput_tps=rate(w["commits"], seconds),
             )
             for w in all_workers
         ],
@@ -339,4 +358,5 @@ def collect(
         metadata=metadata,
         warnings=warnings,
         profile=profile,
+        stopped_early=stopped_early,
     )

@@ -76,6 +76,7 @@ py::dict stats_dict(const RunStats& stats) {
   out["workers"] = workers;
   out["load_s"] = stats.load_s;
   out["measured_s"] = stats.measured_s;
+  out["stopped_early"] = stats.stopped_early;
   out["commits"] = stats.commits();
   std::uint64_t rollbacks = 0;
   for (const WorkerStats& w : stats.workers) rollbacks += w.user_rollbacks;

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "islands/common/cpu_affinity.hpp"
@@ -36,13 +38,11 @@ class Instance::Impl {
 };
 
 namespace detail {
-// Sleeps until `until`, waking early when a worker failed.
-inline void sleep_until_or_failed(std::chrono::steady_clock::time_point until, const std::atomic<bool>& failed) {
-  using Clock = std::chrono::steady_clock;
-  for (Clock::time_point now = Clock::now(); !failed.load() && now < until; now = Clock::now()) {
-    std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(2), until - now));
-  }
-}
+//! Whether workload W can ask a run to end before its time (it has `std::string stop_reason() const`).
+template <class W, class = void>
+struct HasStopReason : std::false_type {};
+template <class W>
+struct HasStopReason<W, std::void_t<decltype(std::declval<const W&>().stop_reason())>> : std::true_type {};
 }  // namespace detail
 
 //! An instance's lifecycle for one workload and scheme: workers started, loaded and attached
@@ -113,16 +113,19 @@ class InstanceImpl final : public Instance::Impl {
     const auto warm_end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(warmup_s));
     const auto end = warm_end + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
     phase_.store(kWaitStart);
-    detail::sleep_until_or_failed(start, failed_);
+    wait_until(start);
     PerfCounters cpu_counters(config_.run.profile.events, CounterScope::cpu);
     phase_.store(kWarmup, std::memory_order_release);
-    detail::sleep_until_or_failed(warm_end, failed_);
-    cpu_counters.enable();
-    phase_.store(kMeasure, std::memory_order_release);
-    const auto window_start = Clock::now();
-    detail::sleep_until_or_failed(end, failed_);
-    phase_.store(kStop, std::memory_order_release);
-    stats_.measured_s = seconds_since(window_start);
+    if (wait_until(warm_end)) {
+      cpu_counters.enable();
+      phase_.store(kMeasure, std::memory_order_release);
+      const auto window_start = Clock::now();
+      wait_until(end);
+      phase_.store(kStop, std::memory_order_release);
+      stats_.measured_s = seconds_since(window_start);
+    } else {
+      phase_.store(kStop, std::memory_order_release);  // stopped (or failed) before the window opened
+    }
     cpu_counters.disable();
     stats_.cpu_counters = cpu_counters.read();
     stats_.ns_per_tick = CycleClock::ns_per_tick();
@@ -163,6 +166,23 @@ class InstanceImpl final : public Instance::Impl {
   }
 
  private:
+  // Sleeps until `until`; false as soon as the run must end sooner: a worker failed, or the
+  // workload asked to stop (its reason is kept in stats_.stopped_early).
+  bool wait_until(Clock::time_point until) {
+    for (Clock::time_point now = Clock::now(); now < until; now = Clock::now()) {
+      if (failed_.load()) return false;
+      if constexpr (detail::HasStopReason<Workload>::value) {
+        std::string why = workload_.stop_reason();
+        if (!why.empty()) {
+          stats_.stopped_early = std::move(why);
+          return false;
+        }
+      }
+      std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(2), until - now));
+    }
+    return true;
+  }
+
   // Recovery (restart) replays this instance's log onto the freshly loaded data; then the log
   // is opened for appending after its last valid record. A fresh run refuses to overwrite a log.
   void open_log() {

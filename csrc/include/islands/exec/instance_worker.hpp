@@ -128,6 +128,7 @@ class InstanceWorker {
     profiler_.stop_window(stats_);
     if (measuring_) stats_.cpu_ns = thread_cpu_ns() - window_cpu_ns_;
     shutdown();
+    if (!measuring_) stats_.reset_window();  // the run stopped before its window: nothing was measured
   }
 
   //! Copies the transport's message counters into this worker's statistics.

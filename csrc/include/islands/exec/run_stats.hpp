@@ -70,6 +70,9 @@ struct RunStats {
   std::vector<WorkerStats> workers;   //!< one per worker, in config order
   double load_s = 0;                  //!< seconds to build the tables and indexes
   double measured_s = 0;              //!< length of the measured window
+  //! Why the run ended before its time (the workload's stop_reason, e.g. its memory budget);
+  //! empty when it ran its whole window. The window is then shorter (0: it never opened).
+  std::string stopped_early;
   std::int64_t payload_sum_before = 0;  //!< sum of column 0 over all rows after loading
   std::int64_t payload_sum_after = 0;   //!< the same sum after the run
   RecoveryStats recovery;               //!< what recovery did before the run (restart)

@@ -132,6 +132,12 @@ class TpccWorkload {
     by_customer_.set_latching(engine_.latching && !single_threaded);
   }
 
+  //! Why the run must end before its time (empty: it need not): the tables outgrew
+  //! tpcc.memory_budget. The instance polls it and ends the run cleanly, keeping what it measured.
+  std::string stop_reason() const {
+    return budget_state_.load(std::memory_order_acquire) == kOverBudget ? over_budget_reason_ : std::string();
+  }
+
   //! Draws the next transaction of a worker whose home (global) site is `home`.
   void generate(Txn& txn, Random& rng, std::size_t home) const {
     std::uint64_t pick = rng.below(100), type = 0;
@@ -343,17 +349,22 @@ class TpccWorkload {
   static std::int32_t now() { return static_cast<std::int32_t>(std::time(nullptr)); }
   // The local site of warehouse w.
   std::size_t site_of(std::uint64_t w) const { return w / config_.warehouses_per_site - first_site_; }
-  // Stops the run before the tables outgrow tpcc.memory_budget (NewOrder is what grows them).
+  // Asks the instance to end the run (stop_reason) once the tables outgrow tpcc.memory_budget
+  // (NewOrder and Payment are what grow them); the transaction itself goes on.
   void check_memory_budget() const {
-    static thread_local std::uint32_t calls = 0;  // every 64th NewOrder of a worker
-    if (budget_bytes_ == 0 || (++calls & 63) != 0) return;
+    static thread_local std::uint32_t calls = 0;  // every 64th NewOrder or Payment of a worker
+    if (budget_bytes_ == 0 || (++calls & 63) != 0 || budget_state_.load(std::memory_order_relaxed) != kWithinBudget) return;
     const std::uint64_t used = memory_bytes();
     if (used <= budget_bytes_) return;
-    throw std::runtime_error("tpcc: the tables and indexes reached " + std::to_string(used >> 20) + " MiB of " +
-                             std::to_string(budget_bytes_ >> 20) + " MiB, this instance's memory budget (tpcc.memory_budget " +
-                             std::to_string(config_.memory_budget) +
-                             " of the memory available at load, its sites' share): stopping the run before memory runs "
-                             "out; run it shorter, with fewer workers, or raise tpcc.memory_budget");
+    int expected = kWithinBudget;
+    if (!budget_state_.compare_exchange_strong(expected, kWritingReason)) return;  // another worker says it
+    over_budget_reason_ = "tpcc: the tables and indexes reached " + std::to_string(used >> 20) + " MiB of " +
+                          std::to_string(budget_bytes_ >> 20) +
+                          " MiB, this instance's memory budget (tpcc.memory_budget " +
+                          std::to_string(config_.memory_budget) +
+                          " of the memory available at load, its sites' share): the run stopped early, before "
+                          "memory ran out; run it shorter, with fewer workers, or raise tpcc.memory_budget";
+    budget_state_.store(kOverBudget, std::memory_order_release);
   }
   // Delivery's delete of a NEW-ORDER row, at commit (TxnContext::deleting).
   static void erase_key(void* self, std::uint64_t key) { static_cast<TpccWorkload*>(self)->index_.erase(key); }
@@ -464,6 +475,9 @@ class TpccWorkload {
   std::array<std::uint32_t, kTpccTxnTypes> weights_;
   bool spec_;                      // spec layout
   std::uint64_t budget_bytes_ = 0;  // memory_budget of the memory available at construction; 0: unknown
+  enum : int { kWithinBudget, kWritingReason, kOverBudget };
+  mutable std::atomic<int> budget_state_{kWithinBudget};  // kOverBudget once over_budget_reason_ is written
+  mutable std::string over_budget_reason_;
   Table warehouses_, districts_, customers_, history_, orders_, new_orders_, order_lines_, items_, stock_;
   Index index_;
   BTreeIndex by_customer_;                  // ordered secondary index: (w, d, customer, order) -> order

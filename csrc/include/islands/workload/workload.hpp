@@ -49,6 +49,9 @@ struct RunConfig;
 //!   bool part_updates(const std::uint64_t*, std::size_t) const;  std::size_t max_part_words() const;
 //!   std::size_t row_updates(const Txn&) const;  std::size_t type_of(const Txn&) const;
 //!   std::size_t max_columns() const;                  widest row (redo images, contexts)
+//! Optional
+//!   std::string stop_reason() const;   why the run must end before its time (empty: it need
+//!       not), e.g. a memory budget reached; the instance polls it and ends the run cleanly
 //! Consistency conditions
 //!   static std::vector<std::string> figures_at_start();   figures the conditions need as they
 //!       stood when the run started (after loading and recovery), as NAME_at_start
