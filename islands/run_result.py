@@ -302,6 +302,8 @@ def collect(
                 "recovery": stats["recovery"],
             }
         )
+    if topology.virtual:
+        warnings.append(f"virtual topology: {topology.virtual}")
     if not deployment.pinned:
         warnings.append(
             "workers not pinned: placement left to the OS scheduler"

@@ -225,6 +225,9 @@ class Topology:
     caches: tuple[Cache, ...] = ()
     notes: tuple[str, ...] = ()
     source: str = field(default="<memory>", compare=False)
+    #: empty for a machine as sysfs describes it; for a virtual topology (made-up sockets over
+    #: real cores, see islands.virtual_topology) what it was made from
+    virtual: str = ""
     # Lookup tables built by __post_init__; not part of the value.
     _core_of: dict[int, Core] = field(init=False, repr=False, compare=False, default_factory=dict)
     _node_of: dict[int, int] = field(init=False, repr=False, compare=False, default_factory=dict)
@@ -410,6 +413,7 @@ class Topology:
                 for c in self.caches
             ],
             "notes": list(self.notes),
+            "virtual": self.virtual,
         }
 
     @classmethod
@@ -446,6 +450,7 @@ class Topology:
                 ),
                 notes=tuple(str(n) for n in d["notes"]),
                 source=str(d["source"]),
+                virtual=str(d.get("virtual", "")),  # older results: a real machine
             )
         except KeyError as e:
             raise TopologyError(f"topology dict: missing field {e.args[0]!r}") from None
@@ -476,7 +481,7 @@ def _describe_lines(t: Topology) -> list[str]:
     threads = sorted({len(c.cpus) for c in t.cores})
     per_core = str(threads[0]) if len(threads) == 1 else f"{threads[0]}-{threads[-1]}"
     lines = [
-        f"topology of {t.source}",
+        f"topology of {t.source}" + (f", VIRTUAL: {t.virtual}" if t.virtual else ""),
         f"  {_plural(t.n_sockets, 'socket')}, {_plural(t.n_cores, 'core')}, "
         f"{_plural(t.n_cpus, 'hardware thread')} ({per_core} per core), "
         f"{_plural(t.n_numa_nodes, 'NUMA node')}",

@@ -311,7 +311,7 @@ def test_a_run_stops_cleanly_at_its_memory_budget():
     config = tpcc(mix="new_order", duration=30.0, remote_item=0, payment_remote=0)
     load = _core.tpcc_load_bytes(config.to_core(), 1)
     budget = 1.3 * load / available  # room for the load and a little growth
-    small = dict(mix="new_order", duration=30.0, remote_item=0, payment_remote=0, memory_budget=budget)
+    small = {"mix": "new_order", "duration": 30.0, "remote_item": 0, "payment_remote": 0, "memory_budget": budget}
     result = islands.run(tpcc(**small, warmup=0))
     # It ends long before its 30 s, keeps what it measured, and says why.
     assert len(result.stopped_early) == 1 and "memory budget (tpcc.memory_budget" in result.stopped_early[0]

@@ -15,12 +15,13 @@ from typing import Any
 
 from islands import _core
 from islands.cli.json_output import dumps
+from islands.cli.topology_args import add_topology_arguments, topology_from_args
 from islands.config import SECTIONS, DriverConfig, EngineConfig, RunConfig, registry, resolve_field
 from islands.experiment import known_transports
 from islands.launch import run_deployment
 from islands.placement import DEPLOYMENT_PLACEMENTS, plan_deployment
 from islands.run import check_cpus, run
-from islands.topology import parse_cpulist, read_topology
+from islands.topology import parse_cpulist
 
 #: Workload settings whose flag is not ``--<field-name>`` (the names users already type).
 FLAG_NAMES = {"micro.rows_per_txn": "--rows", "micro.zipf_s": "--zipf", "tpcc.new_order_remote_item": "--remote-item"}
@@ -117,6 +118,7 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         help="how instances take the cores: islands (an instance's cores share a socket), "
         "spread (across the sockets), or os (not pinned) (default islands)",
     )
+    add_topology_arguments(p)
     transports = known_transports()
     p.add_argument(
         "--transport",
@@ -226,7 +228,7 @@ def run_from_args(args: argparse.Namespace):
 
 
 def _run_from_args(args: argparse.Namespace):
-    topology = read_topology()
+    topology = topology_from_args(args)
     try:
         cpus = tuple(parse_cpulist(args.cores)) if args.cores else topology.cpus
     except ValueError as error:

@@ -16,6 +16,7 @@ import dataclasses
 from typing import Any
 
 from islands.cli.json_output import dumps
+from islands.cli.topology_args import add_topology_arguments, topology_from_args
 from islands.sweep import Sweep, load_spec
 
 __all__ = ["main", "plan", "register"]
@@ -51,6 +52,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--sysfs", metavar="ROOT", default=None, help="plan for another machine's sysfs tree (only with --dry-run)"
     )
+    add_topology_arguments(p)
     p.add_argument(
         "--no-progress",
         action="store_true",
@@ -73,14 +75,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def main(args: argparse.Namespace) -> int:
     """Lists or runs the sweep; returns the exit status."""
-    from islands.topology import read_topology
-
     if args.sysfs is not None and not args.dry_run:
         raise ValueError("--sysfs: only with --dry-run (runs happen on this machine)")
     spec = load_spec(args.spec).with_overrides(
         duration_s=args.duration, warmup_s=args.warmup, repetitions=args.repetitions
     )
-    topology = read_topology(args.sysfs) if args.sysfs is not None else read_topology()
+    topology = topology_from_args(args, args.sysfs)
     sweep = Sweep(spec, topology, args.out)
     if args.dry_run:
         print(dumps(plan(sweep)) if args.json else sweep.table())

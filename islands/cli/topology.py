@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from islands.cli.json_output import dumps
-from islands.topology import read_topology
+from islands.cli.topology_args import add_topology_arguments, topology_from_args
 
 __all__ = ["main", "register", "to_json"]
 
@@ -33,6 +33,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="root of the sysfs tree to read (default: %(default)s)",
     )
     parser.add_argument("--json", action="store_true", help="print the topology as JSON (Topology.to_dict())")
+    add_topology_arguments(parser)
     parser.set_defaults(func=main)
     return parser
 
@@ -40,7 +41,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def main(args: argparse.Namespace) -> int:
     """Print the topology read from ``args.sysfs``, as text or (``args.json``) as JSON, and
     return the exit status 0. Raises ``TopologyError`` if the tree cannot be read."""
-    topology = read_topology(args.sysfs)
+    topology = topology_from_args(args, args.sysfs)
     print(to_json(topology.to_dict()) if args.json else topology.describe())
     return 0
 

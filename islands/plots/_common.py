@@ -179,7 +179,7 @@ def topology_of(rows: pd.DataFrame) -> Topology | None:
     d: dict[str, Any] = {}
     for c in cols:
         value = first[c]
-        if isinstance(value, str) and value[:1] in "[{":
+        if isinstance(value, str) and value[:1] in ("[", "{"):
             value = json.loads(value)
         elif isinstance(value, np.generic):
             value = value.item()
@@ -215,7 +215,9 @@ def machine_note(rows: pd.DataFrame) -> str:
     text = ": ".join(parts + [shape + threads])
     if topo.source not in ("/sys", "/sys/"):  # a made-up or another machine's tree: say so
         text += f", topology read from {PurePath(topo.source).name or topo.source}"
-    if topo.n_sockets == 1:
+    if topo.virtual:
+        text += f" — VIRTUAL sockets ({topo.virtual})"
+    elif topo.n_sockets == 1:
         text += " — 1 socket: per-socket coincides with 1ISL"
     return text
 

@@ -1,0 +1,86 @@
+"""Virtual topologies (islands.virtual_topology): the real cores regrouped into made-up
+sockets, on every sysfs fixture and on this machine; the CLI's --virtual-sockets; results and
+figures that say a topology is virtual."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from islands.placement import plan_deployment
+from islands.plots._common import machine_note
+from islands.results import flatten
+from islands.topology import Topology, TopologyError, read_topology
+from islands.virtual_topology import virtual_sockets
+
+SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
+FIXTURES = sorted(p.name for p in SYSFS.iterdir() if p.is_dir())
+
+
+@pytest.mark.parametrize("fixture", FIXTURES)
+def test_every_count_of_virtual_sockets_partitions_the_cores_evenly(fixture):
+    real = read_topology(SYSFS / fixture)
+    cores = [c.cpus for s in real.sockets for c in s.cores]
+    for n in range(1, len(cores) + 1):
+        v = virtual_sockets(real, n, remote_distance=31)
+        assert v.n_sockets == n == v.n_numa_nodes and v.cpus == real.cpus and v.caches == real.caches
+        # Whole cores, consecutive in the real order, sizes within one of each other.
+        assert [c.cpus for s in v.sockets for c in s.cores] == cores
+        sizes = [len(s.cores) for s in v.sockets]
+        assert max(sizes) - min(sizes) <= 1 and sizes == sorted(sizes, reverse=True)
+        for s in v.sockets:
+            assert v.numa_node(s.id).cpus == s.cpus and [c.id for c in s.cores] == list(range(len(s.cores)))
+        assert all(v.distance(a, b) == (10 if a == b else 31) for a in range(n) for b in range(n))
+        assert v.virtual.startswith(f"{n} made-up sockets over the {len(cores)} cores") and not real.virtual
+        assert Topology.from_dict(v.to_dict()) == v and Topology.from_dict(v.to_dict()).virtual == v.virtual
+        assert "VIRTUAL" in v.describe().splitlines()[0]
+
+
+def test_a_virtual_topology_plans_per_socket_islands():
+    v = virtual_sockets(read_topology(SYSFS / "xeon-e7l8867-8x10"), 4)
+    deployment = plan_deployment(v, "per-socket")
+    # per-socket takes one hardware thread per core
+    assert deployment.n_instances == 4 and [len(i) for i in deployment.instances] == [20, 20, 20, 20]
+
+
+def test_older_topology_dicts_read_as_real_machines():
+    d = read_topology(SYSFS / "vm-1x2").to_dict()
+    del d["virtual"]
+    assert Topology.from_dict(d).virtual == ""
+
+
+@pytest.mark.parametrize(
+    "n,distance,needle", [(0, 20, "--virtual-sockets"), (3, 20, "--virtual-sockets"), (2, 10, "--virtual-distance")]
+)
+def test_bad_virtual_topologies_are_refused_naming_the_flag(n, distance, needle):
+    with pytest.raises(TopologyError, match=needle):
+        virtual_sockets(read_topology(SYSFS / "vm-1x2"), n, distance)
+
+
+def test_figures_say_the_topology_is_virtual():
+    v = virtual_sockets(read_topology(SYSFS / "vm-1x2"), 2)
+    rows = pd.DataFrame([flatten({"topology": v.to_dict()})])
+    assert "VIRTUAL sockets" in machine_note(rows)
+    real = pd.DataFrame([flatten({"topology": read_topology(SYSFS / "vm-1x2").to_dict()})])
+    assert "VIRTUAL" not in machine_note(real)
+
+
+def test_the_cli_plans_and_runs_on_virtual_sockets(cli):
+    here = read_topology()
+    out = cli("topology", "--virtual-sockets", str(here.n_cores + 1))
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "--virtual-sockets" in out.stderr
+    out = cli("topology", "--virtual-distance", "30")
+    assert out.returncode == 2 and "only with --virtual-sockets" in out.stderr
+    out = cli("topology", "--sysfs", str(SYSFS / "xeon-e5-2640v2-2x8"), "--virtual-sockets", "4", "--json")
+    assert out.returncode == 0 and len(json.loads(out.stdout)["sockets"]) == 4
+    if here.n_cores < 2:
+        pytest.skip("one core: no second virtual socket to run on")
+    args = ("run", "--virtual-sockets", "2", "--deployment", "per-socket", "--duration", "0.2", "--warmup", "0.05")
+    out = cli(*args, "--json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["deployment"]["label"] == "2ISL" and result["topology"]["virtual"]
+    assert any(w.startswith("virtual topology: 2 made-up sockets") for w in result["warnings"])
