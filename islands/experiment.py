@@ -16,6 +16,8 @@ one machine, because deployments may be written relative to the topology (``1``,
     repetitions = 3                   # runs of every point (default 1)
     seed = 1                          # base random seed, the same for every repetition
     cpus = "0-7"                      # cpus deployments cut up (default: one per core)
+    virtual_sockets = 4               # plan on the cores regrouped into 4 made-up sockets
+                                      # (islands.virtual_topology; results say so)
 
     [grid]                            # every key is a list of values (or one value);
     deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
@@ -101,7 +103,7 @@ SECTION_FIELDS = {**WORKLOAD_FIELDS, "engine": ENGINE_FIELDS}
 #: Field names more than one workload's section has (TATP's and TPC-C's mix): a [grid] value
 #: of one goes to the experiment's own workload.
 SHARED_FIELDS = {k for f in WORKLOAD_FIELDS.values() for k in f if sum(k in g for g in WORKLOAD_FIELDS.values()) > 1}
-RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus")
+RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus", "virtual_sockets")
 TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log")
 PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "cache_model", "modules")
 #: [log] keys: LogConfig's fields but the fault tests' acknowledgement record.
@@ -228,6 +230,7 @@ class ExperimentSpec:
     repetitions: int = 1
     seed: int = 1
     cpus: tuple[int, ...] | None = None
+    virtual_sockets: int | None = None  #: plan on this many made-up sockets (None: the real ones)
     profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
     log: Mapping[str, Any] = field(default_factory=dict)  #: the [log] table, checked
     source: str = field(default="<memory>", compare=False)
@@ -307,6 +310,9 @@ class ExperimentSpec:
                 raise where.error("run.cpus", str(e)) from None
             if not cpus:
                 raise where.error("run.cpus", "the list is empty")
+        virtual = run.get("virtual_sockets")
+        if virtual is not None and (isinstance(virtual, bool) or not isinstance(virtual, int) or virtual < 1):
+            raise where.error("run.virtual_sockets", f"{virtual!r} is not a whole number >= 1")
 
         fixed: dict[str, dict[str, Any]] = {table: {} for table in SECTION_FIELDS}
         for table, fields_ in SECTION_FIELDS.items():
@@ -382,6 +388,7 @@ class ExperimentSpec:
             repetitions=repetitions,
             seed=seed,
             cpus=cpus,
+            virtual_sockets=virtual,
             profile=profile,
             log=log,
             source=source,
@@ -480,6 +487,8 @@ class ExperimentSpec:
         }
         if self.cpus is not None:
             run["cpus"] = format_cpulist(self.cpus)
+        if self.virtual_sockets is not None:  # only where given: other specs keep their hashes
+            run["virtual_sockets"] = self.virtual_sockets
         extra = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
         if self.log:  # only where given: specs without a log keep their hashes
             extra["log"] = {k: _plain(v) for k, v in self.log.items()}

@@ -170,6 +170,10 @@ class Sweep:
             from islands.topology import read_topology
 
             topology = read_topology()
+        if spec.virtual_sockets is not None and not topology.virtual:  # --virtual-sockets, if given, wins
+            from islands.virtual_topology import virtual_sockets
+
+            topology = virtual_sockets(topology, spec.virtual_sockets)
         self.spec = spec
         self.topology = topology
         self.directory = Path(out) if out is not None else Path("results") / spec.name

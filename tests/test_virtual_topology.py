@@ -84,3 +84,24 @@ def test_the_cli_plans_and_runs_on_virtual_sockets(cli):
     result = json.loads(out.stdout)
     assert result["deployment"]["label"] == "2ISL" and result["topology"]["virtual"]
     assert any(w.startswith("virtual topology: 2 made-up sockets") for w in result["warnings"])
+
+
+def test_an_experiment_file_plans_on_virtual_sockets(tmp_path):
+    from islands.experiment import ExperimentSpec
+    from islands.sweep import Sweep
+
+    base = {"name": "v", "figure": "none", "grid": {"deployment": ["per-socket"]}}
+    spec = ExperimentSpec.from_dict({**base, "run": {"virtual_sockets": 2}})
+    again = ExperimentSpec.from_dict(spec.to_dict())
+    assert again.virtual_sockets == 2 and again.spec_hash() == spec.spec_hash()
+    assert spec.spec_hash() != ExperimentSpec.from_dict(base).spec_hash()
+    sweep = Sweep(spec, read_topology(SYSFS / "xeon-e5-2640v2-2x8"), tmp_path / "out")
+    assert sweep.topology.n_sockets == 2 and sweep.topology.virtual
+    sweep = Sweep(
+        ExperimentSpec.from_dict({**base, "run": {"virtual_sockets": 4}}),
+        read_topology(SYSFS / "xeon-e5-2640v2-2x8"),
+        tmp_path / "o4",
+    )
+    assert [len(p.deployment.instances) for p in sweep.grid_points] == [4]
+    with pytest.raises(ValueError, match="run.virtual_sockets"):
+        ExperimentSpec.from_dict({**base, "run": {"virtual_sockets": 0}})
