@@ -106,6 +106,9 @@ class DriverConfig:
     warmup_s: float = 1.0  #: seconds before the measured window
     duration_s: float = 5.0  #: seconds measured
     seed: int = 1  #: base random seed
+    #: the run stops early, keeping what it measured, when the machine's available memory
+    #: falls below this many MiB (0: never)
+    min_free_memory_mib: int = 512
 
 
 @dataclass(frozen=True)

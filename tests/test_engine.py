@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -130,3 +131,14 @@ def test_config_round_trip_and_hash():
     assert config(update=False).config_hash() != cfg.config_hash()
     with pytest.raises(ValueError, match="micro.bogus: unknown setting"):
         RunConfig.from_dict({"micro": {"bogus": 1}})
+
+
+def test_a_run_stops_early_when_the_machine_runs_short_of_memory():
+    # A floor above any machine's available memory: the run stops in its warm-up, saying why,
+    # with an empty window (NaN rates, no commits) and consistent data.
+    floor = 1 << 40  # MiB
+    config = RunConfig(driver=DriverConfig(cpus=(0,), warmup_s=5.0, duration_s=5.0, min_free_memory_mib=floor))
+    result = islands.run(config)
+    assert len(result.stopped_early) == 1 and f"below driver.min_free_memory_mib {floor}" in result.stopped_early[0]
+    assert result.measured_s == 0 and result.commits == 0 and math.isnan(result.throughput_tps)
+    assert result.check_failures == []

@@ -1,7 +1,6 @@
 #include "islands/workload/tpcc_config.hpp"
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "islands/storage/table.hpp"
@@ -58,17 +57,6 @@ std::uint64_t TpccConfig::load_bytes(std::uint64_t total_sites) const {
   const std::uint64_t keys = total_sites * std::uint64_t{items} + w * (items + 11 + 2 * customers / w + lines / w);
   bytes += keys * kIndexBytesPerKey + customers * 48 + customers * 8 + w * kDistricts * kLastNames * 24;
   return bytes;
-}
-
-std::uint64_t available_memory_bytes() {
-  std::ifstream meminfo("/proc/meminfo");
-  std::string name;
-  std::uint64_t kib = 0;
-  std::string unit;
-  while (meminfo >> name >> kib >> unit) {
-    if (name == "MemAvailable:") return kib * 1024;
-  }
-  return 0;  // unknown: no check
 }
 
 void TpccConfig::validate_fit(std::uint64_t total_sites) const {

@@ -14,7 +14,9 @@ namespace islands {
   F(bool, pin, true, kUnbounded, kUnbounded, "false: leave placement to the OS scheduler")            \
   F(double, warmup_s, 1.0, 0, kUnbounded, "seconds run before measuring")                            \
   F(double, duration_s, 5.0, 0.001, kUnbounded, "seconds measured")                                  \
-  F(std::uint64_t, seed, 1, kUnbounded, kUnbounded, "base random seed; worker i uses seed + i")
+  F(std::uint64_t, seed, 1, kUnbounded, kUnbounded, "base random seed; worker i uses seed + i")         \
+  F(std::uint64_t, min_free_memory_mib, 512, kUnbounded, kUnbounded,                                  \
+    "the run stops early, keeping what it measured, when the machine's available memory falls below this many MiB (0: never)")
 
 //! The closed-loop in-process driver: one worker thread per CPU, each a client that runs
 //! transactions back to back (retrying aborts) through a warm-up and a measured window.

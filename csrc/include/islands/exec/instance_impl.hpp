@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "islands/common/cpu_affinity.hpp"
+#include "islands/common/system_memory.hpp"
 #include "islands/common/cycle_clock.hpp"
 #include "islands/exec/instance.hpp"
 #include "islands/exec/instance_worker.hpp"
@@ -166,8 +167,9 @@ class InstanceImpl final : public Instance::Impl {
   }
 
  private:
-  // Sleeps until `until`; false as soon as the run must end sooner: a worker failed, or the
-  // workload asked to stop (its reason is kept in stats_.stopped_early).
+  // Sleeps until `until`; false as soon as the run must end sooner: a worker failed, the
+  // workload asked to stop, or the machine's available memory fell below
+  // driver.min_free_memory_mib (checked every 50 ms; the reason is kept in stats_.stopped_early).
   bool wait_until(Clock::time_point until) {
     for (Clock::time_point now = Clock::now(); now < until; now = Clock::now()) {
       if (failed_.load()) return false;
@@ -178,8 +180,24 @@ class InstanceImpl final : public Instance::Impl {
           return false;
         }
       }
+      if (now >= next_memory_check_) {
+        next_memory_check_ = now + std::chrono::milliseconds(50);
+        if (short_of_memory()) return false;
+      }
       std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(2), until - now));
     }
+    return true;
+  }
+
+  // Whether the machine's available memory is below driver.min_free_memory_mib (then says so
+  // in stats_.stopped_early); false when the floor is 0 or the figure unknown.
+  bool short_of_memory() {
+    const std::uint64_t floor_mib = config_.run.driver.min_free_memory_mib;
+    const std::uint64_t available = floor_mib == 0 ? 0 : available_memory_bytes();
+    if (available == 0 || available >= (floor_mib << 20)) return false;
+    stats_.stopped_early = "the machine has " + std::to_string(available >> 20) +
+                           " MiB of memory available, below driver.min_free_memory_mib " + std::to_string(floor_mib) +
+                           ": the run stopped early, before memory ran out";
     return true;
   }
 
@@ -264,6 +282,7 @@ class InstanceImpl final : public Instance::Impl {
   std::uint64_t tick0_ = 0;
   std::unique_ptr<LogWriter> log_;  // null when the log is off
   std::uint32_t epoch_ = 0;         // this start's epoch (0: no log)
+  Clock::time_point next_memory_check_{};  // when wait_until next reads the available memory
 };
 
 }  // namespace islands

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "islands/common/setting_field.hpp"
+#include "islands/common/system_memory.hpp"
 
 namespace islands {
 
@@ -46,9 +47,6 @@ struct TpccConfig {
   //! Bytes the load of `total_sites` sites allocates (rows and indexes), estimated before it.
   std::uint64_t load_bytes(std::uint64_t total_sites) const;
 };
-
-//! Bytes of memory available now (MemAvailable of /proc/meminfo); 0 when unknown.
-std::uint64_t available_memory_bytes();
 
 //! The TPC-C transactions.
 constexpr std::size_t kTpccTxnTypes = 5;
