@@ -162,6 +162,7 @@ class DriverConfig:
     warmup_s: float
     duration_s: float
     seed: int
+    timeline_interval_s: float
     min_free_memory_mib: int
     def __init__(self) -> None: ...
     def validate(self) -> None:

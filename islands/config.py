@@ -106,6 +106,7 @@ class DriverConfig:
     warmup_s: float = 1.0  #: seconds before the measured window
     duration_s: float = 5.0  #: seconds measured
     seed: int = 1  #: base random seed
+    timeline_interval_s: float = 0.1  #: the throughput timeline counts commits per interval of this length
     #: the run stops early, keeping what it measured, when the machine's available memory
     #: falls below this many MiB (0: never)
     min_free_memory_mib: int = 512

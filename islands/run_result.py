@@ -4,6 +4,7 @@ every instance are summed here, in :func:`collect`, and nowhere else."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,6 +126,9 @@ class RunResult:
     #: why the run ended before its time (an instance's memory budget, ...), one line per
     #: instance that stopped; empty when every instance ran its whole window
     stopped_early: list[str] = field(default_factory=list)
+    #: committed transactions per second in each interval of the measured window (all workers;
+    #: intervals of ``config.driver.timeline_interval_s``, the last one possibly shorter)
+    timeline_tps: list[float] = field(default_factory=list)
 
     @property
     def new_order_per_min(self) -> float:
@@ -174,6 +178,7 @@ class RunResult:
             "metadata": self.metadata,
             "warnings": self.warnings,
             "stopped_early": self.stopped_early,
+            "timeline": {"interval_s": self.config.driver.timeline_interval_s, "tps": self.timeline_tps},
             **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
@@ -209,6 +214,7 @@ class RunResult:
             check_line(self.check_failures),
             f"config      {self.config_hash}  git {str(self.metadata.get('git_revision', 'unknown'))[:12]}",
         ]
+        lines += timeline_lines(self.timeline_tps, self.config.driver.timeline_interval_s)
         lines += [f"stopped     {why}" for why in self.stopped_early]
         lines += profile_lines(self.profile)
         lines += [f"warning     {w}" for w in self.warnings]
@@ -235,6 +241,35 @@ def profile_lines(profile: Mapping[str, Any]) -> list[str]:
         for why, names in reasons.items():
             lines.append(f"no counter  {', '.join(names)}: {why}")
     return lines
+
+
+def throughput_timeline(counts: Sequence[Sequence[int]], interval_s: float, measured_s: float) -> list[float]:
+    """Committed transactions per second in each interval of a window of ``measured_s``
+    seconds, from the workers' commit counts per interval (``counts``; commits acknowledged
+    after the window are left out); the last interval's rate is over its own length, and a
+    last interval shorter than 5% of one is folded into the one before (its rate is noise)."""
+    n = math.ceil(measured_s / interval_s - 1e-9) if measured_s > 0 else 0
+    totals = [0] * n
+    for worker in counts:
+        for i, count in enumerate(worker[:n]):
+            totals[i] += count
+    lengths = [interval_s] * (n - 1) + [measured_s - (n - 1) * interval_s] if n else []
+    if n > 1 and lengths[-1] < 0.05 * interval_s:
+        last_total, last_length = totals.pop(), lengths.pop()
+        totals[-1] += last_total
+        lengths[-1] += last_length
+    return [total / length for total, length in zip(totals, lengths, strict=True)]
+
+
+def timeline_lines(tps: Sequence[float], interval_s: float) -> list[str]:
+    """The summary's timeline line: the spread of the per-interval rates ('' with < 3 intervals)."""
+    if len(tps) < 3:
+        return []
+    full = sorted(tps[:-1])  # the last interval may be short
+    return [
+        f"timeline    per {interval_s:g} s: min {full[0]:,.0f}  median {full[len(full) // 2]:,.0f}  "
+        f"max {full[-1]:,.0f} txn/s  ({len(tps)} intervals)"
+    ]
 
 
 def rate(count: float, seconds: float) -> float:
@@ -361,4 +396,7 @@ def collect(
         warnings=warnings,
         profile=profile,
         stopped_early=stopped_early,
+        timeline_tps=throughput_timeline(
+            [w.get("timeline", []) for w in all_workers], config.driver.timeline_interval_s, seconds
+        ),
     )

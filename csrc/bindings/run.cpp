@@ -58,6 +58,7 @@ py::dict stats_dict(const RunStats& stats) {
     d["malformed_messages"] = w.malformed_messages;
     d["log_wait_ns"] = w.log_wait_ns;
     d["cpu_ns"] = w.cpu_ns;
+    d["timeline"] = w.timeline;
     py::list buckets;  // sparse (bucket, count) pairs, so that instances merge exactly
     w.latency.for_each_bucket([&](int b, std::uint64_t c) { buckets.append(py::make_tuple(b, c)); });
     d["latency_buckets"] = buckets;

@@ -15,6 +15,7 @@ namespace islands {
   F(double, warmup_s, 1.0, 0, kUnbounded, "seconds run before measuring")                            \
   F(double, duration_s, 5.0, 0.001, kUnbounded, "seconds measured")                                  \
   F(std::uint64_t, seed, 1, kUnbounded, kUnbounded, "base random seed; worker i uses seed + i")         \
+  F(double, timeline_interval_s, 0.1, 0.001, kUnbounded, "the throughput timeline counts commits per interval of this many seconds") \
   F(std::uint64_t, min_free_memory_mib, 512, kUnbounded, kUnbounded,                                  \
     "the run stops early, keeping what it measured, when the machine's available memory falls below this many MiB (0: never)")
 

@@ -87,6 +87,9 @@ class InstanceWorker {
         stats_.reset_window();
         profiler_.start_window();
         window_cpu_ns_ = thread_cpu_ns();
+        timeline_ticks_ = static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / ns_per_tick_);
+        timeline_edge_ = CycleClock::now() + timeline_ticks_;
+        stats_.timeline.assign(1, 0);
       }
       generate(txn, rng);
       split(txn);
@@ -277,7 +280,10 @@ class InstanceWorker {
     if (distributed) ++stats_.multisite_commits;
     stats_.row_updates_all_phases += rows;
     if (measuring_) {
-      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(CycleClock::now() - start) * ns_per_tick_));
+      const std::uint64_t now = CycleClock::now();
+      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(now - start) * ns_per_tick_));
+      for (; now >= timeline_edge_; timeline_edge_ += timeline_ticks_) stats_.timeline.push_back(0);
+      ++stats_.timeline.back();
     }
   }
 
@@ -400,6 +406,8 @@ class InstanceWorker {
   std::vector<std::unique_ptr<TxnContext>> spare_;
   std::uint64_t sequence_ = 0;
   std::uint64_t window_cpu_ns_ = 0;  // this thread's CPU time when its measured window began
+  std::uint64_t timeline_ticks_ = 1;  // driver.timeline_interval_s in cycle-clock ticks
+  std::uint64_t timeline_edge_ = 0;   // where the timeline's current interval ends (cycle clock)
   std::uint32_t shutdowns_ = 0;
   WorkerTransport transport_;
   CommitPipeline pipeline_;

@@ -27,6 +27,9 @@ struct WorkerStats {
   std::uint64_t user_rollbacks = 0;                //!< transactions that rolled themselves back (the specification's), not retried
   std::array<std::uint64_t, kNumAbortReasons> aborts{};  //!< aborted attempts per reason
   LatencyHistogram latency;                        //!< first attempt to commit, ns
+  //! Commits per driver.timeline_interval_s of the measured window, from its start (the last
+  //! interval may be partial; intervals after the last commit are not listed)
+  std::vector<std::uint64_t> timeline;
   std::uint64_t checksum = 0;                      //!< sum of values read (keeps reads honest)
   std::uint64_t commits_all_phases = 0;            //!< commits in warm-up and window
   std::uint64_t row_updates_all_phases = 0;        //!< rows updated by committed txns, all phases
@@ -53,6 +56,7 @@ struct WorkerStats {
     multisite_commits = 0;
     aborts.fill(0);
     latency.clear();
+    timeline.clear();
   }
 };
 
