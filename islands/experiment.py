@@ -18,6 +18,7 @@ one machine, because deployments may be written relative to the topology (``1``,
     cpus = "0-7"                      # cpus deployments cut up (default: one per core)
     virtual_sockets = 4               # plan on the cores regrouped into 4 made-up sockets
                                       # (islands.virtual_topology; results say so)
+    virtual_delay_us = 2.0            # and inject this delay on messages between them
 
     [grid]                            # every key is a list of values (or one value);
     deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
@@ -103,7 +104,7 @@ SECTION_FIELDS = {**WORKLOAD_FIELDS, "engine": ENGINE_FIELDS}
 #: Field names more than one workload's section has (TATP's and TPC-C's mix): a [grid] value
 #: of one goes to the experiment's own workload.
 SHARED_FIELDS = {k for f in WORKLOAD_FIELDS.values() for k in f if sum(k in g for g in WORKLOAD_FIELDS.values()) > 1}
-RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus", "virtual_sockets")
+RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus", "virtual_sockets", "virtual_delay_us")
 TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log")
 PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "cache_model", "modules")
 #: [log] keys: LogConfig's fields but the fault tests' acknowledgement record.
@@ -231,6 +232,7 @@ class ExperimentSpec:
     seed: int = 1
     cpus: tuple[int, ...] | None = None
     virtual_sockets: int | None = None  #: plan on this many made-up sockets (None: the real ones)
+    virtual_delay_us: float = 0.0  #: with virtual_sockets: delay injected on messages between them
     profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
     log: Mapping[str, Any] = field(default_factory=dict)  #: the [log] table, checked
     source: str = field(default="<memory>", compare=False)
@@ -313,6 +315,11 @@ class ExperimentSpec:
         virtual = run.get("virtual_sockets")
         if virtual is not None and (isinstance(virtual, bool) or not isinstance(virtual, int) or virtual < 1):
             raise where.error("run.virtual_sockets", f"{virtual!r} is not a whole number >= 1")
+        delay = run.get("virtual_delay_us", 0.0)
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 1e6:
+            raise where.error("run.virtual_delay_us", f"{delay!r} is not a delay in [0, 1000000] microseconds")
+        if delay and virtual is None:
+            raise where.error("run.virtual_delay_us", "only with run.virtual_sockets")
 
         fixed: dict[str, dict[str, Any]] = {table: {} for table in SECTION_FIELDS}
         for table, fields_ in SECTION_FIELDS.items():
@@ -389,6 +396,7 @@ class ExperimentSpec:
             seed=seed,
             cpus=cpus,
             virtual_sockets=virtual,
+            virtual_delay_us=float(delay),
             profile=profile,
             log=log,
             source=source,
@@ -491,6 +499,8 @@ class ExperimentSpec:
             run["cpus"] = format_cpulist(self.cpus)
         if self.virtual_sockets is not None:  # only where given: other specs keep their hashes
             run["virtual_sockets"] = self.virtual_sockets
+        if self.virtual_delay_us:
+            run["virtual_delay_us"] = self.virtual_delay_us
         extra = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
         if self.log:  # only where given: specs without a log keep their hashes
             extra["log"] = {k: _plain(v) for k, v in self.log.items()}

@@ -60,6 +60,8 @@ def main() -> int:
     core.directory = spec["directory"]
     core.ring_bytes = spec["ring_bytes"]
     core.recover = spec.get("recover", False)
+    core.site_sockets = spec.get("site_sockets", [])
+    core.message_delay_us = spec.get("message_delay_us", 0.0)
     instance = _core.Instance(core)
     instance.load()
     _say("ready", pid=os.getpid())

@@ -229,6 +229,10 @@ def instance_specs(
 ) -> list[dict[str, Any]]:
     """What each instance process is told: its config (CPUs), the mesh, memory nodes."""
     sizes = [len(cpus) for cpus in deployment.instances]
+    # An injected cross-socket delay needs every site's socket (sites are the CPUs in order).
+    site_sockets = (
+        [topology.socket_of(c) for cpus in deployment.instances for c in cpus] if topology.message_delay_us else []
+    )
     specs = []
     for i, cpus in enumerate(deployment.instances):
         driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": deployment.pinned}
@@ -243,6 +247,8 @@ def instance_specs(
                 "directory": str(directory),
                 "ring_bytes": ring_bytes,
                 "recover": recover,
+                "site_sockets": site_sockets,
+                "message_delay_us": topology.message_delay_us,
                 # Bind memory to the instance's nodes only where there is a choice to make.
                 "numa_nodes": nodes if topology.n_numa_nodes > 1 and deployment.pinned else None,
             }

@@ -327,6 +327,7 @@ def collect(
                 "decisions_sent": sum(w["decisions_sent"] for w in workers),
                 "messages_sent": sum(w["messages_sent"] for w in workers),
                 "messages_received": sum(w["messages_received"] for w in workers),
+                "messages_delayed": sum(w.get("messages_delayed", 0) for w in workers),
                 "malformed_messages": sum(w["malformed_messages"] for w in workers),
                 "observed_cpus": [w["observed_cpu"] for w in workers],
                 "payload_sum_before": stats["payload_sum_before"],

@@ -173,7 +173,7 @@ class Sweep:
         if spec.virtual_sockets is not None and not topology.virtual:  # --virtual-sockets, if given, wins
             from islands.virtual_topology import virtual_sockets
 
-            topology = virtual_sockets(topology, spec.virtual_sockets)
+            topology = virtual_sockets(topology, spec.virtual_sockets, message_delay_us=spec.virtual_delay_us)
         self.spec = spec
         self.topology = topology
         self.directory = Path(out) if out is not None else Path("results") / spec.name

@@ -228,6 +228,9 @@ class Topology:
     #: empty for a machine as sysfs describes it; for a virtual topology (made-up sockets over
     #: real cores, see islands.virtual_topology) what it was made from
     virtual: str = ""
+    #: an injected delay: every message between instances' workers on different sockets is
+    #: delivered this many microseconds after it arrives (virtual topologies; 0: none)
+    message_delay_us: float = 0.0
     # Lookup tables built by __post_init__; not part of the value.
     _core_of: dict[int, Core] = field(init=False, repr=False, compare=False, default_factory=dict)
     _node_of: dict[int, int] = field(init=False, repr=False, compare=False, default_factory=dict)
@@ -289,6 +292,8 @@ class Topology:
                 node_of[cpu] = node.id
         if len(node_of) != len(online):
             raise bad(f"cpus {format_cpulist(online - set(node_of))} belong to no NUMA node")
+        if not (0 <= self.message_delay_us <= 1e6):
+            raise bad(f"message delay {self.message_delay_us} us is not in [0, 1000000]")
         n = len(self.numa_nodes)
         if len(self.distances) != n or any(len(row) != n for row in self.distances):
             raise bad(f"distance matrix is not {n}x{n}")
@@ -414,6 +419,7 @@ class Topology:
             ],
             "notes": list(self.notes),
             "virtual": self.virtual,
+            "message_delay_us": self.message_delay_us,
         }
 
     @classmethod
@@ -451,6 +457,7 @@ class Topology:
                 notes=tuple(str(n) for n in d["notes"]),
                 source=str(d["source"]),
                 virtual=str(d.get("virtual", "")),  # older results: a real machine
+                message_delay_us=float(d.get("message_delay_us", 0.0)),
             )
         except KeyError as e:
             raise TopologyError(f"topology dict: missing field {e.args[0]!r}") from None
@@ -536,6 +543,8 @@ def _describe_lines(t: Topology) -> list[str]:
     for node_id, row in zip(ids, t.distances):
         lines.append(f"  {node_id.rjust(4)}  " + "  ".join(str(v).rjust(width) for v in row))
 
+    if t.message_delay_us:
+        lines.append(f"injected delay: {t.message_delay_us:g} us on every message between sockets")
     if t.notes:
         lines.append("")
         lines.append("notes:")

@@ -105,3 +105,42 @@ def test_an_experiment_file_plans_on_virtual_sockets(tmp_path):
     assert [len(p.deployment.instances) for p in sweep.grid_points] == [4]
     with pytest.raises(ValueError, match="run.virtual_sockets"):
         ExperimentSpec.from_dict({**base, "run": {"virtual_sockets": 0}})
+
+
+@pytest.mark.parametrize("transport", ["unix", "shm"])
+def test_an_injected_delay_holds_every_message_between_virtual_sockets(transport, private_run_root):
+    from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+    from islands.launch import run_deployment
+
+    here = read_topology()
+    if here.n_cores < 2:
+        pytest.skip("one core: no second virtual socket")
+    config = RunConfig(
+        micro=MicroConfig(multisite=1.0),
+        engine=EngineConfig(cc="none"),
+        driver=DriverConfig(cpus=here.cpus[:2], warmup_s=0.05, duration_s=0.3),
+    )
+    delay_us = 300.0
+    slow = virtual_sockets(here, 2, message_delay_us=delay_us)
+    deployment = plan_deployment(slow, "per-socket", cpus=here.cpus[:2])
+    result = run_deployment(deployment, config, transport=transport, topology=slow)
+    assert result.check_failures == [] and result.multisite_commits > 0
+    for instance in result.instances:
+        # Every message came from the other virtual socket, and every one was held.
+        assert instance["messages_delayed"] == instance["messages_received"] > 0
+    # A distributed transaction waits for a fragment's answer: at least one delay each way.
+    assert result.latency.p50_us >= 2 * delay_us
+    assert any("us injected on every message" in w for w in result.warnings)
+    # Without the delay nothing is held.
+    plain = virtual_sockets(here, 2)
+    result = run_deployment(deployment, config, transport=transport, topology=plain)
+    assert all(i["messages_delayed"] == 0 for i in result.instances) and result.multisite_commits > 0
+
+
+def test_a_delay_needs_virtual_sockets_and_a_sane_value(cli):
+    with pytest.raises(TopologyError, match="--virtual-delay-us"):
+        virtual_sockets(read_topology(SYSFS / "vm-1x2"), 2, message_delay_us=-1)
+    out = cli("topology", "--virtual-delay-us", "5")
+    assert out.returncode == 2 and "--virtual-delay-us: only with --virtual-sockets" in out.stderr
+    out = cli("topology", "--virtual-sockets", "2", "--virtual-delay-us", "5")
+    assert out.returncode == 0 and "injected delay: 5 us" in out.stdout

@@ -55,6 +55,7 @@ py::dict stats_dict(const RunStats& stats) {
     d["decisions_sent"] = w.decisions_sent;
     d["messages_sent"] = w.messages_sent;
     d["messages_received"] = w.messages_received;
+    d["messages_delayed"] = w.messages_delayed;
     d["malformed_messages"] = w.malformed_messages;
     d["log_wait_ns"] = w.log_wait_ns;
     d["cpu_ns"] = w.cpu_ns;
@@ -157,6 +158,8 @@ void bind_run(py::module_& m) {
       .def_readwrite("directory", &InstanceConfig::directory)
       .def_readwrite("ring_bytes", &InstanceConfig::ring_bytes)
       .def_readwrite("attach_timeout_ms", &InstanceConfig::attach_timeout_ms)
+      .def_readwrite("site_sockets", &InstanceConfig::site_sockets)
+      .def_readwrite("message_delay_us", &InstanceConfig::message_delay_us)
       .def_readwrite("recover", &InstanceConfig::recover)
       .def("validate", &InstanceConfig::validate, "Raises ValueError naming the first bad field");
 

@@ -45,6 +45,13 @@ void InstanceConfig::validate() const {
       throw ConfigError("directory", "a private run directory is needed");
     }
   }
+  if (!site_sockets.empty() && site_sockets.size() != total_sites()) {
+    throw std::invalid_argument("site_sockets: " + std::to_string(site_sockets.size()) + " entries for " +
+                                std::to_string(total_sites()) + " sites");
+  }
+  if (!(message_delay_us >= 0 && message_delay_us <= 1e6)) {
+    throw ConfigError("message_delay_us", std::to_string(message_delay_us) + " is not in [0, 1000000]");
+  }
   if (recover && !run.log.enabled()) {
     throw std::invalid_argument("recover: recovery replays the log, but log.mode is off");
   }

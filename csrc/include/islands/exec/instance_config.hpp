@@ -26,6 +26,12 @@ struct InstanceConfig {
   std::size_t ring_bytes = 16 * 1024;          //!< buffering per direction per pair of workers
   std::uint32_t attach_timeout_ms = 30000;     //!< how long to wait for every peer to appear
   bool recover = false;                        //!< restart: replay run.log's log of this instance onto the loaded data first
+  //! The socket of every global site (empty: all on one); with message_delay_us, which
+  //! messages cross sockets.
+  std::vector<std::uint32_t> site_sockets;
+  //! An injected delay (virtual topologies): a message from a site on another socket is
+  //! delivered this many microseconds after it arrives (0: none).
+  double message_delay_us = 0;
 
   //! Throws std::invalid_argument naming the first wrong field and why.
   void validate() const;

@@ -140,6 +140,7 @@ class InstanceWorker {
     const TransportStats& t = transport_.stats();
     stats_.messages_sent = t.messages_sent;
     stats_.messages_received = t.messages_received;
+    stats_.messages_delayed = transport_.delayed_messages();
     stats_.malformed_messages = t.malformed;
   }
 

@@ -38,6 +38,7 @@ struct WorkerStats {
   std::uint64_t decisions_sent = 0;                //!< 2PC phase-2 decisions sent, whole run
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
+  std::uint64_t messages_delayed = 0;              //!< of those, held back by the injected cross-socket delay
   std::uint64_t malformed_messages = 0;            //!< malformed records rejected, whole run
   //! CPU time the worker's thread got from the start of its measured window to its stop (what
   //! the window's commits cost, however often the thread was descheduled); 0: no window

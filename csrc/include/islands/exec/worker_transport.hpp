@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include "islands/common/cycle_clock.hpp"
 #include "islands/common/spin_latch.hpp"
@@ -38,11 +39,18 @@ class WorkerTransport {
     tc.ring_bytes = ring;
     tc.attach_timeout_ms = config.attach_timeout_ms;
     endpoint_ = make_transport(config.transport, tc);
+    if (config.message_delay_us > 0 && !config.site_sockets.empty()) {
+      delay_ticks_ = static_cast<std::uint64_t>(config.message_delay_us * 1000 / CycleClock::ns_per_tick());
+      crosses_socket_.resize(total_sites);
+      for (std::uint32_t s = 0; s < total_sites; ++s) crosses_socket_[s] = config.site_sockets[s] != config.site_sockets[site];
+    }
   }
 
   //! Whether receive might return a message (inline: the backlog, then the doorbell); false
   //! means it would certainly return null. The look a worker takes every transaction.
-  bool may_have_message() const { return !backlog_.empty() || endpoint_->may_have_message(); }
+  bool may_have_message() const {
+    return !backlog_.empty() || !delayed_.empty() || endpoint_->may_have_message();
+  }
 
   //! Whether there are peers (attach ran).
   bool attached() const { return endpoint_ != nullptr; }
@@ -53,7 +61,11 @@ class WorkerTransport {
     while (!endpoint_->send(dest, message)) {
       Message in;
       if (endpoint_->poll(in)) {
-        backlog_.push_back(std::move(in));
+        if (must_delay(in)) {
+          delay(std::move(in));
+        } else {
+          backlog_.push_back(std::move(in));
+        }
       } else {
         if (failed_.load()) throw std::runtime_error("another worker of this instance failed");
         cpu_relax();
@@ -69,9 +81,20 @@ class WorkerTransport {
       backlog_.pop_front();
       return &held_;
     }
-    // The doorbell first: a worker nobody sends to pays one load here, not a system call.
-    if (!endpoint_ || !endpoint_->poll_rung(in_)) return nullptr;
-    return &in_;
+    if (delay_ticks_ == 0) {
+      // The doorbell first: a worker nobody sends to pays one load here, not a system call.
+      if (!endpoint_ || !endpoint_->poll_rung(in_)) return nullptr;
+      return &in_;
+    }
+    // Injected delay: messages from another socket wait in delayed_ until they are due.
+    while (endpoint_->poll_rung(in_)) {
+      if (!must_delay(in_)) return &in_;
+      delay(std::move(in_));
+    }
+    if (delayed_.empty() || CycleClock::now() < delayed_.front().due) return nullptr;
+    held_ = std::move(delayed_.front().message);
+    delayed_.pop_front();
+    return &held_;
   }
 
   //! Called by a worker that found no message and has nothing else to do until one arrives
@@ -79,7 +102,7 @@ class WorkerTransport {
   //! microseconds, and a sleep would add a wake-up to it), then sleeps on the doorbell for at
   //! most kIdleSleep at a time, so that the caller can look at its own conditions again.
   void idle() {
-    if (!endpoint_) {
+    if (!endpoint_ || !delayed_.empty()) {  // a delayed message falls due without a doorbell: spin
       cpu_relax();
       return;
     }
@@ -98,6 +121,8 @@ class WorkerTransport {
 
   //! Inbound messages held back while sending.
   std::size_t backlog() const { return backlog_.size(); }
+  //! Messages held back by the injected delay (InstanceConfig::message_delay_us), whole run.
+  std::uint64_t delayed_messages() const { return delayed_count_; }
   //! The endpoint's counters (attached only).
   const TransportStats& stats() const { return endpoint_->stats(); }
 
@@ -119,6 +144,23 @@ class WorkerTransport {
   std::uint64_t idle_since_ = 0, last_idle_ = 0;  // ticks: start of this idle stretch, last idle()
   Message in_, held_;
   std::deque<Message> backlog_;
+  // The injected delay: for each source site, whether its messages cross sockets; those
+  // wait in delayed_ (in arrival order: one delay for all, so their due times are ordered).
+  struct Delayed {
+    std::uint64_t due;  // cycle clock
+    Message message;
+  };
+  bool must_delay(const Message& m) const {
+    return delay_ticks_ > 0 && m.source < crosses_socket_.size() && crosses_socket_[m.source];
+  }
+  void delay(Message&& m) {
+    delayed_.push_back({CycleClock::now() + delay_ticks_, std::move(m)});
+    ++delayed_count_;
+  }
+  std::uint64_t delay_ticks_ = 0;
+  std::vector<bool> crosses_socket_;
+  std::deque<Delayed> delayed_;
+  std::uint64_t delayed_count_ = 0;
 };
 
 }  // namespace islands
