@@ -237,6 +237,7 @@ class LogConfig:
     group_delay_us: float
     buffer_bytes: int
     max_pending: int
+    early_lock_release: bool
     checkpoint: bool
     record_acks: bool
     def __init__(self) -> None: ...

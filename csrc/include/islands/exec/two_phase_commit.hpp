@@ -28,7 +28,32 @@ namespace islands {
 //   check_failed() (throws when another worker of the instance failed), clock() (the
 //   worker's component clock), new_context() and recycle(context) (its pool of contexts),
 //   pipeline() (its CommitPipeline).
-
+//
+// Logging and early lock release (group commit; presumed abort; the log's order is commit
+// order within an instance). With early lock release off (and in async mode, where nothing
+// waits for a flush) the coordinator holds its locks until its decision record is durable;
+// with it on, as follows. What differs is marked "ELR".
+//   Participant, update fragment: executes, appends its prepare record (its redo and the
+//     coordinator's instance) and votes commit only once that record is durable (the vote
+//     waits in the pipeline; the worker goes on). It keeps its locks until the decision
+//     arrives, whatever the setting: until then the coordinator may still abort.
+//   Participant, read-only fragment: releases its shared locks at once and votes read-only
+//     (it drops out of phase 2); with the read-only rule on (ELR, or cc none) that vote waits
+//     until the log's appended LSN when it finished is durable, since it may have read rows
+//     whose commit is not durable yet, which a crash would undo under a transaction that
+//     counted on them.
+//   Participant, decision: appends commit_prepared (or abort_prepared), not forced, then
+//     applies it and releases its locks, with ELR on or off: its prepare record is durable and
+//     so is the coordinator's decision (phase 2 goes out only after it), so recovery commits
+//     the part even if commit_prepared is lost (it asks the coordinator's log); whatever reads
+//     the released rows here logs after commit_prepared.
+//   Coordinator: appends its decision record (participant instances + its own redo) once
+//     every vote is in. ELR: it releases its own locks right after that append; without it
+//     the locks wait with the decision for the flush. Either way phase 2 (commit to the
+//     prepared participants) and the acknowledgement wait until the decision is durable: a
+//     participant told to commit must never find, after a crash of the coordinator, no
+//     decision there (presumed abort would then abort a part another instance committed).
+//     Aborts are not logged and go out at once.
 //! The coordinator's side: fragments out, votes in, the decision logged and sent.
 class TwoPhaseCoordinator {
  public:
@@ -155,6 +180,18 @@ class TwoPhaseParticipant {
       ctx->commit();  // read-only: release now, drop out of phase 2
       vote = kVoteReadOnly;
       site.recycle(std::move(ctx));
+      // The read-only rule: the vote waits until what this part may have read is durable.
+      const std::uint64_t depends = site.pipeline().read_dependency();
+      if (depends != 0) {
+        PendingCommit wait;
+        wait.lsn = depends;
+        wait.txn = in.txn_id;
+        wait.vote = true;
+        wait.vote_value = kVoteReadOnly;
+        wait.vote_to = in.source;
+        site.pipeline().push(std::move(wait));
+        return;
+      }
     } else {
       std::uint64_t lsn = 0;
       LogWriter* const log = site.log();
@@ -172,6 +209,7 @@ class TwoPhaseParticipant {
         wait.lsn = lsn;
         wait.txn = in.txn_id;
         wait.vote = true;
+        wait.vote_value = kVoteCommit;
         wait.vote_to = in.source;
         site.pipeline().push(std::move(wait));
         return;

@@ -1,0 +1,69 @@
+"""Early lock release (log.early_lock_release, group commit): a commit's locks go once its record
+is appended, its acknowledgement waits for the flush.
+
+The observable: every transaction of these runs updates the same row (micro, one site of one
+row, one worker under 2PL whose pipelined commits hold their locks like any other
+transaction's). Without early lock release the next writer of the row can append its record
+only after the previous writer's record is durable, which is after the flush that carried it
+ended: no flush ever carries two records (records == flushes, exactly). With it the next writers append while the flusher waits for its group to grow
+(group_delay_us), so flushes carry several records. Nothing here depends on how fast the
+machine is: the bound without early lock release holds whatever the timing, and with it the
+flusher waits a whole group delay after each first record.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import islands
+from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
+from islands.launch import run_deployment
+from islands.placement import plan_deployment
+from log_checks import acknowledged, check_durability
+
+TOPOLOGY = islands.read_topology()
+CPUS = TOPOLOGY.cpus
+pytestmark = [
+    pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs"),
+    pytest.mark.usefixtures("private_run_root"),
+]
+
+
+def hot_row(log_dir: Path, early: bool, lock_policy: str) -> RunConfig:
+    """One row, every transaction updates it."""
+    return RunConfig(
+        micro=MicroConfig(update=True, rows_per_site=1, rows_per_txn=1, columns=2),
+        engine=EngineConfig(cc="2pl", lock_policy=lock_policy),
+        driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
+        log=LogConfig(
+            mode="group_commit",
+            directory=str(log_dir),
+            group_delay_us=2000,
+            early_lock_release=early,
+            record_acks=True,
+            checkpoint=False,
+        ),
+    )
+
+
+@pytest.mark.parametrize("lock_policy", ["wait_die", "no_wait"])
+@pytest.mark.parametrize("early", [True, False])
+def test_locks_released_before_the_flush_only_with_elr(tmp_path, early, lock_policy):
+    log_dir = tmp_path / "log"
+    deployment = plan_deployment(TOPOLOGY, 1, cpus=CPUS[:1])
+    result = run_deployment(deployment, hot_row(log_dir, early, lock_policy), transport="none")
+    log = result.instances[0]["log"]
+    records, flushes = log["records"], log["flushes"]
+    assert result.commits > 0 and records > 0
+    assert result.check_failures == []
+    if early:
+        # The next writers of the rows appended before the first writer's record was durable.
+        assert records > flushes, f"{records} records in {flushes} flushes: no flush carried two commits"
+    else:
+        # Each writer waited for the previous one's flush to end: one record per flush.
+        assert records == flushes, f"{records} records in {flushes} flushes: a writer did not wait for the flush"
+    # Either way every acknowledged commit is in the log (a clean run: all of them).
+    check_durability(log_dir, 1)
+    assert len(acknowledged(log_dir)) == records
