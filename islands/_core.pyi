@@ -79,6 +79,7 @@ class MicroConfig:
     update: bool
     multisite: float
     zipf_s: float
+    read_share: float
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -38,6 +38,7 @@ class MicroConfig:
     update: bool = False  #: False: read the rows; True: update every column
     multisite: float = 0.0  #: fraction of multisite transactions, 0..1
     zipf_s: float = 0.0  #: Zipf exponent of the row choice; 0 is uniform
+    read_share: float = 0.0  #: update runs: fraction of transactions that only read (a mix)
 
 
 @dataclass(frozen=True)
@@ -168,8 +169,8 @@ class RunConfig:
     log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain nested dict (JSON-ready). A default profile (nothing measured) is left out, so
-        that configs without one keep their hash."""
+        """Plain nested dict (JSON-ready). A default profile (nothing measured), a default log
+        and a micro read_share of 0 are left out, so that configs without them keep their hash."""
         d = dataclasses.asdict(self)
         d["driver"]["cpus"] = list(self.driver.cpus)
         if self.profile.is_default():
@@ -178,6 +179,8 @@ class RunConfig:
             d["profile"]["counters"] = list(self.profile.counters)
         if self.log.is_default():
             del d["log"]
+        if self.micro.read_share == 0:  # no mix (the setting came later): the hash it had
+            del d["micro"]["read_share"]
         return d
 
     @classmethod

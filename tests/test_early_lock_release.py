@@ -9,6 +9,11 @@ ended: no flush ever carries two records (records == flushes, exactly). With it 
 (group_delay_us), so flushes carry several records. Nothing here depends on how fast the
 machine is: the bound without early lock release holds whatever the timing, and with it the
 flusher waits a whole group delay after each first record.
+
+Half the transactions only read the row (micro.read_share). With early lock release they read
+it while its last commit is not durable, so the read-only rule makes them wait for the log's
+appended LSN before their acknowledgement (recorded in the acknowledgement file with that LSN);
+without it (2PL) they cannot read a row whose commit is not durable, and none waits.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import islands
 from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
-from log_checks import acknowledged, check_durability
+from log_checks import acknowledged, check_durability, log_end, read_only_dependencies
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
@@ -32,9 +37,9 @@ pytestmark = [
 
 
 def hot_row(log_dir: Path, early: bool, lock_policy: str) -> RunConfig:
-    """One row, every transaction updates it."""
+    """One row, every transaction updates it or (half of them) reads it."""
     return RunConfig(
-        micro=MicroConfig(update=True, rows_per_site=1, rows_per_txn=1, columns=2),
+        micro=MicroConfig(update=True, rows_per_site=1, rows_per_txn=1, columns=2, read_share=0.5),
         engine=EngineConfig(cc="2pl", lock_policy=lock_policy),
         driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
         log=LogConfig(
@@ -67,3 +72,10 @@ def test_locks_released_before_the_flush_only_with_elr(tmp_path, early, lock_pol
     # Either way every acknowledged commit is in the log (a clean run: all of them).
     check_durability(log_dir, 1)
     assert len(acknowledged(log_dir)) == records
+    assert result.commits > records  # read-only ones too
+    waited = read_only_dependencies(log_dir)
+    if early:
+        assert waited, "no read-only transaction waited for the commit it may have read"
+        assert waited[0] <= log_end(log_dir, 0)
+    else:
+        assert not waited, f"read-only transactions waited without early lock release: {waited}"
