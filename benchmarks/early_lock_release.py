@@ -35,7 +35,9 @@ from islands.topology import read_topology
 SETUPS = (("1ISL", 1, 0.0), ("per-core", "per-core", 0.0), ("per-core", "per-core", 0.15))
 
 
-def measure(spec: int | str, remote: float, early: bool, args: argparse.Namespace, seed: int) -> tuple[float, float, bool]:
+def measure(
+    spec: int | str, remote: float, early: bool, args: argparse.Namespace, seed: int
+) -> tuple[float, float, bool]:
     """One run: throughput, records per flush, whether the consistency check held."""
     topology = read_topology()
     cpus = topology.cpus[:2]

@@ -5,8 +5,9 @@ The observable: every transaction of these runs updates the same row (micro, one
 row, one worker under 2PL whose pipelined commits hold their locks like any other
 transaction's). Without early lock release the next writer of the row can append its record
 only after the previous writer's record is durable, which is after the flush that carried it
-ended: no flush ever carries two records (records == flushes, exactly). With it the next writers append while the flusher waits for its group to grow
-(group_delay_us), so flushes carry several records. Nothing here depends on how fast the
+ended: no flush ever carries two records (records == flushes, exactly). With it the next
+writers append while the flusher waits for its group to grow (group_delay_us), so flushes carry
+several records. Nothing here depends on how fast the
 machine is: the bound without early lock release holds whatever the timing, and with it the
 flusher waits a whole group delay after each first record.
 

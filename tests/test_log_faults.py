@@ -9,9 +9,10 @@ Checked after every kill (tests/log_checks.py, computed from the raw records, in
 the engine's recovery): every commit a worker acknowledged (its own acknowledgement record,
 written after the acknowledgement) is in the logs; no distributed transaction is committed on
 one instance and missing on another; every log still holds the LSN each acknowledged read-only
-transaction of its instance waited for (what it may have read survived). Checked after the restart: each instance holds exactly its
-initial data plus every committed row update (micro: payload sums; TPC-B: the balance
-invariants, and one history row per committed transaction in the logs), and the restarted run
+transaction of its instance waited for (what it may have read survived). Checked after the
+restart: each instance holds exactly its initial data plus every committed row update (micro:
+payload sums; TPC-B: the balance invariants, and one history row per committed transaction in
+the logs), and the restarted run
 keeps its own consistency check.
 """
 
