@@ -144,11 +144,13 @@ class CommitPipeline {
   }
 
   //! Records an acknowledged commit that logged a record in the acknowledgement file (if any).
-  //! A read-only transaction that waited is recorded as kReadOnlyAckTag | the LSN it waited for.
+  //! A read-only transaction that waited is recorded as kReadOnlyAckTag | the LSN it waited
+  //! for, and written at once: its entry says what a client was told and when, as exactly as a
+  //! fault test needs to catch an acknowledgement that came before its dependency was durable.
   void record_ack(const PendingCommit& done) {
     if (ack_fd_ >= 0 && done.lsn != 0) {
       acks_.push_back(done.read_only ? kReadOnlyAckTag | (done.lsn & ~kReadOnlyAckTag) : done.txn);
-      if (acks_.size() >= 512) write_acks();
+      if (done.read_only || acks_.size() >= 512) write_acks();
     }
   }
 
