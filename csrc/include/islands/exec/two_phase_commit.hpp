@@ -29,16 +29,16 @@ namespace islands {
 //   worker's component clock), new_context() and recycle(context) (its pool of contexts),
 //   pipeline() (its CommitPipeline).
 //
-// Logging and early lock release (group commit; presumed abort; the log's order is commit
-// order within an instance). With early lock release off (and in async mode, where nothing
-// waits for a flush) the coordinator holds its locks until its decision record is durable;
-// with it on, as follows. What differs is marked "ELR".
+// Logging and early lock release (log.early_lock_release; group commit; presumed abort; the
+// log's order is commit order within an instance). Only two steps differ with it on and off,
+// marked "ELR" (in async mode nothing waits for a flush and none of the waits below exist).
 //   Participant, update fragment: executes, appends its prepare record (its redo and the
 //     coordinator's instance) and votes commit only once that record is durable (the vote
 //     waits in the pipeline; the worker goes on). It keeps its locks until the decision
 //     arrives, whatever the setting: until then the coordinator may still abort.
 //   Participant, read-only fragment: releases its shared locks at once and votes read-only
-//     (it drops out of phase 2); with the read-only rule on (ELR, or cc none) that vote waits
+//     (it drops out of phase 2). ELR (or cc none, whose local transactions hold no locks
+//     through the flush either): the read-only rule (CommitPipeline) makes that vote wait
 //     until the log's appended LSN when it finished is durable, since it may have read rows
 //     whose commit is not durable yet, which a crash would undo under a transaction that
 //     counted on them.
@@ -54,7 +54,11 @@ namespace islands {
 //     participant told to commit must never find, after a crash of the coordinator, no
 //     decision there (presumed abort would then abort a part another instance committed).
 //     Aborts are not logged and go out at once.
-//! The coordinator's side: fragments out, votes in, the decision logged and sent.
+
+//! The coordinator's side: fragments out, votes in, the decision logged and sent. Logged in
+//! group commit: early lock release on, its locks go once the decision record is appended
+//! (InstanceWorker::finish_commit); off, they wait for it to be durable. Phase 2 waits for
+//! that either way (send_commit is called from the acknowledgement).
 class TwoPhaseCoordinator {
  public:
   //! One attempt of distributed transaction `txn`: `parts` (one per instance; `self` is this
@@ -155,7 +159,11 @@ class TwoPhaseCoordinator {
   std::vector<std::uint32_t> prepared_participants_, decision_instances_;
 };
 
-//! The participant's side: fragments executed and prepared, votes, decisions applied.
+//! The participant's side: fragments executed and prepared, votes, decisions applied. Logged
+//! in group commit, with early lock release on or off: a commit vote only once its prepare
+//! record is durable, locks kept until the decision, released once commit_prepared is
+//! appended. Early lock release on (or cc none): a read-only vote only once what the part may
+//! have read is durable (the read-only rule).
 class TwoPhaseParticipant {
  public:
   //! Executes a fragment of another worker's transaction and votes; a prepared updater's
