@@ -78,5 +78,36 @@ def test_locks_released_before_the_flush_only_with_elr(tmp_path, early, lock_pol
     if early:
         assert waited, "no read-only transaction waited for the commit it may have read"
         assert waited[0] <= log_end(log_dir, 0)
+        assert result.instances[0]["read_only_waits"] > 0
     else:
         assert not waited, f"read-only transactions waited without early lock release: {waited}"
+        assert result.instances[0]["read_only_waits"] == 0
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_read_only_votes_wait_for_what_they_read_only_with_elr(tmp_path, early):
+    """Per-core (2PC): a read-only fragment reads rows whose commit at its instance may not be
+    durable (early lock release), so its read-only vote waits for its log's appended LSN;
+    without early lock release (2PL) it cannot read such rows and votes at once."""
+    log_dir = tmp_path / "log"
+    config = RunConfig(
+        micro=MicroConfig(update=True, multisite=1.0, rows_per_site=4, rows_per_txn=2, columns=2, read_share=0.5),
+        engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
+        driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
+        log=LogConfig(
+            mode="group_commit",
+            directory=str(log_dir),
+            group_delay_us=2000,
+            early_lock_release=early,
+            record_acks=True,
+            checkpoint=False,
+        ),
+    )
+    result = run_deployment(plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2]), config, transport="shm")
+    assert result.multisite_commits > 0 and result.check_failures == []
+    check_durability(log_dir, 2)
+    votes = sum(inst["read_only_vote_waits"] for inst in result.instances)
+    if early:
+        assert votes > 0, "no read-only vote waited for the commits its fragment may have read"
+    else:
+        assert votes == 0

@@ -57,6 +57,8 @@ py::dict stats_dict(const RunStats& stats) {
     d["messages_received"] = w.messages_received;
     d["malformed_messages"] = w.malformed_messages;
     d["log_wait_ns"] = w.log_wait_ns;
+    d["read_only_waits"] = w.read_only_waits;
+    d["read_only_vote_waits"] = w.read_only_vote_waits;
     d["cpu_ns"] = w.cpu_ns;
     py::list buckets;  // sparse (bucket, count) pairs, so that instances merge exactly
     w.latency.for_each_bucket([&](int b, std::uint64_t c) { buckets.append(py::make_tuple(b, c)); });

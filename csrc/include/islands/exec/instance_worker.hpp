@@ -226,6 +226,7 @@ class InstanceWorker {
       if (done.read_only || pipeline_.early_release()) {
         ctx_->commit();
         done.released = true;
+        if (done.read_only) ++stats_.read_only_waits;
       } else {
         // Flush pipelining: the commit waits for its flush here, holding its locks, while
         // this worker goes on with the next transaction and with serving its messages.

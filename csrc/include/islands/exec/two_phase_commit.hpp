@@ -198,6 +198,7 @@ class TwoPhaseParticipant {
         wait.vote_value = kVoteReadOnly;
         wait.vote_to = in.source;
         site.pipeline().push(std::move(wait));
+        ++site.stats().read_only_vote_waits;
         return;
       }
     } else {
