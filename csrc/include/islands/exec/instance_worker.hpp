@@ -215,7 +215,7 @@ class InstanceWorker {
     PendingCommit done;
     done.read_only = read_dependency != 0;
     done.lsn = done.read_only ? read_dependency : committed_.lsn;
-    done.txn = committed_.txn;
+    done.txn = done.read_only ? 0 : committed_.txn;
     done.start = start;
     done.rows = inst_.workload_.row_updates(txn);
     done.type = inst_.workload_.type_of(txn);
