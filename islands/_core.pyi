@@ -79,6 +79,7 @@ class MicroConfig:
     update: bool
     multisite: float
     zipf_s: float
+    read_share: float
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
@@ -239,6 +240,7 @@ class LogConfig:
     group_delay_us: float
     buffer_bytes: int
     max_pending: int
+    early_lock_release: bool
     checkpoint: bool
     record_acks: bool
     def __init__(self) -> None: ...

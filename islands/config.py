@@ -38,6 +38,7 @@ class MicroConfig:
     update: bool = False  #: False: read the rows; True: update every column
     multisite: float = 0.0  #: fraction of multisite transactions, 0..1
     zipf_s: float = 0.0  #: Zipf exponent of the row choice; 0 is uniform
+    read_share: float = 0.0  #: update runs: fraction of transactions that only read (a mix)
 
 
 @dataclass(frozen=True)
@@ -131,11 +132,14 @@ class ProfileConfig:
 class LogConfig:
     """The write-ahead log of every instance of a deployment run (``islands.launch`` only).
 
-    In ``group_commit`` mode a commit is acknowledged (counted, its locks released, phase 2
-    sent, written to the acknowledgement record) only once its log record is synced; the
-    worker goes on with other transactions meanwhile (flush pipelining). In ``async`` mode the
-    flusher syncs every ``flush_interval_us`` and commits do not wait: a crash can lose the
-    last interval.
+    In ``group_commit`` mode a commit is acknowledged (counted, phase 2 sent, written to the
+    acknowledgement record) only once its log record is synced; the worker goes on with other
+    transactions meanwhile (flush pipelining). With ``early_lock_release`` (the default) its
+    locks go as soon as its record is appended (Aether's ELR: whatever reads the rows logs
+    later, so it cannot become durable first; a read-only transaction waits for the log's
+    appended LSN before its acknowledgement); without it they are held until the record is
+    synced. In ``async`` mode the flusher syncs every ``flush_interval_us`` and commits do not
+    wait: a crash can lose the last interval.
     """
 
     mode: str = "off"  #: "off", "async" or "group_commit"
@@ -144,6 +148,7 @@ class LogConfig:
     group_delay_us: float = 0.0  #: group_commit: how long a flush may wait for its group to grow
     buffer_bytes: int = 1 << 20  #: each of the two log buffers
     max_pending: int = 64  #: group_commit: commits a worker may have waiting for their flush
+    early_lock_release: bool = True  #: group_commit: release locks once the commit record is appended
     checkpoint: bool = True  #: after a clean run: snapshot every row and start the log afresh (bounds recovery)
     record_acks: bool = False  #: each worker appends acknowledged transaction ids to acks-<site>.bin
 
@@ -168,8 +173,8 @@ class RunConfig:
     log: LogConfig = field(default_factory=LogConfig)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain nested dict (JSON-ready). A default profile (nothing measured) is left out, so
-        that configs without one keep their hash."""
+        """Plain nested dict (JSON-ready). A default profile (nothing measured), a default log
+        and a micro read_share of 0 are left out, so that configs without them keep their hash."""
         d = dataclasses.asdict(self)
         d["driver"]["cpus"] = list(self.driver.cpus)
         if self.profile.is_default():
@@ -178,6 +183,8 @@ class RunConfig:
             d["profile"]["counters"] = list(self.profile.counters)
         if self.log.is_default():
             del d["log"]
+        if self.micro.read_share == 0:  # no mix (the setting came later): the hash it had
+            del d["micro"]["read_share"]
         return d
 
     @classmethod

@@ -334,6 +334,9 @@ def collect(
                 "payload_sum_after": stats["payload_sum_after"],
                 "log": stats["log"],
                 "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
+                # the read-only rule of early lock release: transactions and 2PC votes that waited
+                "read_only_waits": sum(w["read_only_waits"] for w in workers),
+                "read_only_vote_waits": sum(w["read_only_vote_waits"] for w in workers),
                 "cpu_ns": sum(w.get("cpu_ns", 0) for w in workers),  # the workers' CPU time in the window
                 "recovery": stats["recovery"],
             }

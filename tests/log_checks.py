@@ -54,15 +54,43 @@ def read_outcome(directory: Path, n_instances: int) -> Outcome:
     return out
 
 
+#: The top 16 bits of a read-only transaction's entry in an acknowledgement record (no site has
+#: this number); the LSN it waited for is below (kReadOnlyAckTag, exec/commit_pipeline.hpp).
+READ_ONLY_ACK_TAG = 0xFFFF << 48
+
+
+def _ack_entries(path: Path) -> array:
+    data = path.read_bytes()
+    values = array("Q")
+    values.frombytes(data[: len(data) // 8 * 8])
+    return values
+
+
 def acknowledged(directory: Path) -> set[int]:
-    """Every transaction id some worker wrote to its acknowledgement record."""
+    """Every transaction id some worker wrote to its acknowledgement record (read-only
+    transactions' entries apart: see read_only_dependencies)."""
     ids: set[int] = set()
     for path in directory.glob("acks-*.bin"):
-        data = path.read_bytes()
-        values = array("Q")
-        values.frombytes(data[: len(data) // 8 * 8])
-        ids.update(values)
+        ids.update(v for v in _ack_entries(path) if v & READ_ONLY_ACK_TAG != READ_ONLY_ACK_TAG)
     return ids
+
+
+def read_only_dependencies(directory: Path) -> dict[int, int]:
+    """Per site: the highest LSN an acknowledged read-only transaction of that site waited for
+    (the read-only rule of early lock release); sites with none are left out."""
+    out: dict[int, int] = {}
+    for path in directory.glob("acks-*.bin"):
+        site = int(path.stem.split("-")[1])
+        lsns = [v & ~READ_ONLY_ACK_TAG for v in _ack_entries(path) if v & READ_ONLY_ACK_TAG == READ_ONLY_ACK_TAG]
+        if lsns:
+            out[site] = max(lsns)
+    return out
+
+
+def log_end(directory: Path, instance: int) -> int:
+    """The LSN just past the last valid record of an instance's log (what a restart keeps)."""
+    log = _core.read_log(str(directory / f"instance-{instance}.log"))
+    return int(log["base_lsn"]) + int(log["valid_bytes"])
 
 
 def check_durability(directory: Path, n_instances: int) -> Outcome:

@@ -197,8 +197,11 @@ def test_fig11_draws_a_memory_resident_row_and_says_updates_logged(tmp_path: Pat
     ]
     bottom_left = series(drawing.figure.axes[2])
     assert bottom_left[-1][1] == pytest.approx([1584, 910.8, 237.6])  # per-core, 0.8 x the top row (rep 0: -1%)
-    note = "updates logged (group commit, log on tmpfs /dev/shm); reads unlogged"
+    note = "updates logged (group commit, locks held to the flush, log on tmpfs /dev/shm); reads unlogged"
     assert note in drawing.figure._suptitle.get_text() and note in drawing.summary.splitlines()[0]
+    rows["config.log.early_lock_release"] = np.where(rows["config.micro.update"], True, None)
+    released = plot_multisite(rows, "000-fig11").summary.splitlines()[0]
+    assert "updates logged (group commit with early lock release, log on tmpfs /dev/shm)" in released
     assert "update 10 rows, memory-resident (100,000 rows per site):" in drawing.summary.splitlines()
     assert "not logged" in plot_multisite(small).summary.splitlines()[0]
     save_both(drawing, tmp_path)

@@ -288,3 +288,20 @@ def test_config_module_imports_without_the_extension():
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == RunConfig().config_hash()
     assert importlib.util.find_spec("islands.config") is not None
+
+
+def test_a_micro_mix_changes_the_hash_only_when_given():
+    """micro.read_share came after results were stored: at 0 (no mix) it is left out of the
+    config, so that configs without a mix keep the hash they had."""
+    plain = RunConfig()
+    assert "read_share" not in plain.to_dict()["micro"]
+    mixed = dataclasses.replace(plain, micro=dataclasses.replace(plain.micro, update=True, read_share=0.25))
+    assert mixed.to_dict()["micro"]["read_share"] == 0.25
+    assert RunConfig.from_dict(mixed.to_dict()) == mixed and RunConfig.from_dict(plain.to_dict()) == plain
+    assert (
+        mixed.config_hash()
+        != dataclasses.replace(mixed, micro=dataclasses.replace(mixed.micro, read_share=0)).config_hash()
+    )
+    with pytest.raises(_core.ConfigError) as caught:
+        dataclasses.replace(plain, micro=dataclasses.replace(plain.micro, read_share=0.5)).to_core()
+    assert caught.value.field == "micro.update"

@@ -58,6 +58,8 @@ py::dict stats_dict(const RunStats& stats) {
     d["messages_delayed"] = w.messages_delayed;
     d["malformed_messages"] = w.malformed_messages;
     d["log_wait_ns"] = w.log_wait_ns;
+    d["read_only_waits"] = w.read_only_waits;
+    d["read_only_vote_waits"] = w.read_only_vote_waits;
     d["cpu_ns"] = w.cpu_ns;
     d["timeline"] = w.timeline;
     py::list buckets;  // sparse (bucket, count) pairs, so that instances merge exactly

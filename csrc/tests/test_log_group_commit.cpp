@@ -3,6 +3,8 @@
 // the two buffers (small ones, so that appenders also wait for a free buffer). Every
 // acknowledged LSN must be durable (<= durable_lsn) when wait_durable returns, and reading the
 // file back must find every acknowledged record exactly once, intact, where its LSN says.
+// appended_lsn (what early lock release's read-only rule waits for) is never behind a record
+// its appender saw appended, and never behind durable_lsn.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -61,6 +63,7 @@ int main() {
   config.buffer_bytes = 512;  // a few records per buffer: buffer swaps and buffer waits happen
   std::vector<std::vector<Ack>> acks(kAppenders);
   std::atomic<std::uint64_t> not_durable{0};
+  std::atomic<std::uint64_t> appended_behind{0};
   LogWriterStats stats;
   {
     LogWriter log(config, path, kBaseLsn, 0, kEpoch);
@@ -81,8 +84,11 @@ int main() {
             last = log.append(LogRecordType::commit, txn, 0, 5, redo.data(), half, redo.data() + half,
                               redo.size() - half);
             acks[t].push_back({txn, last});
+            if (log.appended_lsn() < last) ++appended_behind;
           }
           log.wait_durable(last);
+          const std::uint64_t durable_now = log.durable_lsn();  // first: appended only grows
+          if (log.appended_lsn() < durable_now) ++appended_behind;
           // Acknowledged now: each of these records must be durable already.
           const std::uint64_t durable = log.durable_lsn();
           for (std::size_t a = first; a < acks[t].size(); ++a) {
@@ -99,8 +105,10 @@ int main() {
     }
     stats = log.stats();
     log.close();
+    CHECK(log.appended_lsn() == log.durable_lsn());  // closed: everything appended is durable
   }
   CHECK(not_durable.load() == 0);
+  CHECK(appended_behind.load() == 0);
   CHECK(stats.records == std::uint64_t{kAppenders} * kCommitsPerAppender);
   CHECK(stats.flushes > 0);
 

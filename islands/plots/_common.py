@@ -437,11 +437,26 @@ _LOG_MODES = {"group_commit": "group commit", "async": "asynchronous flushes"}
 
 def log_note(df: pd.DataFrame) -> str:
     """Whether and how the runs logged, for a figure's caption and summary: ``"updates logged
-    (group commit, log on tmpfs /dev/shm); reads unlogged"``, ``"not logged"``. Rows without a
-    ``config.log.mode`` column (or with it empty) ran without a log."""
+    (group commit with early lock release, log on tmpfs /dev/shm); reads unlogged"``, ``"not
+    logged"``. Rows without a ``config.log.mode`` column (or with it empty) ran without a log;
+    group-commit rows without ``config.log.early_lock_release`` held their locks to the flush."""
     modes = df["config.log.mode"] if "config.log.mode" in df.columns else pd.Series("off", index=df.index)
     modes = modes.fillna("off").astype(str)
     directories = df["config.log.directory"] if "config.log.directory" in df.columns else pd.Series("", index=df.index)
+    # Runs from before the setting held their locks through the flush.
+    early = (
+        df["config.log.early_lock_release"].fillna(False).astype(bool)
+        if "config.log.early_lock_release" in df.columns
+        else pd.Series(False, index=df.index)
+    )
+
+    def name(mode: str, mask: pd.Series) -> str:
+        if mode != "group_commit":
+            return _LOG_MODES.get(mode, mode)
+        released = early[mask & (modes == mode)]
+        if released.all():
+            return "group commit with early lock release"
+        return "group commit, locks held to the flush" + (" in some runs" if released.any() else "")
 
     def how(mask: pd.Series) -> str:
         used = sorted(set(modes[mask]) - {"off"})
@@ -450,7 +465,7 @@ def log_note(df: pd.DataFrame) -> str:
         where = sorted({str(d) for d in directories[mask & (modes != "off")].dropna() if str(d)})
         place = ", ".join(f"tmpfs {d}" if d.startswith("/dev/shm") else d for d in where)
         unlogged = " (some runs unlogged)" if (modes[mask] == "off").any() else ""
-        return ", ".join(_LOG_MODES.get(m, m) for m in used) + (f", log on {place}" if place else "") + unlogged
+        return ", ".join(name(m, mask) for m in used) + (f", log on {place}" if place else "") + unlogged
 
     if (modes == "off").all():
         return "not logged"

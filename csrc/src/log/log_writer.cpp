@@ -55,6 +55,7 @@ LogWriter::LogWriter(const LogConfig& config, const std::string& path, std::uint
     throw std::runtime_error("log: cannot write to " + path + ": " + std::strerror(e));
   }
   next_lsn_ += sizeof record;
+  appended_lsn_.store(next_lsn_);
   durable_lsn_.store(next_lsn_);
   flusher_ = std::thread([this] { flusher_main(); });
 }
@@ -104,6 +105,7 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
   encode_log_record(buffers_[filling_].data() + used_, type, lsn, txn, aux, columns, p1, n1, p2, n2);
   used_ += size;
   next_lsn_ += size;
+  appended_lsn_.store(next_lsn_, std::memory_order_release);
   ++stats_.records;
   stats_.bytes += size;
   lock.unlock();

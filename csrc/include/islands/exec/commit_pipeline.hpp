@@ -29,24 +29,47 @@ struct CommitRecord {
   std::vector<std::uint32_t> notify;   //!< coordinator: participants waiting for phase 2
 };
 
-//! A commit (or a participant's commit vote) waiting for its log record to be durable.
+//! A commit (or a participant's vote) waiting for its log record to be durable.
 struct PendingCommit {
   std::uint64_t lsn = 0;                     //!< durable once the log's durable LSN reaches this
-  std::uint64_t txn = 0;                     //!< the transaction id its record carries
-  std::unique_ptr<TxnContext> ctx;           //!< its locks and images (null: the worker's current one)
+  std::uint64_t txn = 0;                     //!< the transaction id its record carries (0: read-only)
+  std::unique_ptr<TxnContext> ctx;           //!< its locks and images (null: released already, or the worker's current one)
   std::vector<std::uint32_t> notify;         //!< coordinator: participants waiting for phase 2
   std::uint64_t start = 0;                   //!< first attempt, cycle clock
   std::uint64_t rows = 0;                    //!< rows it updated
   std::size_t type = 0;                      //!< the workload's transaction type
   bool distributed = false;                  //!< it had fragments at other instances
+  bool released = false;                     //!< its locks are released already (early lock release, or read-only)
+  bool read_only = false;                    //!< it logged nothing: `lsn` is the log's end it may have read
   bool vote = false;                         //!< a participant's vote rather than a commit
+  std::uint8_t vote_value = 0;               //!< the vote (kVoteCommit, or kVoteReadOnly after a dependency wait)
   std::uint32_t vote_to = 0;                 //!< the coordinator's site
 };
+
+//! The acknowledgement file's entry for a read-only transaction that waited: this tag in the
+//! top 16 bits (no site has this number, so no transaction id has it), the LSN it waited for
+//! below (tests/log_checks.py checks that the log kept it).
+inline constexpr std::uint64_t kReadOnlyAckTag = 0xffffULL << 48;
 
 //! One worker's commit pipeline (internal to exec/instance_worker.hpp): the commits and votes
 //! waiting for their log flush, oldest first, and the driver's acknowledgement file
 //! (acks-<site>.bin). What acknowledging means (phase 2, locks released, counted, the vote
 //! sent) is the worker's: it passes it in as `acknowledge(PendingCommit&)`, inlined.
+//!
+//! Early lock release (log.early_lock_release, group commit only; Aether's ELR): a local
+//! commit releases its locks as soon as its commit record is appended and waits here only for
+//! its acknowledgement (counted, recorded in the acknowledgement file, told to a client). This
+//! is correct because an instance has one log whose order is commit order: a transaction that
+//! read or overwrote the released rows logs its own record after this one, so it cannot
+//! become durable (and be acknowledged) before it; a crash loses it together with this one.
+//! A transaction that logs nothing (read-only) has no later record to order it: the
+//! read-only rule (read_dependency) makes it wait, before its acknowledgement, for the log's
+//! appended LSN at the moment it finished whenever that is not yet durable (conservative: it
+//! may have read any record appended so far; a per-row LSN would be finer and costs a word
+//! per row). Where readers can see rows whose record is not durable, the rule is on: with
+//! early lock release, and in an instance without locks (cc none), whose local transactions
+//! never held any. Off (2PL, early_lock_release off) a reader could only read durable rows.
+//! The counterparts at a 2PC participant and coordinator are in exec/two_phase_commit.hpp.
 class CommitPipeline {
  public:
   CommitPipeline() = default;
@@ -58,9 +81,13 @@ class CommitPipeline {
 
   //! Starts the pipeline of worker `site` on `log` (null: the log is off, nothing ever waits);
   //! opens the acknowledgement file when config.record_acks. Waits are added to stats.log_wait_ns.
-  void open(LogWriter* log, const LogConfig& config, std::uint32_t site, WorkerStats& stats, double ns_per_tick) {
+  //! `locks`: the instance's local transactions take locks (2PL; false: cc none).
+  void open(LogWriter* log, const LogConfig& config, std::uint32_t site, WorkerStats& stats, double ns_per_tick,
+            bool locks) {
     log_ = log;
     group_commit_ = log != nullptr && config.mode == LogMode::group_commit;
+    early_release_ = group_commit_ && config.early_lock_release;
+    read_rule_ = group_commit_ && (config.early_lock_release || !locks);
     max_pending_ = config.max_pending;
     stats_ = &stats;
     ns_per_tick_ = ns_per_tick;
@@ -70,6 +97,17 @@ class CommitPipeline {
   //! Whether a commit (or vote) whose record is `lsn` must wait in the pipeline: group commit
   //! and its record not yet durable.
   bool must_wait(std::uint64_t lsn) const { return group_commit_ && lsn > log_->durable_lsn(); }
+  //! Whether a commit releases its locks once its record is appended (see the class comment).
+  bool early_release() const { return early_release_; }
+  //! The read-only rule: the LSN a transaction that logged nothing (or a read-only vote) must
+  //! see durable before its acknowledgement: the log's appended LSN now, when readers may see
+  //! rows whose record is not durable and it is not durable yet; else 0 (nothing to wait for).
+  //! Call after the transaction read its rows.
+  std::uint64_t read_dependency() const {
+    if (!read_rule_) return 0;
+    const std::uint64_t appended = log_->appended_lsn();
+    return appended > log_->durable_lsn() ? appended : 0;
+  }
   //! Whether nothing is waiting.
   bool empty() const { return pending_.empty(); }
   //! Queues a commit or vote behind the ones already waiting.
@@ -106,10 +144,13 @@ class CommitPipeline {
   }
 
   //! Records an acknowledged commit that logged a record in the acknowledgement file (if any).
+  //! A read-only transaction that waited is recorded as kReadOnlyAckTag | the LSN it waited
+  //! for, and written at once: its entry says what a client was told and when, as exactly as a
+  //! fault test needs to catch an acknowledgement that came before its dependency was durable.
   void record_ack(const PendingCommit& done) {
     if (ack_fd_ >= 0 && done.lsn != 0) {
-      acks_.push_back(done.txn);
-      if (acks_.size() >= 512) write_acks();
+      acks_.push_back(done.read_only ? kReadOnlyAckTag | (done.lsn & ~kReadOnlyAckTag) : done.txn);
+      if (done.read_only || acks_.size() >= 512) write_acks();
     }
   }
 
@@ -138,6 +179,8 @@ class CommitPipeline {
 
   LogWriter* log_ = nullptr;
   bool group_commit_ = false;
+  bool early_release_ = false;  // log.early_lock_release in group commit
+  bool read_rule_ = false;      // read-only transactions wait for the appended LSN
   std::size_t max_pending_ = 0;
   WorkerStats* stats_ = nullptr;
   double ns_per_tick_ = 1;

@@ -66,7 +66,7 @@ class InstanceWorker {
     const RunConfig& config = inst_.config_.run;
     log_ = inst_.log_.get();
     ns_per_tick_ = CycleClock::ns_per_tick();
-    pipeline_.open(log_, config.log, gid_, stats_, ns_per_tick_);
+    pipeline_.open(log_, config.log, gid_, stats_, ns_per_tick_, CC::kLocks);
     ctx_ = new_context();
     // A restart draws other transactions than the run it continues.
     Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
@@ -117,14 +117,19 @@ class InstanceWorker {
         continue;
       }
       if (!committed) break;
+      std::uint64_t read_dependency = 0;
       if (committed_.lsn == 0 && committed_.notify.empty()) {
-        // The common case: no log record to wait for and no participant to tell.
-        ctx_->commit();
-        count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
-        profiler_.end_span(clock);
-        continue;
+        // Nothing logged: the read-only rule may still make it wait for what it read.
+        read_dependency = pipeline_.read_dependency();
+        if (read_dependency == 0) {
+          // The common case: no log record to wait for and no participant to tell.
+          ctx_->commit();
+          count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
+          profiler_.end_span(clock);
+          continue;
+        }
       }
-      finish_commit(start, txn, distributed, clock);
+      finish_commit(start, txn, distributed, clock, read_dependency);
       profiler_.end_span(clock);
     }
     ctx_->set_clock(nullptr);
@@ -200,14 +205,22 @@ class InstanceWorker {
                                 " (set the workload's multisite/remote shares to 0, or choose unix or shm)");
   }
 
-  // A commit with a log record to wait for or participants to tell: acknowledged now, or
-  // pipelined until its flush. Kept out of line so that the hot loop stays small enough for
-  // the compiler to inline the workload's generate and execute into it.
+  // A commit with a log record to wait for or participants to tell, or a read-only one with a
+  // `read_dependency` (the read-only rule, CommitPipeline): acknowledged now, or pipelined
+  // until its flush. Kept out of line so that the hot loop stays small enough for the
+  // compiler to inline the workload's generate and execute into it.
+  // Early lock release: the commit record is appended already (attempt_local, or the
+  // coordinator's decision record), so its locks go now and the worker keeps its context;
+  // only the acknowledgement (phase 2 to the participants included) waits for the flush.
+  // Without it the context, locks held, waits in the pipeline and the worker takes another.
+  // A read-only transaction releases its (shared) locks at once either way: nothing can
+  // depend on it; only its acknowledgement waits for what it read.
   [[gnu::noinline]] void finish_commit(std::uint64_t start, const typename Workload::Txn& txn, bool distributed,
-                                       ComponentClock* clock) {
+                                       ComponentClock* clock, std::uint64_t read_dependency) {
     PendingCommit done;
-    done.lsn = committed_.lsn;
-    done.txn = committed_.txn;
+    done.read_only = read_dependency != 0;
+    done.lsn = done.read_only ? read_dependency : committed_.lsn;
+    done.txn = done.read_only ? 0 : committed_.txn;
     done.start = start;
     done.rows = inst_.workload_.row_updates(txn);
     done.type = inst_.workload_.type_of(txn);
@@ -215,12 +228,18 @@ class InstanceWorker {
     done.notify.swap(committed_.notify);
     committed_.lsn = 0;
     if (pipeline_.must_wait(done.lsn)) {
-      // Flush pipelining: the commit waits for its flush here, holding its locks, while
-      // this worker goes on with the next transaction and with serving its messages.
-      done.ctx = std::move(ctx_);
-      done.ctx->set_clock(nullptr);
-      ctx_ = new_context();
-      ctx_->set_clock(clock);
+      if (done.read_only || pipeline_.early_release()) {
+        ctx_->commit();
+        done.released = true;
+        if (done.read_only) ++stats_.read_only_waits;
+      } else {
+        // Flush pipelining: the commit waits for its flush here, holding its locks, while
+        // this worker goes on with the next transaction and with serving its messages.
+        done.ctx = std::move(ctx_);
+        done.ctx->set_clock(nullptr);
+        ctx_ = new_context();
+        ctx_->set_clock(clock);
+      }
       pipeline_.push(std::move(done));
       wait_for_pipeline_room();
     } else {
@@ -252,21 +271,23 @@ class InstanceWorker {
            (++sequence_ & 0xffffffffULL);
   }
 
-  // A commit whose record is durable (or that needs none): phase 2, locks released,
-  // counted, and recorded as acknowledged. A participant's prepared part: its vote.
+  // A commit whose record is durable (or that needs none): phase 2, locks released (unless
+  // released early already), counted, and recorded as acknowledged. A participant's part:
+  // its vote (commit once its prepare record is durable; read-only once what it read is).
   // "Acknowledged" means: the driver counts it as committed and may tell a client so; in
   // group_commit mode nothing reaches this point before its record (and, for a distributed
-  // transaction, every participant's prepare record) is durable.
+  // transaction, every participant's prepare record) is durable, nor a read-only transaction
+  // before the log's end it may have read (the read-only rule).
   void acknowledge(PendingCommit& done) {
     if (done.vote) {
-      participant_.send_vote(*this, done.vote_to, done.txn, kVoteCommit);
+      participant_.send_vote(*this, done.vote_to, done.txn, done.vote_value);
       return;
     }
     coordinator_.send_commit(*this, done.notify, done.txn);
     if (done.ctx) {
       done.ctx->commit();
       spare_.push_back(std::move(done.ctx));
-    } else {
+    } else if (!done.released) {
       ctx_->commit();
     }
     count_commit(done.start, done.rows, done.type, done.distributed);

@@ -43,6 +43,10 @@ struct WorkerStats {
   //! CPU time the worker's thread got from the start of its measured window to its stop (what
   //! the window's commits cost, however often the thread was descheduled); 0: no window
   std::uint64_t cpu_ns = 0;
+  //! transactions that logged nothing whose acknowledgement waited for what they may have read
+  //! (the read-only rule of early lock release), whole run
+  std::uint64_t read_only_waits = 0;
+  std::uint64_t read_only_vote_waits = 0;          //!< read-only 2PC votes that waited so, whole run
   std::uint64_t log_wait_ns = 0;                   //!< time blocked on the log: a full pipeline of commits waiting for their flush, whole run
   std::vector<CounterReading> counters;            //!< per-thread counters over the window
   std::array<std::uint64_t, kNumComponents> component_ticks{};  //!< timed transactions' ticks per component

@@ -28,8 +28,37 @@ namespace islands {
 //   check_failed() (throws when another worker of the instance failed), clock() (the
 //   worker's component clock), new_context() and recycle(context) (its pool of contexts),
 //   pipeline() (its CommitPipeline).
+//
+// Logging and early lock release (log.early_lock_release; group commit; presumed abort; the
+// log's order is commit order within an instance). Only two steps differ with it on and off,
+// marked "ELR" (in async mode nothing waits for a flush and none of the waits below exist).
+//   Participant, update fragment: executes, appends its prepare record (its redo and the
+//     coordinator's instance) and votes commit only once that record is durable (the vote
+//     waits in the pipeline; the worker goes on). It keeps its locks until the decision
+//     arrives, whatever the setting: until then the coordinator may still abort.
+//   Participant, read-only fragment: releases its shared locks at once and votes read-only
+//     (it drops out of phase 2). ELR (or cc none, whose local transactions hold no locks
+//     through the flush either): the read-only rule (CommitPipeline) makes that vote wait
+//     until the log's appended LSN when it finished is durable, since it may have read rows
+//     whose commit is not durable yet, which a crash would undo under a transaction that
+//     counted on them.
+//   Participant, decision: appends commit_prepared (or abort_prepared), not forced, then
+//     applies it and releases its locks, with ELR on or off: its prepare record is durable and
+//     so is the coordinator's decision (phase 2 goes out only after it), so recovery commits
+//     the part even if commit_prepared is lost (it asks the coordinator's log); whatever reads
+//     the released rows here logs after commit_prepared.
+//   Coordinator: appends its decision record (participant instances + its own redo) once
+//     every vote is in. ELR: it releases its own locks right after that append; without it
+//     the locks wait with the decision for the flush. Either way phase 2 (commit to the
+//     prepared participants) and the acknowledgement wait until the decision is durable: a
+//     participant told to commit must never find, after a crash of the coordinator, no
+//     decision there (presumed abort would then abort a part another instance committed).
+//     Aborts are not logged and go out at once.
 
-//! The coordinator's side: fragments out, votes in, the decision logged and sent.
+//! The coordinator's side: fragments out, votes in, the decision logged and sent. Logged in
+//! group commit: early lock release on, its locks go once the decision record is appended
+//! (InstanceWorker::finish_commit); off, they wait for it to be durable. Phase 2 waits for
+//! that either way (send_commit is called from the acknowledgement).
 class TwoPhaseCoordinator {
  public:
   //! One attempt of distributed transaction `txn`: `parts` (one per instance; `self` is this
@@ -130,7 +159,11 @@ class TwoPhaseCoordinator {
   std::vector<std::uint32_t> prepared_participants_, decision_instances_;
 };
 
-//! The participant's side: fragments executed and prepared, votes, decisions applied.
+//! The participant's side: fragments executed and prepared, votes, decisions applied. Logged
+//! in group commit, with early lock release on or off: a commit vote only once its prepare
+//! record is durable, locks kept until the decision, released once commit_prepared is
+//! appended. Early lock release on (or cc none): a read-only vote only once what the part may
+//! have read is durable (the read-only rule).
 class TwoPhaseParticipant {
  public:
   //! Executes a fragment of another worker's transaction and votes; a prepared updater's
@@ -155,6 +188,19 @@ class TwoPhaseParticipant {
       ctx->commit();  // read-only: release now, drop out of phase 2
       vote = kVoteReadOnly;
       site.recycle(std::move(ctx));
+      // The read-only rule: the vote waits until what this part may have read is durable.
+      const std::uint64_t depends = site.pipeline().read_dependency();
+      if (depends != 0) {
+        PendingCommit wait;
+        wait.lsn = depends;
+        wait.txn = in.txn_id;
+        wait.vote = true;
+        wait.vote_value = kVoteReadOnly;
+        wait.vote_to = in.source;
+        site.pipeline().push(std::move(wait));
+        ++site.stats().read_only_vote_waits;
+        return;
+      }
     } else {
       std::uint64_t lsn = 0;
       LogWriter* const log = site.log();
@@ -172,6 +218,7 @@ class TwoPhaseParticipant {
         wait.lsn = lsn;
         wait.txn = in.txn_id;
         wait.vote = true;
+        wait.vote_value = kVoteCommit;
         wait.vote_to = in.source;
         site.pipeline().push(std::move(wait));
         return;

@@ -44,6 +44,11 @@ class LogWriter {
   //! durable once durable_lsn() reaches that. Thread-safe.
   std::uint64_t append(LogRecordType type, std::uint64_t txn, std::uint32_t aux, std::uint16_t columns,
                        const void* p1, std::size_t n1, const void* p2 = nullptr, std::size_t n2 = 0);
+  //! The LSN just past the last record appended so far (durable or not). A thread that saw
+  //! data released after its commit record was appended (early lock release: the release
+  //! happens after the append, the reader's lock acquire after the release) reads at least
+  //! that record's end here.
+  std::uint64_t appended_lsn() const { return appended_lsn_.load(std::memory_order_acquire); }
   //! Every byte before this LSN is written and synced.
   std::uint64_t durable_lsn() const { return durable_lsn_.load(std::memory_order_acquire); }
   //! Whether the log stopped after a failed write or sync.
@@ -77,6 +82,7 @@ class LogWriter {
   bool stop_ = false;
   int waiters_ = 0;                     // threads blocked until the next flush (async flushes early for them)
   std::uint64_t next_lsn_ = 0;          // LSN of the next record
+  std::atomic<std::uint64_t> appended_lsn_{0};  // next_lsn_, readable without the mutex
   std::atomic<std::uint64_t> durable_lsn_{0};
   std::atomic<bool> failed_{false};
   std::string error_;

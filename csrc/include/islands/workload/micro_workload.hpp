@@ -28,9 +28,13 @@ namespace islands {
 //! The microbenchmark's data (one table, one primary index over this instance's sites) and its
 //! one-shot procedure. Global site s holds keys [s * rows_per_site, (s + 1) * rows_per_site);
 //! this instance holds global sites [first_site, first_site + sites) of total_sites.
+//! A read-only transaction of an update mix (read_share) carries kReadOnly on every key
+//! (keys stay below 2^63), so that each of its parts knows it reads.
 template <class Index>
 class MicroWorkload {
  public:
+  //! The mark on every key of a read-only transaction of an update mix.
+  static constexpr std::uint64_t kReadOnly = std::uint64_t{1} << 63;
   using IndexType = Index;   //!< the primary index structure
   using Config = MicroConfig;  //!< its settings
   //! One transaction's input, reused between transactions.
@@ -84,6 +88,8 @@ class MicroWorkload {
     const std::size_t n = config_.rows_per_txn;
     txn.words.clear();
     const bool multisite = config_.multisite > 0 && rng.unit() < config_.multisite;
+    // Drawn only in a mix, so that runs without one draw what they always drew.
+    const bool read_only = config_.read_share > 0 && rng.unit() < config_.read_share;
     const std::uint64_t site_base = home * config_.rows_per_site;
     txn.words.push_back(site_base + draw(site_keys_, rng));
     while (txn.words.size() < n) {
@@ -91,6 +97,9 @@ class MicroWorkload {
           ? pick_distinct(txn, all_keys_, 0, rng)
           : pick_distinct(txn, site_keys_, site_base, rng);
       txn.words.push_back(key);
+    }
+    if (read_only) {
+      for (std::uint64_t& key : txn.words) key |= kReadOnly;
     }
   }
 
@@ -103,12 +112,13 @@ class MicroWorkload {
                    TxnContext& ctx, const CC& cc, std::uint64_t& checksum) {
     ComponentScope scope(ctx.clock(), Component::execution);
     rows.resize(n);
+    const bool update = part_updates(keys, n);
     if (engine_.prefetch) {
-      for (std::size_t i = 0; i < n; ++i) index_.prefetch(keys[i]);
+      for (std::size_t i = 0; i < n; ++i) index_.prefetch(keys[i] & ~kReadOnly);
     }
     for (std::size_t i = 0; i < n; ++i) {
       std::uint64_t value = 0;
-      const bool found = index_.lookup(keys[i], value);
+      const bool found = index_.lookup(keys[i] & ~kReadOnly, value);
       ISLANDS_CHECK(found, "micro key missing from the index");
       Row* row = reinterpret_cast<Row*>(value);
       rows[i] = row;
@@ -117,7 +127,7 @@ class MicroWorkload {
         __builtin_prefetch(reinterpret_cast<const char*>(row) + table_.row_stride() - 1, 1);
       }
     }
-    const LockMode mode = config_.update ? LockMode::exclusive : LockMode::shared;
+    const LockMode mode = update ? LockMode::exclusive : LockMode::shared;
     {
       // Every lock before any row is touched (a one-shot transaction knows its rows): without
       // locks there is no undo, so every row is checked before any changes; with locks, one
@@ -134,7 +144,7 @@ class MicroWorkload {
     std::uint64_t sum = 0;
     for (Row* row : rows) {
       std::int32_t* columns = row->columns();
-      if (config_.update) {
+      if (update) {
         if constexpr (CC::kLocks) ctx.save_before_image(row);
         for (std::uint32_t c = 0; c < config_.columns; ++c) columns[c] += 1;
         ctx.wrote(row);
@@ -151,7 +161,7 @@ class MicroWorkload {
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
              std::vector<TxnPart>& parts) const {
     split_operations(txn.words, instance_of_site, parts, [&](std::size_t at) {
-      return std::pair<std::size_t, std::uint64_t>{1, site_of(txn.words[at])};
+      return std::pair<std::size_t, std::uint64_t>{1, site_of(txn.words[at] & ~kReadOnly)};
     });
   }
   //! A part's keys executed here (see access).
@@ -160,12 +170,16 @@ class MicroWorkload {
                          TxnContext& ctx, const CC& cc, std::uint64_t& checksum) {
     return access(words, n, rows, ctx, cc, checksum);
   }
-  //! Whether a part changes data.
-  bool part_updates(const std::uint64_t*, std::size_t) const { return config_.update; }
+  //! Whether a part changes data (an update run's part, unless its transaction reads only).
+  bool part_updates(const std::uint64_t* words, std::size_t n) const {
+    return config_.update && !(n > 0 && (words[0] & kReadOnly));
+  }
   //! Most words a part can hold (sizes fragments).
   std::size_t max_part_words() const { return config_.rows_per_txn; }
   //! Rows a committed transaction updated (statistics).
-  std::size_t row_updates(const Txn& txn) const { return config_.update ? txn.words.size() : 0; }
+  std::size_t row_updates(const Txn& txn) const {
+    return part_updates(txn.words.data(), txn.words.size()) ? txn.words.size() : 0;
+  }
   std::size_t type_of(const Txn&) const { return 0; }  //!< one transaction type
   //! Widest row, in payload columns.
   std::size_t max_columns() const { return config_.columns; }
@@ -213,23 +227,24 @@ class MicroWorkload {
   std::uint64_t bare_access(Txn& txn) {
     std::uint64_t checksum = 0;
     if (engine_.prefetch) {
-      for (std::uint64_t key : txn.words) index_.prefetch(key);
+      for (std::uint64_t key : txn.words) index_.prefetch(key & ~kReadOnly);
     }
     const std::size_t n = txn.words.size();
     txn.rows.resize(n);
     for (std::size_t i = 0; i < n; ++i) {
       std::uint64_t value = 0;
-      index_.lookup(txn.words[i], value);
+      index_.lookup(txn.words[i] & ~kReadOnly, value);
       txn.rows[i] = reinterpret_cast<Row*>(value);
       if (engine_.prefetch) {
         __builtin_prefetch(txn.rows[i], 1);
         __builtin_prefetch(reinterpret_cast<const char*>(txn.rows[i]) + table_.row_stride() - 1, 1);
       }
     }
+    const bool update = part_updates(txn.words.data(), n);
     for (Row* row : txn.rows) {
       std::int32_t* columns = row->columns();
       for (std::uint32_t c = 0; c < config_.columns; ++c) {
-        if (config_.update) {
+        if (update) {
           columns[c] += 1;
         } else {
           checksum += columns[c];
