@@ -285,6 +285,7 @@ def collect(
                 "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
                 "cpu_ns": sum(w.get("cpu_ns", 0) for w in workers),  # the workers' CPU time in the window
                 "recovery": stats["recovery"],
+                "checks_before": stats["checks_before"],  # its consistency figures after load and recovery
             }
         )
     if not deployment.pinned:
