@@ -17,6 +17,7 @@ one instance per core (2PC), over both transports.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from pathlib import Path
@@ -118,6 +119,40 @@ def tpcc_rows_from_logs(log_dir: Path, outcome: Outcome, n_instances: int) -> di
     return count
 
 
+TATP_FORWARDING = 5  # Call_Forwarding's tag in the top byte of a TATP key
+TATP_FORWARDING_COLUMNS = 6  # an insert logs the whole row; a delete logs the present column alone
+
+
+def tatp_forwarding_change(log_dir: Path, outcome: Outcome, n_instances: int) -> int:
+    """How many call-forwarding rows the committed records add (inserts less deletes), from
+    each row's first and last committed entry: a row whose first entry is a delete was there
+    before, one whose last entry is an insert is there after."""
+    change = 0
+    for i in range(n_instances):
+        first: dict[int, bool] = {}  # key -> its first entry inserts
+        last: dict[int, bool] = {}  # key -> its last entry inserts
+        for r in _core.read_log(str(log_dir / f"instance-{i}.log"))["records"]:
+            if r["txn"] not in outcome.committed[i] or r["type"] not in ("commit", "decision_commit", "prepare"):
+                continue
+            for key, columns in zip(r["keys"], r["columns"], strict=True):
+                if key >> 56 == TATP_FORWARDING:
+                    first.setdefault(key, columns == TATP_FORWARDING_COLUMNS)
+                    last[key] = columns == TATP_FORWARDING_COLUMNS
+        change += sum(int(last[key]) - int(not inserts) for key, inserts in first.items())
+    return change
+
+
+def loaded_tatp_forwarding(cfg: RunConfig) -> int:
+    """Call-forwarding rows a fresh load of two sites makes (an unlogged run in this process)."""
+    unlogged = dataclasses.replace(
+        cfg,
+        log=LogConfig(),
+        engine=dataclasses.replace(cfg.engine, cc="2pl"),
+        driver=dataclasses.replace(cfg.driver, cpus=tuple(CPUS[:2]), duration_s=0.01),
+    )
+    return islands.run(unlogged).instances[0]["checks_before"]["call_forwarding_rows"]
+
+
 def check_tpcc_recovered(restarted, from_logs: dict[str, int] | None, n_warehouses: int) -> None:
     """Every consistency condition over the recovered data, and (from_logs: the logs hold
     every change since the load, no snapshot) its growing tables exactly the loaded rows plus
@@ -160,6 +195,7 @@ def crash_and_recover(
     outcome = check_durability(log_dir, deployment.n_instances)
     history = history_inserts(log_dir, outcome, deployment.n_instances) if workload == "tpcb" else 0
     from_logs = tpcc_rows_from_logs(log_dir, outcome, deployment.n_instances) if workload == "tpcc" else {}
+    forwarding = tatp_forwarding_change(log_dir, outcome, deployment.n_instances) if workload == "tatp" else 0
     restarted = run_deployment(deployment, cfg, transport=transport, recover=True)
     checks = restarted.checks
     for i, inst in enumerate(restarted.instances):  # every committed entry (after-image or delete) applied
@@ -187,6 +223,9 @@ def crash_and_recover(
                 for name, value in inst["checks_before"].items():
                     at_start[name] = at_start.get(name, 0) + value
             assert verify("tatp", at_start) == [], verify("tatp", at_start)
+            if outcome_of_run != "finished before the kill":  # else a snapshot holds what the log held
+                loaded = loaded_tatp_forwarding(cfg)
+                assert at_start["call_forwarding_rows"] == loaded + forwarding, (loaded, forwarding)
         assert restarted.check_failures == [], restarted.check_failures
     return (
         f"victim {victim} at {when:.3f}s ({workload}, {layout}, {deployment.n_instances} instances, {transport}, "
