@@ -97,7 +97,8 @@ class RunResult:
     """Outcome of one run of a deployment, with everything needed to read it later.
 
     ``workers`` lists every worker of every instance; ``instances`` has one dict per instance
-    (its CPUs, commits, aborts, 2PC and transport messages, log and recovery). A run of a
+    (its CPUs, commits, aborts, 2PC and transport messages, log and recovery, and its
+    consistency figures as the run started, after load and recovery: ``checks_before``). A run of a
     single instance in this process has ``transport`` ``"none"``."""
 
     config: RunConfig
