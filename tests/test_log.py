@@ -183,7 +183,7 @@ def test_tpcc_restarts_with_deliveries_history_and_indexes(tmp_path, checkpoint,
             layout=layout,
         ),
         engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
-        driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
+        driver=DriverConfig(warmup_s=0.05, duration_s=0.5),
         log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint),
     )
     first = run_deployment(per_core(), cfg, transport="shm")
@@ -233,7 +233,7 @@ def test_tatp_restarts_with_its_call_forwarding(tmp_path, checkpoint):
             mix="update_subscriber_data:20,update_location:20,insert_call_forwarding:30,delete_call_forwarding:30",
         ),
         engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
-        driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
+        driver=DriverConfig(warmup_s=0.05, duration_s=0.5),
         log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint),
     )
     first = run_deployment(plan_deployment(TOPOLOGY, 1, cpus=CPUS[:2]), cfg)
