@@ -37,19 +37,20 @@ void TpccWorkload<Index>::for_each_row(F&& f) const {
 template <class Index>
 bool TpccWorkload<Index>::redo(std::uint64_t key, const std::int32_t* image, std::size_t columns) {
   Table* table = nullptr;
-  bool inserted = true;  // a table whose rows transactions insert
   switch (key >> 56) {
-    case tpcc::kWarehouseTag: table = &warehouses_, inserted = false; break;
-    case tpcc::kDistrictTag: table = &districts_, inserted = false; break;
-    case tpcc::kCustomerTag: table = &customers_, inserted = false; break;
-    case tpcc::kItemTag: table = &items_, inserted = false; break;
-    case tpcc::kStockTag: table = &stock_, inserted = false; break;
+    case tpcc::kWarehouseTag: table = &warehouses_; break;
+    case tpcc::kDistrictTag: table = &districts_; break;
+    case tpcc::kCustomerTag: table = &customers_; break;
+    case tpcc::kItemTag: table = &items_; break;
+    case tpcc::kStockTag: table = &stock_; break;
     case tpcc::kOrderTag: table = &orders_; break;
     case tpcc::kNewOrderTag: table = &new_orders_; break;
     case tpcc::kOrderLineTag: table = &order_lines_; break;
     case tpcc::kHistoryTag: table = &history_; break;
     default: return false;
   }
+  // The tables whose rows transactions insert; the others' rows are all loaded.
+  const bool inserted = table == &orders_ || table == &new_orders_ || table == &order_lines_ || table == &history_;
   if (columns == 0 || columns > table->columns()) return false;
   const bool history = table == &history_;
   Row* row = history ? nullptr : find(key);
