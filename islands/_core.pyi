@@ -679,7 +679,7 @@ def make_transport(
 
 def read_log(path: str) -> dict:
     """
-    Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, keys of the redo entries, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in the middle (with LSN and file offset).
+    Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, keys of the after-images and their columns, keys of the deletes as deleted, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in the middle (with LSN and file offset).
     """
 
 def run(config: RunConfig) -> dict:

@@ -98,7 +98,8 @@ class RunResult:
     """Outcome of one run of a deployment, with everything needed to read it later.
 
     ``workers`` lists every worker of every instance; ``instances`` has one dict per instance
-    (its CPUs, commits, aborts, 2PC and transport messages, log and recovery). A run of a
+    (its CPUs, commits, aborts, 2PC and transport messages, log and recovery, and its
+    consistency figures as the run started, after load and recovery: ``checks_before``). A run of a
     single instance in this process has ``transport`` ``"none"``."""
 
     config: RunConfig
@@ -339,6 +340,7 @@ def collect(
                 "read_only_vote_waits": sum(w["read_only_vote_waits"] for w in workers),
                 "cpu_ns": sum(w.get("cpu_ns", 0) for w in workers),  # the workers' CPU time in the window
                 "recovery": stats["recovery"],
+                "checks_before": stats["checks_before"],  # its consistency figures after load and recovery
             }
         )
     if topology.virtual:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,7 +14,17 @@ import pytest
 
 import islands
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig, TpcbConfig
+from islands.config import (
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    MicroConfig,
+    RunConfig,
+    TatpConfig,
+    TpcbConfig,
+    TpccConfig,
+)
+from islands.consistency import verify
 from islands.launch import InstanceFailed, run_deployment
 from islands.placement import plan_deployment
 from log_checks import acknowledged, check_durability, read_outcome
@@ -128,14 +139,109 @@ def test_tpcb_restarts_with_its_history_and_balances(tmp_path, checkpoint):
         assert sum(r["rows_redone"] for r in recovery) == 4 * first.checks["committed_txns"]
 
 
-def test_workloads_without_redo_refuse_the_log(tmp_path):
-    for workload in ("tatp", "tpcc"):
-        with pytest.raises(ValueError, match=f"log.mode: {workload} does not log its writes yet"):
-            RunConfig(
-                workload=workload,
-                driver=DriverConfig(cpus=tuple(CPUS[:2])),
-                log=LogConfig(mode="async", directory=str(tmp_path)),
-            ).to_core()
+def checks_at_start(result) -> dict[str, int]:
+    """The consistency figures of a deployment as its run started (after load and recovery)."""
+    out: dict[str, int] = {}
+    for inst in result.instances:
+        for name, value in inst["checks_before"].items():
+            out[name] = out.get(name, 0) + value
+    return out
+
+
+def assert_resumed(first, again, workload: str) -> None:
+    """The restart holds exactly what the first (clean) run left: every figure of every table
+    (rows, sums, fingerprints; not the bytes its chunks hold, nor those of the rows that
+    aborted inserts left behind, which no log holds), and every condition."""
+    before = checks_at_start(again)
+    assert verify(workload, before) == [], verify(workload, before)
+    bytes_figures = ("table_bytes", "row_bytes")
+    left = {name: value for name, value in first.checks.items() if name in before and name not in bytes_figures}
+    assert {name: before[name] for name in left} == left
+
+
+# Delivery deletes new-order rows, OrderStatus reads the by-customer index, remote Payments'
+# History rows and remote items' stock commit through 2PC.
+TPCC_LOG_MIX = "new_order:35,payment:30,order_status:10,delivery:25"
+
+
+@pytest.mark.parametrize("checkpoint, layout", [(False, "spec"), (True, "spec"), (True, "narrow")])
+def test_tpcc_restarts_with_deliveries_history_and_indexes(tmp_path, checkpoint, layout):
+    """TPC-C logs its updates, inserts (Order with its by-customer entry, NewOrder, OrderLine,
+    History) and Delivery's deletes: a restart from the log, or from a checkpoint whose
+    snapshot no longer holds the new orders delivered before it (they stay deleted, though a
+    fresh load makes them), resumes exactly where the run stopped."""
+    log_dir = tmp_path / "log"
+    cfg = RunConfig(
+        workload="tpcc",
+        tpcc=TpccConfig(
+            warehouses_per_site=1,
+            items=1000,
+            customers_per_district=30,
+            mix=TPCC_LOG_MIX,
+            payment_remote=0.3,
+            new_order_remote_item=0.1,
+            layout=layout,
+        ),
+        engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
+        driver=DriverConfig(warmup_s=0.05, duration_s=0.5),
+        log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint),
+    )
+    first = run_deployment(per_core(), cfg, transport="shm")
+    assert first.check_failures == [] and first.multisite_commits > 0
+    # Delivery takes each district's oldest new order, a loaded one first: rows a fresh load makes.
+    loaded = checks_at_start(first)
+    assert (
+        first.commits_by_type["delivery"] > 0
+        and first.checks["new_order_rows"] < loaded["new_order_rows"] + (first.commits_by_type["new_order"])
+    )
+    deleted = [
+        key
+        for i in range(2)
+        for r in _core.read_log(str(log_dir / f"instance-{i}.log"))["records"]
+        for key in r["deleted"]
+    ]
+    assert bool(deleted) != checkpoint  # a checkpoint starts the log afresh
+    again = run_deployment(per_core(), cfg, transport="unix", recover=True)
+    assert_resumed(first, again, "tpcc")
+    assert again.check_failures == [], again.check_failures
+    recovery = [inst["recovery"] for inst in again.instances]
+    if checkpoint:
+        rows = first.checks
+        held = sum(
+            rows[f"{t}_rows"]
+            for t in ("warehouse", "district", "customer", "history", "order", "new_order", "order_line", "stock")
+        )
+        assert sum(r["snapshot_rows"] for r in recovery) == held + rows["item_rows"]  # Item: a copy each
+        assert all(r["records"] == 1 for r in recovery)
+    else:
+        assert sum(r["rows_redone"] for r in recovery) > len(deleted) > 0
+    # And again: a log after the recovery and the one before it (or its snapshot) add up.
+    third = run_deployment(per_core(), cfg, transport="shm", recover=True)
+    assert_resumed(again, third, "tpcc")
+
+
+@pytest.mark.parametrize("checkpoint", [False, True])
+def test_tatp_restarts_with_its_call_forwarding(tmp_path, checkpoint):
+    """TATP logs its updates and call-forwarding inserts and deletes (the row's `present`
+    column): a restart, from the log or from a snapshot, keeps deleted rows deleted and
+    inserted rows there, with the sub_nbr index and referential integrity."""
+    log_dir = tmp_path / "log"
+    cfg = RunConfig(
+        workload="tatp",
+        tatp=TatpConfig(
+            subscribers_per_site=200,
+            mix="update_subscriber_data:20,update_location:20,insert_call_forwarding:30,delete_call_forwarding:30",
+        ),
+        engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
+        driver=DriverConfig(warmup_s=0.05, duration_s=0.5),
+        log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint),
+    )
+    first = run_deployment(plan_deployment(TOPOLOGY, 1, cpus=CPUS[:2]), cfg)
+    assert first.check_failures == []
+    assert first.commits_by_type["delete_call_forwarding"] > 0 and first.commits_by_type["insert_call_forwarding"] > 0
+    again = run_deployment(plan_deployment(TOPOLOGY, 1, cpus=CPUS[:2]), cfg, recover=True)
+    assert_resumed(first, again, "tatp")
+    assert again.check_failures == []
 
 
 def test_torn_tail_is_cut_and_reported(tmp_path):
@@ -236,3 +342,38 @@ def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, reques
     check_durability(log_dir, 2)  # every acknowledged commit is in what reached the file
     again = run_deployment(per_core(), config(log_dir, duration=0.1), transport="unix", recover=True)
     assert again.commits > 0
+
+
+@pytest.mark.parametrize(
+    "workload, sizes",
+    [
+        ("tpcc", ("--items", "1000", "--customers-per-district", "30", "--warehouses-per-site", "2")),
+        ("tatp", ("--subscribers-per-site", "200")),
+    ],
+)
+def test_islands_run_logs_tpcc_and_tatp(cli, tmp_path, workload, sizes):
+    """``islands run --log`` logs a single run (one instance, as a deployment) into --log-dir,
+    which a clean run leaves checkpointed."""
+    log_dir = tmp_path / "log"
+    out = cli(
+        "run",
+        "--workload",
+        workload,
+        *sizes,
+        "--cores",
+        str(CPUS[0]),
+        "--warmup",
+        "0",
+        "--duration",
+        "0.2",
+        "--log",
+        "group_commit",
+        "--log-dir",
+        str(log_dir),
+        "--json",
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["check_failures"] == [] and result["commits"] > 0
+    assert result["instances"][0]["log"]["records"] > 0
+    assert (log_dir / "instance-0.log").exists() and (log_dir / "instance-0.snapshot").exists()

@@ -1,9 +1,9 @@
 """Crash faults: SIGKILL a random instance at a random moment of a logged update run
-(microbenchmark or TPC-B), restart the deployment from its logs, and check what a crash must
-keep. Deployments: one instance per core (2PC between them) and one shared instance of two
-workers; early lock release on (the default) and off. The microbenchmark mixes in read-only
-transactions (micro.read_share), so that the read-only rule of early lock release is checked
-too.
+(microbenchmark, TPC-B, TPC-C in both row layouts, TATP), restart the deployment from its logs,
+and check what a crash must keep. Deployments: one instance per core (2PC between them) and one
+shared instance; early lock release on (the default) and off. The microbenchmark mixes in
+read-only transactions (micro.read_share), so that the read-only rule of early lock release is
+checked too.
 
 Checked after every kill (tests/log_checks.py, computed from the raw records, independently of
 the engine's recovery): every commit a worker acknowledged (its own acknowledgement record,
@@ -12,12 +12,16 @@ one instance and missing on another; every log still holds the LSN each acknowle
 transaction of its instance waited for (what it may have read survived). Checked after the
 restart: each instance holds exactly its initial data plus every committed row update (micro:
 payload sums; TPC-B: the balance invariants, and one history row per committed transaction in
-the logs), and the restarted run
-keeps its own consistency check.
+the logs; TPC-C: every consistency condition over the recovered data, and its Order, NewOrder
+and History rows exactly the loaded ones plus the inserts less the deletes the logs committed;
+TATP: referential integrity and the sub_nbr index; every workload: recovery applied exactly
+the committed redo entries), and the restarted run keeps its own consistency check. TPC-C and
+TATP run in one shared instance and in one instance per core (2PC), over both transports.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from pathlib import Path
@@ -26,7 +30,17 @@ import pytest
 
 import islands
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig, TpcbConfig
+from islands.config import (
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    MicroConfig,
+    RunConfig,
+    TatpConfig,
+    TpcbConfig,
+    TpccConfig,
+)
+from islands.consistency import verify
 from islands.launch import InstanceFailed, run_deployment
 from islands.placement import plan_deployment
 from log_checks import Outcome, acknowledged, check_durability, log_end, read_only_dependencies
@@ -40,18 +54,43 @@ pytestmark = [
 ROWS_PER_SITE = 500
 READ_SHARE = 0.3  # micro: read-only transactions among the updates
 TPCB_HISTORY_TABLE = 4  # the table number in the top 16 bits of a TPC-B key (TpcbWorkload::kHistory)
+# TPC-C: the table tags in the top byte of a key (tpcc_schema.hpp) and the loaded rows per district.
+TPCC_ORDER, TPCC_NEW_ORDER, TPCC_HISTORY = 4, 5, 9
+TPCC_CUSTOMERS = 30  # customers per district: as many loaded orders and History rows
+TPCC_LOADED_NEW_ORDERS = TPCC_CUSTOMERS * 3 // 10  # the last 30% of the loaded orders
+# Writes enough to crash in the middle of: Delivery deletes, remote Payments and items go through 2PC.
+TPCC_MIX = "new_order:40,payment:40,order_status:4,delivery:12,stock_level:4"
+TATP_MIX = (
+    "get_subscriber_data:10,update_subscriber_data:20,update_location:30,"
+    "insert_call_forwarding:20,delete_call_forwarding:20"
+)
 
 
 def config(
-    log_dir: Path, cc: str, duration: float, seed: int, workload: str = "micro", early: bool = True
+    log_dir: Path,
+    cc: str,
+    duration: float,
+    seed: int,
+    workload: str = "micro",
+    layout: str = "spec",
+    early: bool = True,
 ) -> RunConfig:
-    # TPC-B: one branch per site and half the tellers remote, so that most transactions of a
-    # per-core deployment are distributed and the teller, branch and history parts commit
-    # through 2PC.
+    # TPC-B: one branch per instance and half the tellers remote, so that most transactions
+    # are distributed and the teller, branch and history parts commit through 2PC.
     return RunConfig(
         workload=workload,
         micro=MicroConfig(update=True, multisite=0.3, rows_per_site=ROWS_PER_SITE, read_share=READ_SHARE),
         tpcb=TpcbConfig(branches_per_site=1, accounts_per_branch=ROWS_PER_SITE, tellers_per_branch=10, remote=0.5),
+        tpcc=TpccConfig(
+            warehouses_per_site=1,
+            items=1000,
+            customers_per_district=TPCC_CUSTOMERS,
+            mix=TPCC_MIX,
+            payment_remote=0.3,
+            new_order_remote_item=0.1,
+            layout=layout,
+        ),
+        tatp=TatpConfig(subscribers_per_site=200, mix=TATP_MIX),
         engine=EngineConfig(cc=cc, lock_policy="no_wait"),
         driver=DriverConfig(warmup_s=0.05, duration_s=duration, seed=seed),
         log=LogConfig(mode="group_commit", directory=str(log_dir), record_acks=True, early_lock_release=early),
@@ -74,6 +113,76 @@ def history_inserts(log_dir: Path, outcome: Outcome, n_instances: int) -> int:
     return rows
 
 
+def tpcc_rows_from_logs(log_dir: Path, outcome: Outcome, n_instances: int) -> dict[str, int]:
+    """TPC-C rows the committed records insert and delete: an Order and a NewOrder per
+    NewOrder, a History row per Payment (after-images of keys no load made), NewOrder deletes
+    per Delivery."""
+    count = {"orders": 0, "new_orders": 0, "history": 0, "deleted_new_orders": 0}
+    for i in range(n_instances):
+        for r in _core.read_log(str(log_dir / f"instance-{i}.log"))["records"]:
+            if r["txn"] not in outcome.committed[i] or r["type"] not in ("commit", "decision_commit", "prepare"):
+                continue
+            tags = [key >> 56 for key in r["keys"]]
+            count["new_orders"] += tags.count(TPCC_NEW_ORDER)  # inserted: Delivery deletes, never updates, them
+            count["history"] += tags.count(TPCC_HISTORY)
+            count["deleted_new_orders"] += sum(1 for key in r["deleted"] if key >> 56 == TPCC_NEW_ORDER)
+    count["orders"] = count["new_orders"]  # each NewOrder inserts its order with its new-order row
+    return count
+
+
+TATP_FORWARDING = 5  # Call_Forwarding's tag in the top byte of a TATP key
+TATP_FORWARDING_COLUMNS = 6  # an insert logs the whole row; a delete logs the present column alone
+
+
+def tatp_forwarding_change(log_dir: Path, outcome: Outcome, n_instances: int) -> int:
+    """How many call-forwarding rows the committed records add (inserts less deletes), from
+    each row's first and last committed entry: a row whose first entry is a delete was there
+    before, one whose last entry is an insert is there after."""
+    change = 0
+    for i in range(n_instances):
+        first: dict[int, bool] = {}  # key -> its first entry inserts
+        last: dict[int, bool] = {}  # key -> its last entry inserts
+        for r in _core.read_log(str(log_dir / f"instance-{i}.log"))["records"]:
+            if r["txn"] not in outcome.committed[i] or r["type"] not in ("commit", "decision_commit", "prepare"):
+                continue
+            for key, columns in zip(r["keys"], r["columns"], strict=True):
+                if key >> 56 == TATP_FORWARDING:
+                    first.setdefault(key, columns == TATP_FORWARDING_COLUMNS)
+                    last[key] = columns == TATP_FORWARDING_COLUMNS
+        change += sum(int(last[key]) - int(not inserts) for key, inserts in first.items())
+    return change
+
+
+def loaded_tatp_forwarding(cfg: RunConfig) -> int:
+    """Call-forwarding rows a fresh load of two sites makes (an unlogged run in this process)."""
+    unlogged = dataclasses.replace(
+        cfg,
+        log=LogConfig(),
+        engine=dataclasses.replace(cfg.engine, cc="2pl"),
+        driver=dataclasses.replace(cfg.driver, cpus=tuple(CPUS[:2]), duration_s=0.01),
+    )
+    return islands.run(unlogged).instances[0]["checks_before"]["call_forwarding_rows"]
+
+
+def check_tpcc_recovered(restarted, from_logs: dict[str, int] | None, n_warehouses: int) -> None:
+    """Every consistency condition over the recovered data, and (from_logs: the logs hold
+    every change since the load, no snapshot) its growing tables exactly the loaded rows plus
+    what the logs inserted less what they deleted."""
+    at_start: dict[str, int] = {}
+    for inst in restarted.instances:
+        for name, value in inst["checks_before"].items():
+            at_start[name] = at_start.get(name, 0) + value
+    assert verify("tpcc", at_start) == [], verify("tpcc", at_start)
+    if from_logs is None:
+        return
+    districts = 10 * n_warehouses
+    assert at_start["order_rows"] == districts * TPCC_CUSTOMERS + from_logs["orders"]
+    assert at_start["new_order_rows"] == (
+        districts * TPCC_LOADED_NEW_ORDERS + from_logs["new_orders"] - from_logs["deleted_new_orders"]
+    )
+    assert at_start["history_rows"] == districts * TPCC_CUSTOMERS + from_logs["history"]
+
+
 def check_read_only_dependencies(log_dir: Path, deployment) -> None:
     """Every acknowledged read-only transaction's dependency (the log's appended LSN it waited
     for) is within what its instance's log kept."""
@@ -92,15 +201,16 @@ def crash_and_recover(
     cc: str,
     rng: random.Random,
     workload: str = "micro",
-    spec: int | str = "per-core",
+    instances: str | int = "per-core",
+    layout: str = "spec",
     early: bool = True,
 ) -> str:
     """One trial; returns what happened, for the failure message of the next one."""
-    deployment = plan_deployment(TOPOLOGY, spec, cpus=CPUS[:2])
+    deployment = plan_deployment(TOPOLOGY, instances, cpus=CPUS[:2])
     sites_per_instance = len(deployment.instances[0])
     duration = 0.4
     victim, when = rng.randrange(deployment.n_instances), rng.uniform(0.0, 0.05 + duration)
-    cfg = config(log_dir, cc, duration, seed=rng.randrange(1 << 30), workload=workload, early=early)
+    cfg = config(log_dir, cc, duration, seed=rng.randrange(1 << 30), workload=workload, layout=layout, early=early)
     try:
         run_deployment(deployment, cfg, transport=transport, kill=(victim, when))
         outcome_of_run = "finished before the kill"
@@ -110,8 +220,13 @@ def crash_and_recover(
     outcome = check_durability(log_dir, deployment.n_instances)
     check_read_only_dependencies(log_dir, deployment)
     history = history_inserts(log_dir, outcome, deployment.n_instances) if workload == "tpcb" else 0
+    from_logs = tpcc_rows_from_logs(log_dir, outcome, deployment.n_instances) if workload == "tpcc" else {}
+    forwarding = tatp_forwarding_change(log_dir, outcome, deployment.n_instances) if workload == "tatp" else 0
     restarted = run_deployment(deployment, cfg, transport=transport, recover=True)
     checks = restarted.checks
+    for i, inst in enumerate(restarted.instances):  # every committed entry (after-image or delete) applied
+        if not inst["recovery"]["snapshot_rows"]:
+            assert inst["recovery"]["rows_redone"] == outcome.committed_rows[i], (i, inst["recovery"])
     if workload == "micro":
         for i, inst in enumerate(restarted.instances):
             expected = initial_payload_sum(i, sites_per_instance) + outcome.committed_rows[i]
@@ -119,13 +234,27 @@ def crash_and_recover(
                 f"instance {i} recovered to payload sum {inst['payload_sum_before']}, the logs say {expected}"
             )
         assert checks["payload_sum_after"] - checks["payload_sum_before"] == checks["committed_row_updates"]
-    else:
+    elif workload == "tpcb":
         # The balance invariants hold over the recovered data and again after the restarted run
         # (a part of a distributed transaction lost on one instance would unbalance the sums).
         assert restarted.check_failures == [], restarted.check_failures
         assert checks["history_rows_at_start"] == history, "recovered history rows differ from the logs"
+    else:
+        if workload == "tpcc":  # a run that finished checkpointed: its snapshot holds what the log held
+            killed = outcome_of_run != "finished before the kill"
+            check_tpcc_recovered(restarted, from_logs if killed else None, deployment.n_cpus)
+        else:
+            at_start: dict[str, int] = {}
+            for inst in restarted.instances:
+                for name, value in inst["checks_before"].items():
+                    at_start[name] = at_start.get(name, 0) + value
+            assert verify("tatp", at_start) == [], verify("tatp", at_start)
+            if outcome_of_run != "finished before the kill":  # else a snapshot holds what the log held
+                loaded = loaded_tatp_forwarding(cfg)
+                assert at_start["call_forwarding_rows"] == loaded + forwarding, (loaded, forwarding)
+        assert restarted.check_failures == [], restarted.check_failures
     return (
-        f"victim {victim} at {when:.3f}s ({workload}, {deployment.label}, {transport}, {cc}, "
+        f"victim {victim} at {when:.3f}s ({workload}, {layout}, {deployment.label}, {transport}, {cc}, "
         f"early lock release {'on' if early else 'off'}): {outcome_of_run}; "
         f"{len(acks)} acknowledged, {sum(len(c) for c in outcome.committed)} committed parts"
     )
@@ -144,7 +273,7 @@ def test_killed_shared_instance_loses_nothing_acknowledged(tmp_path, workload):
     """One instance of two workers (2PL, early lock release): the commit pipeline of a shared
     instance, where another worker may read a row whose commit is not durable yet."""
     rng = random.Random(f"shared-{workload}")
-    crash_and_recover(tmp_path / "log", "none", "2pl", rng, workload, spec=1)
+    crash_and_recover(tmp_path / "log", "none", "2pl", rng, workload, instances=1)
 
 
 @pytest.mark.parametrize("workload", ["micro", "tpcb"])
@@ -152,6 +281,42 @@ def test_killed_instance_without_early_lock_release(tmp_path, workload):
     """Early lock release off: locks held until the flush, as before it."""
     rng = random.Random(f"no-elr-{workload}")
     crash_and_recover(tmp_path / "log", "shm", "2pl", rng, workload, early=False)
+
+
+# One shared instance (no 2PC; the transport is unused) and one instance per core (2PC over
+# the transport): TPC-C in both layouts, TATP.
+DEPLOYMENTS = [
+    pytest.param(1, "unix", "2pl", id="1-instance"),
+    pytest.param("per-core", "unix", "none", id="per-core-unix"),
+    pytest.param("per-core", "shm", "2pl", id="per-core-shm"),
+]
+
+
+@pytest.mark.parametrize("instances, transport, cc", DEPLOYMENTS)
+@pytest.mark.parametrize("workload, layout", [("tpcc", "spec"), ("tpcc", "narrow"), ("tatp", "spec")])
+def test_killed_tpcc_and_tatp_lose_nothing_acknowledged(tmp_path, instances, transport, cc, workload, layout):
+    rng = random.Random(f"{workload}-{layout}-{instances}-{transport}-{cc}")
+    crash_and_recover(tmp_path / "log", transport, cc, rng, workload, instances, layout)
+
+
+@pytest.mark.slow
+def test_many_random_tpcc_and_tatp_kills(tmp_path):
+    """Many trials (bounded: at most 120 or 15 minutes), each a fresh log: every deployment,
+    transport, scheme and layout at random moments."""
+    rng = random.Random(14)
+    deadline = time.monotonic() + 15 * 60
+    trials = 0
+    last = ""
+    while trials < 120 and time.monotonic() < deadline:
+        instances, transport = rng.choice([(1, "unix"), ("per-core", "unix"), ("per-core", "shm")])
+        cc = "2pl" if instances == 1 else rng.choice(["none", "2pl"])
+        workload, layout = rng.choice([("tpcc", "spec"), ("tpcc", "narrow"), ("tatp", "spec")])
+        try:
+            last = crash_and_recover(tmp_path / f"log-{trials}", transport, cc, rng, workload, instances, layout)
+        except AssertionError as error:
+            raise AssertionError(f"trial {trials} (after: {last}): {error}") from error
+        trials += 1
+    assert trials >= 20
 
 
 @pytest.mark.slow
@@ -162,13 +327,13 @@ def test_many_random_kills(tmp_path):
     deadline = time.monotonic() + 15 * 60
     trials = 0
     while trials < 200 and time.monotonic() < deadline:
-        spec = rng.choice([1, "per-core", "per-core"])
+        instances = rng.choice([1, "per-core", "per-core"])
         transport, cc, workload, early = (
             rng.choice(["unix", "shm"]),
-            "2pl" if spec == 1 else rng.choice(["none", "2pl"]),
+            "2pl" if instances == 1 else rng.choice(["none", "2pl"]),
             rng.choice(["micro", "tpcb"]),
             rng.random() < 0.75,
         )
-        crash_and_recover(tmp_path / f"log-{trials}", transport, cc, rng, workload, spec=spec, early=early)
+        crash_and_recover(tmp_path / f"log-{trials}", transport, cc, rng, workload, instances, early=early)
         trials += 1
     assert trials >= 20

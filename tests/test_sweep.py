@@ -83,7 +83,7 @@ def test_logged_experiments_log_updates_and_leave_reads_unlogged() -> None:
     assert update.log.mode == "group_commit" and update.log.directory
     for name in ("000-fig14-multisite-shm", "000-fig17-18-txn-size", "000-fig20-skew", "default"):
         assert load_spec(EXPERIMENTS / f"{name}.toml").log.get("mode") == "group_commit", name
-    for name in ("000-fig22-standard", "000-fig23-tpcb-remote"):
+    for name in ("000-fig22-standard", "000-fig23-tpcb-remote", "000-fig22-tpcc", "000-fig24-tpcc-payment-remote"):
         spec = load_spec(EXPERIMENTS / f"{name}.toml")
         assert spec.base_config().log.mode == "group_commit", name  # every transaction there writes
 
@@ -564,10 +564,6 @@ BAD = [
     (
         "name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nmax_pending = 'many'\n",
         r"exp.toml:5: log.max_pending: 'many' is not a whole number",
-    ),
-    (
-        "name = 'x'\nfigure = 'none'\nworkload = 'tatp'\n[log]\nmode = 'async'\n",
-        r"log.mode: tatp does not log its writes yet",
     ),
 ]
 

@@ -36,10 +36,16 @@ void bind_log(py::module_& m) {
             d["txn"] = r.header.txn;
             d["aux"] = r.header.aux;
             d["rows"] = r.redo_rows;
-            std::vector<std::uint64_t> keys;
+            std::vector<std::uint64_t> keys, deleted;
+            std::vector<std::size_t> widths;
             for_each_redo_entry(r.redo, r.redo_bytes,
-                                [&](std::uint64_t key, const std::int32_t*, std::size_t) { keys.push_back(key); });
+                                [&](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+                                  if (image) widths.push_back(columns);
+                                  (image ? keys : deleted).push_back(key);
+                                });
             d["keys"] = keys;
+            d["columns"] = widths;
+            d["deleted"] = deleted;
             d["participants"] = r.participants;
             records.append(d);
           }
@@ -54,7 +60,7 @@ void bind_log(py::module_& m) {
       },
       py::arg("path"),
       "Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, "
-      "keys of the redo entries, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in "
+      "keys of the after-images and their columns, keys of the deletes as deleted, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in "
       "the middle (with LSN and file offset).");
   m.def(
       "crc32c", [](py::bytes data) {

@@ -59,5 +59,38 @@ int main() {
   std::vector<unsigned char> trailing = bytes;
   trailing.resize(trailing.size() + 8, 0);
   CHECK(throws(trailing, trailing.size()));
+
+  // Deletes (16 bytes, no image) between after-images, in order.
+  std::vector<unsigned char> mixed;
+  append_redo_entry(mixed, 7, wide, 3);
+  append_redo_delete(mixed, 11);
+  append_redo_entry(mixed, 12, narrow, 1);
+  append_redo_delete(mixed, 13);
+  CHECK(mixed.size() == redo_entry_size(3) + redo_entry_size(0) + redo_entry_size(1) + redo_entry_size(0));
+  CHECK(redo_entry_size(0) == kRedoEntryHeader);
+  std::vector<std::uint64_t> order, deleted;
+  const std::size_t entries =
+      for_each_redo_entry(mixed.data(), mixed.size(), [&](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+        order.push_back(key);
+        if (image == nullptr) {
+          CHECK(columns == 0);
+          deleted.push_back(key);
+        } else {
+          CHECK(columns == (key == 7 ? 3u : 1u) && image[0] == (key == 7 ? 1 : 42));
+        }
+      });
+  CHECK(entries == 4);
+  CHECK(order == (std::vector<std::uint64_t>{7, 11, 12, 13}));
+  CHECK(deleted == (std::vector<std::uint64_t>{11, 13}));
+  // An entry written before deletes were logged (kind word 0) is still an after-image.
+  CHECK(mixed[redo_entry_size(3) + 12] == 1 && mixed[12] == 0);
+  // Malformed deletes: one with columns, an unknown kind, a delete cut short.
+  std::vector<unsigned char> with_columns = mixed;
+  with_columns[redo_entry_size(3) + 8] = 1;  // the delete of key 11 claims a column
+  CHECK(throws(with_columns, with_columns.size()));
+  std::vector<unsigned char> unknown = mixed;
+  unknown[redo_entry_size(3) + 12] = 2;
+  CHECK(throws(unknown, unknown.size()));
+  CHECK(throws(mixed, redo_entry_size(3) + 8 + 1));
   return test_summary("test_redo_entry");
 }

@@ -11,12 +11,15 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shutil
+import tempfile
 from typing import Any
 
 from islands import _core
 from islands.cli.json_output import dumps
 from islands.cli.topology_args import add_topology_arguments, topology_from_args
-from islands.config import SECTIONS, DriverConfig, EngineConfig, RunConfig, registry, resolve_field
+from islands.config import SECTIONS, DriverConfig, EngineConfig, LogConfig, RunConfig, registry, resolve_field
+from islands.dispatch import default_log_root
 from islands.experiment import known_transports
 from islands.launch import run_deployment
 from islands.placement import DEPLOYMENT_PLACEMENTS, plan_deployment
@@ -148,6 +151,20 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         "--seed", type=int, default=driver.seed, help=f"{schema['driver']['seed']['help']} (default {driver.seed})"
     )
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    mode = schema["log"]["mode"]
+    p.add_argument(
+        "--log",
+        default="off",
+        choices=mode["choices"],
+        help=f"write-ahead log: {mode['help']} (default off; a logged run runs as a deployment, one instance too)",
+    )
+    p.add_argument(
+        "--log-dir",
+        default=None,
+        metavar="DIR",
+        help="where the instances log (holding no earlier log; kept after the run) "
+        "(default: a fresh directory under /dev/shm, removed after the run)",
+    )
     flags.update(
         {
             "engine.index": "--index",
@@ -160,6 +177,8 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
             "driver.warmup_s": "--warmup",
             "driver.duration_s": "--duration",
             "driver.seed": "--seed",
+            "log.mode": "--log",
+            "log.directory": "--log-dir",
         }
     )
     p.set_defaults(config_flags=flags)
@@ -246,6 +265,18 @@ def _run_from_args(args: argparse.Namespace):
                 )
         config = config_from_args(args, deployment.instances[0])
         config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=deployment.pinned))
-        return run(config, topology)
-    config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
-    return run_deployment(deployment, config, transport=args.transport or "unix", topology=topology)
+        if getattr(args, "log", "off") == "off":
+            return run(config, topology)
+    else:
+        config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
+    if getattr(args, "log", "off") == "off":
+        return run_deployment(deployment, config, transport=args.transport or "unix", topology=topology)
+    # Logged: the instances run as processes (run_deployment) that log into --log-dir or a
+    # fresh directory made for this run and removed after it.
+    directory = args.log_dir or tempfile.mkdtemp(prefix="islands-log-", dir=default_log_root())
+    try:
+        config = dataclasses.replace(config, log=LogConfig(mode=args.log, directory=directory))
+        return run_deployment(deployment, config, transport=args.transport or "unix", topology=topology)
+    finally:
+        if args.log_dir is None:
+            shutil.rmtree(directory, ignore_errors=True)

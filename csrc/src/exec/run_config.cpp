@@ -16,7 +16,7 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
   profile.validate();
   log.validate();
   if (log.enabled() && !entry.logs) {
-    // TATP and TPC-C delete rows and keep secondary and ordered indexes that redo does not rebuild yet.
+    // Every workload logs today; one added without redo (kLogs false) is refused here.
     std::string names;
     for (const WorkloadEntry& w : workloads()) {
       if (w.logs) names += (names.empty() ? "" : " and ") + w.name;

@@ -25,15 +25,20 @@ bool exists(const std::string& path) {
 }  // namespace
 
 RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
-                               const RedoApply& redo) {
+                               const RedoTarget& target) {
   const auto t0 = std::chrono::steady_clock::now();
   RecoveryStats stats;
   const std::string path = log_file_path(directory, instance);
   const std::string snapshot = snapshot_path(directory, instance);
   if (exists(snapshot)) {
+    bool cleared = false;  // once the snapshot verified: a refused snapshot leaves the data as loaded
     const SnapshotInfo info = read_snapshot(snapshot, columns, [&](std::uint64_t key, const std::int32_t* image,
                                                                    std::size_t n) {
-      if (!redo(key, image, n)) {
+      if (!cleared) {
+        target.clear();
+        cleared = true;
+      }
+      if (!target.apply(key, image, n)) {
         throw std::runtime_error("checkpoint: " + snapshot + " holds a row (key " + std::to_string(key) + ", " +
                                  std::to_string(n) + " columns) that this instance's data cannot hold");
       }
@@ -106,7 +111,12 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
   // Pass 2: redo in log order (strict 2PL: log order is commit order for every row).
   auto apply = [&](const LogRecord& r) {
     for_each_redo_entry(r.redo, r.redo_bytes, [&](std::uint64_t key, const std::int32_t* image, std::size_t n) {
-      if (!redo(key, image, n)) {
+      if (image == nullptr) {
+        if (!target.erase(key)) {
+          throw std::runtime_error("log: " + path + " deletes a row (key " + std::to_string(key) + "; LSN " +
+                                   std::to_string(r.header.lsn) + ") that this instance's data does not hold");
+        }
+      } else if (!target.apply(key, image, n)) {
         throw std::runtime_error("log: " + path + " holds a row (key " + std::to_string(key) + ", " +
                                  std::to_string(n) + " columns; LSN " + std::to_string(r.header.lsn) +
                                  ") that this instance's data cannot hold");

@@ -90,7 +90,9 @@ SnapshotInfo read_snapshot(const std::string& path, std::uint16_t columns,
   }
   std::uint64_t rows = 0;
   try {
-    rows = for_each_redo_entry(body, body_bytes, [](std::uint64_t, const std::int32_t*, std::size_t) {});
+    rows = for_each_redo_entry(body, body_bytes, [](std::uint64_t key, const std::int32_t* image, std::size_t) {
+      if (image == nullptr) throw std::runtime_error("a delete entry (key " + std::to_string(key) + ") is not a row");
+    });
   } catch (const std::runtime_error& e) {
     throw std::runtime_error("checkpoint: " + path + " is malformed: " + std::string(e.what()));
   }

@@ -211,11 +211,14 @@ class InstanceImpl final : public Instance::Impl {
     const std::string path = log_file_path(log.directory, config_.instance_id);
     if (config_.recover) {
       if constexpr (Workload::kLogs) {
-        stats_.recovery = recover_from_log(
-            log.directory, config_.instance_id, static_cast<std::uint16_t>(workload_.max_columns()),
-            [this](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
-              return workload_.redo(key, image, columns);
-            });
+        RedoTarget target;
+        target.clear = [this] { workload_.clear_for_snapshot(); };
+        target.apply = [this](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+          return workload_.redo(key, image, columns);
+        };
+        target.erase = [this](std::uint64_t key) { return workload_.redo_delete(key); };
+        stats_.recovery = recover_from_log(log.directory, config_.instance_id,
+                                           static_cast<std::uint16_t>(workload_.max_columns()), target);
       } else {
         throw std::invalid_argument("recover: " + config_.run.workload + " does not log its writes yet");
       }

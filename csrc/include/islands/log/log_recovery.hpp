@@ -12,7 +12,7 @@ struct RecoveryStats {
   bool performed = false;             //!< a log was found and replayed
   std::uint64_t records = 0;          //!< valid records read
   std::uint64_t txns_redone = 0;      //!< committed transactions (or parts) whose redo was applied
-  std::uint64_t rows_redone = 0;      //!< after-images applied
+  std::uint64_t rows_redone = 0;      //!< redo entries applied (after-images and deletes)
   std::uint64_t prepared_committed = 0;  //!< prepared parts whose commit was found
   std::uint64_t prepared_aborted = 0;    //!< prepared parts aborted (told so, or presumed)
   std::uint64_t in_doubt = 0;         //!< prepared parts with no outcome in this log (resolved from the coordinator's)
@@ -27,13 +27,26 @@ struct RecoveryStats {
   double seconds = 0;                 //!< time recovery took
 };
 
-//! Applies one after-image (key, image of `columns` columns) to the instance's data: overwrites
-//! the row or inserts it (the workload decides from the key); false when the row cannot be
-//! this instance's (an unknown key, another width).
-using RedoApply = std::function<bool(std::uint64_t key, const std::int32_t* image, std::size_t columns)>;
+//! What recovery applies to an instance's data (the workload's redo interface).
+struct RedoTarget {
+  //! Before a checkpoint snapshot's rows: drops the rows a fresh load made in the tables whose
+  //! rows transactions insert or delete, with their index entries, so that the snapshot (which
+  //! holds every row as of the checkpoint) leaves none it no longer holds; rows of the other
+  //! tables it overwrites in place.
+  std::function<void()> clear;
+  //! Applies one after-image (key, image of `columns` columns): overwrites the row (its first
+  //! `columns` columns) or inserts it into its table and every index (the workload decides
+  //! from the key); false when the row cannot be this instance's (an unknown key, another
+  //! width).
+  std::function<bool(std::uint64_t key, const std::int32_t* image, std::size_t columns)> apply;
+  //! Applies one delete: removes the row of `key` from its table and every index; false when
+  //! this instance holds no such row.
+  std::function<bool(std::uint64_t key)> erase;
+};
 
 //! Replays instance `instance`'s checkpoint snapshot (when there is one) and then its log in
-//! `directory` onto freshly loaded data, skipping records the snapshot covers; applies, in log
+//! `directory` onto freshly loaded data (target.clear() first when there is a snapshot),
+//! skipping records the snapshot covers; applies (after-images and deletes), in log
 //! order, the redo of local commits, of its coordinator decisions and of prepared parts that
 //! committed; discards everything else. A prepared part with no outcome in this log is in
 //! doubt: its coordinator instance's log decides (a forced commit decision there means commit;
@@ -41,6 +54,6 @@ using RedoApply = std::function<bool(std::uint64_t key, const std::int32_t* imag
 //! another configuration is refused). Throws std::runtime_error for a corrupt log (with LSN and
 //! offset) or a log that does not fit the data (a row `redo` cannot hold, other columns).
 RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
-                               const RedoApply& redo);
+                               const RedoTarget& target);
 
 }  // namespace islands

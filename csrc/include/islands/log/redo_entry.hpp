@@ -8,17 +8,28 @@
 
 namespace islands {
 
-//! Redo entries: the after-image of one row, self-describing so that the tables of a workload
-//! (rows of several widths, inserted rows) share one log and one snapshot format.
-//! Layout: [u64 key][u32 columns][u32 reserved = 0][columns x int32][zero padding to 8 bytes].
-//! Applying an entry overwrites the row of `key` or, for a table whose rows are inserted
-//! (TPC-B's history), inserts it: the workload decides from the key (see its redo()).
+//! Redo entries, self-describing so that the tables of a workload (rows of several widths,
+//! inserted and deleted rows) share one log and one snapshot format. Two kinds:
+//!   after-image: [u64 key][u32 columns >= 1][u32 kind = 0][columns x int32][zero padding to 8 bytes]
+//!   delete:      [u64 key][u32 columns = 0][u32 kind = 1]                   (16 bytes)
+//! The kind word was a reserved zero before deletes were logged, so older logs and snapshots
+//! (after-images only) read unchanged; any other kind is refused as malformed.
+//! Applying an after-image overwrites the row of `key` (or, when it is narrower than the row,
+//! the row's first `columns` columns) or, for a table whose rows are inserted, inserts it;
+//! applying a delete removes the row of `key` from its table and every index: the workload
+//! decides from the key (see its redo() and redo_delete()).
 constexpr std::size_t kRedoEntryHeader = 16;
 
-//! Bytes one entry of `columns` payload columns takes.
+//! What an entry does (its kind word).
+enum class RedoKind : std::uint32_t {
+  after_image = 0,  //!< the row's new columns
+  erase = 1,        //!< the row is deleted
+};
+
+//! Bytes one after-image of `columns` payload columns takes (a delete: redo_entry_size(0)).
 inline std::size_t redo_entry_size(std::size_t columns) { return (kRedoEntryHeader + 4 * columns + 7) / 8 * 8; }
 
-//! Appends the entry (key, the first `columns` columns at `image`) to `out`.
+//! Appends the after-image (key, the first `columns` columns at `image`) to `out`.
 inline void append_redo_entry(std::vector<unsigned char>& out, std::uint64_t key, const std::int32_t* image,
                               std::size_t columns) {
   const std::size_t at = out.size();
@@ -29,28 +40,47 @@ inline void append_redo_entry(std::vector<unsigned char>& out, std::uint64_t key
   std::memcpy(out.data() + at + kRedoEntryHeader, image, 4 * columns);
 }
 
+//! Appends a delete of the row of `key` to `out`.
+inline void append_redo_delete(std::vector<unsigned char>& out, std::uint64_t key) {
+  const std::size_t at = out.size();
+  out.resize(at + kRedoEntryHeader, 0);
+  const auto kind = static_cast<std::uint32_t>(RedoKind::erase);
+  std::memcpy(out.data() + at, &key, 8);
+  std::memcpy(out.data() + at + 12, &kind, 4);
+}
+
 //! Calls f(key, image, columns) for each entry of the `n` bytes at `data` (which need not be
-//! aligned: every image is copied out first); returns how many there were. Fewer than 8
-//! trailing bytes are record padding. Throws std::runtime_error when the bytes are not a
-//! sequence of whole entries (a record whose checksum verified but whose content is not redo).
+//! aligned: every image is copied out first), f(key, nullptr, 0) for a delete; returns how
+//! many entries there were. Fewer than 8 trailing bytes are record padding. Throws
+//! std::runtime_error when the bytes are not a sequence of whole entries (a record whose
+//! checksum verified but whose content is not redo): an entry cut short, an after-image of
+//! zero columns, a delete with columns, an unknown kind.
 template <class F>
 std::size_t for_each_redo_entry(const unsigned char* data, std::size_t n, F&& f) {
   std::vector<std::int32_t> image;
   std::size_t at = 0, entries = 0;
   while (n - at >= kRedoEntryHeader) {
     std::uint64_t key;
-    std::uint32_t columns, reserved;
+    std::uint32_t columns, kind;
     std::memcpy(&key, data + at, 8);
     std::memcpy(&columns, data + at + 8, 4);
-    std::memcpy(&reserved, data + at + 12, 4);
-    if (reserved != 0 || columns == 0 || redo_entry_size(columns) > n - at) {
+    std::memcpy(&kind, data + at + 12, 4);
+    const bool erase = kind == static_cast<std::uint32_t>(RedoKind::erase);
+    const bool valid = erase ? columns == 0
+                             : kind == static_cast<std::uint32_t>(RedoKind::after_image) && columns != 0 &&
+                                   redo_entry_size(columns) <= n - at;
+    if (!valid) {
       throw std::runtime_error("redo entry " + std::to_string(entries) + " at byte " + std::to_string(at) +
-                               " is malformed (" + std::to_string(columns) + " columns in " +
-                               std::to_string(n - at) + " bytes)");
+                               " is malformed (kind " + std::to_string(kind) + ", " + std::to_string(columns) +
+                               " columns in " + std::to_string(n - at) + " bytes)");
     }
-    image.resize(columns);
-    std::memcpy(image.data(), data + at + kRedoEntryHeader, 4u * columns);
-    f(key, static_cast<const std::int32_t*>(image.data()), static_cast<std::size_t>(columns));
+    if (erase) {
+      f(key, static_cast<const std::int32_t*>(nullptr), std::size_t{0});
+    } else {
+      image.resize(columns);
+      std::memcpy(image.data(), data + at + kRedoEntryHeader, 4u * columns);
+      f(key, static_cast<const std::int32_t*>(image.data()), static_cast<std::size_t>(columns));
+    }
     at += redo_entry_size(columns);
     ++entries;
   }

@@ -10,7 +10,8 @@ namespace islands {
 //! A checkpoint: every row of an instance as of log LSN `end_lsn`, taken at a quiescent point
 //! (after a clean run, when every instance's log is durable), so that recovery loads it and
 //! replays only the log after it. File: [magic u64][end_lsn u64][epoch u32][columns u32]
-//! [rows u64][crc u32][pad u32], then one redo entry per row (redo_entry.hpp); `columns` is
+//! [rows u64][crc u32][pad u32], then one after-image per row (redo_entry.hpp; a delete entry
+//! is refused); `columns` is
 //! the widest row of the configuration that wrote it, the CRC-32C covers the header before it
 //! and every entry. Written to a temporary file, synced and renamed.
 struct SnapshotInfo {

@@ -50,13 +50,17 @@ class TxnContext {
   //! Deletes a row (held exclusively) at commit: `erase(owner, key)` takes it out of its
   //! indexes and the row gets Row::kDeletedKey while the lock is still held, then, once every
   //! lock is released, `recycle(owner, row, key)` gives its memory back. Abort forgets it.
+  //! With capture on, the delete joins the redo (a delete entry, redo_entry.hpp) in its place
+  //! among the after-images.
   void deleting(Row* row, void (*erase)(void* owner, std::uint64_t key),
                 void (*recycle)(void* owner, Row* row, std::uint64_t key), void* owner) {
     deletes_.push_back({row, row->key, erase, recycle, owner});
+    if (capture_redo_) append_redo_delete(redo_, row->key);
   }
   //! Captures after-images from now on (the log is on); off costs one branch per written row.
   void capture_redo(bool on) { capture_redo_ = on; }
   //! Records the row's after-image for the log; call after changing (or inserting) the row.
+  //! An image narrower than the row (`columns` below its width) records its first columns.
   void wrote(const Row* row) { wrote(row, row_bytes_ / sizeof(std::int32_t)); }
   //! The same for a row of `columns` payload columns (a table of another width).
   void wrote(const Row* row, std::size_t columns) {

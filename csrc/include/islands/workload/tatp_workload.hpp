@@ -31,7 +31,9 @@ namespace islands {
 //! four tables, the table number in the key's top byte, plus the secondary index from
 //! sub_nbr to the subscriber row. Call_Forwarding rows are inserted and deleted at run time:
 //! a row once created stays in the index and its `present` column says whether it exists,
-//! so inserts and deletes are ordinary updates that the before-images undo.
+//! so inserts and deletes are ordinary updates that the before-images undo and the log's
+//! after-images redo (recovery creates a call-forwarding row it has not loaded). Subscribers
+//! are never inserted or deleted, so the sub_nbr index the load builds stays right.
 template <class Index>
 class TatpWorkload {
  public:
@@ -51,8 +53,8 @@ class TatpWorkload {
       throw ConfigError("tatp.subscribers_per_site", "the deployment would hold 10^12 subscribers or more");
     }
   }
-  //! Its writes are not logged yet: redo does not cover call-forwarding deletes and the sub_nbr index.
-  static constexpr bool kLogs = false;
+  //! Its writes are logged (redo captured, recovery and checkpoints supported).
+  static constexpr bool kLogs = true;
 
   //! Subscriber: bit_1..10 packed (0), hex_1..10 (1-10), byte2_1..10 (11-20), msc_location
   //! (21), vlr_location (22), s_id (23-24).
@@ -244,6 +246,8 @@ class TatpWorkload {
         save(ctx, sf, kFacilityColumns);
         sub->columns()[0] = static_cast<std::int32_t>((sub->columns()[0] & ~1) | static_cast<std::int32_t>(w[3]));
         sf->columns()[2] = static_cast<std::int32_t>(w[4]);
+        ctx.wrote(sub, 1);  // bit_1 is in column 0
+        ctx.wrote(sf, 3);   // data_a is column 2
         return TxnResult::commit();
       }
       case kUpdateLocation: {
@@ -252,6 +256,7 @@ class TatpWorkload {
         if (!lock(sub, LockMode::exclusive)) return fail(false);
         save(ctx, sub, kSubscriberColumns);
         sub->columns()[22] = static_cast<std::int32_t>(w[2]);
+        ctx.wrote(sub, 23);  // vlr_location is column 22
         return TxnResult::commit();
       }
       case kInsertCallForwarding: {
@@ -269,6 +274,7 @@ class TatpWorkload {
         cf->columns()[0] = 1;
         cf->columns()[1] = static_cast<std::int32_t>(w[4]);
         set64(cf, 2, w[5]);
+        ctx.wrote(cf, kForwardingColumns);  // the whole row: recovery may have to create it
         return TxnResult::commit();
       }
       case kDeleteCallForwarding: {
@@ -282,6 +288,7 @@ class TatpWorkload {
         if (cf->columns()[0] != 1) return fail(true);  // no such row
         save(ctx, cf, kForwardingColumns);
         cf->columns()[0] = 0;
+        ctx.wrote(cf, 1);  // present is column 0
         return TxnResult::commit();
       }
       default:
@@ -289,6 +296,54 @@ class TatpWorkload {
     }
     return TxnResult::commit();
   }
+
+  //! Calls f(row, columns) for every row of this instance (checkpoints): call-forwarding rows
+  //! absent at the time (present = 0) too, so that a loaded row deleted before the checkpoint
+  //! stays deleted after recovery from it.
+  template <class F>
+  void for_each_row(F&& f) const {
+    for (std::size_t s = 0; s < sites_; ++s) {
+      subscribers_.for_each_row(s, [&](const Row& row) { f(row, kSubscriberColumns); });
+      access_.for_each_row(s, [&](const Row& row) { f(row, kAccessColumns); });
+      facilities_.for_each_row(s, [&](const Row& row) { f(row, kFacilityColumns); });
+      forwarding_.for_each_row(s, [&](const Row& row) {
+        if (!row.deleted()) f(row, kForwardingColumns);
+      });
+    }
+  }
+
+  //! Recovery: overwrites the row of `key` (its first `columns` columns); a call-forwarding row
+  //! this instance has not loaded is created from its whole image. False for a key of another
+  //! instance or no table, or an image wider than its row.
+  bool redo(std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+    const std::uint64_t tag = key >> 56;
+    std::size_t width = 0;
+    switch (tag) {
+      case kSubscriber: width = kSubscriberColumns; break;
+      case kAccess: width = kAccessColumns; break;
+      case kFacility: width = kFacilityColumns; break;
+      case kForwarding: width = kForwardingColumns; break;
+      default: return false;
+    }
+    if (columns > width) return false;
+    Row* row = find(key);
+    if (!row && tag == kForwarding && columns == width) {
+      const std::uint64_t s = (key >> 8) & ((std::uint64_t{1} << 48) - 1);
+      const std::uint64_t site = s / config_.subscribers_per_site;
+      if (site < first_site_ || site >= first_site_ + sites_) return false;
+      row = find_or_create_forwarding(s, key & 0xff);
+    }
+    if (!row) return false;
+    std::memcpy(row->columns(), image, 4 * columns);
+    return true;
+  }
+  //! Recovery: TATP logs a call-forwarding delete as its `present` column (an after-image),
+  //! so no log holds a delete entry for it.
+  bool redo_delete(std::uint64_t) { return false; }
+  //! Recovery from a checkpoint: no row ever leaves a table (a deleted call forwarding is
+  //! present = 0, and the snapshot holds it so), so the snapshot overwrites every loaded row
+  //! and creates the rest; nothing to drop.
+  void clear_for_snapshot() {}
 
   //! Referential-integrity figures over this instance's sites, all 0 when consistent: rows
   //! whose subscriber (or facility, for call forwarding) is missing, subscribers with other

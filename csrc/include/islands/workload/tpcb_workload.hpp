@@ -213,6 +213,12 @@ class TpcbWorkload {
     return true;
   }
 
+  //! Recovery: TPC-B never deletes a row, so no log holds a delete for it.
+  bool redo_delete(std::uint64_t) { return false; }
+  //! Recovery from a checkpoint: the history, which transactions insert, is empty at load and
+  //! the snapshot holds its rows; every other row is loaded and overwritten. Nothing to drop.
+  void clear_for_snapshot() {}
+
   //! The global site that holds branch b.
   std::uint64_t site_of_branch(std::uint64_t b) const { return b / config_.branches_per_site; }
 

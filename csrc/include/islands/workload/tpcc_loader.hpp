@@ -90,7 +90,7 @@ void TpccWorkload<Index>::load_customers(std::size_t site, std::uint64_t w, std:
       tpcc::a_string(text, t.data, sizeof t.data, 300, 500);
     }
     by_last_[last_slot(w, d, last)].push_back(cust);
-    Row* h = history_.allocate(site, 0);
+    Row* h = history_.allocate(site, History::key(w, d, c));
     History::set_c_id(h, static_cast<std::int32_t>(c));
     History::set_c_d(h, static_cast<std::int32_t>(d));
     History::set_d(h, static_cast<std::int32_t>(d));

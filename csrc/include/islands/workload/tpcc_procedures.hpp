@@ -101,7 +101,13 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
       part.checksum += static_cast<std::uint8_t>(Item::text(item).name[0]);
     }
     sum += amount;
+    part.ctx.wrote(ol, width<OrderLine>());
   }
+  // Redo: the district's numeric columns (next_o_id), the inserted order and new-order rows
+  // (their lines are above).
+  part.ctx.wrote(dist, District::kColumns);
+  part.ctx.wrote(order, width<Order>());
+  part.ctx.wrote(no, width<NewOrder>());
   // In cents, rates in basis points: sum * (1 - discount) * (1 + w_tax + d_tax).
   const auto total = static_cast<std::int64_t>(
       static_cast<__int128>(sum) * (10000 - Customer::discount(cust)) *
@@ -126,6 +132,7 @@ void TpccWorkload<Index>::new_order_stock_apply(const std::uint64_t* op, Part<CC
   Stock::set_ytd(s, Stock::ytd(s) + qty);
   Stock::set_order_cnt(s, Stock::order_cnt(s) + 1);
   Stock::set_remote_cnt(s, Stock::remote_cnt(s) + static_cast<std::int32_t>(op[4]));
+  part.ctx.wrote(s, Stock::kColumns);  // S_DIST_xx and S_DATA never change
 }
 
 // Payment, home warehouse: [kPaymentHome, w, d, amount].
@@ -164,6 +171,8 @@ void TpccWorkload<Index>::payment_home_apply(const std::uint64_t* op, Part<CC>& 
   save_numeric<District>(part.ctx, dist);
   Warehouse::set_ytd(wh, Warehouse::ytd(wh) + amount);
   District::set_ytd(dist, District::ytd(dist) + amount);
+  part.ctx.wrote(wh, Warehouse::kColumns);
+  part.ctx.wrote(dist, District::kColumns);
   if (spec_) {
     part.checksum += static_cast<std::uint8_t>(Warehouse::text(wh).address.city[0]) +
                      static_cast<std::uint8_t>(District::text(dist).address.zip[0]);
@@ -203,7 +212,7 @@ void TpccWorkload<Index>::payment_customer_apply(const std::uint64_t* op, Part<C
     std::memmove(data + len, data, kData - len);  // the old data, cut to fit
     std::memcpy(data, head, len);
   }
-  Row* h = history_.allocate(site_of(c_w), 0);
+  Row* h = history_.allocate(site_of(c_w), History::key(c_w, c_d, static_cast<std::uint64_t>(c_id)));
   History::set_c_id(h, c_id);
   History::set_c_d(h, static_cast<std::int32_t>(c_d));
   History::set_c_w(h, static_cast<std::int32_t>(c_w));
@@ -224,6 +233,9 @@ void TpccWorkload<Index>::payment_customer_apply(const std::uint64_t* op, Part<C
     part.checksum += static_cast<std::uint8_t>(Customer::text(cust).first[0]);
   }
   part.ctx.inserted(h);
+  // The customer's numeric columns, or the whole row where C_DATA changed; the new History row.
+  part.ctx.wrote(cust, rewrite_data ? width<Customer>() : Customer::kColumns);
+  part.ctx.wrote(h, width<History>());
 }
 
 // OrderStatus: [kOrderStatus, w, d, by_name, c_id or last]. The customer (balance, and its
@@ -329,9 +341,14 @@ void TpccWorkload<Index>::delivery_apply(const std::uint64_t* op, Part<CC>& part
       save_numeric<OrderLine>(part.ctx, line);
       OrderLine::set_delivered(line, delivered_at);
       total += OrderLine::amount(line);
+      part.ctx.wrote(line, OrderLine::kColumns);
     }
     Customer::set_balance(cust, Customer::balance(cust) + total);
     Customer::set_delivery_cnt(cust, Customer::delivery_cnt(cust) + 1);
+    // Redo: the numeric columns that changed (the delete of the new order is logged by deleting()).
+    part.ctx.wrote(dist, District::kColumns);
+    part.ctx.wrote(order, Order::kColumns);
+    part.ctx.wrote(cust, Customer::kColumns);
   }
 }
 

@@ -48,10 +48,11 @@ constexpr std::uint32_t kDistricts = 10;
 //! Distinct customer last names (clause 4.3.2.3: 000-999).
 constexpr std::uint32_t kLastNames = 1000;
 
-//! Table tags: the top byte of a primary-index key.
+//! Table tags: the top byte of a primary-index key (History's rows, which no index holds,
+//! carry a key of their own tag too, so that a log's after-image names its table).
 enum Tag : std::uint64_t {
   kWarehouseTag = 1, kDistrictTag = 2, kCustomerTag = 3, kOrderTag = 4, kNewOrderTag = 5, kOrderLineTag = 6,
-  kItemTag = 7, kStockTag = 8
+  kItemTag = 7, kStockTag = 8, kHistoryTag = 9
 };
 
 //! A primary-index key: tag (8 bits), warehouse (16), district (8), the table's own id (32).
@@ -167,9 +168,14 @@ struct Customer {
   static const Text& text(const Row* r) { return tail<Text>(r, kColumns); }  //!< spec layout only
 };
 
-//! History (no key): c_id, c_d, c_w, d, w, amount (int64). Stored at the customer's site.
+//! History (no primary key; the row's key names its customer, not unique, and no index holds
+//! it): c_id, c_d, c_w, d, w, amount (int64). Stored at the customer's site.
 struct History {
   static constexpr std::uint32_t kColumns = 7;                        //!< payload columns
+  //! The key its rows carry: the customer (c_w, c_d, c_id) it was paid for.
+  static constexpr std::uint64_t key(std::uint64_t c_w, std::uint64_t c_d, std::uint64_t c_id) {
+    return primary_key(kHistoryTag, c_w, c_d, c_id);
+  }
   static std::int32_t c_id(const Row* r) { return get32<0>(r); }      //!< the customer
   static void set_c_id(Row* r, std::int32_t v) { set32<0>(r, v); }    //!< sets c_id
   static std::int32_t c_d(const Row* r) { return get32<1>(r); }       //!< the customer's district

@@ -43,7 +43,7 @@ namespace islands {
 //! column at its width, and every step of the transactions that reads or writes them) or
 //! "narrow" (the numeric columns only). The tables' memory is bounded by tpcc.memory_budget. The row layouts are in
 //! tpcc_schema.hpp, the loader in tpcc_loader.hpp, the procedures in tpcc_procedures.hpp and the
-//! consistency checks in tpcc_checks.hpp. A transaction is a list of operations, each executed by
+//! consistency checks in tpcc_checks.hpp, the log's redo in tpcc_redo.hpp. A transaction is a list of operations, each executed by
 //! the site of its warehouse; every operation of a part finds and locks its rows and checks its
 //! conditions before any operation changes anything, so a user rollback (NewOrder's unused item)
 //! leaves nothing to undo. Inserted rows stay in the index; an aborted insert leaves its row marked
@@ -65,8 +65,8 @@ class TpccWorkload {
                                         std::to_string(run.driver.cpus.size()) + " workers needs index latching");
     }
   }
-  //! Its writes are not logged yet: redo does not cover deletes (Delivery) and the secondary and ordered indexes.
-  static constexpr bool kLogs = false;
+  //! Its writes are logged (redo captured, recovery and checkpoints supported; tpcc_redo.hpp).
+  static constexpr bool kLogs = true;
 
   static constexpr std::uint32_t kDistricts = tpcc::kDistricts;  //!< per warehouse
   static constexpr std::uint32_t kLastNames = tpcc::kLastNames;  //!< distinct customer last names
@@ -264,6 +264,20 @@ class TpccWorkload {
     }
     return TxnResult::commit();
   }
+
+  //! Calls f(row, columns) for every live row of every table of this instance, Item included
+  //! (checkpoints; tpcc_redo.hpp).
+  template <class F>
+  void for_each_row(F&& f) const;
+  //! Recovery: overwrites a row (its first `columns` columns: a step's numeric columns) or
+  //! inserts an Order (and its by-customer index entry), NewOrder, OrderLine or History row;
+  //! false for a row this instance cannot hold (tpcc_redo.hpp).
+  bool redo(std::uint64_t key, const std::int32_t* image, std::size_t columns);
+  //! Recovery: Delivery's delete of a NewOrder row (index and table); false when there is none.
+  bool redo_delete(std::uint64_t key);
+  //! Recovery from a checkpoint: drops the loaded History, Order (with the by-customer index),
+  //! NewOrder and OrderLine rows, which the snapshot holds as they were (tpcc_redo.hpp).
+  void clear_for_snapshot();
 
   //! Consistency figures over this instance's warehouses (tpcc_checks.hpp): the
   //! specification's twelve conditions (clause 3.3.2) and the stock's counters against the
@@ -490,3 +504,4 @@ class TpccWorkload {
 #include "islands/workload/tpcc_loader.hpp"
 #include "islands/workload/tpcc_procedures.hpp"
 #include "islands/workload/tpcc_checks.hpp"
+#include "islands/workload/tpcc_redo.hpp"

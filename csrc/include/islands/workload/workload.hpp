@@ -57,9 +57,19 @@ struct RunConfig;
 //!       stood when the run started (after loading and recovery), as NAME_at_start
 //!   static std::vector<std::string> verify(const CheckMap&);   the conditions the figures
 //!       summed over the deployment violate (empty: consistent), one line each
-//! Log (when kLogs) and checks
+//! Log (when kLogs) and checks: a transaction reports each row it changed or inserted with
+//!   TxnContext::wrote() (its after-image; the first columns only when only they changed) and
+//!   deletes through TxnContext::deleting(); recovery (log/log_recovery.hpp) replays them:
 //!   bool redo(std::uint64_t key, const std::int32_t* image, std::size_t columns);
-//!   template <class F> void for_each_row(F&&) const;  f(const Row&, columns) (checkpoints)
+//!       overwrites the row of key (its first `columns` columns) or inserts it into its table
+//!       and every secondary and ordered index; false when this instance cannot hold it
+//!   bool redo_delete(std::uint64_t key);              removes the row from its table and
+//!       every index; false when this instance holds no such row
+//!   void clear_for_snapshot();                        before a checkpoint snapshot is applied:
+//!       drops the loaded rows of every table whose rows transactions insert or delete (with
+//!       their index entries); the snapshot re-inserts those it holds and overwrites the rest
+//!   template <class F> void for_each_row(F&&) const;  f(const Row&, columns) for every live
+//!       row of every table (checkpoints)
 //!   CheckFigures check_figures() const;               consistency figures by name
 //! The figure called name; throws std::invalid_argument naming it when it is missing.
 inline std::int64_t figure(const CheckMap& checks, const std::string& name) {
@@ -124,6 +134,10 @@ constexpr bool assert_workload() {
                                                                   std::size_t{})),
                                  bool>,
                   "a workload that logs: redo(key, image, columns) -> bool");
+    static_assert(std::is_same_v<decltype(std::declval<W&>().redo_delete(std::uint64_t{})), bool>,
+                  "a workload that logs: redo_delete(key) -> bool");
+    static_assert(std::is_void_v<decltype(std::declval<W&>().clear_for_snapshot())>,
+                  "a workload that logs: clear_for_snapshot()");
   }
   static_assert(std::is_same_v<decltype(std::declval<const W&>().check_figures()), CheckFigures>,
                 "check_figures() const -> CheckFigures");
