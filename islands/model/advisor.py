@@ -93,9 +93,9 @@ def _why(ranked: list[Prediction]) -> str:
     )
     if len(ranked) > 1:
         second = ranked[1]
-        gap = best.throughput / second.throughput - 1
+        gap = 1 - second.throughput / best.throughput
         text += (
-            f". Next, {second.deployment}, is {gap:.0%} slower, dominated by {second.dominant_cost} "
+            f". Next, {second.deployment}, is predicted {gap:.0%} slower, dominated by {second.dominant_cost} "
             f"({second.breakdown[second.dominant_cost]:.2f} us)"
         )
         if second.high >= best.low:

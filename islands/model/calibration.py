@@ -20,7 +20,8 @@ spreads over all of them rather than biasing one):
 
 A cost is microseconds of worker time per committed transaction: workers / throughput. Each
 parameter's ``spread`` is the relative standard error of its repetitions (propagated through
-differences). What this machine cannot measure (two cores for the distributed runs, a
+differences); each measurement's value is its least disturbed repetition (the least cost).
+What this machine cannot measure (two cores for the distributed runs, a
 transport) is left out and named in the parameters' notes.
 """
 
@@ -201,15 +202,19 @@ def measure_throughput(deployment: Deployment, config: RunConfig, transport: str
 
 
 class _Stats:
-    """Mean and standard error of each measurement's repetitions, and derived values with
-    their errors propagated (independent errors, added in quadrature)."""
+    """Each measurement's value over its repetitions and its standard error, and derived
+    values with their errors propagated (independent errors, added in quadrature).
+
+    The value is the least cost of the repetitions: on a shared machine other processes only
+    ever add to a run's cost, so the least disturbed repetition is the best estimate of what
+    the machine does (as ``timeit`` takes the minimum); the error still comes from all of them."""
 
     def __init__(self, samples: dict[str, list[float]]) -> None:
         self.mean: dict[str, float] = {}
         self.err: dict[str, float] = {}
         for name, xs in samples.items():
             xs = [x for x in xs if x == x]
-            self.mean[name] = statistics.fmean(xs) if xs else math.nan
+            self.mean[name] = min(xs) if xs else math.nan
             self.err[name] = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
 
     def has(self, *names: str) -> bool:
