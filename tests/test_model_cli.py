@@ -7,7 +7,6 @@ import json
 import math
 
 import pytest
-from model_cases import SYSFS, fixture, hand_parameters
 
 from islands.model import ModelWorkload, load_parameters
 from islands.model.advisor import advise
@@ -15,6 +14,7 @@ from islands.model.calibration import Measurement, _measure, derive, plan_measur
 from islands.model.parameters import default_parameters
 from islands.placement import Deployment
 from islands.topology import read_topology
+from model_cases import SYSFS, fixture, hand_parameters
 
 QUAD = str(SYSFS / "xeon-e7530-4x6")
 
