@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import sys
 import time
 from pathlib import Path
@@ -31,10 +32,11 @@ MULTISITE = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 
 def run_config(workload: ModelWorkload, n_threads: int, duration: float, log_dir: str) -> RunConfig:
     """The engine config of a model workload on an instance of ``n_threads``: updates logged
-    with group commit (as 000's runs), cc none for one thread, else 2PL (cc auto)."""
+    with group commit (as 000's runs; the engine's TPC-C does not log yet), cc none for one
+    thread, else 2PL (cc auto)."""
     engine = EngineConfig(cc="none" if n_threads == 1 else "2pl", lock_policy="no_wait")
     driver = DriverConfig(warmup_s=min(0.3, duration), duration_s=duration)
-    log = LogConfig(mode="group_commit", directory=log_dir) if workload.update else LogConfig()
+    log = LogConfig(mode="group_commit", directory=log_dir) if workload.logs else LogConfig()
     if workload.family == "micro":
         micro = MicroConfig(
             rows_per_txn=workload.rows,
@@ -83,9 +85,12 @@ def measure(duration: float) -> list[Point]:
         deployment = plan_deployment(topology, spec)
         n_threads = len(deployment.instances[0])
         config = run_config(workload, n_threads, duration, log_dir)
-        how = transport if deployment.n_instances > 1 or workload.update else "none"
-        result = measure_throughput(deployment, config, how, topology)
-        tps = float(result["throughput_tps"])
+        how = transport if deployment.n_instances > 1 or workload.logs else "none"
+        try:
+            tps = float(measure_throughput(deployment, config, how, topology)["throughput_tps"])
+        except (ValueError, RuntimeError) as error:
+            print(f"[{i + 1}/{len(cells)}] {figure} {spec} {workload.describe()}: failed: {error}", file=sys.stderr)
+            continue
         points.append(Point(figure, spec, workload, transport, tps))
         print(
             f"[{i + 1}/{len(cells)}] {figure} {deployment.label} {transport} {workload.describe()}: "
@@ -101,6 +106,10 @@ def main() -> None:
     parser.add_argument("--params", default=None, help="parameters file (default: the package's reference)")
     parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per point")
     parser.add_argument("--no-measure", action="store_true", help="only the trends on the fixtures")
+    parser.add_argument("--plots", default=None, help="directory for the figures (predicted vs measured, projection)")
+    parser.add_argument(
+        "--points", default=None, help="JSON file of measured points: read when it exists, else measured and written"
+    )
     args = parser.parse_args()
     params = load_parameters(args.params) if args.params else default_parameters()
     print(
@@ -108,13 +117,30 @@ def main() -> None:
         f"{params.machine.get('timestamp_utc', '?')})"
     )
     if not args.no_measure:
-        points = measure(args.duration)
+        if args.points and Path(args.points).exists():
+            points = [
+                Point(d["figure"], d["deployment"], ModelWorkload(**d["workload"]), d["transport"], d["measured"])
+                for d in json.loads(Path(args.points).read_text())
+            ]
+            print(f"measured points: {args.points} ({len(points)})")
+        else:
+            points = measure(args.duration)
+            if args.points:
+                rows = [{**dataclasses.asdict(p), "workload": dataclasses.asdict(p.workload)} for p in points]
+                Path(args.points).write_text(json.dumps(rows, indent=1))
         topology = read_topology()
         calibrated, rows = prediction_errors(points, topology, params)
         print("\npoint                                                   measured   predicted   error")
         for pt, predicted in rows:
             name = f"{pt.figure} {pt.deployment:8} {pt.transport:4} {pt.workload.describe()}"
             print(f"{name:55} {pt.measured / 1e3:8.1f}K {predicted / 1e3:9.1f}K {predicted / pt.measured - 1:+7.1%}")
+        if args.plots:
+            from islands.plots.model import plot_predicted_vs_measured
+
+            drawing = plot_predicted_vs_measured([(pt.figure, pt.measured, predicted) for pt, predicted in rows])
+            Path(args.plots).mkdir(parents=True, exist_ok=True)
+            drawing.figure.savefig(Path(args.plots) / f"{drawing.stem}.png", dpi=120)
+            print(f"figure: {Path(args.plots) / drawing.stem}.png ({drawing.summary})")
         loo = leave_one_out(points)
         print("\nmedian relative error per figure")
         print(f"{'figure':10} {'points':>6} {'calibrated':>11} {'LOO cost-weighted':>18} {'LOO linear':>11}")
@@ -135,6 +161,14 @@ def main() -> None:
             f"            predicted {t.predicted}; criterion {t.criterion}: {verdict}"
         )
     print(f"  {sum(t.reproduced for t in trends)} of {len(trends)} reproduced")
+    if args.plots:
+        from islands.plots.model import plot_projection
+
+        for transport in ("unix", "shm"):
+            drawing = plot_projection(machines, params, transport=transport)
+            Path(args.plots).mkdir(parents=True, exist_ok=True)
+            drawing.figure.savefig(Path(args.plots) / f"{drawing.stem}.png", dpi=120)
+            print(f"figure: {Path(args.plots) / drawing.stem}.png")
     print("\nsimulation speed (simpy)")
     for name in ("4x6", "8x10"):
         topo = machines[name]
@@ -146,7 +180,6 @@ def main() -> None:
             f"{res.events / res.wall_s / 1e3:.0f} K events/s; {res.commits} commits "
             f"({res.commits / res.wall_s / 1e3:.1f} K simulated txn per second of wall time)"
         )
-    _ = dataclasses
 
 
 if __name__ == "__main__":

@@ -163,7 +163,9 @@ def test_calibration_plan_and_one_real_measurement():
     here = Measurement(local.name, Deployment(label="1ISL", instances=((0,),), placement="explicit"), local.config)
     cost, result = _measure(here, read_topology())
     assert cost > 0 and result["commits"] > 0
-    assert cost == pytest.approx(1e6 / result["throughput_tps"])
+    cpu_ns = result["instances"][0]["cpu_ns"]
+    assert cost == pytest.approx(cpu_ns / result["commits"] / 1e3)
+    assert cost <= 1.1e6 / result["throughput_tps"]  # CPU time never exceeds wall time
 
 
 @pytest.mark.slow

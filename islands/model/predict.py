@@ -14,7 +14,8 @@ worker spends per committed transaction, in microseconds::
 - ``remote_memory``: ``exec * memory.share * (r - 1)``, ``r`` the mean over (thread, data site)
   pairs of the NUMA distance / 10 (the table's relative latency; sites are loaded by their
   owners, so a thread's data sits on the instance's nodes in proportion to its CPUs);
-- ``logging``: ``log.update_us`` for update transactions;
+- ``logging``: ``log.update_us`` for transactions that log (updates of the microbenchmark
+  and TPC-B; the engine's TPC-C does not log yet);
 - ``q`` = multisite share x probability a multisite transaction leaves the instance, ``m`` the
   expected instances it involves (:func:`islands.model.workload.participants`) and
   ``communication`` = ``speed * distr.<transport>.<op>.participant_us`` plus, per message (2
@@ -162,7 +163,7 @@ def instance_costs(
     weights = _node_weights(topology, cpus)
     r_mem = _mean_over(topology, weights, weights, lambda d: d / 10.0)
     remote = execution * costs.get("memory.share", 0.5) * (r_mem - 1.0)
-    logging = costs.get("log.update_us", 0.0) if workload.update else 0.0 * execution
+    logging = costs.get("log.update_us", 0.0) if workload.logs else 0.0 * execution
     sizes = [len(c) for c in deployment.instances]
     p_dist, m = participants(workload, sizes, instance)
     q = workload.multisite_share * p_dist

@@ -74,6 +74,12 @@ class ModelWorkload:
         return KINDS[self.kind][0]
 
     @property
+    def logs(self) -> bool:
+        """Whether the engine logs its writes: the microbenchmark's updates and TPC-B do, the
+        engine's TPC-C does not yet (``log.mode`` must be off for it)."""
+        return self.update and self.kind in ("micro-update", "tpcb")
+
+    @property
     def op(self) -> str:
         """``"update"`` or ``"read"``: the key of per-row costs."""
         return "update" if self.update else "read"
