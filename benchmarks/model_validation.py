@@ -21,7 +21,13 @@ from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, R
 from islands.model import ModelWorkload, default_parameters, load_parameters
 from islands.model.calibration import measure_throughput
 from islands.model.simulation import simulate_deployment
-from islands.model.validation import Point, leave_one_out, paper_trends, prediction_errors
+from islands.model.validation import (
+    Point,
+    leave_one_out,
+    leave_one_out_components,
+    paper_trends,
+    prediction_errors,
+)
 from islands.placement import plan_deployment
 from islands.topology import read_topology
 
@@ -87,11 +93,15 @@ def measure(duration: float) -> list[Point]:
         config = run_config(workload, n_threads, duration, log_dir)
         how = transport if deployment.n_instances > 1 or workload.logs else "none"
         try:
-            tps = float(measure_throughput(deployment, config, how, topology)["throughput_tps"])
+            result = measure_throughput(deployment, config, how, topology)
         except (ValueError, RuntimeError) as error:
             print(f"[{i + 1}/{len(cells)}] {figure} {spec} {workload.describe()}: failed: {error}", file=sys.stderr)
             continue
-        points.append(Point(figure, spec, workload, transport, tps))
+        tps = float(result["throughput_tps"])
+        cpu_s = sum(int(inst.get("cpu_ns", 0)) for inst in result["instances"]) / 1e9
+        commits = sum(int(inst["commits"]) for inst in result["instances"])
+        cpu_tps = deployment.n_cpus * commits / cpu_s if cpu_s > 0 else float("nan")
+        points.append(Point(figure, spec, workload, transport, tps, cpu_tps))
         print(
             f"[{i + 1}/{len(cells)}] {figure} {deployment.label} {transport} {workload.describe()}: "
             f"{tps / 1e3:.1f} K txn/s ({time.monotonic() - started:.0f} s)",
@@ -119,7 +129,14 @@ def main() -> None:
     if not args.no_measure:
         if args.points and Path(args.points).exists():
             points = [
-                Point(d["figure"], d["deployment"], ModelWorkload(**d["workload"]), d["transport"], d["measured"])
+                Point(
+                    d["figure"],
+                    d["deployment"],
+                    ModelWorkload(**d["workload"]),
+                    d["transport"],
+                    d["measured"],
+                    d.get("cpu_measured", float("nan")),
+                )
                 for d in json.loads(Path(args.points).read_text())
             ]
             print(f"measured points: {args.points} ({len(points)})")
@@ -129,11 +146,17 @@ def main() -> None:
                 rows = [{**dataclasses.asdict(p), "workload": dataclasses.asdict(p.workload)} for p in points]
                 Path(args.points).write_text(json.dumps(rows, indent=1))
         topology = read_topology()
-        calibrated, rows = prediction_errors(points, topology, params)
-        print("\npoint                                                   measured   predicted   error")
+        calibrated, rows, calibrated_cpu = prediction_errors(points, topology, params)
+        print(
+            "\npoint                                                   measured   predicted   error"
+            "   by CPU time   error"
+        )
         for pt, predicted in rows:
             name = f"{pt.figure} {pt.deployment:8} {pt.transport:4} {pt.workload.describe()}"
-            print(f"{name:55} {pt.measured / 1e3:8.1f}K {predicted / 1e3:9.1f}K {predicted / pt.measured - 1:+7.1%}")
+            line = f"{name:55} {pt.measured / 1e3:8.1f}K {predicted / 1e3:9.1f}K {predicted / pt.measured - 1:+7.1%}"
+            if pt.workload.multisite_share == 0 and not pt.workload.logs and pt.cpu_measured == pt.cpu_measured:
+                line += f" {pt.cpu_measured / 1e3:12.1f}K {predicted / pt.cpu_measured - 1:+7.1%}"
+            print(line)
         if args.plots:
             from islands.plots.model import plot_predicted_vs_measured
 
@@ -142,13 +165,20 @@ def main() -> None:
             drawing.figure.savefig(Path(args.plots) / f"{drawing.stem}.png", dpi=120)
             print(f"figure: {Path(args.plots) / drawing.stem}.png ({drawing.summary})")
         loo = leave_one_out(points)
+        components = leave_one_out_components(points, topology)
         print("\nmedian relative error per figure")
-        print(f"{'figure':10} {'points':>6} {'calibrated':>11} {'LOO cost-weighted':>18} {'LOO linear':>11}")
+        print(
+            f"{'figure':10} {'points':>6} {'calibrated':>11} {'(CPU, local)':>13} {'LOO components':>15} {'(n)':>4} "
+            f"{'LOO cost-weighted':>18} {'LOO linear':>11}"
+        )
         for figure, err in calibrated.items():
             e = loo.get(figure, {})
+            comp = components.get(figure, {})
             n = sum(1 for p in points if p.figure == figure)
             print(
-                f"{figure:10} {n:6d} {err:11.1%} {e.get('loo-cost-weighted', float('nan')):18.1%} "
+                f"{figure:10} {n:6d} {err:11.1%} {calibrated_cpu.get(figure, float('nan')):13.1%} "
+                f"{comp.get('loo-components', float('nan')):15.1%} "
+                f"{int(comp.get('n', 0)):4d} {e.get('loo-cost-weighted', float('nan')):18.1%} "
                 f"{e.get('loo-linear', float('nan')):11.1%}"
             )
     machines = {name: read_topology(FIXTURES / d) for name, d in MACHINES.items()}

@@ -205,3 +205,19 @@ def test_machine_profiles(tmp_path):
     cpuinfo.write_text("model name\t: AMD EPYC\ncpu MHz\t\t: 2000.0\ncpu MHz\t\t: 3000.0\n")
     assert host_ghz(cpuinfo) == pytest.approx(2.5)
     assert math.isnan(host_ghz(tmp_path / "none"))
+
+
+def test_model_figures_draw_on_the_fixtures():
+    from islands.plots.model import plot_predicted_vs_measured, plot_projection
+
+    machines = {"2x8": fixture("xeon-e5-2640v2-2x8"), "4x6": fixture("xeon-e7530-4x6")}
+    projection = plot_projection(machines, hand_parameters(spread=0.1, model_error=0.1))
+    assert len(projection.figure.axes) == 4
+    assert "4x6 micro-update 24ISL" in projection.summary
+    assert projection.stem == "model-projection-unix"
+    scatter = plot_predicted_vs_measured([("000-fig11", 100.0, 110.0), ("000-fig14", 200.0, 150.0)])
+    assert "median relative error 17.5%" in scatter.summary
+    with pytest.raises(ValueError, match="no points"):
+        plot_predicted_vs_measured([])
+    with pytest.raises(ValueError, match="no machines"):
+        plot_projection({}, hand_parameters())

@@ -8,7 +8,9 @@ workload, the transport and the measured throughput. Two errors per figure:
   runs (none of these points took part), relative error |predicted - measured| / measured;
 - ``loo-cost-weighted`` / ``loo-linear``: leave-one-out along each curve (one deployment,
   workload kind, transport, varying multisite share): the form is fitted to the curve's other
-  points and predicts the one left out (a curve with one other point is flat).
+  points and predicts the one left out (a curve with one other point is flat);
+- ``loo-components``: leave-one-out of the component model fitted to all other points at
+  once (:func:`leave_one_out_components`).
 
 Trends (:func:`paper_trends`): each names the paper's figure and claim, the predicted
 numbers on the fixture machine, the criterion and the verdict.
@@ -24,23 +26,26 @@ from typing import Any
 from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighted, linear_throughput
 from islands.model.parameters import Parameters
 from islands.model.predict import predict
-from islands.model.workload import ModelWorkload
+from islands.model.workload import ModelWorkload, participants
 from islands.placement import Deployment, plan_deployment
 from islands.topology import Topology
 
-__all__ = ["Point", "Trend", "leave_one_out", "paper_trends", "prediction_errors"]
+__all__ = ["Point", "Trend", "leave_one_out", "leave_one_out_components", "paper_trends", "prediction_errors"]
 
 
 @dataclass(frozen=True)
 class Point:
     """One measured point: ``figure`` it belongs to, ``deployment`` spec on this machine,
-    workload, transport and measured throughput (txn/s)."""
+    workload, transport and measured throughput (txn/s), wall-clock and by CPU time."""
 
     figure: str
     deployment: str
     workload: ModelWorkload
     transport: str
     measured: float
+    #: workers x commits / the workers' CPU time: the throughput had no other process taken
+    #: the cores (meaningful where workers never wait: local transactions, unlogged)
+    cpu_measured: float = float("nan")
 
     @property
     def curve(self) -> tuple[Any, ...]:
@@ -90,18 +95,79 @@ def leave_one_out(points: Sequence[Point]) -> dict[str, dict[str, float]]:
     }
 
 
+def leave_one_out_components(points: Sequence[Point], topology: Topology) -> dict[str, dict[str, float]]:
+    """Leave-one-out of the component model fitted to the measured points themselves: each
+    point's worker time per transaction (workers / throughput) is ``L[kind, deployment] +
+    q * m * D[transport, op]`` (``q``, ``m`` from :func:`~islands.model.workload.participants`);
+    the unknowns ``L`` and ``D`` are fitted by least squares on relative error to every other
+    point (across figures: a TPC-B point borrows ``D`` from the microbenchmark's curves) and
+    predict the one left out. A point whose unknown no other point constrains is skipped.
+    Returns ``{figure: {"loo-components": median error, "n": predicted, "skipped": count}}``."""
+    import numpy as np
+
+    rows: list[dict[str, float]] = []
+    costs: list[float] = []
+    for pt in points:
+        deployment = plan_deployment(topology, pt.deployment)
+        sizes = [len(c) for c in deployment.instances]
+        p_dist, m = participants(pt.workload, sizes, 0)
+        q = pt.workload.multisite_share * p_dist
+        row = {f"L|{pt.workload.kind}|{pt.deployment}": 1.0}
+        if q > 0:
+            row[f"D|{pt.transport}|{pt.workload.op}"] = q * m
+        rows.append(row)
+        costs.append(deployment.n_cpus / pt.measured * 1e6)
+    names = sorted({k for r in rows for k in r})
+    a = np.array([[r.get(n, 0.0) for n in names] for r in rows])
+    c = np.array(costs)
+    errors: dict[str, list[float]] = {}
+    skipped: dict[str, int] = {}
+    for i, pt in enumerate(points):
+        keep = np.arange(len(points)) != i
+        used = a[i] != 0
+        if not all(np.any(a[keep][:, j] != 0) for j in np.flatnonzero(used)):
+            skipped[pt.figure] = skipped.get(pt.figure, 0) + 1
+            continue
+        w = 1.0 / c[keep]  # relative error: each point weighs by its own size
+        x, *_ = np.linalg.lstsq(a[keep] * w[:, None], c[keep] * w, rcond=None)
+        predicted_cost = float(a[i] @ x)
+        if predicted_cost <= 0:
+            skipped[pt.figure] = skipped.get(pt.figure, 0) + 1
+            continue
+        predicted = plan_deployment(topology, pt.deployment).n_cpus / predicted_cost * 1e6
+        errors.setdefault(pt.figure, []).append(abs(predicted - pt.measured) / pt.measured)
+    figures = dict.fromkeys(pt.figure for pt in points)
+    return {
+        fig: {
+            "loo-components": statistics.median(errors[fig]) if errors.get(fig) else float("nan"),
+            "n": float(len(errors.get(fig, []))),
+            "skipped": float(skipped.get(fig, 0)),
+        }
+        for fig in figures
+    }
+
+
 def prediction_errors(
     points: Sequence[Point], topology: Topology, parameters: Parameters
-) -> tuple[dict[str, float], list[tuple[Point, float]]]:
-    """Median relative error of the calibrated model per figure, and each point with its
-    prediction."""
+) -> tuple[dict[str, float], list[tuple[Point, float]], dict[str, float]]:
+    """Median relative error of the calibrated model per figure against wall-clock
+    throughput, each point with its prediction, and the median error per figure against
+    the CPU-time throughput of the points where workers never wait (no multisite
+    transactions, no log): the calibration's own basis."""
     rows: list[tuple[Point, float]] = []
     per: dict[str, list[float]] = {}
+    per_cpu: dict[str, list[float]] = {}
     for pt in points:
         predicted = predict(topology, pt.deployment, pt.workload, parameters, transport=pt.transport).throughput
         rows.append((pt, predicted))
         per.setdefault(pt.figure, []).append(abs(predicted - pt.measured) / pt.measured)
-    return {fig: statistics.median(v) for fig, v in per.items()}, rows
+        if pt.workload.multisite_share == 0 and not pt.workload.logs and pt.cpu_measured == pt.cpu_measured:
+            per_cpu.setdefault(pt.figure, []).append(abs(predicted - pt.cpu_measured) / pt.cpu_measured)
+    return (
+        {fig: statistics.median(v) for fig, v in per.items()},
+        rows,
+        {fig: statistics.median(v) for fig, v in per_cpu.items()},
+    )
 
 
 @dataclass(frozen=True)
