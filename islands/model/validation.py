@@ -112,7 +112,8 @@ def leave_one_out_components(points: Sequence[Point], topology: Topology) -> dic
         sizes = [len(c) for c in deployment.instances]
         p_dist, m = participants(pt.workload, sizes, 0)
         q = pt.workload.multisite_share * p_dist
-        row = {f"L|{pt.workload.kind}|{pt.deployment}": 1.0}
+        w = pt.workload
+        row = {f"L|{w.kind}|{w.rows}|{w.rows_per_site}|{pt.deployment}": 1.0}
         if q > 0:
             row[f"D|{pt.transport}|{pt.workload.op}"] = q * m
         rows.append(row)
