@@ -177,3 +177,23 @@ def test_calibrate_quick_writes_a_file_that_round_trips(cli, tmp_path):
         assert params.costs[key] > 0
     assert params.machine["hostname"]
     assert load_parameters(params.save(tmp_path / "q.json")) == params
+
+
+def test_advise_can_rank_by_simulation(cli, params_file):
+    done = cli(
+        "advise",
+        "--workload",
+        "micro-read:multisite=0.1",
+        "--sysfs",
+        str(SYSFS / "vm-1x2"),
+        "--params",
+        params_file,
+        "--simulate",
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    advice = json.loads(done.stdout)
+    assert advice["ranked_by"] == "simulation"
+    simulated = [p["simulated"] for p in advice["predictions"]]
+    assert all(s > 0 for s in simulated) and simulated == sorted(simulated, reverse=True)
+    assert "simulated" in advice["why"]

@@ -43,6 +43,11 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="hardware costs of the target (default: the papers' machine of the same shape, else this one)",
     )
     p.add_argument("--params", metavar="FILE", default=None, help="parameters file (default: see above)")
+    p.add_argument(
+        "--simulate",
+        action="store_true",
+        help="also simulate every deployment (waiting, lock conflicts, skew) and rank by that",
+    )
     p.add_argument("--json", action="store_true", help="print the advice as JSON")
     p.set_defaults(func=main)
     return p
@@ -65,7 +70,13 @@ def main(args: argparse.Namespace) -> int:
         source = f"reference (measured on {parameters.machine.get('hostname', '?')}; run 'islands calibrate' here)"
     topology = read_topology(args.sysfs)
     advice = advise(
-        topology, workload, parameters, transport=args.transport, profile=args.profile, parameters_from=source
+        topology,
+        workload,
+        parameters,
+        transport=args.transport,
+        profile=args.profile,
+        parameters_from=source,
+        simulate=args.simulate,
     )
     print(dumps(advice.to_dict()) if args.json else advice.describe())
     return 0

@@ -75,6 +75,8 @@ class Prediction:
     linear_throughput: float = math.nan
     distributed_share: float = 0.0
     notes: tuple[str, ...] = ()
+    #: the simulation's throughput (:mod:`islands.model.simulation`), NaN where not simulated
+    simulated: float = math.nan
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -87,6 +89,7 @@ class Prediction:
             "breakdown": dict(self.breakdown),
             "linear_throughput": self.linear_throughput,
             "distributed_share": self.distributed_share,
+            "simulated": self.simulated,
             "notes": list(self.notes),
         }
 
