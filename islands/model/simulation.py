@@ -17,8 +17,8 @@ What is simulated (time in microseconds):
   message takes ``latency`` µs: half the transport's measured round trip), the participant's
   worker runs the fragment's rows and its share of the per-participant overhead (the
   calibrated cost less the round trips, which are now simulated as waiting), votes back;
-  updates then flush the decision and send phase 2 (a second round), and every lock of the transaction is held until phase 2
-  has reached it;
+  updates then flush the decision and send phase 2 (a second round), and every lock of the
+  transaction is held until phase 2 has reached it;
 - locks: no-wait row locks (shared for reads, exclusive for updates; the sweeps'
   ``lock_policy = "no_wait"``): a conflict aborts the attempt, which releases its locks and is
   retried after a short backoff;
