@@ -221,3 +221,18 @@ def test_model_figures_draw_on_the_fixtures():
         plot_predicted_vs_measured([])
     with pytest.raises(ValueError, match="no machines"):
         plot_projection({}, hand_parameters())
+
+
+def test_two_phase_locking_instances_pay_their_own_logging_cost():
+    vm = fixture("vm-1x2")
+    update = ModelWorkload("micro-update", rows=10)
+    plain = hand_parameters()
+    held = hand_parameters(log__2pl__update_us=5.0)
+    # Without a 2PL figure, every instance pays log.update_us.
+    assert predict(vm, "1ISL", update, plain).breakdown["logging"] == pytest.approx(1.0)
+    # With one, the 2PL instance (locks held until the flush) pays it; single-threaded ones not.
+    assert predict(vm, "1ISL", update, held).breakdown["logging"] == pytest.approx(5.0)
+    assert predict(vm, "per-core", update, held).breakdown["logging"] == pytest.approx(1.0)
+    # TPC-C does not log in this engine.
+    tpcc = ModelWorkload("tpcc-payment", multisite=0.0)
+    assert not tpcc.logs and ModelWorkload("tpcb").logs

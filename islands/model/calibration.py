@@ -10,7 +10,9 @@ spreads over all of them rather than biasing one):
   (the straight line through the two sizes);
 - the same 10-row transactions on one 2PL instance of two workers (two cores): what a second
   thread adds (``local.contention_per_thread``);
-- a logged (group commit, on tmpfs) local update against an unlogged one: ``log.update_us``;
+- a logged (group commit, on tmpfs) local update against an unlogged one, single-threaded
+  (``log.update_us``) and under 2PL (``log.2pl.update_us``: its locks are held until the
+  flush, so a worker's next transactions can conflict with its own commits in flight);
 - two single-threaded instances (per-core on two cores) at 0% and 100% multisite, read and
   update (updates logged, as 000's Fig 11 runs them), over each transport: what a
   distributed transaction adds per participant;
@@ -102,11 +104,12 @@ def plan_measurements(topology: Topology, quick: bool = False, duration_s: float
                 out.append(Measurement(f"local.{cc}.{op}.{rows}", one, _config(micro, cc, **kw)))
     log_dir = _log_root()
     group = LogConfig(mode="group_commit", directory=log_dir)
-    out.append(
-        Measurement(
-            "log.none.update.10", one, _config(MicroConfig(update=True), "none", log=group, **kw), transport="unix"
+    for cc in ("none", "2pl"):
+        out.append(
+            Measurement(
+                f"log.{cc}.update.10", one, _config(MicroConfig(update=True), cc, log=group, **kw), transport="unix"
+            )
         )
-    )
     if len(cpus) >= 2:
         both = Deployment(label="1ISL", instances=(cpus,), placement="explicit")
         for op in ("read", "update"):
@@ -280,6 +283,8 @@ def derive(samples: dict[str, list[float]], topology: Topology) -> tuple[dict[st
         put("local.contention_per_thread", (value, math.sqrt(sum(e**2 for _, e in shares)) / len(shares)))
     if s.has("log.none.update.10", "local.none.update.10"):
         put("log.update_us", s.lin({"log.none.update.10": 1, "local.none.update.10": -1}))
+    if s.has("log.2pl.update.10", "local.2pl.update.10"):
+        put("log.2pl.update_us", s.lin({"log.2pl.update.10": 1, "local.2pl.update.10": -1}))
     per_core = [1, 1]
     for transport in TRANSPORTS:
         if s.has(f"ping.{transport}"):

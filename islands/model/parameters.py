@@ -12,7 +12,9 @@ file stays readable and diffs well:
   standard workload;
 - ``local.contention_per_thread``: relative cost added per additional thread of a 2PL
   instance (latches, lock words and lines moving between its threads), on one socket;
-- ``log.update_us``: what group-commit logging adds to a local update transaction;
+- ``log.update_us``: what group-commit logging adds to a local update transaction of a
+  single-threaded instance; ``log.2pl.update_us`` the same under 2PL, whose locks are held
+  until the flush (where absent, ``log.update_us`` stands in);
 - ``distr.<transport>.<read|update>.participant_us``: what a distributed transaction adds per
   other instance it involves (fragment out, vote back, for updates the prepare record and the
   second round), beyond the rows' own work;

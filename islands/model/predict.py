@@ -14,8 +14,8 @@ worker spends per committed transaction, in microseconds::
 - ``remote_memory``: ``exec * memory.share * (r - 1)``, ``r`` the mean over (thread, data site)
   pairs of the NUMA distance / 10 (the table's relative latency; sites are loaded by their
   owners, so a thread's data sits on the instance's nodes in proportion to its CPUs);
-- ``logging``: ``log.update_us`` for transactions that log (updates of the microbenchmark
-  and TPC-B; the engine's TPC-C does not log yet);
+- ``logging``: ``log.update_us`` (``log.2pl.update_us`` for a 2PL instance) for transactions
+  that log (updates of the microbenchmark and TPC-B; the engine's TPC-C does not log yet);
 - ``q`` = multisite share x probability a multisite transaction leaves the instance, ``m`` the
   expected instances it involves (:func:`islands.model.workload.participants`) and
   ``communication`` = ``speed * distr.<transport>.<op>.participant_us`` plus, per message (2
@@ -77,6 +77,9 @@ class Prediction:
     notes: tuple[str, ...] = ()
     #: the simulation's throughput (:mod:`islands.model.simulation`), NaN where not simulated
     simulated: float = math.nan
+    #: the throughput under each parameter draw (the first: the parameters themselves); two
+    #: predictions with the same parameters and seed share their draws, so ratios pair up
+    samples: tuple[float, ...] = field(default=(), repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -166,7 +169,8 @@ def instance_costs(
     weights = _node_weights(topology, cpus)
     r_mem = _mean_over(topology, weights, weights, lambda d: d / 10.0)
     remote = execution * costs.get("memory.share", 0.5) * (r_mem - 1.0)
-    logging = costs.get("log.update_us", 0.0) if workload.logs else 0.0 * execution
+    log_key = "log.2pl.update_us" if cc == "2pl" and "log.2pl.update_us" in costs else "log.update_us"
+    logging = costs.get(log_key, 0.0) if workload.logs else 0.0 * execution
     sizes = [len(c) for c in deployment.instances]
     p_dist, m = participants(workload, sizes, instance)
     q = workload.multisite_share * p_dist
@@ -260,4 +264,5 @@ def predict(
         linear_throughput=linear,
         distributed_share=distributed / total,
         notes=tuple(notes),
+        samples=tuple(float(x) for x in throughput),
     )
