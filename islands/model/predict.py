@@ -125,12 +125,14 @@ def _pair_mean(topology: Topology, cpus: Sequence[int], f: Any) -> float:
 
 
 def _draws(parameters: Parameters, samples: int, seed: int) -> dict[str, Any]:
-    """Each cost as an array: the value, then ``samples - 1`` lognormal draws at its spread."""
+    """Each cost as an array: the value, then ``samples - 1`` lognormal draws around it (median
+    the value, log-sd ``ln(1 + spread)``: a relative error of 100% is a factor of 2 either
+    way, and a cost never goes negative)."""
     rng = np.random.default_rng(seed)
     out: dict[str, Any] = {}
     for key, value in sorted(parameters.costs.items()):
-        sigma = float(parameters.spread.get(key, 0.0))
-        factors = np.exp(rng.normal(-0.5 * sigma**2, sigma, samples - 1)) if sigma > 0 else np.ones(samples - 1)
+        sigma = math.log1p(float(parameters.spread.get(key, 0.0)))
+        factors = np.exp(rng.normal(0.0, sigma, samples - 1)) if sigma > 0 else np.ones(samples - 1)
         out[key] = np.concatenate([[value], value * factors])
     return out
 
