@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -164,6 +165,24 @@ def main() -> None:
             Path(args.plots).mkdir(parents=True, exist_ok=True)
             drawing.figure.savefig(Path(args.plots) / f"{drawing.stem}.png", dpi=120)
             print(f"figure: {Path(args.plots) / drawing.stem}.png ({drawing.summary})")
+        print("\nsimulation (simpy, 20 ms simulated) against the measured per-core points of Fig 11 and 14")
+        sim_errors: dict[str, list[float]] = {}
+        for pt in points:
+            if pt.deployment != "per-core" or pt.figure not in ("000-fig11", "000-fig14"):
+                continue
+            sim = simulate_deployment(
+                topology, pt.deployment, pt.workload, params, transport=pt.transport, duration_us=20_000.0
+            )
+            sim_errors.setdefault(pt.figure, []).append(abs(sim.throughput / pt.measured - 1))
+            print(
+                f"  {pt.figure} {pt.transport:4} {pt.workload.describe():40} measured {pt.measured / 1e3:8.1f}K "
+                f"simulated {sim.throughput / 1e3:8.1f}K {sim.throughput / pt.measured - 1:+7.1%}"
+            )
+        for figure, errs in sim_errors.items():
+            print(
+                f"  {figure}: median relative error of the simulation {statistics.median(errs):.1%} "
+                f"({len(errs)} points)"
+            )
         loo = leave_one_out(points)
         components = leave_one_out_components(points, topology)
         print("\nmedian relative error per figure")
