@@ -30,6 +30,7 @@ from islands.model.validation import (
     prediction_errors,
 )
 from islands.placement import plan_deployment
+from islands.system_state import BUSY_SHARE, SystemProbe
 from islands.topology import read_topology
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs"
@@ -93,8 +94,11 @@ def measure(duration: float) -> list[Point]:
         n_threads = len(deployment.instances[0])
         config = run_config(workload, n_threads, duration, log_dir)
         how = transport if deployment.n_instances > 1 or workload.logs else "none"
+        probe = SystemProbe()
+        probe.start()
         try:
             result = measure_throughput(deployment, config, how, topology)
+            other = float(probe.stop()["other_cpu_share"])
         except (ValueError, RuntimeError) as error:
             print(f"[{i + 1}/{len(cells)}] {figure} {spec} {workload.describe()}: failed: {error}", file=sys.stderr)
             continue
@@ -102,7 +106,7 @@ def measure(duration: float) -> list[Point]:
         cpu_s = sum(int(inst.get("cpu_ns", 0)) for inst in result["instances"]) / 1e9
         commits = sum(int(inst["commits"]) for inst in result["instances"])
         cpu_tps = deployment.n_cpus * commits / cpu_s if cpu_s > 0 else float("nan")
-        points.append(Point(figure, spec, workload, transport, tps, cpu_tps))
+        points.append(Point(figure, spec, workload, transport, tps, cpu_tps, other))
         print(
             f"[{i + 1}/{len(cells)}] {figure} {deployment.label} {transport} {workload.describe()}: "
             f"{tps / 1e3:.1f} K txn/s ({time.monotonic() - started:.0f} s)",
@@ -137,6 +141,7 @@ def main() -> None:
                     d["transport"],
                     d["measured"],
                     d.get("cpu_measured", float("nan")),
+                    d.get("other_cpu_share", float("nan")),
                 )
                 for d in json.loads(Path(args.points).read_text())
             ]
@@ -185,6 +190,20 @@ def main() -> None:
             )
         loo = leave_one_out(points)
         components = leave_one_out_components(points, topology)
+        print()
+        calm = [p for p in points if p.other_cpu_share == p.other_cpu_share and p.other_cpu_share < BUSY_SHARE]
+        shares = sorted(p.other_cpu_share for p in points if p.other_cpu_share == p.other_cpu_share)
+        if shares:
+            print(
+                f"other processes used {statistics.median(shares):.0%} of the machine's CPU time during the median "
+                f"run ({shares[0]:.0%}..{shares[-1]:.0%}); {len(calm)} of {len(points)} runs had less than "
+                f"{BUSY_SHARE:.0%} (calm)"
+            )
+        if calm:
+            calm_errors, _, _ = prediction_errors(calm, topology, params)
+            print(
+                "calibrated model on the calm runs only: " + ", ".join(f"{f} {e:.1%}" for f, e in calm_errors.items())
+            )
         print("\nmedian relative error per figure")
         print(
             f"{'figure':10} {'points':>6} {'calibrated':>11} {'(CPU, local)':>13} {'LOO components':>15} {'(n)':>4} "

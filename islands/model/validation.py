@@ -54,6 +54,8 @@ class Point:
     #: workers x commits / the workers' CPU time: the throughput had no other process taken
     #: the cores (meaningful where workers never wait: local transactions, unlogged)
     cpu_measured: float = float("nan")
+    #: the share of the machine's CPU time other processes used during the run (NaN: unknown)
+    other_cpu_share: float = float("nan")
 
     @property
     def curve(self) -> tuple[Any, ...]:
