@@ -7,6 +7,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from islands.model import (
     ModelWorkload,
@@ -236,3 +238,29 @@ def test_two_phase_locking_instances_pay_their_own_logging_cost():
     # TPC-C does not log in this engine.
     tpcc = ModelWorkload("tpcc-payment", multisite=0.0)
     assert not tpcc.logs and ModelWorkload("tpcb").logs
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    machine=st.sampled_from(["vm-1x2", "xeon-e5-2640v2-2x8", "xeon-e7530-4x6", "xeon-e7l8867-8x10"]),
+    index=st.integers(min_value=0, max_value=20),
+    kind=st.sampled_from(["micro-read", "micro-update", "tpcb"]),
+    transport=st.sampled_from(["unix", "shm"]),
+    ps=st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=2, max_size=2),
+)
+def test_more_multisite_never_predicts_more_throughput(machine, index, kind, transport, ps):
+    from islands.placement import deployment_choices
+
+    topology = _FIXTURES.setdefault(machine, fixture(machine))
+    labels = deployment_choices(topology)
+    label = labels[index % len(labels)]
+    low, high = sorted(ps)
+    params = hand_parameters()
+    few = predict(topology, label, ModelWorkload(kind, multisite=low), params, transport=transport, samples=1)
+    many = predict(topology, label, ModelWorkload(kind, multisite=high), params, transport=transport, samples=1)
+    assert many.throughput <= few.throughput * (1 + 1e-12)
+    assert many.distributed_share >= few.distributed_share - 1e-12
+    assert few.low <= few.throughput <= few.high
+
+
+_FIXTURES: dict = {}

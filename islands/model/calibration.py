@@ -225,19 +225,19 @@ class _Stats:
     the machine does (as ``timeit`` takes the minimum); the error still comes from all of them."""
 
     def __init__(self, samples: dict[str, list[float]]) -> None:
-        self.mean: dict[str, float] = {}
+        self.value: dict[str, float] = {}
         self.err: dict[str, float] = {}
         for name, xs in samples.items():
             xs = [x for x in xs if x == x]
-            self.mean[name] = min(xs) if xs else math.nan
+            self.value[name] = min(xs) if xs else math.nan
             self.err[name] = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
 
     def has(self, *names: str) -> bool:
-        return all(n in self.mean and self.mean[n] == self.mean[n] for n in names)
+        return all(n in self.value and self.value[n] == self.value[n] for n in names)
 
     def lin(self, terms: dict[str, float]) -> tuple[float, float]:
-        """sum(coef * mean) and its standard error."""
-        value = sum(c * self.mean[n] for n, c in terms.items())
+        """sum(coef * value) and its standard error."""
+        value = sum(c * self.value[n] for n, c in terms.items())
         err = math.sqrt(sum((c * self.err[n]) ** 2 for n, c in terms.items()))
         return value, err
 
@@ -275,8 +275,8 @@ def derive(samples: dict[str, list[float]], topology: Topology) -> tuple[dict[st
     for op in ("read", "update"):
         se, one = f"se2.{op}", f"local.2pl.{op}.10"
         if s.has(se, one):
-            ratio = s.mean[se] / s.mean[one]
-            rel = math.hypot(s.err[se] / s.mean[se], s.err[one] / s.mean[one])
+            ratio = s.value[se] / s.value[one]
+            rel = math.hypot(s.err[se] / s.value[se], s.err[one] / s.value[one])
             shares.append((ratio - 1.0, ratio * rel))
     if shares:
         value = statistics.fmean(v for v, _ in shares)
