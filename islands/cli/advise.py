@@ -42,7 +42,13 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         choices=("here", *PROFILES),
         help="hardware costs of the target (default: the papers' machine of the same shape, else this one)",
     )
-    p.add_argument("--params", metavar="FILE", default=None, help="parameters file (default: see above)")
+    p.add_argument(
+        "--params",
+        metavar="FILE",
+        default=None,
+        help=f"parameters file (default: {DEFAULT_PARAMETERS} where 'islands calibrate' wrote it, "
+        "else the package's reference parameters)",
+    )
     p.add_argument(
         "--simulate",
         action="store_true",
