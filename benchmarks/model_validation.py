@@ -28,6 +28,7 @@ from islands.model.validation import (
     leave_one_out_components,
     paper_trends,
     prediction_errors,
+    skew_trends,
 )
 from islands.placement import plan_deployment
 from islands.system_state import BUSY_SHARE, SystemProbe
@@ -221,7 +222,7 @@ def main() -> None:
             )
     machines = {name: read_topology(FIXTURES / d) for name, d in MACHINES.items()}
     print("\npaper 000 trends, projected onto the fixtures")
-    trends = paper_trends(machines, params)
+    trends = paper_trends(machines, params) + skew_trends(machines, params)
     for t in trends:
         verdict = "reproduced" if t.reproduced else "NOT reproduced"
         print(

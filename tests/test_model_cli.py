@@ -197,3 +197,12 @@ def test_advise_can_rank_by_simulation(cli, params_file):
     simulated = [p["simulated"] for p in advice["predictions"]]
     assert all(s > 0 for s in simulated) and simulated == sorted(simulated, reverse=True)
     assert "simulated" in advice["why"]
+
+
+def test_flush_time_comes_from_the_log_statistics():
+    from islands.model.calibration import _flush_us
+
+    logged = {"instances": [{"log": {"flushes": 4, "flush_ns": 40_000}}, {"log": {"flushes": 6, "flush_ns": 60_000}}]}
+    assert _flush_us(logged) == pytest.approx(10.0)
+    assert math.isnan(_flush_us({"instances": [{"log": {"flushes": 0, "flush_ns": 0}}]}))
+    assert math.isnan(_flush_us({}))

@@ -99,3 +99,14 @@ def test_ratio_interval_pairs_the_draws():
     assert low < ratio < high
     # The same deployment against itself: every paired draw gives exactly 1.
     assert ratio_interval(vm, "per-core", "per-core", read, hand_parameters(spread=0.2)) == pytest.approx((1, 1, 1))
+
+
+def test_skew_trend_is_simulated_on_the_quad_socket_fixture():
+    from islands.model.validation import skew_trends
+
+    assert skew_trends({"2x8": fixture("xeon-e5-2640v2-2x8")}, hand_parameters()) == []
+    params = hand_parameters(log__flush_us=20.0)
+    (trend,) = skew_trends({"4x6": fixture("xeon-e7530-4x6")}, params, duration_us=2_000.0)
+    assert trend.figure == "000-fig20" and "(simulated)" in trend.claim
+    for label in ("1ISL", "4ISL", "24ISL"):
+        assert f"{label} " in trend.predicted

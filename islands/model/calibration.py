@@ -12,7 +12,8 @@ spreads over all of them rather than biasing one):
   thread adds (``local.contention_per_thread``);
 - a logged (group commit, on tmpfs) local update against an unlogged one, single-threaded
   (``log.update_us``) and under 2PL (``log.2pl.update_us``: its locks are held until the
-  flush, so a worker's next transactions can conflict with its own commits in flight);
+  flush, so a worker's next transactions can conflict with its own commits in flight), and
+  the log's mean flush time (``log.flush_us``, the simulation's group-commit delay);
 - two single-threaded instances (per-core on two cores) at 0% and 100% multisite, read and
   update (updates logged, as 000's Fig 11 runs them), over each transport: what a
   distributed transaction adds per participant;
@@ -24,7 +25,8 @@ A cost is microseconds of worker time per committed transaction: the workers' CP
 commit where they never wait (local, unlogged runs in this process), else workers /
 throughput. Each
 parameter's ``spread`` is the relative standard error of its repetitions (propagated through
-differences); each measurement's value is its least disturbed repetition (the least cost).
+differences; robust: from the median absolute deviation); each measurement's value is its
+least disturbed repetition (the least cost).
 What this machine cannot measure (two cores for the distributed runs, a
 transport) is left out and named in the parameters' notes.
 """
@@ -216,13 +218,22 @@ def measure_throughput(deployment: Deployment, config: RunConfig, transport: str
     return result.to_dict()
 
 
+def _flush_us(result: dict[str, Any]) -> float:
+    """Mean time of one log flush (µs) over a run's instances; NaN where nothing was flushed."""
+    flushes = sum(int(i.get("log", {}).get("flushes", 0)) for i in result.get("instances", []))
+    flush_ns = sum(int(i.get("log", {}).get("flush_ns", 0)) for i in result.get("instances", []))
+    return flush_ns / flushes / 1e3 if flushes else math.nan
+
+
 class _Stats:
     """Each measurement's value over its repetitions and its standard error, and derived
     values with their errors propagated (independent errors, added in quadrature).
 
     The value is the least cost of the repetitions: on a shared machine other processes only
     ever add to a run's cost, so the least disturbed repetition is the best estimate of what
-    the machine does (as ``timeit`` takes the minimum); the error still comes from all of them."""
+    the machine does (as ``timeit`` takes the minimum). The error is the standard error from
+    the repetitions' median absolute deviation (x 1.4826, the normal's sd), so that one
+    repetition a busy moment multiplied does not make the parameter look unknown."""
 
     def __init__(self, samples: dict[str, list[float]]) -> None:
         self.value: dict[str, float] = {}
@@ -230,7 +241,12 @@ class _Stats:
         for name, xs in samples.items():
             xs = [x for x in xs if x == x]
             self.value[name] = min(xs) if xs else math.nan
-            self.err[name] = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0
+            if len(xs) > 1:
+                mid = statistics.median(xs)
+                mad = statistics.median(abs(x - mid) for x in xs)
+                self.err[name] = 1.4826 * mad / math.sqrt(len(xs))
+            else:
+                self.err[name] = 0.0
 
     def has(self, *names: str) -> bool:
         return all(n in self.value and self.value[n] == self.value[n] for n in names)
@@ -283,6 +299,8 @@ def derive(samples: dict[str, list[float]], topology: Topology) -> tuple[dict[st
         put("local.contention_per_thread", (value, math.sqrt(sum(e**2 for _, e in shares)) / len(shares)))
     if s.has("log.none.update.10", "local.none.update.10"):
         put("log.update_us", s.lin({"log.none.update.10": 1, "local.none.update.10": -1}))
+    if s.has("flush"):
+        put("log.flush_us", s.lin({"flush": 1}))
     if s.has("log.2pl.update.10", "local.2pl.update.10"):
         put("log.2pl.update_us", s.lin({"log.2pl.update.10": 1, "local.2pl.update.10": -1}))
     per_core = [1, 1]
@@ -358,6 +376,9 @@ def calibrate(
                 started = time.monotonic()
                 cost, result = _measure(m, topology)
                 samples[m.name].append(cost)
+                flush = _flush_us(result)
+                if m.name.startswith("log.") and flush == flush:
+                    samples.setdefault("flush", []).append(flush)
                 run_s = time.monotonic() - started
                 if not result:
                     result = {"throughput_tps": math.nan}

@@ -14,7 +14,8 @@ file stays readable and diffs well:
   instance (latches, lock words and lines moving between its threads), on one socket;
 - ``log.update_us``: what group-commit logging adds to a local update transaction of a
   single-threaded instance; ``log.2pl.update_us`` the same under 2PL, whose locks are held
-  until the flush (where absent, ``log.update_us`` stands in);
+  until the flush (where absent, ``log.update_us`` stands in); ``log.flush_us`` the mean time
+  of one flush (the simulation's group-commit delay);
 - ``distr.<transport>.<read|update>.participant_us``: what a distributed transaction adds per
   other instance it involves (fragment out, vote back, for updates the prepare record and the
   second round), beyond the rows' own work;
