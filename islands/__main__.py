@@ -12,7 +12,21 @@ import sys
 from typing import Any
 
 #: Subcommands, one module each in islands/cli/, each with register(subparsers).
-COMMANDS = ("run", "check", "topology", "sweep", "bench", "plot", "reproduce", "gallery", "results", "compare", "pmu")
+COMMANDS = (
+    "run",
+    "check",
+    "topology",
+    "sweep",
+    "bench",
+    "plot",
+    "reproduce",
+    "gallery",
+    "results",
+    "compare",
+    "pmu",
+    "calibrate",
+    "advise",
+)
 
 _DOUBLE_BACKTICKS = re.compile(r"``([^`]+)``")
 

@@ -58,9 +58,10 @@ def _tps(v: Any) -> str:
 
 
 class SweepProgress:
-    """The progress of one sweep: ``total`` runs of which ``completed`` were already done."""
+    """The progress of one sweep (or of any series of runs: ``label`` names it on the bar):
+    ``total`` runs of which ``completed`` were already done."""
 
-    def __init__(self, mode: Mode, total: int, completed: int) -> None:
+    def __init__(self, mode: Mode, total: int, completed: int, label: str = "sweep") -> None:
         self.mode = mode
         self.total = total
         self.done = completed
@@ -79,7 +80,7 @@ class SweepProgress:
             )
 
             self.progress = Progress(
-                TextColumn("[bold]sweep"),
+                TextColumn(f"[bold]{label}"),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TimeElapsedColumn(),

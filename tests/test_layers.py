@@ -42,7 +42,14 @@ def test_importing_the_package_loads_neither_the_engine_nor_pandas():
 
 
 #: Layers that compute from their inputs alone: no compiled engine, no tables, no figures.
-PURE = ["islands.topology", "islands.placement", "islands.results", "islands.config", "islands.experiment"]
+PURE = [
+    "islands.topology",
+    "islands.placement",
+    "islands.results",
+    "islands.config",
+    "islands.experiment",
+    "islands.model",
+]
 
 #: Makes importing the compiled engine, pandas or matplotlib (or anything under them) fail.
 BLOCKER = """

@@ -1,0 +1,255 @@
+"""How good the Islands model is: points of 000's Fig 11, 14 and 22 measured here against the
+model's predictions (calibrated, and leave-one-out along each curve, cost-weighted and linear
+forms), median error per figure; then the papers' trends predicted on the 2x8, 4x6 and 8x10
+fixture machines, each reproduced or not, and the simulation's speed.
+
+Prints; asserts nothing.
+
+    python benchmarks/model_validation.py [--params FILE] [--duration S] [--no-measure]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig, TpcbConfig, TpccConfig
+from islands.model import ModelWorkload, default_parameters, load_parameters
+from islands.model.calibration import measure_throughput
+from islands.model.simulation import simulate_deployment
+from islands.model.validation import (
+    Point,
+    leave_one_out,
+    leave_one_out_components,
+    paper_trends,
+    prediction_errors,
+    skew_trends,
+)
+from islands.placement import plan_deployment
+from islands.system_state import BUSY_SHARE, SystemProbe
+from islands.topology import read_topology
+
+FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs"
+MACHINES = {"2x8": "xeon-e5-2640v2-2x8", "4x6": "xeon-e7530-4x6", "8x10": "xeon-e7l8867-8x10"}
+MULTISITE = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
+
+
+def run_config(workload: ModelWorkload, n_threads: int, duration: float, log_dir: str) -> RunConfig:
+    """The engine config of a model workload on an instance of ``n_threads``: updates logged
+    with group commit (as 000's runs; the engine's TPC-C does not log yet), cc none for one
+    thread, else 2PL (cc auto)."""
+    engine = EngineConfig(cc="none" if n_threads == 1 else "2pl", lock_policy="no_wait")
+    driver = DriverConfig(warmup_s=min(0.3, duration), duration_s=duration)
+    log = LogConfig(mode="group_commit", directory=log_dir) if workload.logs else LogConfig()
+    if workload.family == "micro":
+        micro = MicroConfig(
+            rows_per_txn=workload.rows,
+            update=workload.update,
+            multisite=workload.multisite,
+            rows_per_site=workload.rows_per_site,
+        )
+        return RunConfig(workload="micro", micro=micro, engine=engine, driver=driver, log=log)
+    if workload.kind == "tpcb":
+        return RunConfig(
+            workload="tpcb", tpcb=TpcbConfig(remote=workload.multisite), engine=engine, driver=driver, log=log
+        )
+    txn = "payment" if workload.kind == "tpcc-payment" else "new_order"
+    tpcc = TpccConfig(
+        mix=txn,
+        payment_remote=workload.multisite if txn == "payment" else 0.0,
+        new_order_remote_item=workload.multisite if txn == "new_order" else 0.0,
+    )
+    return RunConfig(workload="tpcc", tpcc=tpcc, engine=engine, driver=driver, log=log)
+
+
+def grid() -> list[tuple[str, str, ModelWorkload, str]]:
+    """(figure, deployment, workload, transport) of every point measured here."""
+    out = []
+    for deployment in ("1", "per-core"):
+        for kind in ("micro-read", "micro-update"):
+            for p in MULTISITE:
+                out.append(("000-fig11", deployment, ModelWorkload(kind, multisite=p), "unix"))
+    for kind in ("micro-read", "micro-update"):
+        for p in MULTISITE:
+            out.append(("000-fig14", "per-core", ModelWorkload(kind, multisite=p), "shm"))
+    for kind, share in (("tpcb", 0.15), ("tpcc-payment", 0.15), ("tpcc-new_order", 0.01)):
+        for deployment in ("1", "per-core"):
+            for p in (0.0, share):
+                out.append(("000-fig22", deployment, ModelWorkload(kind, multisite=p), "unix"))
+    return out
+
+
+def measure(duration: float) -> list[Point]:
+    topology = read_topology()
+    log_dir = "/dev/shm" if Path("/dev/shm").is_dir() else "/tmp"
+    points = []
+    cells = grid()
+    started = time.monotonic()
+    for i, (figure, spec, workload, transport) in enumerate(cells):
+        deployment = plan_deployment(topology, spec)
+        n_threads = len(deployment.instances[0])
+        config = run_config(workload, n_threads, duration, log_dir)
+        how = transport if deployment.n_instances > 1 or workload.logs else "none"
+        probe = SystemProbe()
+        probe.start()
+        try:
+            result = measure_throughput(deployment, config, how, topology)
+            other = float(probe.stop()["other_cpu_share"])
+        except (ValueError, RuntimeError) as error:
+            print(f"[{i + 1}/{len(cells)}] {figure} {spec} {workload.describe()}: failed: {error}", file=sys.stderr)
+            continue
+        tps = float(result["throughput_tps"])
+        cpu_s = sum(int(inst.get("cpu_ns", 0)) for inst in result["instances"]) / 1e9
+        commits = sum(int(inst["commits"]) for inst in result["instances"])
+        cpu_tps = deployment.n_cpus * commits / cpu_s if cpu_s > 0 else float("nan")
+        points.append(Point(figure, spec, workload, transport, tps, cpu_tps, other))
+        print(
+            f"[{i + 1}/{len(cells)}] {figure} {deployment.label} {transport} {workload.describe()}: "
+            f"{tps / 1e3:.1f} K txn/s ({time.monotonic() - started:.0f} s)",
+            file=sys.stderr,
+            flush=True,
+        )
+    return points
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--params", default=None, help="parameters file (default: the package's reference)")
+    parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per point")
+    parser.add_argument("--no-measure", action="store_true", help="only the trends on the fixtures")
+    parser.add_argument("--plots", default=None, help="directory for the figures (predicted vs measured, projection)")
+    parser.add_argument(
+        "--points", default=None, help="JSON file of measured points: read when it exists, else measured and written"
+    )
+    args = parser.parse_args()
+    params = load_parameters(args.params) if args.params else default_parameters()
+    print(
+        f"parameters: {args.params or 'reference'} (measured on {params.machine.get('hostname', '?')}, "
+        f"{params.machine.get('timestamp_utc', '?')})"
+    )
+    if not args.no_measure:
+        if args.points and Path(args.points).exists():
+            points = [
+                Point(
+                    d["figure"],
+                    d["deployment"],
+                    ModelWorkload(**d["workload"]),
+                    d["transport"],
+                    d["measured"],
+                    d.get("cpu_measured", float("nan")),
+                    d.get("other_cpu_share", float("nan")),
+                )
+                for d in json.loads(Path(args.points).read_text())
+            ]
+            print(f"measured points: {args.points} ({len(points)})")
+        else:
+            points = measure(args.duration)
+            if args.points:
+                rows = [{**dataclasses.asdict(p), "workload": dataclasses.asdict(p.workload)} for p in points]
+                Path(args.points).write_text(json.dumps(rows, indent=1))
+        topology = read_topology()
+        calibrated, rows, calibrated_cpu = prediction_errors(points, topology, params)
+        print(
+            "\npoint                                                   measured   predicted   error"
+            "   by CPU time   error"
+        )
+        for pt, predicted in rows:
+            name = f"{pt.figure} {pt.deployment:8} {pt.transport:4} {pt.workload.describe()}"
+            line = f"{name:55} {pt.measured / 1e3:8.1f}K {predicted / 1e3:9.1f}K {predicted / pt.measured - 1:+7.1%}"
+            if pt.workload.multisite_share == 0 and not pt.workload.logs and pt.cpu_measured == pt.cpu_measured:
+                line += f" {pt.cpu_measured / 1e3:12.1f}K {predicted / pt.cpu_measured - 1:+7.1%}"
+            print(line)
+        if args.plots:
+            from islands.plots.model import plot_predicted_vs_measured
+
+            drawing = plot_predicted_vs_measured([(pt.figure, pt.measured, predicted) for pt, predicted in rows])
+            Path(args.plots).mkdir(parents=True, exist_ok=True)
+            drawing.figure.savefig(Path(args.plots) / f"{drawing.stem}.png", dpi=120)
+            print(f"figure: {Path(args.plots) / drawing.stem}.png ({drawing.summary})")
+        print("\nsimulation (simpy, 20 ms simulated) against the measured per-core points of Fig 11 and 14")
+        sim_errors: dict[str, list[float]] = {}
+        for pt in points:
+            if pt.deployment != "per-core" or pt.figure not in ("000-fig11", "000-fig14"):
+                continue
+            sim = simulate_deployment(
+                topology, pt.deployment, pt.workload, params, transport=pt.transport, duration_us=20_000.0
+            )
+            sim_errors.setdefault(pt.figure, []).append(abs(sim.throughput / pt.measured - 1))
+            print(
+                f"  {pt.figure} {pt.transport:4} {pt.workload.describe():40} measured {pt.measured / 1e3:8.1f}K "
+                f"simulated {sim.throughput / 1e3:8.1f}K {sim.throughput / pt.measured - 1:+7.1%}"
+            )
+        for figure, errs in sim_errors.items():
+            print(
+                f"  {figure}: median relative error of the simulation {statistics.median(errs):.1%} "
+                f"({len(errs)} points)"
+            )
+        loo = leave_one_out(points)
+        components = leave_one_out_components(points, topology)
+        print()
+        calm = [p for p in points if p.other_cpu_share == p.other_cpu_share and p.other_cpu_share < BUSY_SHARE]
+        shares = sorted(p.other_cpu_share for p in points if p.other_cpu_share == p.other_cpu_share)
+        if shares:
+            print(
+                f"other processes used {statistics.median(shares):.0%} of the machine's CPU time during the median "
+                f"run ({shares[0]:.0%}..{shares[-1]:.0%}); {len(calm)} of {len(points)} runs had less than "
+                f"{BUSY_SHARE:.0%} (calm)"
+            )
+        if calm:
+            calm_errors, _, _ = prediction_errors(calm, topology, params)
+            print(
+                "calibrated model on the calm runs only: " + ", ".join(f"{f} {e:.1%}" for f, e in calm_errors.items())
+            )
+        print("\nmedian relative error per figure")
+        print(
+            f"{'figure':10} {'points':>6} {'calibrated':>11} {'(CPU, local)':>13} {'LOO components':>15} {'(n)':>4} "
+            f"{'LOO cost-weighted':>18} {'LOO linear':>11}"
+        )
+        for figure, err in calibrated.items():
+            e = loo.get(figure, {})
+            comp = components.get(figure, {})
+            n = sum(1 for p in points if p.figure == figure)
+            print(
+                f"{figure:10} {n:6d} {err:11.1%} {calibrated_cpu.get(figure, float('nan')):13.1%} "
+                f"{comp.get('loo-components', float('nan')):15.1%} "
+                f"{int(comp.get('n', 0)):4d} {e.get('loo-cost-weighted', float('nan')):18.1%} "
+                f"{e.get('loo-linear', float('nan')):11.1%}"
+            )
+    machines = {name: read_topology(FIXTURES / d) for name, d in MACHINES.items()}
+    print("\npaper 000 trends, projected onto the fixtures")
+    trends = paper_trends(machines, params) + skew_trends(machines, params)
+    for t in trends:
+        verdict = "reproduced" if t.reproduced else "NOT reproduced"
+        print(
+            f"  {t.figure:9} {t.machine:5} {t.claim}\n"
+            f"            predicted {t.predicted}; criterion {t.criterion}: {verdict}"
+        )
+    print(f"  {sum(t.reproduced for t in trends)} of {len(trends)} reproduced")
+    if args.plots:
+        from islands.plots.model import plot_projection
+
+        for transport in ("unix", "shm"):
+            drawing = plot_projection(machines, params, transport=transport)
+            Path(args.plots).mkdir(parents=True, exist_ok=True)
+            drawing.figure.savefig(Path(args.plots) / f"{drawing.stem}.png", dpi=120)
+            print(f"figure: {Path(args.plots) / drawing.stem}.png")
+    print("\nsimulation speed (simpy)")
+    for name in ("4x6", "8x10"):
+        topo = machines[name]
+        res = simulate_deployment(
+            topo, "per-core", ModelWorkload("micro-update", multisite=0.2), params, duration_us=5_000.0
+        )
+        print(
+            f"  {name} per-core, 20% multisite update, 5 ms simulated: {res.events} events in {res.wall_s:.2f} s = "
+            f"{res.events / res.wall_s / 1e3:.0f} K events/s; {res.commits} commits "
+            f"({res.commits / res.wall_s / 1e3:.1f} K simulated txn per second of wall time)"
+        )
+
+
+if __name__ == "__main__":
+    main()

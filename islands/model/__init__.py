@@ -1,0 +1,38 @@
+"""The Islands model (paper 000 Sec 5, issue 18): calibrated costs, a closed-form prediction of
+any deployment's throughput on any topology, a discrete-event simulation for what the closed
+form leaves out, and the advisor built on them.
+
+- :mod:`~islands.model.closed_form`: 000's ``T = (1-p) Tlocal + p Tdistr`` and the
+  cost-weighted ``1/T = (1-p)/Tlocal + p/Tdistr``;
+- :mod:`~islands.model.parameters`: the calibrated costs, their spread and the machine;
+- :mod:`~islands.model.machine_profile`: other machines' hardware costs (the papers');
+- :mod:`~islands.model.workload`: a workload as the model sees it;
+- :mod:`~islands.model.predict`: ``predict(topology, deployment, workload)``;
+- :mod:`~islands.model.simulation`: ``simulate_deployment(...)`` (simpy);
+- :mod:`~islands.model.calibration`: ``calibrate()`` (``islands calibrate``);
+- :mod:`~islands.model.advisor`: ``advise()`` (``islands advise``);
+- :mod:`~islands.model.validation`: leave-one-out errors and the papers' trends.
+"""
+
+from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighted, linear_throughput
+from islands.model.machine_profile import PROFILES, MachineProfile, profile_for
+from islands.model.parameters import Parameters, default_parameters, load_parameters
+from islands.model.predict import Prediction, predict
+from islands.model.workload import KINDS, ModelWorkload, parse_workload
+
+__all__ = [
+    "KINDS",
+    "PROFILES",
+    "MachineProfile",
+    "ModelWorkload",
+    "Parameters",
+    "Prediction",
+    "cost_weighted_throughput",
+    "default_parameters",
+    "fit_cost_weighted",
+    "linear_throughput",
+    "load_parameters",
+    "parse_workload",
+    "predict",
+    "profile_for",
+]

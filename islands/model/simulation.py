@@ -1,0 +1,370 @@
+"""A discrete-event simulation of a deployment (simpy), for what the closed form leaves out:
+skew and the most-loaded instance, lock conflicts, locks held through two-phase commit and
+group commit, and workers that wait for votes.
+
+What is simulated (time in microseconds):
+
+- every worker is a process pinned to its own CPU (a simpy ``PriorityResource`` of capacity
+  1); between its own transactions it serves the fragments sent to its site first, as the
+  engine's worker loop does (``exec/instance_worker.hpp``);
+- a transaction draws its rows as the engine's microbenchmark does: the first from the home
+  site, the others from the home site (local) or from all sites (multisite), Zipf-distributed
+  with exponent ``zipf_s`` over the site (local) or over all rows (multisite), so that under
+  skew the low-numbered sites and their instance get more of the work;
+- local work costs the closed form's local time per transaction
+  (:func:`islands.model.predict.instance_costs`), split evenly over the rows; a distributed
+  transaction sends a fragment to each other instance holding some of its rows (a one-way
+  message takes ``latency`` µs: half the transport's measured round trip), the participant's
+  worker runs the fragment's rows and its share of the per-participant overhead (the
+  calibrated cost less the round trips, which are now simulated as waiting), votes back;
+  updates then flush the decision and send phase 2 (a second round), and every lock of the
+  transaction is held until phase 2 has reached it;
+- locks: no-wait row locks (shared for reads, exclusive for updates; the sweeps'
+  ``lock_policy = "no_wait"``): a conflict aborts the attempt, which releases its locks and is
+  retried after a short backoff;
+- group commit: each instance flushes its log every ``flush_us``; an update's locks are
+  released, and its commit counted, at the end of the flush after its commit.
+
+``simulate_deployment(..., latency=False, coordinator_share=1.0, flush_us=0)`` charges every
+cost to the initiating worker and waits for nothing: then it is the closed form, which the
+tests check. The module-level :func:`events_per_second` says how fast simpy runs it here.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import simpy
+
+from islands.model.machine_profile import MachineProfile, profile_for
+from islands.model.parameters import Parameters, default_parameters
+from islands.model.predict import instance_costs
+from islands.model.workload import ModelWorkload
+from islands.placement import Deployment, plan_deployment
+from islands.topology import Topology
+
+__all__ = ["SimulationResult", "events_per_second", "simulate_deployment"]
+
+#: Backoff before an aborted attempt is retried (µs).
+RETRY_BACKOFF_US = 1.0
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Committed transactions per second over the simulated window, the abort rate, each
+    instance's throughput and how many simpy events the run took (and how long, in seconds
+    of this machine's time)."""
+
+    deployment: str
+    throughput: float
+    abort_rate: float
+    per_instance: tuple[float, ...]
+    commits: int
+    events: int
+    wall_s: float
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def most_loaded_share(self) -> float:
+        """The busiest instance's share of the commits started (1/N when balanced)."""
+        total = sum(self.per_instance)
+        return max(self.per_instance) / total if total else math.nan
+
+
+class _Zipf:
+    """Draws ranks 0..n-1 with probability proportional to 1/(rank+1)^s (s = 0: uniform), in
+    batches from a precomputed CDF (numpy's zipf needs s > 1)."""
+
+    def __init__(self, n: int, s: float, rng: np.random.Generator) -> None:
+        self.n, self.s, self.rng = n, s, rng
+        self.cdf = None if s == 0 else np.cumsum(1.0 / np.arange(1, n + 1) ** s)
+        if self.cdf is not None:
+            self.cdf /= self.cdf[-1]
+        self.batch: list[int] = []
+
+    def draw(self) -> int:
+        if not self.batch:
+            u = self.rng.random(4096)
+            ranks = u * self.n if self.cdf is None else np.searchsorted(self.cdf, u)
+            self.batch = [min(int(r), self.n - 1) for r in ranks]
+        return self.batch.pop()
+
+
+class _Sim:
+    def __init__(
+        self,
+        topology: Topology,
+        deployment: Deployment,
+        workload: ModelWorkload,
+        parameters: Parameters,
+        transport: str,
+        profile: MachineProfile,
+        speed: float,
+        latency: bool,
+        coordinator_share: float,
+        flush_us: float,
+        seed: int,
+    ) -> None:
+        self.env = simpy.Environment()
+        self.workload = workload
+        self.deployment = deployment
+        self.rng = np.random.default_rng(seed)
+        costs: dict[str, Any] = dict(parameters.costs)
+        self.sites = deployment.n_cpus
+        self.instance_of_site: list[int] = []
+        for i, cpus in enumerate(deployment.instances):
+            self.instance_of_site += [i] * len(cpus)
+        self.local_us: list[float] = []
+        self.overhead_us: list[float] = []
+        for i in range(deployment.n_instances):
+            parts, q, comm = instance_costs(costs, topology, deployment, i, workload, transport, profile, speed)
+            self.local_us.append(float(sum(v for k, v in parts.items() if k != "communication")))
+            m = max(_expected_participants(workload, deployment, i), 1e-9)
+            self.overhead_us.append(float(comm) / m if q > 0 else 0.0)
+        rtt = costs.get(f"message.{transport}.round_trip_us", 0.0) * speed
+        self.latency_us = rtt / 2 if latency else 0.0
+        if latency:
+            # The calibrated per-participant cost was measured with its round trips in it (the
+            # coordinator waited for them); simulated as latency, they leave the work.
+            rounds = 2 if workload.update else 1
+            self.overhead_us = [max(o - rounds * rtt, 0.0) for o in self.overhead_us]
+        self.coordinator_share = coordinator_share
+        self.flush_us = flush_us
+        self.cpu = [simpy.PriorityResource(self.env, capacity=1) for _ in range(self.sites)]
+        self.locks: dict[int, list[int]] = {}  # row -> [mode (1 shared, 2 exclusive), holders]
+        self.rows_per_site = workload.rows_per_site
+        self.site_zipf = _Zipf(workload.rows_per_site, workload.zipf_s, self.rng)
+        self.all_zipf = _Zipf(workload.rows_per_site * self.sites, workload.zipf_s, self.rng)
+        self.unit = self.rng.random
+        self.commits = [0] * deployment.n_instances
+        self.started = [0] * deployment.n_instances
+        self.aborts = 0
+        self.measuring = False
+        self.flush_done = [self.env.event() for _ in range(deployment.n_instances)]
+        self.events = 0
+
+    # Locks --------------------------------------------------------------------------
+
+    def try_lock(self, rows: list[int], exclusive: bool) -> bool:
+        mode = 2 if exclusive else 1
+        for r in rows:
+            held = self.locks.get(r)
+            if held is not None and (held[0] == 2 or mode == 2):
+                return False
+        for r in rows:
+            held = self.locks.get(r)
+            if held is None:
+                self.locks[r] = [mode, 1]
+            else:
+                held[1] += 1
+        return True
+
+    def unlock(self, rows: list[int]) -> None:
+        for r in rows:
+            held = self.locks[r]
+            held[1] -= 1
+            if held[1] == 0:
+                del self.locks[r]
+
+    # Group commit -------------------------------------------------------------------
+
+    def flusher(self, instance: int) -> Generator[Any, Any, None]:
+        while True:
+            yield self.env.timeout(self.flush_us)
+            done, self.flush_done[instance] = self.flush_done[instance], self.env.event()
+            done.succeed()
+
+    def durable(self, instance: int) -> Any:
+        """The event of the flush that makes a commit made now durable: the one after the
+        flush in progress ends (a record misses the flush already under way)."""
+        return self.flush_done[instance]
+
+    # Transactions -------------------------------------------------------------------
+
+    def draw_rows(self, home: int) -> tuple[list[int], bool]:
+        w = self.workload
+        base = home * self.rows_per_site
+        multisite = self.unit() < w.multisite_share
+        rows = [base + self.site_zipf.draw()]
+        while len(rows) < (w.rows if w.family == "micro" else 1 + (1 if multisite else 0)):
+            if multisite:
+                r = self.all_zipf.draw() if w.family == "micro" else self._other_site_row(home)
+            else:
+                r = base + self.site_zipf.draw()
+            if r not in rows:
+                rows.append(r)
+        return rows, multisite
+
+    def _other_site_row(self, home: int) -> int:
+        site = int(self.unit() * (self.sites - 1))
+        site += site >= home
+        return site * self.rows_per_site + self.site_zipf.draw()
+
+    def work(self, site: int, us: float, priority: int) -> Generator[Any, Any, None]:
+        with self.cpu[site].request(priority=priority) as req:
+            yield req
+            yield self.env.timeout(us)
+        self.events += 2
+
+    def fragment(
+        self, site: int, rows: list[int], us: float, exclusive: bool, vote: Any, decision: Any
+    ) -> Generator[Any, Any, None]:
+        if self.latency_us:
+            yield self.env.timeout(self.latency_us)
+        ok = self.try_lock(rows, exclusive)
+        yield from self.work(site, us if ok else us * 0.1, 0)
+        if self.latency_us:
+            yield self.env.timeout(self.latency_us)
+        vote.succeed(ok)
+        if ok:
+            if exclusive:
+                yield decision  # phase 2: locks held until the decision arrives
+                if self.latency_us:
+                    yield self.env.timeout(self.latency_us)
+            self.unlock(rows)
+
+    def worker(self, site: int) -> Generator[Any, Any, None]:
+        instance = self.instance_of_site[site]
+        w = self.workload
+        n_rows_work = w.rows if w.family == "micro" else 1
+        while True:
+            rows, multisite = self.draw_rows(site)
+            if self.measuring:
+                self.started[instance] += 1
+            committed = False
+            while not committed:
+                by_instance: dict[int, list[int]] = {}
+                for r in rows:
+                    by_instance.setdefault(self.instance_of_site[r // self.rows_per_site], []).append(r)
+                mine = by_instance.pop(instance, [])
+                per_row = self.local_us[instance] / n_rows_work
+                overhead = self.overhead_us[instance]
+                if not by_instance:
+                    if not self.try_lock(mine, w.update):
+                        yield from self.work(site, per_row, 1)
+                        self.aborts += self.measuring
+                        yield self.env.timeout(RETRY_BACKOFF_US)
+                        continue
+                    yield from self.work(site, self.local_us[instance], 1)
+                    committed = True
+                    if w.update and self.flush_us > 0:
+                        self.env.process(self._release_after(self.durable(instance), mine, instance))
+                    else:
+                        self.unlock(mine)
+                        self.commits[instance] += self.measuring
+                    continue
+                # Distributed: fragments out, our part, votes in, decision.
+                share = self.coordinator_share
+                votes, decision = [], self.env.event()
+                for their_rows in by_instance.values():
+                    vote = self.env.event()
+                    votes.append(vote)
+                    target = their_rows[0] // self.rows_per_site  # the worker owning the site
+                    us = len(their_rows) * per_row + (1 - share) * overhead
+                    self.env.process(self.fragment(target, their_rows, us, w.update, vote, decision))
+                ok = self.try_lock(mine, w.update)
+                base_us = len(mine) * per_row + (self.local_us[instance] - n_rows_work * per_row)
+                yield from self.work(site, base_us + share * overhead * len(by_instance), 1)
+                results = yield simpy.AllOf(self.env, votes)
+                all_ok = ok and all(results.values())
+                if w.update and all_ok and self.flush_us > 0:
+                    yield self.durable(instance)
+                decision.succeed(all_ok)
+                if ok:
+                    self.unlock(mine)
+                if all_ok:
+                    committed = True
+                    self.commits[instance] += self.measuring
+                else:
+                    self.aborts += self.measuring
+                    yield self.env.timeout(RETRY_BACKOFF_US)
+
+    def _release_after(self, event: Any, rows: list[int], instance: int) -> Generator[Any, Any, None]:
+        yield event
+        self.unlock(rows)
+        self.commits[instance] += self.measuring
+
+
+def _expected_participants(workload: ModelWorkload, deployment: Deployment, instance: int) -> float:
+    from islands.model.workload import participants
+
+    return participants(workload, [len(c) for c in deployment.instances], instance)[1]
+
+
+def simulate_deployment(
+    topology: Topology,
+    deployment: Deployment | str | int,
+    workload: ModelWorkload,
+    parameters: Parameters | None = None,
+    *,
+    transport: str = "unix",
+    profile: MachineProfile | str | None = None,
+    duration_us: float = 20_000.0,
+    warmup_us: float = 2_000.0,
+    latency: bool = True,
+    coordinator_share: float = 0.5,
+    flush_us: float | None = None,
+    seed: int = 1,
+) -> SimulationResult:
+    """Simulates ``deployment`` running ``workload`` for ``duration_us`` after ``warmup_us``
+    (simulated microseconds) and returns its throughput. Costs as
+    :func:`islands.model.predict.predict` takes them; ``flush_us`` defaults to the
+    parameters' ``log.flush_us`` (0 where they have none: no group commit delay)."""
+    parameters = parameters or default_parameters()
+    if not isinstance(deployment, Deployment):
+        deployment = plan_deployment(topology, deployment)
+    if not isinstance(profile, MachineProfile):
+        profile = profile_for(topology, profile)
+    if not 0.0 <= coordinator_share <= 1.0:
+        raise ValueError(f"coordinator_share: {coordinator_share!r} is not in [0, 1]")
+    calibrated_ghz = float(parameters.machine.get("ghz", math.nan))
+    speed = 1.0 if profile.shape is None or not calibrated_ghz > 0 else calibrated_ghz / profile.ghz
+    flush = parameters.get("log.flush_us", 0.0) if flush_us is None else flush_us
+    sim = _Sim(
+        topology,
+        deployment,
+        workload,
+        parameters,
+        transport,
+        profile,
+        speed,
+        latency,
+        coordinator_share,
+        flush if workload.update else 0.0,
+        seed,
+    )
+    start = time.perf_counter()
+    for site in range(sim.sites):
+        sim.env.process(sim.worker(site))
+    if sim.flush_us > 0:
+        for i in range(deployment.n_instances):
+            sim.env.process(sim.flusher(i))
+    sim.env.run(until=warmup_us)
+    sim.measuring = True
+    sim.env.run(until=warmup_us + duration_us)
+    wall = time.perf_counter() - start
+    commits = sum(sim.commits)
+    attempts = commits + sim.aborts
+    return SimulationResult(
+        deployment=deployment.name,
+        throughput=commits / duration_us * 1e6,
+        abort_rate=sim.aborts / attempts if attempts else math.nan,
+        per_instance=tuple(c / duration_us * 1e6 for c in sim.commits),
+        commits=commits,
+        events=sim.events,
+        wall_s=wall,
+    )
+
+
+def events_per_second(topology: Topology, parameters: Parameters | None = None) -> float:
+    """simpy events simulated per second of this machine's time, on a per-core deployment of
+    ``topology`` running the 20%-multisite 10-row read microbenchmark."""
+    result = simulate_deployment(
+        topology, "per-core", ModelWorkload("micro-read", multisite=0.2), parameters, duration_us=5_000.0
+    )
+    return result.events / result.wall_s if result.wall_s > 0 else math.nan

@@ -1,0 +1,156 @@
+"""What the model is asked about: a workload as the model sees it (kind, rows per transaction,
+reads or updates, share of multisite transactions, skew), and how many instances a multisite
+transaction of it involves in a given deployment.
+
+The rules follow the engine's workloads:
+
+- ``micro`` (000 Sec 3.2, ``csrc/include/islands/workload/micro_workload.hpp``): the first row
+  is from the worker's home site; a multisite transaction draws its other ``rows - 1`` rows
+  from all sites, so it is distributed only when one of them falls outside the home
+  instance, and involves every instance one of them falls in;
+- ``tpcb`` (000 Sec 8.1) and ``tpcc-payment`` (Sec 8.3): a remote transaction takes one row
+  (a teller, a customer) of another branch/warehouse, drawn among the other sites: one
+  participant, when that site is in another instance;
+- ``tpcc-new_order``: each of ~10 order lines is supplied by another warehouse with
+  probability ``multisite`` (the specification's 1%), one participant per such line.
+
+A spec string names a workload on the command line: ``micro-read``, ``micro-update``,
+``tpcb``, ``tpcc-payment`` or ``tpcc-new_order``, optionally followed by ``:key=value,...``
+with keys ``rows``, ``multisite``, ``zipf``, ``rows_per_site``
+(``"micro-update:rows=10,multisite=0.2"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["KINDS", "ModelWorkload", "participants", "parse_workload"]
+
+#: Workload kinds, each with whether its transactions update and its default multisite share
+#: (the papers' standard settings: TPC-B 15% remote tellers, Payment 15% remote customers,
+#: NewOrder 1% remote items; the microbenchmark 0%).
+KINDS: dict[str, tuple[bool, float]] = {
+    "micro-read": (False, 0.0),
+    "micro-update": (True, 0.0),
+    "tpcb": (True, 0.15),
+    "tpcc-payment": (True, 0.15),
+    "tpcc-new_order": (True, 0.01),
+}
+#: Order lines of a NewOrder, on average (TPC-C 2.4.1.3: 5 to 15, uniform).
+NEW_ORDER_LINES = 10
+
+
+@dataclass(frozen=True)
+class ModelWorkload:
+    """One workload point: ``kind`` (see :data:`KINDS`), rows read or updated per transaction
+    (the microbenchmark's; others ignore it), ``multisite`` (the share of multisite
+    transactions; TPC-B/Payment: remote transactions; NewOrder: remote items), Zipf ``zipf_s``
+    of the row choice (used by the simulation) and ``rows_per_site`` (the data size: 10,000 is
+    000's cache-resident dataset)."""
+
+    kind: str = "micro-read"
+    rows: int = 10
+    multisite: float = 0.0
+    zipf_s: float = 0.0
+    rows_per_site: int = 10_000
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"workload {self.kind!r}: choose one of {', '.join(KINDS)}")
+        if isinstance(self.rows, bool) or not isinstance(self.rows, int) or self.rows < 1:
+            raise ValueError(f"workload rows: {self.rows!r} is not a whole number >= 1")
+        if not 0.0 <= float(self.multisite) <= 1.0:
+            raise ValueError(f"workload multisite: {self.multisite!r} is not a fraction in [0, 1]")
+        if not float(self.zipf_s) >= 0.0:
+            raise ValueError(f"workload zipf: {self.zipf_s!r} is not >= 0")
+        if self.rows_per_site < 1:
+            raise ValueError(f"workload rows_per_site: {self.rows_per_site!r} is not >= 1")
+
+    @property
+    def update(self) -> bool:
+        """Whether its transactions write (and log)."""
+        return KINDS[self.kind][0]
+
+    @property
+    def logs(self) -> bool:
+        """Whether the engine logs its writes: the microbenchmark's updates and TPC-B do, the
+        engine's TPC-C does not yet (``log.mode`` must be off for it)."""
+        return self.update and self.kind in ("micro-update", "tpcb")
+
+    @property
+    def op(self) -> str:
+        """``"update"`` or ``"read"``: the key of per-row costs."""
+        return "update" if self.update else "read"
+
+    @property
+    def family(self) -> str:
+        """The key of its local costs: ``micro`` for both microbenchmarks, else the kind."""
+        return "micro" if self.kind.startswith("micro") else self.kind
+
+    @property
+    def multisite_share(self) -> float:
+        """The share of transactions that are multisite: ``multisite``, but for NewOrder the
+        share with at least one remote line of :data:`NEW_ORDER_LINES`."""
+        if self.kind == "tpcc-new_order":
+            return 1.0 - (1.0 - self.multisite) ** NEW_ORDER_LINES
+        return float(self.multisite)
+
+    def with_multisite(self, multisite: float) -> ModelWorkload:
+        """The same workload at another multisite share."""
+        return dataclasses.replace(self, multisite=multisite)
+
+    def describe(self) -> str:
+        """``micro-update, 10 rows, 20% multisite``."""
+        parts = [self.kind]
+        if self.family == "micro":
+            parts.append(f"{self.rows} rows")
+        parts.append(f"{self.multisite:.0%} {'remote' if self.family != 'micro' else 'multisite'}")
+        if self.zipf_s:
+            parts.append(f"zipf {self.zipf_s:g}")
+        return ", ".join(parts)
+
+
+def parse_workload(spec: str) -> ModelWorkload:
+    """A :class:`ModelWorkload` from ``kind[:key=value,...]`` (module docstring); raises
+    ``ValueError`` naming what is wrong."""
+    kind, _, options = spec.strip().partition(":")
+    kind = kind.strip().lower()
+    if kind not in KINDS:
+        raise ValueError(f"workload {kind!r}: choose one of {', '.join(KINDS)}")
+    values: dict[str, object] = {"multisite": KINDS[kind][1]}
+    names = {"rows": ("rows", int), "multisite": ("multisite", float), "zipf": ("zipf_s", float)}
+    names["rows_per_site"] = ("rows_per_site", int)
+    for item in filter(None, (o.strip() for o in options.split(","))):
+        key, eq, text = item.partition("=")
+        if not eq or key.strip() not in names:
+            raise ValueError(f"workload option {item!r}: expected key=value with key one of {', '.join(names)}")
+        field, kind_of = names[key.strip()]
+        try:
+            values[field] = kind_of(text.strip())
+        except ValueError:
+            raise ValueError(f"workload option {item!r}: {text.strip()!r} is not a {kind_of.__name__}") from None
+    return ModelWorkload(kind=kind, **values)  # type: ignore[arg-type]
+
+
+def participants(workload: ModelWorkload, sizes: Sequence[int], home: int) -> tuple[float, float]:
+    """For a multisite transaction started by instance ``home`` of a deployment whose
+    instances hold ``sizes`` sites each: ``(probability it is distributed, expected number of
+    other instances it involves when it is)``. One instance: ``(0, 0)``."""
+    total = sum(sizes)
+    others = [s for i, s in enumerate(sizes) if i != home]
+    if not others:
+        return 0.0, 0.0
+    if workload.family == "micro":
+        draws = workload.rows - 1
+        if draws < 1:
+            return 0.0, 0.0
+        p_local = (sizes[home] / total) ** draws
+        expected = sum(1.0 - (1.0 - s / total) ** draws for s in others)
+        p_dist = 1.0 - p_local
+        return p_dist, (expected / p_dist if p_dist > 0 else 0.0)
+    # TPC-B, Payment and NewOrder: the remote row's site is another site, drawn uniformly;
+    # at 1% per line a NewOrder rarely has two remote lines, so one participant.
+    outside = sum(others) / (total - 1) if total > 1 else 0.0
+    return outside, 1.0
