@@ -246,15 +246,19 @@ def profile_lines(profile: Mapping[str, Any]) -> list[str]:
 
 def throughput_timeline(counts: Sequence[Sequence[int]], interval_s: float, measured_s: float) -> list[float]:
     """Committed transactions per second in each interval of a window of ``measured_s``
-    seconds, from the workers' commit counts per interval (``counts``; commits acknowledged
-    after the window are left out); the last interval's rate is over its own length, and a
-    last interval shorter than 5% of one is folded into the one before (its rate is noise)."""
-    n = math.ceil(measured_s / interval_s - 1e-9) if measured_s > 0 else 0
+    seconds, from the workers' commit counts per interval (``counts``). Commits a worker
+    counted after the window closed (it sees the stop a moment later; a pipelined commit is
+    acknowledged after it) count in the last interval, as they count in the run's total, so
+    the intervals add up to the commits. The last interval's rate is over its own length, and
+    a last interval shorter than 5% of one is folded into the one before (its rate is noise)."""
+    if measured_s <= 0:
+        return []  # the window never opened
+    n = math.ceil(measured_s / interval_s - 1e-9)
     totals = [0] * n
     for worker in counts:
-        for i, count in enumerate(worker[:n]):
-            totals[i] += count
-    lengths = [interval_s] * (n - 1) + [measured_s - (n - 1) * interval_s] if n else []
+        for i, count in enumerate(worker):
+            totals[min(i, n - 1)] += count
+    lengths = [interval_s] * (n - 1) + [measured_s - (n - 1) * interval_s]
     if n > 1 and lengths[-1] < 0.05 * interval_s:
         last_total, last_length = totals.pop(), lengths.pop()
         totals[-1] += last_total
