@@ -122,6 +122,9 @@ class RunResult:
     commits_by_type: dict[str, int] = field(default_factory=dict)  #: measured commits per transaction type
     #: counters, counters_running, counters_per_txn, metrics, breakdown (see islands.profile)
     profile: dict[str, Any] = field(default_factory=dict)
+    #: engine.record_history: each instance's recorded transactions (islands.history_check
+    #: reads them); None when the mode was off. Not part of to_dict or the stored rows.
+    history: list[bytes] | None = field(default=None, repr=False)
 
     @property
     def new_order_per_min(self) -> float:
@@ -178,7 +181,8 @@ class RunResult:
         c = self.config
         if self.transport == NO_TRANSPORT and self.deployment.n_instances == 1:
             head = (
-                f"{describe_workload(c)}; index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}) "
+                f"{describe_workload(c)}; index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}, "
+                f"{c.engine.isolation}) "
                 f"on cpus {format_cpulist(c.driver.cpus)}"
             )
         else:
@@ -337,6 +341,7 @@ def collect(
         commits_by_type=commits_by_type(config.workload, all_workers),
         topology=topology.to_dict(),
         metadata=metadata,
+        history=[s.get("history", b"") for s in stats_list] if config.engine.record_history else None,
         warnings=warnings,
         profile=profile,
     )

@@ -23,6 +23,7 @@
 #include "islands/log/private_file.hpp"
 #include "islands/log/snapshot.hpp"
 #include "islands/perf/perf_counters.hpp"
+#include "islands/txn/txn_history.hpp"
 
 namespace islands {
 
@@ -69,6 +70,10 @@ class InstanceImpl final : public Instance::Impl {
     }
     stats_.workers.resize(config.run.driver.cpus.size());
     errors_.resize(config.run.driver.cpus.size());
+    if (config.run.engine.record_history) {
+      versions_ = std::make_unique<VersionMap>();
+      histories_.resize(config.run.driver.cpus.size());
+    }
   }
 
   ~InstanceImpl() override {
@@ -137,6 +142,8 @@ class InstanceImpl final : public Instance::Impl {
     }
     stats_.checks_after = workload_.check_figures();
     stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
+    stats_.history.clear();
+    for (const std::vector<std::uint64_t>& h : histories_) stats_.history.insert(stats_.history.end(), h.begin(), h.end());
     return stats_;
   }
 
@@ -244,6 +251,9 @@ class InstanceImpl final : public Instance::Impl {
   std::uint64_t tick0_ = 0;
   std::unique_ptr<LogWriter> log_;  // null when the log is off
   std::uint32_t epoch_ = 0;         // this start's epoch (0: no log)
+  // History recording (engine.record_history): the rows' versions, each worker's committed attempts.
+  std::unique_ptr<VersionMap> versions_;
+  std::vector<std::vector<std::uint64_t>> histories_;
 };
 
 }  // namespace islands

@@ -31,6 +31,11 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(cons
       !part.lock(cust, LockMode::shared)) {
     return Step::abort;
   }
+  // table_2pl: the tables phase 2 inserts into, now (it can neither wait nor abort there).
+  if (!part.lock_table(tpcc::kOrderTag) || !part.lock_table(tpcc::kNewOrderTag) ||
+      !part.lock_table(tpcc::kOrderLineTag)) {
+    return Step::abort;
+  }
   part.rows.insert(part.rows.end(), {wh, dist, cust});
   return Step::next;
 }
@@ -247,7 +252,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::order_status_read(const 
                     });
   for (std::size_t i = candidates_.size(); i-- > 0;) {
     Row* order = candidates_[i];
-    if (!part.lock(order, LockMode::shared)) return Step::abort;
+    if (!part.lock(order, LockMode::shared, tpcc::kOrderTag)) return Step::abort;
     // An entry an aborted insert left may now name another customer's order.
     if (order->deleted() || static_cast<std::uint64_t>(Order::c_id(order)) != c) continue;
     const std::uint64_t o = tpcc::key_id(order->key);
@@ -283,7 +288,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::delivery_lock(const std:
     part.rows.push_back(dist);
     const auto o = static_cast<std::uint64_t>(District::next_delivery(dist));
     Row* no = o < static_cast<std::uint64_t>(District::next_o_id(dist)) ? find(NewOrder::key(w, d, o)) : nullptr;
-    if (no && !part.lock(no, LockMode::exclusive)) return Step::abort;
+    if (no && !part.lock(no, LockMode::exclusive, tpcc::kNewOrderTag)) return Step::abort;
     if (no && (no->deleted() || NewOrder::present(no) != 1)) no = nullptr;
     part.rows.push_back(no);
     if (!no) continue;
@@ -349,7 +354,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::stock_level_read(const s
   for (std::uint64_t o = next > 20 ? next - 20 : 1; o < next; ++o) {
     Row* order = find(Order::key(w, d, o));
     if (!order) continue;
-    if (!part.lock(order, LockMode::shared)) return Step::abort;
+    if (!part.lock(order, LockMode::shared, tpcc::kOrderTag)) return Step::abort;
     if (order->deleted()) continue;
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
