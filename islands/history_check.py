@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -82,7 +83,9 @@ def parse_history(buffers: Sequence[bytes | None]) -> History:
             parts.append((txn, instance, number))
             at = end
     u64, i64 = np.uint64, np.int64
-    part_table = pd.DataFrame(parts, columns=["txn", "instance", "number"]).astype({"txn": u64, "instance": i64, "number": u64})
+    part_table = pd.DataFrame(parts, columns=["txn", "instance", "number"]).astype(
+        {"txn": u64, "instance": i64, "number": u64}
+    )
     return History(
         txns=np.unique(part_table.txn.to_numpy()),
         reads=pd.DataFrame(reads, columns=["txn", "instance", "row", "version", "seen"]).astype(
@@ -163,19 +166,15 @@ def check_history(history: History | Sequence[bytes | None], isolation: str = "s
     if not known.all():
         bad = wr[~known]
         report.aborted_reads = len(bad)
-        report.examples += [
-            f"txn {int(r.txn):#x} read row {int(r.row):#x} of instance {r.instance} at version {int(r.version):#x}, "
-            "which no committed transaction wrote"
-            for r in bad.head(3).itertuples()
-        ]
+        report.examples += [f"{_read(r)}, which no committed transaction wrote" for r in _records(bad)]
     wr = wr[known]
     early = wr[wr.seen.to_numpy(dtype=np.float64) < wr.number.to_numpy(dtype=np.float64)]
     if len(early):
         report.dirty_reads = len(early)
         report.examples += [
-            f"txn {int(r.txn):#x} read row {int(r.row):#x} of instance {r.instance} at version {int(r.version):#x} "
-            f"when {int(r.seen)} transactions had committed there, before its writer (number {int(r.number)})"
-            for r in early.head(3).itertuples()
+            f"{_read(r)} when {int(r['seen'])} transactions had committed there, before its writer "
+            f"(number {int(r['number'])})"
+            for r in _records(early)
         ]
     wr_edges = pd.DataFrame({"src": wr.version.to_numpy(dtype=np.uint64), "dst": wr.txn.to_numpy(dtype=np.uint64)})
     # ww: the version overwritten names the previous writer.
@@ -186,8 +185,9 @@ def check_history(history: History | Sequence[bytes | None], isolation: str = "s
     if len(forks):
         report.lost_updates = len(forks)
         report.examples += [
-            f"row {row:#x} of instance {inst}: version {ver:#x} overwritten by {n} transactions"
-            for (inst, row, ver), n in forks.head(3).items()
+            f"row {int(r['row']):#x} of instance {r['instance']}: version {int(r['version']):#x} overwritten by "
+            f"{r['txn']} transactions"
+            for r in _records(forks.reset_index())
         ]
     # rw: a reader of a version, to the transaction that overwrote it.
     rw = reads.drop(columns="seen").merge(writes, on=["instance", "row", "version"], suffixes=("_r", "_w"))
@@ -198,6 +198,18 @@ def check_history(history: History | Sequence[bytes | None], isolation: str = "s
     used = ["ww", "wr"] if isolation == "read_committed" else ["ww", "wr", "rw"]
     report.cycle = _find_cycle(committed, {k: kinds[k] for k in used})
     return report
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """The first few rows of `frame`, for examples."""
+    return [{str(k): v for k, v in r.items()} for r in frame.head(3).to_dict("records")]
+
+
+def _read(r: dict[str, Any]) -> str:
+    return (
+        f"txn {int(r['txn']):#x} read row {int(r['row']):#x} of instance {r['instance']} "
+        f"at version {int(r['version']):#x}"
+    )
 
 
 def _find_cycle(txns: np.ndarray, kinds: dict[str, pd.DataFrame]) -> list[tuple[int, str]]:
