@@ -57,45 +57,64 @@ class History:
 
 def parse_history(buffers: Sequence[bytes | None]) -> History:
     """The history of a run from each instance's recorded bytes (``RunResult.history``, in
-    instance order). Raises ValueError for a truncated or malformed record."""
-    parts: list[tuple[int, int, int]] = []
-    reads: list[tuple[int, int, int, int, int]] = []
-    writes: list[tuple[int, int, int, int]] = []
+    instance order: the word counts of three streams, then per committed part ``txn, commit
+    number, reads, writes``, per read ``row, version, commits seen``, per write ``row,
+    version``). Raises ValueError for a truncated or inconsistent history."""
+    u64, i64 = np.uint64, np.int64
+    parts, reads, writes = [], [], []
     for instance, buffer in enumerate(buffers):
         if not buffer:
             continue
+        where = f"history of instance {instance}"
         if len(buffer) % 8:
-            raise ValueError(f"history of instance {instance}: {len(buffer)} bytes is not a whole number of words")
-        words = np.frombuffer(buffer, dtype=np.uint64).tolist()
-        at = 0
-        while at < len(words):
-            if at + 4 > len(words):
-                raise ValueError(f"history of instance {instance}: a record header cut short at word {at}")
-            txn, number, n_reads, n_writes = words[at : at + 4]
-            body = at + 4
-            end = body + 3 * n_reads + 2 * n_writes
-            if end > len(words):
-                raise ValueError(f"history of instance {instance}: transaction {txn:#x} cut short at word {at}")
-            for i in range(body, body + 3 * n_reads, 3):
-                reads.append((txn, instance, words[i], words[i + 1], words[i + 2]))
-            for i in range(body + 3 * n_reads, end, 2):
-                writes.append((txn, instance, words[i], words[i + 1]))
-            parts.append((txn, instance, number))
-            at = end
-    u64, i64 = np.uint64, np.int64
-    part_table = pd.DataFrame(parts, columns=["txn", "instance", "number"]).astype(
-        {"txn": u64, "instance": i64, "number": u64}
-    )
+            raise ValueError(f"{where}: {len(buffer)} bytes is not a whole number of words")
+        array = np.frombuffer(buffer, dtype=np.uint64)
+        if len(array) < 3:
+            raise ValueError(f"{where}: the stream sizes are cut short")
+        sizes = [int(n) for n in array[:3]]
+        if sizes[0] % 4 or sizes[1] % 3 or sizes[2] % 2 or 3 + sum(sizes) != len(array):
+            raise ValueError(f"{where}: streams of {sizes} words do not fill its {len(array) - 3} words")
+        head = array[3 : 3 + sizes[0]].reshape(-1, 4)
+        read = array[3 + sizes[0] : 3 + sizes[0] + sizes[1]].reshape(-1, 3)
+        write = array[3 + sizes[0] + sizes[1] :].reshape(-1, 2)
+        n_reads, n_writes = head[:, 2].astype(np.int64), head[:, 3].astype(np.int64)
+        if n_reads.sum() != len(read) or n_writes.sum() != len(write):
+            raise ValueError(f"{where}: its parts count other reads and writes than it holds")
+        parts.append(pd.DataFrame({"txn": head[:, 0], "instance": instance, "number": head[:, 1]}))
+        reads.append(
+            pd.DataFrame(
+                {
+                    "txn": np.repeat(head[:, 0], n_reads),
+                    "instance": instance,
+                    "row": read[:, 0],
+                    "version": read[:, 1],
+                    "seen": read[:, 2],
+                }
+            )
+        )
+        writes.append(
+            pd.DataFrame(
+                {
+                    "txn": np.repeat(head[:, 0], n_writes),
+                    "instance": instance,
+                    "row": write[:, 0],
+                    "version": write[:, 1],
+                }
+            )
+        )
+    part_table = _frame(parts, {"txn": u64, "instance": i64, "number": u64})
     return History(
         txns=np.unique(part_table.txn.to_numpy()),
-        reads=pd.DataFrame(reads, columns=["txn", "instance", "row", "version", "seen"]).astype(
-            {"txn": u64, "instance": i64, "row": u64, "version": u64, "seen": u64}
-        ),
-        writes=pd.DataFrame(writes, columns=["txn", "instance", "row", "version"]).astype(
-            {"txn": u64, "instance": i64, "row": u64, "version": u64}
-        ),
+        reads=_frame(reads, {"txn": u64, "instance": i64, "row": u64, "version": u64, "seen": u64}),
+        writes=_frame(writes, {"txn": u64, "instance": i64, "row": u64, "version": u64}),
         part_table=part_table,
     )
+
+
+def _frame(frames: list[pd.DataFrame], dtypes: dict[str, Any]) -> pd.DataFrame:
+    if not frames:
+        return pd.DataFrame({k: pd.Series(dtype=v) for k, v in dtypes.items()})
+    return pd.concat(frames, ignore_index=True).astype(dtypes)
 
 
 @dataclass

@@ -27,14 +27,16 @@ def record(*txns: tuple[int, list[tuple[int, ...]], list[tuple[int, int]]]) -> b
     """One instance's history bytes, parts committed in the order given: (txn, [(row, version
     read[, commits seen when read])], [(row, version overwritten)]); seen defaults to every
     part before this one."""
-    words: list[int] = []
-    for number, (txn, reads, writes) in enumerate(txns, start=1):
-        words += [txn, number, len(reads), len(writes)]
-        for read in reads:
-            words += [read[0], read[1], read[2] if len(read) > 2 else number - 1]
-        for row, version in writes:
-            words += [row, version]
-    return np.array(words, dtype=np.uint64).tobytes()
+    parts: list[int] = []
+    reads: list[int] = []
+    writes: list[int] = []
+    for number, (txn, txn_reads, txn_writes) in enumerate(txns, start=1):
+        parts += [txn, number, len(txn_reads), len(txn_writes)]
+        for read in txn_reads:
+            reads += [read[0], read[1], read[2] if len(read) > 2 else number - 1]
+        for row, version in txn_writes:
+            writes += [row, version]
+    return np.array([len(parts), len(reads), len(writes), *parts, *reads, *writes], dtype=np.uint64).tobytes()
 
 
 def test_a_serial_history_has_every_edge_kind_and_no_violation():
@@ -93,15 +95,19 @@ def test_instances_keep_their_rows_apart_and_parts_of_one_transaction_merge():
 
 
 def test_malformed_histories_and_levels_are_refused():
+    with pytest.raises(ValueError, match="do not fill"):
+        parse_history([np.array([4, 3, 0, 1, 1, 1, 0], dtype=np.uint64).tobytes()])
+    with pytest.raises(ValueError, match="count other reads"):
+        parse_history([np.array([4, 3, 0, 1, 1, 2, 0, 5, 0, 0], dtype=np.uint64).tobytes()])
     with pytest.raises(ValueError, match="cut short"):
-        parse_history([np.array([1, 1, 2, 0, 5], dtype=np.uint64).tobytes()])
+        parse_history([np.array([4], dtype=np.uint64).tobytes()])
     with pytest.raises(ValueError, match="whole number of words"):
         parse_history([b"\0" * 12])
     with pytest.raises(ValueError, match="isolation: 'snapshot'"):
         check_history([b""], "snapshot")
 
 
-def config(workload, cpus, cc, isolation="serializable", duration=0.2, broken=False, multisite=0.0, **engine):
+def config(workload, cpus, cc, isolation="serializable", duration=0.2, broken=False, multisite=0.0, instances=1):
     """A small, contended run of `workload` that records its history."""
     sections = {
         "micro": {"micro": MicroConfig(rows_per_site=200, rows_per_txn=4, update=True, multisite=multisite)},
@@ -123,11 +129,11 @@ def config(workload, cpus, cc, isolation="serializable", duration=0.2, broken=Fa
         **sections,
         engine=EngineConfig(
             cc=cc,
-            lock_policy="wait_die" if len(cpus) > 1 and cc != "none" else "no_wait",
+            # wait_die where it can: one instance of several workers (it cannot span instances)
+            lock_policy="wait_die" if len(cpus) > 1 and instances == 1 and cc != "none" else "no_wait",
             isolation=isolation,
             record_history=True,
             test_skip_read_locks=broken,
-            **engine,
         ),
         driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.02, duration_s=duration),
     )
@@ -154,6 +160,7 @@ def modes(long: bool):
 
 
 def run_and_check(workload, cc, n_cpus, isolation, duration):
+    """One instance's run of `workload` under `cc` at `isolation`, its history checked."""
     if n_cpus > len(CPUS):
         pytest.skip("needs two online CPUs")
     # Half the transactions reach the other worker's site: the workers contend.
@@ -174,12 +181,13 @@ def test_every_mode_keeps_its_promise_in_one_instance(workload, cc, n_cpus, isol
 @pytest.mark.parametrize("seed", [2, 3])
 @pytest.mark.parametrize(("workload", "cc", "n_cpus", "isolation"), modes(long=True))
 def test_every_mode_keeps_its_promise_in_one_instance_long(workload, cc, n_cpus, isolation, seed):
-    run_and_check(workload, cc, n_cpus, isolation, duration=2.0)
+    run_and_check(workload, cc, n_cpus, isolation, duration=1.0)
 
 
 def deployment_case(workload, transport, cc, duration):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
-    base = config(workload, CPUS[:2], cc, duration=duration, multisite=0.3 if workload != "tatp" else 0.0)
+    multisite = 0.3 if workload != "tatp" else 0.0
+    base = config(workload, CPUS[:2], cc, duration=duration, multisite=multisite, instances=2)
     result = run_deployment(deployment, base, transport=transport)
     report = checked(result)
     assert report.violations == [], report.summary() + "\n" + "\n".join(report.examples)
@@ -202,7 +210,7 @@ def test_a_2pc_history_is_checked_as_one(workload, transport):
 @pytest.mark.parametrize("transport", ["unix", "shm"])
 @pytest.mark.parametrize("workload", ["micro", "tpcb", "tpcc", "tatp"])
 def test_a_2pc_history_is_checked_as_one_long(workload, transport, cc):
-    deployment_case(workload, transport, cc, duration=2.0)
+    deployment_case(workload, transport, cc, duration=1.0)
 
 
 @two_cpus

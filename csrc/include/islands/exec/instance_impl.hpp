@@ -143,7 +143,19 @@ class InstanceImpl final : public Instance::Impl {
     stats_.checks_after = workload_.check_figures();
     stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
     stats_.history.clear();
-    for (const std::vector<std::uint64_t>& h : histories_) stats_.history.insert(stats_.history.end(), h.begin(), h.end());
+    if (versions_) {
+      // [words of parts, of reads, of writes], then each stream, workers one after another.
+      std::uint64_t sizes[3] = {0, 0, 0};
+      for (const HistorySink& h : histories_) {
+        sizes[0] += h.parts.size();
+        sizes[1] += h.reads.size();
+        sizes[2] += h.writes.size();
+      }
+      stats_.history.assign(sizes, sizes + 3);
+      for (const HistorySink& h : histories_) stats_.history.insert(stats_.history.end(), h.parts.begin(), h.parts.end());
+      for (const HistorySink& h : histories_) stats_.history.insert(stats_.history.end(), h.reads.begin(), h.reads.end());
+      for (const HistorySink& h : histories_) stats_.history.insert(stats_.history.end(), h.writes.begin(), h.writes.end());
+    }
     return stats_;
   }
 
@@ -253,7 +265,7 @@ class InstanceImpl final : public Instance::Impl {
   std::uint32_t epoch_ = 0;         // this start's epoch (0: no log)
   // History recording (engine.record_history): the rows' versions, each worker's committed attempts.
   std::unique_ptr<VersionMap> versions_;
-  std::vector<std::vector<std::uint64_t>> histories_;
+  std::vector<HistorySink> histories_;
 };
 
 }  // namespace islands

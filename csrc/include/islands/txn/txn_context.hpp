@@ -59,7 +59,7 @@ class TxnContext {
   }
 
   //! Records this context's committed attempts into `versions` and `sink` (history mode).
-  void record_history(VersionMap& versions, std::vector<std::uint64_t>& sink) {
+  void record_history(VersionMap& versions, HistorySink& sink) {
     history_ = std::make_unique<TxnHistory>(versions, sink);
   }
   //! The attempt recorder, or nullptr when history recording is off.

@@ -52,10 +52,16 @@ class VersionMap {
   std::atomic<std::uint64_t> commits_{0};
 };
 
-//! One transaction attempt's reads and writes (row, version), for one TxnContext. On commit the
-//! attempt is appended to its worker's history as
-//!   [txn id, commit number, reads, writes, (row, version read, commits seen) x reads,
-//!    (row, version overwritten) x writes]
+//! A worker's history: per committed part [txn id, commit number, reads, writes] in `parts`,
+//! its reads as [row, version read, commits seen] in `reads` and its writes as [row, version
+//! overwritten] in `writes`, in commit order (three fixed-width streams, so that a checker
+//! reads them as arrays).
+struct HistorySink {
+  std::vector<std::uint64_t> parts, reads, writes;
+};
+
+//! One transaction attempt's reads and writes (row, version), for one TxnContext, appended to
+//! its worker's HistorySink on commit
 //! (rows are addresses: unique within an instance; the checker, islands/history_check.py,
 //! tells instances apart; commit numbers count this instance's commits, and a read saw the
 //! count after it read the version, so under any lock-based scheme it is at least the
@@ -66,7 +72,7 @@ class VersionMap {
 class TxnHistory {
  public:
   //! Records into `versions` (the instance's) and, on commit, onto `sink` (the worker's).
-  TxnHistory(VersionMap& versions, std::vector<std::uint64_t>& sink) : versions_(versions), sink_(sink) {}
+  TxnHistory(VersionMap& versions, HistorySink& sink) : versions_(versions), sink_(sink) {}
 
   //! A new attempt of transaction `id` (unique in the deployment; a distributed transaction's
   //! parts share it); whatever an abandoned attempt left is forgotten.
@@ -97,18 +103,12 @@ class TxnHistory {
     for (const Access& w : writes_) {
       if (!w.installed) versions_.exchange(w.row, id_);
     }
-    sink_.push_back(id_);
-    sink_.push_back(number);
-    sink_.push_back(reads_.size());
-    sink_.push_back(writes_.size());
+    sink_.parts.insert(sink_.parts.end(), {id_, number, reads_.size(), writes_.size()});
     for (const Access& r : reads_) {
-      sink_.push_back(reinterpret_cast<std::uintptr_t>(r.row));
-      sink_.push_back(r.version);
-      sink_.push_back(r.seen);
+      sink_.reads.insert(sink_.reads.end(), {reinterpret_cast<std::uintptr_t>(r.row), r.version, r.seen});
     }
     for (const Access& w : writes_) {
-      sink_.push_back(reinterpret_cast<std::uintptr_t>(w.row));
-      sink_.push_back(w.version);
+      sink_.writes.insert(sink_.writes.end(), {reinterpret_cast<std::uintptr_t>(w.row), w.version});
     }
     reads_.clear();
     writes_.clear();
@@ -130,7 +130,7 @@ class TxnHistory {
     bool installed;         // a write whose id is in the map already
   };
   VersionMap& versions_;
-  std::vector<std::uint64_t>& sink_;
+  HistorySink& sink_;
   std::uint64_t id_ = 0;
   std::vector<Access> reads_, writes_;
 };
