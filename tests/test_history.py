@@ -107,7 +107,9 @@ def test_malformed_histories_and_levels_are_refused():
         check_history([b""], "snapshot")
 
 
-def config(workload, cpus, cc, isolation="serializable", duration=0.2, broken=False, multisite=0.0, instances=1):
+def config(
+    workload, cpus, cc, isolation="serializable", duration=0.2, broken=False, multisite=0.0, instances=1, seed=1
+):
     """A small, contended run of `workload` that records its history."""
     sections = {
         "micro": {"micro": MicroConfig(rows_per_site=200, rows_per_txn=4, update=True, multisite=multisite)},
@@ -135,7 +137,7 @@ def config(workload, cpus, cc, isolation="serializable", duration=0.2, broken=Fa
             record_history=True,
             test_skip_read_locks=broken,
         ),
-        driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.02, duration_s=duration),
+        driver=DriverConfig(cpus=tuple(cpus), warmup_s=0.02, duration_s=duration, seed=seed),
     )
 
 
@@ -159,13 +161,15 @@ def modes(long: bool):
     return out
 
 
-def run_and_check(workload, cc, n_cpus, isolation, duration):
+def run_and_check(workload, cc, n_cpus, isolation, duration, seed=1):
     """One instance's run of `workload` under `cc` at `isolation`, its history checked."""
     if n_cpus > len(CPUS):
         pytest.skip("needs two online CPUs")
     # Half the transactions reach the other worker's site: the workers contend.
     multisite = 0.5 if n_cpus > 1 else 0.0
-    result = islands.run(config(workload, CPUS[:n_cpus], cc, isolation, duration=duration, multisite=multisite))
+    result = islands.run(
+        config(workload, CPUS[:n_cpus], cc, isolation, duration=duration, multisite=multisite, seed=seed)
+    )
     report = checked(result, isolation)
     assert report.violations == [], report.summary() + "\n" + "\n".join(report.examples)
     if workload in ("tpcc", "tatp"):  # micro's and TPC-B's transactions (here) only write
@@ -181,7 +185,7 @@ def test_every_mode_keeps_its_promise_in_one_instance(workload, cc, n_cpus, isol
 @pytest.mark.parametrize("seed", [2, 3])
 @pytest.mark.parametrize(("workload", "cc", "n_cpus", "isolation"), modes(long=True))
 def test_every_mode_keeps_its_promise_in_one_instance_long(workload, cc, n_cpus, isolation, seed):
-    run_and_check(workload, cc, n_cpus, isolation, duration=1.0)
+    run_and_check(workload, cc, n_cpus, isolation, duration=1.0, seed=seed)
 
 
 def deployment_case(workload, transport, cc, duration):
@@ -220,8 +224,7 @@ def test_reads_without_locks_are_caught_as_a_cycle(cc):
     warehouse unlocked, a payment overwrites it and the district it then waits for."""
     found = None
     for seed in range(1, 6):  # a race: nearly always the first run, but let a quiet one retry
-        cfg = config("tpcc", CPUS[:2], cc, broken=True, duration=0.3, multisite=0.5)
-        cfg = RunConfig.from_dict({**cfg.to_dict(), "driver": {**cfg.to_dict()["driver"], "seed": seed}})
+        cfg = config("tpcc", CPUS[:2], cc, broken=True, duration=0.3, multisite=0.5, seed=seed)
         report = check_history(islands.run(cfg).history or [])
         if report.cycle:
             found = report
@@ -236,8 +239,9 @@ def test_reads_without_locks_under_read_committed_are_caught_as_dirty_reads(cc):
     """Under read committed the broken mode reads versions whose writers then abort (G1a)."""
     found = None
     for seed in range(1, 6):
-        cfg = config("tpcc", CPUS[:2], cc, isolation="read_committed", broken=True, duration=0.3, multisite=0.5)
-        cfg = RunConfig.from_dict({**cfg.to_dict(), "driver": {**cfg.to_dict()["driver"], "seed": seed}})
+        cfg = config(
+            "tpcc", CPUS[:2], cc, isolation="read_committed", broken=True, duration=0.3, multisite=0.5, seed=seed
+        )
         report = check_history(islands.run(cfg).history or [], "read_committed")
         if report.violations:
             found = report

@@ -44,8 +44,9 @@ struct EnumNames<LockPolicy> {
 
 //! What a transaction may see of others (engine.isolation).
 //! serializable: read locks held to commit (every committed history is conflict-serializable).
-//! read_committed: read locks released when a statement ends (a read-only step of a procedure);
-//! write locks held to commit, so nothing uncommitted is read.
+//! read_committed: read locks released when a statement ends (where a workload says one does:
+//! TPC-C's read-only procedures, stock-level also after its district); write locks held to
+//! commit, so nothing uncommitted is read.
 //! snapshot: named so that asking for it gets a clear refusal: no scheme keeps versions yet.
 enum class IsolationLevel { serializable, read_committed, snapshot };
 

@@ -349,6 +349,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::stock_level_read(const s
   Row* dist = find(District::key(w, d));
   if (!part.lock(dist, LockMode::shared)) return Step::abort;
   const auto next = static_cast<std::uint64_t>(District::next_o_id(dist));
+  part.end_statement();  // read committed: the district's statement is done
   static thread_local std::vector<std::uint64_t> items_seen_;  // per worker
   items_seen_.clear();
   for (std::uint64_t o = next > 20 ? next - 20 : 1; o < next; ++o) {

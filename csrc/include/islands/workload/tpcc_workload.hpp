@@ -247,7 +247,7 @@ class TpccWorkload {
         default: step = stock_level_read(op, part);  // kStockLevel
       }
       if (step != Step::next) return fail(step == Step::rollback);
-      if (op[0] == kOrderStatus || op[0] == kStockLevel) cc.end_statement(ctx);  // read committed
+      if (op[0] == kOrderStatus || op[0] == kStockLevel) part.end_statement();  // read committed
     }
     // Phase 2: change them.
     for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
@@ -318,6 +318,11 @@ class TpccWorkload {
     bool lock(Row* row, LockMode mode, std::uint64_t table = 0) {
       if (table == 0) table = row->key >> 56;
       return cc.lock(row, mode, ctx, reason, one_lock ? 0 : static_cast<std::uint32_t>(table));
+    }
+    // Read committed: a statement ended, its read locks go; but latch-free, table 0 guards
+    // the index the next statement probes before it locks, so it stays to the end.
+    void end_statement() {
+      if (!one_lock) cc.end_statement(ctx);
     }
     // table_2pl: table `tag` exclusively (before phase 2 inserts into it); others: nothing.
     bool lock_table(std::uint64_t tag) {
