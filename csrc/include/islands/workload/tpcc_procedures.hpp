@@ -259,7 +259,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::order_status_read(const 
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::shared)) return Step::abort;
+      if (!part.lock(line, LockMode::shared, tpcc::kOrderLineTag)) return Step::abort;
       part.checksum += static_cast<std::uint32_t>(OrderLine::i_id(line) + OrderLine::supply_w(line) +
                                                   OrderLine::quantity(line) + OrderLine::amount(line) +
                                                   OrderLine::delivered(line));
@@ -302,7 +302,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::delivery_lock(const std:
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::exclusive)) return Step::abort;
+      if (!part.lock(line, LockMode::exclusive, tpcc::kOrderLineTag)) return Step::abort;
       part.rows.push_back(line);
     }
   }
@@ -360,7 +360,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::stock_level_read(const s
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::shared)) return Step::abort;
+      if (!part.lock(line, LockMode::shared, tpcc::kOrderLineTag)) return Step::abort;
       items_seen_.push_back(static_cast<std::uint64_t>(OrderLine::i_id(line)));
     }
   }

@@ -313,8 +313,8 @@ class TpccWorkload {
     std::size_t next_row = 0;
     bool one_lock = false;  // latch-free: table 0 holds every table (table_2pl)
 
-    // table: the row's table tag (table_2pl locks it), from its key unless given (a row
-    // that may be a deleted one has lost its key).
+    // table: the row's table tag (table_2pl locks it), from its key unless given: a row that
+    // may be one an aborted insert left (orders, new orders, order lines) has lost its key.
     bool lock(Row* row, LockMode mode, std::uint64_t table = 0) {
       if (table == 0) table = row->key >> 56;
       return cc.lock(row, mode, ctx, reason, one_lock ? 0 : static_cast<std::uint32_t>(table));
