@@ -67,13 +67,7 @@ class TxnContext {
   //! A scheme granted access to `row` in `mode` (eager: a write's version is installed now).
   //! Off, one branch.
   void accessed(const Row* row, LockMode mode, bool eager) {
-    if (history_) {
-      if (mode == LockMode::shared) {
-        history_->read(row);
-      } else {
-        history_->write(row, eager);
-      }
-    }
+    if (__builtin_expect(history_ != nullptr, 0)) record(row, mode, eager);
   }
   //! Saves the row's payload so that abort can restore it; call before changing the row.
   void save_before_image(Row* row) { save_before_image(row, row_bytes_ / sizeof(std::int32_t)); }
@@ -150,6 +144,14 @@ class TxnContext {
   std::size_t locks_held() const { return locks_.size(); }  //!< locks held now
 
  private:
+  // Out of line, so that the workers' flattened hot paths do not inline the recorder.
+  [[gnu::noinline]] void record(const Row* row, LockMode mode, bool eager) {
+    if (mode == LockMode::shared) {
+      history_->read(row);
+    } else {
+      history_->write(row, eager);
+    }
+  }
   struct Held {
     std::atomic<std::uint64_t>* word;
     LockMode mode;
