@@ -145,8 +145,11 @@ class EngineConfig:
     index: str
     cc: str
     lock_policy: str
+    isolation: str
     latching: bool
     prefetch: bool
+    record_history: bool
+    test_skip_read_locks: bool
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -69,6 +69,10 @@ def main() -> int:
     if command["cmd"] != "start":
         return 0
     stats = instance.run(command["start_at_ns"], command["warmup_s"], command["duration_s"])
+    history = stats.pop("history", None)
+    if history is not None:  # engine.record_history: too big for a JSON line; the launcher reads it
+        with open(os.path.join(spec["directory"], f"history-{spec['instance_id']}.u64"), "wb") as out:
+            out.write(history)
     _say("result", stats=stats, warnings=warnings)
     # With the log on, the launcher asks every instance to checkpoint once all are done (each
     # log is then durable, so no in-doubt transaction can need a trimmed coordinator log).

@@ -332,6 +332,10 @@ def run_deployment(
             )
         deadline = time.monotonic() + 0.05 + config.driver.warmup_s + config.driver.duration_s + FINISH_GRACE_S
         results = instances.collect("result", deadline)
+        for i, r in enumerate(results):  # engine.record_history: each instance's file (islands.instance)
+            recorded = directory / f"history-{i}.u64"
+            if recorded.exists():
+                r["stats"]["history"] = recorded.read_bytes()
         checkpoint = config.log.mode != "off" and config.log.checkpoint
         for i in range(deployment.n_instances):
             instances.send(i, {"cmd": "checkpoint" if checkpoint else "exit"})

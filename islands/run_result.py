@@ -130,6 +130,9 @@ class RunResult:
     #: committed transactions per second in each interval of the measured window (all workers;
     #: intervals of ``config.driver.timeline_interval_s``, the last one possibly shorter)
     timeline_tps: list[float] = field(default_factory=list)
+    #: engine.record_history: each instance's recorded transactions (islands.history_check
+    #: reads them); None when the mode was off. Not part of to_dict or the stored rows.
+    history: list[bytes] | None = field(default=None, repr=False)
 
     @property
     def new_order_per_min(self) -> float:
@@ -188,7 +191,8 @@ class RunResult:
         c = self.config
         if self.transport == NO_TRANSPORT and self.deployment.n_instances == 1:
             head = (
-                f"{describe_workload(c)}; index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}) "
+                f"{describe_workload(c)}; index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}, "
+                f"{c.engine.isolation}) "
                 f"on cpus {format_cpulist(c.driver.cpus)}"
             )
         else:
@@ -403,6 +407,7 @@ def collect(
         commits_by_type=commits_by_type(config.workload, all_workers),
         topology=topology.to_dict(),
         metadata=metadata,
+        history=[s.get("history", b"") for s in stats_list] if config.engine.record_history else None,
         warnings=warnings,
         profile=profile,
         stopped_early=stopped_early,

@@ -125,6 +125,9 @@ py::dict stats_dict(const RunStats& stats) {
   log["buffer_waits"] = stats.log.buffer_waits;
   log["durable_lsn"] = stats.log_durable_lsn;
   out["log"] = log;
+  if (!stats.history.empty()) {  // engine.record_history: native-endian uint64 words
+    out["history"] = py::bytes(reinterpret_cast<const char*>(stats.history.data()), 8 * stats.history.size());
+  }
   return out;
 }
 

@@ -143,6 +143,13 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         choices=policy["choices"],
         help=f"{policy['help']} (default wait_die in one instance, no_wait across several)",
     )
+    isolation = schema["engine"]["isolation"]
+    p.add_argument(
+        "--isolation",
+        default=engine.isolation,
+        choices=isolation["choices"],
+        help=f"{isolation['help']} (default {engine.isolation})",
+    )
     p.add_argument("--no-latching", action="store_true", help=f"do not {schema['engine']['latching']['help']}")
     p.add_argument("--no-prefetch", action="store_true", help=f"do not {schema['engine']['prefetch']['help']}")
     p.add_argument("--warmup", type=float, default=warmup, help=f"warm-up seconds (default {warmup:g})")
@@ -170,6 +177,7 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
             "engine.index": "--index",
             "engine.cc": "--cc",
             "engine.lock_policy": "--lock-policy",
+            "engine.isolation": "--isolation",
             "engine.latching": "--no-latching",
             "engine.prefetch": "--no-prefetch",
             "driver.cpus": "--cores",
@@ -209,6 +217,7 @@ def config_from_args(
             index=args.index,
             cc=cc,
             lock_policy=lock_policy,
+            isolation=args.isolation,
             latching=not args.no_latching,
             prefetch=not args.no_prefetch,
         ),

@@ -24,10 +24,15 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     throw ConfigError("log.mode", workload + " does not log its writes yet (" + names + " do); use log.mode off for " +
                                       workload);
   }
+  if (engine.isolation == IsolationLevel::snapshot) {
+    throw ConfigError("engine.isolation",
+                      "snapshot needs multi-version concurrency control, which no scheme has yet; " +
+                          std::string(enum_name(engine.cc)) + " runs serializable or read_committed");
+  }
   if (engine.cc == CcKind::none && driver.cpus.size() != 1) {
     throw ConfigError("engine.cc", "'none' is a single-threaded instance but " +
                                 std::to_string(driver.cpus.size()) +
-                                " CPUs were given (use 2pl, or one CPU)");
+                                " CPUs were given (use 2pl or table_2pl, or one CPU)");
   }
 }
 

@@ -1,53 +1,175 @@
 #pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
 #include "islands/cc/row_lock.hpp"
 #include "islands/exec/engine_config.hpp"
 #include "islands/txn/txn_context.hpp"
 
 namespace islands {
 
+// The interface every scheme has (ISLANDS_CC_SCHEMES, cc_kind.hpp):
+//   static constexpr bool kLocks;               whether it takes locks (and so can undo)
+//   static S configured(const EngineConfig&);   the scheme as an engine config sets it up
+//   distributed() const                         the scheme of this instance's parts of
+//                                               distributed transactions (no-wait 2PL kind)
+//   bool lock(Row*, LockMode, TxnContext&, AbortReason&, std::uint32_t table = 0) const;
+//       access to a row of table `table` (a workload's table number, < TableLocking::kTables)
+//   bool lock_table(std::uint32_t table, LockMode, TxnContext&, AbortReason&) const;
+//       the whole table before a statement touches its index (a no-op but for table_2pl)
+//   void end_statement(TxnContext&) const;      read committed: release the read locks
+// A scheme reports each access it grants to the context (TxnContext::accessed: history
+// recording, one branch when off).
+
+struct TwoPhaseLocking;
+
 //! CC for a single-threaded instance: no locks, no latches, no atomic read-modify-writes. The
 //! one thing it checks (a plain load of the row's lock word, on the cache line it reads
 //! anyway) is that no unfinished distributed transaction holds the row: those still lock
 //! (see TwoPhaseLocking), because the instance serves other work before their decision.
-struct TwoPhaseLocking;
-
+//! Serial execution is serializable, so it meets read committed too.
 struct NoLocking {
   static constexpr bool kLocks = false;
+  IsolationLevel isolation = IsolationLevel::serializable;  //!< its distributed parts' level
   //! The scheme as an engine config sets it up.
-  static NoLocking configured(const EngineConfig&) { return {}; }
+  static NoLocking configured(const EngineConfig& engine) { return NoLocking{engine.isolation}; }
   //! The scheme of this instance's parts of distributed transactions (see TwoPhaseLocking).
   TwoPhaseLocking distributed() const;
   //! Grants unless a distributed transaction holds the row in a conflicting mode.
-  bool lock(Row* row, LockMode mode, TxnContext&, AbortReason& reason) const {
+  bool lock(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t = 0) const {
     const std::uint64_t word = row->lock.load(std::memory_order_relaxed);
-    if (word == 0 || (mode == LockMode::shared && !(word & RowLock::kExclusive))) return true;
+    if (word == 0 || (mode == LockMode::shared && !(word & RowLock::kExclusive))) {
+      txn.accessed(row, mode, false);  // installed at commit: a failed attempt leaves nothing
+      return true;
+    }
     reason = AbortReason::prepared_conflict;
     return false;
   }
+  //! Nothing to lock.
+  bool lock_table(std::uint32_t, LockMode, TxnContext&, AbortReason&) const { return true; }
+  //! Nothing to release.
+  void end_statement(TxnContext&) const {}
 };
 
 //! Row-level strict two-phase locking: locks are taken as rows are touched and released at
-//! commit or abort (by TxnContext).
+//! commit or abort (by TxnContext); under read committed, read locks go at each statement's end.
 struct TwoPhaseLocking {
   static constexpr bool kLocks = true;
   LockPolicy policy = LockPolicy::wait_die;  //!< what a conflicting request does
+  IsolationLevel isolation = IsolationLevel::serializable;  //!< when read locks go
+  bool unlocked_reads = false;  //!< engine.test_skip_read_locks: a broken mode for the checker's tests
 
-  //! The scheme as an engine config sets it up (its lock policy).
-  static TwoPhaseLocking configured(const EngineConfig& engine) { return TwoPhaseLocking{engine.lock_policy}; }
+  //! The scheme as an engine config sets it up (its lock policy and isolation level).
+  static TwoPhaseLocking configured(const EngineConfig& engine) {
+    return TwoPhaseLocking{engine.lock_policy, engine.isolation, engine.test_skip_read_locks};
+  }
 
   //! The scheme of this instance's parts of distributed transactions: no-wait, because a
   //! participant (or a coordinator waiting for votes) must keep serving the decisions that
   //! release other transactions' locks rather than wait for a lock.
-  TwoPhaseLocking distributed() const { return TwoPhaseLocking{LockPolicy::no_wait}; }
+  TwoPhaseLocking distributed() const { return TwoPhaseLocking{LockPolicy::no_wait, isolation, unlocked_reads}; }
 
   //! Takes `mode` on the row for the context's transaction; false with `reason` on conflict.
-  bool lock(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason) const {
+  bool lock(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t = 0) const {
+    if (__builtin_expect(unlocked_reads && mode == LockMode::shared, 0)) {
+      txn.accessed(row, mode, true);
+      return true;
+    }
     if (!RowLock::acquire(row->lock, mode, txn.ts(), policy, reason)) return false;
     txn.held(row, mode);
+    txn.accessed(row, mode, true);
     return true;
+  }
+  //! Row locks only.
+  bool lock_table(std::uint32_t, LockMode, TxnContext&, AbortReason&) const { return true; }
+  //! Read committed: the statement's read locks go.
+  void end_statement(TxnContext& txn) const {
+    if (isolation == IsolationLevel::read_committed) txn.release_shared();
   }
 };
 
-inline TwoPhaseLocking NoLocking::distributed() const { return TwoPhaseLocking{LockPolicy::no_wait}; }
+inline TwoPhaseLocking NoLocking::distributed() const {
+  return TwoPhaseLocking{LockPolicy::no_wait, isolation, false};
+}
+
+//! Table-level strict two-phase locking (paper 004's H2 and HSQLDB): one shared/exclusive lock
+//! word per table (RowLock's format, so the same policies), taken the first time a transaction
+//! touches the table in a mode, exclusive held to commit, shared to commit (serializable) or to
+//! the statement's end (read committed). A shared hold becomes exclusive when the transaction
+//! is its only holder; otherwise the upgrade is a conflict. With these locks no index is read
+//! while it is written, so indexes can run without latches (engine.latching off; see
+//! RunConfig::validate_sites and the workloads' lock_table calls).
+struct TableLocking {
+  static constexpr bool kLocks = true;
+  static constexpr std::uint32_t kTables = 64;  //!< table numbers a workload may use
+  //! The instance's lock words, one cache line each, shared by its workers.
+  struct Words {
+    struct alignas(64) Word {
+      std::atomic<std::uint64_t> word{0};
+    };
+    Word tables[kTables];
+  };
+  LockPolicy policy = LockPolicy::wait_die;                //!< what a conflicting request does
+  IsolationLevel isolation = IsolationLevel::serializable;  //!< when read locks go
+  bool unlocked_reads = false;                             //!< see TwoPhaseLocking
+  std::shared_ptr<Words> words = std::make_shared<Words>();  //!< shared by copies (distributed())
+
+  //! The scheme as an engine config sets it up: fresh lock words.
+  static TableLocking configured(const EngineConfig& engine) {
+    TableLocking scheme;
+    scheme.policy = engine.lock_policy;
+    scheme.isolation = engine.isolation;
+    scheme.unlocked_reads = engine.test_skip_read_locks;
+    return scheme;
+  }
+  //! The same lock words, no-wait (see TwoPhaseLocking::distributed).
+  TableLocking distributed() const {
+    TableLocking scheme = *this;
+    scheme.policy = LockPolicy::no_wait;
+    return scheme;
+  }
+
+  //! Takes `mode` on table `table` unless the transaction holds it so already.
+  bool lock_table(std::uint32_t table, LockMode mode, TxnContext& txn, AbortReason& reason) const {
+    const std::uint64_t bit = 1ULL << (table % kTables);
+    if (txn.tables_exclusive() & bit) return true;
+    std::atomic<std::uint64_t>& word = words->tables[table % kTables].word;
+    if (mode == LockMode::shared) {
+      if ((txn.tables_shared() & bit) || unlocked_reads) return true;
+      if (!RowLock::acquire(word, mode, txn.ts(), policy, reason)) return false;
+      txn.held(&word, mode);
+      txn.tables_shared() |= bit;
+      return true;
+    }
+    if (txn.tables_shared() & bit) {
+      // Upgrade: only as the sole reader (two upgraders would wait for each other).
+      std::uint64_t w = word.load(std::memory_order_relaxed);
+      if ((w & RowLock::kReaderMask) != RowLock::kOneReader ||
+          !word.compare_exchange_strong(w, RowLock::kExclusive | (w & RowLock::kTsMask), std::memory_order_acquire,
+                                        std::memory_order_relaxed)) {
+        reason = policy == LockPolicy::no_wait ? AbortReason::lock_conflict : AbortReason::wait_die;
+        return false;
+      }
+      txn.upgraded(&word);
+      txn.tables_shared() &= ~bit;
+    } else {
+      if (!RowLock::acquire(word, mode, txn.ts(), policy, reason)) return false;
+      txn.held(&word, mode);
+    }
+    txn.tables_exclusive() |= bit;
+    return true;
+  }
+  //! Access to a row of table `table`: that table's lock in `mode`.
+  bool lock(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t table = 0) const {
+    if (!lock_table(table, mode, txn, reason)) return false;
+    txn.accessed(row, mode, true);
+    return true;
+  }
+  //! Read committed: the statement's read locks go.
+  void end_statement(TxnContext& txn) const {
+    if (isolation == IsolationLevel::read_committed) txn.release_shared();
+  }
+};
 
 }  // namespace islands

@@ -9,10 +9,16 @@ namespace islands {
 #define ISLANDS_ENGINE_FIELDS(F)                                                                   \
   F(IndexKind, index, IndexKind::hash, kUnbounded, kUnbounded, "primary index structure")          \
   F(CcKind, cc, CcKind::two_pl, kUnbounded, kUnbounded,                                          \
-    "concurrency control: none (single-threaded, no locks) or 2pl (row-level)")                   \
+    "concurrency control: none (single-threaded, no locks), 2pl (row-level) or table_2pl (table-level)") \
   F(LockPolicy, lock_policy, LockPolicy::wait_die, kUnbounded, kUnbounded, "2PL on a conflict")    \
+  F(IsolationLevel, isolation, IsolationLevel::serializable, kUnbounded, kUnbounded,               \
+    "serializable or read_committed (read locks released when a statement ends)")                  \
   F(bool, latching, true, kUnbounded, kUnbounded, "latch index operations during the run")         \
-  F(bool, prefetch, true, kUnbounded, kUnbounded, "prefetch a transaction's index slots and rows ahead")
+  F(bool, prefetch, true, kUnbounded, kUnbounded, "prefetch a transaction's index slots and rows ahead") \
+  F(bool, record_history, false, kUnbounded, kUnbounded,                                           \
+    "test mode: record each committed transaction's reads and writes for the history checker")    \
+  F(bool, test_skip_read_locks, false, kUnbounded, kUnbounded,                                     \
+    "test only: grant reads without locking (breaks isolation on purpose; the checker must catch it)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

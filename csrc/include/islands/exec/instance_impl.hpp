@@ -26,6 +26,7 @@
 #include "islands/log/private_file.hpp"
 #include "islands/log/snapshot.hpp"
 #include "islands/perf/perf_counters.hpp"
+#include "islands/txn/txn_history.hpp"
 
 namespace islands {
 
@@ -70,6 +71,10 @@ class InstanceImpl final : public Instance::Impl {
     }
     stats_.workers.resize(config.run.driver.cpus.size());
     errors_.resize(config.run.driver.cpus.size());
+    if (config.run.engine.record_history) {
+      versions_ = std::make_unique<VersionMap>();
+      histories_.resize(config.run.driver.cpus.size());
+    }
   }
 
   ~InstanceImpl() override {
@@ -141,6 +146,20 @@ class InstanceImpl final : public Instance::Impl {
     }
     stats_.checks_after = workload_.check_figures();
     stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
+    stats_.history.clear();
+    if (versions_) {
+      // [words of parts, of reads, of writes], then each stream, workers one after another.
+      std::uint64_t sizes[3] = {0, 0, 0};
+      for (const HistorySink& h : histories_) {
+        sizes[0] += h.parts.size();
+        sizes[1] += h.reads.size();
+        sizes[2] += h.writes.size();
+      }
+      stats_.history.assign(sizes, sizes + 3);
+      for (const HistorySink& h : histories_) stats_.history.insert(stats_.history.end(), h.parts.begin(), h.parts.end());
+      for (const HistorySink& h : histories_) stats_.history.insert(stats_.history.end(), h.reads.begin(), h.reads.end());
+      for (const HistorySink& h : histories_) stats_.history.insert(stats_.history.end(), h.writes.begin(), h.writes.end());
+    }
     return stats_;
   }
 
@@ -286,6 +305,9 @@ class InstanceImpl final : public Instance::Impl {
   std::unique_ptr<LogWriter> log_;  // null when the log is off
   std::uint32_t epoch_ = 0;         // this start's epoch (0: no log)
   Clock::time_point next_memory_check_{};  // when wait_until next reads the available memory
+  // History recording (engine.record_history): the rows' versions, each worker's committed attempts.
+  std::unique_ptr<VersionMap> versions_;
+  std::vector<HistorySink> histories_;
 };
 
 }  // namespace islands

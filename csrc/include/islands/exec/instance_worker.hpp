@@ -251,6 +251,7 @@ class InstanceWorker {
   // transaction; left to its heuristics the compiler keeps it out of line in this large class).
   [[gnu::flatten]] TxnResult attempt_local() {
     const auto& words = *local_words_;
+    if (TxnHistory* history = ctx_->history()) history->begin(next_txn_id());
     const TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
     if (result.committed && log_ != nullptr && !ctx_->redo().empty()) {
       ComponentScope logging(ctx_->clock(), Component::logging);
@@ -331,6 +332,7 @@ class InstanceWorker {
     std::unique_ptr<TxnContext> ctx;
     if (spare_.empty()) {
       ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
+      if (inst_.versions_) ctx->record_history(*inst_.versions_, inst_.histories_[local_]);
     } else {
       ctx = std::move(spare_.back());
       spare_.pop_back();

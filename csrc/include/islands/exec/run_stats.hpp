@@ -92,6 +92,9 @@ struct RunStats {
   //! The workload's consistency figures over this instance's sites after loading and after
   //! the run (micro: payload_sum; TPC-B: balance sums and mismatch counts, see its workload).
   CheckFigures checks_before, checks_after;
+  //! engine.record_history: every committed transaction (part) of the run: the word counts of
+  //! the three HistorySink streams (txn/txn_history.hpp), then the streams; empty otherwise.
+  std::vector<std::uint64_t> history;
 
   std::uint64_t commits() const;        //!< all workers' measured commits
   std::uint64_t aborts() const;         //!< all workers' measured aborts

@@ -71,6 +71,7 @@ class TwoPhaseCoordinator {
                     const std::vector<std::uint64_t>& local_words, TxnContext& ctx, std::vector<Row*>& rows,
                     CommitRecord& committed) {
     current_ = txn;
+    if (TxnHistory* history = ctx.history()) history->begin(txn);  // its parts share the id
     votes_pending_ = 0;
     remote_abort_ = false;
     prepared_participants_.clear();
@@ -175,6 +176,7 @@ class TwoPhaseParticipant {
     ISLANDS_CHECK(decode_fragment(in, update, keys), "a malformed fragment payload");
     std::unique_ptr<TxnContext> ctx = site.new_context();
     ctx->begin(0);
+    if (TxnHistory* history = ctx->history()) history->begin(in.txn_id);
     ctx->set_clock(site.clock());
     std::vector<Row*> rows;
     std::uint64_t checksum = 0;

@@ -1,12 +1,14 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "islands/cc/row_lock.hpp"
 #include "islands/log/redo_entry.hpp"
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/row.hpp"
+#include "islands/txn/txn_history.hpp"
 
 namespace islands {
 
@@ -28,7 +30,45 @@ class TxnContext {
   void set_clock(ComponentClock* clock) { clock_ = clock; }  //!< see clock()
 
   //! Remembers a lock to release at the end.
-  void held(Row* row, LockMode mode) { locks_.push_back({row, mode}); }
+  void held(Row* row, LockMode mode) { locks_.push_back({&row->lock, mode}); }
+  //! The same for a lock word that is not a row's (table-level locking: cc/table_lock.hpp).
+  void held(std::atomic<std::uint64_t>* word, LockMode mode) { locks_.push_back({word, mode}); }
+  //! A shared hold of `word` became exclusive (a table lock's upgrade).
+  void upgraded(const std::atomic<std::uint64_t>* word) {
+    for (Held& h : locks_) {
+      if (h.word == word) h.mode = LockMode::exclusive;
+    }
+  }
+  //! Table locks (bit t: table t) this transaction holds shared and exclusive; table-level
+  //! schemes keep them, release_all and release_shared clear them.
+  std::uint64_t& tables_shared() { return tables_shared_; }
+  std::uint64_t& tables_exclusive() { return tables_exclusive_; }  //!< see tables_shared
+  //! Read committed: releases the shared locks held now (a statement ended), keeps the rest.
+  void release_shared() {
+    ComponentScope scope(clock_, Component::locking);
+    std::size_t kept = 0;
+    for (const Held& h : locks_) {
+      if (h.mode == LockMode::shared) {
+        RowLock::release(*h.word, h.mode);
+      } else {
+        locks_[kept++] = h;
+      }
+    }
+    locks_.resize(kept);
+    tables_shared_ = 0;
+  }
+
+  //! Records this context's committed attempts into `versions` and `sink` (history mode).
+  void record_history(VersionMap& versions, HistorySink& sink) {
+    history_ = std::make_unique<TxnHistory>(versions, sink);
+  }
+  //! The attempt recorder, or nullptr when history recording is off.
+  TxnHistory* history() const { return history_.get(); }
+  //! A scheme granted access to `row` in `mode` (eager: a write's version is installed now).
+  //! Off, one branch.
+  void accessed(const Row* row, LockMode mode, bool eager) {
+    if (__builtin_expect(history_ != nullptr, 0)) record(row, mode, eager);
+  }
   //! Saves the row's payload so that abort can restore it; call before changing the row.
   void save_before_image(Row* row) { save_before_image(row, row_bytes_ / sizeof(std::int32_t)); }
   //! The same for a row of `columns` payload columns (a table of another width).
@@ -72,6 +112,7 @@ class TxnContext {
   std::uint16_t columns() const { return static_cast<std::uint16_t>(row_bytes_ / sizeof(std::int32_t)); }
   //! Commit: release every lock, forget the before- and after-images and inserts.
   void commit() {
+    if (history_) history_->commit();
     for (const Delete& del : deletes_) {
       if (del.erase) del.erase(del.owner, del.key);
       del.row->key = Row::kDeletedKey;
@@ -88,6 +129,7 @@ class TxnContext {
   }
   //! Abort: take back inserts and restore before-images newest first, then release every lock.
   void abort() {
+    if (history_) history_->abort();
     for (std::size_t i = inserts_.size(); i-- > 0;) {
       const Insert& ins = inserts_[i];
       if (ins.erase) ins.erase(ins.owner, ins.key);
@@ -106,20 +148,31 @@ class TxnContext {
   std::size_t locks_held() const { return locks_.size(); }  //!< locks held now
 
  private:
+  // Out of line, so that the workers' flattened hot paths do not inline the recorder.
+  [[gnu::noinline]] void record(const Row* row, LockMode mode, bool eager) {
+    if (mode == LockMode::shared) {
+      history_->read(row);
+    } else {
+      history_->write(row, eager);
+    }
+  }
   struct Held {
-    Row* row;
+    std::atomic<std::uint64_t>* word;
     LockMode mode;
   };
   void release_all() {
     ComponentScope scope(clock_, Component::locking);
-    for (const Held& h : locks_) RowLock::release(h.row->lock, h.mode);
+    for (const Held& h : locks_) RowLock::release(*h.word, h.mode);
     locks_.clear();
+    tables_shared_ = tables_exclusive_ = 0;
   }
 
   std::size_t row_bytes_;
   std::uint64_t ts_ = 0;
   ComponentClock* clock_ = nullptr;
   std::vector<Held> locks_;
+  std::uint64_t tables_shared_ = 0, tables_exclusive_ = 0;
+  std::unique_ptr<TxnHistory> history_;  // history recording only
   struct Undo {
     Row* row;
     std::size_t offset;  // of its before-image in undo_bytes_

@@ -45,9 +45,10 @@ class TatpWorkload {
   //! The settings; inserts need index latching when several workers share the instance.
   static void validate_settings(const Config& config, const RunConfig& run, std::uint64_t total_sites) {
     config.validate();
-    if (!run.engine.latching && run.driver.cpus.size() > 1) {
+    if (!run.engine.latching && run.driver.cpus.size() > 1 && run.engine.cc != CcKind::table_2pl) {
       throw ConfigError("engine.latching", std::string("tatp inserts index keys while it runs, so an instance of ") +
-                                        std::to_string(run.driver.cpus.size()) + " workers needs index latching");
+                                        std::to_string(run.driver.cpus.size()) +
+                                        " workers needs index latching (or table_2pl, whose locks exclude them)");
     }
     if (static_cast<double>(config.subscribers_per_site) * static_cast<double>(total_sites) >= 1.0e12) {
       throw ConfigError("tatp.subscribers_per_site", "the deployment would hold 10^12 subscribers or more");
@@ -203,7 +204,14 @@ class TatpWorkload {
       if constexpr (CC::kLocks) ctx.abort();
       return user ? TxnResult::rollback() : TxnResult::abort(reason);
     };
-    const auto lock = [&](Row* row, LockMode mode) { return cc.lock(row, mode, ctx, reason); };
+    // table_2pl locks the row's table (its key's tag); latch-free, table 0 holds every table
+    // (they share the primary index), taken before the first probe.
+    const auto lock = [&](Row* row, LockMode mode) {
+      return cc.lock(row, mode, ctx, reason, engine_.latching ? static_cast<std::uint32_t>(row->key >> 56) : 0);
+    };
+    if (!engine_.latching && !cc.lock_table(0, part_updates(w, n) ? LockMode::exclusive : LockMode::shared, ctx, reason)) {
+      return fail(false);
+    }
     switch (w[0]) {
       case kGetSubscriberData: {
         Row* sub = find(key(kSubscriber, w[1], 0));

@@ -154,7 +154,7 @@ class TpcbWorkload {
       ComponentScope locking(ctx.clock(), Component::locking);
       for (Row* row : rows) {
         AbortReason reason;
-        if (!cc.lock(row, LockMode::exclusive, ctx, reason)) {
+        if (!cc.lock(row, LockMode::exclusive, ctx, reason, static_cast<std::uint32_t>(row->key >> 48))) {
           if constexpr (CC::kLocks) ctx.abort();
           return TxnResult::abort(reason);
         }

@@ -31,6 +31,11 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(cons
       !part.lock(cust, LockMode::shared)) {
     return Step::abort;
   }
+  // table_2pl: the tables phase 2 inserts into, now (it can neither wait nor abort there).
+  if (!part.lock_table(tpcc::kOrderTag) || !part.lock_table(tpcc::kNewOrderTag) ||
+      !part.lock_table(tpcc::kOrderLineTag)) {
+    return Step::abort;
+  }
   part.rows.insert(part.rows.end(), {wh, dist, cust});
   return Step::next;
 }
@@ -259,14 +264,14 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::order_status_read(const 
                     });
   for (std::size_t i = candidates_.size(); i-- > 0;) {
     Row* order = candidates_[i];
-    if (!part.lock(order, LockMode::shared)) return Step::abort;
+    if (!part.lock(order, LockMode::shared, tpcc::kOrderTag)) return Step::abort;
     // An entry an aborted insert left may now name another customer's order.
     if (order->deleted() || static_cast<std::uint64_t>(Order::c_id(order)) != c) continue;
     const std::uint64_t o = tpcc::key_id(order->key);
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::shared)) return Step::abort;
+      if (!part.lock(line, LockMode::shared, tpcc::kOrderLineTag)) return Step::abort;
       part.checksum += static_cast<std::uint32_t>(OrderLine::i_id(line) + OrderLine::supply_w(line) +
                                                   OrderLine::quantity(line) + OrderLine::amount(line) +
                                                   OrderLine::delivered(line));
@@ -295,7 +300,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::delivery_lock(const std:
     part.rows.push_back(dist);
     const auto o = static_cast<std::uint64_t>(District::next_delivery(dist));
     Row* no = o < static_cast<std::uint64_t>(District::next_o_id(dist)) ? find(NewOrder::key(w, d, o)) : nullptr;
-    if (no && !part.lock(no, LockMode::exclusive)) return Step::abort;
+    if (no && !part.lock(no, LockMode::exclusive, tpcc::kNewOrderTag)) return Step::abort;
     if (no && (no->deleted() || NewOrder::present(no) != 1)) no = nullptr;
     part.rows.push_back(no);
     if (!no) continue;
@@ -309,7 +314,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::delivery_lock(const std:
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::exclusive)) return Step::abort;
+      if (!part.lock(line, LockMode::exclusive, tpcc::kOrderLineTag)) return Step::abort;
       part.rows.push_back(line);
     }
   }
@@ -361,17 +366,18 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::stock_level_read(const s
   Row* dist = find(District::key(w, d));
   if (!part.lock(dist, LockMode::shared)) return Step::abort;
   const auto next = static_cast<std::uint64_t>(District::next_o_id(dist));
+  part.end_statement();  // read committed: the district's statement is done
   static thread_local std::vector<std::uint64_t> items_seen_;  // per worker
   items_seen_.clear();
   for (std::uint64_t o = next > 20 ? next - 20 : 1; o < next; ++o) {
     Row* order = find(Order::key(w, d, o));
     if (!order) continue;
-    if (!part.lock(order, LockMode::shared)) return Step::abort;
+    if (!part.lock(order, LockMode::shared, tpcc::kOrderTag)) return Step::abort;
     if (order->deleted()) continue;
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::shared)) return Step::abort;
+      if (!part.lock(line, LockMode::shared, tpcc::kOrderLineTag)) return Step::abort;
       items_seen_.push_back(static_cast<std::uint64_t>(OrderLine::i_id(line)));
     }
   }

@@ -60,9 +60,10 @@ class TpccWorkload {
   //! several workers share the instance.
   static void validate_settings(const Config& config, const RunConfig& run, std::uint64_t total_sites) {
     config.validate_fit(total_sites);
-    if (!run.engine.latching && run.driver.cpus.size() > 1) {
+    if (!run.engine.latching && run.driver.cpus.size() > 1 && run.engine.cc != CcKind::table_2pl) {
       throw ConfigError("engine.latching", std::string("tpcc inserts index keys while it runs, so an instance of ") +
-                                        std::to_string(run.driver.cpus.size()) + " workers needs index latching");
+                                        std::to_string(run.driver.cpus.size()) +
+                                        " workers needs index latching (or table_2pl, whose locks exclude them)");
     }
   }
   //! Its writes are logged (redo captured, recovery and checkpoints supported; tpcc_redo.hpp).
@@ -229,6 +230,13 @@ class TpccWorkload {
       if constexpr (CC::kLocks) ctx.abort();
       return user ? TxnResult::rollback() : TxnResult::abort(part.reason);
     };
+    if (!engine_.latching) {
+      // Latch-free (table_2pl only, see validate_settings): every table shares the primary
+      // index, so one lock (table 0) covers them all, taken before the first probe.
+      part.one_lock = true;
+      const LockMode mode = part_updates(words, n) ? LockMode::exclusive : LockMode::shared;
+      if (!cc.lock_table(0, mode, ctx, part.reason)) return fail(false);
+    }
     // Phase 1: find and lock every row, check every condition.
     rows.clear();
     if (words[0] == kNewOrderHome || words[0] == kPaymentHome) check_memory_budget();  // what grows
@@ -245,6 +253,7 @@ class TpccWorkload {
         default: step = stock_level_read(op, part);  // kStockLevel
       }
       if (step != Step::next) return fail(step == Step::rollback);
+      if (op[0] == kOrderStatus || op[0] == kStockLevel) part.end_statement();  // read committed
     }
     // Phase 2: change them.
     for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
@@ -322,8 +331,23 @@ class TpccWorkload {
     std::uint64_t& checksum;
     AbortReason reason = AbortReason::lock_conflict;
     std::size_t next_row = 0;
+    bool one_lock = false;  // latch-free: table 0 holds every table (table_2pl)
 
-    bool lock(Row* row, LockMode mode) { return cc.lock(row, mode, ctx, reason); }
+    // table: the row's table tag (table_2pl locks it), from its key unless given: a row that
+    // may be one an aborted insert left (orders, new orders, order lines) has lost its key.
+    bool lock(Row* row, LockMode mode, std::uint64_t table = 0) {
+      if (table == 0) table = row->key >> 56;
+      return cc.lock(row, mode, ctx, reason, one_lock ? 0 : static_cast<std::uint32_t>(table));
+    }
+    // Read committed: a statement ended, its read locks go; but latch-free, table 0 guards
+    // the index the next statement probes before it locks, so it stays to the end.
+    void end_statement() {
+      if (!one_lock) cc.end_statement(ctx);
+    }
+    // table_2pl: table `tag` exclusively (before phase 2 inserts into it); others: nothing.
+    bool lock_table(std::uint64_t tag) {
+      return one_lock || cc.lock_table(static_cast<std::uint32_t>(tag), LockMode::exclusive, ctx, reason);
+    }
     Row* take() { return rows[next_row++]; }  // the next row phase 1 found
   };
   // How a phase-1 step ends: go on, abort (a lock failed; Part::reason says why) or roll back.
@@ -449,7 +473,7 @@ class TpccWorkload {
     Row* row = find(k);
     if (row) {
       AbortReason reason;
-      if (!cc.lock(row, LockMode::exclusive, ctx, reason)) {
+      if (!cc.lock(row, LockMode::exclusive, ctx, reason, table_lock_of(k))) {
         ISLANDS_CHECK(CC::kLocks, "a single-threaded instance found a reused row locked");
         return nullptr;
       }
@@ -459,13 +483,17 @@ class TpccWorkload {
     } else {
       row = table.allocate(site, k);
       AbortReason reason;
-      const bool locked = cc.lock(row, LockMode::exclusive, ctx, reason);  // nobody can see it yet
+      const bool locked = cc.lock(row, LockMode::exclusive, ctx, reason, table_lock_of(k));  // nobody can see it yet
       ISLANDS_CHECK(locked, "a fresh row was locked");
       const bool fresh = index_.insert(k, reinterpret_cast<std::uint64_t>(row));
       ISLANDS_CHECK(fresh, "TPC-C inserts a key that exists");
     }
     ctx.inserted(row);
     return row;
+  }
+  // The table lock (table_2pl) of key k: its tag, or 0 for every table when latch-free.
+  std::uint32_t table_lock_of(std::uint64_t k) const {
+    return engine_.latching ? static_cast<std::uint32_t>(k >> 56) : 0;
   }
   Row* find(std::uint64_t k) const {
     std::uint64_t value = 0;

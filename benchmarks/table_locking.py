@@ -1,0 +1,97 @@
+"""Paper 004 on islands: TPC-C read-only (100-0) and 50-50 on 1 and 2 workers of one shared
+instance, under row-level 2PL, table-level 2PL with index latches and table-level 2PL without
+them (004's "modified" engine), each serializable and read committed; and per-core instances
+(one single-threaded instance per worker, all transactions local: 004's "aggregate" ceiling).
+All in one run, repetitions interleaved (every configuration once per round, the order
+rotated round by round).
+
+Prints each configuration's median throughput [min-max] over the rounds, and within each round
+the ratio of table_2pl latch-free to table_2pl latched (004 reports ~10x on read-only TPC-C for
+H2 and HSQLDB, whose readers take real index locks). Asserts nothing.
+
+    python benchmarks/table_locking.py [--duration S] [--reps N] [--cpus 0,1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+from islands.config import DriverConfig, EngineConfig, RunConfig, TpccConfig
+from islands.launch import run_deployment
+from islands.placement import plan_deployment
+from islands.topology import read_topology
+
+MIXES = {
+    "100-0": "order_status:50,stock_level:50",
+    "50-50": "new_order:25,payment:25,order_status:25,stock_level:25",
+}
+#: label: (cc, latching)
+SCHEMES = {"2pl": ("2pl", True), "table": ("table_2pl", True), "table latch-free": ("table_2pl", False)}
+LEVELS = ("serializable", "read_committed")
+
+
+def tpcc(mix: str, remote: bool) -> TpccConfig:
+    share = 0.15 if remote else 0.0
+    return TpccConfig(warehouses_per_site=1, mix=MIXES[mix], payment_remote=share, new_order_remote_item=share / 15)
+
+
+def measure(run: tuple[str, int, str, str], cpus: tuple[int, ...], warmup: float, duration: float) -> float:
+    """Throughput (transactions per second) of one configuration."""
+    mix, workers, scheme, level = run
+    topology = read_topology()
+    driver = DriverConfig(warmup_s=warmup, duration_s=duration)
+    mine = cpus[:workers]
+    if scheme == "aggregate":
+        config = RunConfig(workload="tpcc", tpcc=tpcc(mix, False), engine=EngineConfig(cc="none"), driver=driver)
+        deployment = plan_deployment(topology, "per-core", cpus=mine)
+        return run_deployment(deployment, config, transport="none", topology=topology).throughput_tps
+    cc, latching = SCHEMES[scheme]
+    engine = EngineConfig(cc=cc, latching=latching, isolation=level, lock_policy="wait_die")
+    config = RunConfig(workload="tpcc", tpcc=tpcc(mix, workers > 1), engine=engine, driver=driver)
+    deployment = plan_deployment(topology, 1, cpus=mine)
+    result = run_deployment(deployment, config, transport="none", topology=topology)
+    if result.check_failures:
+        raise RuntimeError(f"{run}: {result.check_failures}")
+    return result.throughput_tps
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per run")
+    parser.add_argument("--warmup", type=float, default=0.2)
+    parser.add_argument("--reps", type=int, default=3, help="rounds (each runs every configuration once)")
+    parser.add_argument("--cpus", default=None, help="two CPUs, e.g. 0,1 (default: the first two)")
+    args = parser.parse_args()
+    topology = read_topology()
+    cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
+    runs = [(m, w, s, lv) for m in MIXES for w in (1, len(cpus)) for s in SCHEMES for lv in LEVELS]
+    runs += [(m, len(cpus), "aggregate", "serializable") for m in MIXES]
+    tps: dict[tuple[str, int, str, str], list[float]] = {run: [] for run in runs}
+    print(f"TPC-C, 1 warehouse per worker, cpus {cpus}; {args.reps} rounds x {len(runs)} runs of {args.duration} s\n")
+    for rep in range(args.reps):
+        shift = rep % len(runs)
+        for run in runs[shift:] + runs[:shift]:
+            tps[run].append(measure(run, cpus, args.warmup, args.duration))
+    print(f"{'mix':6} {'workers':>7}  {'scheme':17} {'isolation':15} {'txn/s median [min-max]':>30}")
+    for run in runs:
+        values = tps[run]
+        mix, workers, scheme, level = run
+        print(
+            f"{mix:6} {workers:7d}  {scheme:17} {level:15} "
+            f"{statistics.median(values):12,.0f} [{min(values):,.0f}-{max(values):,.0f}]"
+        )
+    print("\nlatch-free / latched under table_2pl, per round (median [min-max]):")
+    for mix in MIXES:
+        for workers in (1, len(cpus)):
+            for level in LEVELS:
+                free, latched = tps[(mix, workers, "table latch-free", level)], tps[(mix, workers, "table", level)]
+                ratios = [f / lt for f, lt in zip(free, latched, strict=True)]
+                print(
+                    f"  {mix:6} {workers} worker(s) {level:15} {statistics.median(ratios):.3f} "
+                    f"[{min(ratios):.3f}-{max(ratios):.3f}]"
+                )
+
+
+if __name__ == "__main__":
+    main()
