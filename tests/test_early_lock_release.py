@@ -37,20 +37,26 @@ pytestmark = [
 ]
 
 
+def slow_flushes(log_dir: Path, early: bool) -> LogConfig:
+    """Group commit with a 2 ms group delay (commits wait long enough to be overtaken), with
+    the acknowledgement record and no checkpoint."""
+    return LogConfig(
+        mode="group_commit",
+        directory=str(log_dir),
+        group_delay_us=2000,
+        early_lock_release=early,
+        record_acks=True,
+        checkpoint=False,
+    )
+
+
 def hot_row(log_dir: Path, early: bool, lock_policy: str) -> RunConfig:
     """One row, every transaction updates it or (half of them) reads it."""
     return RunConfig(
         micro=MicroConfig(update=True, rows_per_site=1, rows_per_txn=1, columns=2, read_share=0.5),
         engine=EngineConfig(cc="2pl", lock_policy=lock_policy),
         driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
-        log=LogConfig(
-            mode="group_commit",
-            directory=str(log_dir),
-            group_delay_us=2000,
-            early_lock_release=early,
-            record_acks=True,
-            checkpoint=False,
-        ),
+        log=slow_flushes(log_dir, early),
     )
 
 
@@ -94,14 +100,7 @@ def test_read_only_votes_wait_for_what_they_read_only_with_elr(tmp_path, early):
         micro=MicroConfig(update=True, multisite=1.0, rows_per_site=4, rows_per_txn=2, columns=2, read_share=0.5),
         engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
         driver=DriverConfig(warmup_s=0.05, duration_s=0.3),
-        log=LogConfig(
-            mode="group_commit",
-            directory=str(log_dir),
-            group_delay_us=2000,
-            early_lock_release=early,
-            record_acks=True,
-            checkpoint=False,
-        ),
+        log=slow_flushes(log_dir, early),
     )
     result = run_deployment(plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2]), config, transport="shm")
     assert result.multisite_commits > 0 and result.check_failures == []
