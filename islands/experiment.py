@@ -22,8 +22,11 @@ one machine, because deployments may be written relative to the topology (``1``,
 
     [grid]                            # every key is a list of values (or one value);
     deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
-    placement = ["islands"]           # deployment, placement, transport outermost, then
-    transport = ["unix"]              # the others as written, the last varying fastest
+    placement = ["islands"]           # deployment, placement, transport, cores outermost,
+    transport = ["unix"]              # then the others as written, the last varying fastest
+                                      # ("none": instances never talk; local work only)
+    cores = [1, 2, 4, 8, "all"]       # optional: deploy on the first N cpus only (larger N
+                                      # than the machine has are skipped with a note)
     update = [false, true]            # any MicroConfig or EngineConfig field
     multisite = { from = 0.0, to = 1.0, step = 0.2 }   # a range: 0, 0.2, ..., 1.0
 
@@ -88,8 +91,11 @@ __all__ = [
     "load_spec",
 ]
 
-#: Keys of [grid] that are not config fields: what a point is deployed on.
-DEPLOY_KEYS = ("deployment", "placement", "transport")
+#: Keys of [grid] that are not config fields: what a point is deployed on. ``cores`` takes the
+#: first N of the run's CPUs (one per core unless [run] cpus says otherwise) for every
+#: deployment of the point, so that a file can sweep scale (paper 004's clients 1 ... cores);
+#: values larger than the machine's are skipped with a note, "all" takes every CPU.
+DEPLOY_KEYS = ("deployment", "placement", "transport", "cores")
 #: Placements a grid may ask for (explicit deployments are written as cpu lists).
 GRID_PLACEMENTS = ("islands", "spread", "os")
 ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
@@ -211,8 +217,8 @@ class ExperimentSpec:
     """One experiment file, checked: see the module docstring for the format.
 
     ``grid`` holds ``(key, values)`` pairs: ``deployment``, ``placement`` and ``transport``
-    first (defaults ``["1"]``, ``["islands"]``, ``["unix"]``), then the other keys in file
-    order.
+    first (defaults ``["1"]``, ``["islands"]``, ``["unix"]``), ``cores`` where given, then
+    the other keys in file order.
     ``workload_settings`` holds the fixed settings of each workload's table that the file
     gives (keyed by section, as ``config.WORKLOAD_SETTINGS``), ``engine`` those of [engine];
     :meth:`fixed` reads either. ``source`` is the file it came from.
@@ -368,8 +374,13 @@ class ExperimentSpec:
                     if value not in GRID_PLACEMENTS:
                         raise where.error(dotted, f"{value!r}: choose one of {', '.join(GRID_PLACEMENTS)}")
                 elif key == "transport":
-                    if value not in transports:
-                        raise where.error(dotted, f"unknown transport {value!r} (choose {', '.join(transports)})")
+                    if value not in (*transports, "none"):
+                        raise where.error(
+                            dotted, f"unknown transport {value!r} (choose {', '.join(transports)}, or none)"
+                        )
+                elif key == "cores":
+                    if value != "all" and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                        raise where.error(dotted, f"{value!r} is not a number of cores (a positive integer or 'all')")
                 elif key == "cc" and value == "auto":
                     pass
                 else:

@@ -24,4 +24,7 @@ DRAWN: dict[str, str] = {
     "000-fig22": "islands.plots.standard:plot_standard",  # standard workloads, local-only vs remote share
     "000-fig23": "islands.plots.standard:plot_remote_share",  # TPC-B vs % remote
     "000-fig24": "islands.plots.standard:plot_remote_share",  # TPC-C Payment vs % remote
+    "004-fig3": "islands.plots.engines:plot_engines",  # read-only TPC-C: shared engine vs aggregate
+    "004-fig4": "islands.plots.engines:plot_engines",  # TPC-C mixes x isolation level
+    "004-fig5": "islands.plots.engines:plot_engines",  # latched vs latch-free indexes (Fig 5-8)
 }

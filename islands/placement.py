@@ -308,6 +308,15 @@ def default_cpus(topology: Topology) -> tuple[int, ...]:
     return tuple(sorted(core.cpus[0] for core in topology.cores))
 
 
+def leading_cpus(topology: Topology, n: int | str, cpus: Iterable[int] | str | None = None) -> tuple[int, ...] | None:
+    """The first ``n`` of the chosen CPUs (default :func:`default_cpus`: so ``n`` cores, socket
+    by socket), ``cpus`` itself for ``"all"``, or None where fewer than ``n`` are chosen."""
+    if n == "all":
+        return None if cpus is None else _chosen_cpus(topology, cpus)
+    chosen = _chosen_cpus(topology, cpus)
+    return chosen[: int(n)] if int(n) <= len(chosen) else None
+
+
 def _chosen_cpus(topology: Topology, cpus: Iterable[int] | str | None) -> tuple[int, ...]:
     if cpus is None:
         return default_cpus(topology)

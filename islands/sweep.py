@@ -48,7 +48,8 @@ from islands.experiment import RUN_KEYS as RUN_KEYS
 from islands.experiment import SECTION_FIELDS as SECTION_FIELDS
 from islands.experiment import SHARED_FIELDS as SHARED_FIELDS
 from islands.experiment import TOP_KEYS as TOP_KEYS
-from islands.placement import Deployment, expand_relative, plan_deployment, roles_of
+from islands.launch import validate as validate_deployment
+from islands.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.results import ResultStore
 from islands.sweep_progress import SweepProgress, choose_mode
 from islands.system_state import busy_warning
@@ -117,7 +118,7 @@ class Point:
 
     def describe(self) -> str:
         """One line for people: ``2ISL spread unix update=true multisite=0.2 rep 1``."""
-        shown = " ".join(f"{k}={_show(v)}" for k, v in self.params if k not in DEPLOY_KEYS)
+        shown = " ".join(f"{k}={_show(v)}" for k, v in self.params if k not in DEPLOY_KEYS or k == "cores")
         return f"{self.deployment.name} {self.transport} {shown} rep {self.repetition}".replace("  ", " ")
 
 
@@ -184,30 +185,47 @@ class Sweep:
     def _expand(self) -> list[Point]:
         spec, topo = self.spec, self.topology
         grid = dict(spec.grid)
-        # Deployments coincide differently under each placement, so each has its own list;
-        # the deployment axis is their union, and a combination outside its list is skipped.
-        names_of: dict[str, list[str]] = {}
+        # The cpus of each cores value ("all": the run's); a value the machine cannot give is
+        # skipped, with a note.
+        cpus_of: dict[Any, tuple[int, ...] | None] = {}
+        for n in grid.get("cores", ("all",)):
+            try:
+                cpus = leading_cpus(topo, n, spec.cpus)
+            except ValueError as e:
+                raise _Where(spec.source, spec.text).error("run.cpus", str(e)) from None
+            if n != "all" and cpus is None:
+                self.notes.append(f"cores={n} skipped: the run has fewer cpus")
+                continue
+            cpus_of[n] = cpus
+        if not cpus_of:
+            raise _Where(spec.source, spec.text).error("grid.cores", "no value fits this machine's cpus")
+        # Deployments coincide differently under each placement (and number of cores), so each
+        # has its own list; the deployment axis is their union, and a combination outside its
+        # list is skipped.
+        names_of: dict[tuple[str, Any], list[str]] = {}
         axis: list[str] = []
         for placement in grid["placement"]:
-            try:
-                names, notes = expand_relative(topo, list(grid["deployment"]), placement, spec.cpus)
-            except ValueError as e:
-                raise _Where(spec.source, spec.text).error("grid.deployment", str(e)) from None
-            self.notes.extend(n for n in notes if n not in self.notes)
-            names_of[placement] = names
-            axis.extend(n for n in names if n not in axis)
+            for cores, cpus in cpus_of.items():
+                try:
+                    names, notes = expand_relative(topo, list(grid["deployment"]), placement, cpus)
+                except ValueError as e:
+                    raise _Where(spec.source, spec.text).error("grid.deployment", str(e)) from None
+                self.notes.extend(note for note in notes if note not in self.notes)
+                names_of[placement, cores] = names
+                axis.extend(name for name in names if name not in axis)
         keys = [k for k, _ in spec.grid]
-        axes = [axis if k == "deployment" else list(v) for k, v in spec.grid]
-        planned: dict[tuple[str, str], Deployment] = {}
+        axes = [axis if k == "deployment" else list(cpus_of) if k == "cores" else list(v) for k, v in spec.grid]
+        planned: dict[tuple[str, str, Any], Deployment] = {}
         out: list[Point] = []
         seen: set[str] = set()
         for combo in itertools.product(*axes):
             chosen = dict(zip(keys, combo))
-            if chosen["deployment"] not in names_of[chosen["placement"]]:
+            cores = chosen.get("cores", "all")
+            if chosen["deployment"] not in names_of[chosen["placement"], cores]:
                 continue
-            plan_key = (chosen["deployment"], chosen["placement"])
+            plan_key = (chosen["deployment"], chosen["placement"], cores)
             if plan_key not in planned:
-                planned[plan_key] = plan_deployment(topo, *plan_key, cpus=spec.cpus)
+                planned[plan_key] = plan_deployment(topo, *plan_key[:2], cpus=cpus_of[cores])
             point = self._point(chosen, planned[plan_key], len(out))
             if point.grid_id in seen:
                 note = f"{point.describe().rsplit(' rep', 1)[0]} is listed more than once: run once"
@@ -222,14 +240,12 @@ class Sweep:
         spec = self.spec
         config = spec.run_config(chosen, cpus=dep.cpus, sizes=[len(c) for c in dep.instances], pin=dep.pinned)
         params = tuple((k, dep.name if k == "deployment" else chosen[k]) for k, _ in spec.grid)
-        # The engine judges each instance's config (one per distinct instance size).
-        for cpus in {len(c): c for c in dep.instances}.values():
-            per_instance = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus))
-            try:
-                per_instance.to_core(total_sites=dep.n_cpus)
-            except ValueError as e:
-                shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
-                raise ValueError(f"{spec.source}: point {shown}: {e}") from None
+        # The engine judges each instance's config as the deployment will run it.
+        try:
+            validate_deployment(dep, config, chosen["transport"], self.topology)
+        except ValueError as e:
+            shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
+            raise ValueError(f"{spec.source}: point {shown}: {e}") from None
         return Point(
             deployment=dep, config=config, transport=chosen["transport"], repetition=0, params=params, index=index
         )
@@ -256,7 +272,7 @@ class Sweep:
         done = self.done_ids() if done is None else done
         runs = self.points()
         left = sum(1 for p in runs if p.point_id not in done)
-        varying = [k for k, v in spec.grid if len(v) > 1 and k not in DEPLOY_KEYS]
+        varying = [k for k, v in spec.grid if len(v) > 1 and (k not in DEPLOY_KEYS or k == "cores")]
         fixed = {**spec.fixed(WORKLOADS.get(spec.workload, DEFAULT_WORKLOAD)), **spec.engine}
         fixed.update({k: v[0] for k, v in spec.grid if len(v) == 1 and k not in DEPLOY_KEYS})
         lines = [

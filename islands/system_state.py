@@ -151,16 +151,19 @@ class SystemProbe:
         with contextlib.suppress(psutil.Error):
             ours |= {c.pid for c in me.children(recursive=True)}
         used: list[tuple[float, str, int]] = []
+        n_cpus = os.cpu_count() or 1
+        # CPU times advance in clock ticks: a tick less per process, so that a short window
+        # does not read one tick as a busy process; and no process uses more than every CPU.
+        tick = 1.0 / os.sysconf("SC_CLK_TCK")
         for key, (name, seconds) in end.items():
             pid = key[0]
             if pid in ours:
                 continue
             before = self._start.get(key, (name, 0.0))[1] if key in self._start else 0.0
-            delta = seconds - before
+            delta = min(seconds - before - tick, wall * n_cpus)
             if delta > 0:
                 used.append((delta, name, pid))
-        n_cpus = os.cpu_count() or 1
-        share = sum(d for d, _, _ in used) / (wall * n_cpus)
+        share = min(sum(d for d, _, _ in used) / (wall * n_cpus), 1.0)
         busy = [(d, n, p) for d, n, p in used if d / wall >= BUSY_PROCESS_SHARE]
         busy.sort(reverse=True)
         busiest = busy[0][0] / wall if busy else 0.0

@@ -142,6 +142,8 @@ placement = ["islands", "spread"]
 transport = ["unix", "shm"]
 multisite = { from = 0, to = 1, step = 0.25 }
 index = ["hash", "btree"]
+[engine]
+lock_policy = "no_wait"
 """
     spec = load_spec(write(tmp_path, text))
     assert dict(spec.grid)["multisite"] == (0.0, 0.25, 0.5, 0.75, 1.0)
@@ -155,6 +157,40 @@ index = ["hash", "btree"]
     vm = Sweep(spec, read_topology(SYSFS / "vm-1x2"), tmp_path / "out")
     assert len(vm.grid_points) == 2 * 2 * 2 * 5 * 2
     assert any("spread is the islands placement" in n for n in vm.notes)
+
+
+def test_cores_sweeps_scale_and_skips_what_the_machine_lacks(tmp_path: Path) -> None:
+    text = TINY.replace('deployment = ["1"]', 'deployment = ["1", "per-core"]\ncores = [1, 4, 8, 32, "all"]')
+    spec = load_spec(write(tmp_path, text))
+    assert dict(spec.grid)["cores"] == (1, 4, 8, 32, "all")
+    topo = read_topology(SYSFS / "xeon-e5-2640v2-2x8")  # 16 cores, 8 per socket
+    sweep = Sweep(spec, topo, tmp_path / "out")
+    assert "cores=32 skipped: the run has fewer cpus" in sweep.notes
+    shapes = sorted({(p.deployment.n_instances, p.deployment.n_cpus) for p in sweep.grid_points})
+    # one client is one single-threaded instance, listed once; "all" is the 16 cores
+    assert shapes == [(1, 1), (1, 4), (1, 8), (1, 16), (4, 4), (8, 8), (16, 16)]
+    # the first N cores, socket by socket: 8 cores fill the first socket
+    eight = next(p for p in sweep.grid_points if p.deployment.n_cpus == 8 and p.deployment.n_instances == 1)
+    assert {topo.socket_of(c) for c in eight.deployment.cpus} == {0}
+    assert all(dict(p.params)["cores"] in (1, 4, 8, "all") for p in sweep.grid_points)
+    assert "cores=8" in eight.describe()
+    with pytest.raises(ValueError, match=r"grid.cores: no value fits"):
+        Sweep(load_spec(write(tmp_path, TINY.replace('deployment = ["1"]', "cores = [64]"), "big.toml")), topo, "x")
+    with pytest.raises(ValueError, match=r"grid.cores: 0 is not a number of cores"):
+        load_spec(write(tmp_path, TINY.replace('deployment = ["1"]', "cores = [0]"), "zero.toml"))
+
+
+def test_wait_die_spans_instances_only_without_a_transport(tmp_path: Path) -> None:
+    """Instances that never talk (transport none) may wait for locks; over a transport the
+    refusal comes when the sweep is planned, before anything runs."""
+    base = TINY.replace('deployment = ["1"]', 'deployment = ["per-core"]') + '\n[engine]\ncc = "2pl"\n'
+    base += 'lock_policy = "wait_die"\n'
+    topo = read_topology(SYSFS / "vm-1x2")
+    local = load_spec(write(tmp_path, base.replace("[grid]", '[grid]\ntransport = ["none"]'), "local.toml"))
+    assert {p.transport for p in Sweep(local, topo, tmp_path / "a").grid_points} == {"none"}
+    remote = load_spec(write(tmp_path, base, "remote.toml"))
+    with pytest.raises(ValueError, match=r"point 2ISL unix .*lock_policy: wait_die cannot span instances"):
+        Sweep(remote, topo, tmp_path / "b")
 
 
 def test_spec_hash_ignores_description_and_repetitions(tmp_path: Path) -> None:
@@ -626,6 +662,8 @@ figure = "none"
 [grid]
 deployment = ["0-7;8-15", "per-socket"]
 placement = ["islands", "os"]
+[engine]
+lock_policy = "no_wait"
 """
     topo = read_topology(SYSFS / "xeon-e5-2640v2-2x8")
     sweep = Sweep(load_spec(write(tmp_path, text)), topo, tmp_path / "out")

@@ -122,6 +122,17 @@ def test_the_probe_leaves_out_this_process() -> None:
     assert str(os.getpid()) not in (state["top_processes"] or "")
 
 
+def test_a_window_shorter_than_a_clock_tick_reads_no_impossible_share(spinner: int) -> None:
+    """CPU times advance in clock ticks: a window of a millisecond must not read a spinning
+    process's tick as thousands of percent of the machine."""
+    for _ in range(20):
+        probe = SystemProbe()
+        probe.start()
+        state = probe.stop()
+        assert 0.0 <= state["other_cpu_share"] <= 1.0
+        assert state["busiest_other_cpu"] <= (os.cpu_count() or 1)
+
+
 def test_busy_warning_wording() -> None:
     assert busy_warning([{"busy": False, "other_cpu_share": 0.01}]) is None
     line = busy_warning(

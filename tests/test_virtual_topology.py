@@ -90,7 +90,12 @@ def test_an_experiment_file_plans_on_virtual_sockets(tmp_path):
     from islands.experiment import ExperimentSpec
     from islands.sweep import Sweep
 
-    base = {"name": "v", "figure": "none", "grid": {"deployment": ["per-socket"]}}
+    base = {
+        "name": "v",
+        "figure": "none",
+        "grid": {"deployment": ["per-socket"]},
+        "engine": {"lock_policy": "no_wait"},
+    }
     spec = ExperimentSpec.from_dict({**base, "run": {"virtual_sockets": 2}})
     again = ExperimentSpec.from_dict(spec.to_dict())
     assert again.virtual_sockets == 2 and again.spec_hash() == spec.spec_hash()

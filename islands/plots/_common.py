@@ -226,7 +226,9 @@ def run_note(df: pd.DataFrame) -> str:
     """Repetitions, warm-up and measured window, for a figure's title."""
     workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else "micro"
     section = f"config.{workload}."
-    reps = df.groupby(["deployment", "via", *[c for c in df.columns if c.startswith(section)]], dropna=False).size()
+    varied = [c for c in df.columns if c.startswith((section, "config.engine."))]
+    sizes = ["n_cpus"] if "n_cpus" in df.columns else []
+    reps = df.groupby(["deployment", *sizes, "via", *varied], dropna=False).size()
     lo, hi = int(reps.min()), int(reps.max())
     if hi == 1:
         what = "one run per point (no error bars)"
@@ -242,6 +244,8 @@ def run_note(df: pd.DataFrame) -> str:
             f"; {_g(df['config.tpcb.branches_per_site'])} branch(es) of "
             f"{_g(df['config.tpcb.accounts_per_branch'], ',.0f')} accounts per site (one site per core)"
         )
+    elif workload == "tpcc" and "config.tpcc.warehouses_per_site" in df.columns:
+        what += f"; {_g(df['config.tpcc.warehouses_per_site'])} warehouse(s) per site (one site per core)"
     elif "config.micro.rows_per_site" in df.columns:
         what += f"; {_g(df['config.micro.rows_per_site'], ',.0f')} rows per site (one site per core)"
     return what
