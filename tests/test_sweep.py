@@ -191,6 +191,18 @@ def test_wait_die_spans_instances_only_without_a_transport(tmp_path: Path) -> No
     remote = load_spec(write(tmp_path, base, "remote.toml"))
     with pytest.raises(ValueError, match=r"point 2ISL unix .*lock_policy: wait_die cannot span instances"):
         Sweep(remote, topo, tmp_path / "b")
+    # and such a deployment runs, each instance on its own
+    from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+    from islands.launch import run_deployment
+
+    here = read_topology()
+    config = RunConfig(
+        micro=MicroConfig(rows_per_site=500, update=True),
+        engine=EngineConfig(cc="2pl", lock_policy="wait_die"),
+        driver=DriverConfig(warmup_s=0.0, duration_s=0.1),
+    )
+    result = run_deployment(plan_deployment(here, "per-core"), config, transport="none", topology=here)
+    assert result.commits > 0 and not result.check_failures
 
 
 def test_spec_hash_ignores_description_and_repetitions(tmp_path: Path) -> None:
