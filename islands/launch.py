@@ -25,6 +25,7 @@ from typing import IO, Any
 
 from islands import _core
 from islands.config import RunConfig
+from islands.memory_placement import memory_nodes
 from islands.placement import Deployment
 from islands.run import check_cpus
 from islands.run_result import RunResult, collect
@@ -226,9 +227,12 @@ def instance_specs(
     topology: Topology,
     ring_bytes: int = 16 * 1024,
     recover: bool = False,
+    memory: str = "local",
 ) -> list[dict[str, Any]]:
-    """What each instance process is told: its config (CPUs), the mesh, memory nodes."""
+    """What each instance process is told: its config (CPUs), the mesh, memory nodes (where
+    ``memory``, a :data:`~islands.memory_placement.MEMORY_POLICIES` policy, puts them)."""
     sizes = [len(cpus) for cpus in deployment.instances]
+    bound = memory_nodes(topology, deployment, memory)
     # An injected cross-socket delay needs every site's socket (sites are the CPUs in order).
     site_sockets = (
         [topology.socket_of(c) for cpus in deployment.instances for c in cpus] if topology.message_delay_us else []
@@ -236,7 +240,6 @@ def instance_specs(
     specs = []
     for i, cpus in enumerate(deployment.instances):
         driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": deployment.pinned}
-        nodes = sorted({topology.numa_node_of(c) for c in cpus})
         specs.append(
             {
                 "launcher_pid": os.getpid(),
@@ -249,8 +252,7 @@ def instance_specs(
                 "recover": recover,
                 "site_sockets": site_sockets,
                 "message_delay_us": topology.message_delay_us,
-                # Bind memory to the instance's nodes only where there is a choice to make.
-                "numa_nodes": nodes if topology.n_numa_nodes > 1 and deployment.pinned else None,
+                "numa_nodes": bound[i] if bound else None,
             }
         )
     return specs
@@ -278,6 +280,7 @@ def run_deployment(
     topology: Topology | None = None,
     recover: bool = False,
     kill: tuple[int, float] | None = None,
+    memory: str = "local",
 ) -> DeploymentResult:
     """Runs `config`'s workload on every instance of `deployment` and returns the result.
 
@@ -290,9 +293,13 @@ def run_deployment(
     transactions from their coordinators' logs) and the run continues on the recovered state.
     ``kill=(instance, seconds)`` SIGKILLs that instance that many seconds after the start
     command (fault testing): the run then ends with InstanceFailed, the others killed too.
+    ``memory`` says which NUMA nodes each instance allocates on (:mod:`islands.memory_placement`:
+    local, central or remote; paper 002 Table 1); each of the result's ``instances`` says
+    where it was bound (``memory_nodes``, None where nothing was bound).
     """
     topology = topology or read_topology()
     validate(deployment, config, transport, topology)
+    memory_nodes(topology, deployment, memory)  # a policy the machine cannot give: refused now
     if config.log.mode != "off":
         try:
             Path(config.log.directory).mkdir(parents=True, exist_ok=True)
@@ -312,7 +319,7 @@ def run_deployment(
     instances = None
     killer = None
     try:
-        specs = instance_specs(deployment, config, transport, directory, topology, recover=recover)
+        specs = instance_specs(deployment, config, transport, directory, topology, recover=recover, memory=memory)
         instances = _Instances(specs, directory, deployment)
         instances.collect("ready", time.monotonic() + LOAD_TIMEOUT_S)
         start_at = time.monotonic_ns() + 50_000_000  # everyone gets the command before it
@@ -351,6 +358,8 @@ def run_deployment(
             instances.kill()
         shutil.rmtree(directory, ignore_errors=True)
     result = collect(config, deployment, transport, topology, results)
+    for instance, spec in zip(result.instances, specs):
+        instance["memory_nodes"] = spec["numa_nodes"]  # None: not bound (the kernel's default)
     if config.profile.simulate:  # cachegrind's copy runs after the instances are gone
         from islands.simulate import simulated_profile
 

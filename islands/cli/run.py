@@ -22,6 +22,7 @@ from islands.config import SECTIONS, DriverConfig, EngineConfig, LogConfig, RunC
 from islands.dispatch import default_log_root
 from islands.experiment import known_transports
 from islands.launch import run_deployment
+from islands.memory_placement import MEMORY_POLICIES
 from islands.placement import DEPLOYMENT_PLACEMENTS, plan_deployment
 from islands.run import check_cpus, run
 from islands.topology import parse_cpulist
@@ -122,6 +123,13 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         "spread (across the sockets), or os (not pinned) (default islands)",
     )
     add_topology_arguments(p)
+    p.add_argument(
+        "--memory",
+        default="local",
+        choices=MEMORY_POLICIES,
+        help="NUMA nodes each instance allocates on: local (its cores' nodes), central (all on the "
+        "first socket's node) or remote (the next socket's node) (paper 002 Table 1; default local)",
+    )
     transports = known_transports()
     p.add_argument(
         "--transport",
@@ -274,18 +282,22 @@ def _run_from_args(args: argparse.Namespace):
                 )
         config = config_from_args(args, deployment.instances[0])
         config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=deployment.pinned))
-        if getattr(args, "log", "off") == "off":
-            return run(config, topology)
+        if getattr(args, "log", "off") == "off" and args.memory == "local":
+            return run(config, topology)  # in this process; another memory policy needs its own
     else:
         config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
     if getattr(args, "log", "off") == "off":
-        return run_deployment(deployment, config, transport=args.transport or "unix", topology=topology)
+        return run_deployment(
+            deployment, config, transport=args.transport or "unix", topology=topology, memory=args.memory
+        )
     # Logged: the instances run as processes (run_deployment) that log into --log-dir or a
     # fresh directory made for this run and removed after it.
     directory = args.log_dir or tempfile.mkdtemp(prefix="islands-log-", dir=default_log_root())
     try:
         config = dataclasses.replace(config, log=LogConfig(mode=args.log, directory=directory))
-        return run_deployment(deployment, config, transport=args.transport or "unix", topology=topology)
+        return run_deployment(
+            deployment, config, transport=args.transport or "unix", topology=topology, memory=args.memory
+        )
     finally:
         if args.log_dir is None:
             shutil.rmtree(directory, ignore_errors=True)
