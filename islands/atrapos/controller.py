@@ -5,10 +5,12 @@ compares the interval's throughput with the mean of the previous (up to) 5 measu
 
 - within 10%: the workload looks stable, the interval doubles (up to 8 s) and the model is
   not evaluated;
-- otherwise (and after the very first interval, when there is nothing to compare with):
-  the model is evaluated; the caller then reports whether it repartitioned. A
-  repartitioning resets the interval to 1 s and forgets the measurements (the throughput
-  after it belongs to a new scheme); an evaluation that changes nothing keeps the interval.
+- otherwise (and after the very first interval, when there is nothing to compare with: the
+  engine starts on the naive scheme, paper 002 Sec IV): the model is evaluated; the caller
+  then reports whether it repartitioned. A repartitioning resets the interval to 1 s and
+  forgets the measurements (the throughput after it belongs to a new scheme): the first
+  interval after it only starts the new history. An evaluation that changes nothing keeps
+  the interval.
 
 :class:`IntervalController` holds that state; it never reads a clock, so tests drive it with
 scripted series and the engine's monitor thread with real measurements.
@@ -61,6 +63,7 @@ class IntervalController:
         self._history: deque[float] = deque(maxlen=history)
         self._interval_s = self.min_interval_s
         self._pending = False
+        self._seed_only = False
 
     @property
     def interval_s(self) -> float:
@@ -88,6 +91,10 @@ class IntervalController:
             raise RuntimeError("observe: the last evaluation's outcome was not reported (call evaluated())")
         if not (np.isfinite(tps) and tps >= 0):
             raise ValueError(f"tps: {tps} is not a non-negative throughput")
+        if self._seed_only:
+            self._seed_only = False
+            self._history.append(float(tps))
+            return False
         stable = self.is_stable(tps)
         self._history.append(float(tps))
         if stable:
@@ -104,6 +111,7 @@ class IntervalController:
         if repartitioned:
             self._interval_s = self.min_interval_s
             self._history.clear()
+            self._seed_only = True
 
 
 def replay(
