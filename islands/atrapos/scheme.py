@@ -29,8 +29,8 @@ SUB_PARTITIONS = 10
 
 def split_range(lo: int, hi: int, n: int) -> np.ndarray:
     """``n + 1`` integer bounds cutting ``[lo, hi)`` into ``n`` near-equal ranges; bound ``k``
-    is ``lo + ceil(k * (hi - lo) / n)``, the same cut the engine's monitor makes for its
-    sub-partitions (``(key - lo) * n / (hi - lo)``)."""
+    is ``lo + ceil(k * (hi - lo) / n)``, the cut the engine's monitor makes for its
+    sub-partitions (``PartitionMonitor::bound``). Keys are int64 here."""
     width = hi - lo
     return np.array([lo + (k * width + n - 1) // n for k in range(n + 1)], dtype=np.int64)
 

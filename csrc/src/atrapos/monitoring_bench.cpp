@@ -41,6 +41,7 @@ MonitoringBenchResult run(const MonitoringBenchConfig& c) {
   PartitionMonitor monitor(0, rows, 2);
   const auto start = std::chrono::steady_clock::now();
   std::uint32_t until_sync = c.sync_every;
+  std::uint64_t stamp = Mode == MonitoringMode::kTimed ? CycleClock::now() : 0;
   for (std::uint64_t i = 0; i < c.actions; ++i) {
     const std::uint64_t key = loop.next_key();
     if constexpr (Mode == MonitoringMode::kOff) {
@@ -49,9 +50,10 @@ MonitoringBenchResult run(const MonitoringBenchConfig& c) {
       const unsigned sub = monitor.sub_of(key);
       std::uint64_t cost = 1;
       if constexpr (Mode == MonitoringMode::kTimed) {
-        const std::uint64_t t0 = CycleClock::now();
         loop.act(key);
-        cost = CycleClock::now() - t0;
+        const std::uint64_t now = CycleClock::now();
+        cost = now - stamp;
+        stamp = now;
       } else {
         loop.act(key);
       }

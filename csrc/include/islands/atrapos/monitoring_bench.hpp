@@ -10,7 +10,10 @@ namespace islands::atrapos {
 enum class MonitoringMode {
   kOff,     //!< nothing: the baseline loop
   kCounts,  //!< sub_of(key) + record_action with a constant cost (no clock read)
-  kTimed,   //!< as kCounts, with the action's cost measured by two CycleClock reads
+  //! as kCounts, with the action's cost measured by one CycleClock read per action: the
+  //! ticks since the previous action ended (a worker running actions back to back stamps
+  //! each one's end once)
+  kTimed,
 };
 
 //! One run of the loop.
