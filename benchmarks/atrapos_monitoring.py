@@ -96,9 +96,7 @@ def main() -> None:
     for mix in mixes:
         actions = 1.0 if mix == "get_subscriber_data" else MIX_ACTIONS
         txn = statistics.median(per_txn[mix])
-        shares = "  ".join(
-            f"{mode} {100 * statistics.median(over[mode]) * actions / txn:.2f}%" for mode in over
-        )
+        shares = "  ".join(f"{mode} {100 * statistics.median(over[mode]) * actions / txn:.2f}%" for mode in over)
         print(f"  {mix:20} {spread(per_txn[mix], 0)} ns ({actions:.2f} actions): estimated overhead {shares}")
     print("\npaper 002 Table 2: at most 3.32% (GetSubData); issue 17 target: 2%")
 

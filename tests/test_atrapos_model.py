@@ -228,9 +228,7 @@ def test_hardware_from_every_fixture_and_its_virtual_sockets(fixture):
     if topology.n_cores >= 2:
         virtual = Hardware.from_topology(virtual_sockets(topology, 2, remote_distance=30))
         assert virtual.n_sockets == 2 and virtual.distance[0, 1] == 3.0
-        assert np.bincount(virtual.core_socket).tolist() == [
-            len(s.cores) for s in virtual_sockets(topology, 2).sockets
-        ]
+        assert np.bincount(virtual.core_socket).tolist() == [len(s.cores) for s in virtual_sockets(topology, 2).sockets]
 
 
 def test_the_paper_machine_places_a_two_table_workload_without_crossing_sockets():
@@ -258,7 +256,11 @@ def test_bad_hardware_is_refused_naming_the_field():
 
 def test_a_monitor_snapshot_becomes_the_scheme_and_its_statistics():
     k = SUB_PARTITIONS
-    parts = [MonitoredPartition("A", 100, 200, 1), MonitoredPartition("A", 0, 100, 0), MonitoredPartition("B", 0, 35, 1)]
+    parts = [
+        MonitoredPartition("A", 100, 200, 1),
+        MonitoredPartition("A", 0, 100, 0),
+        MonitoredPartition("B", 0, 35, 1),
+    ]
     actions = np.zeros((3, k))
     cost = np.zeros((3, k))
     actions[0, 9] = 4  # A [190, 200): the last sub-partition of A

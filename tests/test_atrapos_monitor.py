@@ -35,7 +35,9 @@ def test_a_snapshot_feeds_the_search():
     # Two tables on two cores of two sockets; every B action syncs with an A sub-partition of the
     # other socket, and A's first sub-partitions are hot.
     ranges = [(0, 100), (100, 200), (0, 100), (100, 200)]  # A0, A1, B0, B1
-    parts = [MonitoredPartition(t, lo, hi, core) for (lo, hi), t, core in zip(ranges, "AABB", (0, 1, 0, 1), strict=True)]
+    parts = [
+        MonitoredPartition(t, lo, hi, core) for (lo, hi), t, core in zip(ranges, "AABB", (0, 1, 0, 1), strict=True)
+    ]
     monitor = _core.AtraposMonitor(ranges)
     for sub in range(SUB_PARTITIONS):
         monitor.record_action(0, sub, 50 if sub < 5 else 10)
@@ -65,7 +67,11 @@ def test_owner_threads_record_while_python_snapshots():
     end = monitor.snapshot()
     assert end["actions"].sum() == 3 * 300_000 and end["cost"].sum() == 2 * 3 * 300_000
     assert end["sync_count"].sum() == 3 * 100_000 and end["sync_bytes"].sum() == 8 * 3 * 100_000
-    assert (end["sync_count"].sum(axis=(1, 3)) > 0).tolist() == [[False, True, False], [False, False, True], [True, False, False]]
+    assert (end["sync_count"].sum(axis=(1, 3)) > 0).tolist() == [
+        [False, True, False],
+        [False, False, True],
+        [True, False, False],
+    ]
 
 
 def test_bad_input_is_refused_naming_it():

@@ -87,7 +87,9 @@ class SyncIndex:
     def regrouped(self, unit_of: np.ndarray, n_units: int) -> SyncIndex:
         """The same points over coarser units (``unit_of[old] = new``); a point whose members
         all fall in one unit stays, with one member (it costs nothing wherever it runs)."""
-        groups = [sorted(set(unit_of[self.members[a:b]].tolist())) for a, b in zip(self.ptr[:-1], self.ptr[1:], strict=True)]
+        groups = [
+            sorted(set(unit_of[self.members[a:b]].tolist())) for a, b in zip(self.ptr[:-1], self.ptr[1:], strict=True)
+        ]
         return SyncIndex.build(groups, self.weight, self.txn, n_units)
 
     @property

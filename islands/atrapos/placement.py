@@ -58,9 +58,7 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
     fine = SyncIndex.of_subpartitions(scheme, workload)
     socket_of = hardware.core_socket
     spread = spread_placement(scheme, hardware)
-    start = min(
-        (scheme, spread), key=lambda s: float(fine.costs(socket_of[s.owners()], hardware.distance).sum())
-    )
+    start = min((scheme, spread), key=lambda s: float(fine.costs(socket_of[s.owners()], hardware.distance).sum()))
     owners = start.owners()
     costs = workload.costs()
     table_of_sub = np.repeat(np.arange(len(scheme.tables)), [t.n_sub for t in scheme.tables.values()])

@@ -190,4 +190,3 @@ def check_fits(scheme: Scheme, hardware: Hardware) -> None:
     off = busy[~hardware.available[busy]]
     if off.size:
         raise ValueError(f"scheme: cores {off.tolist()} hold sub-partitions but are not available")
-

@@ -156,5 +156,7 @@ def from_monitor(
         ta, oa = where[int(a)]
         tb, ob = where[int(b)]
         c = float(sync_count[a, sa, b, sb])
-        sync.append(SyncPoint(((ta, oa + int(sa)), (tb, ob + int(sb))), count=c, size=float(sync_bytes[a, sa, b, sb]) / c))
+        sync.append(
+            SyncPoint(((ta, oa + int(sa)), (tb, ob + int(sb))), count=c, size=float(sync_bytes[a, sa, b, sb]) / c)
+        )
     return Scheme(tables, n_cores), WorkloadStats(costs, sync, counts)
