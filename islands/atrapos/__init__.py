@@ -12,9 +12,11 @@ One concept per module:
 - :mod:`~islands.atrapos.partitioning`: Algorithm 1;
 - :mod:`~islands.atrapos.placement`: Algorithm 2;
 - :mod:`~islands.atrapos.search`: both, the plan and whether it is worth applying;
-- :mod:`~islands.atrapos.controller`: the adaptive interval.
+- :mod:`~islands.atrapos.controller`: the adaptive interval;
+- :mod:`~islands.atrapos.adaptation`: adaptation times from throughput timelines.
 """
 
+from islands.atrapos.adaptation import adaptation_time, steady_state
 from islands.atrapos.controller import Check, IntervalController, replay
 from islands.atrapos.cost_model import (
     SyncIndex,
@@ -45,6 +47,7 @@ __all__ = [
     "SyncPoint",
     "TableLayout",
     "WorkloadStats",
+    "adaptation_time",
     "check_fits",
     "choose_partitioning",
     "choose_placement",
@@ -56,6 +59,7 @@ __all__ = [
     "replay",
     "resource_utilization",
     "split_range",
+    "steady_state",
     "spread_placement",
     "sync_costs",
     "transaction_synchronization",
