@@ -7,7 +7,9 @@ The units that move are Algorithm 1's groups: all sub-partitions of one table on
 1. starts from the better (lower TS) of the given placement and one that deals every table's
    partitions round-robin over the sockets (the paper's "evenly distributes partitions of
    every table to different sockets");
-2. takes the synchronization points with a cost, dearest first, and for each tries to bring
+2. takes the synchronization points with a cost, dearest first (skipping one already found
+   without an improving switch until a switch changes the cores its members are on), and for
+   each tries to bring
    its members together: every member to every core of a socket where another member runs,
    either by switching the whole contents of the two cores (load unchanged) or by switching
    the member with that core's partition of the same table, or moving it there when the core
@@ -87,11 +89,16 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
         points = np.unique(np.concatenate([points_of[u] for u in changed.tolist()] + [np.zeros(0, np.int64)]))
         return float(index.costs(socket_of[new_core], distance, points).sum() - point_cost[points].sum()), points
 
+    # Points found without an improving switch; one is tried again only after a switch moved
+    # units on or off the cores its members are on (otherwise its options are mostly the same).
+    stuck: set[int] = set()
     for _ in range(_MAX_SWITCHES):
         switched = False
         for p in np.argsort(-point_cost, kind="stable").tolist():
             if point_cost[p] <= tolerance:
                 break
+            if p in stuck:
+                continue
             members = index.members[index.ptr[p] : index.ptr[p + 1]]
             sockets = set(socket_of[unit_core[members]].tolist())
             best: tuple[float, np.ndarray] | None = None
@@ -117,7 +124,15 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
                             if check_ru and ru_of_loads(loads_of(new_core), available) > ru_now + ru_tolerance:
                                 continue
                             best = (delta, new_core)
-            if best is not None:
+            if best is None:
+                stuck.add(p)
+            else:
+                moved_cores = set(unit_core[best[1] != unit_core].tolist()) | set(
+                    best[1][best[1] != unit_core].tolist()
+                )
+                touched = np.flatnonzero(np.isin(unit_core, list(moved_cores)))
+                for u in touched.tolist():
+                    stuck.difference_update(points_of[u].tolist())
                 unit_core = best[1]
                 point_cost = index.costs(socket_of[unit_core], distance)
                 ru_now = ru_of_loads(loads_of(unit_core), available)
