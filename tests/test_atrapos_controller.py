@@ -106,3 +106,56 @@ def test_misuse_and_bad_values_are_refused():
         IntervalController().observe(float("nan"))
     with pytest.raises(ValueError, match="intervals"):
         IntervalController(min_interval_s=4, max_interval_s=2)
+
+
+# --- the loop the monitor thread runs ---------------------------------------------------
+
+
+def uniform_or_skewed(skewed: bool):
+    from islands.atrapos import Hardware, Scheme, WorkloadStats
+
+    hw = Hardware.from_sockets([2, 2])
+    scheme = Scheme.naive({"A": (0, 4000)}, hw)
+    loads = np.r_[np.full(8, 1 / 16), np.full(32, 1 / 64)] if skewed else np.full(40, 1 / 40)
+    return hw, scheme, WorkloadStats({"A": loads})
+
+
+def test_the_loop_repartitions_when_skew_appears_and_not_while_stable():
+    from islands.atrapos import AdaptiveLoop
+
+    loop = AdaptiveLoop()
+    hw, scheme, uniform = uniform_or_skewed(False)
+    _, _, skewed = uniform_or_skewed(True)
+    reads = []
+
+    def stats(w):
+        def read():
+            reads.append(w)
+            return scheme, w
+
+        return read
+
+    first = loop.end_of_interval(1000, stats(uniform), hw)
+    assert first.evaluated and not first.repartition and first.actions == ()  # naive fits uniform
+    quiet = [loop.end_of_interval(1000, stats(uniform), hw) for _ in range(4)]
+    assert not any(d.evaluated for d in quiet) and quiet[-1].next_interval_s == 8
+    assert len(reads) == 1  # statistics are read only to evaluate
+    hit = loop.end_of_interval(300, stats(skewed), hw)
+    assert hit.evaluated and hit.repartition and hit.next_interval_s == 1
+    assert hit.plan is not None and hit.plan.ru_after == pytest.approx(0)
+    assert {a.kind for a in hit.actions} == {"split", "move", "merge"}
+
+
+def test_lost_cores_force_an_evaluation_even_without_a_throughput_change():
+    from islands.atrapos import AdaptiveLoop
+
+    loop = AdaptiveLoop()
+    hw, scheme, uniform = uniform_or_skewed(False)
+    loop.end_of_interval(1000, lambda: (scheme, uniform), hw)
+    assert not loop.end_of_interval(1000, lambda: (scheme, uniform), hw).evaluated
+    loop.hardware_changed()
+    fewer = hw.without([3])
+    d = loop.end_of_interval(1000, lambda: (scheme, uniform), fewer)
+    assert d.evaluated and d.repartition and d.plan is not None and not d.plan.fits
+    assert 3 not in d.plan.scheme.used_cores().tolist()
+    assert all(a.target != 3 for a in d.actions if a.kind == "move")

@@ -12,11 +12,15 @@ One concept per module:
 - :mod:`~islands.atrapos.partitioning`: Algorithm 1;
 - :mod:`~islands.atrapos.placement`: Algorithm 2;
 - :mod:`~islands.atrapos.search`: both, the plan and whether it is worth applying;
+- :mod:`~islands.atrapos.actions`: the splits, moves and merges from one scheme to another;
 - :mod:`~islands.atrapos.controller`: the adaptive interval;
+- :mod:`~islands.atrapos.adaptive_loop`: controller, search and threshold, per interval;
 - :mod:`~islands.atrapos.adaptation`: adaptation times from throughput timelines.
 """
 
+from islands.atrapos.actions import RepartitionAction, repartition_actions
 from islands.atrapos.adaptation import adaptation_time, steady_state
+from islands.atrapos.adaptive_loop import AdaptiveLoop, Decision
 from islands.atrapos.controller import Check, IntervalController, replay
 from islands.atrapos.cost_model import (
     SyncIndex,
@@ -36,12 +40,15 @@ from islands.atrapos.workload import MonitoredPartition, SyncPoint, WorkloadStat
 __all__ = [
     "DEFAULT_MIN_GAIN",
     "SUB_PARTITIONS",
+    "AdaptiveLoop",
     "Check",
+    "Decision",
     "Hardware",
     "IntervalController",
     "MonitoredPartition",
     "Partition",
     "Plan",
+    "RepartitionAction",
     "Scheme",
     "SyncIndex",
     "SyncPoint",
@@ -56,6 +63,7 @@ __all__ = [
     "from_monitor",
     "greedy_partitioning",
     "improve_partitioning",
+    "repartition_actions",
     "replay",
     "resource_utilization",
     "split_range",

@@ -83,19 +83,21 @@ class IntervalController:
         mean = float(np.mean(self._history))
         return abs(tps - mean) <= self.tolerance * abs(mean)
 
-    def observe(self, tps: float) -> bool:
+    def observe(self, tps: float, force: bool = False) -> bool:
         """Record the throughput of the interval that just ended; return whether to evaluate
-        the model now. Raises ``ValueError`` for a negative or non-finite throughput and
-        ``RuntimeError`` when the previous evaluation was not reported."""
+        the model now (always with ``force``: the hardware changed). Raises ``ValueError``
+        for a negative or non-finite throughput and ``RuntimeError`` when the previous
+        evaluation was not reported."""
         if self._pending:
             raise RuntimeError("observe: the last evaluation's outcome was not reported (call evaluated())")
         if not (np.isfinite(tps) and tps >= 0):
             raise ValueError(f"tps: {tps} is not a non-negative throughput")
-        if self._seed_only:
+        if self._seed_only and not force:
             self._seed_only = False
             self._history.append(float(tps))
             return False
-        stable = self.is_stable(tps)
+        self._seed_only = False
+        stable = self.is_stable(tps) and not force
         self._history.append(float(tps))
         if stable:
             self._interval_s = min(2 * self._interval_s, self.max_interval_s)
