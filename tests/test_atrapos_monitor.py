@@ -22,7 +22,7 @@ from islands.atrapos import (
 def test_the_engines_cuts_are_the_models():
     ranges = [(0, 35), (35, 1000), (1000, 1013), (5, 2**62 + 3)]
     monitor = _core.AtraposMonitor(ranges)
-    assert _core.ATRAPOS_SUB_PARTITIONS == SUB_PARTITIONS
+    assert _core.atrapos_sub_partitions() == SUB_PARTITIONS
     for i, (lo, hi) in enumerate(ranges):
         bounds = split_range(lo, hi, SUB_PARTITIONS)
         assert monitor.bounds(i) == bounds.tolist()

@@ -52,7 +52,7 @@ void check_sub(unsigned sub, const char* what) {
 }  // namespace
 
 void bind_atrapos(py::module_& m) {
-  m.attr("ATRAPOS_SUB_PARTITIONS") = kSubPartitions;
+  m.def("atrapos_sub_partitions", [] { return kSubPartitions; }, "Sub-partitions per partition of the ATraPos monitor");
   py::class_<WorkloadMonitor>(m, "AtraposMonitor",
                               "ATraPos trace arrays: per partition, actions and cost per sub-partition and "
                               "synchronizations per pair of sub-partitions (paper 002 Sec V-D)")
