@@ -101,7 +101,10 @@ def choose_scheme(current: Scheme, workload: WorkloadStats, hardware: Hardware, 
     starts += [greedy_partitioning(current, workload, hardware, per_table=flag) for flag in (True, False)]
     best: tuple[float, Scheme] | None = None
     for start in starts:
-        placed = choose_placement(improve_partitioning(start, workload, hardware, sync_weight), workload, hardware)
+        partitioned = improve_partitioning(start, workload, hardware, sync_weight)
+        if best is not None and resource_utilization(partitioned, workload, hardware) >= best[0]:
+            continue  # Algorithm 2 lowers TS alone: this start cannot win
+        placed = choose_placement(partitioned, workload, hardware)
         score = _objective(placed, workload, hardware, sync_weight)
         if best is None or score < best[0] - 1e-12 * max(1.0, abs(best[0])):
             best = (score, placed)
