@@ -16,6 +16,22 @@ One concept per module:
 - :mod:`~islands.atrapos.controller`: the adaptive interval;
 - :mod:`~islands.atrapos.adaptive_loop`: controller, search and threshold, per interval;
 - :mod:`~islands.atrapos.adaptation`: adaptation times from throughput timelines.
+
+Wiring into the partitioned engine (what PLP provides):
+
+1. a numbering of its partitions, each ``MonitoredPartition(table, lo, hi, core)`` with
+   ``core`` numbered as :class:`Hardware` numbers the topology's cores (socket by socket);
+2. a C++ ``islands::atrapos::WorkloadMonitor`` over those key ranges; per action the owner
+   thread calls ``sub_of(key)`` and ``record_action(sub, cost)``, and at each rendezvous
+   ``record_sync(sub, remote_partition, remote_sub, bytes)`` for the remote actions it meets;
+3. a monitor thread that at the end of each interval passes the interval's throughput and a
+   callable returning ``from_monitor(now - before, partitions, n_cores)`` to
+   :meth:`AdaptiveLoop.end_of_interval`, and, when the decision says so, runs its
+   ``actions`` (split at a key, move a key range to a core, merge at a key) with regular
+   actions paused on the partitions involved, then builds a new monitor for the new
+   partitions (:meth:`Scheme.partitions`);
+4. for cores taken away or given back: ``Hardware.without`` / ``with_cores`` and
+   :meth:`AdaptiveLoop.hardware_changed`.
 """
 
 from islands.atrapos.actions import RepartitionAction, repartition_actions
