@@ -16,6 +16,7 @@ from islands.plots.atrapos import (
     Timeline,
     plot_alternating,
     plot_cores_removed,
+    plot_monitoring_overhead,
     plot_repartition_cost,
     plot_skew,
     plot_timeline,
@@ -124,6 +125,20 @@ def test_fig9_shows_cost_against_actions_with_the_papers_bound():
     assert d.figure.axes[0].get_yscale() == "log"  # far below 200 ms
     with pytest.raises(ValueError, match="no repartitioning costs"):
         plot_repartition_cost({})
+
+
+def test_table2_gives_the_overhead_of_the_medians():
+    off = {"GetSubData": [1000.0, 1010.0, 990.0], "TATP-Mix": [500.0, 505.0]}
+    on = {"GetSubData": [970.0, 960.0, 980.0], "TATP-Mix": [500.0, 499.0]}
+    d = plot_monitoring_overhead(off, on)
+    assert d.stem == "002-table2"
+    assert d.summary.splitlines()[:2] == [
+        "GetSubData: off 1.0 K, on 970 txn/s, overhead 3.00%",
+        "TATP-Mix: off 502, on 500 txn/s, overhead 0.60%",
+    ]
+    assert [t.get_text() for t in d.figure.axes[0].texts] == ["+3.00%", "+0.60%"]
+    with pytest.raises(ValueError, match="off and on"):
+        plot_monitoring_overhead(off, {"GetSubData": [1.0]})
 
 
 def test_timelines_come_from_run_results_and_bad_input_is_refused():

@@ -9,7 +9,9 @@ the static configuration, with the run's events marked, and the re-partitioning 
   :func:`plot_cores_removed` (Fig 12), :func:`plot_alternating` (Fig 13): the same with the
   paper's captions;
 - :func:`plot_repartition_cost` (Fig 9): milliseconds for a sequence of split, merge and
-  rearrange actions against how many, mean with standard deviation, with the paper's 200 ms.
+  rearrange actions against how many, mean with standard deviation, with the paper's 200 ms;
+- :func:`plot_monitoring_overhead` (Table 2): throughput per TATP transaction with monitoring
+  on and off, and the overhead in percent beside the paper's worst case (3.32%).
 
 They take the runs' own data, not a sweep's rows: a :class:`Timeline` per run (from
 ``RunResult.timeline_tps`` and its interval, or built by hand) and :class:`Event` lists. The
@@ -36,6 +38,7 @@ __all__ = [
     "Timeline",
     "plot_alternating",
     "plot_cores_removed",
+    "plot_monitoring_overhead",
     "plot_repartition_cost",
     "plot_skew",
     "plot_timeline",
@@ -292,3 +295,41 @@ def plot_repartition_cost(costs_ms: Mapping[str, Mapping[int, Sequence[float]]],
     ax.legend(fontsize=8)
     ax.set_title("002 Fig 9: cost of repartitioning" + (f"\n{note}" if note else ""), fontsize=10)
     return Drawing(fig, "\n".join(lines), "002-fig9")
+
+
+def plot_monitoring_overhead(
+    off: Mapping[str, Sequence[float]], on: Mapping[str, Sequence[float]], note: str = ""
+) -> Drawing:
+    """002 Table 2: for each transaction (or mix), the throughput of repetitions with the
+    monitoring off and on (bars: medians, ticks: min-max) and the overhead ``1 - on/off`` of
+    the medians, with the paper's worst case, 3.32%. Raises ``ValueError`` when a
+    transaction lacks one side or there are none."""
+    names = list(off)
+    if not names:
+        raise ValueError("002-table2: no transactions")
+    if set(names) != set(on) or any(len(off[n]) == 0 or len(on[n]) == 0 for n in names):
+        raise ValueError("002-table2: every transaction needs runs with the monitoring off and on")
+    fig, axes = new_grid(1, 1, 1.2 * len(names) + 3, 4.0)
+    ax = axes[0][0]
+    xs = np.arange(len(names))
+    lines = []
+    for i, (label, runs) in enumerate((("monitoring off", off), ("monitoring on", on))):
+        med = np.array([np.median(runs[n]) for n in names])
+        lo = med - np.array([np.min(runs[n]) for n in names])
+        hi = np.array([np.max(runs[n]) for n in names]) - med
+        ax.bar(xs + (i - 0.5) * 0.38, med, 0.38, yerr=[lo, hi], color=color_of(i), label=label, capsize=3)
+    for x, n in zip(xs, names, strict=True):
+        overhead = 1 - float(np.median(on[n])) / float(np.median(off[n]))
+        top = max(float(np.max(off[n])), float(np.max(on[n])))
+        ax.text(float(x), top, f"{100 * overhead:+.2f}%", ha="center", va="bottom", fontsize=8)
+        lines.append(
+            f"{n}: off {fmt_tps(float(np.median(off[n])))}, on {fmt_tps(float(np.median(on[n])))} txn/s, "
+            f"overhead {100 * overhead:.2f}%"
+        )
+    lines.append("paper 002 Table 2: at most 3.32% (GetSubData)")
+    ax.set_xticks(xs, names, rotation=20, fontsize=8)
+    ax.set_ylabel("throughput (txn/s)")
+    plain_ticks(ax.yaxis)
+    ax.legend(fontsize=8)
+    ax.set_title("002 Table 2: monitoring overhead" + (f"\n{note}" if note else ""), fontsize=10)
+    return Drawing(fig, "\n".join(lines), "002-table2")
