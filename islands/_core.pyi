@@ -8,6 +8,7 @@ import collections.abc
 import typing
 
 __all__: list[str] = [
+    "AtraposMonitor",
     "BTreeIndex",
     "CapabilityMissing",
     "ConfigError",
@@ -31,6 +32,8 @@ __all__: list[str] = [
     "TpccConfig",
     "Transport",
     "abort_reasons",
+    "atrapos_monitoring_bench",
+    "atrapos_sub_partitions",
     "bare_loop",
     "build_info",
     "check_log_directory",
@@ -777,4 +780,63 @@ def tpcc_probe(config: RunConfig, transactions: typing.SupportsInt, corruption: 
 def tpcc_load_bytes(config: RunConfig, total_sites: typing.SupportsInt) -> int:
     """
     The bytes TPC-C's load of total_sites sites is estimated to allocate (what the memory check compares).
+    """
+
+class AtraposMonitor:
+    """
+    ATraPos trace arrays: per partition, actions and cost per sub-partition and synchronizations per pair of sub-partitions (paper 002 Sec V-D)
+    """
+    def __init__(self, ranges: collections.abc.Sequence[tuple[typing.SupportsInt, typing.SupportsInt]]) -> None:
+        """
+        One monitor per partition, partition i covering keys [ranges[i][0], ranges[i][1])
+        """
+    def __len__(self) -> int: ...
+    def bounds(self, partition: typing.SupportsInt) -> list[int]:
+        """
+        The 11 keys that cut the partition into its sub-partitions
+        """
+    def record_action(self, partition: typing.SupportsInt, sub: typing.SupportsInt, cost: typing.SupportsInt) -> None:
+        """
+        Records one action (call from one thread per partition)
+        """
+    def record_sync(
+        self,
+        partition: typing.SupportsInt,
+        sub: typing.SupportsInt,
+        remote_partition: typing.SupportsInt,
+        remote_sub: typing.SupportsInt,
+        bytes: typing.SupportsInt,
+    ) -> None:
+        """
+        Records one synchronization point between two sub-partitions
+        """
+    def run_owners(
+        self, actions: typing.SupportsInt, cost: typing.SupportsInt = 1, sync_every: typing.SupportsInt = 4
+    ) -> tuple[int, bool]:
+        """
+        Owner threads record while this thread snapshots: (snapshots taken, all monotone)
+        """
+    def snapshot(self) -> dict[str, typing.Any]:
+        """
+        Every counter now: actions and cost (partitions x 10), sync_count and sync_bytes (partitions x 10 x partitions x 10), as uint64 numpy arrays
+        """
+    def sub_of(self, partition: typing.SupportsInt, key: typing.SupportsInt) -> int:
+        """
+        The sub-partition of partition holding key
+        """
+
+def atrapos_monitoring_bench(
+    mode: str,
+    actions: typing.SupportsInt = 10000000,
+    rows: typing.SupportsInt = 65536,
+    sync_every: typing.SupportsInt = 4,
+    seed: typing.SupportsInt = 1,
+) -> dict[str, typing.Any]:
+    """
+    One run of the monitoring overhead loop: mode off, counts or timed; ns per action, the rows' checksum and the actions the monitor recorded
+    """
+
+def atrapos_sub_partitions() -> int:
+    """
+    Sub-partitions per partition of the ATraPos monitor
     """
