@@ -1,6 +1,7 @@
 #include "islands/log/private_file.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,23 +44,46 @@ int open_private_file(const std::string& path, int flags, const char* who) {
   return fd;
 }
 
-std::vector<unsigned char> read_private_file(const std::string& path, const char* who) {
+MappedFile::MappedFile(const std::string& path, const char* who) {
   const int fd = open_private_file(path, O_RDONLY, who);
-  std::vector<unsigned char> data;
-  unsigned char chunk[1 << 16];
-  for (;;) {
-    const ssize_t n = ::read(fd, chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    throw std::runtime_error(std::string(who) + ": cannot read " + path + ": " + std::strerror(e));
+  }
+  size_ = static_cast<std::size_t>(st.st_size);
+  if (size_ > 0) {
+    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
       const int e = errno;
       ::close(fd);
-      throw std::runtime_error(std::string(who) + ": cannot read " + path + ": " + std::strerror(e));
+      throw std::runtime_error(std::string(who) + ": cannot map " + path + ": " + std::strerror(e));
     }
-    if (n == 0) break;
-    data.insert(data.end(), chunk, chunk + n);
+    ::madvise(p, size_, MADV_SEQUENTIAL);
+    data_ = static_cast<const unsigned char*>(p);
   }
-  ::close(fd);
-  return data;
+  ::close(fd);  // the mapping stays
+}
+
+MappedFile::~MappedFile() {
+  if (data_ != nullptr) ::munmap(const_cast<unsigned char*>(data_), size_);
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept : data_(other.data_), size_(other.size_) {
+  other.data_ = nullptr;
+  other.size_ = 0;
+}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
+  if (this != &other) {
+    if (data_ != nullptr) ::munmap(const_cast<unsigned char*>(data_), size_);
+    data_ = other.data_;
+    size_ = other.size_;
+    other.data_ = nullptr;
+    other.size_ = 0;
+  }
+  return *this;
 }
 
 }  // namespace islands

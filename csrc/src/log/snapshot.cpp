@@ -37,33 +37,58 @@ std::string snapshot_path(const std::string& directory, std::uint32_t instance) 
 
 void write_snapshot(const std::string& path, const SnapshotInfo& info, std::uint16_t columns,
                     const std::function<void(const SnapshotRowVisitor&)>& for_each) {
-  std::vector<unsigned char> body;
+  // Streamed in chunks, so that a checkpoint needs a chunk of memory rather than a copy of the
+  // tables: a first pass counts the rows (the header's CRC covers the count), the second
+  // writes them, the header goes in last.
   std::uint64_t rows = 0;
-  for_each([&](const Row& row, std::size_t row_columns) {
-    append_redo_entry(body, row.key, row.columns(), row_columns);
-    ++rows;
-  });
+  for_each([&](const Row&, std::size_t) { ++rows; });
   Header h{kMagic, info.end_lsn, info.epoch, columns, rows, 0, 0};
-  h.crc = crc32c(body.data(), body.size(), crc32c(&h, offsetof(Header, crc)));
+  std::uint32_t crc = crc32c(&h, offsetof(Header, crc));
   const std::string tmp = path + ".tmp";
   const int fd = open_private_file(tmp, O_WRONLY | O_CREAT | O_TRUNC, "checkpoint");
-  auto write_all = [&](const void* p, std::size_t n) {
+  auto write_all = [&](const void* p, std::size_t n, off_t at) {
     const auto* c = static_cast<const unsigned char*>(p);
     while (n > 0) {
-      const ssize_t done = ::write(fd, c, n);
+      const ssize_t done = ::pwrite(fd, c, n, at);
       if (done < 0 && errno == EINTR) continue;
       if (done <= 0) return false;
       c += done;
+      at += done;
       n -= static_cast<std::size_t>(done);
     }
     return true;
   };
-  if (!write_all(&h, sizeof h) || !write_all(body.data(), body.size()) || ::fdatasync(fd) != 0) {
-    const int e = errno;
+  auto fail = [&](int e) {
     ::close(fd);
     ::unlink(tmp.c_str());
     throw std::runtime_error("checkpoint: cannot write " + tmp + ": " + std::strerror(e));
+  };
+  constexpr std::size_t kChunk = 4 << 20;
+  std::vector<unsigned char> chunk;
+  chunk.reserve(kChunk + 4096);
+  off_t at = sizeof h;
+  std::uint64_t written = 0;
+  int error = 0;  // the first failed write's errno
+  auto flush = [&] {
+    crc = crc32c(chunk.data(), chunk.size(), crc);
+    if (error == 0 && !write_all(chunk.data(), chunk.size(), at)) error = errno != 0 ? errno : EIO;
+    at += static_cast<off_t>(chunk.size());
+    chunk.clear();
+  };
+  for_each([&](const Row& row, std::size_t row_columns) {
+    append_redo_entry(chunk, row.key, row.columns(), row_columns);
+    ++written;
+    if (chunk.size() >= kChunk) flush();
+  });
+  flush();
+  if (error != 0) fail(error);
+  if (written != rows) {  // the tables changed between the passes: a caller's bug
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw std::logic_error("checkpoint: the rows changed while " + tmp + " was written");
   }
+  h.crc = crc;
+  if (!write_all(&h, sizeof h, 0) || ::fdatasync(fd) != 0) fail(errno);
   ::close(fd);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int e = errno;
@@ -74,7 +99,7 @@ void write_snapshot(const std::string& path, const SnapshotInfo& info, std::uint
 
 SnapshotInfo read_snapshot(const std::string& path, std::uint16_t columns,
                            const std::function<void(std::uint64_t, const std::int32_t*, std::size_t)>& apply) {
-  const std::vector<unsigned char> data = read_private_file(path, "checkpoint");
+  const MappedFile data(path, "checkpoint");
   Header h;
   if (data.size() < sizeof h) throw std::runtime_error("checkpoint: " + path + " is truncated");
   std::memcpy(&h, data.data(), sizeof h);

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "islands/log/private_file.hpp"
+
 namespace islands {
 
 //! What a log record says. Redo payloads are sequences of redo entries (redo_entry.hpp).
@@ -74,7 +76,7 @@ class LogFile {
   bool valid_at(std::size_t offset, LogRecordHeader& header) const;
 
   std::string path_;
-  std::vector<unsigned char> data_;
+  MappedFile data_;  // records_ point into it
   std::vector<LogRecord> records_;
   std::uint64_t base_lsn_ = 0;
   std::uint64_t valid_bytes_ = 0;

@@ -1,6 +1,6 @@
 #pragma once
+#include <cstddef>
 #include <string>
-#include <vector>
 
 namespace islands {
 
@@ -19,7 +19,26 @@ void check_log_directory(const std::string& directory);
 //! link included.
 int open_private_file(const std::string& path, int flags, const char* who);
 
-//! The whole content of `path`, opened as open_private_file does (read only).
-std::vector<unsigned char> read_private_file(const std::string& path, const char* who);
+//! The whole content of a file opened as open_private_file does, mapped read only: recovery
+//! reads logs and snapshots in place (from the page cache, which the kernel may drop and read
+//! again) instead of copying gigabytes of them into the process's memory.
+class MappedFile {
+ public:
+  //! Maps `path`; throws std::runtime_error("<who>: cannot ... <path>: <why>") when it cannot.
+  MappedFile(const std::string& path, const char* who);
+  ~MappedFile();
+  MappedFile(MappedFile&& other) noexcept;
+  MappedFile& operator=(MappedFile&& other) noexcept;
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  const unsigned char* data() const { return data_; }  //!< the first byte (nullptr when empty)
+  std::size_t size() const { return size_; }           //!< bytes in the file
+  bool empty() const { return size_ == 0; }             //!< an empty file
+
+ private:
+  const unsigned char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
 
 }  // namespace islands
