@@ -78,7 +78,7 @@ class FigureAxes:
 
     def panel_of(self, workload: ModelWorkload) -> Panel | None:
         """The panel a measured workload belongs to (equal once the x field is set to the
-        panel's), or ``None``."""
+        panel's, logged or not), or ``None``."""
         for panel in self.panels:
             base = dataclasses.replace(workload, **{self.field: getattr(panel.workload, self.field)})
             if _same(base, panel.workload):
@@ -98,7 +98,6 @@ def _same(a: ModelWorkload, b: ModelWorkload) -> bool:
         and math.isclose(a.multisite, b.multisite, abs_tol=1e-9)
         and math.isclose(a.zipf_s, b.zipf_s, abs_tol=1e-9)
         and a.rows_per_site == b.rows_per_site
-        and a.logs == b.logs
     )
 
 

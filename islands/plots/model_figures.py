@@ -12,6 +12,7 @@ the prediction's interval. The figure's axes (x, panels, y) come from
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -104,9 +105,23 @@ def plot_model_figure(
                 if key in seen:  # per-socket is 1ISL on one socket
                     continue
                 seen.add(key)
+                measured = [
+                    pt
+                    for pt in mine
+                    if name == "here"
+                    and pt.deployment == spec
+                    and pt.transport == transport
+                    and axes_def.panel_of(pt.workload) is panel
+                ]
+                # Lines for the measured runs are as they ran (logged or not).
+                logged = measured[0].workload.logged if measured else panel.workload.logged
                 preds = [
                     predict(
-                        topology, deployment, axes_def.workload_at(panel, x), parameters, transport=transport,
+                        topology,
+                        deployment,
+                        dataclasses.replace(axes_def.workload_at(panel, x), logged=logged),
+                        parameters,
+                        transport=transport,
                         samples=SAMPLES,
                     )
                     for x in xs
@@ -125,11 +140,6 @@ def plot_model_figure(
                     f"x={x_plot[0]:g} .. {_fmt(axes_def, ys[-1])} at x={x_plot[-1]:g}"
                 )
                 if name == "here":
-                    measured = [
-                        pt
-                        for pt in mine
-                        if pt.deployment == spec and pt.transport == transport and axes_def.panel_of(pt.workload) is panel
-                    ]
                     mx = [axes_def.x_of(pt.workload) for pt in measured]
                     my = [_measured_value(axes_def, pt, deployment.n_cpus) for pt in measured]
                     if measured:
