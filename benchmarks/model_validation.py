@@ -206,6 +206,10 @@ def main() -> None:
             print(line)
         if figures is not None:
             points = [p for p in points if p.figure in figures]
+        empty = [p for p in points if not p.measured > 0]
+        for p in empty:
+            print(f"left out (no commits measured): {p.figure} {p.deployment} {p.transport} {p.workload.describe()}")
+        points = [p for p in points if p.measured > 0]
         if args.plots:
             from islands.plots.model import plot_predicted_vs_measured
 
