@@ -150,4 +150,3 @@ def test_cli_model_figure_bad_input(cli, args, message):
     done = cli(*args)
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
-

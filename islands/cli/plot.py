@@ -6,9 +6,9 @@ function :data:`islands.plots.FIGURES` registers for it, writes ``<figure>.png``
 prints their paths and the summary. ``--model`` draws the figure through the Islands model
 instead (:mod:`islands.plots.model_figures`): the measured points beside the model's
 prediction, the projection onto the papers' machines and the paper's shape; given a figure id
-rather than a results directory, the projection alone (nothing needs to have run). Bad input (no such directory, not a results directory,
-no rows, an unknown figure id, an output directory that cannot be written) raises
-``ValueError``, which the dispatcher prints as one line with exit status 2.
+rather than a results directory, the projection alone (nothing needs to have run). Bad input
+(no such directory, not a results directory, no rows, an unknown figure id, an output
+directory that cannot be written) raises ``ValueError``, which the dispatcher prints as one line with exit status 2.
 """
 
 from __future__ import annotations
@@ -93,8 +93,20 @@ def _model(args: argparse.Namespace) -> int:
     if args.json:
         from islands.cli.json_output import dumps
 
-        print(dumps([{"figure": r.figure_id, "png": r.png, "pdf": r.pdf, "summary_path": r.summary_path,
-                      "summary": r.summary} for r in done]))
+        print(
+            dumps(
+                [
+                    {
+                        "figure": r.figure_id,
+                        "png": r.png,
+                        "pdf": r.pdf,
+                        "summary_path": r.summary_path,
+                        "summary": r.summary,
+                    }
+                    for r in done
+                ]
+            )
+        )
         return 0
     for r in done:
         print(f"model figure {r.figure_id}: {r.png}")

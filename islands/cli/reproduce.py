@@ -86,7 +86,10 @@ def main(args: argparse.Namespace) -> int:
                     }
                     for r in done
                 ]
-                + [{"figure": m.figure_id, "model": True, "png": m.png, "pdf": m.pdf, "summary": m.summary} for m in models]
+                + [
+                    {"figure": m.figure_id, "model": True, "png": m.png, "pdf": m.pdf, "summary": m.summary}
+                    for m in models
+                ]
             )
         )
         return 0

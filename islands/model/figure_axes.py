@@ -142,7 +142,14 @@ FIGURE_AXES: dict[str, FigureAxes] = {
             unmodelled="the model's components (execution, contention, remote memory, logging, communication) are "
             "not the engine's breakdown categories; totals only",
         ),
-        FigureAxes("000-fig14", "throughput vs % multisite, shared memory", "multisite", _SHARES, _micro_panels(), transport="shm"),
+        FigureAxes(
+            "000-fig14",
+            "throughput vs % multisite, shared memory",
+            "multisite",
+            _SHARES,
+            _micro_panels(),
+            transport="shm",
+        ),
         FigureAxes(
             "000-fig15",
             "time per transaction vs % multisite, shared memory (per-socket; per-core where one socket)",
@@ -167,7 +174,10 @@ FIGURE_AXES: dict[str, FigureAxes] = {
             "time per transaction vs rows, update",
             "rows",
             _ROWS,
-            (Panel("local update", _UPDATE.with_multisite(0.0)), Panel("multisite update", _UPDATE.with_multisite(1.0))),
+            (
+                Panel("local update", _UPDATE.with_multisite(0.0)),
+                Panel("multisite update", _UPDATE.with_multisite(1.0)),
+            ),
             y="time",
             unmodelled="locks held longer by larger distributed updates (the closed form has no conflicts)",
         ),
@@ -274,5 +284,7 @@ def points_from_rows(rows: Any, figure: str) -> list[Point]:
         groups.setdefault((label, workload, transport), []).append(tps)
     return [
         Point(figure, label, workload, transport, sum(ts) / len(ts))
-        for (label, workload, transport), ts in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][2], repr(kv[0][1])))
+        for (label, workload, transport), ts in sorted(
+            groups.items(), key=lambda kv: (kv[0][0], kv[0][2], repr(kv[0][1]))
+        )
     ]

@@ -64,8 +64,12 @@ PAPER_SHAPES: dict[str, PaperShape] = {
             "4x6",
             "shared memory over unix sockets at 100% multisite: read per-core +60%, per-socket +25%; "
             "update +22% / +12%",
-            {"read per-core gain": 0.60, "read per-socket gain": 0.25, "update per-core gain": 0.22,
-             "update per-socket gain": 0.12},
+            {
+                "read per-core gain": 0.60,
+                "read per-socket gain": 0.25,
+                "update per-core gain": 0.22,
+                "update per-socket gain": 0.12,
+            },
             f"{_TABLE}; 000 Sec 6.3",
         ),
         PaperShape(
@@ -155,4 +159,6 @@ def paper_shape(figure: str) -> PaperShape:
     try:
         return PAPER_SHAPES[figure]
     except KeyError:
-        raise ValueError(f"figure {figure!r}: paper 000 reports no shape for it (known: {', '.join(PAPER_SHAPES)})") from None
+        raise ValueError(
+            f"figure {figure!r}: paper 000 reports no shape for it (known: {', '.join(PAPER_SHAPES)})"
+        ) from None

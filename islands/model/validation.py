@@ -110,10 +110,10 @@ def leave_one_out_components(points: Sequence[Point], topology: Topology) -> dic
     """Leave-one-out of the component model fitted to the measured points themselves: each
     point's worker time per transaction (workers / throughput) is ``L[kind, deployment] +
     rows * R[kind, deployment] + q * m * D[transport, op]`` (``R`` for the microbenchmark
-    only; ``q``, ``m`` from :func:`~islands.model.workload.participants`). Like the closed form, it has no term for skew or data size:
-    points of Fig 20 and 21 share their unknowns with the uniform, cache-resident ones, so
-    their error is what the model misses there;
-    the unknowns ``L`` and ``D`` are fitted by least squares on relative error to every other
+    only; ``q``, ``m`` from :func:`~islands.model.workload.participants`). Like the closed
+    form, it has no term for skew or data size: points of Fig 20 and 21 share their unknowns
+    with the uniform, cache-resident ones, so their error is what the model misses there. The
+    unknowns ``L``, ``R`` and ``D`` are fitted by least squares on relative error to every other
     point (across figures: a TPC-B point borrows ``D`` from the microbenchmark's curves) and
     predict the one left out. A point whose unknown no other point constrains is skipped.
     Returns ``{figure: {"loo-components": median error, "n": predicted, "skipped": count}}``."""
@@ -145,7 +145,7 @@ def leave_one_out_components(points: Sequence[Point], topology: Topology) -> dic
         # unknowns (its row lies in their row space): a 4-row point is not, when every other
         # point of its deployment has 10 rows.
         y, *_ = np.linalg.lstsq(a[keep].T, a[i], rcond=None)
-        if np.linalg.norm(a[keep].T @ y - a[i]) > 1e-6 * max(np.linalg.norm(a[i]), 1.0):
+        if float(np.linalg.norm(a[keep].T @ y - a[i])) > 1e-6 * max(float(np.linalg.norm(a[i])), 1.0):
             skipped[pt.figure] = skipped.get(pt.figure, 0) + 1
             continue
         w = 1.0 / c[keep]  # relative error: each point weighs by its own size
@@ -417,7 +417,12 @@ def _size_and_remote_trends(topology: Topology, parameters: Parameters) -> list[
         out.append(Trend(fig, "4x6", claim, predicted, criterion, bool(ok)))
 
     rows = (1, 4, 8, 16, 64, 100)
-    read = {(d, p, r): cost(d, ModelWorkload("micro-read", rows=r, multisite=p)) for d in deployments for p in (0.0, 1.0) for r in rows}
+    read = {
+        (d, p, r): cost(d, ModelWorkload("micro-read", rows=r, multisite=p))
+        for d in deployments
+        for p in (0.0, 1.0)
+        for r in rows
+    }
     mid = 16
     nxt = min(read[(d, 0.0, mid)] for d in deployments if d != "24ISL")
     ratio = read[("24ISL", 0.0, mid)] / nxt
@@ -450,7 +455,10 @@ def _size_and_remote_trends(topology: Topology, parameters: Parameters) -> list[
     add(
         "000-fig18",
         "multisite updates: shared-nothing costlier than shared-everything at every size",
-        ", ".join(f"{r} rows: 1ISL {upd[('1ISL', r)]:.1f}, 4ISL {upd[('4ISL', r)]:.1f}, 24ISL {upd[('24ISL', r)]:.1f} us" for r in (4, 100)),
+        ", ".join(
+            f"{r} rows: 1ISL {upd[('1ISL', r)]:.1f}, 4ISL {upd[('4ISL', r)]:.1f}, 24ISL {upd[('24ISL', r)]:.1f} us"
+            for r in (4, 100)
+        ),
         "4ISL and 24ISL above 1ISL for every size > 1 row",
         costlier,
     )
@@ -467,10 +475,20 @@ def _size_and_remote_trends(topology: Topology, parameters: Parameters) -> list[
         residual <= 0.05,
     )
     if "local.tpcb.none.txn_us" in parameters.costs:
-        tb = {(d, p): predict(topology, d, ModelWorkload("tpcb", multisite=p), parameters, samples=1).throughput for d in deployments for p in (0.0, 1.0)}
+        tb = {
+            (d, p): predict(topology, d, ModelWorkload("tpcb", multisite=p), parameters, samples=1).throughput
+            for d in deployments
+            for p in (0.0, 1.0)
+        }
         flat = tb[("1ISL", 1.0)] / tb[("1ISL", 0.0)]
         d4, d24 = 1 - tb[("4ISL", 1.0)] / tb[("4ISL", 0.0)], 1 - tb[("24ISL", 1.0)] / tb[("24ISL", 0.0)]
-        add("000-fig23", "TPC-B: shared-everything flat as remote grows", f"1ISL 100%/0% = {flat:.2f}", "1.00 +- 0.01", abs(flat - 1) <= 0.01)
+        add(
+            "000-fig23",
+            "TPC-B: shared-everything flat as remote grows",
+            f"1ISL 100%/0% = {flat:.2f}",
+            "1.00 +- 0.01",
+            abs(flat - 1) <= 0.01,
+        )
         add(
             "000-fig23",
             "TPC-B: coarse and fine shared-nothing fall alike (one participant each)",
@@ -479,10 +497,20 @@ def _size_and_remote_trends(topology: Topology, parameters: Parameters) -> list[
             min(d4, d24) > 0 and max(d4, d24) / min(d4, d24) <= 1.25,
         )
     if "local.tpcc-payment.none.txn_us" in parameters.costs:
-        tp = {(d, p): predict(topology, d, ModelWorkload("tpcc-payment", multisite=p), parameters, samples=1).throughput for d in deployments for p in (0.0, 1.0)}
+        tp = {
+            (d, p): predict(topology, d, ModelWorkload("tpcc-payment", multisite=p), parameters, samples=1).throughput
+            for d in deployments
+            for p in (0.0, 1.0)
+        }
         flat = tp[("1ISL", 1.0)] / tp[("1ISL", 0.0)]
         d4, d24 = 1 - tp[("4ISL", 1.0)] / tp[("4ISL", 0.0)], 1 - tp[("24ISL", 1.0)] / tp[("24ISL", 0.0)]
-        add("000-fig24", "Payment: shared-everything stable as remote grows", f"1ISL 100%/0% = {flat:.2f}", "1.00 +- 0.01", abs(flat - 1) <= 0.01)
+        add(
+            "000-fig24",
+            "Payment: shared-everything stable as remote grows",
+            f"1ISL 100%/0% = {flat:.2f}",
+            "1.00 +- 0.01",
+            abs(flat - 1) <= 0.01,
+        )
         add(
             "000-fig24",
             "Payment: shared-nothing falls sharply with remote payments",

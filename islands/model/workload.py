@@ -23,8 +23,9 @@ with keys ``rows``, ``multisite``, ``zipf``, ``rows_per_site``, ``logged`` (``tr
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["KINDS", "ModelWorkload", "participants", "parse_workload"]
 
@@ -127,7 +128,11 @@ def parse_workload(spec: str) -> ModelWorkload:
     if kind not in KINDS:
         raise ValueError(f"workload {kind!r}: choose one of {', '.join(KINDS)}")
     values: dict[str, object] = {"multisite": KINDS[kind][1]}
-    names = {"rows": ("rows", int), "multisite": ("multisite", float), "zipf": ("zipf_s", float)}
+    names: dict[str, tuple[str, Callable[[str], Any]]] = {
+        "rows": ("rows", int),
+        "multisite": ("multisite", float),
+        "zipf": ("zipf_s", float),
+    }
     names["rows_per_site"] = ("rows_per_site", int)
     names["logged"] = ("logged", _boolean)
     for item in filter(None, (o.strip() for o in options.split(","))):

@@ -13,6 +13,7 @@ the prediction's interval. The figure's axes (x, panels, y) come from
 from __future__ import annotations
 
 import dataclasses
+import statistics
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -76,7 +77,7 @@ def plot_model_figure(
     panels = axes_def.panels
     n_rows, n_cols = len(panels), len(columns)
     fig = InlineFigure(figsize=(3.3 * n_cols + 0.6, 2.5 * n_rows + 2.4), layout="constrained")
-    upper, bottom = fig.subfigures(2, 1, height_ratios=[2.5 * n_rows, 2.0])
+    upper, bottom = fig.subfigures(2, 1, height_ratios=[2.5 * n_rows, 2.0])  # type: ignore[misc]
     grid = [list(r) for r in upper.subplots(n_rows, n_cols, squeeze=False)]
     lines: list[str] = []
     mine = [pt for pt in points if axes_def.panel_of(pt.workload) is not None]
@@ -131,9 +132,15 @@ def plot_model_figure(
                 label = deployment.label if name != "here" else f"{deployment.label} {transport} predicted"
                 ax.plot(x_plot, ys, color=color_of(i), linestyle=style, linewidth=1.2, label=label)
                 band = (
-                    [deployment.n_cpus * 1e6 / p.high for p in preds] if axes_def.y == "time" else [p.low for p in preds]
+                    [deployment.n_cpus * 1e6 / p.high for p in preds]
+                    if axes_def.y == "time"
+                    else [p.low for p in preds]
                 )
-                top = [deployment.n_cpus * 1e6 / p.low for p in preds] if axes_def.y == "time" else [p.high for p in preds]
+                top = (
+                    [deployment.n_cpus * 1e6 / p.low for p in preds]
+                    if axes_def.y == "time"
+                    else [p.high for p in preds]
+                )
                 ax.fill_between(x_plot, band, top, color=color_of(i), alpha=0.10)
                 lines.append(
                     f"{name} {panel.title} {deployment.label} {transport}: predicted {_fmt(axes_def, ys[0])} at "
@@ -144,7 +151,12 @@ def plot_model_figure(
                     my = [_measured_value(axes_def, pt, deployment.n_cpus) for pt in measured]
                     if measured:
                         ax.scatter(
-                            mx, my, color=color_of(i), marker=marker_of(i), s=22, zorder=3,
+                            mx,
+                            my,
+                            color=color_of(i),
+                            marker=marker_of(i),
+                            s=22,
+                            zorder=3,
                             label=f"{deployment.label} {transport} measured",
                         )
                     for pt in measured:
@@ -162,7 +174,7 @@ def plot_model_figure(
             ax.tick_params(labelsize=7)
             ax.legend(fontsize=6)
     shape = PAPER_SHAPES.get(figure)
-    trends = figure_trends(figure, {k: v for k, v in machines.items()}, parameters) if machines else []
+    trends = figure_trends(figure, dict(machines), parameters) if machines else []
     text = [f"paper 000 ({shape.machine} machine): {shape.shape} [{shape.source}]" if shape else ""]
     text += [
         f"{t.machine}: {t.claim} -> model {t.predicted}: {'reproduced' if t.reproduced else 'NOT reproduced'}"
@@ -173,8 +185,8 @@ def plot_model_figure(
     if axes_def.unmodelled:
         text.append(f"not in the model: {axes_def.unmodelled}")
     if errors:
-        errors.sort()
-        text.append(f"measured here vs model: median relative error {errors[len(errors) // 2]:.1%} over {len(errors)} points")
+        median = statistics.median(errors)
+        text.append(f"measured here vs model: median relative error {median:.1%} over {len(errors)} points")
     wrapped = "\n".join(textwrap.fill(t, 36 * n_cols) for t in text if t)
     upper.suptitle(
         f"{figure} {axes_def.title}\nmeasured here vs the model, and projected onto the papers' machines "
