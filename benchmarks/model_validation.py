@@ -164,6 +164,13 @@ def main() -> None:
         "--params-before", default=None, help="a second parameters file whose calibrated errors print beside"
     )
     parser.add_argument("--figures", default=None, help="comma-separated figure ids to measure (default: all)")
+    parser.add_argument(
+        "--results",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a sweep's results directory whose rows are the measured points instead (repeatable)",
+    )
     args = parser.parse_args()
     params = load_parameters(args.params) if args.params else default_parameters()
     before = load_parameters(args.params_before) if args.params_before else None
@@ -173,7 +180,21 @@ def main() -> None:
         f"{params.machine.get('timestamp_utc', '?')})"
     )
     if not args.no_measure:
-        if args.points and Path(args.points).exists():
+        if args.results:
+            from islands.model.figure_axes import points_from_rows
+            from islands.results import ResultStore
+
+            points = []
+            for directory in args.results:
+                store = ResultStore(Path(directory))
+                manifest = store.manifest() or {}
+                rows = store.rows()
+                figure = str(manifest.get("figure", directory))
+                points += points_from_rows(rows, figure)
+                shares = rows.get("system.other_cpu_share")
+                load = f", other processes' CPU share median {shares.median():.0%}" if shares is not None else ""
+                print(f"measured points: {directory} ({figure}, {len(rows)} rows{load})")
+        elif args.points and Path(args.points).exists():
             points = [
                 Point(
                     d["figure"],
@@ -192,6 +213,12 @@ def main() -> None:
             if args.points:
                 rows = [{**dataclasses.asdict(p), "workload": dataclasses.asdict(p.workload)} for p in points]
                 Path(args.points).write_text(json.dumps(rows, indent=1))
+        if figures is not None:
+            points = [p for p in points if p.figure in figures]
+        empty = [p for p in points if not p.measured > 0]
+        for p in empty:
+            print(f"left out (no commits measured): {p.figure} {p.deployment} {p.transport} {p.workload.describe()}")
+        points = [p for p in points if p.measured > 0]
         topology = read_topology()
         calibrated, rows, calibrated_cpu = prediction_errors(points, topology, params)
         print(
@@ -204,12 +231,6 @@ def main() -> None:
             if pt.workload.multisite_share == 0 and not pt.workload.logs and pt.cpu_measured == pt.cpu_measured:
                 line += f" {pt.cpu_measured / 1e3:12.1f}K {predicted / pt.cpu_measured - 1:+7.1%}"
             print(line)
-        if figures is not None:
-            points = [p for p in points if p.figure in figures]
-        empty = [p for p in points if not p.measured > 0]
-        for p in empty:
-            print(f"left out (no commits measured): {p.figure} {p.deployment} {p.transport} {p.workload.describe()}")
-        points = [p for p in points if p.measured > 0]
         if args.plots:
             from islands.plots.model import plot_predicted_vs_measured
 
@@ -220,7 +241,12 @@ def main() -> None:
         print("\nsimulation (simpy, 20 ms simulated) against the measured per-core points of Fig 11, 14 and 20")
         sim_errors: dict[str, list[float]] = {}
         for pt in points:
-            if pt.deployment != "per-core" or pt.figure not in ("000-fig11", "000-fig14", "000-fig20"):
+            one_per_core = plan_deployment(topology, pt.deployment)
+            if one_per_core.n_instances != one_per_core.n_cpus or pt.figure not in (
+                "000-fig11",
+                "000-fig14",
+                "000-fig20",
+            ):
                 continue
             sim = simulate_deployment(
                 topology, pt.deployment, pt.workload, params, transport=pt.transport, duration_us=20_000.0

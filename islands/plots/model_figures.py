@@ -189,8 +189,10 @@ def plot_model_figure(
         text.append(f"measured here vs model: median relative error {median:.1%} over {len(errors)} points")
     wrapped = "\n".join(textwrap.fill(t, 36 * n_cols) for t in text if t)
     upper.suptitle(
-        f"{figure} {axes_def.title}\nmeasured here vs the model, and projected onto the papers' machines "
-        "(projections are the Islands model, not measurements; shaded: the model's interval)",
+        f"{figure} {axes_def.title}\n"
+        + ("measured here vs the model, and " if points else "")
+        + "projected onto the papers' machines (projections are the Islands model, not measurements; "
+        "shaded: the model's interval)",
         fontsize=9,
     )
     bottom.text(0.01, 0.98, wrapped, fontsize=7, va="top", ha="left")
