@@ -150,3 +150,16 @@ def test_cli_model_figure_bad_input(cli, args, message):
     done = cli(*args)
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+@pytest.mark.slow
+def test_cli_reproduce_quick_with_the_model(cli, tmp_path):
+    # The path from a fresh clone: run the figure's experiment (quick), draw it, and draw it
+    # through the model with the package's reference parameters.
+    done = cli("reproduce", "000-fig23", "--quick", "--model", "--no-progress", "--results", str(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    directory = tmp_path / "000-fig23-tpcb-remote-quick"
+    assert (directory / "000-fig23-model.png").stat().st_size > 0
+    text = (directory / "000-fig23-model-summary.txt").read_text()
+    assert "measured here vs model: median relative error" in text
+    assert "reference parameters" in text
