@@ -163,3 +163,25 @@ def test_cli_reproduce_quick_with_the_model(cli, tmp_path):
     text = (directory / "000-fig23-model-summary.txt").read_text()
     assert "measured here vs model: median relative error" in text
     assert "reference parameters" in text
+
+
+def test_one_results_directory_feeds_fig17_and_fig18(tmp_path, capsys):
+    from islands.__main__ import main as cli_main
+
+    rows = make_rows(
+        "vm-1x2",
+        lambda dep, update, ms, n, s, rep: 1e6 / n,
+        rows_per_txn=(1, 4, 16),
+        multisite=(0.0, 1.0),
+        figure="000-fig17",
+        repetitions=1,
+    )
+    d = results_dir(tmp_path / "r", rows, figure="000-fig17")
+    params = str(hand_parameters().save(tmp_path / "params.json"))
+    assert cli_main(["plot", str(d), "--model", "--params", params]) == 0
+    out = capsys.readouterr().out
+    for figure in ("000-fig17", "000-fig18"):
+        assert (d / f"{figure}-model.png").stat().st_size > 0 and f"model figure {figure}" in out
+    # Fig 17 takes the read rows, Fig 18 the update rows: 2 deployments x 3 sizes x 2 shares each.
+    assert (d / "000-fig17-model-summary.txt").read_text().count("over 12 points") == 1
+    assert "over 12 points" in (d / "000-fig18-model-summary.txt").read_text()
