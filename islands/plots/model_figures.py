@@ -22,7 +22,7 @@ from islands.model.figure_axes import X_LABELS, FigureAxes, figure_axes
 from islands.model.paper_shapes import PAPER_SHAPES
 from islands.model.parameters import Parameters
 from islands.model.predict import Prediction, predict
-from islands.model.validation import Point, Trend, paper_trends
+from islands.model.validation import Point, Trend, paper_trends, skew_trends
 from islands.placement import plan_deployment
 from islands.plots._common import Drawing, color_of, fmt_tps, fmt_us, marker_of
 from islands.plots.inline_figure import InlineFigure
@@ -48,8 +48,12 @@ def _fmt(axes: FigureAxes, v: float) -> str:
 
 
 def figure_trends(figure: str, machines: Mapping[str, Topology], parameters: Parameters) -> list[Trend]:
-    """The paper's claims about ``figure`` checked on the projected ``machines`` (closed form)."""
-    return [t for t in paper_trends(dict(machines), parameters) if t.figure == figure]
+    """The paper's claims about ``figure`` checked on the projected ``machines`` (closed form;
+    Fig 20's skew by simulation, :func:`~islands.model.validation.skew_trends`)."""
+    trends = [t for t in paper_trends(dict(machines), parameters) if t.figure == figure]
+    if figure == "000-fig20":
+        trends += skew_trends(dict(machines), parameters)
+    return trends
 
 
 def plot_model_figure(
@@ -144,7 +148,8 @@ def plot_model_figure(
                 ax.fill_between(x_plot, band, top, color=color_of(i), alpha=0.10)
                 lines.append(
                     f"{name} {panel.title} {deployment.label} {transport}: predicted {_fmt(axes_def, ys[0])} at "
-                    f"x={x_plot[0]:g} .. {_fmt(axes_def, ys[-1])} at x={x_plot[-1]:g}"
+                    f"x={x_plot[0]:g} .. {_fmt(axes_def, ys[-1])} at x={x_plot[-1]:g} (dominant cost there: "
+                    f"{preds[-1].dominant_cost}{', log-bound' if any('log-bound' in n for n in preds[-1].notes) else ''})"
                 )
                 if name == "here":
                     mx = [axes_def.x_of(pt.workload) for pt in measured]
