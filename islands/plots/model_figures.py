@@ -146,10 +146,11 @@ def plot_model_figure(
                     else [p.high for p in preds]
                 )
                 ax.fill_between(x_plot, band, top, color=color_of(i), alpha=0.10)
+                bound = ", log-bound" if any("log-bound" in n for n in preds[-1].notes) else ""
                 lines.append(
                     f"{name} {panel.title} {deployment.label} {transport}: predicted {_fmt(axes_def, ys[0])} at "
                     f"x={x_plot[0]:g} .. {_fmt(axes_def, ys[-1])} at x={x_plot[-1]:g} (dominant cost there: "
-                    f"{preds[-1].dominant_cost}{', log-bound' if any('log-bound' in n for n in preds[-1].notes) else ''})"
+                    f"{preds[-1].dominant_cost}{bound})"
                 )
                 if name == "here":
                     mx = [axes_def.x_of(pt.workload) for pt in measured]
