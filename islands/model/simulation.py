@@ -156,10 +156,10 @@ class _Sim:
         self.started = [0] * deployment.n_instances
         self.aborts = 0
         self.measuring = False
-        # The flush in progress writes what was appended before it began; a record appended
-        # now is written by the next one (``next_done``).
-        self.flush_done = [self.env.event() for _ in range(deployment.n_instances)]
-        self.next_done = [self.env.event() for _ in range(deployment.n_instances)]
+        # Each instance's records since the last flush began: their bytes, how many, and the
+        # event of the flush that will write them.
+        self.batch_done = [self.env.event() for _ in range(deployment.n_instances)]
+        self.batch_records = [0] * deployment.n_instances
         self.appended = [0.0] * deployment.n_instances
         self.has_data: list[Any] = [None] * deployment.n_instances
         limit = float(log_limit(costs, workload))  # commits/s the log writes at flush_us = 0
@@ -197,26 +197,27 @@ class _Sim:
 
     def flusher(self, instance: int) -> Generator[Any, Any, None]:
         while True:
-            if self.appended[instance] == 0.0 and self.record_bytes > 0:
-                # Nothing to write (and a flush without bytes would take no time): wait for a
-                # record, as the engine's flusher waits on its condition variable.
+            if not self.batch_records[instance]:
+                # Nothing to write: wait for a record, as the engine's flusher waits on its
+                # condition variable.
                 self.has_data[instance] = self.env.event()
                 yield self.has_data[instance]
-            written, self.appended[instance] = self.appended[instance], 0.0
+            # This flush writes the records appended so far; later ones wait for the next.
+            written, done = self.appended[instance], self.batch_done[instance]
+            self.appended[instance], self.batch_records[instance] = 0.0, 0
+            self.batch_done[instance] = self.env.event()
             yield self.env.timeout(self.flush_us + written / self.bytes_per_us)
-            done = self.flush_done[instance]
-            self.flush_done[instance], self.next_done[instance] = self.next_done[instance], self.env.event()
             done.succeed()
 
     def durable(self, instance: int) -> Any:
-        """Appends a commit record to ``instance``'s log; the event of the flush that makes it
-        durable: the one after the flush in progress (a record misses the flush already under
-        way)."""
+        """Appends a commit record to ``instance``'s log; returns the event of the flush that
+        makes it durable: the next one to begin (a record misses the flush already under way)."""
         self.appended[instance] += self.record_bytes
+        self.batch_records[instance] += 1
         waiting = self.has_data[instance]
         if waiting is not None and not waiting.triggered:
             waiting.succeed()
-        return self.next_done[instance]
+        return self.batch_done[instance]
 
     # Transactions -------------------------------------------------------------------
 
