@@ -235,9 +235,46 @@ def test_two_phase_locking_instances_pay_their_own_logging_cost():
     # With one, the 2PL instance (locks held until the flush) pays it; single-threaded ones not.
     assert predict(vm, "1ISL", update, held).breakdown["logging"] == pytest.approx(5.0)
     assert predict(vm, "per-core", update, held).breakdown["logging"] == pytest.approx(1.0)
-    # TPC-C does not log in this engine.
-    tpcc = ModelWorkload("tpcc-payment", multisite=0.0)
-    assert not tpcc.logs and ModelWorkload("tpcb").logs
+    # The engine logs TPC-C too (issue 14); a workload can say it runs unlogged.
+    assert ModelWorkload("tpcc-payment", multisite=0.0).logs and ModelWorkload("tpcb").logs
+    assert not ModelWorkload("tpcc-payment", logged=False).logs and not ModelWorkload("micro-read").logs
+    assert parse_workload("tpcb:logged=false") == ModelWorkload("tpcb", multisite=0.15, logged=False)
+
+
+def test_the_log_flusher_takes_its_cpu_from_the_workers():
+    vm = fixture("vm-1x2")
+    update = ModelWorkload("micro-update", rows=10)
+    # Per-core: one worker per instance pays 1 + 10 x 0.2 = 3 us + logging 1 + flusher 2 = 6 us.
+    params = hand_parameters(log__flusher_us=2.0)
+    p = predict(vm, "per-core", update, params, samples=1)
+    assert p.breakdown["logging"] == pytest.approx(3.0)
+    assert p.throughput == pytest.approx(2 / 6e-6)
+    # Reads do not log: no flusher.
+    assert predict(vm, "per-core", ModelWorkload("micro-read"), params, samples=1).breakdown["logging"] == 0.0
+
+
+def test_an_instance_commits_no_faster_than_its_log_writes():
+    from islands.model.predict import log_limit
+
+    vm = fixture("vm-1x2")
+    update = ModelWorkload("micro-update", rows=10)
+    # 1,000 bytes per 10-row commit at 100 MB/s: 100,000 commits/s per instance.
+    params = hand_parameters(log__bytes_per_commit=1000.0, log__write_mb_s=100.0)
+    assert log_limit(dict(params.costs), update) == pytest.approx(1e5)
+    assert log_limit(dict(params.costs), ModelWorkload("micro-update", rows=20)) == pytest.approx(5e4)
+    assert log_limit(dict(params.costs), ModelWorkload("micro-read")) == math.inf
+    assert log_limit(dict(hand_parameters().costs), update) == math.inf  # an older calibration: no limit
+    shared = predict(vm, "1ISL", update, params, samples=1)
+    per_core = predict(vm, "per-core", update, params, samples=1)
+    assert shared.throughput == pytest.approx(1e5)
+    assert per_core.throughput == pytest.approx(2e5)
+    assert any("log-bound: 1 of 1" in n for n in shared.notes)
+    # The time the limit adds is logging: 2 workers / 100,000 per s = 20 us per transaction.
+    assert sum(shared.breakdown.values()) == pytest.approx(20.0)
+    assert shared.dominant_cost == "logging"
+    # A generous log does not bind.
+    roomy = hand_parameters(log__bytes_per_commit=10.0, log__write_mb_s=1e4)
+    assert not any("log-bound" in n for n in predict(vm, "1ISL", update, roomy, samples=1).notes)
 
 
 @settings(max_examples=40, deadline=None)

@@ -206,3 +206,36 @@ def test_flush_time_comes_from_the_log_statistics():
     assert _flush_us(logged) == pytest.approx(10.0)
     assert math.isnan(_flush_us({"instances": [{"log": {"flushes": 0, "flush_ns": 0}}]}))
     assert math.isnan(_flush_us({}))
+
+
+def test_derive_measures_the_flusher_and_the_log_limit():
+    vm = fixture("vm-1x2")
+    samples = {
+        "local.none.update.1": [1.2],
+        "local.none.update.10": [3.0],
+        # alone, the flusher had the other core: logging adds 1 us to the worker's 3
+        "log.none.update.10": [4.0, 4.5],
+        # per-core, every core runs a worker: the flusher's 1.5 us (mean of the transports) on top
+        "distr.unix.update.0": [5.5],
+        "distr.shm.update.0": [5.5, 6.0],
+        "log.bytes": [600.0],
+        "log.write": [500.0, 600.0],  # us per MiB: the least, 500, is 2097 MB/s
+    }
+    costs, spread, notes = derive(samples, vm)
+    assert costs["log.update_us"] == pytest.approx(1.0)
+    assert costs["log.flusher_us"] == pytest.approx(1.5)
+    assert costs["log.bytes_per_commit"] == pytest.approx(600.0)
+    assert costs["log.write_mb_s"] == pytest.approx((1 << 20) / 500.0)
+    assert spread["log.write_mb_s"] > 0
+    # Noise that makes the flusher look free is clamped to 0 and said so.
+    samples["distr.unix.update.0"] = samples["distr.shm.update.0"] = [3.5]
+    costs, _, notes = derive(samples, vm)
+    assert costs["log.flusher_us"] == 0.0 and any("log.flusher_us" in n and "clamped" in n for n in notes)
+
+
+def test_log_write_bandwidth_is_measured_on_the_log_directory(tmp_path):
+    from islands.model.calibration import _write_us_per_mib
+
+    us = _write_us_per_mib(str(tmp_path), blocks=4)
+    assert us > 0
+    assert list(tmp_path.iterdir()) == []  # the test file is gone

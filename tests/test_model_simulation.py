@@ -66,3 +66,24 @@ def test_simulation_rejects_bad_input():
         simulate_deployment(vm, "per-core", ModelWorkload(), hand_parameters(), coordinator_share=2.0)
     with pytest.raises(ValueError, match="does not fit"):
         simulate_deployment(vm, "5ISL", ModelWorkload(), hand_parameters())
+
+
+def test_a_log_bound_instance_commits_at_its_logs_limit():
+    vm = fixture("vm-1x2")
+    update = ModelWorkload("micro-update", rows=10)
+    # 1,000 bytes per commit at 100 MB/s: the log writes 100,000 commits/s; two workers of
+    # 4.5 us each would commit 444,000/s.
+    params = hand_parameters(log__bytes_per_commit=1000.0, log__write_mb_s=100.0)
+    shared = simulate_deployment(vm, "1ISL", update, params, duration_us=20_000.0, flush_us=0.0)
+    assert shared.throughput == pytest.approx(1e5, rel=0.05)
+    assert predict(vm, "1ISL", update, params, samples=1).throughput == pytest.approx(1e5)
+    # Per-core: one log per instance, twice the limit.
+    per_core = simulate_deployment(vm, "per-core", update, params, duration_us=20_000.0, flush_us=0.0)
+    assert per_core.throughput == pytest.approx(2e5, rel=0.05)
+    # Distributed updates wait for their coordinator's flush, and still commit (each of their
+    # flushes carries few records: the limit does not bind).
+    multisite = simulate_deployment(vm, "per-core", update.with_multisite(0.5), params, duration_us=20_000.0)
+    assert 0 < multisite.throughput < per_core.throughput
+    # Reads log nothing: no limit.
+    read = simulate_deployment(vm, "1ISL", ModelWorkload("micro-read"), params, duration_us=2_000.0)
+    assert read.throughput > 3e5

@@ -36,6 +36,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         default=None,
         help="where the experiment files are (default: experiments/ of the source tree)",
     )
+    p.add_argument(
+        "--model",
+        action="store_true",
+        help="also draw the figure through the Islands model (measured vs predicted, projected onto the papers' "
+        "machines; see 'islands plot --model')",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print what was run and drawn as JSON")
     p.set_defaults(func=main)
@@ -47,6 +53,10 @@ def main(args: argparse.Namespace) -> int:
     from islands.cli.json_output import dumps
     from islands.reproduce import reproduce
 
+    if args.model:
+        from islands.model.figure_axes import figure_axes
+
+        figure_axes(args.figure)  # refuses before running what the model cannot draw
     done = reproduce(
         args.figure,
         quick=args.quick,
@@ -54,6 +64,11 @@ def main(args: argparse.Namespace) -> int:
         experiments=args.experiments,
         progress=False if args.no_progress else None,
     )
+    models = []
+    if args.model:
+        from islands.plots.model_figures import render_model_figures
+
+        models = [m for r in done for m in render_model_figures(str(r.directory))]
     if args.json:
         print(
             dumps(
@@ -71,6 +86,10 @@ def main(args: argparse.Namespace) -> int:
                     }
                     for r in done
                 ]
+                + [
+                    {"figure": m.figure_id, "model": True, "png": m.png, "pdf": m.pdf, "summary": m.summary}
+                    for m in models
+                ]
             )
         )
         return 0
@@ -80,5 +99,11 @@ def main(args: argparse.Namespace) -> int:
         print(f"figure {r.figure_id}: {r.rendered.pdf}")
         print()
         print(r.rendered.summary)
+        print()
+    for m in models:
+        print(f"model figure {m.figure_id}: {m.png}")
+        print(f"model figure {m.figure_id}: {m.pdf}")
+        print()
+        print(m.summary)
         print()
     return 0

@@ -11,7 +11,10 @@ form leaves out, and the advisor built on them.
 - :mod:`~islands.model.simulation`: ``simulate_deployment(...)`` (simpy);
 - :mod:`~islands.model.calibration`: ``calibrate()`` (``islands calibrate``);
 - :mod:`~islands.model.advisor`: ``advise()`` (``islands advise``);
-- :mod:`~islands.model.validation`: leave-one-out errors and the papers' trends.
+- :mod:`~islands.model.validation`: leave-one-out errors and the papers' trends;
+- :mod:`~islands.model.paper_shapes`: what paper 000 reported for each figure, as data;
+- :mod:`~islands.model.figure_axes`: paper 000's figures as the model sees them, and sweep
+  rows as measured points (drawn by :mod:`islands.plots.model_figures`).
 """
 
 from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighted, linear_throughput

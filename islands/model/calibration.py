@@ -16,7 +16,12 @@ spreads over all of them rather than biasing one):
   the log's mean flush time (``log.flush_us``, the simulation's group-commit delay);
 - two single-threaded instances (per-core on two cores) at 0% and 100% multisite, read and
   update (updates logged, as 000's Fig 11 runs them), over each transport: what a
-  distributed transaction adds per participant;
+  distributed transaction adds per participant; their 0% update runs also give what an
+  instance's log flusher takes from its workers (``log.flusher_us``: there every core runs a
+  worker, while the single logged worker above left the second core to the flusher);
+- the bytes a logged 10-row update appends (the log's statistics, ``log.bytes_per_commit``)
+  and the log directory's write bandwidth (``log.write_mb_s``: 1 MiB writes, each synced, as
+  the flusher writes a full buffer): together an instance's log throughput limit;
 - each transport's bare round trip (a ping-pong of 64-byte messages between the two cores);
 - unless ``quick``: local TPC-B AccountUpdate, TPC-C Payment and NewOrder, one worker, both
   CC modes (their standard settings with no remote share).
@@ -112,6 +117,7 @@ def plan_measurements(topology: Topology, quick: bool = False, duration_s: float
                 f"log.{cc}.update.10", one, _config(MicroConfig(update=True), cc, log=group, **kw), transport="unix"
             )
         )
+    out.append(Measurement("log.write", one, _config(**kw), transport="write"))
     if len(cpus) >= 2:
         both = Deployment(label="1ISL", instances=(cpus,), placement="explicit")
         for op in ("read", "update"):
@@ -134,6 +140,28 @@ def plan_measurements(topology: Topology, quick: bool = False, duration_s: float
                 tpcc = TpccConfig(mix=txn, payment_remote=0.0, new_order_remote_item=0.0, new_order_rollback=0.0)
                 out.append(Measurement(f"std.{fam}.{cc}", one, _config(cc=cc, workload="tpcc", tpcc=tpcc, **kw)))
     return out
+
+
+#: Bytes of each write of the bandwidth measurement (the log's default buffer) and how many.
+WRITE_BLOCK = 1 << 20
+WRITE_BLOCKS = 32
+
+
+def _write_us_per_mib(directory: str, blocks: int = WRITE_BLOCKS) -> float:
+    """Median µs to write and sync one MiB to a fresh file in ``directory`` (the log device)."""
+    block = os.urandom(WRITE_BLOCK)
+    fd, path = tempfile.mkstemp(prefix="islands-calibrate-write-", dir=directory)
+    try:
+        times = []
+        for _ in range(blocks):
+            started = time.perf_counter_ns()
+            os.write(fd, block)
+            os.fdatasync(fd)
+            times.append((time.perf_counter_ns() - started) / 1e3)
+        return statistics.median(times) * (1 << 20) / WRITE_BLOCK
+    finally:
+        os.close(fd)
+        os.unlink(path)
 
 
 def _log_root() -> str:
@@ -180,6 +208,8 @@ def _measure(m: Measurement, topology: Topology) -> tuple[float, dict[str, Any]]
     process took the core meanwhile, which on a shared machine wall-clock time is not. A
     distributed or logged run waits (for votes, for flushes) and that wait is its cost: it is
     measured by wall-clock time, workers / throughput."""
+    if m.transport == "write":
+        return _write_us_per_mib(_log_root()), {}
     if m.transport.startswith("ping:"):
         return _round_trip_us(m.transport.split(":", 1)[1], m.deployment.cpus, 20_000), {}
     d = measure_throughput(m.deployment, m.config, m.transport, topology)
@@ -216,6 +246,14 @@ def measure_throughput(deployment: Deployment, config: RunConfig, transport: str
             if directory:
                 shutil.rmtree(directory, ignore_errors=True)
     return result.to_dict()
+
+
+def _log_bytes_per_record(result: dict[str, Any]) -> float:
+    """Mean bytes of a log record over a run's instances (a local commit appends one record);
+    NaN where nothing was logged."""
+    records = sum(int(i.get("log", {}).get("records", 0)) for i in result.get("instances", []))
+    written = sum(int(i.get("log", {}).get("bytes", 0)) for i in result.get("instances", []))
+    return written / records if records else math.nan
 
 
 def _flush_us(result: dict[str, Any]) -> float:
@@ -303,6 +341,19 @@ def derive(samples: dict[str, list[float]], topology: Topology) -> tuple[dict[st
         put("log.flush_us", s.lin({"flush": 1}))
     if s.has("log.2pl.update.10", "local.2pl.update.10"):
         put("log.2pl.update_us", s.lin({"log.2pl.update.10": 1, "local.2pl.update.10": -1}))
+    # The flusher's share: a logged single-threaded instance on a core of its own (per-core, 0%
+    # multisite: its flusher shares that core) against the same on a machine with a free core.
+    shared = [f"distr.{t}.update.0" for t in TRANSPORTS if s.has(f"distr.{t}.update.0")]
+    if shared and s.has("log.none.update.10"):
+        terms = {name: 1 / len(shared) for name in shared}
+        terms["log.none.update.10"] = -1.0
+        put("log.flusher_us", s.lin(terms), floor=0.0)
+    if s.has("log.bytes"):
+        put("log.bytes_per_commit", s.lin({"log.bytes": 1}))
+    if s.has("log.write"):
+        us, err = s.lin({"log.write": 1})
+        if us > 0:
+            put("log.write_mb_s", ((1 << 20) / us, (1 << 20) / us * err / us))
     per_core = [1, 1]
     for transport in TRANSPORTS:
         if s.has(f"ping.{transport}"):
@@ -379,6 +430,8 @@ def calibrate(
                 flush = _flush_us(result)
                 if m.name.startswith("log.") and flush == flush:
                     samples.setdefault("flush", []).append(flush)
+                if m.name == "log.none.update.10":
+                    samples.setdefault("log.bytes", []).append(_log_bytes_per_record(result))
                 run_s = time.monotonic() - started
                 if not result:
                     result = {"throughput_tps": math.nan}

@@ -14,8 +14,14 @@ worker spends per committed transaction, in microseconds::
 - ``remote_memory``: ``exec * memory.share * (r - 1)``, ``r`` the mean over (thread, data site)
   pairs of the NUMA distance / 10 (the table's relative latency; sites are loaded by their
   owners, so a thread's data sits on the instance's nodes in proportion to its CPUs);
-- ``logging``: ``log.update_us`` (``log.2pl.update_us`` for a 2PL instance) for transactions
-  that log (updates of the microbenchmark and TPC-B; the engine's TPC-C does not log yet);
+- ``logging``: for transactions that log (every update, unless the workload says unlogged),
+  the worker's part ``log.update_us`` (``log.2pl.update_us`` for a 2PL instance) plus the
+  instance's log flusher's CPU per commit ``log.flusher_us``: the flusher is one more thread
+  on the instance's cores, and where every core runs a worker (every deployment here) the time
+  it takes is the workers'. (Calibrating ``log.update_us`` on one worker leaves the second core
+  free for the flusher; without ``log.flusher_us`` a shared logged instance was overpredicted
+  2.3x on this machine.) Rows scale with the workload: a microbenchmark update of ``r`` rows
+  logs ``r``/10 of the 10-row figure's bytes;
 - ``q`` = multisite share x probability a multisite transaction leaves the instance, ``m`` the
   expected instances it involves (:func:`islands.model.workload.participants`) and
   ``communication`` = ``speed * distr.<transport>.<op>.participant_us`` plus, per message (2
@@ -23,7 +29,13 @@ worker spends per committed transaction, in microseconds::
   cost for the distance between the two instances.
 
 ``speed`` is the calibrated machine's clock over the target's (1 on the machine itself). The
-instance's throughput is ``n / t``; the deployment's the sum. The interval samples every
+instance's throughput is ``n / t``, but at most its log's throughput limit: one log per
+instance, written by one flusher, absorbs at most ``log.write_mb_s`` (the log device's
+measured write bandwidth) / the bytes a commit appends (``log.bytes_per_commit`` for a 10-row
+microbenchmark update, scaled by :data:`LOG_ROWS` for the others): a shared-everything
+instance of many cores is log-bound (what 000's shared-everything needed Aether for). Where the
+limit binds, the time it adds per transaction counts as logging. The deployment's throughput
+is the sum over its instances. The interval samples every
 measured cost from its spread (lognormal, :data:`SAMPLES` draws, 10th-90th percentile) and
 widens that by the parameters' ``model_error``.
 
@@ -46,7 +58,7 @@ from islands.model.workload import ModelWorkload, participants
 from islands.placement import Deployment, plan_deployment
 from islands.topology import Topology
 
-__all__ = ["COMPONENTS", "LINES_PER_MESSAGE", "Prediction", "instance_costs", "predict"]
+__all__ = ["COMPONENTS", "LINES_PER_MESSAGE", "LOG_ROWS", "Prediction", "instance_costs", "log_limit", "predict"]
 
 #: The cost components a prediction breaks a transaction into, in this order.
 COMPONENTS = ("execution", "contention", "remote memory", "logging", "communication")
@@ -57,6 +69,12 @@ LINES_PER_MESSAGE = 4
 SAMPLES = 400
 #: Transports the model knows (those the engine has).
 TRANSPORTS = ("unix", "shm")
+#: Rows a transaction's log record carries, relative to the 10-row microbenchmark update whose
+#: bytes calibration measures: TPC-B updates account, teller and branch and inserts a history
+#: row; Payment updates warehouse, district and customer and inserts a history row; NewOrder
+#: (10 lines) updates district and 10 stock rows and inserts an order, a new-order row and 10
+#: order lines. An assumption from the transactions' definitions (000 Sec 8; TPC-C 2.4, 2.5).
+LOG_ROWS = {"tpcb": 4, "tpcc-payment": 4, "tpcc-new_order": 23}
 
 
 @dataclass(frozen=True)
@@ -172,7 +190,10 @@ def instance_costs(
     r_mem = _mean_over(topology, weights, weights, lambda d: d / 10.0)
     remote = execution * costs.get("memory.share", 0.5) * (r_mem - 1.0)
     log_key = "log.2pl.update_us" if cc == "2pl" and "log.2pl.update_us" in costs else "log.update_us"
-    logging = costs.get(log_key, 0.0) if workload.logs else 0.0 * execution
+    if workload.logs:
+        logging = costs.get(log_key, 0.0) + costs.get("log.flusher_us", 0.0) + 0.0 * execution
+    else:
+        logging = 0.0 * execution
     sizes = [len(c) for c in deployment.instances]
     p_dist, m = participants(workload, sizes, instance)
     q = workload.multisite_share * p_dist
@@ -201,6 +222,16 @@ def instance_costs(
         "communication": q * communication,
     }
     return parts, q, communication
+
+
+def log_limit(costs: dict[str, Any], workload: ModelWorkload) -> Any:
+    """Commits per second one instance's log absorbs (arrays over the draws): the log's write
+    bandwidth over the bytes a commit appends; ``inf`` where the workload does not log or the
+    parameters lack either figure (an older calibration)."""
+    if not workload.logs or "log.write_mb_s" not in costs or "log.bytes_per_commit" not in costs:
+        return math.inf
+    rows = workload.rows if workload.family == "micro" else LOG_ROWS.get(workload.kind, 10)
+    return costs["log.write_mb_s"] * 1e6 / (costs["log.bytes_per_commit"] * rows / 10.0)
 
 
 def predict(
@@ -235,9 +266,16 @@ def predict(
     breakdown_sum = dict.fromkeys(COMPONENTS, 0.0)
     throughput = np.zeros(max(samples, 1))
     distributed = 0.0
+    bound = 0
     for i, cpus in enumerate(deployment.instances):
         parts, q, communication = instance_costs(costs, topology, deployment, i, workload, transport, profile, speed)
         t = sum(parts.values())
+        # The instance's log caps its commits: the time the cap adds is logging.
+        limited_t = np.maximum(t, len(cpus) * 1e6 / log_limit(costs, workload))
+        if np.any(limited_t > t):
+            parts["logging"] = parts["logging"] + (limited_t - t)
+            bound += int(limited_t[0] > t[0])
+            t = limited_t
         inst = len(cpus) / t * 1e6
         throughput = throughput + inst
         value = float(inst[0])
@@ -254,6 +292,11 @@ def predict(
     notes = []
     if profile.derived:
         notes.append(f"{profile.name}: line costs derived, not measured ({profile.source})")
+    if bound:
+        notes.append(
+            f"log-bound: {bound} of {deployment.n_instances} instances at their log's throughput limit "
+            "(log.write_mb_s / bytes per commit)"
+        )
     if workload.zipf_s > 0:
         notes.append("skew is not in the closed form: see islands.model.simulation")
     return Prediction(

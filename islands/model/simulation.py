@@ -22,8 +22,15 @@ What is simulated (time in microseconds):
 - locks: no-wait row locks (shared for reads, exclusive for updates; the sweeps'
   ``lock_policy = "no_wait"``): a conflict aborts the attempt, which releases its locks and is
   retried after a short backoff;
-- group commit: each instance flushes its log every ``flush_us``; an update's locks are
-  released, and its commit counted, at the end of the flush after its commit.
+- group commit: each instance's flusher writes, one flush after the other, what was appended
+  before the flush began; a flush takes ``flush_us`` plus its bytes over the log's write
+  bandwidth (``log.write_mb_s``; each commit appends the bytes
+  :func:`islands.model.predict.log_limit` counts), so that an instance commits no faster than
+  its log writes; a local update's locks are released once its record is appended (early
+  lock release, the engine's default) and its commit counted at the end of the flush that
+  writes its record (the one after the flush in progress); a worker has at most
+  :data:`MAX_PENDING` commits waiting for their flush; a distributed update's coordinator
+  waits for its flush before the decision, and every lock is held until phase 2.
 
 ``simulate_deployment(..., latency=False, coordinator_share=1.0, flush_us=0)`` charges every
 cost to the initiating worker and waits for nothing: then it is the closed form, which the
@@ -34,6 +41,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,7 +51,7 @@ import simpy
 
 from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters
-from islands.model.predict import instance_costs
+from islands.model.predict import instance_costs, log_limit
 from islands.model.workload import ModelWorkload
 from islands.placement import Deployment, plan_deployment
 from islands.topology import Topology
@@ -52,6 +60,9 @@ __all__ = ["SimulationResult", "events_per_second", "simulate_deployment"]
 
 #: Backoff before an aborted attempt is retried (µs).
 RETRY_BACKOFF_US = 1.0
+#: Commits a worker may have waiting for their flush before it waits too (the engine's
+#: ``log.max_pending`` default).
+MAX_PENDING = 64
 
 
 @dataclass(frozen=True)
@@ -145,7 +156,18 @@ class _Sim:
         self.started = [0] * deployment.n_instances
         self.aborts = 0
         self.measuring = False
-        self.flush_done = [self.env.event() for _ in range(deployment.n_instances)]
+        # Each instance's records since the last flush began: their bytes, how many, and the
+        # event of the flush that will write them.
+        self.batch_done = [self.env.event() for _ in range(deployment.n_instances)]
+        self.batch_records = [0] * deployment.n_instances
+        self.appended = [0.0] * deployment.n_instances
+        self.has_data: list[Any] = [None] * deployment.n_instances
+        limit = float(log_limit(costs, workload))  # commits/s the log writes at flush_us = 0
+        bandwidth = costs.get("log.write_mb_s", math.inf)  # bytes per µs
+        self.record_bytes = bandwidth * 1e6 / limit if math.isfinite(limit) else 0.0
+        self.bytes_per_us = bandwidth
+        #: whether commits wait for a flush: logged updates with a flush time or a log limit
+        self.group_commit = workload.logs and (flush_us > 0 or self.record_bytes > 0)
         self.events = 0
 
     # Locks --------------------------------------------------------------------------
@@ -175,14 +197,27 @@ class _Sim:
 
     def flusher(self, instance: int) -> Generator[Any, Any, None]:
         while True:
-            yield self.env.timeout(self.flush_us)
-            done, self.flush_done[instance] = self.flush_done[instance], self.env.event()
+            if not self.batch_records[instance]:
+                # Nothing to write: wait for a record, as the engine's flusher waits on its
+                # condition variable.
+                self.has_data[instance] = self.env.event()
+                yield self.has_data[instance]
+            # This flush writes the records appended so far; later ones wait for the next.
+            written, done = self.appended[instance], self.batch_done[instance]
+            self.appended[instance], self.batch_records[instance] = 0.0, 0
+            self.batch_done[instance] = self.env.event()
+            yield self.env.timeout(self.flush_us + written / self.bytes_per_us)
             done.succeed()
 
     def durable(self, instance: int) -> Any:
-        """The event of the flush that makes a commit made now durable: the one after the
-        flush in progress ends (a record misses the flush already under way)."""
-        return self.flush_done[instance]
+        """Appends a commit record to ``instance``'s log; returns the event of the flush that
+        makes it durable: the next one to begin (a record misses the flush already under way)."""
+        self.appended[instance] += self.record_bytes
+        self.batch_records[instance] += 1
+        waiting = self.has_data[instance]
+        if waiting is not None and not waiting.triggered:
+            waiting.succeed()
+        return self.batch_done[instance]
 
     # Transactions -------------------------------------------------------------------
 
@@ -232,7 +267,13 @@ class _Sim:
         instance = self.instance_of_site[site]
         w = self.workload
         n_rows_work = w.rows if w.family == "micro" else 1
+        pending: deque[Any] = deque()  # this worker's commits waiting for their flush
         while True:
+            while pending and pending[0].triggered:
+                pending.popleft()
+            if len(pending) >= MAX_PENDING:
+                yield pending[0]  # as the engine's worker, which has log.max_pending in flight
+                continue
             rows, multisite = self.draw_rows(site)
             if self.measuring:
                 self.started[instance] += 1
@@ -252,8 +293,13 @@ class _Sim:
                         continue
                     yield from self.work(site, self.local_us[instance], 1)
                     committed = True
-                    if w.update and self.flush_us > 0:
-                        self.env.process(self._release_after(self.durable(instance), mine, instance))
+                    if self.group_commit:
+                        # Early lock release (log.early_lock_release, on by default): the
+                        # locks go once the record is appended; the commit counts once durable.
+                        self.unlock(mine)
+                        flushed = self.durable(instance)
+                        pending.append(flushed)
+                        self.env.process(self._count_after(flushed, instance))
                     else:
                         self.unlock(mine)
                         self.commits[instance] += self.measuring
@@ -272,7 +318,7 @@ class _Sim:
                 yield from self.work(site, base_us + share * overhead * len(by_instance), 1)
                 results = yield simpy.AllOf(self.env, votes)
                 all_ok = ok and all(results.values())
-                if w.update and all_ok and self.flush_us > 0:
+                if all_ok and self.group_commit:
                     yield self.durable(instance)
                 decision.succeed(all_ok)
                 if ok:
@@ -284,9 +330,8 @@ class _Sim:
                     self.aborts += self.measuring
                     yield self.env.timeout(RETRY_BACKOFF_US)
 
-    def _release_after(self, event: Any, rows: list[int], instance: int) -> Generator[Any, Any, None]:
+    def _count_after(self, event: Any, instance: int) -> Generator[Any, Any, None]:
         yield event
-        self.unlock(rows)
         self.commits[instance] += self.measuring
 
 
@@ -335,13 +380,13 @@ def simulate_deployment(
         speed,
         latency,
         coordinator_share,
-        flush if workload.update else 0.0,
+        flush if workload.logs else 0.0,
         seed,
     )
     start = time.perf_counter()
     for site in range(sim.sites):
         sim.env.process(sim.worker(site))
-    if sim.flush_us > 0:
+    if sim.group_commit:
         for i in range(deployment.n_instances):
             sim.env.process(sim.flusher(i))
     sim.env.run(until=warmup_us)

@@ -16,15 +16,16 @@ The rules follow the engine's workloads:
 
 A spec string names a workload on the command line: ``micro-read``, ``micro-update``,
 ``tpcb``, ``tpcc-payment`` or ``tpcc-new_order``, optionally followed by ``:key=value,...``
-with keys ``rows``, ``multisite``, ``zipf``, ``rows_per_site``
-(``"micro-update:rows=10,multisite=0.2"``).
+with keys ``rows``, ``multisite``, ``zipf``, ``rows_per_site``, ``logged`` (``true`` or
+``false``) (``"micro-update:rows=10,multisite=0.2"``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["KINDS", "ModelWorkload", "participants", "parse_workload"]
 
@@ -55,6 +56,9 @@ class ModelWorkload:
     multisite: float = 0.0
     zipf_s: float = 0.0
     rows_per_site: int = 10_000
+    #: whether its updates are logged (group commit): ``None`` for the sweeps' default (every
+    #: updating workload logs, as 000 ran them), ``False`` for an unlogged run
+    logged: bool | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -75,9 +79,9 @@ class ModelWorkload:
 
     @property
     def logs(self) -> bool:
-        """Whether the engine logs its writes: the microbenchmark's updates and TPC-B do, the
-        engine's TPC-C does not yet (``log.mode`` must be off for it)."""
-        return self.update and self.kind in ("micro-update", "tpcb")
+        """Whether its writes are logged: every updating workload (the microbenchmark's
+        updates, TPC-B, TPC-C since the engine logs it) unless ``logged`` is ``False``."""
+        return self.update and self.logged is not False
 
     @property
     def op(self) -> str:
@@ -109,6 +113,10 @@ class ModelWorkload:
         parts.append(f"{self.multisite:.0%} {'remote' if self.family != 'micro' else 'multisite'}")
         if self.zipf_s:
             parts.append(f"zipf {self.zipf_s:g}")
+        if self.rows_per_site != 10_000:
+            parts.append(f"{self.rows_per_site:,} rows/site")
+        if self.update and self.logged is False:
+            parts.append("unlogged")
         return ", ".join(parts)
 
 
@@ -120,8 +128,13 @@ def parse_workload(spec: str) -> ModelWorkload:
     if kind not in KINDS:
         raise ValueError(f"workload {kind!r}: choose one of {', '.join(KINDS)}")
     values: dict[str, object] = {"multisite": KINDS[kind][1]}
-    names = {"rows": ("rows", int), "multisite": ("multisite", float), "zipf": ("zipf_s", float)}
+    names: dict[str, tuple[str, Callable[[str], Any]]] = {
+        "rows": ("rows", int),
+        "multisite": ("multisite", float),
+        "zipf": ("zipf_s", float),
+    }
     names["rows_per_site"] = ("rows_per_site", int)
+    names["logged"] = ("logged", _boolean)
     for item in filter(None, (o.strip() for o in options.split(","))):
         key, eq, text = item.partition("=")
         if not eq or key.strip() not in names:
@@ -132,6 +145,17 @@ def parse_workload(spec: str) -> ModelWorkload:
         except ValueError:
             raise ValueError(f"workload option {item!r}: {text.strip()!r} is not a {kind_of.__name__}") from None
     return ModelWorkload(kind=kind, **values)  # type: ignore[arg-type]
+
+
+def _boolean(text: str) -> bool:
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise ValueError(text)
+
+
+_boolean.__name__ = "boolean"
 
 
 def participants(workload: ModelWorkload, sizes: Sequence[int], home: int) -> tuple[float, float]:
