@@ -66,7 +66,7 @@ def test_advisor_says_when_the_model_cannot_tell(params_file):
 def test_advise_uses_the_reference_parameters_without_a_calibration(cli):
     done = cli("advise", "--workload", "tpcb", "--sysfs", str(SYSFS / "vm-1x2"))
     assert done.returncode == 0, done.stderr
-    assert "parameters: reference (measured on" in done.stdout
+    assert "parameters: reference parameters (measured on" in done.stdout
     reference = default_parameters()
     assert reference.machine["topology"]["cores"] >= 1
     assert "local.micro.none.txn_us" in reference.costs

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 
-from islands.cli.calibrate import DEFAULT_PARAMETERS
 from islands.cli.json_output import dumps
+from islands.model.parameters import CALIBRATED_PARAMETERS
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -46,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--params",
         metavar="FILE",
         default=None,
-        help=f"parameters file (default: {DEFAULT_PARAMETERS} where 'islands calibrate' wrote it, "
+        help=f"parameters file (default: {CALIBRATED_PARAMETERS} where 'islands calibrate' wrote it, "
         "else the package's reference parameters)",
     )
     p.add_argument(
@@ -62,18 +62,12 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def main(args: argparse.Namespace) -> int:
     """Prints the advice."""
     from islands.model.advisor import advise
-    from islands.model.parameters import default_parameters, load_parameters
+    from islands.model.parameters import chosen_parameters
     from islands.model.workload import parse_workload
     from islands.topology import read_topology
 
     workload = parse_workload(args.workload)
-    if args.params is not None:
-        parameters, source = load_parameters(args.params), str(args.params)
-    elif DEFAULT_PARAMETERS.exists():
-        parameters, source = load_parameters(DEFAULT_PARAMETERS), str(DEFAULT_PARAMETERS)
-    else:
-        parameters = default_parameters()
-        source = f"reference (measured on {parameters.machine.get('hostname', '?')}; run 'islands calibrate' here)"
+    parameters, source = chosen_parameters(args.params)
     topology = read_topology(args.sysfs)
     advice = advise(
         topology,

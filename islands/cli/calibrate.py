@@ -15,9 +15,7 @@ import argparse
 from pathlib import Path
 
 from islands.cli.json_output import dumps
-
-#: Where the parameters go unless --out names a file (``islands advise`` reads them there).
-DEFAULT_PARAMETERS = Path("results/model/parameters.json")
+from islands.model.parameters import CALIBRATED_PARAMETERS
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -30,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     p.add_argument(
         "--out",
         metavar="FILE",
-        default=str(DEFAULT_PARAMETERS),
+        default=str(CALIBRATED_PARAMETERS),
         help="parameters file (.json or .toml; default: %(default)s)",
     )
     p.add_argument("--quick", action="store_true", help="short runs, one repetition, no standard workloads")

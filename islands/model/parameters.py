@@ -44,7 +44,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PARAMETERS_VERSION", "Parameters", "default_parameters", "load_parameters"]
+__all__ = [
+    "CALIBRATED_PARAMETERS",
+    "PARAMETERS_VERSION",
+    "Parameters",
+    "chosen_parameters",
+    "default_parameters",
+    "load_parameters",
+]
 
 PARAMETERS_VERSION = 1
 #: Relative error assumed before any validation has measured one.
@@ -155,6 +162,24 @@ def default_parameters() -> Parameters:
     what the advisor uses until this machine is calibrated."""
     text = resources.files("islands.model").joinpath("reference_parameters.json").read_text()
     return Parameters.from_dict(json.loads(text))
+
+
+#: Where ``islands calibrate`` writes the parameters unless told otherwise (and where
+#: :func:`chosen_parameters` finds them).
+CALIBRATED_PARAMETERS = Path("results/model/parameters.json")
+
+
+def chosen_parameters(path: str | Path | None = None) -> tuple[Parameters, str]:
+    """The parameters a prediction uses and where they come from: ``path``, else
+    :data:`CALIBRATED_PARAMETERS` where ``islands calibrate`` wrote them, else the package's
+    reference parameters (measured on another machine: the source says so)."""
+    if path is not None:
+        return load_parameters(path), str(path)
+    if CALIBRATED_PARAMETERS.exists():
+        return load_parameters(CALIBRATED_PARAMETERS), str(CALIBRATED_PARAMETERS)
+    parameters = default_parameters()
+    host = parameters.machine.get("hostname", "?")
+    return parameters, f"reference parameters (measured on {host}; run 'islands calibrate' here)"
 
 
 def _plain(value: Any) -> Any:

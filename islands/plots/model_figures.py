@@ -32,7 +32,7 @@ from islands.topology import Topology
 #: makes hundreds).
 SAMPLES = 100
 
-__all__ = ["figure_trends", "model_parameters", "plot_model_figure", "projection_machines", "render_model_figures"]
+__all__ = ["figure_trends", "plot_model_figure", "projection_machines", "render_model_figures"]
 
 
 def _value(axes: FigureAxes, p: Prediction, n_cpus: int) -> float:
@@ -228,20 +228,6 @@ def projection_machines() -> dict[str, Topology]:
     return {name: read_topology(root / d) for name, d in PROJECTED.items()}
 
 
-def model_parameters(path: str | None) -> tuple[Parameters, str]:
-    """The parameters to draw with and where they come from: ``path``, else
-    ``results/model/parameters.json`` where ``islands calibrate`` wrote it, else the
-    package's reference parameters."""
-    from islands.cli.calibrate import DEFAULT_PARAMETERS
-    from islands.model.parameters import default_parameters, load_parameters
-
-    if path is not None:
-        return load_parameters(path), str(path)
-    if DEFAULT_PARAMETERS.exists():
-        return load_parameters(DEFAULT_PARAMETERS), str(DEFAULT_PARAMETERS)
-    return default_parameters(), "the package's reference parameters (run 'islands calibrate' here)"
-
-
 def render_model_figures(target: str, out: str | None = None, params: str | None = None) -> list[Any]:
     """Draws the model figures of ``target`` and saves each as ``<figure>-model.png``/``.pdf``
     with ``<figure>-model-summary.txt``: a sweep's results directory (its manifest's figure,
@@ -252,10 +238,11 @@ def render_model_figures(target: str, out: str | None = None, params: str | None
     from pathlib import Path
 
     from islands.model.figure_axes import FIGURE_AXES, points_from_rows
+    from islands.model.parameters import chosen_parameters
     from islands.plots import Rendered, _check_writable, _draw
     from islands.plots._common import topology_of
 
-    parameters, source = model_parameters(params)
+    parameters, source = chosen_parameters(params)
     machines = projection_machines()
     directory = Path(target)
     if directory.exists():
