@@ -134,7 +134,7 @@ def test_plp_logs_one_commit_record_per_transaction_and_recovers(tmp_path, early
     assert first.check_failures == [] and first.multisite_commits > 0
     records = _core.read_log(str(log_dir / "instance-0.log"))["records"]
     kinds = {r["type"] for r in records}
-    assert kinds <= {"commit", "checkpoint"}, kinds  # one phase: no prepare, no decision records
+    assert kinds <= {"commit", "epoch"}, kinds  # one phase: no prepare, no decision records
     # Every micro transaction here updates 4 rows on both partitions: each record holds all 4.
     commits = [r for r in records if r["type"] == "commit"]
     assert commits and all(len(r["keys"]) == 4 for r in commits)

@@ -2,6 +2,7 @@
 #include <time.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -211,10 +212,13 @@ class PlpWorker {
     bool ok = result.committed;
     for (std::uint32_t p : remote_) {
       PlpAction& action = actions_[p];
+      auto since = std::chrono::steady_clock::now();
       while (action.poll() == PlpAction::kPending) {
-        if (!serve_one()) {
+        if (serve_one()) {
+          since = std::chrono::steady_clock::now();
+        } else {
           check_failed();
-          cpu_relax();
+          bus_.idle(local_, since, [&action] { return action.poll() != PlpAction::kPending; });
         }
       }
       if (action.poll() != PlpAction::kDone && (ok || action.poll() == PlpAction::kRolledBack)) {
@@ -444,12 +448,14 @@ class PlpWorker {
       spare_.push_back(std::move(ctx));  // already undone and released
       action.reason = result.reason;
       action.publish(result.user_rollback ? PlpAction::kRolledBack : PlpAction::kAborted);
+      bus_.notify(in.source);
       return;
     }
     if (log_ != nullptr) action.redo.assign(ctx->redo().begin(), ctx->redo().end());
     ctx->set_clock(nullptr);
     held_[in.source].push_back({in.txn, std::move(ctx)});
     action.publish(PlpAction::kDone);
+    bus_.notify(in.source);  // a coordinator asleep at the rendezvous
   }
 
   // The coordinator's decision on an action this partition holds.
@@ -484,10 +490,17 @@ class PlpWorker {
     }
     pipeline_.close();
     finished_.fetch_add(1, std::memory_order_acq_rel);
-    while (finished_.load(std::memory_order_acquire) < bus_.workers()) {
-      if (!serve_one()) {
+    for (std::size_t w = 0; w < bus_.workers(); ++w) {
+      if (w != local_) bus_.notify(w);  // one asleep below looks at the count again
+    }
+    const auto all_done = [this] { return finished_.load(std::memory_order_acquire) >= bus_.workers(); };
+    auto since = std::chrono::steady_clock::now();
+    while (!all_done()) {
+      if (serve_one()) {
+        since = std::chrono::steady_clock::now();
+      } else {
         if (inst_.failed_.load()) return;
-        cpu_relax();
+        bus_.idle(local_, since, all_done);
       }
     }
     while (serve_one()) {
