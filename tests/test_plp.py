@@ -16,7 +16,16 @@ import pytest
 
 import islands
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
+from islands.config import (
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    MicroConfig,
+    RunConfig,
+    TatpConfig,
+    TpcbConfig,
+    TpccConfig,
+)
 from islands.history_check import check_history
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
