@@ -115,13 +115,13 @@ class PlpWorker {
         continue;
       }
       if (phase == kMeasure && !measuring_) start_window(config);
-      inst_.workload_.generate(txn, rng, gid_);
-      inst_.workload_.split(txn, partition_of_site_, parts_);
+      generate(txn, rng);
+      split(txn);
       const std::uint64_t start = CycleClock::now();
       ctx_->begin(start - inst_.tick0_);
       bool committed = false, rolled_back = false;
       for (unsigned attempt = 0;; ++attempt) {
-        const TxnResult result = attempt_once();
+        const TxnResult result = remote_parts_ == 0 ? attempt_local() : attempt_spread();
         if (result.committed) {
           committed = true;
           break;
@@ -140,7 +140,13 @@ class PlpWorker {
         continue;
       }
       if (!committed) break;
-      finish_commit(start, txn);
+      if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
+        // The common case: one partition, nothing logged, nothing to wait for.
+        ctx_->commit();
+        count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), false);
+      } else {
+        finish_commit(start, txn);
+      }
       profiler_.end_span(clock);
     }
     ctx_->set_clock(nullptr);
@@ -178,9 +184,42 @@ class PlpWorker {
            (++sequence_ & 0xffffffffULL);
   }
 
-  // One attempt: the actions out, the own part in place, the rendezvous, the decision. On
-  // commit committed_ holds the commit record and the owners to release.
-  TxnResult attempt_once() {
+  // The next transaction of this worker's client (flattened, as attempt_local).
+  [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
+
+  // Cuts the transaction into its action per partition (the workload's split, one partition
+  // per site); counts the partitions other than this one it needs.
+  void split(const typename Workload::Txn& txn) {
+    if (parts_.size() == 1) {  // one partition: everything is this worker's
+      local_words_ = &txn.words;
+      remote_parts_ = 0;
+      return;
+    }
+    inst_.workload_.split(txn, partition_of_site_, parts_);
+    local_words_ = &parts_[local_].words;
+    remote_parts_ = 0;
+    for (std::size_t p = 0; p < parts_.size(); ++p) remote_parts_ += p != local_ && !parts_[p].empty();
+  }
+
+  // A transaction on this worker's partition alone: run in place, no message (the common
+  // case; flattened so that the workload's procedure is inlined whole, as in the
+  // shared-everything worker).
+  [[gnu::flatten]] TxnResult attempt_local() {
+    const std::uint64_t txn = next_txn_id();
+    if (TxnHistory* history = ctx_->history()) history->begin(txn);
+    committed_.txn = txn;
+    committed_.lsn = 0;
+    const std::vector<std::uint64_t>& own = *local_words_;
+    const TxnResult result =
+        inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
+    if (result.committed && log_ != nullptr && !ctx_->redo().empty()) log_commit(txn, false);
+    return result;
+  }
+
+  // One attempt over several partitions: the actions out, the own part in place, the
+  // rendezvous, the decision. On commit committed_ holds the commit record and the owners to
+  // release.
+  [[gnu::noinline]] TxnResult attempt_spread() {
     const std::uint64_t txn = next_txn_id();
     if (TxnHistory* history = ctx_->history()) history->begin(txn);  // every action shares the id
     remote_.clear();
@@ -197,16 +236,12 @@ class PlpWorker {
       ++stats_.fragments_sent;
       remote_.push_back(static_cast<std::uint32_t>(p));
     }
-    const std::vector<std::uint64_t>& own = parts_[local_].words;
+    const std::vector<std::uint64_t>& own = *local_words_;
     TxnResult result = TxnResult::commit();
     if (!own.empty()) {
       result = inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
     }
     committed_.txn = txn;
-    if (remote_.empty()) {  // one partition, this one: no message, no rendezvous
-      if (result.committed) log_commit(txn, false);
-      return result;
-    }
     // The rendezvous: every action's outcome (serving meanwhile).
     TxnResult failure = result;
     bool ok = result.committed;
@@ -256,7 +291,7 @@ class PlpWorker {
 
   // A committed transaction: owners released and the commit counted, now or, where the log
   // must make its record durable first, from the pipeline (see the class comment).
-  void finish_commit(std::uint64_t start, const typename Workload::Txn& txn) {
+  [[gnu::noinline]] void finish_commit(std::uint64_t start, const typename Workload::Txn& txn) {
     const bool distributed = !committed_.notify.empty();
     if (committed_.lsn == 0) {
       // Nothing logged: every lock goes now; the read-only rule may still hold the acknowledgement.
@@ -522,6 +557,8 @@ class PlpWorker {
   std::vector<PlpAction> actions_;                // this coordinator's action at each partition
   std::vector<std::vector<Held>> held_;           // by coordinator: actions waiting for a decision
   std::vector<std::uint32_t> remote_;             // partitions the current attempt sent actions to
+  std::size_t remote_parts_ = 0;                  // partitions other than this one the transaction needs
+  const std::vector<std::uint64_t>* local_words_ = nullptr;  // the current transaction's action here
   std::vector<unsigned char> redo_all_;           // the commit record's redo
   std::unique_ptr<TxnContext> ctx_;
   std::vector<std::unique_ptr<TxnContext>> spare_;
