@@ -179,3 +179,27 @@ def test_every_workload_under_plp_long(workload):
     result = run_plp(plp_config(workload, 2, history=True, duration=1.0))
     report = check_history(result.history, "serializable")
     assert report.violations == [], report.summary()
+
+
+def test_an_experiment_grid_chooses_the_execution_and_auto_cc_runs_plp_under_2pl(tmp_path):
+    import tomllib
+
+    from islands.experiment import ExperimentSpec
+
+    text = """
+name = "plp-grid"
+figure = "none"
+[run]
+warmup_s = 0.0
+duration_s = 0.05
+[grid]
+deployment = ["1"]
+execution = ["shared_everything", "plp"]
+[micro]
+rows_per_txn = 1
+"""
+    spec = ExperimentSpec.from_dict(tomllib.loads(text), text=text)
+    for execution, cc_one_cpu in (("shared_everything", "none"), ("plp", "2pl")):
+        config = spec.run_config({"execution": execution}, cpus=(0,), sizes=(1,))
+        assert config.engine.execution == execution and config.engine.cc == cc_one_cpu
+        assert islands.run(config).commits > 0
