@@ -203,3 +203,11 @@ rows_per_txn = 1
         config = spec.run_config({"execution": execution}, cpus=(0,), sizes=(1,))
         assert config.engine.execution == execution and config.engine.cc == cc_one_cpu
         assert islands.run(config).commits > 0
+
+
+def test_the_command_line_runs_plp_and_defaults_its_cc_to_2pl(cli):
+    done = cli("run", "--execution", "plp", "--cores", str(CPUS[0]), "--duration", "0.05", "--warmup", "0")
+    assert done.returncode == 0, done.stderr
+    assert "cc=2pl" in done.stdout and "execution=plp" in done.stdout
+    refused = cli("run", "--execution", "plp", "--cc", "none", "--cores", str(CPUS[0]), "--duration", "0.05")
+    assert refused.returncode != 0 and "--execution: plp" in refused.stderr and "2pl only" in refused.stderr
