@@ -10,8 +10,10 @@ add it to DESIGNS.) A third table reports micro update-4 with half the transacti
 the other worker's partition, where PLP routes actions and shared-nothing runs 2PC.
 
 All in one run, repetitions interleaved (every configuration once per round, the order rotated
-round by round). Prints each configuration's median throughput [min-max] and, per round, PLP
-and shared-nothing over shared-everything. Asserts nothing; fails on a consistency failure.
+round by round). Prints each configuration's median throughput [min-max] and its commits per
+CPU-second of its workers (what a shared, loaded machine disturbs least), and, per round, PLP
+and shared-nothing over shared-everything in both. Asserts nothing; fails on a consistency
+failure.
 
     python benchmarks/plp.py [--duration S] [--reps N] [--cpus 0,1]
 """
@@ -45,8 +47,9 @@ def workload_config(name: str, driver: DriverConfig, engine: EngineConfig, worke
     return RunConfig(workload="micro", micro=micro, engine=engine, driver=driver)
 
 
-def measure(run: tuple[str, int, str], cpus: tuple[int, ...], warmup: float, duration: float) -> float:
-    """Throughput (transactions per second) of one configuration."""
+def measure(run: tuple[str, int, str], cpus: tuple[int, ...], warmup: float, duration: float) -> tuple[float, float]:
+    """Throughput (transactions per second) of one configuration, and its commits per second of
+    its workers' CPU time (NaN when none was measured)."""
     workload, workers, design = run
     plan, engine, transport = DESIGNS[design]
     topology = read_topology()
@@ -59,7 +62,8 @@ def measure(run: tuple[str, int, str], cpus: tuple[int, ...], warmup: float, dur
     result = run_deployment(deployment, config, transport=transport, topology=topology)
     if result.check_failures:
         raise RuntimeError(f"{run}: {result.check_failures}")
-    return result.throughput_tps
+    cpu_s = sum(inst["cpu_ns"] for inst in result.instances) / 1e9
+    return result.throughput_tps, result.commits / cpu_s if cpu_s > 0 else float("nan")
 
 
 def main() -> None:
@@ -74,31 +78,36 @@ def main() -> None:
     counts = sorted({1, len(cpus)})
     runs = [(w, n, d) for w in WORKLOADS for n in counts for d in DESIGNS]
     tps: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
+    per_cpu: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
     print(f"cpus {cpus}; {args.reps} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
     for rep in range(args.reps):
         shift = rep % len(runs)
         for run in runs[shift:] + runs[:shift]:
-            tps[run].append(measure(run, cpus, args.warmup, args.duration))
-    print(f"{'workload':30} {'workers':>7}  {'design':15} {'txn/s median [min-max]':>32}")
+            wall, cpu = measure(run, cpus, args.warmup, args.duration)
+            tps[run].append(wall)
+            per_cpu[run].append(cpu)
+    print(f"{'workload':30} {'workers':>7}  {'design':15} {'txn/s median [min-max]':>34} {'txn per CPU-s median':>22}")
     for run in runs:
         values = tps[run]
         workload, workers, design = run
         print(
             f"{workload:30} {workers:7d}  {design:15} "
-            f"{statistics.median(values):14,.0f} [{min(values):,.0f}-{max(values):,.0f}]"
+            f"{statistics.median(values):12,.0f} [{min(values):,.0f}-{max(values):,.0f}] "
+            f"{statistics.median(per_cpu[run]):14,.0f}"
         )
-    print("\nover centralized SE, per round (median [min-max]):")
-    for workload in WORKLOADS:
-        for workers in counts:
-            base = tps[(workload, workers, "centralized SE")]
-            for design in DESIGNS:
-                if design == "centralized SE":
-                    continue
-                ratios = [v / b for v, b in zip(tps[(workload, workers, design)], base, strict=True)]
-                print(
-                    f"  {workload:30} {workers} worker(s) {design:15} {statistics.median(ratios):.3f} "
-                    f"[{min(ratios):.3f}-{max(ratios):.3f}]"
-                )
+    for label, table in (("throughput", tps), ("per CPU-second", per_cpu)):
+        print(f"\nover centralized SE, {label}, per round (median [min-max]):")
+        for workload in WORKLOADS:
+            for workers in counts:
+                base = table[(workload, workers, "centralized SE")]
+                for design in DESIGNS:
+                    if design == "centralized SE":
+                        continue
+                    ratios = [v / b for v, b in zip(table[(workload, workers, design)], base, strict=True)]
+                    print(
+                        f"  {workload:30} {workers} worker(s) {design:15} {statistics.median(ratios):.3f} "
+                        f"[{min(ratios):.3f}-{max(ratios):.3f}]"
+                    )
 
 
 if __name__ == "__main__":
