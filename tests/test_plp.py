@@ -168,10 +168,13 @@ def test_plp_logs_one_commit_record_per_transaction_and_recovers(tmp_path, early
     log = LogConfig(
         mode="group_commit", directory=str(log_dir), early_lock_release=early_lock_release, checkpoint=False
     )
-    config = dataclasses.replace(plp_config("micro", 2, multisite=1.0), log=log)
+    config = dataclasses.replace(plp_config("micro", 2, multisite=1.0, history=True), log=log)
     deployment = plan_deployment(TOPOLOGY, 1, cpus=CPUS[:2])
     first = run_deployment(deployment, config, transport="none")
     assert first.check_failures == [] and first.multisite_commits > 0
+    # Locks released at the append (early lock release) or at the flush: serializable either way.
+    report = check_history(first.history, "serializable")
+    assert report.violations == [], report.summary()
     records = _core.read_log(str(log_dir / "instance-0.log"))["records"]
     kinds = {r["type"] for r in records}
     assert kinds <= {"commit", "epoch"}, kinds  # one phase: no prepare, no decision records
