@@ -153,6 +153,7 @@ class EngineConfig:
     prefetch: bool
     record_history: bool
     test_skip_read_locks: bool
+    execution: str
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

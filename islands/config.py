@@ -99,6 +99,8 @@ class EngineConfig:
     prefetch: bool = True  #: prefetch a transaction's index slots and rows ahead
     record_history: bool = False  #: test mode: record committed reads and writes (islands.history_check)
     test_skip_read_locks: bool = False  #: test only: reads without locks (a broken mode the checker must catch)
+    #: "shared_everything" (any worker any row) or "plp" (each worker owns a partition; actions routed to owners)
+    execution: str = "shared_everything"
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,8 @@ one machine, because deployments may be written relative to the topology (``1``,
                                       # ("none": instances never talk; local work only)
     cores = [1, 2, 4, 8, "all"]       # optional: deploy on the first N cpus only (larger N
                                       # than the machine has are skipped with a note)
-    update = [false, true]            # any MicroConfig or EngineConfig field
+    update = [false, true]            # any MicroConfig or EngineConfig field (e.g.
+                                      # execution = ["shared_everything", "plp"])
     multisite = { from = 0.0, to = 1.0, step = 0.2 }   # a range: 0, 0.2, ..., 1.0
 
     [micro]                           # fixed MicroConfig fields (not also in [grid])
@@ -440,6 +441,9 @@ class ExperimentSpec:
                 if key == "cc" and value == "auto":
                     continue
                 config = dataclasses.replace(base, **{part: dataclasses.replace(getattr(base, part), **{key: value})})
+                if part == "engine" and self.engine.get("cc", "auto") == "auto" and "cc" not in grid_keys:
+                    cc = _resolve_cc("auto", (1,), config.engine.execution)  # as run_config resolves it
+                    config = dataclasses.replace(config, engine=dataclasses.replace(config.engine, cc=cc))
                 try:
                     config.to_core(total_sites=sites)
                 except ValueError as e:
@@ -465,7 +469,7 @@ class ExperimentSpec:
             for section, klass in WORKLOAD_SETTINGS.items()
         }
         engine = {**self.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
-        engine["cc"] = _resolve_cc(engine.get("cc", "auto"), sizes)
+        engine["cc"] = _resolve_cc(engine.get("cc", "auto"), sizes, engine.get("execution", "shared_everything"))
         # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
         # in process where it is one instance, and keeps the config hash it had without [log].
         read_only = self.workload == "micro" and not workloads["micro"].update
@@ -681,8 +685,9 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     return ExperimentSpec.from_dict(data, source=str(path), text=text)
 
 
-def _resolve_cc(cc: str, sizes: Sequence[int]) -> str:
-    """``auto``: single-threaded instances run without locks (``none``), others ``2pl``."""
+def _resolve_cc(cc: str, sizes: Sequence[int], execution: str = "shared_everything") -> str:
+    """``auto``: single-threaded instances run without locks (``none``), others ``2pl``; PLP
+    (engine.execution) always ``2pl``, its partitions' locks."""
     if cc != "auto":
         return cc
-    return "none" if max(sizes) == 1 else "2pl"
+    return "none" if max(sizes) == 1 and execution != "plp" else "2pl"

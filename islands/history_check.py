@@ -99,6 +99,7 @@ def parse_history(buffers: Sequence[bytes | None]) -> History:
                     "instance": instance,
                     "row": write[:, 0],
                     "version": write[:, 1],
+                    "number": np.repeat(head[:, 1], n_writes),
                 }
             )
         )
@@ -106,7 +107,7 @@ def parse_history(buffers: Sequence[bytes | None]) -> History:
     return History(
         txns=np.unique(part_table.txn.to_numpy()),
         reads=_frame(reads, {"txn": u64, "instance": i64, "row": u64, "version": u64, "seen": u64}),
-        writes=_frame(writes, {"txn": u64, "instance": i64, "row": u64, "version": u64}),
+        writes=_frame(writes, {"txn": u64, "instance": i64, "row": u64, "version": u64, "number": u64}),
         part_table=part_table,
     )
 
@@ -177,10 +178,13 @@ def check_history(history: History | Sequence[bytes | None], isolation: str = "s
         writes=len(writes),
         edges={},
     )
-    # wr: the version read names its writer (its part in the row's instance); 0 is the loaded data.
+    # wr: the version read names its writer; the part of it that wrote the row (in the row's
+    # instance) has the commit number the read must have seen. 0 is the loaded data. (One
+    # instance may hold several parts of a transaction: PLP's actions, one per partition.)
     wr = reads[(reads.version != 0) & (reads.version != reads.txn)]
-    writer = history.part_table.rename(columns={"txn": "version"})
-    wr = wr.merge(writer, on=["instance", "version"], how="left")
+    writer = writes[["instance", "row", "txn", "number"]].rename(columns={"txn": "version"})
+    writer = writer.drop_duplicates(subset=["instance", "row", "version"])
+    wr = wr.merge(writer, on=["instance", "row", "version"], how="left")
     known = wr.number.notna().to_numpy()
     if not known.all():
         bad = wr[~known]

@@ -193,7 +193,8 @@ class RunResult:
             head = (
                 f"{describe_workload(c)}; index={c.engine.index} cc={c.engine.cc} ({c.engine.lock_policy}, "
                 f"{c.engine.isolation}) "
-                f"on cpus {format_cpulist(c.driver.cpus)}"
+                + ("execution=plp " if c.engine.execution == "plp" else "")
+                + f"on cpus {format_cpulist(c.driver.cpus)}"
             )
         else:
             head = (

@@ -74,6 +74,7 @@ def config(
     workload: str = "micro",
     layout: str = "spec",
     early: bool = True,
+    execution: str = "shared_everything",
 ) -> RunConfig:
     # TPC-B: one branch per instance and half the tellers remote, so that most transactions
     # are distributed and the teller, branch and history parts commit through 2PC.
@@ -91,7 +92,7 @@ def config(
             layout=layout,
         ),
         tatp=TatpConfig(subscribers_per_site=200, mix=TATP_MIX),
-        engine=EngineConfig(cc=cc, lock_policy="no_wait"),
+        engine=EngineConfig(cc=cc, lock_policy="no_wait", execution=execution),
         driver=DriverConfig(warmup_s=0.05, duration_s=duration, seed=seed),
         log=LogConfig(mode="group_commit", directory=str(log_dir), record_acks=True, early_lock_release=early),
     )
@@ -204,13 +205,23 @@ def crash_and_recover(
     instances: str | int = "per-core",
     layout: str = "spec",
     early: bool = True,
+    execution: str = "shared_everything",
 ) -> str:
     """One trial; returns what happened, for the failure message of the next one."""
     deployment = plan_deployment(TOPOLOGY, instances, cpus=CPUS[:2])
     sites_per_instance = len(deployment.instances[0])
     duration = 0.4
     victim, when = rng.randrange(deployment.n_instances), rng.uniform(0.0, 0.05 + duration)
-    cfg = config(log_dir, cc, duration, seed=rng.randrange(1 << 30), workload=workload, layout=layout, early=early)
+    cfg = config(
+        log_dir,
+        cc,
+        duration,
+        seed=rng.randrange(1 << 30),
+        workload=workload,
+        layout=layout,
+        early=early,
+        execution=execution,
+    )
     try:
         run_deployment(deployment, cfg, transport=transport, kill=(victim, when))
         outcome_of_run = "finished before the kill"
@@ -254,7 +265,7 @@ def crash_and_recover(
                 assert at_start["call_forwarding_rows"] == loaded + forwarding, (loaded, forwarding)
         assert restarted.check_failures == [], restarted.check_failures
     return (
-        f"victim {victim} at {when:.3f}s ({workload}, {layout}, {deployment.label}, {transport}, {cc}, "
+        f"victim {victim} at {when:.3f}s ({workload}, {layout}, {deployment.label}, {transport}, {cc}, {execution}, "
         f"early lock release {'on' if early else 'off'}): {outcome_of_run}; "
         f"{len(acks)} acknowledged, {sum(len(c) for c in outcome.committed)} committed parts"
     )
@@ -281,6 +292,17 @@ def test_killed_instance_without_early_lock_release(tmp_path, workload):
     """Early lock release off: locks held until the flush, as before it."""
     rng = random.Random(f"no-elr-{workload}")
     crash_and_recover(tmp_path / "log", "shm", "2pl", rng, workload, early=False)
+
+
+@pytest.mark.parametrize(
+    "workload, early",
+    [("micro", True), ("micro", False), ("tpcb", True), ("tatp", True), ("tpcc", True)],
+)
+def test_killed_plp_instance_loses_nothing_acknowledged(tmp_path, workload, early):
+    """One PLP instance of two workers (engine.execution = plp): actions routed between the
+    partitions' owners, one commit record per transaction with every action's redo."""
+    rng = random.Random(f"plp-{workload}-{early}")
+    crash_and_recover(tmp_path / "log", "none", "2pl", rng, workload, instances=1, early=early, execution="plp")
 
 
 # One shared instance (no 2PC; the transport is unused) and one instance per core (2PC over

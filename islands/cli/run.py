@@ -158,6 +158,13 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         choices=isolation["choices"],
         help=f"{isolation['help']} (default {engine.isolation})",
     )
+    execution = schema["engine"]["execution"]
+    p.add_argument(
+        "--execution",
+        default=engine.execution,
+        choices=execution["choices"],
+        help=f"{execution['help']} (default {engine.execution}; plp: one instance)",
+    )
     p.add_argument("--no-latching", action="store_true", help=f"do not {schema['engine']['latching']['help']}")
     p.add_argument("--no-prefetch", action="store_true", help=f"do not {schema['engine']['prefetch']['help']}")
     p.add_argument("--warmup", type=float, default=warmup, help=f"warm-up seconds (default {warmup:g})")
@@ -186,6 +193,7 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
             "engine.cc": "--cc",
             "engine.lock_policy": "--lock-policy",
             "engine.isolation": "--isolation",
+            "engine.execution": "--execution",
             "engine.latching": "--no-latching",
             "engine.prefetch": "--no-prefetch",
             "driver.cpus": "--cores",
@@ -203,8 +211,10 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
 def config_from_args(
     args: argparse.Namespace, cpus: tuple[int, ...], per_instance: int = 0, n_instances: int = 1
 ) -> RunConfig:
-    """The RunConfig the command line asks for (cc defaults to none for one-CPU instances)."""
-    cc = args.cc or ("none" if (per_instance or len(cpus)) == 1 else "2pl")
+    """The RunConfig the command line asks for (cc defaults to none for one-CPU instances, but
+    2pl under PLP)."""
+    plp = getattr(args, "execution", "shared_everything") == "plp"
+    cc = args.cc or ("none" if (per_instance or len(cpus)) == 1 and not plp else "2pl")
     lock_policy = args.lock_policy or ("wait_die" if n_instances == 1 else "no_wait")
     sections: dict[str, Any] = {}
     flags = list(_field_flags(args).values())
@@ -226,6 +236,7 @@ def config_from_args(
             cc=cc,
             lock_policy=lock_policy,
             isolation=args.isolation,
+            execution=getattr(args, "execution", "shared_everything"),
             latching=not args.no_latching,
             prefetch=not args.no_prefetch,
         ),

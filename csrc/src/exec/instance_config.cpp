@@ -31,6 +31,11 @@ void InstanceConfig::validate() const {
         "lock_policy: wait_die cannot span instances (a worker waiting for a lock could not serve "
         "the decision that releases it); use no_wait");
   }
+  if (instance_sites.size() > 1 && run.engine.execution == ExecutionKind::plp) {
+    throw std::invalid_argument("engine.execution: plp partitions one instance among its workers; a deployment of " +
+                                std::to_string(instance_sites.size()) +
+                                " instances is shared-nothing between them (run plp with one instance)");
+  }
   if (total_sites() > 0xffff) throw std::invalid_argument("instance_sites: at most 65535 sites in a deployment");
   if (instance_sites.size() > 1) {
     // Only instances that talk to others need a transport and a directory for it.

@@ -29,6 +29,11 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
                       "snapshot needs multi-version concurrency control, which no scheme has yet; " +
                           std::string(enum_name(engine.cc)) + " runs serializable or read_committed");
   }
+  if (engine.execution == ExecutionKind::plp && engine.cc != CcKind::two_pl) {
+    throw ConfigError("engine.execution", std::string("plp locks rows in their partitions (no-wait 2PL) and runs under "
+                                                      "engine.cc 2pl only, not ") +
+                                              enum_name(engine.cc));
+  }
   if (engine.cc == CcKind::none && driver.cpus.size() != 1) {
     throw ConfigError("engine.cc", "'none' is a single-threaded instance but " +
                                 std::to_string(driver.cpus.size()) +

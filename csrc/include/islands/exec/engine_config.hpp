@@ -1,6 +1,7 @@
 #pragma once
 #include "islands/cc/cc_kind.hpp"
 #include "islands/common/setting_field.hpp"
+#include "islands/exec/execution_kind.hpp"
 #include "islands/index/index_kind.hpp"
 
 namespace islands {
@@ -18,7 +19,9 @@ namespace islands {
   F(bool, record_history, false, kUnbounded, kUnbounded,                                           \
     "test mode: record each committed transaction's reads and writes for the history checker")    \
   F(bool, test_skip_read_locks, false, kUnbounded, kUnbounded,                                     \
-    "test only: grant reads without locking (breaks isolation on purpose; the checker must catch it)")
+    "test only: grant reads without locking (breaks isolation on purpose; the checker must catch it)") \
+  F(ExecutionKind, execution, ExecutionKind::shared_everything, kUnbounded, kUnbounded,            \
+    "shared_everything (any worker any row) or plp (partitions owned by workers, actions routed)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

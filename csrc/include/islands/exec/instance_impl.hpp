@@ -16,11 +16,14 @@
 #include <utility>
 #include <vector>
 
+#include "islands/cc/concurrency_control.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/system_memory.hpp"
 #include "islands/common/cycle_clock.hpp"
 #include "islands/exec/instance.hpp"
 #include "islands/exec/instance_worker.hpp"
+#include "islands/exec/plp_bus.hpp"
+#include "islands/exec/plp_worker.hpp"
 #include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/log/private_file.hpp"
@@ -90,6 +93,7 @@ class InstanceImpl final : public Instance::Impl {
     tick0_ = CycleClock::now();
     CycleClock::ns_per_tick();
     const auto start = Clock::now();
+    if (config_.run.engine.execution == ExecutionKind::plp) plp_bus_ = std::make_unique<PlpBus>(n);
     for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_main(i); });
     while (ready_.load() < n && !failed_.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
     if (failed_.load()) {
@@ -264,6 +268,11 @@ class InstanceImpl final : public Instance::Impl {
         stats.cpu = config_.run.driver.cpus[i];
       }
       workload_.load_site(i);
+      if (plp_bus_) {
+        run_plp_worker(i);
+        stats.observed_cpu = current_cpu();
+        return;
+      }
       InstanceWorker<Workload, CC> worker(*this, i);
       worker.attach();
       ready_.fetch_add(1);
@@ -280,6 +289,22 @@ class InstanceImpl final : public Instance::Impl {
     }
   }
 
+  // A PLP worker (engine.execution = plp): partition i's owner (exec/plp_worker.hpp).
+  void run_plp_worker(std::size_t i) {
+    if constexpr (std::is_same_v<CC, TwoPhaseLocking>) {
+      PlpWorker<Workload, CC> worker(*this, i, *plp_bus_, plp_finished_);
+      ready_.fetch_add(1);
+      while (phase_.load(std::memory_order_acquire) == kLoading) {
+        if (failed_.load()) return;
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      worker.run();
+    } else {
+      (void)i;
+      throw std::invalid_argument("engine.execution: plp runs under engine.cc 2pl only");
+    }
+  }
+
   void rethrow_first_error() {
     for (const std::exception_ptr& error : errors_) {
       if (error) std::rethrow_exception(error);
@@ -288,6 +313,8 @@ class InstanceImpl final : public Instance::Impl {
 
   template <class W, class C>
   friend class InstanceWorker;
+  template <class W, class C>
+  friend class PlpWorker;
 
   InstanceConfig config_;
   Workload workload_;
@@ -308,6 +335,9 @@ class InstanceImpl final : public Instance::Impl {
   // History recording (engine.record_history): the rows' versions, each worker's committed attempts.
   std::unique_ptr<VersionMap> versions_;
   std::vector<HistorySink> histories_;
+  // engine.execution = plp: the workers' queues, and how many stopped drawing transactions.
+  std::unique_ptr<PlpBus> plp_bus_;
+  std::atomic<std::size_t> plp_finished_{0};
 };
 
 }  // namespace islands

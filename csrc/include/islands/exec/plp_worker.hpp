@@ -1,0 +1,578 @@
+#pragma once
+#include <time.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "islands/common/abort_reason.hpp"
+#include "islands/common/backoff.hpp"
+#include "islands/common/check.hpp"
+#include "islands/common/cycle_clock.hpp"
+#include "islands/common/random.hpp"
+#include "islands/common/spin_latch.hpp"
+#include "islands/exec/commit_pipeline.hpp"
+#include "islands/exec/instance_worker.hpp"
+#include "islands/exec/plp_action.hpp"
+#include "islands/exec/plp_bus.hpp"
+#include "islands/exec/run_stats.hpp"
+#include "islands/log/log_writer.hpp"
+#include "islands/perf/worker_profiler.hpp"
+#include "islands/txn/txn_context.hpp"
+#include "islands/workload/txn_part.hpp"
+
+namespace islands {
+
+template <class Workload, class CC>
+class InstanceImpl;
+
+//! One worker of a PLP instance (engine.execution = plp; internal to exec/instance_impl.hpp).
+//! It owns partition `local` (its site: the workload's range of routing keys) and is the
+//! only thread that touches it; it is also a client that draws transactions and coordinates
+//! them.
+//!
+//! Actions. A transaction is cut, by the workload's own split, into one action per partition
+//! it touches (the words of its operations there). The coordinator posts each remote action
+//! in a PlpAction of its own and sends the owner a message pointing at it over the bus's
+//! in-process SPSC rings (PlpBus); it runs the action on its own partition itself, in place,
+//! meanwhile. A transaction whose operations are all on the coordinator's partition (the
+//! common case) runs there and then, with no message at all.
+//!
+//! Rendezvous. The coordinator then waits until every action has published its outcome
+//! (serving the actions and decisions others send it meanwhile, so that two coordinators
+//! waiting on each other's partitions both make progress). That join is where actions hand
+//! data back: an owner returns its redo (and a failure's reason) in the action.
+//!
+//! Locks. Each partition's locks are the lock words of its own rows, which only its owner
+//! touches: no lock manager, no lock shared between partitions. They are taken no-wait (the
+//! scheme's distributed(): an owner holding a lock for a transaction waiting at another
+//! partition cannot wait for it, it must go on serving); a conflict aborts the attempt, which
+//! the coordinator retries after a backoff, as a 2PL worker does. Locks are held until the
+//! coordinator's decision (strict two-phase locking over the partitions).
+//!
+//! Commit, inside the instance and in one phase: the coordinator knows every action's outcome
+//! from the rendezvous, so there is no vote and no prepare record. All done: one commit record
+//! in the instance's one log, with the redo of every action (recovery replays it as any
+//! commit record); then each owner is told to commit (locks released) and the coordinator's
+//! own part commits. Any failed: the owners whose action succeeded are told to abort. With
+//! the log in group commit the release follows the shared-everything rules (CommitPipeline):
+//! early lock release on, the owners release once the record is appended and the
+//! acknowledgement waits for the flush; off, the releases wait in the pipeline with the
+//! coordinator's own locks until the record is durable.
+//!
+//! Left for later (issue 16 item 2): the hardware-aware structures. The places a PLP worker
+//! touches something shared by all partitions are marked "centralized:" below (the log, the
+//! history map in test mode, the instance's phase and failure flags).
+template <class Workload, class CC>
+class PlpWorker {
+ public:
+  //! The scheme an action runs under: the instance's, no-wait (see the class comment).
+  using ActionCC = decltype(std::declval<const CC&>().distributed());
+
+  //! Worker `local` of `instance`, on `bus`; `finished` counts the workers that stopped
+  //! drawing transactions (each serves until all have).
+  PlpWorker(InstanceImpl<Workload, CC>& instance, std::size_t local, PlpBus& bus, std::atomic<std::size_t>& finished)
+      : inst_(instance),
+        local_(local),
+        gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
+        stats_(instance.stats_.workers[local]),
+        bus_(bus),
+        finished_(finished),
+        action_cc_(instance.cc_.distributed()),
+        parts_(bus.workers()),
+        actions_(bus.workers()),
+        held_(bus.workers()),
+        profiler_(instance.config_.run.profile) {
+    partition_of_site_.resize(bus.workers());
+    std::iota(partition_of_site_.begin(), partition_of_site_.end(), 0u);
+  }
+
+  //! Draws and coordinates transactions until the run stops, serving the actions sent to its
+  //! partition throughout; then serves until every worker has stopped.
+  void run() {
+    const RunConfig& config = inst_.config_.run;
+    log_ = inst_.log_.get();  // centralized: the instance's one log
+    ns_per_tick_ = CycleClock::ns_per_tick();
+    pipeline_.open(log_, config.log, gid_, stats_, ns_per_tick_, CC::kLocks);
+    ctx_ = new_context();
+    Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
+    AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
+    typename Workload::Txn txn;
+    for (;;) {
+      const int phase = inst_.phase_.load(std::memory_order_relaxed);
+      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
+      ComponentClock* const clock = profiler_.begin_span();
+      ctx_->set_clock(clock);
+      serve();
+      if (phase < kWarmup) {
+        cpu_relax();
+        continue;
+      }
+      if (phase == kMeasure && !measuring_) start_window(config);
+      generate(txn, rng);
+      split(txn);
+      const std::uint64_t start = CycleClock::now();
+      ctx_->begin(start - inst_.tick0_);
+      bool committed = false, rolled_back = false;
+      for (unsigned attempt = 0;; ++attempt) {
+        const TxnResult result = remote_parts_ == 0 ? attempt_local() : attempt_spread();
+        if (result.committed) {
+          committed = true;
+          break;
+        }
+        if (result.user_rollback) {
+          rolled_back = true;
+          break;
+        }
+        ++stats_.aborts[static_cast<std::size_t>(result.reason)];
+        if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
+        serve();
+        backoff.pause(attempt, [this] { serve(); });
+      }
+      if (rolled_back) {
+        ++stats_.user_rollbacks;
+        continue;
+      }
+      if (!committed) break;
+      if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
+        // The common case: one partition, nothing logged, nothing to wait for.
+        ctx_->commit();
+        count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), false);
+      } else {
+        finish_commit(start, txn);
+      }
+      profiler_.end_span(clock);
+    }
+    ctx_->set_clock(nullptr);
+    profiler_.stop_window(stats_);
+    if (measuring_) stats_.cpu_ns = thread_cpu_ns() - window_cpu_ns_;
+    shutdown();
+    if (!measuring_) stats_.reset_window();
+  }
+
+ private:
+  // A decision this partition waits for: the context of an action it ran and holds.
+  struct Held {
+    std::uint64_t txn;
+    std::unique_ptr<TxnContext> ctx;
+  };
+
+  static std::uint64_t thread_cpu_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+  }
+
+  void start_window(const RunConfig& config) {
+    measuring_ = true;
+    stats_.reset_window();
+    profiler_.start_window();
+    window_cpu_ns_ = thread_cpu_ns();
+    timeline_ticks_ = static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / ns_per_tick_);
+    timeline_edge_ = CycleClock::now() + timeline_ticks_;
+    stats_.timeline.assign(1, 0);
+  }
+
+  std::uint64_t next_txn_id() {
+    return (static_cast<std::uint64_t>(gid_) << 48) | (static_cast<std::uint64_t>(inst_.epoch_) << 32) |
+           (++sequence_ & 0xffffffffULL);
+  }
+
+  // The next transaction of this worker's client (flattened, as attempt_local).
+  [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
+
+  // Cuts the transaction into its action per partition (the workload's split, one partition
+  // per site); counts the partitions other than this one it needs.
+  void split(const typename Workload::Txn& txn) {
+    if (parts_.size() == 1) {  // one partition: everything is this worker's
+      local_words_ = &txn.words;
+      remote_parts_ = 0;
+      return;
+    }
+    inst_.workload_.split(txn, partition_of_site_, parts_);
+    local_words_ = &parts_[local_].words;
+    remote_parts_ = 0;
+    for (std::size_t p = 0; p < parts_.size(); ++p) remote_parts_ += p != local_ && !parts_[p].empty();
+  }
+
+  // A transaction on this worker's partition alone: run in place, no message (the common
+  // case; flattened so that the workload's procedure is inlined whole, as in the
+  // shared-everything worker).
+  [[gnu::flatten]] TxnResult attempt_local() {
+    const std::uint64_t txn = next_txn_id();
+    if (TxnHistory* history = ctx_->history()) history->begin(txn);
+    committed_.txn = txn;
+    committed_.lsn = 0;
+    const std::vector<std::uint64_t>& own = *local_words_;
+    const TxnResult result =
+        inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
+    if (result.committed && log_ != nullptr && !ctx_->redo().empty()) log_commit(txn, false);
+    return result;
+  }
+
+  // One attempt over several partitions: the actions out, the own part in place, the
+  // rendezvous, the decision. On commit committed_ holds the commit record and the owners to
+  // release.
+  [[gnu::noinline]] TxnResult attempt_spread() {
+    const std::uint64_t txn = next_txn_id();
+    if (TxnHistory* history = ctx_->history()) history->begin(txn);  // every action shares the id
+    remote_.clear();
+    for (std::size_t p = 0; p < parts_.size(); ++p) {
+      if (p == local_ || parts_[p].empty()) continue;
+      PlpAction& action = actions_[p];
+      action.post(parts_[p].words);
+      PlpMessage m;
+      m.kind = PlpMessage::action;
+      m.source = static_cast<std::uint32_t>(local_);
+      m.txn = txn;
+      m.target = &action;
+      send(p, m);
+      ++stats_.fragments_sent;
+      remote_.push_back(static_cast<std::uint32_t>(p));
+    }
+    const std::vector<std::uint64_t>& own = *local_words_;
+    TxnResult result = TxnResult::commit();
+    if (!own.empty()) {
+      result = inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
+    }
+    committed_.txn = txn;
+    // The rendezvous: every action's outcome (serving meanwhile).
+    TxnResult failure = result;
+    bool ok = result.committed;
+    for (std::uint32_t p : remote_) {
+      PlpAction& action = actions_[p];
+      auto since = std::chrono::steady_clock::now();
+      while (action.poll() == PlpAction::kPending) {
+        if (serve_one()) {
+          since = std::chrono::steady_clock::now();
+        } else {
+          check_failed();
+          bus_.idle(local_, since, [&action] { return action.poll() != PlpAction::kPending; });
+        }
+      }
+      if (action.poll() != PlpAction::kDone && (ok || action.poll() == PlpAction::kRolledBack)) {
+        failure = action.failure();  // a user rollback wins over an abort: it is not retried
+        ok = false;
+      }
+    }
+    if (!ok) {
+      for (std::uint32_t p : remote_) {
+        if (actions_[p].poll() == PlpAction::kDone) decide(p, txn, false);
+      }
+      if (result.committed) ctx_->abort();
+      return failure;
+    }
+    log_commit(txn, true);
+    committed_.notify.assign(remote_.begin(), remote_.end());
+    return TxnResult::commit();
+  }
+
+  // The transaction's one commit record, with its own redo and every action's (log on and
+  // something written); committed_.lsn 0 when none.
+  void log_commit(std::uint64_t txn, bool with_actions) {
+    committed_.lsn = 0;
+    if (log_ == nullptr) return;
+    const std::vector<unsigned char>* redo = &ctx_->redo();
+    if (with_actions) {
+      redo_all_.assign(redo->begin(), redo->end());
+      for (std::uint32_t p : remote_) redo_all_.insert(redo_all_.end(), actions_[p].redo.begin(), actions_[p].redo.end());
+      redo = &redo_all_;
+    }
+    if (redo->empty()) return;
+    ComponentScope logging(ctx_->clock(), Component::logging);
+    committed_.lsn = log_->append(LogRecordType::commit, txn, 0, ctx_->columns(), redo->data(), redo->size());
+  }
+
+  // A committed transaction: owners released and the commit counted, now or, where the log
+  // must make its record durable first, from the pipeline (see the class comment).
+  [[gnu::noinline]] void finish_commit(std::uint64_t start, const typename Workload::Txn& txn) {
+    const bool distributed = !committed_.notify.empty();
+    if (committed_.lsn == 0) {
+      // Nothing logged: every lock goes now; the read-only rule may still hold the acknowledgement.
+      release(committed_.notify, committed_.txn);
+      committed_.notify.clear();
+      ctx_->commit();
+      const std::uint64_t depends = pipeline_.read_dependency();
+      if (depends == 0) {
+        count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
+        return;
+      }
+      PendingCommit done;
+      done.read_only = true;
+      done.released = true;
+      done.lsn = depends;
+      fill(done, start, txn, distributed);
+      ++stats_.read_only_waits;
+      pipeline_.push(std::move(done));
+      wait_for_pipeline_room();
+      return;
+    }
+    PendingCommit done;
+    done.lsn = committed_.lsn;
+    done.txn = committed_.txn;
+    fill(done, start, txn, distributed);
+    if (!pipeline_.must_wait(done.lsn) || pipeline_.early_release()) {
+      release(committed_.notify, committed_.txn);
+      ctx_->commit();
+      done.released = true;
+    } else {
+      done.notify.swap(committed_.notify);  // released with the acknowledgement
+      done.ctx = std::move(ctx_);
+      done.ctx->set_clock(nullptr);
+      ctx_ = new_context();
+    }
+    committed_.notify.clear();
+    if (pipeline_.must_wait(done.lsn)) {
+      pipeline_.push(std::move(done));
+      wait_for_pipeline_room();
+    } else {
+      acknowledge(done);
+    }
+  }
+
+  void fill(PendingCommit& done, std::uint64_t start, const typename Workload::Txn& txn, bool distributed) const {
+    done.start = start;
+    done.rows = inst_.workload_.row_updates(txn);
+    done.type = inst_.workload_.type_of(txn);
+    done.distributed = distributed;
+  }
+
+  // A commit whose record is durable (or that needs none): owners released if they were not,
+  // counted, recorded as acknowledged.
+  void acknowledge(PendingCommit& done) {
+    release(done.notify, done.txn);
+    if (done.ctx) {
+      done.ctx->commit();
+      spare_.push_back(std::move(done.ctx));
+    }
+    count_commit(done.start, done.rows, done.type, done.distributed);
+    pipeline_.record_ack(done);
+  }
+
+  // Tells each owner in `owners` to commit its action of `txn`.
+  void release(const std::vector<std::uint32_t>& owners, std::uint64_t txn) {
+    for (std::uint32_t p : owners) decide(p, txn, true);
+  }
+
+  void decide(std::uint32_t owner, std::uint64_t txn, bool commit) {
+    PlpMessage m;
+    m.kind = PlpMessage::decision;
+    m.source = static_cast<std::uint32_t>(local_);
+    m.txn = txn;
+    m.commit = commit ? 1 : 0;
+    send(owner, m);
+    ++stats_.decisions_sent;
+  }
+
+  void count_commit(std::uint64_t start, std::uint64_t rows, std::size_t type, bool distributed) {
+    ++stats_.commits;
+    ++stats_.commits_by_type[type];
+    ++stats_.commits_all_phases;
+    if (distributed) ++stats_.multisite_commits;
+    stats_.row_updates_all_phases += rows;
+    if (measuring_) {
+      const std::uint64_t now = CycleClock::now();
+      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(now - start) * ns_per_tick_));
+      for (; now >= timeline_edge_; timeline_edge_ += timeline_ticks_) stats_.timeline.push_back(0);
+      ++stats_.timeline.back();
+    }
+  }
+
+  void wait_for_pipeline_room() {
+    pipeline_.wait_for_room(
+        ctx_->clock(),
+        [this] {
+          if (!serve_one()) {
+            check_failed();
+            std::this_thread::yield();
+          }
+        },
+        [this](PendingCommit& done) { acknowledge(done); });
+  }
+
+  std::unique_ptr<TxnContext> new_context() {
+    std::unique_ptr<TxnContext> ctx;
+    if (spare_.empty()) {
+      ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
+      // centralized (test mode only): the history's version map
+      if (inst_.versions_) ctx->record_history(*inst_.versions_, inst_.histories_[local_]);
+    } else {
+      ctx = std::move(spare_.back());
+      spare_.pop_back();
+    }
+    ctx->capture_redo(log_ != nullptr);
+    return ctx;
+  }
+
+  void check_failed() {
+    if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
+  }
+
+  // Queues `m` for worker `to`; while that queue is full, serves this worker's own (serving
+  // never sends, so this never recurses).
+  void send(std::size_t to, const PlpMessage& m) {
+    ++stats_.messages_sent;
+    while (!bus_.try_send(local_, to, m)) {
+      PlpMessage in;
+      if (bus_.receive(local_, in)) {
+        dispatch(in);
+      } else {
+        check_failed();
+        cpu_relax();
+      }
+    }
+  }
+
+  // One load when nothing waits.
+  void serve() {
+    if (!bus_.may_have_message(local_)) {
+      if (!pipeline_.empty()) drain_durable();
+      return;
+    }
+    serve_messages();
+  }
+
+  [[gnu::noinline]] void serve_messages() {
+    ComponentScope scope(ctx_ ? ctx_->clock() : nullptr, Component::communication);
+    while (serve_one()) {
+    }
+  }
+
+  bool serve_one() {
+    PlpMessage in;
+    if (!bus_.receive(local_, in)) {
+      drain_durable();
+      return false;
+    }
+    dispatch(in);
+    return true;
+  }
+
+  void drain_durable() {
+    pipeline_.drain([this](PendingCommit& done) { acknowledge(done); });
+  }
+
+  void dispatch(const PlpMessage& in) {
+    ++stats_.messages_received;
+    ISLANDS_CHECK(in.source < held_.size() && in.source != local_, "plp: a message from no other worker");
+    if (in.kind == PlpMessage::action) {
+      on_action(in);
+    } else {
+      ISLANDS_CHECK(in.kind == PlpMessage::decision, "plp: an unknown message");
+      on_decision(in);
+    }
+  }
+
+  // Runs another coordinator's action on this partition, publishes its outcome and, when it
+  // succeeded, holds its locks until the decision.
+  void on_action(const PlpMessage& in) {
+    PlpAction& action = *in.target;
+    std::unique_ptr<TxnContext> ctx = new_context();
+    ctx->begin(0);
+    if (TxnHistory* history = ctx->history()) history->begin(in.txn);
+    ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
+    const TxnResult result =
+        inst_.workload_.execute_part(action.words, action.n, action_rows_, *ctx, action_cc_, stats_.checksum);
+    if (!result.committed) {
+      spare_.push_back(std::move(ctx));  // already undone and released
+      action.reason = result.reason;
+      action.publish(result.user_rollback ? PlpAction::kRolledBack : PlpAction::kAborted);
+      bus_.notify(in.source);
+      return;
+    }
+    if (log_ != nullptr) action.redo.assign(ctx->redo().begin(), ctx->redo().end());
+    ctx->set_clock(nullptr);
+    held_[in.source].push_back({in.txn, std::move(ctx)});
+    action.publish(PlpAction::kDone);
+    bus_.notify(in.source);  // a coordinator asleep at the rendezvous
+  }
+
+  // The coordinator's decision on an action this partition holds.
+  void on_decision(const PlpMessage& in) {
+    std::vector<Held>& held = held_[in.source];
+    for (std::size_t i = 0; i < held.size(); ++i) {
+      if (held[i].txn != in.txn) continue;
+      std::unique_ptr<TxnContext> ctx = std::move(held[i].ctx);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+      ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
+      if (in.commit) {
+        ctx->commit();
+      } else {
+        ctx->abort();
+      }
+      ctx->set_clock(nullptr);
+      spare_.push_back(std::move(ctx));
+      return;
+    }
+    ISLANDS_CHECK(false, "plp: a decision for no action this partition holds");
+  }
+
+  // Every pipelined commit acknowledged (serving meanwhile), then serves until every worker
+  // has stopped drawing: a peer's transaction may still need this partition.
+  void shutdown() {
+    while (!pipeline_.empty()) {
+      if (!serve_one()) {
+        if (inst_.failed_.load()) return;
+        std::this_thread::yield();
+      }
+      if (log_ != nullptr && log_->failed()) log_->check();
+    }
+    pipeline_.close();
+    finished_.fetch_add(1, std::memory_order_acq_rel);
+    for (std::size_t w = 0; w < bus_.workers(); ++w) {
+      if (w != local_) bus_.notify(w);  // one asleep below looks at the count again
+    }
+    const auto all_done = [this] { return finished_.load(std::memory_order_acquire) >= bus_.workers(); };
+    auto since = std::chrono::steady_clock::now();
+    while (!all_done()) {
+      if (serve_one()) {
+        since = std::chrono::steady_clock::now();
+      } else {
+        if (inst_.failed_.load()) return;
+        bus_.idle(local_, since, all_done);
+      }
+    }
+    while (serve_one()) {
+    }
+    for (const std::vector<Held>& held : held_) {
+      ISLANDS_CHECK(held.empty(), "plp: actions left without a decision");
+    }
+  }
+
+  InstanceImpl<Workload, CC>& inst_;
+  std::size_t local_;
+  std::uint32_t gid_;
+  WorkerStats& stats_;
+  PlpBus& bus_;
+  std::atomic<std::size_t>& finished_;
+  ActionCC action_cc_;
+  std::vector<std::uint32_t> partition_of_site_;  // the identity: one partition per site
+  std::vector<TxnPart> parts_;                    // the current transaction's action per partition
+  std::vector<PlpAction> actions_;                // this coordinator's action at each partition
+  std::vector<std::vector<Held>> held_;           // by coordinator: actions waiting for a decision
+  std::vector<std::uint32_t> remote_;             // partitions the current attempt sent actions to
+  std::size_t remote_parts_ = 0;                  // partitions other than this one the transaction needs
+  const std::vector<std::uint64_t>* local_words_ = nullptr;  // the current transaction's action here
+  std::vector<unsigned char> redo_all_;           // the commit record's redo
+  std::unique_ptr<TxnContext> ctx_;
+  std::vector<std::unique_ptr<TxnContext>> spare_;
+  std::vector<Row*> rows_, action_rows_;
+  CommitRecord committed_;
+  CommitPipeline pipeline_;
+  WorkerProfiler profiler_;
+  LogWriter* log_ = nullptr;
+  bool measuring_ = false;
+  double ns_per_tick_ = 1;
+  std::uint64_t sequence_ = 0;
+  std::uint64_t window_cpu_ns_ = 0;
+  std::uint64_t timeline_ticks_ = 1;
+  std::uint64_t timeline_edge_ = 0;
+};
+
+}  // namespace islands
