@@ -150,6 +150,7 @@ class EngineConfig:
     prefetch: bool
     record_history: bool
     test_skip_read_locks: bool
+    test_skip_validation: bool
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -9,7 +9,7 @@ namespace islands {
 #define ISLANDS_ENGINE_FIELDS(F)                                                                   \
   F(IndexKind, index, IndexKind::hash, kUnbounded, kUnbounded, "primary index structure")          \
   F(CcKind, cc, CcKind::two_pl, kUnbounded, kUnbounded,                                          \
-    "concurrency control: none (single-threaded, no locks), 2pl (row-level) or table_2pl (table-level)") \
+    "concurrency control: none (single-threaded, no locks), 2pl (row-level), table_2pl (table-level) or occ (Silo)") \
   F(LockPolicy, lock_policy, LockPolicy::wait_die, kUnbounded, kUnbounded, "2PL on a conflict")    \
   F(IsolationLevel, isolation, IsolationLevel::serializable, kUnbounded, kUnbounded,               \
     "serializable or read_committed (read locks released when a statement ends)")                  \
@@ -18,7 +18,9 @@ namespace islands {
   F(bool, record_history, false, kUnbounded, kUnbounded,                                           \
     "test mode: record each committed transaction's reads and writes for the history checker")    \
   F(bool, test_skip_read_locks, false, kUnbounded, kUnbounded,                                     \
-    "test only: grant reads without locking (breaks isolation on purpose; the checker must catch it)")
+    "test only: grant reads without locking (breaks isolation on purpose; the checker must catch it)") \
+  F(bool, test_skip_validation, false, kUnbounded, kUnbounded,                                     \
+    "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

@@ -152,9 +152,10 @@ class TpcbWorkload {
     }
     {
       ComponentScope locking(ctx.clock(), Component::locking);
-      for (Row* row : rows) {
-        AbortReason reason;
-        if (!cc.lock(row, LockMode::exclusive, ctx, reason, static_cast<std::uint32_t>(row->key >> 48))) {
+      AbortReason reason = AbortReason::lock_conflict;
+      for (Row*& row : rows) {
+        row = cc.open(row, LockMode::exclusive, ctx, reason, static_cast<std::uint32_t>(row->key >> 48), kColumns);
+        if (!row) {  // else: the image to write
           if constexpr (CC::kLocks) ctx.abort();
           return TxnResult::abort(reason);
         }
@@ -174,7 +175,7 @@ class TpcbWorkload {
         continue;
       }
       Row* row = rows[r++];
-      if constexpr (CC::kLocks) ctx.save_before_image(row, kColumns);
+      if constexpr (CC::kLocks && CC::kInPlace) ctx.save_before_image(row, kColumns);
       set64(row, 0, get64(row, 0) + static_cast<std::int64_t>(words[at + 2]));
       ctx.wrote(row, kColumns);
     }
