@@ -31,6 +31,14 @@ namespace islands {
 //! - Epochs: the TID's bits above kEpochShift are the epoch, the cycle clock's ticks over
 //!   2^kTickShift (about 25 ms at 2.6 GHz): a global clock every core reads without sharing a
 //!   cache line, rather than a counter a thread advances.
+//! - Distributed transactions (exec/two_phase_commit.hpp): the coordinator runs its own part
+//!   before any fragment goes out and validates it after every vote is in; a participant
+//!   validates when it votes (a read-only one then drops out of phase 2). With one participant
+//!   every read is still valid at the participant's vote, which serializes the transaction.
+//!   With several participants their votes come at different times, and a read validated at
+//!   one vote may be overwritten before another: the one-shot protocol of paper 000 Sec 9
+//!   admits that anomaly (as 2PL's read-only participants releasing early do); closing it needs
+//!   a second round (lock everywhere, then validate everywhere). The tests run two instances.
 //! No read locks, so isolation is serializable only (read committed is meaningless here).
 struct OptimisticCc {
   static constexpr bool kLocks = true;        //!< takes (commit-time) locks: failures call ctx.abort()

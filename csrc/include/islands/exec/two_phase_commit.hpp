@@ -82,7 +82,7 @@ class TwoPhaseCoordinator {
       // occ: the local part runs before any fragment goes out, so that its reads precede every
       // participant's validation, and validates after the votes (while the participants hold
       // their write sets locked): every read is then valid at the participant's vote, the
-      // transaction's serialization point (one participant; see DESIGN.md).
+      // transaction's serialization point (one participant; see cc/optimistic_cc.hpp).
       local = site.workload().execute_part(local_words.data(), local_words.size(), rows, ctx, scheme,
                                            site.stats().checksum);
       if (!local.committed) {
