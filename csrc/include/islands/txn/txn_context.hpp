@@ -105,9 +105,9 @@ class TxnContext {
   void capture_redo(bool on) { capture_redo_ = on; }
   //! Records the row's after-image for the log; call after changing (or inserting) the row.
   //! An image narrower than the row (`columns` below its width) records its first columns.
-  void wrote(const Row* row) { wrote(row, row_bytes_ / sizeof(std::int32_t)); }
+  [[gnu::always_inline]] void wrote(const Row* row) { wrote(row, row_bytes_ / sizeof(std::int32_t)); }
   //! The same for a row of `columns` payload columns (a table of another width).
-  void wrote(const Row* row, std::size_t columns) {
+  [[gnu::always_inline]] void wrote(const Row* row, std::size_t columns) {
     if (capture_redo_) append_redo_entry(redo_, row->key, row->columns(), columns);
   }
   //! Redo entries of the transaction so far (see redo_entry.hpp).

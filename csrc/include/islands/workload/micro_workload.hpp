@@ -135,11 +135,12 @@ class MicroWorkload {
       ComponentScope locking(ctx.clock(), Component::locking);
       AbortReason reason = AbortReason::lock_conflict;
       for (Row*& row : rows) {
-        row = cc.open(row, mode, ctx, reason, 0, config_.columns);  // the image to read or write
-        if (!row) {
+        Row* image = cc.open(row, mode, ctx, reason, 0, config_.columns);  // to read or write
+        if (!image) {
           if constexpr (CC::kLocks) ctx.abort();
           return TxnResult::abort(reason);
         }
+        if constexpr (!CC::kInPlace) row = image;  // in place, the image is the row
       }
     }
     std::uint64_t sum = 0;

@@ -154,11 +154,12 @@ class TpcbWorkload {
       ComponentScope locking(ctx.clock(), Component::locking);
       AbortReason reason = AbortReason::lock_conflict;
       for (Row*& row : rows) {
-        row = cc.open(row, LockMode::exclusive, ctx, reason, static_cast<std::uint32_t>(row->key >> 48), kColumns);
-        if (!row) {  // else: the image to write
+        Row* image = cc.open(row, LockMode::exclusive, ctx, reason, static_cast<std::uint32_t>(row->key >> 48), kColumns);
+        if (!image) {
           if constexpr (CC::kLocks) ctx.abort();
           return TxnResult::abort(reason);
         }
+        if constexpr (!CC::kInPlace) row = image;  // the image to write (in place: the row)
       }
     }
     std::size_t r = 0;
