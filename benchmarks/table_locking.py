@@ -1,6 +1,7 @@
 """Paper 004 on islands: TPC-C read-only (100-0) and 50-50 on 1 and 2 workers of one shared
 instance, under row-level 2PL, table-level 2PL with index latches and table-level 2PL without
-them (004's "modified" engine), each serializable and read committed; and per-core instances
+them (004's "modified" engine), each serializable and read committed, and Silo's OCC
+(serializable only: it validates every read); and per-core instances
 (one single-threaded instance per worker, all transactions local: 004's "aggregate" ceiling).
 All in one run, repetitions interleaved (every configuration once per round, the order
 rotated round by round).
@@ -27,8 +28,18 @@ MIXES = {
     "50-50": "new_order:25,payment:25,order_status:25,stock_level:25",
 }
 #: label: (cc, latching)
-SCHEMES = {"2pl": ("2pl", True), "table": ("table_2pl", True), "table latch-free": ("table_2pl", False)}
+SCHEMES = {
+    "2pl": ("2pl", True),
+    "table": ("table_2pl", True),
+    "table latch-free": ("table_2pl", False),
+    "occ": ("occ", True),
+}
 LEVELS = ("serializable", "read_committed")
+
+
+def levels(scheme: str) -> tuple[str, ...]:
+    """The isolation levels a scheme runs at (occ: serializable only)."""
+    return ("serializable",) if scheme == "occ" else LEVELS
 
 
 def tpcc(mix: str, remote: bool) -> TpccConfig:
@@ -65,7 +76,7 @@ def main() -> None:
     args = parser.parse_args()
     topology = read_topology()
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
-    runs = [(m, w, s, lv) for m in MIXES for w in (1, len(cpus)) for s in SCHEMES for lv in LEVELS]
+    runs = [(m, w, s, lv) for m in MIXES for w in (1, len(cpus)) for s in SCHEMES for lv in levels(s)]
     runs += [(m, len(cpus), "aggregate", "serializable") for m in MIXES]
     tps: dict[tuple[str, int, str, str], list[float]] = {run: [] for run in runs}
     print(f"TPC-C, 1 warehouse per worker, cpus {cpus}; {args.reps} rounds x {len(runs)} runs of {args.duration} s\n")
@@ -91,6 +102,14 @@ def main() -> None:
                     f"  {mix:6} {workers} worker(s) {level:15} {statistics.median(ratios):.3f} "
                     f"[{min(ratios):.3f}-{max(ratios):.3f}]"
                 )
+
+    print("\nocc / 2pl (serializable), per round (median [min-max]):")
+    for mix in MIXES:
+        for workers in (1, len(cpus)):
+            occ, twopl = tps[(mix, workers, "occ", "serializable")], tps[(mix, workers, "2pl", "serializable")]
+            ratios = [o / t for o, t in zip(occ, twopl, strict=True)]
+            low, high = min(ratios), max(ratios)
+            print(f"  {mix:6} {workers} worker(s) {statistics.median(ratios):.3f} [{low:.3f}-{high:.3f}]")
 
 
 if __name__ == "__main__":

@@ -154,6 +154,7 @@ class EngineConfig:
     record_history: bool
     test_skip_read_locks: bool
     execution: str
+    test_skip_validation: bool
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -92,7 +92,8 @@ class EngineConfig:
     """How one engine instance is built."""
 
     index: str = "hash"  #: "hash" or "btree"
-    cc: str = "2pl"  #: "none" (single-threaded, no locks), "2pl" (row-level) or "table_2pl" (table-level)
+    #: "none" (single-threaded, no locks), "2pl" (row-level), "table_2pl" (table-level) or "occ" (Silo)
+    cc: str = "2pl"
     lock_policy: str = "wait_die"  #: 2PL on conflict: "no_wait" or "wait_die"
     isolation: str = "serializable"  #: "serializable" or "read_committed" (read locks go when a statement ends)
     latching: bool = True  #: latch index operations during the run
@@ -101,6 +102,7 @@ class EngineConfig:
     test_skip_read_locks: bool = False  #: test only: reads without locks (a broken mode the checker must catch)
     #: "shared_everything" (any worker any row) or "plp" (each worker owns a partition; actions routed to owners)
     execution: str = "shared_everything"
+    test_skip_validation: bool = False  #: test only: occ commits unvalidated (a broken mode the checker must catch)
 
 
 @dataclass(frozen=True)

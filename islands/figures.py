@@ -24,6 +24,10 @@ DRAWN: dict[str, str] = {
     "000-fig22": "islands.plots.standard:plot_standard",  # standard workloads, local-only vs remote share
     "000-fig23": "islands.plots.standard:plot_remote_share",  # TPC-B vs % remote
     "000-fig24": "islands.plots.standard:plot_remote_share",  # TPC-C Payment vs % remote
+    "000-fig25": "islands.plots.multisite:plot_multisite",  # OCC (Silo): read 10 rows vs % multisite
+    "000-fig26": "islands.plots.characterization:plot_breakdown",  # OCC: time per txn by component
+    "000-fig27": "islands.plots.txn_size:plot_txn_size",  # OCC: time per transaction vs rows read
+    "000-fig28": "islands.plots.multisite:plot_multisite",  # OCC: update 2 rows vs % multisite
     "004-fig3": "islands.plots.engines:plot_engines",  # read-only TPC-C: shared engine vs aggregate
     "004-fig4": "islands.plots.engines:plot_engines",  # TPC-C mixes x isolation level
     "004-fig5": "islands.plots.engines:plot_engines",  # latched vs latch-free indexes (Fig 5-8)

@@ -34,10 +34,17 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
                                                       "engine.cc 2pl only, not ") +
                                               enum_name(engine.cc));
   }
+  if (engine.cc == CcKind::occ && engine.isolation != IsolationLevel::serializable) {
+    throw ConfigError("engine.isolation", std::string("occ validates every read at commit, so it runs serializable only, not ") +
+                                              enum_name(engine.isolation));
+  }
+  if (engine.test_skip_validation && engine.cc != CcKind::occ) {
+    throw ConfigError("engine.test_skip_validation", std::string("only occ validates; engine.cc is ") + enum_name(engine.cc));
+  }
   if (engine.cc == CcKind::none && driver.cpus.size() != 1) {
     throw ConfigError("engine.cc", "'none' is a single-threaded instance but " +
                                 std::to_string(driver.cpus.size()) +
-                                " CPUs were given (use 2pl or table_2pl, or one CPU)");
+                                " CPUs were given (use 2pl, table_2pl or occ, or one CPU)");
   }
 }
 

@@ -38,8 +38,10 @@ Row* Table::allocate(std::size_t site, std::uint64_t key) {
   Site& s = *sites_[site];
   std::lock_guard<std::mutex> guard(s.mutex);
   std::byte* at;
+  std::uint64_t word = 0;  // a reused row keeps its lock word: under occ its TID only grows
   if (!s.free.empty()) {
     at = reinterpret_cast<std::byte*>(s.free.back());
+    word = s.free.back()->lock.load(std::memory_order_relaxed);
     s.free.pop_back();
   } else {
     if (s.chunks.empty() || s.chunks.back().used == s.chunks.back().capacity) {
@@ -53,6 +55,7 @@ Row* Table::allocate(std::size_t site, std::uint64_t key) {
   ++s.rows;
   std::memset(at, 0, stride_);
   Row* row = new (at) Row();
+  row->lock.store(word, std::memory_order_relaxed);
   row->key = key;
   return row;
 }

@@ -10,11 +10,14 @@ namespace islands {
 //! (strict 2PL).
 //! table_2pl (TableLocking): one shared/exclusive lock per table (paper 004's H2 and HSQLDB),
 //! exclusive locks held to commit; with engine.latching off the indexes run without latches.
+//! occ (OptimisticCc, optimistic_cc.hpp): Silo's optimistic concurrency control: reads record
+//! TIDs, writes are buffered, commit locks the write set, validates the reads and installs.
 //! Adding a scheme: its struct (the interface of those, concurrency_control.hpp) and a line.
 #define ISLANDS_CC_SCHEMES(X)         \
   X(none, "none", NoLocking)          \
   X(two_pl, "2pl", TwoPhaseLocking)   \
-  X(table_2pl, "table_2pl", TableLocking)
+  X(table_2pl, "table_2pl", TableLocking) \
+  X(occ, "occ", OptimisticCc)
 
 //! Concurrency control of an instance, chosen at run time.
 enum class CcKind {

@@ -10,7 +10,11 @@
 namespace islands {
 
 // The interface every scheme has (ISLANDS_CC_SCHEMES, cc_kind.hpp):
-//   static constexpr bool kLocks;               whether it takes locks (and so can undo)
+//   static constexpr bool kLocks;               whether it takes locks (and so can undo;
+//                                               failures call ctx.abort(), indexes latched)
+//   static constexpr bool kInPlace;             whether writes change the row itself (a
+//                                               workload saves before-images when kLocks too)
+//                                               or a private image installed at commit (occ)
 //   static S configured(const EngineConfig&);   the scheme as an engine config sets it up
 //   distributed() const                         the scheme of this instance's parts of
 //                                               distributed transactions (no-wait 2PL kind)
@@ -19,6 +23,19 @@ namespace islands {
 //   bool lock_table(std::uint32_t table, LockMode, TxnContext&, AbortReason&) const;
 //       the whole table before a statement touches its index (a no-op but for table_2pl)
 //   void end_statement(TxnContext&) const;      read committed: release the read locks
+// The access API the workloads use (every row a transaction reads or writes goes through it):
+//   Row* open(Row*, LockMode, TxnContext&, AbortReason&, std::uint32_t table, std::size_t columns) const;
+//       the image of a row of `columns` payload columns to read (shared) or write (exclusive):
+//       the row itself under the locking schemes (once locked), a private copy under occ;
+//       nullptr with the reason on conflict. A later multi-version scheme hands out versions here.
+//   bool insert(Row*, TxnContext&, AbortReason&, std::uint32_t table) const;
+//       a row being inserted (fresh, or one an aborted insert left), written in place, held
+//       exclusively until commit or abort
+//   static Row* origin(Row* image);             the row an image stands for (deletes name it)
+//   bool validate(TxnContext&, AbortReason&) const;
+//       commit's first step, after the workload's part succeeded: occ locks its write set and
+//       validates its reads (the 2PC vote), the locking schemes have nothing to check; false:
+//       the caller aborts the context
 // A scheme reports each access it grants to the context (TxnContext::accessed: history
 // recording, one branch when off).
 
@@ -31,6 +48,7 @@ struct TwoPhaseLocking;
 //! Serial execution is serializable, so it meets read committed too.
 struct NoLocking {
   static constexpr bool kLocks = false;
+  static constexpr bool kInPlace = true;
   IsolationLevel isolation = IsolationLevel::serializable;  //!< its distributed parts' level
   //! The scheme as an engine config sets it up.
   static NoLocking configured(const EngineConfig& engine) { return NoLocking{engine.isolation}; }
@@ -50,12 +68,24 @@ struct NoLocking {
   bool lock_table(std::uint32_t, LockMode, TxnContext&, AbortReason&) const { return true; }
   //! Nothing to release.
   void end_statement(TxnContext&) const {}
+  //! The row itself, once locked in `mode` (see lock).
+  Row* open(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t table, std::size_t) const {
+    return lock(row, mode, txn, reason, table) ? row : nullptr;
+  }
+  //! A row being inserted: locked exclusively.
+  bool insert(Row* row, TxnContext& txn, AbortReason& reason, std::uint32_t table = 0) const {
+    return lock(row, LockMode::exclusive, txn, reason, table);
+  }
+  static Row* origin(Row* row) { return row; }  //!< in place: the row is its own image
+  //! Nothing to validate: locks kept every access consistent.
+  bool validate(TxnContext&, AbortReason&) const { return true; }
 };
 
 //! Row-level strict two-phase locking: locks are taken as rows are touched and released at
 //! commit or abort (by TxnContext); under read committed, read locks go at each statement's end.
 struct TwoPhaseLocking {
   static constexpr bool kLocks = true;
+  static constexpr bool kInPlace = true;
   LockPolicy policy = LockPolicy::wait_die;  //!< what a conflicting request does
   IsolationLevel isolation = IsolationLevel::serializable;  //!< when read locks go
   bool unlocked_reads = false;  //!< engine.test_skip_read_locks: a broken mode for the checker's tests
@@ -87,6 +117,17 @@ struct TwoPhaseLocking {
   void end_statement(TxnContext& txn) const {
     if (isolation == IsolationLevel::read_committed) txn.release_shared();
   }
+  //! The row itself, once locked in `mode` (see lock).
+  Row* open(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t table, std::size_t) const {
+    return lock(row, mode, txn, reason, table) ? row : nullptr;
+  }
+  //! A row being inserted: locked exclusively.
+  bool insert(Row* row, TxnContext& txn, AbortReason& reason, std::uint32_t table = 0) const {
+    return lock(row, LockMode::exclusive, txn, reason, table);
+  }
+  static Row* origin(Row* row) { return row; }  //!< in place: the row is its own image
+  //! Nothing to validate: locks kept every access consistent.
+  bool validate(TxnContext&, AbortReason&) const { return true; }
 };
 
 inline TwoPhaseLocking NoLocking::distributed() const {
@@ -102,6 +143,7 @@ inline TwoPhaseLocking NoLocking::distributed() const {
 //! RunConfig::validate_sites and the workloads' lock_table calls).
 struct TableLocking {
   static constexpr bool kLocks = true;
+  static constexpr bool kInPlace = true;
   static constexpr std::uint32_t kTables = 64;  //!< table numbers a workload may use
   //! The instance's lock words, one cache line each, shared by its workers.
   struct Words {
@@ -170,6 +212,17 @@ struct TableLocking {
   void end_statement(TxnContext& txn) const {
     if (isolation == IsolationLevel::read_committed) txn.release_shared();
   }
+  //! The row itself, once locked in `mode` (see lock).
+  Row* open(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t table, std::size_t) const {
+    return lock(row, mode, txn, reason, table) ? row : nullptr;
+  }
+  //! A row being inserted: locked exclusively.
+  bool insert(Row* row, TxnContext& txn, AbortReason& reason, std::uint32_t table = 0) const {
+    return lock(row, LockMode::exclusive, txn, reason, table);
+  }
+  static Row* origin(Row* row) { return row; }  //!< in place: the row is its own image
+  //! Nothing to validate: locks kept every access consistent.
+  bool validate(TxnContext&, AbortReason&) const { return true; }
 };
 
 }  // namespace islands

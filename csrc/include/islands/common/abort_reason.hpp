@@ -9,7 +9,9 @@ namespace islands {
   X(lock_conflict, "2PL no-wait: a conflicting lock was held")               \
   X(wait_die, "2PL wait-die: a younger transaction met an older lock holder")           \
   X(prepared_conflict, "single-threaded instance: the row is held by an unfinished distributed transaction") \
-  X(remote_abort, "2PC: a participant instance voted to abort")
+  X(remote_abort, "2PC: a participant instance voted to abort")                \
+  X(occ_validation, "OCC: a row the transaction read was changed by another commit before it committed") \
+  X(occ_locked, "OCC: a row it read or writes was locked by another transaction's commit")
 
 enum class AbortReason : std::uint8_t {
 #define ISLANDS_ENUM_ENTRY(name, doc) name,

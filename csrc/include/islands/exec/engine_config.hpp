@@ -10,7 +10,7 @@ namespace islands {
 #define ISLANDS_ENGINE_FIELDS(F)                                                                   \
   F(IndexKind, index, IndexKind::hash, kUnbounded, kUnbounded, "primary index structure")          \
   F(CcKind, cc, CcKind::two_pl, kUnbounded, kUnbounded,                                          \
-    "concurrency control: none (single-threaded, no locks), 2pl (row-level) or table_2pl (table-level)") \
+    "concurrency control: none (single-threaded, no locks), 2pl (row-level), table_2pl (table-level) or occ (Silo)") \
   F(LockPolicy, lock_policy, LockPolicy::wait_die, kUnbounded, kUnbounded, "2PL on a conflict")    \
   F(IsolationLevel, isolation, IsolationLevel::serializable, kUnbounded, kUnbounded,               \
     "serializable or read_committed (read locks released when a statement ends)")                  \
@@ -21,7 +21,9 @@ namespace islands {
   F(bool, test_skip_read_locks, false, kUnbounded, kUnbounded,                                     \
     "test only: grant reads without locking (breaks isolation on purpose; the checker must catch it)") \
   F(ExecutionKind, execution, ExecutionKind::shared_everything, kUnbounded, kUnbounded,            \
-    "shared_everything (any worker any row) or plp (partitions owned by workers, actions routed)")
+    "shared_everything (any worker any row) or plp (partitions owned by workers, actions routed)") \
+  F(bool, test_skip_validation, false, kUnbounded, kUnbounded,                                     \
+    "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

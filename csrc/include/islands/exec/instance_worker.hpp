@@ -252,7 +252,14 @@ class InstanceWorker {
   [[gnu::flatten]] TxnResult attempt_local() {
     const auto& words = *local_words_;
     if (TxnHistory* history = ctx_->history()) history->begin(next_txn_id());
-    const TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
+    TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
+    if constexpr (!CC::kInPlace) {
+      // Commit's first step (occ: lock the write set, validate the reads) before the commit record.
+      if (result.committed && !inst_.cc_.validate(*ctx_, result.reason)) {
+        ctx_->abort();
+        result.committed = false;
+      }
+    }
     if (result.committed && log_ != nullptr && !ctx_->redo().empty()) {
       ComponentScope logging(ctx_->clock(), Component::logging);
       committed_.txn = next_txn_id();

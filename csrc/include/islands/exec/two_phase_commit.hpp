@@ -75,6 +75,21 @@ class TwoPhaseCoordinator {
     votes_pending_ = 0;
     remote_abort_ = false;
     prepared_participants_.clear();
+    const auto scheme = site.cc().distributed();
+    constexpr bool kOptimistic = !decltype(scheme)::kInPlace;
+    TxnResult local;
+    if constexpr (kOptimistic) {
+      // occ: the local part runs before any fragment goes out, so that its reads precede every
+      // participant's validation, and validates after the votes (while the participants hold
+      // their write sets locked): every read is then valid at the participant's vote, the
+      // transaction's serialization point (one participant; see cc/optimistic_cc.hpp).
+      local = site.workload().execute_part(local_words.data(), local_words.size(), rows, ctx, scheme,
+                                           site.stats().checksum);
+      if (!local.committed) {
+        current_ = 0;
+        return local;
+      }
+    }
     ComponentScope sending(ctx.clock(), Component::communication);
     for (std::size_t i = 0; i < parts.size(); ++i) {
       if (i == self || parts[i].empty()) continue;
@@ -87,13 +102,22 @@ class TwoPhaseCoordinator {
       ++votes_pending_;
       ++site.stats().fragments_sent;
     }
-    const TxnResult local = site.workload().execute_part(local_words.data(), local_words.size(), rows, ctx,
-                                                         site.cc().distributed(), site.stats().checksum);
+    if constexpr (!kOptimistic) {
+      local = site.workload().execute_part(local_words.data(), local_words.size(), rows, ctx, scheme,
+                                           site.stats().checksum);
+    }
     // Waiting for votes (and serving whatever arrives meanwhile) is communication.
     while (votes_pending_ > 0) {
       if (!site.serve_one()) {
         site.check_failed();
         site.idle();  // spins a moment, then sleeps on the doorbell
+      }
+    }
+    if constexpr (kOptimistic) {
+      // The coordinator's own pre-commit, once every participant has voted (and validated).
+      if (local.committed && !remote_abort_ && !scheme.validate(ctx, local.reason)) {
+        ctx.abort();
+        local.committed = false;
       }
     }
     const bool commit = local.committed && !remote_abort_;
@@ -180,8 +204,12 @@ class TwoPhaseParticipant {
     ctx->set_clock(site.clock());
     std::vector<Row*> rows;
     std::uint64_t checksum = 0;
-    const TxnResult result =
-        site.workload().execute_part(keys.data(), keys.size(), rows, *ctx, site.cc().distributed(), checksum);
+    const auto scheme = site.cc().distributed();
+    TxnResult result = site.workload().execute_part(keys.data(), keys.size(), rows, *ctx, scheme, checksum);
+    if (result.committed && !scheme.validate(*ctx, result.reason)) {
+      ctx->abort();  // occ: phase 1's pre-commit (write set locked, reads validated) failed
+      result.committed = false;
+    }
     std::uint8_t vote;
     if (!result.committed) {
       vote = kVoteAbort;  // access already undid and released

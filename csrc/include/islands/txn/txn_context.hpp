@@ -8,6 +8,7 @@
 #include "islands/log/redo_entry.hpp"
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/row.hpp"
+#include "islands/txn/occ_sets.hpp"
 #include "islands/txn/txn_history.hpp"
 
 namespace islands {
@@ -58,6 +59,9 @@ class TxnContext {
     tables_shared_ = 0;
   }
 
+  //! The optimistic (OCC) state: read and write sets, images, inserted rows (OptimisticCc).
+  OccSets& occ() { return occ_; }
+
   //! Records this context's committed attempts into `versions` and `sink` (history mode).
   void record_history(VersionMap& versions, HistorySink& sink) {
     history_ = std::make_unique<TxnHistory>(versions, sink);
@@ -101,9 +105,9 @@ class TxnContext {
   void capture_redo(bool on) { capture_redo_ = on; }
   //! Records the row's after-image for the log; call after changing (or inserting) the row.
   //! An image narrower than the row (`columns` below its width) records its first columns.
-  void wrote(const Row* row) { wrote(row, row_bytes_ / sizeof(std::int32_t)); }
+  [[gnu::always_inline]] void wrote(const Row* row) { wrote(row, row_bytes_ / sizeof(std::int32_t)); }
   //! The same for a row of `columns` payload columns (a table of another width).
-  void wrote(const Row* row, std::size_t columns) {
+  [[gnu::always_inline]] void wrote(const Row* row, std::size_t columns) {
     if (capture_redo_) append_redo_entry(redo_, row->key, row->columns(), columns);
   }
   //! Redo entries of the transaction so far (see redo_entry.hpp).
@@ -111,11 +115,19 @@ class TxnContext {
   //! Payload columns of the widest row (recorded in log headers: a log fits one configuration).
   std::uint16_t columns() const { return static_cast<std::uint16_t>(row_bytes_ / sizeof(std::int32_t)); }
   //! Commit: release every lock, forget the before- and after-images and inserts.
+  //! Under OCC (validated: its write set locked) the images are installed first, and the
+  //! rows get the commit's TID (unlocked) after the deletes.
   void commit() {
     if (history_) history_->commit();
+    const bool occ = occ_.active();
+    if (__builtin_expect(occ, 0)) occ_.install();
     for (const Delete& del : deletes_) {
       if (del.erase) del.erase(del.owner, del.key);
       del.row->key = Row::kDeletedKey;
+    }
+    if (__builtin_expect(occ, 0)) {
+      occ_.unlock_committed();
+      occ_.clear();
     }
     release_all();
     for (const Delete& del : deletes_) {
@@ -137,6 +149,10 @@ class TxnContext {
     }
     for (std::size_t i = undo_.size(); i-- > 0;) {
       std::memcpy(undo_[i].row->columns(), undo_bytes_.data() + undo_[i].offset, undo_[i].bytes);
+    }
+    if (__builtin_expect(occ_.active(), 0)) {
+      occ_.unlock_aborted();  // OCC: nothing was installed; the locks it took go
+      occ_.clear();
     }
     undo_.clear();
     undo_bytes_.clear();
@@ -173,6 +189,7 @@ class TxnContext {
   std::vector<Held> locks_;
   std::uint64_t tables_shared_ = 0, tables_exclusive_ = 0;
   std::unique_ptr<TxnHistory> history_;  // history recording only
+  OccSets occ_;                          // OCC only
   struct Undo {
     Row* row;
     std::size_t offset;  // of its before-image in undo_bytes_

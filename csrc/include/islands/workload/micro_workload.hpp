@@ -133,19 +133,21 @@ class MicroWorkload {
       // locks there is no undo, so every row is checked before any changes; with locks, one
       // timed locking span per transaction instead of one per row.
       ComponentScope locking(ctx.clock(), Component::locking);
-      for (Row* row : rows) {
-        AbortReason reason;
-        if (!cc.lock(row, mode, ctx, reason)) {
+      AbortReason reason = AbortReason::lock_conflict;
+      for (Row*& row : rows) {
+        Row* image = cc.open(row, mode, ctx, reason, 0, config_.columns);  // to read or write
+        if (!image) {
           if constexpr (CC::kLocks) ctx.abort();
           return TxnResult::abort(reason);
         }
+        if constexpr (!CC::kInPlace) row = image;  // in place, the image is the row
       }
     }
     std::uint64_t sum = 0;
     for (Row* row : rows) {
       std::int32_t* columns = row->columns();
       if (update) {
-        if constexpr (CC::kLocks) ctx.save_before_image(row);
+        if constexpr (CC::kLocks && CC::kInPlace) ctx.save_before_image(row);
         for (std::uint32_t c = 0; c < config_.columns; ++c) columns[c] += 1;
         ctx.wrote(row);
       } else {

@@ -204,18 +204,21 @@ class TatpWorkload {
       if constexpr (CC::kLocks) ctx.abort();
       return user ? TxnResult::rollback() : TxnResult::abort(reason);
     };
-    // table_2pl locks the row's table (its key's tag); latch-free, table 0 holds every table
-    // (they share the primary index), taken before the first probe.
-    const auto lock = [&](Row* row, LockMode mode) {
-      return cc.lock(row, mode, ctx, reason, engine_.latching ? static_cast<std::uint32_t>(row->key >> 56) : 0);
+    // The image of a row to read or write (cc.open: the row itself once locked, a private copy
+    // under occ), nullptr on conflict. table_2pl locks the row's table (its key's tag);
+    // latch-free, table 0 holds every table (they share the primary index), taken before the
+    // first probe.
+    const auto open = [&](Row* row, LockMode mode) {
+      const std::uint32_t tag = static_cast<std::uint32_t>(row->key >> 56);
+      return cc.open(row, mode, ctx, reason, engine_.latching ? tag : 0, columns_of(tag));
     };
     if (!engine_.latching && !cc.lock_table(0, part_updates(w, n) ? LockMode::exclusive : LockMode::shared, ctx, reason)) {
       return fail(false);
     }
     switch (w[0]) {
       case kGetSubscriberData: {
-        Row* sub = find(key(kSubscriber, w[1], 0));
-        if (!lock(sub, LockMode::shared)) return fail(false);
+        const Row* sub = open(find(key(kSubscriber, w[1], 0)), LockMode::shared);
+        if (!sub) return fail(false);
         for (std::uint32_t c = 0; c < kSubscriberColumns; ++c) checksum += static_cast<std::uint32_t>(sub->columns()[c]);
         return TxnResult::commit();
       }
@@ -224,13 +227,13 @@ class TatpWorkload {
         // ending after end: at most one per start slot.
         Row* sf = find(key(kFacility, w[1], w[2]));
         if (!sf) return fail(true);
-        if (!lock(sf, LockMode::shared)) return fail(false);
+        if (!(sf = open(sf, LockMode::shared))) return fail(false);
         if (sf->columns()[0] != 1) return fail(true);
         bool any = false;
         for (std::uint64_t slot = 0; slot * 8 <= w[3]; ++slot) {
           Row* cf = find(key(kForwarding, w[1], (w[2] << 2) | slot));
           if (!cf) continue;
-          if (!lock(cf, LockMode::shared)) return fail(false);
+          if (!(cf = open(cf, LockMode::shared))) return fail(false);
           if (cf->columns()[0] == 1 && static_cast<std::uint64_t>(cf->columns()[1]) > w[4]) {
             checksum += get64(cf, 2);
             any = true;
@@ -241,7 +244,7 @@ class TatpWorkload {
       case kGetAccessData: {
         Row* ai = find(key(kAccess, w[1], w[2]));
         if (!ai) return fail(true);
-        if (!lock(ai, LockMode::shared)) return fail(false);
+        if (!(ai = open(ai, LockMode::shared))) return fail(false);
         for (int i = 0; i < 4; ++i) checksum += static_cast<std::uint32_t>(ai->columns()[i]);
         return TxnResult::commit();
       }
@@ -249,9 +252,9 @@ class TatpWorkload {
         Row* sub = find(key(kSubscriber, w[1], 0));
         Row* sf = find(key(kFacility, w[1], w[2]));
         if (!sf) return fail(true);  // no such facility: the specification's expected failure
-        if (!lock(sub, LockMode::exclusive) || !lock(sf, LockMode::exclusive)) return fail(false);
-        save(ctx, sub, kSubscriberColumns);
-        save(ctx, sf, kFacilityColumns);
+        if (!(sub = open(sub, LockMode::exclusive)) || !(sf = open(sf, LockMode::exclusive))) return fail(false);
+        save<CC>(ctx, sub, kSubscriberColumns);
+        save<CC>(ctx, sf, kFacilityColumns);
         sub->columns()[0] = static_cast<std::int32_t>((sub->columns()[0] & ~1) | static_cast<std::int32_t>(w[3]));
         sf->columns()[2] = static_cast<std::int32_t>(w[4]);
         ctx.wrote(sub, 1);  // bit_1 is in column 0
@@ -261,8 +264,8 @@ class TatpWorkload {
       case kUpdateLocation: {
         Row* sub = find(key(kSubNbr, w[1], 0));
         ISLANDS_CHECK(sub != nullptr, "TATP sub_nbr missing from the secondary index");
-        if (!lock(sub, LockMode::exclusive)) return fail(false);
-        save(ctx, sub, kSubscriberColumns);
+        if (!(sub = open(sub, LockMode::exclusive))) return fail(false);
+        save<CC>(ctx, sub, kSubscriberColumns);
         sub->columns()[22] = static_cast<std::int32_t>(w[2]);
         ctx.wrote(sub, 23);  // vlr_location is column 22
         return TxnResult::commit();
@@ -270,15 +273,15 @@ class TatpWorkload {
       case kInsertCallForwarding: {
         Row* sub = find(key(kSubNbr, w[1], 0));
         ISLANDS_CHECK(sub != nullptr, "TATP sub_nbr missing from the secondary index");
-        if (!lock(sub, LockMode::shared)) return fail(false);
+        if (!(sub = open(sub, LockMode::shared))) return fail(false);
         const std::uint64_t s = static_cast<std::uint64_t>(get64(sub, 23));
         Row* sf = find(key(kFacility, s, w[2]));
         if (!sf) return fail(true);  // foreign key: no such facility
-        if (!lock(sf, LockMode::shared)) return fail(false);
-        Row* cf = find_or_create_forwarding(s, (w[2] << 2) | (w[3] / 8));
-        if (!lock(cf, LockMode::exclusive)) return fail(false);
+        if (!open(sf, LockMode::shared)) return fail(false);
+        Row* cf = open(find_or_create_forwarding(s, (w[2] << 2) | (w[3] / 8)), LockMode::exclusive);
+        if (!cf) return fail(false);
         if (cf->columns()[0] == 1) return fail(true);  // primary key: already there
-        save(ctx, cf, kForwardingColumns);
+        save<CC>(ctx, cf, kForwardingColumns);
         cf->columns()[0] = 1;
         cf->columns()[1] = static_cast<std::int32_t>(w[4]);
         set64(cf, 2, w[5]);
@@ -288,13 +291,13 @@ class TatpWorkload {
       case kDeleteCallForwarding: {
         Row* sub = find(key(kSubNbr, w[1], 0));
         ISLANDS_CHECK(sub != nullptr, "TATP sub_nbr missing from the secondary index");
-        if (!lock(sub, LockMode::shared)) return fail(false);
+        if (!(sub = open(sub, LockMode::shared))) return fail(false);
         const std::uint64_t s = static_cast<std::uint64_t>(get64(sub, 23));
         Row* cf = find(key(kForwarding, s, (w[2] << 2) | (w[3] / 8)));
         if (!cf) return fail(true);
-        if (!lock(cf, LockMode::exclusive)) return fail(false);
+        if (!(cf = open(cf, LockMode::exclusive))) return fail(false);
         if (cf->columns()[0] != 1) return fail(true);  // no such row
-        save(ctx, cf, kForwardingColumns);
+        save<CC>(ctx, cf, kForwardingColumns);
         cf->columns()[0] = 0;
         ctx.wrote(cf, 1);  // present is column 0
         return TxnResult::commit();
@@ -473,9 +476,20 @@ class TatpWorkload {
     row->key = Row::kDeletedKey;  // another worker created it first: use theirs
     return find(k);
   }
-  template <class Ctx>
-  static void save(Ctx& ctx, Row* row, std::uint32_t columns) {
-    ctx.save_before_image(row, columns);
+  // A before-image, where writes are in place (none keeps them too: a distributed part under
+  // it runs 2PL, and it is what TATP always did).
+  template <class CC>
+  static void save(TxnContext& ctx, Row* row, std::uint32_t columns) {
+    if constexpr (CC::kInPlace) ctx.save_before_image(row, columns);
+  }
+  // Payload columns of a row of table `tag` (a sub_nbr entry points to a subscriber row).
+  static std::size_t columns_of(std::uint64_t tag) {
+    switch (tag) {
+      case kAccess: return kAccessColumns;
+      case kFacility: return kFacilityColumns;
+      case kForwarding: return kForwardingColumns;
+      default: return kSubscriberColumns;
+    }
   }
 
   static std::int64_t get64(const Row* row, std::size_t column) {

@@ -152,12 +152,14 @@ class TpcbWorkload {
     }
     {
       ComponentScope locking(ctx.clock(), Component::locking);
-      for (Row* row : rows) {
-        AbortReason reason;
-        if (!cc.lock(row, LockMode::exclusive, ctx, reason, static_cast<std::uint32_t>(row->key >> 48))) {
+      AbortReason reason = AbortReason::lock_conflict;
+      for (Row*& row : rows) {
+        Row* image = cc.open(row, LockMode::exclusive, ctx, reason, static_cast<std::uint32_t>(row->key >> 48), kColumns);
+        if (!image) {
           if constexpr (CC::kLocks) ctx.abort();
           return TxnResult::abort(reason);
         }
+        if constexpr (!CC::kInPlace) row = image;  // the image to write (in place: the row)
       }
     }
     std::size_t r = 0;
@@ -174,7 +176,7 @@ class TpcbWorkload {
         continue;
       }
       Row* row = rows[r++];
-      if constexpr (CC::kLocks) ctx.save_before_image(row, kColumns);
+      if constexpr (CC::kLocks && CC::kInPlace) ctx.save_before_image(row, kColumns);
       set64(row, 0, get64(row, 0) + static_cast<std::int64_t>(words[at + 2]));
       ctx.wrote(row, kColumns);
     }

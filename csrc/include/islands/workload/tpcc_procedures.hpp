@@ -27,8 +27,8 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(cons
   for (std::uint64_t k = 0; k < lines; ++k) {
     if (!find(Item::key(op[6 + 3 * k]))) return Step::rollback;  // unused item
   }
-  if (!part.lock(wh, LockMode::shared) || !part.lock(dist, LockMode::exclusive) ||
-      !part.lock(cust, LockMode::shared)) {
+  if (!(wh = part.open(wh, LockMode::shared)) || !(dist = part.open(dist, LockMode::exclusive)) ||
+      !(cust = part.open(cust, LockMode::shared))) {
     return Step::abort;
   }
   // table_2pl: the tables phase 2 inserts into, now (it can neither wait nor abort there).
@@ -46,7 +46,7 @@ template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_stock_lock(const std::uint64_t* op, Part<CC>& part) {
   Row* s = find(Stock::key(op[1], op[2]));
   ISLANDS_CHECK(s != nullptr, "TPC-C stock row missing");
-  if (!part.lock(s, LockMode::exclusive)) return Step::abort;
+  if (!(s = part.open(s, LockMode::exclusive))) return Step::abort;
   part.rows.push_back(s);
   return Step::next;
 }
@@ -66,11 +66,11 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
   Row* wh = part.take();
   Row* dist = part.take();
   Row* cust = part.take();
-  save_numeric<District>(part.ctx, dist);
+  save_numeric<District>(part, dist);
   const std::uint64_t o = static_cast<std::uint64_t>(District::next_o_id(dist));
   District::set_next_o_id(dist, District::next_o_id(dist) + 1);
-  Row* order = insert(part.ctx, part.cc, orders_, site, Order::key(w, d, o));
-  Row* no = order ? insert(part.ctx, part.cc, new_orders_, site, NewOrder::key(w, d, o)) : nullptr;
+  Row* order = insert(part.ctx, part.cc, part.reason, orders_, site, Order::key(w, d, o));
+  Row* no = order ? insert(part.ctx, part.cc, part.reason, new_orders_, site, NewOrder::key(w, d, o)) : nullptr;
   if (!no) return false;
   Order::set_c_id(order, static_cast<std::int32_t>(c));
   Order::set_entry_d(order, now());
@@ -83,7 +83,7 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
   std::uint64_t brand = 0;
   for (std::uint64_t k = 0; k < lines; ++k) {
     const std::uint64_t* line = &op[6 + 3 * k];  // item, supply_w, qty
-    Row* ol = insert(part.ctx, part.cc, order_lines_, site, OrderLine::key(w, d, o, k + 1));
+    Row* ol = insert(part.ctx, part.cc, part.reason, order_lines_, site, OrderLine::key(w, d, o, k + 1));
     if (!ol) return false;
     const Row* item = find(Item::key(line[0]));
     const std::int64_t amount = static_cast<std::int64_t>(line[2]) * Item::price(item);
@@ -130,7 +130,7 @@ template <class Index>
 template <class CC>
 void TpccWorkload<Index>::new_order_stock_apply(const std::uint64_t* op, Part<CC>& part) {
   Row* s = part.take();
-  save_numeric<Stock>(part.ctx, s);
+  save_numeric<Stock>(part, s);
   const auto qty = static_cast<std::int32_t>(op[3]);
   const std::int32_t quantity = Stock::quantity(s);
   Stock::set_quantity(s, quantity >= qty + 10 ? quantity - qty : quantity - qty + 91);
@@ -147,7 +147,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_home_lock(const 
   Row* wh = find(Warehouse::key(op[1]));
   Row* dist = find(District::key(op[1], op[2]));
   ISLANDS_CHECK(wh && dist, "TPC-C Payment rows missing");
-  if (!part.lock(wh, LockMode::exclusive) || !part.lock(dist, LockMode::exclusive)) return Step::abort;
+  if (!(wh = part.open(wh, LockMode::exclusive)) || !(dist = part.open(dist, LockMode::exclusive))) return Step::abort;
   part.rows.insert(part.rows.end(), {wh, dist});
   return Step::next;
 }
@@ -159,7 +159,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_customer_lock(co
                                                                               Part<CC>& part) {
   Row* cust = op[3] ? by_last_name(op[1], op[2], op[4]) : find(Customer::key(op[1], op[2], op[4]));
   ISLANDS_CHECK(cust != nullptr, "TPC-C Payment customer missing");
-  if (!part.lock(cust, LockMode::exclusive)) return Step::abort;
+  if (!(cust = part.open(cust, LockMode::exclusive))) return Step::abort;
   part.rows.push_back(cust);
   return Step::next;
 }
@@ -172,8 +172,8 @@ void TpccWorkload<Index>::payment_home_apply(const std::uint64_t* op, Part<CC>& 
   Row* wh = part.take();
   Row* dist = part.take();
   const auto amount = static_cast<std::int64_t>(op[3]);
-  save_numeric<Warehouse>(part.ctx, wh);
-  save_numeric<District>(part.ctx, dist);
+  save_numeric<Warehouse>(part, wh);
+  save_numeric<District>(part, dist);
   Warehouse::set_ytd(wh, Warehouse::ytd(wh) + amount);
   District::set_ytd(dist, District::ytd(dist) + amount);
   part.ctx.wrote(wh, Warehouse::kColumns);
@@ -197,9 +197,9 @@ void TpccWorkload<Index>::payment_customer_apply(const std::uint64_t* op, Part<C
   const auto amount = static_cast<std::int64_t>(op[5]);
   const bool rewrite_data = spec_ && Customer::bad_credit(cust) != 0;
   if (rewrite_data) {
-    save(part.ctx, cust, customers_);
+    save(part, cust, customers_);
   } else {
-    save_numeric<Customer>(part.ctx, cust);
+    save_numeric<Customer>(part, cust);
   }
   Customer::set_balance(cust, Customer::balance(cust) - amount);
   Customer::set_ytd_payment(cust, Customer::ytd_payment(cust) + amount);
@@ -253,7 +253,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::order_status_read(const 
   const std::uint64_t w = op[1], d = op[2];
   Row* cust = op[3] ? by_last_name(w, d, op[4]) : find(Customer::key(w, d, op[4]));
   ISLANDS_CHECK(cust != nullptr, "TPC-C OrderStatus customer missing");
-  if (!part.lock(cust, LockMode::shared)) return Step::abort;
+  if (!(cust = part.open(cust, LockMode::shared))) return Step::abort;
   const auto c = static_cast<std::uint64_t>(Customer::id(cust));
   static thread_local std::vector<Row*> candidates_;  // per worker: several share this workload
   candidates_.clear();
@@ -263,15 +263,15 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::order_status_read(const 
                       return true;
                     });
   for (std::size_t i = candidates_.size(); i-- > 0;) {
-    Row* order = candidates_[i];
-    if (!part.lock(order, LockMode::shared, tpcc::kOrderTag)) return Step::abort;
+    const Row* order = part.open(candidates_[i], LockMode::shared, tpcc::kOrderTag);
+    if (!order) return Step::abort;
     // An entry an aborted insert left may now name another customer's order.
     if (order->deleted() || static_cast<std::uint64_t>(Order::c_id(order)) != c) continue;
     const std::uint64_t o = tpcc::key_id(order->key);
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::shared, tpcc::kOrderLineTag)) return Step::abort;
+      if (!(line = part.open(line, LockMode::shared, tpcc::kOrderLineTag))) return Step::abort;
       part.checksum += static_cast<std::uint32_t>(OrderLine::i_id(line) + OrderLine::supply_w(line) +
                                                   OrderLine::quantity(line) + OrderLine::amount(line) +
                                                   OrderLine::delivered(line));
@@ -295,26 +295,26 @@ template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::delivery_lock(const std::uint64_t* op, Part<CC>& part) {
   const std::uint64_t w = op[1];
   for (std::uint64_t d = 1; d <= kDistricts; ++d) {
-    Row* dist = find(District::key(w, d));
-    if (!part.lock(dist, LockMode::exclusive)) return Step::abort;
+    Row* dist = part.open(find(District::key(w, d)), LockMode::exclusive);
+    if (!dist) return Step::abort;
     part.rows.push_back(dist);
     const auto o = static_cast<std::uint64_t>(District::next_delivery(dist));
     Row* no = o < static_cast<std::uint64_t>(District::next_o_id(dist)) ? find(NewOrder::key(w, d, o)) : nullptr;
-    if (no && !part.lock(no, LockMode::exclusive, tpcc::kNewOrderTag)) return Step::abort;
+    if (no && !(no = part.open(no, LockMode::exclusive, tpcc::kNewOrderTag))) return Step::abort;
     if (no && (no->deleted() || NewOrder::present(no) != 1)) no = nullptr;
     part.rows.push_back(no);
     if (!no) continue;
     Row* order = find(Order::key(w, d, o));
     ISLANDS_CHECK(order != nullptr, "TPC-C order of a new order missing");
-    if (!part.lock(order, LockMode::exclusive)) return Step::abort;
+    if (!(order = part.open(order, LockMode::exclusive))) return Step::abort;
     Row* cust = find(Customer::key(w, d, static_cast<std::uint64_t>(Order::c_id(order))));
     ISLANDS_CHECK(cust != nullptr, "TPC-C customer of an order missing");
-    if (!part.lock(cust, LockMode::exclusive)) return Step::abort;
+    if (!(cust = part.open(cust, LockMode::exclusive))) return Step::abort;
     part.rows.insert(part.rows.end(), {order, cust});
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::exclusive, tpcc::kOrderLineTag)) return Step::abort;
+      if (!(line = part.open(line, LockMode::exclusive, tpcc::kOrderLineTag))) return Step::abort;
       part.rows.push_back(line);
     }
   }
@@ -333,17 +333,17 @@ void TpccWorkload<Index>::delivery_apply(const std::uint64_t* op, Part<CC>& part
     if (!no) continue;
     Row* order = part.take();
     Row* cust = part.take();
-    save_numeric<District>(part.ctx, dist);
-    save_numeric<Order>(part.ctx, order);
-    save_numeric<Customer>(part.ctx, cust);
+    save_numeric<District>(part, dist);
+    save_numeric<Order>(part, order);
+    save_numeric<Customer>(part, cust);
     District::set_next_delivery(dist, District::next_delivery(dist) + 1);
-    part.ctx.deleting(no, &erase_key, &recycle_new_order, this);
+    part.ctx.deleting(CC::origin(no), &erase_key, &recycle_new_order, this);
     Order::set_carrier_id(order, static_cast<std::int32_t>(op[2]));
     std::int64_t total = 0;
     const std::int32_t delivered_at = now();
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = part.take();
-      save_numeric<OrderLine>(part.ctx, line);
+      save_numeric<OrderLine>(part, line);
       OrderLine::set_delivered(line, delivered_at);
       total += OrderLine::amount(line);
       part.ctx.wrote(line, OrderLine::kColumns);
@@ -363,8 +363,8 @@ template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::stock_level_read(const std::uint64_t* op, Part<CC>& part) {
   const std::uint64_t w = op[1], d = op[2], threshold = op[3];
-  Row* dist = find(District::key(w, d));
-  if (!part.lock(dist, LockMode::shared)) return Step::abort;
+  const Row* dist = part.open(find(District::key(w, d)), LockMode::shared);
+  if (!dist) return Step::abort;
   const auto next = static_cast<std::uint64_t>(District::next_o_id(dist));
   part.end_statement();  // read committed: the district's statement is done
   static thread_local std::vector<std::uint64_t> items_seen_;  // per worker
@@ -372,12 +372,12 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::stock_level_read(const s
   for (std::uint64_t o = next > 20 ? next - 20 : 1; o < next; ++o) {
     Row* order = find(Order::key(w, d, o));
     if (!order) continue;
-    if (!part.lock(order, LockMode::shared, tpcc::kOrderTag)) return Step::abort;
+    if (!(order = part.open(order, LockMode::shared, tpcc::kOrderTag))) return Step::abort;
     if (order->deleted()) continue;
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = find(OrderLine::key(w, d, o, static_cast<std::uint64_t>(ol)));
       ISLANDS_CHECK(line != nullptr, "TPC-C order line missing");
-      if (!part.lock(line, LockMode::shared, tpcc::kOrderLineTag)) return Step::abort;
+      if (!(line = part.open(line, LockMode::shared, tpcc::kOrderLineTag))) return Step::abort;
       items_seen_.push_back(static_cast<std::uint64_t>(OrderLine::i_id(line)));
     }
   }
@@ -387,7 +387,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::stock_level_read(const s
   for (std::uint64_t item : items_seen_) {
     Row* s = find(Stock::key(w, item));
     ISLANDS_CHECK(s != nullptr, "TPC-C stock row missing");
-    if (!part.lock(s, LockMode::shared)) return Step::abort;
+    if (!(s = part.open(s, LockMode::shared))) return Step::abort;
     if (static_cast<std::uint64_t>(Stock::quantity(s)) < threshold) ++low;
   }
   part.checksum += low;

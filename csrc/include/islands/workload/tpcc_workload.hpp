@@ -225,7 +225,7 @@ class TpccWorkload {
   TxnResult execute_part(const std::uint64_t* words, std::size_t n, std::vector<Row*>& rows, TxnContext& ctx,
                          const CC& cc, std::uint64_t& checksum) {
     ComponentScope execution(ctx.clock(), Component::execution);
-    Part<CC> part{ctx, cc, rows, checksum};
+    Part<CC> part{*this, ctx, cc, rows, checksum};
     const auto fail = [&](bool user) {
       if constexpr (CC::kLocks) ctx.abort();
       return user ? TxnResult::rollback() : TxnResult::abort(part.reason);
@@ -325,6 +325,7 @@ class TpccWorkload {
   // found (phase 2 takes them back in the same order), the checksum and the last lock failure.
   template <class CC>
   struct Part {
+    const TpccWorkload& workload;
     TxnContext& ctx;
     const CC& cc;
     std::vector<Row*>& rows;
@@ -333,11 +334,14 @@ class TpccWorkload {
     std::size_t next_row = 0;
     bool one_lock = false;  // latch-free: table 0 holds every table (table_2pl)
 
-    // table: the row's table tag (table_2pl locks it), from its key unless given: a row that
-    // may be one an aborted insert left (orders, new orders, order lines) has lost its key.
-    bool lock(Row* row, LockMode mode, std::uint64_t table = 0) {
+    // The image of `row` to read or write (cc.open: the row itself once locked, a private copy
+    // under occ), nullptr on conflict (`reason` says why). table: the row's table tag
+    // (table_2pl locks it, occ copies its width), from its key unless given: a row that may be
+    // one an aborted insert left (orders, new orders, order lines) has lost its key.
+    Row* open(Row* row, LockMode mode, std::uint64_t table = 0) {
       if (table == 0) table = row->key >> 56;
-      return cc.lock(row, mode, ctx, reason, one_lock ? 0 : static_cast<std::uint32_t>(table));
+      return cc.open(row, mode, ctx, reason, one_lock ? 0 : static_cast<std::uint32_t>(table),
+                     workload.columns_of(table));
     }
     // Read committed: a statement ended, its read locks go; but latch-free, table 0 guards
     // the index the next statement probes before it locks, so it stays to the end.
@@ -468,13 +472,18 @@ class TpccWorkload {
   // A new row under key k, locked exclusively until the end and taken back on abort; a row an
   // aborted insert left is reused. nullptr when a reader still holds that row (2PL only: under
   // the district's lock nothing else inserts this key).
+  // Under occ another NewOrder of the district may have taken the same number since this one
+  // read the district: the key exists or is held, and the attempt aborts (`reason`).
   template <class CC>
-  Row* insert(TxnContext& ctx, const CC& cc, Table& table, std::size_t site, std::uint64_t k) {
+  Row* insert(TxnContext& ctx, const CC& cc, AbortReason& reason, Table& table, std::size_t site, std::uint64_t k) {
     Row* row = find(k);
     if (row) {
-      AbortReason reason;
-      if (!cc.lock(row, LockMode::exclusive, ctx, reason, table_lock_of(k))) {
+      if (!cc.insert(row, ctx, reason, table_lock_of(k))) {
         ISLANDS_CHECK(CC::kLocks, "a single-threaded instance found a reused row locked");
+        return nullptr;
+      }
+      if (!CC::kInPlace && !row->deleted()) {
+        reason = AbortReason::occ_validation;  // its district changed: validation would fail
         return nullptr;
       }
       ISLANDS_CHECK(row->deleted(), "TPC-C inserts a key that exists");
@@ -482,11 +491,15 @@ class TpccWorkload {
       row->key = k;
     } else {
       row = table.allocate(site, k);
-      AbortReason reason;
-      const bool locked = cc.lock(row, LockMode::exclusive, ctx, reason, table_lock_of(k));  // nobody can see it yet
+      const bool locked = cc.insert(row, ctx, reason, table_lock_of(k));  // nobody can see it yet
       ISLANDS_CHECK(locked, "a fresh row was locked");
-      const bool fresh = index_.insert(k, reinterpret_cast<std::uint64_t>(row));
-      ISLANDS_CHECK(fresh, "TPC-C inserts a key that exists");
+      if (!index_.insert(k, reinterpret_cast<std::uint64_t>(row))) {
+        // occ only: another NewOrder of the district inserted the key first (see above).
+        ISLANDS_CHECK(!CC::kInPlace, "TPC-C inserts a key that exists");
+        ctx.inserted(row);  // rolled back with the attempt
+        reason = AbortReason::occ_validation;
+        return nullptr;
+      }
     }
     ctx.inserted(row);
     return row;
@@ -499,10 +512,30 @@ class TpccWorkload {
     std::uint64_t value = 0;
     return index_.lookup(k, value) ? reinterpret_cast<Row*>(value) : nullptr;
   }
-  // Before-images: the whole row, or only the numeric columns of table T (what most steps change).
-  static void save(TxnContext& ctx, Row* row, const Table& table) { ctx.save_before_image(row, table.columns()); }
-  template <class T>
-  static void save_numeric(TxnContext& ctx, Row* row) { ctx.save_before_image(row, T::kColumns); }
+  // Before-images, where writes are in place: the whole row, or only the numeric columns of
+  // table T (what most steps change).
+  template <class CC>
+  static void save(const Part<CC>& part, Row* row, const Table& table) {
+    if constexpr (CC::kInPlace) part.ctx.save_before_image(row, table.columns());
+  }
+  template <class T, class CC>
+  static void save_numeric(const Part<CC>& part, Row* row) {
+    if constexpr (CC::kInPlace) part.ctx.save_before_image(row, T::kColumns);
+  }
+  // Payload columns of a row of table `tag` in this run's layout.
+  std::size_t columns_of(std::uint64_t tag) const {
+    switch (tag) {
+      case tpcc::kWarehouseTag: return warehouses_.columns();
+      case tpcc::kDistrictTag: return districts_.columns();
+      case tpcc::kCustomerTag: return customers_.columns();
+      case tpcc::kOrderTag: return orders_.columns();
+      case tpcc::kNewOrderTag: return new_orders_.columns();
+      case tpcc::kOrderLineTag: return order_lines_.columns();
+      case tpcc::kItemTag: return items_.columns();
+      case tpcc::kStockTag: return stock_.columns();
+      default: return history_.columns();
+    }
+  }
   std::int64_t rows_of(const Table& table) const {
     std::int64_t n = 0;
     for (std::size_t s = 0; s < table.sites(); ++s) n += static_cast<std::int64_t>(table.rows(s));

@@ -149,11 +149,17 @@ constexpr bool assert_workload() {
 }
 
 //! Runs a whole transaction in this instance (every part local) and commits it when it
-//! succeeds; on abort or user rollback it is already undone.
+//! succeeds and validates (occ); on abort or user rollback it is already undone.
 template <class W, class CC>
 TxnResult execute_whole(W& workload, typename W::Txn& txn, TxnContext& ctx, const CC& cc, std::uint64_t& checksum) {
   const TxnResult result = workload.execute_part(txn.words.data(), txn.words.size(), txn.rows, ctx, cc, checksum);
-  if (result.committed) ctx.commit();
+  if (!result.committed) return result;
+  AbortReason reason;
+  if (!cc.validate(ctx, reason)) {
+    ctx.abort();
+    return TxnResult::abort(reason);
+  }
+  ctx.commit();
   return result;
 }
 
