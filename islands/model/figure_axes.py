@@ -229,6 +229,10 @@ NOT_EXPRESSED: dict[str, str] = {
     "000-fig12": "IPC, stalled cycles and LLC misses: the model has no micro-architectural terms",
     "000-fig21": "database size: the model has no cache or buffer-pool term (and no experiment file runs it "
     "here; benchmarks/model_validation.py measures a few points of it)",
+    **dict.fromkeys(
+        ("000-fig25", "000-fig26", "000-fig27", "000-fig28"),
+        "Silo OCC: the model is calibrated on locking (no OCC copies, validation or its aborts)",
+    ),
 }
 
 
