@@ -148,7 +148,7 @@ void reader(Shared& s, const TwoPhaseLocking cc, unsigned seed) {
 
 void contention(LockPolicy policy) {
   Shared s;
-  const TwoPhaseLocking cc{policy};
+  const TwoPhaseLocking cc{{}, policy};
   std::vector<std::thread> threads;
   for (int t = 0; t < kWriters; ++t) threads.emplace_back(writer, std::ref(s), cc, 17u + t);
   for (int t = 0; t < kReaders; ++t) threads.emplace_back(reader, std::ref(s), cc, 91u + t);
@@ -175,7 +175,7 @@ void contention(LockPolicy policy) {
 void shared_coexist(LockPolicy policy) {
   Rows data(1);
   Row* row = data.rows[0];
-  const TwoPhaseLocking cc{policy};
+  const TwoPhaseLocking cc{{}, policy};
   std::atomic<int> stage{0};
   std::atomic<bool> second_got{false};
   std::thread first([&] {
@@ -213,7 +213,7 @@ void shared_coexist(LockPolicy policy) {
 void older_waits_younger_dies() {
   Rows data(1);
   Row* row = data.rows[0];
-  const TwoPhaseLocking cc{LockPolicy::wait_die};
+  const TwoPhaseLocking cc{{}, LockPolicy::wait_die};
   TxnContext holder(kColumns);
   holder.begin(50);
   AbortReason reason;

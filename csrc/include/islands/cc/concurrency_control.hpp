@@ -41,17 +41,37 @@ namespace islands {
 
 struct TwoPhaseLocking;
 
+//! The access API of the schemes that work on rows in place (none, 2pl, table_2pl), given
+//! their lock(): the image is the row itself once locked, and there is nothing to validate.
+template <class Scheme>
+struct InPlaceAccess {
+  static constexpr bool kInPlace = true;  //!< writes change the row itself
+  //! The row itself, once locked in `mode` (see the scheme's lock).
+  Row* open(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t table, std::size_t) const {
+    return self().lock(row, mode, txn, reason, table) ? row : nullptr;
+  }
+  //! A row being inserted: locked exclusively.
+  bool insert(Row* row, TxnContext& txn, AbortReason& reason, std::uint32_t table = 0) const {
+    return self().lock(row, LockMode::exclusive, txn, reason, table);
+  }
+  static Row* origin(Row* row) { return row; }  //!< in place: the row is its own image
+  //! Nothing to validate: locks kept every access consistent.
+  bool validate(TxnContext&, AbortReason&) const { return true; }
+
+ private:
+  const Scheme& self() const { return static_cast<const Scheme&>(*this); }
+};
+
 //! CC for a single-threaded instance: no locks, no latches, no atomic read-modify-writes. The
 //! one thing it checks (a plain load of the row's lock word, on the cache line it reads
 //! anyway) is that no unfinished distributed transaction holds the row: those still lock
 //! (see TwoPhaseLocking), because the instance serves other work before their decision.
 //! Serial execution is serializable, so it meets read committed too.
-struct NoLocking {
+struct NoLocking : InPlaceAccess<NoLocking> {
   static constexpr bool kLocks = false;
-  static constexpr bool kInPlace = true;
   IsolationLevel isolation = IsolationLevel::serializable;  //!< its distributed parts' level
   //! The scheme as an engine config sets it up.
-  static NoLocking configured(const EngineConfig& engine) { return NoLocking{engine.isolation}; }
+  static NoLocking configured(const EngineConfig& engine) { return NoLocking{{}, engine.isolation}; }
   //! The scheme of this instance's parts of distributed transactions (see TwoPhaseLocking).
   TwoPhaseLocking distributed() const;
   //! Grants unless a distributed transaction holds the row in a conflicting mode.
@@ -68,37 +88,25 @@ struct NoLocking {
   bool lock_table(std::uint32_t, LockMode, TxnContext&, AbortReason&) const { return true; }
   //! Nothing to release.
   void end_statement(TxnContext&) const {}
-  //! The row itself, once locked in `mode` (see lock).
-  Row* open(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t table, std::size_t) const {
-    return lock(row, mode, txn, reason, table) ? row : nullptr;
-  }
-  //! A row being inserted: locked exclusively.
-  bool insert(Row* row, TxnContext& txn, AbortReason& reason, std::uint32_t table = 0) const {
-    return lock(row, LockMode::exclusive, txn, reason, table);
-  }
-  static Row* origin(Row* row) { return row; }  //!< in place: the row is its own image
-  //! Nothing to validate: locks kept every access consistent.
-  bool validate(TxnContext&, AbortReason&) const { return true; }
 };
 
 //! Row-level strict two-phase locking: locks are taken as rows are touched and released at
 //! commit or abort (by TxnContext); under read committed, read locks go at each statement's end.
-struct TwoPhaseLocking {
+struct TwoPhaseLocking : InPlaceAccess<TwoPhaseLocking> {
   static constexpr bool kLocks = true;
-  static constexpr bool kInPlace = true;
   LockPolicy policy = LockPolicy::wait_die;  //!< what a conflicting request does
   IsolationLevel isolation = IsolationLevel::serializable;  //!< when read locks go
   bool unlocked_reads = false;  //!< engine.test_skip_read_locks: a broken mode for the checker's tests
 
   //! The scheme as an engine config sets it up (its lock policy and isolation level).
   static TwoPhaseLocking configured(const EngineConfig& engine) {
-    return TwoPhaseLocking{engine.lock_policy, engine.isolation, engine.test_skip_read_locks};
+    return TwoPhaseLocking{{}, engine.lock_policy, engine.isolation, engine.test_skip_read_locks};
   }
 
   //! The scheme of this instance's parts of distributed transactions: no-wait, because a
   //! participant (or a coordinator waiting for votes) must keep serving the decisions that
   //! release other transactions' locks rather than wait for a lock.
-  TwoPhaseLocking distributed() const { return TwoPhaseLocking{LockPolicy::no_wait, isolation, unlocked_reads}; }
+  TwoPhaseLocking distributed() const { return TwoPhaseLocking{{}, LockPolicy::no_wait, isolation, unlocked_reads}; }
 
   //! Takes `mode` on the row for the context's transaction; false with `reason` on conflict.
   bool lock(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t = 0) const {
@@ -117,21 +125,10 @@ struct TwoPhaseLocking {
   void end_statement(TxnContext& txn) const {
     if (isolation == IsolationLevel::read_committed) txn.release_shared();
   }
-  //! The row itself, once locked in `mode` (see lock).
-  Row* open(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t table, std::size_t) const {
-    return lock(row, mode, txn, reason, table) ? row : nullptr;
-  }
-  //! A row being inserted: locked exclusively.
-  bool insert(Row* row, TxnContext& txn, AbortReason& reason, std::uint32_t table = 0) const {
-    return lock(row, LockMode::exclusive, txn, reason, table);
-  }
-  static Row* origin(Row* row) { return row; }  //!< in place: the row is its own image
-  //! Nothing to validate: locks kept every access consistent.
-  bool validate(TxnContext&, AbortReason&) const { return true; }
 };
 
 inline TwoPhaseLocking NoLocking::distributed() const {
-  return TwoPhaseLocking{LockPolicy::no_wait, isolation, false};
+  return TwoPhaseLocking{{}, LockPolicy::no_wait, isolation, false};
 }
 
 //! Table-level strict two-phase locking (paper 004's H2 and HSQLDB): one shared/exclusive lock
@@ -141,9 +138,8 @@ inline TwoPhaseLocking NoLocking::distributed() const {
 //! is its only holder; otherwise the upgrade is a conflict. With these locks no index is read
 //! while it is written, so indexes can run without latches (engine.latching off; see
 //! RunConfig::validate_sites and the workloads' lock_table calls).
-struct TableLocking {
+struct TableLocking : InPlaceAccess<TableLocking> {
   static constexpr bool kLocks = true;
-  static constexpr bool kInPlace = true;
   static constexpr std::uint32_t kTables = 64;  //!< table numbers a workload may use
   //! The instance's lock words, one cache line each, shared by its workers.
   struct Words {
@@ -212,17 +208,6 @@ struct TableLocking {
   void end_statement(TxnContext& txn) const {
     if (isolation == IsolationLevel::read_committed) txn.release_shared();
   }
-  //! The row itself, once locked in `mode` (see lock).
-  Row* open(Row* row, LockMode mode, TxnContext& txn, AbortReason& reason, std::uint32_t table, std::size_t) const {
-    return lock(row, mode, txn, reason, table) ? row : nullptr;
-  }
-  //! A row being inserted: locked exclusively.
-  bool insert(Row* row, TxnContext& txn, AbortReason& reason, std::uint32_t table = 0) const {
-    return lock(row, LockMode::exclusive, txn, reason, table);
-  }
-  static Row* origin(Row* row) { return row; }  //!< in place: the row is its own image
-  //! Nothing to validate: locks kept every access consistent.
-  bool validate(TxnContext&, AbortReason&) const { return true; }
 };
 
 }  // namespace islands
