@@ -13,10 +13,11 @@ import numpy as np
 import pytest
 
 import islands
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpcbConfig, TpccConfig
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.history_check import check_history, parse_history
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
+from small_workloads import small_sections
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
@@ -121,21 +122,7 @@ def config(
     skip_validation=False,
 ):
     """A small, contended run of `workload` that records its history."""
-    sections = {
-        "micro": {"micro": MicroConfig(rows_per_site=200, rows_per_txn=4, update=True, multisite=multisite)},
-        "tpcb": {"tpcb": TpcbConfig(accounts_per_branch=200, remote=multisite)},
-        "tpcc": {
-            "tpcc": TpccConfig(
-                warehouses_per_site=1,
-                items=2000,
-                customers_per_district=60,
-                mix="new_order:40,payment:40,order_status:5,delivery:5,stock_level:10",
-                payment_remote=multisite,
-                new_order_remote_item=multisite / 5,
-            )
-        },
-        "tatp": {"tatp": TatpConfig(subscribers_per_site=200, id_draw="uniform")},
-    }[workload]
+    sections = small_sections(workload, multisite)
     return RunConfig(
         workload=workload,
         **sections,

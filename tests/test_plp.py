@@ -24,13 +24,11 @@ from islands.config import (
     LogConfig,
     MicroConfig,
     RunConfig,
-    TatpConfig,
-    TpcbConfig,
-    TpccConfig,
 )
 from islands.history_check import check_history
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
+from small_workloads import small_sections
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
@@ -40,23 +38,7 @@ two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 def plp_config(workload, n_cpus, multisite=0.5, duration=0.2, update=True, rows_per_txn=4, history=False, **engine):
     """A small run of `workload` under PLP; half the transactions reach another partition."""
-    sections = {
-        "micro": {
-            "micro": MicroConfig(rows_per_site=200, rows_per_txn=rows_per_txn, update=update, multisite=multisite)
-        },
-        "tpcb": {"tpcb": TpcbConfig(accounts_per_branch=200, remote=multisite)},
-        "tpcc": {
-            "tpcc": TpccConfig(
-                warehouses_per_site=1,
-                items=2000,
-                customers_per_district=60,
-                mix="new_order:40,payment:40,order_status:5,delivery:5,stock_level:10",
-                payment_remote=multisite,
-                new_order_remote_item=multisite / 5,
-            )
-        },
-        "tatp": {"tatp": TatpConfig(subscribers_per_site=200, id_draw="uniform")},
-    }[workload]
+    sections = small_sections(workload, multisite, rows_per_txn, update)
     return RunConfig(
         workload=workload,
         **sections,

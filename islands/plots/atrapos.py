@@ -192,6 +192,20 @@ def _summary(timelines: Sequence[Timeline], events: Sequence[Event], end_s: floa
     return lines
 
 
+def _against_static(
+    atrapos: Timeline,
+    static: Timeline,
+    events: list[Event],
+    repartitions: Sequence[float],
+    title: str,
+    stem: str,
+    note: str,
+) -> Drawing:
+    """The adaptive run beside the static one, with its re-partitionings added to ``events``."""
+    events = events + [Event(at, "repartition", run=atrapos.label) for at in repartitions]
+    return plot_timeline([atrapos, static], events, title=title, stem=stem, adaptive=atrapos.label, note=note)
+
+
 def plot_workload_change(
     atrapos: Timeline,
     static: Timeline,
@@ -202,9 +216,8 @@ def plot_workload_change(
     """002 Fig 10: TATP switching transaction types (``phases``: start second and name; the
     paper's UpdSubData, GetNewDest, TATP-Mix, 30 s each)."""
     events = [Event(at, "workload", name) for at, name in phases if at > 0]
-    events += [Event(at, "repartition", run=atrapos.label) for at in repartitions]
     title = "002 Fig 10: adapting to workload changes (" + " → ".join(name for _, name in phases) + ")"
-    return plot_timeline([atrapos, static], events, title=title, stem="002-fig10", adaptive=atrapos.label, note=note)
+    return _against_static(atrapos, static, events, repartitions, title, "002-fig10", note)
 
 
 def plot_skew(
@@ -213,15 +226,7 @@ def plot_skew(
     """002 Fig 11: GetSubData, skew from ``skew_at_s`` (paper: at 20 s, 50% of the requests
     to 20% of the data)."""
     events = [Event(skew_at_s, "skew", "skew: 50% of requests to 20% of data")]
-    events += [Event(at, "repartition", run=atrapos.label) for at in repartitions]
-    return plot_timeline(
-        [atrapos, static],
-        events,
-        title="002 Fig 11: adapting to skew",
-        stem="002-fig11",
-        adaptive=atrapos.label,
-        note=note,
-    )
+    return _against_static(atrapos, static, events, repartitions, "002 Fig 11: adapting to skew", "002-fig11", note)
 
 
 def plot_cores_removed(
@@ -235,15 +240,8 @@ def plot_cores_removed(
     """002 Fig 12: GetSubData, a socket's cores taken away at ``removed_at_s`` (paper: one
     10-core processor of 8 at 20 s)."""
     events = [Event(removed_at_s, "cores", what)]
-    events += [Event(at, "repartition", run=atrapos.label) for at in repartitions]
-    return plot_timeline(
-        [atrapos, static],
-        events,
-        title="002 Fig 12: adapting to lost cores",
-        stem="002-fig12",
-        adaptive=atrapos.label,
-        note=note,
-    )
+    title = "002 Fig 12: adapting to lost cores"
+    return _against_static(atrapos, static, events, repartitions, title, "002-fig12", note)
 
 
 def plot_alternating(
