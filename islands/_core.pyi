@@ -155,6 +155,7 @@ class EngineConfig:
     test_skip_read_locks: bool
     execution: str
     test_skip_validation: bool
+    test_skip_write_conflict: bool
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -92,10 +92,12 @@ class EngineConfig:
     """How one engine instance is built."""
 
     index: str = "hash"  #: "hash" or "btree"
-    #: "none" (single-threaded, no locks), "2pl" (row-level), "table_2pl" (table-level) or "occ" (Silo)
+    #: "none" (single-threaded, no locks), "2pl" (row-level), "table_2pl" (table-level), "occ" (Silo) or "mvcc"
+    #: (snapshot isolation: needs isolation "snapshot")
     cc: str = "2pl"
     lock_policy: str = "wait_die"  #: 2PL on conflict: "no_wait" or "wait_die"
-    isolation: str = "serializable"  #: "serializable" or "read_committed" (read locks go when a statement ends)
+    #: "serializable", "read_committed" (read locks go when a statement ends) or "snapshot" (cc "mvcc")
+    isolation: str = "serializable"
     latching: bool = True  #: latch index operations during the run
     prefetch: bool = True  #: prefetch a transaction's index slots and rows ahead
     record_history: bool = False  #: test mode: record committed reads and writes (islands.history_check)
@@ -103,6 +105,8 @@ class EngineConfig:
     #: "shared_everything" (any worker any row) or "plp" (each worker owns a partition; actions routed to owners)
     execution: str = "shared_everything"
     test_skip_validation: bool = False  #: test only: occ commits unvalidated (a broken mode the checker must catch)
+    #: test only: mvcc commits without first-committer-wins (a broken mode the checker must catch)
+    test_skip_write_conflict: bool = False
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,22 @@ form one history. From it :func:`check_history` builds the direct serialization 
 - ``rw``: a reader of a version, to the transaction that overwrote that version;
 
 and reports what the isolation level forbids: for ``serializable`` any cycle (G2, with G0 and
-G1c in it); for ``read_committed`` a cycle of ww and wr edges only (G1c); for both, reads of
-a version no committed transaction wrote (G1a, an aborted read), dirty reads (a version read
-before its writer committed: each part carries its commit number in its instance and each
-read the instance's commit count when it read) and a version overwritten by two
+G1c in it); for ``read_committed`` and ``snapshot`` a cycle of ww and wr edges only (G1c); for
+all, reads of a version no committed transaction wrote (G1a, an aborted read), dirty reads (a
+version read before its writer committed: each part carries its commit number in its instance
+and each read the instance's commit count when it read) and a version overwritten by two
 transactions (a lost update). Reads are recorded as a scheme grants them, so predicates
 (phantoms) are not checked: rows a lookup did not find leave no trace.
+
+Snapshot isolation (``engine.cc = "mvcc"``) records on one clock per instance: a part's commit
+number is its commit timestamp and each read's ``seen`` is its snapshot's read timestamp. What
+SI promises is then checked per instance: every read of a part has the same read timestamp (one
+snapshot), reads the newest version committed at or before it (``snapshot_reads`` counts those
+that do not; one committed after it counts as a dirty read), and no version is overwritten
+twice (the lost update first-committer-wins prevents). A cycle through rw edges (write skew) is
+allowed under SI: it is reported as ``allowed_cycle``, not as a violation. Across instances
+(2PC) each part reads its own instance's snapshot, so these checks are per instance too: a
+distributed transaction may see another one's effects at one instance and not yet at another.
 """
 
 from __future__ import annotations
@@ -34,7 +44,7 @@ from scipy.sparse.csgraph import connected_components
 __all__ = ["History", "HistoryReport", "check_history", "parse_history"]
 
 #: What each level forbids of those the checker can see.
-ISOLATION_LEVELS = ("serializable", "read_committed")
+ISOLATION_LEVELS = ("serializable", "read_committed", "snapshot")
 
 
 @dataclass(frozen=True)
@@ -133,6 +143,11 @@ class HistoryReport:
     aborted_reads: int = 0  #: reads of a version no committed transaction wrote (G1a)
     dirty_reads: int = 0  #: reads of a version before its writer committed
     lost_updates: int = 0  #: versions two committed transactions both overwrote
+    #: snapshot: reads of another version than the newest committed at or before their snapshot
+    snapshot_reads: int = 0
+    split_snapshots: int = 0  #: snapshot: parts whose reads name more than one read timestamp
+    #: snapshot: a dependency cycle SI allows (write skew: serializable would forbid it)
+    allowed_cycle: list[tuple[int, str]] = field(default_factory=list)
     examples: list[str] = field(default_factory=list)  #: a few offending accesses, for people
 
     @property
@@ -141,24 +156,33 @@ class HistoryReport:
         out = []
         if self.cycle:
             kind = "dependency cycle" if self.isolation == "serializable" else "ww/wr cycle (G1c)"
-            steps = " ".join(f"{txn:#x} -{edge}->" for txn, edge in self.cycle)
-            out.append(f"{kind} of {len(self.cycle)} transactions: {steps} {self.cycle[0][0]:#x}")
+            out.append(f"{kind} of {len(self.cycle)} transactions: {_steps(self.cycle)}")
         if self.aborted_reads:
             out.append(f"{self.aborted_reads} reads of versions no committed transaction wrote (G1a)")
         if self.dirty_reads:
             out.append(f"{self.dirty_reads} dirty reads (versions read before their writers committed)")
         if self.lost_updates:
             out.append(f"{self.lost_updates} versions overwritten by two committed transactions (lost update)")
+        if self.snapshot_reads:
+            out.append(f"{self.snapshot_reads} reads not of the newest version at or before their snapshot")
+        if self.split_snapshots:
+            out.append(f"{self.split_snapshots} parts reading at more than one snapshot")
         return out
 
     def summary(self) -> str:
         """One line: what was checked and what was found."""
         edges = ", ".join(f"{k} {v}" for k, v in self.edges.items())
         verdict = "; ".join(self.violations) or "no violation"
+        if self.allowed_cycle:
+            verdict += f" (allowed under snapshot: a cycle serializable forbids, {_steps(self.allowed_cycle)})"
         return (
             f"{self.isolation}: {self.transactions} transactions ({self.parts} parts), {self.reads} reads, "
             f"{self.writes} writes, edges {edges}: {verdict}"
         )
+
+
+def _steps(cycle: list[tuple[int, str]]) -> str:
+    return " ".join(f"{txn:#x} -{edge}->" for txn, edge in cycle) + f" {cycle[0][0]:#x}"
 
 
 def check_history(history: History | Sequence[bytes | None], isolation: str = "serializable") -> HistoryReport:
@@ -218,9 +242,47 @@ def check_history(history: History | Sequence[bytes | None], isolation: str = "s
     rw_edges = pd.DataFrame({"src": rw.txn_r.to_numpy(), "dst": rw.txn_w.to_numpy()})
     kinds = {"ww": ww_edges, "wr": wr_edges, "rw": rw_edges}
     report.edges = {k: len(e) for k, e in kinds.items()}
-    used = ["ww", "wr"] if isolation == "read_committed" else ["ww", "wr", "rw"]
+    used = ["ww", "wr", "rw"] if isolation == "serializable" else ["ww", "wr"]
     report.cycle = _find_cycle(committed, {k: kinds[k] for k in used})
+    if isolation == "snapshot":
+        _check_snapshots(history, report)
+        if not report.cycle:
+            report.allowed_cycle = _find_cycle(committed, kinds)
     return report
+
+
+def _check_snapshots(history: History, report: HistoryReport) -> None:
+    """Snapshot isolation: each part's reads share one read timestamp (``seen``) and each read
+    is of the newest version of its row committed (commit number) at or before it."""
+    reads, writes = history.reads, history.writes
+    if not len(reads):
+        return
+    split = reads.groupby(["txn", "instance"]).seen.nunique()
+    split = split[split > 1]
+    if len(split):
+        report.split_snapshots = len(split)
+        report.examples += [
+            f"txn {int(r['txn']):#x} read at {r['seen']} snapshots in instance {r['instance']}"
+            for r in _records(split.reset_index())
+        ]
+    # The newest committed writer of each read's row at or before the read's timestamp.
+    left = reads.assign(at=reads.seen.astype(np.int64)).sort_values("at")
+    right = (
+        writes[["instance", "row", "txn", "number"]]
+        .rename(columns={"txn": "expected"})
+        .assign(at=writes.number.astype(np.int64))
+        .drop(columns="number")
+        .sort_values("at")
+    )
+    merged = pd.merge_asof(left, right, on="at", by=["instance", "row"], direction="backward")
+    expected = merged.expected.fillna(0).to_numpy(dtype=np.uint64)
+    bad = merged[(expected != merged.version.to_numpy(dtype=np.uint64)) & (merged.version != merged.txn)]
+    if len(bad):
+        report.snapshot_reads = len(bad)
+        report.examples += [
+            f"{_read(r)} at snapshot {int(r['seen'])}, where the newest was {int(r['expected'] or 0):#x}"
+            for r in _records(bad.fillna(0))
+        ]
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

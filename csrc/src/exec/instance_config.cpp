@@ -25,9 +25,9 @@ void InstanceConfig::validate() const {
                                 std::to_string(run.driver.cpus.size()) + " CPUs (one worker per site)");
   }
   // Without a transport no transaction spans instances, so no worker waits on another's
-  // decision; occ never waits for a lock (its policy is unused).
+  // decision; occ and mvcc never wait for a lock (their policy is unused).
   if (instance_sites.size() > 1 && transport != kNoTransport && run.engine.cc != CcKind::none &&
-      run.engine.cc != CcKind::occ &&
+      run.engine.cc != CcKind::occ && run.engine.cc != CcKind::mvcc &&
       run.engine.lock_policy == LockPolicy::wait_die) {
     throw std::invalid_argument(
         "lock_policy: wait_die cannot span instances (a worker waiting for a lock could not serve "

@@ -24,10 +24,17 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     throw ConfigError("log.mode", workload + " does not log its writes yet (" + names + " do); use log.mode off for " +
                                       workload);
   }
-  if (engine.isolation == IsolationLevel::snapshot) {
-    throw ConfigError("engine.isolation",
-                      "snapshot needs multi-version concurrency control, which no scheme has yet; " +
-                          std::string(enum_name(engine.cc)) + " runs serializable or read_committed");
+  if (engine.isolation == IsolationLevel::snapshot && engine.cc != CcKind::mvcc) {
+    throw ConfigError("engine.isolation", "snapshot needs multi-version concurrency control (engine.cc mvcc); " +
+                                              std::string(enum_name(engine.cc)) + " runs serializable or read_committed");
+  }
+  if (engine.cc == CcKind::mvcc && engine.isolation != IsolationLevel::snapshot) {
+    throw ConfigError("engine.isolation", std::string("mvcc runs snapshot isolation only (reads are not validated), not ") +
+                                              enum_name(engine.isolation) + "; set engine.isolation snapshot");
+  }
+  if (engine.test_skip_write_conflict && engine.cc != CcKind::mvcc) {
+    throw ConfigError("engine.test_skip_write_conflict",
+                      std::string("only mvcc checks write conflicts at commit; engine.cc is ") + enum_name(engine.cc));
   }
   if (engine.execution == ExecutionKind::plp && engine.cc != CcKind::two_pl) {
     throw ConfigError("engine.execution", std::string("plp locks rows in their partitions (no-wait 2PL) and runs under "

@@ -3,6 +3,7 @@
 
 #include "islands/cc/cc_kind.hpp"
 #include "islands/cc/concurrency_control.hpp"
+#include "islands/cc/multi_version_cc.hpp"
 #include "islands/cc/optimistic_cc.hpp"
 #include "islands/exec/engine_config.hpp"
 

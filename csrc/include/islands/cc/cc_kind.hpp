@@ -12,12 +12,15 @@ namespace islands {
 //! exclusive locks held to commit; with engine.latching off the indexes run without latches.
 //! occ (OptimisticCc, optimistic_cc.hpp): Silo's optimistic concurrency control: reads record
 //! TIDs, writes are buffered, commit locks the write set, validates the reads and installs.
+//! mvcc (MultiVersionCc, multi_version_cc.hpp): snapshot isolation: version chains, a read
+//! timestamp per transaction, first-committer-wins, garbage collection of old versions.
 //! Adding a scheme: its struct (the interface of those, concurrency_control.hpp) and a line.
 #define ISLANDS_CC_SCHEMES(X)         \
   X(none, "none", NoLocking)          \
   X(two_pl, "2pl", TwoPhaseLocking)   \
   X(table_2pl, "table_2pl", TableLocking) \
-  X(occ, "occ", OptimisticCc)
+  X(occ, "occ", OptimisticCc)          \
+  X(mvcc, "mvcc", MultiVersionCc)
 
 //! Concurrency control of an instance, chosen at run time.
 enum class CcKind {
@@ -50,7 +53,9 @@ struct EnumNames<LockPolicy> {
 //! read_committed: read locks released when a statement ends (where a workload says one does:
 //! TPC-C's read-only procedures, stock-level also after its district); write locks held to
 //! commit, so nothing uncommitted is read.
-//! snapshot: named so that asking for it gets a clear refusal: no scheme keeps versions yet.
+//! snapshot: each transaction reads one snapshot (the versions committed when it began) and
+//! the first committer of two concurrent writers of a row wins (engine.cc = mvcc only, which
+//! runs at no other level; write skew is allowed).
 enum class IsolationLevel { serializable, read_committed, snapshot };
 
 template <>

@@ -11,7 +11,10 @@ namespace islands {
   X(prepared_conflict, "single-threaded instance: the row is held by an unfinished distributed transaction") \
   X(remote_abort, "2PC: a participant instance voted to abort")                \
   X(occ_validation, "OCC: a row the transaction read was changed by another commit before it committed") \
-  X(occ_locked, "OCC: a row it read or writes was locked by another transaction's commit")
+  X(occ_locked, "OCC: a row it read or writes was locked by another transaction's commit")      \
+  X(si_write_conflict, "snapshot isolation: a row it writes has a version newer than its snapshot (first committer wins)") \
+  X(si_locked, "snapshot isolation: a row it writes (or reads while it installs) is held by another commit") \
+  X(si_not_visible, "snapshot isolation: a row it found was created after its snapshot (indexes keep no versions)")
 
 enum class AbortReason : std::uint8_t {
 #define ISLANDS_ENUM_ENTRY(name, doc) name,

@@ -10,10 +10,10 @@ namespace islands {
 #define ISLANDS_ENGINE_FIELDS(F)                                                                   \
   F(IndexKind, index, IndexKind::hash, kUnbounded, kUnbounded, "primary index structure")          \
   F(CcKind, cc, CcKind::two_pl, kUnbounded, kUnbounded,                                          \
-    "concurrency control: none (single-threaded, no locks), 2pl (row-level), table_2pl (table-level) or occ (Silo)") \
+    "concurrency control: none (single-threaded, no locks), 2pl (row-level), table_2pl (table-level), occ (Silo) or mvcc (snapshot isolation)") \
   F(LockPolicy, lock_policy, LockPolicy::wait_die, kUnbounded, kUnbounded, "2PL on a conflict")    \
   F(IsolationLevel, isolation, IsolationLevel::serializable, kUnbounded, kUnbounded,               \
-    "serializable or read_committed (read locks released when a statement ends)")                  \
+    "serializable, read_committed (read locks released when a statement ends) or snapshot (mvcc)")                  \
   F(bool, latching, true, kUnbounded, kUnbounded, "latch index operations during the run")         \
   F(bool, prefetch, true, kUnbounded, kUnbounded, "prefetch a transaction's index slots and rows ahead") \
   F(bool, record_history, false, kUnbounded, kUnbounded,                                           \
@@ -23,7 +23,9 @@ namespace islands {
   F(ExecutionKind, execution, ExecutionKind::shared_everything, kUnbounded, kUnbounded,            \
     "shared_everything (any worker any row) or plp (partitions owned by workers, actions routed)") \
   F(bool, test_skip_validation, false, kUnbounded, kUnbounded,                                     \
-    "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)")
+    "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)") \
+  F(bool, test_skip_write_conflict, false, kUnbounded, kUnbounded,                                 \
+    "test only: mvcc commits without first-committer-wins (broken on purpose; the checker must catch it)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

@@ -9,6 +9,7 @@
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/row.hpp"
 #include "islands/txn/occ_sets.hpp"
+#include "islands/txn/snapshot_txn.hpp"
 #include "islands/txn/txn_history.hpp"
 
 namespace islands {
@@ -59,8 +60,16 @@ class TxnContext {
     tables_shared_ = 0;
   }
 
-  //! The optimistic (OCC) state: read and write sets, images, inserted rows (OptimisticCc).
+  //! The optimistic (OCC) state: read and write sets, images, inserted rows (OptimisticCc;
+  //! under snapshot isolation the write set and inserts, MultiVersionCc).
   OccSets& occ() { return occ_; }
+  //! The snapshot-isolation state (MultiVersionCc), made on first use with the instance's
+  //! `state`, its snapshot opened unless the attempt has one.
+  SnapshotTxn& snapshot(const std::shared_ptr<MultiVersionState>& state) {
+    if (__builtin_expect(!snapshot_, 0)) snapshot_ = std::make_unique<SnapshotTxn>(state);
+    snapshot_->begin();
+    return *snapshot_;
+  }
 
   //! Records this context's committed attempts into `versions` and `sink` (history mode).
   void record_history(VersionMap& versions, HistorySink& sink) {
@@ -72,6 +81,11 @@ class TxnContext {
   //! Off, one branch.
   void accessed(const Row* row, LockMode mode, bool eager) {
     if (__builtin_expect(history_ != nullptr, 0)) record(row, mode, eager);
+  }
+  //! A multi-version scheme granted access to `row` at history version `version` (the
+  //! snapshot's, or the one a write's image was copied from) under read timestamp `rts`.
+  void accessed_version(const Row* row, LockMode mode, std::uint64_t version, std::uint64_t rts) {
+    if (__builtin_expect(history_ != nullptr, 0)) record_version(row, mode, version, rts);
   }
   //! Saves the row's payload so that abort can restore it; call before changing the row.
   void save_before_image(Row* row) { save_before_image(row, row_bytes_ / sizeof(std::int32_t)); }
@@ -117,16 +131,27 @@ class TxnContext {
   //! Commit: release every lock, forget the before- and after-images and inserts.
   //! Under OCC (validated: its write set locked) the images are installed first, and the
   //! rows get the commit's TID (unlocked) after the deletes.
+  //! Under snapshot isolation the install takes the commit timestamp and records the history
+  //! at it (SnapshotTxn::install).
   void commit() {
-    if (history_) history_->commit();
     const bool occ = occ_.active();
-    if (__builtin_expect(occ, 0)) occ_.install();
+    const bool snapshot = occ && snapshot_ && snapshot_->open();
+    if (__builtin_expect(snapshot, 0)) {
+      snapshot_->install(occ_, history_.get());
+    } else {
+      if (history_) history_->commit();
+      if (__builtin_expect(occ, 0)) occ_.install();
+    }
     for (const Delete& del : deletes_) {
       if (del.erase) del.erase(del.owner, del.key);
       del.row->key = Row::kDeletedKey;
     }
     if (__builtin_expect(occ, 0)) {
-      occ_.unlock_committed();
+      if (snapshot) {
+        snapshot_->unlock_committed(occ_);
+      } else {
+        occ_.unlock_committed();
+      }
       occ_.clear();
     }
     release_all();
@@ -151,9 +176,15 @@ class TxnContext {
       std::memcpy(undo_[i].row->columns(), undo_bytes_.data() + undo_[i].offset, undo_[i].bytes);
     }
     if (__builtin_expect(occ_.active(), 0)) {
-      occ_.unlock_aborted();  // OCC: nothing was installed; the locks it took go
+      // OCC and snapshot isolation: nothing was installed; the locks it took go.
+      if (snapshot_ && snapshot_->open()) {
+        snapshot_->unlock_aborted(occ_);
+      } else {
+        occ_.unlock_aborted();
+      }
       occ_.clear();
     }
+    if (snapshot_) snapshot_->end();  // one whose first access failed holds nothing else
     undo_.clear();
     undo_bytes_.clear();
     inserts_.clear();
@@ -170,6 +201,13 @@ class TxnContext {
       history_->read(row);
     } else {
       history_->write(row, eager);
+    }
+  }
+  [[gnu::noinline]] void record_version(const Row* row, LockMode mode, std::uint64_t version, std::uint64_t rts) {
+    if (mode == LockMode::shared) {
+      history_->read(row, version, rts);
+    } else {
+      history_->write(row, version);
     }
   }
   struct Held {
@@ -190,6 +228,7 @@ class TxnContext {
   std::uint64_t tables_shared_ = 0, tables_exclusive_ = 0;
   std::unique_ptr<TxnHistory> history_;  // history recording only
   OccSets occ_;                          // OCC only
+  std::unique_ptr<SnapshotTxn> snapshot_;  // snapshot isolation only
   struct Undo {
     Row* row;
     std::size_t offset;  // of its before-image in undo_bytes_

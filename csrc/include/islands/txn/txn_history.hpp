@@ -88,6 +88,19 @@ class TxnHistory {
     const std::uint64_t version = versions_.get(row);
     reads_.push_back({row, version, versions_.commits(), false});
   }
+  //! A read whose version and commits seen the scheme says (snapshot isolation: the version
+  //! of the snapshot, which need not be the row's newest, and the snapshot's read timestamp).
+  void read(const void* row, std::uint64_t version, std::uint64_t seen) { reads_.push_back({row, version, seen, false}); }
+  //! The version `row` holds now (a multi-version scheme keeps it with an old version).
+  std::uint64_t current(const void* row) { return versions_.get(row); }
+  //! A lazy write whose overwritten version the scheme says (snapshot isolation: the version its
+  //! image was copied from).
+  void write(const void* row, std::uint64_t version) {
+    for (const Access& w : writes_) {
+      if (w.row == row) return;
+    }
+    writes_.push_back({row, version, 0, false});
+  }
   //! The row is (about to be) written: its version is taken over now (`eager`) or at commit.
   void write(const void* row, bool eager) {
     for (const Access& w : writes_) {
@@ -98,8 +111,10 @@ class TxnHistory {
   }
   //! Appends the attempt to the worker's history with its commit number; installs the lazy
   //! writes. Call before the transaction's locks are released.
-  void commit() {
-    const std::uint64_t number = versions_.tick();
+  void commit() { commit(versions_.tick()); }
+  //! The same with commit number `number` (snapshot isolation: the commit timestamp, so that
+  //! numbers and the reads' snapshots are on one clock).
+  void commit(std::uint64_t number) {
     for (const Access& w : writes_) {
       if (!w.installed) versions_.exchange(w.row, id_);
     }

@@ -1,0 +1,190 @@
+#pragma once
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "islands/storage/row.hpp"
+
+namespace islands {
+
+//! The older versions of rows under snapshot isolation (cc/multi_version_cc.hpp): per row a
+//! chain, newest first, of the versions the row held before its current one, each with the
+//! commit timestamp it was written at (it was current from then until the next version's).
+//! The row itself always holds the newest committed version, so a reader whose snapshot sees
+//! it never comes here; only readers of older snapshots do.
+//! - Kept beside the rows, keyed by address in striped maps (each stripe its mutex), rather
+//!   than in a pointer per row: no row layout change for the other schemes, and a row no
+//!   snapshot needs an old version of costs nothing.
+//! - Garbage collection: a version is needed only while some snapshot may read it, i.e. while
+//!   its successor's timestamp is above the watermark (the oldest read timestamp open now or
+//!   later, SnapshotClock::watermark). push() prunes the chain it extends and sweep() prunes a
+//!   whole stripe, so a chain holds at most one version at or below the watermark and the
+//!   store's size is bounded by the rows written while old snapshots were open.
+class VersionStore {
+ public:
+  static constexpr std::size_t kStripes = 1024;  //!< stripes (sweep() takes one at a time)
+
+  //! What the store holds and has done (summed over stripes).
+  struct Stats {
+    std::uint64_t live = 0;       //!< versions held now
+    std::uint64_t bytes = 0;      //!< bytes they take
+    std::uint64_t created = 0;    //!< versions pushed so far
+    std::uint64_t reclaimed = 0;  //!< versions freed by garbage collection (or forget)
+    std::uint64_t chains = 0;     //!< rows with a chain
+  };
+
+  VersionStore() : stripes_(std::make_unique<Stripe[]>(kStripes)) {}
+  ~VersionStore() {
+    for (std::size_t s = 0; s < kStripes; ++s) {
+      for (auto& [row, head] : stripes_[s].chains) free_chain(head);
+    }
+  }
+  VersionStore(const VersionStore&) = delete;
+  VersionStore& operator=(const VersionStore&) = delete;
+
+  //! Keeps `row`'s current version (its key and `payload_bytes` of payload, written at `ts` by
+  //! history id `writer`) as an old one, because a commit at `successor` replaces it; call with
+  //! the row held so that nothing changes it meanwhile. Prunes the chain at `watermark`.
+  void push(const Row* row, std::uint64_t ts, std::uint64_t writer, std::size_t payload_bytes, std::uint64_t successor,
+            std::uint64_t watermark) {
+    auto* version = static_cast<Version*>(::operator new(sizeof(Version) + payload_bytes));
+    version->ts = ts;
+    version->writer = writer;
+    version->key = __atomic_load_n(&row->key, __ATOMIC_RELAXED);
+    version->bytes = static_cast<std::uint32_t>(payload_bytes);
+    const auto* from = reinterpret_cast<const std::uint64_t*>(row->columns());
+    auto* to = reinterpret_cast<std::uint64_t*>(version->payload());
+    for (std::size_t i = 0; i < payload_bytes / 8; ++i) to[i] = __atomic_load_n(from + i, __ATOMIC_RELAXED);
+    Stripe& s = stripe(row);
+    std::lock_guard<std::mutex> guard(s.mutex);
+    Version*& head = s.chains[row];
+    version->older = head;
+    head = version;
+    ++s.created;
+    ++s.live;
+    s.bytes += sizeof(Version) + payload_bytes;
+    prune(s, head, successor, watermark);
+    if (head == nullptr) s.chains.erase(row);
+  }
+  //! Copies into `image` (key and `payload_bytes` of payload) the newest old version of `row`
+  //! written at or before `rts`; returns false when the row has none (it did not exist in that
+  //! snapshot). `ts` and `writer` get the version's timestamp and history id.
+  bool find(const Row* row, std::uint64_t rts, Row* image, std::size_t payload_bytes, std::uint64_t& ts,
+            std::uint64_t& writer) {
+    Stripe& s = stripe(row);
+    std::lock_guard<std::mutex> guard(s.mutex);
+    const auto it = s.chains.find(row);
+    if (it == s.chains.end()) return false;
+    for (const Version* v = it->second; v != nullptr; v = v->older) {
+      if (v->ts > rts) continue;
+      image->key = v->key;
+      std::memcpy(image->columns(), v->payload(), std::min<std::size_t>(payload_bytes, v->bytes));
+      ts = v->ts;
+      writer = v->writer;
+      return true;
+    }
+    return false;
+  }
+  //! Drops `row`'s chain (the row is being inserted anew: nothing before it is its history).
+  void forget(const Row* row) {
+    Stripe& s = stripe(row);
+    std::lock_guard<std::mutex> guard(s.mutex);
+    const auto it = s.chains.find(row);
+    if (it == s.chains.end()) return;
+    for (Version* v = it->second; v != nullptr;) {
+      Version* older = v->older;
+      release(s, v);
+      v = older;
+    }
+    s.chains.erase(it);
+  }
+  //! Prunes every chain of stripe `index` at `watermark`, given each row's current timestamp
+  //! (`current(row)`, or ~0 for a row being installed, which keeps its chain as it is).
+  template <class Current>
+  void sweep(std::size_t index, std::uint64_t watermark, Current&& current) {
+    Stripe& s = stripes_[index % kStripes];
+    std::lock_guard<std::mutex> guard(s.mutex);
+    for (auto it = s.chains.begin(); it != s.chains.end();) {
+      prune(s, it->second, current(it->first), watermark);
+      it = it->second == nullptr ? s.chains.erase(it) : std::next(it);
+    }
+  }
+  //! Prunes every stripe (see sweep).
+  template <class Current>
+  void sweep_all(std::uint64_t watermark, Current&& current) {
+    for (std::size_t i = 0; i < kStripes; ++i) sweep(i, watermark, current);
+  }
+  //! What the store holds now and has done (takes each stripe's mutex in turn).
+  Stats stats() const {
+    Stats out;
+    for (std::size_t i = 0; i < kStripes; ++i) {
+      Stripe& s = stripes_[i];
+      std::lock_guard<std::mutex> guard(s.mutex);
+      out.live += s.live;
+      out.bytes += s.bytes;
+      out.created += s.created;
+      out.reclaimed += s.reclaimed;
+      out.chains += s.chains.size();
+    }
+    return out;
+  }
+
+ private:
+  struct Version {
+    Version* older;
+    std::uint64_t ts, writer, key;
+    std::uint32_t bytes;
+    std::byte* payload() { return reinterpret_cast<std::byte*>(this + 1); }
+    const std::byte* payload() const { return reinterpret_cast<const std::byte*>(this + 1); }
+  };
+  struct alignas(64) Stripe {
+    std::mutex mutex;
+    std::unordered_map<const Row*, Version*> chains;
+    std::uint64_t live = 0, bytes = 0, created = 0, reclaimed = 0;
+  };
+
+  Stripe& stripe(const Row* row) const {
+    const auto a = reinterpret_cast<std::uintptr_t>(row);
+    return stripes_[((a >> 4) ^ (a >> 14)) % kStripes];
+  }
+  static void release(Stripe& s, Version* v) {
+    --s.live;
+    ++s.reclaimed;
+    s.bytes -= sizeof(Version) + v->bytes;
+    ::operator delete(v);
+  }
+  static void free_chain(Version* v) {
+    while (v != nullptr) {
+      Version* older = v->older;
+      ::operator delete(v);
+      v = older;
+    }
+  }
+  // Keeps of the chain at `head` (of a row whose current version has timestamp `current`) the
+  // versions some snapshot at or above `watermark` may read: those newer than it and the newest
+  // at or below it, unless the current version is itself at or below it (then none).
+  static void prune(Stripe& s, Version*& head, std::uint64_t current, std::uint64_t watermark) {
+    Version** link = &head;
+    if (current > watermark) {
+      while (*link != nullptr && (*link)->ts > watermark) link = &(*link)->older;
+      if (*link == nullptr) return;
+      link = &(*link)->older;  // the newest at or below the watermark stays
+    }
+    for (Version* v = *link; v != nullptr;) {
+      Version* older = v->older;
+      release(s, v);
+      v = older;
+    }
+    *link = nullptr;
+  }
+
+  std::unique_ptr<Stripe[]> stripes_;
+};
+
+}  // namespace islands
