@@ -70,6 +70,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from islands import _core
 from islands.config import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
@@ -338,6 +339,9 @@ class ExperimentSpec:
                 if table == "engine" and key == "cc" and value == "auto":
                     fixed[table][key] = value
                     continue
+                if table == "engine" and key == "cc" and isinstance(value, Mapping):
+                    fixed[table][key] = _check_cc_by_level(where, value)
+                    continue
                 fixed[table][key] = _check_value(where, f"{table}.{key}", key, value)
 
         profile = _check_profile(where, tables["profile"])
@@ -441,8 +445,9 @@ class ExperimentSpec:
                 if key == "cc" and value == "auto":
                     continue
                 config = dataclasses.replace(base, **{part: dataclasses.replace(getattr(base, part), **{key: value})})
-                if part == "engine" and self.engine.get("cc", "auto") == "auto" and "cc" not in grid_keys:
-                    cc = _resolve_cc("auto", (1,), config.engine.execution)  # as run_config resolves it
+                if part == "engine" and _is_resolved(self.engine.get("cc", "auto")) and "cc" not in grid_keys:
+                    # as run_config resolves it
+                    cc = _resolve_cc(self.engine.get("cc", "auto"), (1,), config.engine.execution, config.engine.isolation)
                     config = dataclasses.replace(config, engine=dataclasses.replace(config.engine, cc=cc))
                 try:
                     config.to_core(total_sites=sites)
@@ -469,7 +474,12 @@ class ExperimentSpec:
             for section, klass in WORKLOAD_SETTINGS.items()
         }
         engine = {**self.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
-        engine["cc"] = _resolve_cc(engine.get("cc", "auto"), sizes, engine.get("execution", "shared_everything"))
+        engine["cc"] = _resolve_cc(
+            engine.get("cc", "auto"),
+            sizes,
+            engine.get("execution", "shared_everything"),
+            engine.get("isolation", "serializable"),
+        )
         # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
         # in process where it is one instance, and keeps the config hash it had without [log].
         read_only = self.workload == "micro" and not workloads["micro"].update
@@ -685,9 +695,34 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     return ExperimentSpec.from_dict(data, source=str(path), text=text)
 
 
-def _resolve_cc(cc: str, sizes: Sequence[int], execution: str = "shared_everything") -> str:
+def _resolve_cc(
+    cc: str | Mapping[str, str],
+    sizes: Sequence[int],
+    execution: str = "shared_everything",
+    isolation: str = "serializable",
+) -> str:
     """``auto``: single-threaded instances run without locks (``none``), others ``2pl``; PLP
-    (engine.execution) always ``2pl``, its partitions' locks."""
+    (engine.execution) always ``2pl``, its partitions' locks. A table of schemes by isolation
+    level (``cc = {serializable = "table_2pl", snapshot = "mvcc"}``): the scheme of the point's
+    level (004 Fig 4: a table-locking engine whose snapshot level is its multi-version mode)."""
+    if isinstance(cc, Mapping):
+        return cc[isolation]
     if cc != "auto":
         return cc
     return "none" if max(sizes) == 1 and execution != "plp" else "2pl"
+
+
+def _is_resolved(cc: Any) -> bool:
+    """Whether run_config resolves `cc` per point (``auto``, or a scheme per level)."""
+    return cc == "auto" or isinstance(cc, Mapping)
+
+
+def _check_cc_by_level(where: _Where, value: Mapping[str, Any]) -> dict[str, str]:
+    """``engine.cc`` as a table of schemes by isolation level: each key a level, each value a scheme."""
+    levels = next(f["choices"] for f in _core.settings()["engine"] if f["name"] == "isolation")
+    out: dict[str, str] = {}
+    for level, scheme in value.items():
+        if level not in levels:
+            raise where.error(f"engine.cc.{level}", f"{level!r} is not an isolation level (choose {', '.join(levels)})")
+        out[level] = _check_value(where, f"engine.cc.{level}", "cc", scheme)
+    return out

@@ -56,7 +56,7 @@ def test_run_json_carries_config_and_metadata(cli):
         (["--zipf", "-0.5"], "--zipf: must be between 0 and 10, got -0.5"),
         (["--zipf", "nan"], "--zipf: must be between 0 and 10, got nan"),
         (["--index", "skiplist"], "argument --index: invalid choice: 'skiplist'"),
-        (["--cc", "mvcc"], "argument --cc: invalid choice: 'mvcc'"),
+        (["--cc", "si"], "argument --cc: invalid choice: 'si'"),
         (["--duration", "0"], "--duration: must be at least 0.001, got 0"),
         (["--rows", "ten"], "argument --rows: invalid int value"),
     ],
