@@ -447,7 +447,9 @@ class ExperimentSpec:
                 config = dataclasses.replace(base, **{part: dataclasses.replace(getattr(base, part), **{key: value})})
                 if part == "engine" and _is_resolved(self.engine.get("cc", "auto")) and "cc" not in grid_keys:
                     # as run_config resolves it
-                    cc = _resolve_cc(self.engine.get("cc", "auto"), (1,), config.engine.execution, config.engine.isolation)
+                    cc = _resolve_cc(
+                        self.engine.get("cc", "auto"), (1,), config.engine.execution, config.engine.isolation
+                    )
                     config = dataclasses.replace(config, engine=dataclasses.replace(config.engine, cc=cc))
                 try:
                     config.to_core(total_sites=sites)

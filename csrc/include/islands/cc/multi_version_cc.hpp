@@ -47,6 +47,17 @@ struct MultiVersionCc {
 
   std::shared_ptr<MultiVersionState> state = std::make_shared<MultiVersionState>();  //!< the instance's, shared by copies
 
+  //! What the version store holds at the end of a run and did during it, as consistency
+  //! figures (RunResult.checks): mvcc_versions_live, _bytes, _created, _reclaimed, _peak.
+  template <class Figures>
+  void report(Figures& figures) const {
+    const VersionStore::Stats s = state->versions.stats();
+    figures.emplace_back("mvcc_versions_live", static_cast<std::int64_t>(s.live));
+    figures.emplace_back("mvcc_versions_bytes", static_cast<std::int64_t>(s.bytes));
+    figures.emplace_back("mvcc_versions_created", static_cast<std::int64_t>(s.created));
+    figures.emplace_back("mvcc_versions_reclaimed", static_cast<std::int64_t>(s.reclaimed));
+    figures.emplace_back("mvcc_versions_peak", static_cast<std::int64_t>(s.peak));
+  }
   //! The scheme as an engine config sets it up: a fresh clock and version store.
   static MultiVersionCc configured(const EngineConfig& engine) {
     MultiVersionCc scheme;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "islands/cc/concurrency_control.hpp"
+#include "islands/cc/multi_version_cc.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/system_memory.hpp"
 #include "islands/common/cycle_clock.hpp"
@@ -149,6 +150,7 @@ class InstanceImpl final : public Instance::Impl {
       stats_.log_durable_lsn = log_->durable_lsn();
     }
     stats_.checks_after = workload_.check_figures();
+    if constexpr (std::is_same_v<CC, MultiVersionCc>) cc_.report(stats_.checks_after);  // version store figures
     stats_.payload_sum_after = figure_or_zero("payload_sum", stats_.checks_after);
     stats_.history.clear();
     if (versions_) {

@@ -37,6 +37,8 @@ class VersionStore {
     std::uint64_t created = 0;    //!< versions pushed so far
     std::uint64_t reclaimed = 0;  //!< versions freed by garbage collection (or forget)
     std::uint64_t chains = 0;     //!< rows with a chain
+    //! the stripes' largest live counts summed: at least the most versions held at once
+    std::uint64_t peak = 0;
   };
 
   VersionStore() : stripes_(std::make_unique<Stripe[]>(kStripes)) {}
@@ -69,6 +71,7 @@ class VersionStore {
     ++s.created;
     ++s.live;
     s.bytes += sizeof(Version) + payload_bytes;
+    s.peak = std::max(s.peak, s.live);
     prune(s, head, successor, watermark);
     if (head == nullptr) s.chains.erase(row);
   }
@@ -131,6 +134,7 @@ class VersionStore {
       out.created += s.created;
       out.reclaimed += s.reclaimed;
       out.chains += s.chains.size();
+      out.peak += s.peak;
     }
     return out;
   }
@@ -146,7 +150,7 @@ class VersionStore {
   struct alignas(64) Stripe {
     std::mutex mutex;
     std::unordered_map<const Row*, Version*> chains;
-    std::uint64_t live = 0, bytes = 0, created = 0, reclaimed = 0;
+    std::uint64_t live = 0, bytes = 0, created = 0, reclaimed = 0, peak = 0;
   };
 
   Stripe& stripe(const Row* row) const {
