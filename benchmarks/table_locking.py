@@ -47,6 +47,11 @@ def levels(scheme: str) -> tuple[str, ...]:
     return ("serializable",) if scheme == "occ" else LEVELS
 
 
+def ratio(a: float, b: float) -> float:
+    """a / b, NaN where b is 0 (a run that committed nothing has no ratio)."""
+    return a / b if b else float("nan")
+
+
 def tpcc(mix: str, remote: bool) -> TpccConfig:
     share = 0.15 if remote else 0.0
     return TpccConfig(warehouses_per_site=1, mix=MIXES[mix], payment_remote=share, new_order_remote_item=share / 15)
@@ -102,7 +107,7 @@ def main() -> None:
         for workers in (1, len(cpus)):
             for level in LEVELS:
                 free, latched = tps[(mix, workers, "table latch-free", level)], tps[(mix, workers, "table", level)]
-                ratios = [f / lt for f, lt in zip(free, latched, strict=True)]
+                ratios = [ratio(f, lt) for f, lt in zip(free, latched, strict=True)]
                 print(
                     f"  {mix:6} {workers} worker(s) {level:15} {statistics.median(ratios):.3f} "
                     f"[{min(ratios):.3f}-{max(ratios):.3f}]"
@@ -112,7 +117,7 @@ def main() -> None:
     for mix in MIXES:
         for workers in (1, len(cpus)):
             occ, twopl = tps[(mix, workers, "occ", "serializable")], tps[(mix, workers, "2pl", "serializable")]
-            ratios = [o / t for o, t in zip(occ, twopl, strict=True)]
+            ratios = [ratio(o, t) for o, t in zip(occ, twopl, strict=True)]
             low, high = min(ratios), max(ratios)
             print(f"  {mix:6} {workers} worker(s) {statistics.median(ratios):.3f} [{low:.3f}-{high:.3f}]")
 
@@ -120,7 +125,7 @@ def main() -> None:
     for mix in MIXES:
         for workers in (1, len(cpus)):
             mvcc, twopl = tps[(mix, workers, "mvcc", "snapshot")], tps[(mix, workers, "2pl", "serializable")]
-            ratios = [m / t for m, t in zip(mvcc, twopl, strict=True)]
+            ratios = [ratio(m, t) for m, t in zip(mvcc, twopl, strict=True)]
             low, high = min(ratios), max(ratios)
             print(f"  {mix:6} {workers} worker(s) {statistics.median(ratios):.3f} [{low:.3f}-{high:.3f}]")
 
