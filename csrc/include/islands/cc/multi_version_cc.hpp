@@ -29,7 +29,9 @@ namespace islands {
 //!   what makes it snapshot isolation and not serializable (write skew is allowed).
 //! - Commit timestamps come from one instance-wide counter, taken once the write set is
 //!   installing (SnapshotTxn::install); the old versions go to the chains; garbage collection
-//!   keeps only versions some open snapshot may read (the watermark: per-context slots).
+//!   keeps only versions some open snapshot may read (read timestamps in per-context slots,
+//!   SnapshotClock: nothing below the oldest, the watermark, and above it one version per
+//!   open snapshot).
 //! - Inserts lock the new row in place as occ does (readers find it absent until commit);
 //!   deletes (TPC-C's delivery) take the row's key away at commit while it is installing, so
 //!   older snapshots still read its old version from the chain.

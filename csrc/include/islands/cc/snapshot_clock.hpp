@@ -6,20 +6,25 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace islands {
 
 //! The timestamps of snapshot isolation in one instance (cc/multi_version_cc.hpp): one
 //! instance-wide counter of commit timestamps, and one slot per transaction context holding
 //! the read timestamp of the snapshot it has open (idle otherwise). The oldest open read
-//! timestamp is the garbage collector's watermark: no snapshot open now or later reads below it.
+//! timestamp is the garbage collector's watermark: no snapshot open now or later reads below it;
+//! horizon() gives the collector every open read timestamp, so that it keeps only the versions
+//! those read.
 //! - A commit takes its timestamp with one fetch_add (commit_ts); a snapshot reads the counter
 //!   (begin). Each slot is its own cache line, written only by its context's worker, so opening
 //!   and closing a snapshot shares no line; the watermark scans the claimed slots (a collector,
 //!   now and then, rather than every transaction on one shared word).
-//! - Ordering (all seq_cst): begin stores its slot before it reads the timestamp it reads at,
-//!   and watermark() reads the counter before it scans the slots, so a scan that misses a slot
-//!   being opened read a counter no newer than that snapshot's timestamp.
+//! - Ordering (all seq_cst): begin publishes exactly the timestamp it reads at (it re-reads the
+//!   counter after publishing and starts over if it moved); watermark() and horizon() read the
+//!   counter before they scan the slots, so a scan that misses a slot being opened read a
+//!   counter no newer than that snapshot's timestamp.
 class SnapshotClock {
  public:
   static constexpr std::uint64_t kIdle = std::numeric_limits<std::uint64_t>::max();  //!< a slot with no snapshot
@@ -58,11 +63,15 @@ class SnapshotClock {
   //! so far (a commit whose timestamp is at or below it is visible; one installing then is
   //! waited for by the readers that meet its rows).
   std::uint64_t begin(Slot& slot) {
-    const std::uint64_t published = clock_.load(std::memory_order_seq_cst);
-    slot.rts.store(published, std::memory_order_seq_cst);
-    // Read again after publishing: a watermark scan that missed the store read the counter
-    // before it, so at or below this.
-    return std::max(published, clock_.load(std::memory_order_seq_cst));
+    std::uint64_t published = clock_.load(std::memory_order_seq_cst);
+    for (;;) {
+      slot.rts.store(published, std::memory_order_seq_cst);
+      // Unchanged after publishing: a scan that missed the store read the counter before it,
+      // so at or below the timestamp published.
+      const std::uint64_t now = clock_.load(std::memory_order_seq_cst);
+      if (now == published) return published;
+      published = now;
+    }
   }
   //! Closes the snapshot of `slot`.
   static void end(Slot& slot) { slot.rts.store(kIdle, std::memory_order_release); }
@@ -77,6 +86,20 @@ class SnapshotClock {
     const std::size_t used = used_.load(std::memory_order_acquire);
     for (std::size_t i = 0; i < used; ++i) low = std::min(low, slots_[i].rts.load(std::memory_order_seq_cst));
     return low;
+  }
+  //! Into `reads`, ascending and distinct: every open snapshot's read timestamp and the
+  //! counter read before the scan (each snapshot opened since reads at or above it). A version
+  //! is needed only while one of these falls in the span it was current over (VersionStore).
+  void horizon(std::vector<std::uint64_t>& reads) const {
+    reads.clear();
+    reads.push_back(clock_.load(std::memory_order_seq_cst));
+    const std::size_t used = used_.load(std::memory_order_acquire);
+    for (std::size_t i = 0; i < used; ++i) {
+      const std::uint64_t rts = slots_[i].rts.load(std::memory_order_seq_cst);
+      if (rts != kIdle) reads.push_back(rts);
+    }
+    std::sort(reads.begin(), reads.end());
+    reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
   }
 
  private:

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "islands/storage/row.hpp"
 
@@ -21,11 +22,13 @@ namespace islands {
 //! - Kept beside the rows, keyed by address in striped maps (each stripe its mutex), rather
 //!   than in a pointer per row: no row layout change for the other schemes, and a row no
 //!   snapshot needs an old version of costs nothing.
-//! - Garbage collection: a version is needed only while some snapshot may read it, i.e. while
-//!   its successor's timestamp is above the watermark (the oldest read timestamp open now or
-//!   later, SnapshotClock::watermark). push() prunes the chain it extends and sweep() prunes a
-//!   whole stripe, so a chain holds at most one version at or below the watermark and the
-//!   store's size is bounded by the rows written while old snapshots were open.
+//! - Garbage collection: a version is current from its timestamp to its successor's; it is
+//!   needed only while some snapshot's read timestamp falls in that span. The collector is
+//!   given the read timestamps that may (SnapshotClock::horizon: every open snapshot's and the
+//!   counter at the scan, at or below every later snapshot's) and keeps only the versions one
+//!   of them falls in, and those written after the scan; so below the watermark (the oldest)
+//!   nothing stays, and a chain holds at most one version per open snapshot plus those newer
+//!   than the scan. push() prunes the chain it extends and sweep() a whole stripe.
 class VersionStore {
  public:
   static constexpr std::size_t kStripes = 1024;  //!< stripes (sweep() takes one at a time)
@@ -52,9 +55,10 @@ class VersionStore {
 
   //! Keeps `row`'s current version (its key and `payload_bytes` of payload, written at `ts` by
   //! history id `writer`) as an old one, because a commit at `successor` replaces it; call with
-  //! the row held so that nothing changes it meanwhile. Prunes the chain at `watermark`.
+  //! the row held so that nothing changes it meanwhile. Prunes the chain to what `reads` (read
+  //! timestamps ascending, SnapshotClock::horizon) may read.
   void push(const Row* row, std::uint64_t ts, std::uint64_t writer, std::size_t payload_bytes, std::uint64_t successor,
-            std::uint64_t watermark) {
+            const std::vector<std::uint64_t>& reads) {
     auto* version = static_cast<Version*>(::operator new(sizeof(Version) + payload_bytes));
     version->ts = ts;
     version->writer = writer;
@@ -72,7 +76,7 @@ class VersionStore {
     ++s.live;
     s.bytes += sizeof(Version) + payload_bytes;
     s.peak = std::max(s.peak, s.live);
-    prune(s, head, successor, watermark);
+    prune(s, head, successor, reads);
     if (head == nullptr) s.chains.erase(row);
   }
   //! Copies into `image` (key and `payload_bytes` of payload) the newest old version of `row`
@@ -107,21 +111,21 @@ class VersionStore {
     }
     s.chains.erase(it);
   }
-  //! Prunes every chain of stripe `index` at `watermark`, given each row's current timestamp
-  //! (`current(row)`, or ~0 for a row being installed, which keeps its chain as it is).
+  //! Prunes every chain of stripe `index` to what `reads` may read, given each row's current
+  //! timestamp (`current(row)`, or ~0 for a row being installed).
   template <class Current>
-  void sweep(std::size_t index, std::uint64_t watermark, Current&& current) {
+  void sweep(std::size_t index, const std::vector<std::uint64_t>& reads, Current&& current) {
     Stripe& s = stripes_[index % kStripes];
     std::lock_guard<std::mutex> guard(s.mutex);
     for (auto it = s.chains.begin(); it != s.chains.end();) {
-      prune(s, it->second, current(it->first), watermark);
+      prune(s, it->second, current(it->first), reads);
       it = it->second == nullptr ? s.chains.erase(it) : std::next(it);
     }
   }
   //! Prunes every stripe (see sweep).
   template <class Current>
-  void sweep_all(std::uint64_t watermark, Current&& current) {
-    for (std::size_t i = 0; i < kStripes; ++i) sweep(i, watermark, current);
+  void sweep_all(const std::vector<std::uint64_t>& reads, Current&& current) {
+    for (std::size_t i = 0; i < kStripes; ++i) sweep(i, reads, current);
   }
   //! What the store holds now and has done (takes each stripe's mutex in turn).
   Stats stats() const {
@@ -171,21 +175,24 @@ class VersionStore {
     }
   }
   // Keeps of the chain at `head` (of a row whose current version has timestamp `current`) the
-  // versions some snapshot at or above `watermark` may read: those newer than it and the newest
-  // at or below it, unless the current version is itself at or below it (then none).
-  static void prune(Stripe& s, Version*& head, std::uint64_t current, std::uint64_t watermark) {
-    Version** link = &head;
-    if (current > watermark) {
-      while (*link != nullptr && (*link)->ts > watermark) link = &(*link)->older;
-      if (*link == nullptr) return;
-      link = &(*link)->older;  // the newest at or below the watermark stays
+  // versions current over a span [ts, successor's ts) that one of `reads` (ascending, the last
+  // the counter at the scan) falls in, and those written after the scan (a snapshot opened
+  // since may read them).
+  static void prune(Stripe& s, Version*& head, std::uint64_t current, const std::vector<std::uint64_t>& reads) {
+    if (reads.empty()) return;      // nothing known: keep everything
+    std::uint64_t upper = current;  // the successor's timestamp (in history, kept or not)
+    for (Version** link = &head; *link != nullptr;) {
+      Version* v = *link;
+      const auto it = std::lower_bound(reads.begin(), reads.end(), v->ts);
+      const std::uint64_t ts = v->ts;
+      if (ts > reads.back() || (it != reads.end() && *it < upper)) {
+        link = &v->older;
+      } else {
+        *link = v->older;
+        release(s, v);
+      }
+      upper = ts;
     }
-    for (Version* v = *link; v != nullptr;) {
-      Version* older = v->older;
-      release(s, v);
-      v = older;
-    }
-    *link = nullptr;
   }
 
   std::unique_ptr<Stripe[]> stripes_;

@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "islands/cc/snapshot_clock.hpp"
 #include "islands/common/spin_latch.hpp"
@@ -41,7 +42,7 @@ class SnapshotTxn {
   static constexpr std::uint64_t kInserting = 1ULL << 61;      //!< new, not committed
   static constexpr std::uint64_t kFlags = kLocked | kInstalling | kInserting;  //!< the three bits
   static constexpr std::uint64_t kTsMask = kInserting - 1;     //!< the commit timestamp bits
-  static constexpr unsigned kGcPeriod = 8;  //!< commits between a watermark refresh and a stripe sweep
+  static constexpr unsigned kGcPeriod = 8;  //!< commits between a horizon refresh and a stripe sweep
 
   //! What a read of a row found.
   enum class Read { newest, older, absent, busy };
@@ -116,10 +117,10 @@ class SnapshotTxn {
       i.row->lock.store(i.tid | kLocked | kInserting | kInstalling, std::memory_order_seq_cst);
     }
     cts_ = state_->clock.commit_ts();
-    if (++commits_ % kGcPeriod == 0) watermark_ = state_->clock.watermark();
+    if (++commits_ % kGcPeriod == 0 || horizon_.empty()) state_->clock.horizon(horizon_);
     for (const OccSets::Write& w : writes) {
       const std::uint64_t writer = history ? history->current(w.row) : 0;
-      state_->versions.push(w.row, w.tid & kTsMask, writer, w.payload_bytes, cts_, watermark_);
+      state_->versions.push(w.row, w.tid & kTsMask, writer, w.payload_bytes, cts_, horizon_);
     }
     if (history) history->commit(cts_);
     for (const OccSets::Write& w : writes) {
@@ -158,10 +159,10 @@ class SnapshotTxn {
  private:
   static constexpr int kReadTries = 4096;  // copies tried while commits install the row
 
-  // Prunes the next stripe of the version store at the watermark (the store's other chains
-  // shrink only when their rows are written again).
+  // Prunes the next stripe of the version store to the cached horizon (the store's other
+  // chains shrink when their rows are written again).
   void sweep_next() {
-    state_->versions.sweep(next_stripe_++, watermark_, [](const Row* row) {
+    state_->versions.sweep(next_stripe_++, horizon_, [](const Row* row) {
       const std::uint64_t word = row->lock.load(std::memory_order_acquire);
       return (word & kInstalling) ? ~std::uint64_t{0} : word & kTsMask;
     });
@@ -169,7 +170,8 @@ class SnapshotTxn {
 
   std::shared_ptr<MultiVersionState> state_;
   SnapshotClock::Slot* slot_;
-  std::uint64_t rts_ = 0, cts_ = 0, watermark_ = 0;
+  std::uint64_t rts_ = 0, cts_ = 0;
+  std::vector<std::uint64_t> horizon_;  // read timestamps old versions may serve (SnapshotClock::horizon), cached
   std::uint64_t commits_ = 0;
   std::size_t next_stripe_ = 0;
   bool open_ = false;
