@@ -106,7 +106,7 @@ class SnapshotTxn {
     auto& writes = sets.writes();
     auto& inserts = sets.inserts();
     if (writes.empty() && inserts.empty()) {
-      if (history) history->commit(rts_);
+      if (history) history->install(rts_);
       return;
     }
     if (!writes.empty() && !sets.writes_locked()) {
@@ -122,7 +122,7 @@ class SnapshotTxn {
       const std::uint64_t writer = history ? history->current(w.row) : 0;
       state_->versions.push(w.row, w.tid & kTsMask, writer, w.payload_bytes, cts_, horizon_);
     }
-    if (history) history->commit(cts_);
+    if (history) history->install(cts_);
     for (const OccSets::Write& w : writes) {
       const auto* from = reinterpret_cast<const std::uint64_t*>(w.image->columns());
       auto* to = reinterpret_cast<std::uint64_t*>(w.row->columns());
@@ -130,14 +130,16 @@ class SnapshotTxn {
     }
   }
   //! Commit's last step, after the context's deletes: the held rows get the commit timestamp
-  //! (unlocked), the snapshot closes, and now and then a stripe of old versions is swept.
-  [[gnu::noinline]] void unlock_committed(OccSets& sets) {
+  //! (unlocked), the history appends the attempt, the snapshot closes, and now and then a
+  //! stripe of old versions is swept.
+  [[gnu::noinline]] void unlock_committed(OccSets& sets, TxnHistory* history) {
     if (cts_ != 0) {
       for (const OccSets::Write& w : sets.writes()) w.row->lock.store(cts_, std::memory_order_release);
       for (const OccSets::Read& i : sets.inserts()) i.row->lock.store(cts_, std::memory_order_release);
       cts_ = 0;
       if (commits_ % kGcPeriod == 0) sweep_next();
     }
+    if (history) history->publish();  // after the rows are released: it may grow the sink
     end();
   }
   //! Abort: the rows this attempt held get their words back, and the snapshot closes.

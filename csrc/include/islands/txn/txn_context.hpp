@@ -148,7 +148,7 @@ class TxnContext {
     }
     if (__builtin_expect(occ, 0)) {
       if (snapshot) {
-        snapshot_->unlock_committed(occ_);
+        snapshot_->unlock_committed(occ_, history_.get());
       } else {
         occ_.unlock_committed();
       }

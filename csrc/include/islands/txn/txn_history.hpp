@@ -115,9 +115,20 @@ class TxnHistory {
   //! The same with commit number `number` (snapshot isolation: the commit timestamp, so that
   //! numbers and the reads' snapshots are on one clock).
   void commit(std::uint64_t number) {
+    install(number);
+    publish();
+  }
+  //! commit's first half, with the rows still held: installs the lazy writes at `number`.
+  void install(std::uint64_t number) {
     for (const Access& w : writes_) {
       if (!w.installed) versions_.exchange(w.row, id_);
     }
+    number_ = number;
+  }
+  //! commit's second half, once the rows are released (snapshot isolation: the append, which
+  //! may grow the sink, is not done while readers wait on the rows): appends the attempt.
+  void publish() {
+    const std::uint64_t number = number_;
     sink_.parts.insert(sink_.parts.end(), {id_, number, reads_.size(), writes_.size()});
     for (const Access& r : reads_) {
       sink_.reads.insert(sink_.reads.end(), {reinterpret_cast<std::uintptr_t>(r.row), r.version, r.seen});
@@ -146,7 +157,7 @@ class TxnHistory {
   };
   VersionMap& versions_;
   HistorySink& sink_;
-  std::uint64_t id_ = 0;
+  std::uint64_t id_ = 0, number_ = 0;
   std::vector<Access> reads_, writes_;
 };
 
