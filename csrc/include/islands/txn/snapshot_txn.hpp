@@ -73,11 +73,10 @@ class SnapshotTxn {
     const std::size_t n = (Row::stride(columns) - sizeof(Row)) / 8;
     const auto* from = reinterpret_cast<const std::uint64_t*>(row->columns());
     auto* to = reinterpret_cast<std::uint64_t*>(image->columns());
-    Backoff backoff;
     for (int attempt = 0; attempt < kReadTries; ++attempt) {
       const std::uint64_t before = row->lock.load(std::memory_order_seq_cst);
       if (before & kInstalling) {
-        backoff.pause();
+        for (int i = 0; i < 16; ++i) cpu_relax();
         continue;
       }
       if (before & kInserting) return Read::absent;
@@ -159,7 +158,9 @@ class SnapshotTxn {
   }
 
  private:
-  static constexpr int kReadTries = 4096;  // copies tried while commits install the row
+  // Copies tried while a commit installs the row, then the attempt aborts (si_locked) and the
+  // worker retries it, as occ does: a reader never waits long for a preempted installer.
+  static constexpr int kReadTries = 256;
 
   // Prunes the next stripe of the version store to the cached horizon (the store's other
   // chains shrink when their rows are written again).
