@@ -44,7 +44,9 @@ class VersionStore {
     std::uint64_t peak = 0;
   };
 
+  //! An empty store.
   VersionStore() : stripes_(std::make_unique<Stripe[]>(kStripes)) {}
+  //! Frees every version still held.
   ~VersionStore() {
     for (std::size_t s = 0; s < kStripes; ++s) {
       for (auto& [row, head] : stripes_[s].chains) free_chain(head);

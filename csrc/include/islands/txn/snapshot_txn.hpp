@@ -47,9 +47,10 @@ class SnapshotTxn {
   //! What a read of a row found.
   enum class Read { newest, older, absent, busy };
 
+  //! A context's state over the instance's `state`: claims the context's read-timestamp slot.
   explicit SnapshotTxn(std::shared_ptr<MultiVersionState> state)
       : state_(std::move(state)), slot_(state_->clock.claim()) {}
-  ~SnapshotTxn() { state_->clock.release(slot_); }
+  ~SnapshotTxn() { state_->clock.release(slot_); }  //!< gives the slot back
   SnapshotTxn(const SnapshotTxn&) = delete;
   SnapshotTxn& operator=(const SnapshotTxn&) = delete;
 
