@@ -422,6 +422,8 @@ class MessageType:
       ack
 
       shutdown
+
+      validate
     """
 
     __members__: typing.ClassVar[dict[str, MessageType]]
@@ -429,6 +431,7 @@ class MessageType:
     decision: typing.ClassVar[MessageType]
     fragment: typing.ClassVar[MessageType]
     shutdown: typing.ClassVar[MessageType]
+    validate: typing.ClassVar[MessageType]
     vote: typing.ClassVar[MessageType]
     @typing.overload
     def __eq__(self, other: MessageType) -> bool: ...

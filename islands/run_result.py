@@ -335,6 +335,7 @@ def collect(
                 "aborts": stats["aborts"],
                 "fragments_sent": sum(w["fragments_sent"] for w in workers),
                 "decisions_sent": sum(w["decisions_sent"] for w in workers),
+                "validations_sent": sum(w["validations_sent"] for w in workers),
                 "messages_sent": sum(w["messages_sent"] for w in workers),
                 "messages_received": sum(w["messages_received"] for w in workers),
                 "messages_delayed": sum(w.get("messages_delayed", 0) for w in workers),

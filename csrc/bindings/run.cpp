@@ -53,6 +53,7 @@ py::dict stats_dict(const RunStats& stats) {
     d["multisite_commits"] = w.multisite_commits;
     d["fragments_sent"] = w.fragments_sent;
     d["decisions_sent"] = w.decisions_sent;
+    d["validations_sent"] = w.validations_sent;
     d["messages_sent"] = w.messages_sent;
     d["messages_received"] = w.messages_received;
     d["messages_delayed"] = w.messages_delayed;

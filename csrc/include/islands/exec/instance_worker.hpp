@@ -386,6 +386,9 @@ class InstanceWorker {
       case MessageType::decision:
         participant_.on_decision(*this, in);
         break;
+      case MessageType::validate:
+        participant_.on_validate(*this, in);
+        break;
       case MessageType::shutdown:
         ++shutdowns_;
         break;

@@ -36,6 +36,7 @@ struct WorkerStats {
   std::uint64_t multisite_commits = 0;             //!< committed transactions that spanned instances
   std::uint64_t fragments_sent = 0;                //!< 2PC fragments sent as coordinator, whole run
   std::uint64_t decisions_sent = 0;                //!< 2PC phase-2 decisions sent, whole run
+  std::uint64_t validations_sent = 0;              //!< 2PC validate requests sent (occ, several participants)
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
   std::uint64_t messages_delayed = 0;              //!< of those, held back by the injected cross-socket delay
