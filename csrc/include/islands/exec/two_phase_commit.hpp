@@ -280,13 +280,7 @@ class TwoPhaseParticipant {
       // The read-only rule: the vote waits until what this part may have read is durable.
       const std::uint64_t depends = site.pipeline().read_dependency();
       if (depends != 0) {
-        PendingCommit wait;
-        wait.lsn = depends;
-        wait.txn = in.txn_id;
-        wait.vote = true;
-        wait.vote_value = vote;
-        wait.vote_to = in.source;
-        site.pipeline().push(std::move(wait));
+        vote_when_durable(site, depends, in, vote);
         ++site.stats().read_only_vote_waits;
         return;
       }
@@ -303,13 +297,7 @@ class TwoPhaseParticipant {
       prepared_.emplace(in.txn_id, Prepared{std::move(ctx), true});
       vote = kVoteCommit | (revalidate ? kVoteRevalidate : 0);
       if (site.pipeline().must_wait(lsn)) {
-        PendingCommit wait;
-        wait.lsn = lsn;
-        wait.txn = in.txn_id;
-        wait.vote = true;
-        wait.vote_value = vote;
-        wait.vote_to = in.source;
-        site.pipeline().push(std::move(wait));
+        vote_when_durable(site, lsn, in, vote);
         return;
       }
     }
@@ -376,6 +364,18 @@ class TwoPhaseParticipant {
   bool idle() const { return prepared_.empty(); }
 
  private:
+  // Sends `vote` on the fragment `in` once the log is durable up to `lsn` (the worker goes on).
+  template <class Site>
+  static void vote_when_durable(Site& site, std::uint64_t lsn, const Message& in, std::uint8_t vote) {
+    PendingCommit wait;
+    wait.lsn = lsn;
+    wait.txn = in.txn_id;
+    wait.vote = true;
+    wait.vote_value = vote;
+    wait.vote_to = in.source;
+    site.pipeline().push(std::move(wait));
+  }
+
   // A part waiting for the coordinator: a prepared updater (its prepare record logged), or a
   // read-only part that kept its reads.
   struct Prepared {
