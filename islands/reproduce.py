@@ -34,7 +34,7 @@ __all__ = [
 QUICK_DURATION_S = 0.2
 QUICK_WARMUP_S = 0.05
 #: Swept axes that a quick run keeps whole: they are the figure's series, not its x axis.
-_KEPT_AXES = ("deployment", "placement", "transport")
+_KEPT_AXES = ("deployment", "placement", "transport", "design")
 #: ``000-fig17-18-txn-size``: paper, first figure, optional second figure.
 _FILE_RE = re.compile(r"^(\d{3})-fig(\d+)(?:-(\d+))?-")
 

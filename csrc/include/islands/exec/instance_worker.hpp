@@ -76,10 +76,7 @@ class InstanceWorker {
     typename Workload::Txn txn;
     for (;;) {
       // The phase and the transaction under the system-state lock, serving while a phase change bars it.
-      system_.hold([this] {
-        serve();
-        cpu_relax();
-      });
+      system_.hold([this] { serve(); });
       const int phase = inst_.phase_.load(std::memory_order_relaxed);
       if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) {
         system_.release();

@@ -33,13 +33,16 @@ class SystemAccess {
   //! worker off socket 0).
   bool remote() const { return remote_; }
 
-  //! Takes the system-state lock shared, calling `wait()` while a quiesce bars it.
+  //! Takes the system-state lock shared, calling `wait()` while a quiesce bars it (and
+  //! yielding the CPU once that grows long: the holders the quiesce waits for may need it).
   template <class Wait>
   void hold(Wait wait) {
+    Backoff backoff;
     for (;;) {
       touch();
       if (part_.lock.try_lock_shared()) return;
       wait();
+      backoff.pause();
     }
   }
   //! Releases the shared hold (no transaction began under it).
