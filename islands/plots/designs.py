@@ -9,7 +9,7 @@
   17 and are not drawn);
 - Fig 8: TATP and TPC-C per transaction type and mix, each design over PLP.
 
-Sockets are those the deployment's cores span in the topology the run was planned on, which
+Cores on x, with the sockets they span: those the deployment's cores span in the topology the run was planned on, which
 may be virtual (the caption says so and what it was made of). Each point is the mean over
 the repetitions with its 95% confidence interval; ratios are stated with their intervals.
 """
@@ -78,13 +78,19 @@ def _caption(df: pd.DataFrame) -> str:
 def _vs_sockets(df: pd.DataFrame, figure_id: str, designs: list[str], caption: str) -> Drawing:
     fig, grid = new_grid(1, 1, 8.5, 5.6)
     ax = grid[0][0]
-    agg = aggregate(df, ["design", "sockets"])
+    df = df.assign(cores=df["n_cpus"])
+    agg = aggregate(df, ["design", "cores"])
     lines: list[str] = []
+    sockets_of = df.groupby("cores")["sockets"].max().to_dict()
+
+    def _on(cores: Any) -> str:
+        return f"{int(cores)} core(s), {sockets_of[cores]} socket(s)"
+
     for i, design in enumerate(designs):
-        sub = agg[agg["design"] == design].sort_values("sockets")
+        sub = agg[agg["design"] == design].sort_values("cores")
         draw_line(
             ax,
-            sub["sockets"].to_list(),
+            sub["cores"].to_list(),
             sub,
             color=color_of(i),
             marker=marker_of(i),
@@ -94,22 +100,24 @@ def _vs_sockets(df: pd.DataFrame, figure_id: str, designs: list[str], caption: s
         )
         first, last = sub.iloc[0], sub.iloc[-1]
         lines.append(
-            f"  {DESIGNS[design].label}: {fmt_tps(first['mean'])} txn/s at {int(first['sockets'])} socket(s)"
-            f" → {fmt_tps(last['mean'])} at {int(last['sockets'])}"
+            f"  {DESIGNS[design].label}: {fmt_tps(first['mean'])} txn/s on {_on(first['cores'])}"
+            f" → {fmt_tps(last['mean'])} on {_on(last['cores'])}"
         )
-    top = int(agg["sockets"].max())
-    at = agg[agg["sockets"] == top].set_index("design")
+    top = int(agg["cores"].max())
+    at = agg[agg["cores"] == top].set_index("design")
     if "centralized" in at.index:
         for design in designs:
             if design != "centralized" and design in at.index:
                 lines.append(
-                    f"  at {top} socket(s) {DESIGNS[design].label} / centralized SE: "
+                    f"  on {_on(top)} {DESIGNS[design].label} / centralized SE: "
                     f"{ratio_text(at.loc[design], at.loc['centralized'])}"
                 )
-    ax.set_xlabel("sockets")
+    ax.set_xlabel("cores (sockets they span)")
     ax.set_ylabel("throughput (thousand txn/s)")
     ax.set_ylim(bottom=0)
-    ax.set_xticks(sorted(set(df["sockets"])))
+    ticks = sorted(sockets_of)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{int(c)}\n({sockets_of[c]})" for c in ticks])
     plain_ticks(ax.yaxis)
     ax.grid(alpha=0.3)
     figure_legend(fig, [ax], max_cols=3)
