@@ -16,6 +16,7 @@ the repetitions with its 95% confidence interval; ratios are stated with their i
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pandas as pd
@@ -61,12 +62,20 @@ def plot_designs(rows: pd.DataFrame, figure_id: str = "002-fig2") -> Drawing:
         design_of(int(n), {k.rsplit(".", 1)[1]: v for k, v in zip(_ENGINE, values, strict=True)})
         for n, *values in zip(df["n_instances"], *(df[c] for c in _ENGINE), strict=True)
     ]
-    df["sockets"] = [len({s for part in spans for s in part}) for spans in df["deployment.sockets"]]
+    df["sockets"] = [_spanned(spans) for spans in df["deployment.sockets"]]
     designs = [d for d in DESIGNS if d in set(df["design"])]
     notes = _caption(df)
     if figure_id == "002-fig8":
         return _per_transaction(df, figure_id, designs, notes)
     return _vs_sockets(df, figure_id, designs, notes)
+
+
+def _spanned(spans: Any) -> int:
+    """How many sockets a stored deployment's ``sockets`` (each instance's; JSON text or
+    lists) span."""
+    if isinstance(spans, str):
+        spans = json.loads(spans)
+    return len({int(s) for part in spans for s in part})
 
 
 def _caption(df: pd.DataFrame) -> str:
