@@ -50,7 +50,7 @@ def lines_of(ax) -> dict[str, tuple[list[float], list[float]]]:
 @pytest.mark.parametrize(
     ("name", "figure", "designs"),
     [
-        ("002-fig1-2-sockets.toml", "002-fig2", ("shared-nothing", "centralized", "plp")),
+        ("002-fig1-2-sockets.toml", "002-fig1", ("shared-nothing", "centralized", "plp")),
         # coarse SN: one instance per virtual socket of 8 cores, so on up to 8 cores the
         # centralized point (run once, with a note; see below)
         ("002-fig5-hw-aware.toml", "002-fig5", ("shared-nothing", "centralized", "plp", "plp-hw")),
