@@ -17,6 +17,7 @@ the repetitions with its 95% confidence interval; ratios are stated with their i
 from __future__ import annotations
 
 import json
+import textwrap
 from typing import Any
 
 import pandas as pd
@@ -81,7 +82,8 @@ def _spanned(spans: Any) -> int:
 def _caption(df: pd.DataFrame) -> str:
     topo = topology_of(df)
     cores = f"; the machine has {topo.n_cores} cores" if topo is not None else ""
-    return f"{machine_note(df)}{cores}\n{run_note(df)}; {log_note(df)}"
+    text = f"{machine_note(df)}{cores}\n{run_note(df)}; {log_note(df)}"
+    return "\n".join(textwrap.fill(line, 150) for line in text.splitlines())
 
 
 def _vs_sockets(df: pd.DataFrame, figure_id: str, designs: list[str], caption: str) -> Drawing:
@@ -90,10 +92,10 @@ def _vs_sockets(df: pd.DataFrame, figure_id: str, designs: list[str], caption: s
     df = df.assign(cores=df["n_cpus"])
     agg = aggregate(df, ["design", "cores"])
     lines: list[str] = []
-    sockets_of = df.groupby("cores")["sockets"].max().to_dict()
+    sockets_of: dict[int, int] = {int(str(c)): int(n) for c, n in df.groupby("cores")["sockets"].max().items()}
 
     def _on(cores: Any) -> str:
-        return f"{int(cores)} core(s), {sockets_of[cores]} socket(s)"
+        return f"{int(cores)} core(s), {sockets_of[int(cores)]} socket(s)"
 
     for i, design in enumerate(designs):
         sub = agg[agg["design"] == design].sort_values("cores")
@@ -126,13 +128,13 @@ def _vs_sockets(df: pd.DataFrame, figure_id: str, designs: list[str], caption: s
     ax.set_ylim(bottom=0)
     ticks = sorted(sockets_of)
     ax.set_xticks(ticks)
-    ax.set_xticklabels([f"{int(c)}\n({sockets_of[c]})" for c in ticks])
+    ax.set_xticklabels([f"{c}\n({sockets_of[c]})" for c in ticks])
     plain_ticks(ax.yaxis)
     ax.grid(alpha=0.3)
     figure_legend(fig, [ax], max_cols=3)
     title = _TITLES.get(figure_id, f"{figure_id}: throughput vs sockets")
     fig.suptitle(f"{title}\n{caption}", fontsize=8)
-    summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {caption.splitlines()[0]}", *lines])
+    summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {machine_note(df)}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
 
@@ -184,5 +186,5 @@ def _per_transaction(df: pd.DataFrame, figure_id: str, designs: list[str], capti
     sockets = int(df["sockets"].max())
     title = f"{_TITLES['002-fig8']}: {workload.upper()}, {sockets} socket(s)"
     fig.suptitle(f"{title}\n{caption}", fontsize=8)
-    summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {caption.splitlines()[0]}", *lines])
+    summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {machine_note(df)}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
