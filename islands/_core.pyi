@@ -155,6 +155,9 @@ class EngineConfig:
     test_skip_read_locks: bool
     execution: str
     test_skip_validation: bool
+    system_structures: str
+    test_count_cross_socket: bool
+    cross_socket_delay_ns: float
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -340,6 +340,11 @@ def collect(
                 "messages_received": sum(w["messages_received"] for w in workers),
                 "messages_delayed": sum(w.get("messages_delayed", 0) for w in workers),
                 "malformed_messages": sum(w["malformed_messages"] for w in workers),
+                # engine.test_count_cross_socket: accesses to another socket's system structures
+                "cross_socket_accesses": sum(w.get("cross_socket_accesses", 0) for w in workers),
+                # the run thread's quiesces (system-state lock exclusive) and its oldest active transaction
+                "quiesce_ns": stats.get("quiesce_ns", 0),
+                "longest_active_ns": stats.get("longest_active_ns", 0),
                 "observed_cpus": [w["observed_cpu"] for w in workers],
                 "payload_sum_before": stats["payload_sum_before"],
                 "payload_sum_after": stats["payload_sum_after"],

@@ -58,6 +58,7 @@ py::dict stats_dict(const RunStats& stats) {
     d["messages_received"] = w.messages_received;
     d["messages_delayed"] = w.messages_delayed;
     d["malformed_messages"] = w.malformed_messages;
+    d["cross_socket_accesses"] = w.cross_socket_accesses;
     d["log_wait_ns"] = w.log_wait_ns;
     d["read_only_waits"] = w.read_only_waits;
     d["read_only_vote_waits"] = w.read_only_vote_waits;
@@ -82,6 +83,8 @@ py::dict stats_dict(const RunStats& stats) {
   out["load_s"] = stats.load_s;
   out["measured_s"] = stats.measured_s;
   out["stopped_early"] = stats.stopped_early;
+  out["quiesce_ns"] = stats.quiesce_ns;
+  out["longest_active_ns"] = stats.longest_active_ns;
   out["commits"] = stats.commits();
   std::uint64_t rollbacks = 0;
   for (const WorkerStats& w : stats.workers) rollbacks += w.user_rollbacks;

@@ -2,6 +2,7 @@
 #include "islands/cc/cc_kind.hpp"
 #include "islands/common/setting_field.hpp"
 #include "islands/exec/execution_kind.hpp"
+#include "islands/exec/system_structures_kind.hpp"
 #include "islands/index/index_kind.hpp"
 
 namespace islands {
@@ -23,7 +24,13 @@ namespace islands {
   F(ExecutionKind, execution, ExecutionKind::shared_everything, kUnbounded, kUnbounded,            \
     "shared_everything (any worker any row) or plp (partitions owned by workers, actions routed)") \
   F(bool, test_skip_validation, false, kUnbounded, kUnbounded,                                     \
-    "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)")
+    "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)") \
+  F(SystemStructuresKind, system_structures, SystemStructuresKind::centralized, kUnbounded, kUnbounded,  \
+    "active-transaction list and system-state lock: centralized (one for all workers) or per_socket (each worker its socket's)") \
+  F(bool, test_count_cross_socket, false, kUnbounded, kUnbounded,                                  \
+    "test mode: count each worker's accesses to system structures kept by another socket")         \
+  F(double, cross_socket_delay_ns, 0.0, 0.0, 1e6, \
+    "injected delay on each access to system structures kept by another socket (virtual topologies), ns")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

@@ -24,6 +24,8 @@
 #include "islands/exec/instance_worker.hpp"
 #include "islands/exec/plp_bus.hpp"
 #include "islands/exec/plp_worker.hpp"
+#include "islands/exec/system_access.hpp"
+#include "islands/exec/system_structures.hpp"
 #include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/log/private_file.hpp"
@@ -72,6 +74,11 @@ class InstanceImpl final : public Instance::Impl {
       for (std::uint32_t s = 0; s < config.instance_sites[i]; ++s) instance_of_site_.push_back(static_cast<std::uint32_t>(i));
       site += config.instance_sites[i];
     }
+    std::vector<std::uint32_t> sockets;  // each worker's (its site's) socket
+    for (std::size_t i = 0; i < config.run.driver.cpus.size() && !config.site_sockets.empty(); ++i) {
+      sockets.push_back(config.site_sockets[first_site_ + i]);
+    }
+    system_ = std::make_unique<SystemStructures>(config.run.engine.system_structures, std::move(sockets));
     stats_.workers.resize(config.run.driver.cpus.size());
     errors_.resize(config.run.driver.cpus.size());
     if (config.run.engine.record_history) {
@@ -128,13 +135,13 @@ class InstanceImpl final : public Instance::Impl {
     phase_.store(kWarmup, std::memory_order_release);
     if (wait_until(warm_end)) {
       cpu_counters.enable();
-      phase_.store(kMeasure, std::memory_order_release);
+      set_phase_quiesced(kMeasure);
       const auto window_start = Clock::now();
-      wait_until(end);
-      phase_.store(kStop, std::memory_order_release);
+      wait_until(std::max(end, window_start + (end - warm_end)));  // a whole window after a slow quiesce
+      set_phase_quiesced(kStop);
       stats_.measured_s = seconds_since(window_start);
     } else {
-      phase_.store(kStop, std::memory_order_release);  // stopped (or failed) before the window opened
+      set_phase_quiesced(kStop);  // stopped (or failed) before the window opened
     }
     cpu_counters.disable();
     stats_.cpu_counters = cpu_counters.read();
@@ -207,9 +214,45 @@ class InstanceImpl final : public Instance::Impl {
         next_memory_check_ = now + std::chrono::milliseconds(50);
         if (short_of_memory()) return false;
       }
+      if (phase_.load(std::memory_order_relaxed) >= kWarmup) sample_active();
       std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(2), until - now));
     }
     return true;
+  }
+
+  // Changes the run's phase with no transaction running: the system-state lock taken
+  // exclusively (every socket's part), the phase stored, the lock released. Every worker
+  // holds the lock shared from its read of the phase to its transaction's outcome, so each
+  // transaction runs wholly in one phase and the measured window opens and closes between
+  // transactions. Under the lock no transaction may be active (checked on the active lists).
+  // A failed worker may have left its hold: then the phase is stored without waiting.
+  void set_phase_quiesced(int phase) {
+    const auto start = Clock::now();
+    const bool quiet = system_->quiesce([this] { return failed_.load(); });
+    if (quiet) {
+      stats_.quiesce_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+      ISLANDS_CHECK(system_->active() == 0, "system structures: a transaction active under the exclusive lock");
+    }
+    phase_.store(phase, std::memory_order_release);
+    system_->resume();
+  }
+
+  // Worker `worker`'s access to the system structures (its socket's part, or the one part).
+  SystemAccess system_access(std::size_t worker) {
+    const EngineConfig& engine = config_.run.engine;
+    return SystemAccess(*system_, worker, engine.test_count_cross_socket ? &stats_.workers[worker].cross_socket_accesses : nullptr,
+                        engine.cross_socket_delay_ns);
+  }
+
+  // One sample of the active lists: the age of the oldest running transaction, kept when it is
+  // the longest seen (a transaction that runs for long, e.g. one stuck at a rendezvous, shows here).
+  void sample_active() {
+    const std::uint64_t oldest = system_->oldest_begin();
+    if (oldest == ActiveTxnList::kNone) return;
+    const std::uint64_t now = CycleClock::now();
+    if (now <= oldest) return;
+    const auto age = static_cast<std::uint64_t>(static_cast<double>(now - oldest) * CycleClock::ns_per_tick());
+    stats_.longest_active_ns = std::max(stats_.longest_active_ns, age);
   }
 
   // Whether the machine's available memory is below driver.min_free_memory_mib (then says so
@@ -337,6 +380,8 @@ class InstanceImpl final : public Instance::Impl {
   std::vector<HistorySink> histories_;
   // engine.execution = plp: the workers' queues, and how many stopped drawing transactions.
   std::unique_ptr<PlpBus> plp_bus_;
+  // The active-transaction lists and system-state lock (engine.system_structures).
+  std::unique_ptr<SystemStructures> system_;
   std::atomic<std::size_t> plp_finished_{0};
 };
 

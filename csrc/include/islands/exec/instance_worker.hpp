@@ -17,6 +17,7 @@
 #include "islands/exec/commit_pipeline.hpp"
 #include "islands/exec/fragment.hpp"
 #include "islands/exec/run_stats.hpp"
+#include "islands/exec/system_access.hpp"
 #include "islands/exec/two_phase_commit.hpp"
 #include "islands/exec/worker_transport.hpp"
 #include "islands/log/log_writer.hpp"
@@ -51,7 +52,8 @@ class InstanceWorker {
         stats_(instance.stats_.workers[local]),
         parts_(instance.config_.instance_sites.size()),
         transport_(instance.failed_),
-        profiler_(instance.config_.run.profile) {}
+        profiler_(instance.config_.run.profile),
+        system_(instance.system_access(local)) {}
 
   //! Joins the transport mesh (waiting for every peer); nothing to join when this instance is
   //! the whole deployment.
@@ -73,12 +75,18 @@ class InstanceWorker {
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
     typename Workload::Txn txn;
     for (;;) {
+      // The phase and the transaction under the system-state lock, serving while a phase change bars it.
+      system_.hold([this] { serve(); });
       const int phase = inst_.phase_.load(std::memory_order_relaxed);
-      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
+      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) {
+        system_.release();
+        break;
+      }
       ComponentClock* const clock = profiler_.begin_span();
       ctx_->set_clock(clock);
       serve();
       if (phase < kWarmup) {
+        system_.release();
         cpu_relax();
         continue;
       }
@@ -96,6 +104,7 @@ class InstanceWorker {
       const bool distributed = remote_parts_ > 0;
       const std::uint64_t start = CycleClock::now();
       ctx_->begin(start - inst_.tick0_);
+      system_.begin(start);
       bool committed = false, rolled_back = false;
       for (unsigned attempt = 0;; ++attempt) {
         const TxnResult result = distributed ? attempt_distributed() : attempt_local();
@@ -112,6 +121,7 @@ class InstanceWorker {
         serve();
         backoff.pause(attempt, [this] { serve(); });
       }
+      system_.end();  // decided: committed (its record appended), rolled back or given up
       if (rolled_back) {
         ++stats_.user_rollbacks;
         continue;
@@ -448,6 +458,7 @@ class InstanceWorker {
   TwoPhaseCoordinator coordinator_;
   TwoPhaseParticipant participant_;
   WorkerProfiler profiler_;
+  SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
 };
 
 }  // namespace islands

@@ -22,6 +22,7 @@
 #include "islands/exec/plp_action.hpp"
 #include "islands/exec/plp_bus.hpp"
 #include "islands/exec/run_stats.hpp"
+#include "islands/exec/system_access.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/perf/worker_profiler.hpp"
 #include "islands/txn/txn_context.hpp"
@@ -66,9 +67,11 @@ class InstanceImpl;
 //! acknowledgement waits for the flush; off, the releases wait in the pipeline with the
 //! coordinator's own locks until the record is durable.
 //!
-//! Left for later (issue 16 item 2): the hardware-aware structures. The places a PLP worker
-//! touches something shared by all partitions are marked "centralized:" below (the log, the
-//! history map in test mode, the instance's phase and failure flags).
+//! System structures (engine.system_structures, exec/system_access.hpp): every transaction
+//! holds the system-state lock shared and is linked in the active list, its socket's part
+//! or the one centralized part. The other places a PLP worker touches something shared by
+//! all partitions are marked "centralized:" below (the log, the history map in test mode,
+//! the instance's phase and failure flags).
 template <class Workload, class CC>
 class PlpWorker {
  public:
@@ -88,7 +91,8 @@ class PlpWorker {
         parts_(bus.workers()),
         actions_(bus.workers()),
         held_(bus.workers()),
-        profiler_(instance.config_.run.profile) {
+        profiler_(instance.config_.run.profile),
+        system_(instance.system_access(local)) {
     partition_of_site_.resize(bus.workers());
     std::iota(partition_of_site_.begin(), partition_of_site_.end(), 0u);
   }
@@ -105,12 +109,18 @@ class PlpWorker {
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
     typename Workload::Txn txn;
     for (;;) {
+      // The phase and the transaction under the system-state lock, serving while a phase change bars it.
+      system_.hold([this] { serve(); });
       const int phase = inst_.phase_.load(std::memory_order_relaxed);
-      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
+      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) {
+        system_.release();
+        break;
+      }
       ComponentClock* const clock = profiler_.begin_span();
       ctx_->set_clock(clock);
       serve();
       if (phase < kWarmup) {
+        system_.release();
         cpu_relax();
         continue;
       }
@@ -119,6 +129,7 @@ class PlpWorker {
       split(txn);
       const std::uint64_t start = CycleClock::now();
       ctx_->begin(start - inst_.tick0_);
+      system_.begin(start);
       bool committed = false, rolled_back = false;
       for (unsigned attempt = 0;; ++attempt) {
         const TxnResult result = remote_parts_ == 0 ? attempt_local() : attempt_spread();
@@ -135,6 +146,7 @@ class PlpWorker {
         serve();
         backoff.pause(attempt, [this] { serve(); });
       }
+      system_.end();  // decided: committed (its record appended), rolled back or given up
       if (rolled_back) {
         ++stats_.user_rollbacks;
         continue;
@@ -566,6 +578,7 @@ class PlpWorker {
   CommitRecord committed_;
   CommitPipeline pipeline_;
   WorkerProfiler profiler_;
+  SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
   LogWriter* log_ = nullptr;
   bool measuring_ = false;
   double ns_per_tick_ = 1;

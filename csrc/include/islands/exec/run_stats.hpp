@@ -41,6 +41,9 @@ struct WorkerStats {
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
   std::uint64_t messages_delayed = 0;              //!< of those, held back by the injected cross-socket delay
   std::uint64_t malformed_messages = 0;            //!< malformed records rejected, whole run
+  //! test mode (engine.test_count_cross_socket): accesses to system structures kept by another
+  //! socket than the worker's (its active-list entry and system-state lock), whole run
+  std::uint64_t cross_socket_accesses = 0;
   //! CPU time the worker's thread got from the start of its measured window to its stop (what
   //! the window's commits cost, however often the thread was descheduled); 0: no window
   std::uint64_t cpu_ns = 0;
@@ -96,6 +99,12 @@ struct RunStats {
   //! engine.record_history: every committed transaction (part) of the run: the word counts of
   //! the three HistorySink streams (txn/txn_history.hpp), then the streams; empty otherwise.
   std::vector<std::uint64_t> history;
+  //! The system structures (engine.system_structures): time the run thread waited for every
+  //! running transaction to end at the two phase changes that open and close the measured
+  //! window (it takes the system-state lock exclusively there), and the age of the oldest
+  //! active transaction its samples of the active lists saw (every 2 ms while it waits), ns.
+  std::uint64_t quiesce_ns = 0;
+  std::uint64_t longest_active_ns = 0;
 
   std::uint64_t commits() const;        //!< all workers' measured commits
   std::uint64_t aborts() const;         //!< all workers' measured aborts
