@@ -103,9 +103,9 @@ class EngineConfig:
     #: "shared_everything" (any worker any row) or "plp" (each worker owns a partition; actions routed to owners)
     execution: str = "shared_everything"
     test_skip_validation: bool = False  #: test only: occ commits unvalidated (a broken mode the checker must catch)
-    #: active-transaction list and system-state lock: "centralized" (one for all workers) or
-    #: "per_socket" (one per socket; each worker uses its socket's)
-    system_structures: str = "centralized"
+    #: active-transaction list and system-state lock: "none", "centralized" (one for all
+    #: workers) or "per_socket" (one per socket; each worker uses its socket's)
+    system_structures: str = "none"
     test_count_cross_socket: bool = False  #: test mode: count accesses to another socket's system structures
     cross_socket_delay_ns: float = 0.0  #: injected delay per access to another socket's system structures
 

@@ -3,7 +3,8 @@ anything else in one grid (``[grid] design = [...]``): each names its deployment
 engine settings that make it, because PLP partitions one instance only and a grid crossing
 execution with deployment would hold combinations that cannot run.
 
-- ``shared-nothing``: one single-threaded instance per core (``cc`` left to ``auto``: none);
+- ``shared-nothing``: one single-threaded instance per core (``cc`` left to ``auto``: none),
+  each with its own (one-worker, so uncontended) system structures;
 - ``coarse-sn``: one instance per socket (002 Fig 5's coarse shared-nothing), row-level 2PL;
 - ``centralized``: one instance, every worker any row, row-level 2PL, the centralized system
   structures (today's 1ISL; Shore-MT's layout);
@@ -36,7 +37,7 @@ class Design:
 
 #: design name -> the baseline (the order figures list them in).
 DESIGNS: dict[str, Design] = {
-    "shared-nothing": Design("per-core", {}, "SN (per-core)"),
+    "shared-nothing": Design("per-core", {"system_structures": "centralized"}, "SN (per-core)"),
     "coarse-sn": Design(
         "per-socket", {"execution": "shared_everything", "system_structures": "centralized"}, "coarse SN (per-socket)"
     ),

@@ -245,7 +245,7 @@ def config_from_args(
             lock_policy=lock_policy,
             isolation=args.isolation,
             execution=getattr(args, "execution", "shared_everything"),
-            system_structures=getattr(args, "system_structures", "centralized"),
+            system_structures=getattr(args, "system_structures", "none"),
             latching=not args.no_latching,
             prefetch=not args.no_prefetch,
         ),

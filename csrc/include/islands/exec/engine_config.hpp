@@ -25,8 +25,8 @@ namespace islands {
     "shared_everything (any worker any row) or plp (partitions owned by workers, actions routed)") \
   F(bool, test_skip_validation, false, kUnbounded, kUnbounded,                                     \
     "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)") \
-  F(SystemStructuresKind, system_structures, SystemStructuresKind::centralized, kUnbounded, kUnbounded,  \
-    "active-transaction list and system-state lock: centralized (one for all workers) or per_socket (each worker its socket's)") \
+  F(SystemStructuresKind, system_structures, SystemStructuresKind::none, kUnbounded, kUnbounded,  \
+    "active-transaction list and system-state lock: none, centralized (one for all workers) or per_socket (each worker its socket's)") \
   F(bool, test_count_cross_socket, false, kUnbounded, kUnbounded,                                  \
     "test mode: count each worker's accesses to system structures kept by another socket")         \
   F(double, cross_socket_delay_ns, 0.0, 0.0, 1e6, \

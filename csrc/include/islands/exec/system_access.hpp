@@ -23,8 +23,9 @@ class SystemAccess {
   //! Worker `worker`'s access to `structures`, counting into `*cross_socket` (null: not
   //! counted), spending `delay_ns` on each cross-socket access.
   SystemAccess(SystemStructures& structures, std::size_t worker, std::uint64_t* cross_socket, double delay_ns)
-      : part_(structures.part_of(worker)),
-        remote_(part_.socket != structures.socket_of(worker)),
+      : on_(structures.kind() != SystemStructuresKind::none),
+        part_(structures.part_of(worker)),
+        remote_(on_ && part_.socket != structures.socket_of(worker)),
         cross_socket_(remote_ ? cross_socket : nullptr),
         delay_ticks_(remote_ && delay_ns > 0 ? static_cast<std::uint64_t>(delay_ns / CycleClock::ns_per_tick()) + 1
                                               : 0) {}
@@ -37,6 +38,7 @@ class SystemAccess {
   //! yielding the CPU once that grows long: the holders the quiesce waits for may need it).
   template <class Wait>
   void hold(Wait wait) {
+    if (!on_) return;
     Backoff backoff;
     for (;;) {
       touch();
@@ -47,16 +49,19 @@ class SystemAccess {
   }
   //! Releases the shared hold (no transaction began under it).
   void release() {
+    if (!on_) return;
     touch();
     part_.lock.unlock_shared();
   }
   //! Links this worker's transaction, begun at `begin_tick`, in the active list (under hold).
   void begin(std::uint64_t begin_tick) {
+    if (!on_) return;
     touch();
     part_.active.add(entry_, begin_tick);
   }
   //! The transaction's outcome is decided: unlinked, and the shared hold released.
   void end() {
+    if (!on_) return;
     touch();
     part_.active.remove(entry_);
     release();
@@ -73,6 +78,7 @@ class SystemAccess {
     }
   }
 
+  bool on_;  // engine.system_structures is not none
   SystemPart& part_;
   bool remote_;
   std::uint64_t* cross_socket_;

@@ -22,7 +22,7 @@ struct SystemPart {
 
 //! An instance's system structures (engine.system_structures, paper 002 Sec IV): the
 //! system-state lock and the list of active transactions, centralized (one part, kept by the
-//! first socket, socket 0) or per socket (one part per socket that has a worker). Workers use
+//! first socket, socket 0) or per socket (one part per socket that has a worker), or none. Workers use
 //! them through a SystemAccess each (exec/system_access.hpp); the instance's run thread takes
 //! the lock exclusively (quiesce, every part) and reads the lists (active, oldest_begin).
 class SystemStructures {
@@ -49,9 +49,10 @@ class SystemStructures {
   std::uint32_t socket_of(std::size_t worker) const {
     return worker < worker_sockets_.size() ? worker_sockets_[worker] : 0;
   }
-  //! The part worker `worker` uses: its socket's (per socket) or the one part (centralized).
+  //! The part worker `worker` uses: its socket's (per socket) or the one part (centralized;
+  //! none: a part nobody takes).
   SystemPart& part_of(std::size_t worker) {
-    return kind_ == SystemStructuresKind::centralized ? *parts_[0] : *parts_[socket_of(worker)];
+    return kind_ == SystemStructuresKind::per_socket ? *parts_[socket_of(worker)] : *parts_[0];
   }
 
   //! Takes the system-state lock exclusively: every part's barrier raised, in socket order,
@@ -60,6 +61,7 @@ class SystemStructures {
   //! (resume lowers them either way).
   template <class GiveUp>
   bool quiesce(GiveUp give_up) {
+    if (kind_ == SystemStructuresKind::none) return true;  // no worker holds anything
     for (auto& part : parts_) part->lock.bar();
     for (auto& part : parts_) {
       Backoff backoff;
