@@ -103,6 +103,13 @@ class EngineConfig:
     #: "shared_everything" (any worker any row) or "plp" (each worker owns a partition; actions routed to owners)
     execution: str = "shared_everything"
     test_skip_validation: bool = False  #: test only: occ commits unvalidated (a broken mode the checker must catch)
+    #: test mode (plp): every this many seconds while transactions run, move 1-3 random routing units
+    #: to other workers (0: never)
+    plp_reshuffle_s: float = 0.0
+    #: test only (plp): hand moved units over undrained (a broken mode the ownership check must catch)
+    test_skip_drain: bool = False
+    #: plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)
+    plp_monitor: bool = False
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,13 @@ namespace islands {
   F(ExecutionKind, execution, ExecutionKind::shared_everything, kUnbounded, kUnbounded,            \
     "shared_everything (any worker any row) or plp (partitions owned by workers, actions routed)") \
   F(bool, test_skip_validation, false, kUnbounded, kUnbounded,                                     \
-    "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)")
+    "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)") \
+  F(double, plp_reshuffle_s, 0.0, 0.0, kUnbounded,                                                 \
+    "test mode (plp): every this many seconds while transactions run, move 1-3 random routing units to other workers (0: never)") \
+  F(bool, test_skip_drain, false, kUnbounded, kUnbounded,                                          \
+    "test only (plp): hand moved units over without draining them (broken on purpose; the ownership check must catch it)") \
+  F(bool, plp_monitor, false, kUnbounded, kUnbounded,                                              \
+    "plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {
