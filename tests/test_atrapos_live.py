@@ -67,9 +67,10 @@ def test_a_lost_core_is_adapted_to_and_static_stays_put():
     result, log = run_live(config, adaptive=True, events=lost, loop=fast_loop())
     assert result.check_failures == []
     assert [e[1] for e in log.events] == ["park"]
-    assert log.repartitions, log
-    assert log.repartitions[0]["at_s"] >= log.events[0][0]
-    assert set(log.repartitions[-1]["owners"]) == {0}
+    # (it may also rebalance before the event: the search sees the monitored load)
+    after = [r for r in log.repartitions if r["at_s"] >= log.events[0][0]]
+    assert after, log
+    assert set(after[-1]["owners"]) == {0}
     assert result.instances[0]["repartitioning"]["repartitions"] == len(log.repartitions)
     assert len(log.intervals) >= 2
     static, slog = run_live(config, adaptive=False, events=lost, loop=fast_loop())

@@ -117,11 +117,11 @@ class LiveController(threading.Thread):
         self.poll_s = float(poll_s)
         self.log = LiveLog()
         self.error: BaseException | None = None
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def stop(self) -> None:
         """Ends the loop at its next poll."""
-        self._stop.set()
+        self._halt.set()
 
     def run(self) -> None:
         try:
@@ -131,7 +131,7 @@ class LiveController(threading.Thread):
 
     def _run(self) -> None:
         while not _core.plp_attached():
-            if self._stop.wait(self.poll_s):
+            if self._halt.wait(self.poll_s):
                 return
         t0 = time.monotonic() + self.warmup_s  # the window's start
         hardware = self.hardware
@@ -141,13 +141,13 @@ class LiveController(threading.Thread):
         if commits is None or snapshot is None:
             raise RuntimeError("the ATraPos controller needs engine.plp_monitor = true")
         start = time.monotonic()
-        while _core.plp_attached() and not self._stop.is_set():
+        while _core.plp_attached() and not self._halt.is_set():
             end = start + self.loop.controller.interval_s
-            while time.monotonic() < end and _core.plp_attached() and not self._stop.is_set():
+            while time.monotonic() < end and _core.plp_attached() and not self._halt.is_set():
                 now = time.monotonic() - t0
                 while pending and pending[0].at_s <= now:
                     hardware = self._fire(pending.pop(0), hardware, now)
-                self._stop.wait(self.poll_s)
+                self._halt.wait(self.poll_s)
             now_commits, now_snapshot = _core.plp_commits(), _core.plp_snapshot()
             if now_commits is None or now_snapshot is None:
                 return  # detached meanwhile
