@@ -27,17 +27,18 @@ import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from islands import _core
-from islands.config import RunConfig
-from islands.run_result import RunResult
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
 from islands.atrapos.workload import MonitoredPartition, WorkloadStats, from_monitor
+from islands.config import RunConfig
+from islands.run_result import RunResult
 
 __all__ = ["EVENT_KINDS", "Event", "LiveController", "LiveLog", "check_events", "engine_scheme", "run_live"]
 
@@ -162,7 +163,7 @@ class LiveController(threading.Thread):
             if not owners:
                 return
             decision = self.loop.end_of_interval(
-                tps, lambda i=interval, o=owners: engine_scheme(i, o, hardware.n_cores), hardware
+                tps, partial(engine_scheme, interval, owners, hardware.n_cores), hardware
             )
             if decision.repartition and decision.plan is not None:
                 target = [int(c) for c in decision.plan.scheme.owners()]
