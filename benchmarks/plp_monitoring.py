@@ -47,7 +47,8 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=0.5)
     args = parser.parse_args()
     cpus = tuple(islands.read_topology().cpus[:2])
-    print(f"TATP under PLP, {len(cpus)} workers, monitor off vs on, {args.reps} interleaved rounds of {args.duration} s")
+    rounds = f"{args.reps} interleaved rounds of {args.duration} s"
+    print(f"TATP under PLP, {len(cpus)} workers, monitor off vs on, {rounds}")
     print(f"{'transaction':<24} {'off txn/s':>10} {'on txn/s':>10} {'overhead':>9} {'min':>7} {'max':>7}")
     for mix in MIXES:
         off, on, overhead = [], [], []
