@@ -14,7 +14,7 @@ over ``--reps`` runs of each N, and the throughput of the run.
 Paper 002: 80 rearrangements take under 200 ms; issue 17's goal: 80 in 20 ms or less at 800 K
 rows. Prints figures; asserts nothing.
 
-    python benchmarks/atrapos_repartition.py [--rows N] [--reps N] [--duration S]
+    python benchmarks/atrapos_repartition.py [--rows N] [--reps N] [--duration S] [--png FILE]
 """
 
 from __future__ import annotations
@@ -77,6 +77,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=800_000, help="rows in all (two sites)")
     parser.add_argument("--reps", type=int, default=3, help="runs per action count (interleaved)")
     parser.add_argument("--duration", type=float, default=1.0, help="seconds per run")
+    parser.add_argument("--png", default="", help="write the figure (002 Fig 9) here")
     args = parser.parse_args()
     cpus = tuple(islands.read_topology().cpus[:2])
     if len(cpus) < 2:
@@ -99,6 +100,16 @@ def main() -> None:
             f" {med['moved']:>12.0f} {med['tps']:>10,.0f}"
         )
     print("paper 002: 80 rearrangements < 200 ms; issue 17 goal: 80 in <= 20 ms at 800 K rows")
+    if args.png:
+        from islands.plots.atrapos import plot_repartition_cost
+
+        costs = {
+            "move (= split, merge, rearrange here)": {
+                n: [r["total_ms"] for r in runs[n] if "error" not in r] for n in COUNTS
+            }
+        }
+        note = f"PLP micro under load, 2 workers (2 virtual sockets over 2 cores), {args.rows:,} rows"
+        plot_repartition_cost(costs, note=note).figure.savefig(args.png, dpi=120)
 
 
 if __name__ == "__main__":
