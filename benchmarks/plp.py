@@ -42,7 +42,11 @@ DESIGNS = {
     "centralized SE": (1, EngineConfig(cc="2pl", system_structures="centralized"), "none"),
     "PLP naive": (1, EngineConfig(cc="2pl", execution="plp", system_structures="centralized"), "none"),
     "PLP HW-aware": (1, EngineConfig(cc="2pl", execution="plp", system_structures="per_socket"), "none"),
-    "per-core SN": ("per-core", EngineConfig(cc="none", lock_policy="no_wait", system_structures="centralized"), "none"),
+    "per-core SN": (
+        "per-core",
+        EngineConfig(cc="none", lock_policy="no_wait", system_structures="centralized"),
+        "none",
+    ),
 }
 WORKLOADS = ("micro read-1", "tatp")
 MULTISITE = "micro update-4 50% multisite"

@@ -108,6 +108,13 @@ class EngineConfig:
     system_structures: str = "none"
     test_count_cross_socket: bool = False  #: test mode: count accesses to another socket's system structures
     cross_socket_delay_ns: float = 0.0  #: injected delay per access to another socket's system structures
+    #: test mode (plp): every this many seconds while transactions run, move 1-3 random routing units
+    #: to other workers (0: never)
+    plp_reshuffle_s: float = 0.0
+    #: test only (plp): hand moved units over undrained (a broken mode the ownership check must catch)
+    test_skip_drain: bool = False
+    #: plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)
+    plp_monitor: bool = False
 
 
 @dataclass(frozen=True)

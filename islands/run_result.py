@@ -356,6 +356,10 @@ def collect(
                 "cpu_ns": sum(w.get("cpu_ns", 0) for w in workers),  # the workers' CPU time in the window
                 "recovery": stats["recovery"],
                 "checks_before": stats["checks_before"],  # its consistency figures after load and recovery
+                # engine.execution = plp: re-partitionings, units moved, their pauses (ns)
+                "repartitioning": stats.get("repartitioning", {}),
+                # engine.plp_monitor: ATraPos's trace (actions, cost, sync_count per site and unit)
+                "monitor": stats.get("monitor"),
             }
         )
     if topology.virtual:

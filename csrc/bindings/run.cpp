@@ -129,6 +129,22 @@ py::dict stats_dict(const RunStats& stats) {
   log["buffer_waits"] = stats.log.buffer_waits;
   log["durable_lsn"] = stats.log_durable_lsn;
   out["log"] = log;
+  const RepartitionStats& rp = stats.repartitioning;
+  py::dict repartitioning;
+  repartitioning["repartitions"] = rp.repartitions;
+  repartitioning["units_moved"] = rp.units_moved;
+  repartitioning["pause_ns_total"] = rp.pause_ns_total;
+  repartitioning["pause_ns_max"] = rp.pause_ns_max;
+  repartitioning["incomplete"] = rp.incomplete;
+  out["repartitioning"] = repartitioning;
+  if (stats.monitor.n_partitions != 0) {  // engine.plp_monitor
+    py::dict monitor;
+    monitor["partitions"] = stats.monitor.n_partitions;
+    monitor["actions"] = stats.monitor.actions;
+    monitor["cost"] = stats.monitor.cost;
+    monitor["sync_count"] = stats.monitor.sync_count;
+    out["monitor"] = monitor;
+  }
   if (!stats.history.empty()) {  // engine.record_history: native-endian uint64 words
     out["history"] = py::bytes(reinterpret_cast<const char*>(stats.history.data()), 8 * stats.history.size());
   }

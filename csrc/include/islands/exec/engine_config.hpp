@@ -30,7 +30,13 @@ namespace islands {
   F(bool, test_count_cross_socket, false, kUnbounded, kUnbounded,                                  \
     "test mode: count each worker's accesses to system structures kept by another socket")         \
   F(double, cross_socket_delay_ns, 0.0, 0.0, 1e6, \
-    "injected delay on each access to system structures kept by another socket (virtual topologies), ns")
+    "injected delay on each access to system structures kept by another socket (virtual topologies), ns") \
+  F(double, plp_reshuffle_s, 0.0, 0.0, kUnbounded,                                                 \
+    "test mode (plp): every this many seconds while transactions run, move 1-3 random routing units to other workers (0: never)") \
+  F(bool, test_skip_drain, false, kUnbounded, kUnbounded,                                          \
+    "test only (plp): hand moved units over without draining them (broken on purpose; the ownership check must catch it)") \
+  F(bool, plp_monitor, false, kUnbounded, kUnbounded,                                              \
+    "plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

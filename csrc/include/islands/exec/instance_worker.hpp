@@ -33,6 +33,9 @@ class InstanceImpl;
 
 //! Where an instance's run is: workers read it once per transaction.
 enum InstancePhase : int { kLoading, kWaitStart, kWarmup, kMeasure, kStop };
+//! What a worker throws when it stops because another worker of its instance failed (an echo
+//! of that failure, reported only when no worker has a cause of its own).
+inline constexpr const char* kPeerFailed = "another worker of this instance failed";
 
 //! One worker of an instance (internal to exec/instance_impl.hpp): a client driving
 //! transactions back to back (retrying aborts), the coordinator of its distributed ones, the
@@ -174,7 +177,7 @@ class InstanceWorker {
   void send(std::uint32_t dest, const Message& message) { transport_.send(dest, message); }
   void idle() { transport_.idle(); }
   void check_failed() {
-    if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
+    if (inst_.failed_.load()) throw std::runtime_error(kPeerFailed);
   }
   void recycle(std::unique_ptr<TxnContext> ctx) { spare_.push_back(std::move(ctx)); }
 

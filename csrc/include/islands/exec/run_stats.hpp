@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "islands/atrapos/monitor_snapshot.hpp"
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/latency_histogram.hpp"
 #include "islands/log/log_recovery.hpp"
@@ -78,6 +79,15 @@ using CheckMap = std::map<std::string, std::int64_t>;
 //! The figure called name in figures, 0 when there is none.
 std::int64_t figure_or_zero(const char* name, const CheckFigures& figures);
 
+//! What re-partitionings of a PLP instance did over a run (exec/plp_routing.hpp).
+struct RepartitionStats {
+  std::uint64_t repartitions = 0;  //!< re-partitionings that moved at least one unit
+  std::uint64_t units_moved = 0;   //!< routing units handed to another worker, summed
+  double pause_ns_total = 0;       //!< summed time from freezing the moving units to handing them over
+  double pause_ns_max = 0;         //!< the longest such pause
+  std::uint64_t incomplete = 0;    //!< re-partitionings cut short by the instance stopping
+};
+
 //! Outcome of one run.
 struct RunStats {
   std::vector<WorkerStats> workers;   //!< one per worker, in config order
@@ -105,6 +115,9 @@ struct RunStats {
   //! active transaction its samples of the active lists saw (every 2 ms while it waits), ns.
   std::uint64_t quiesce_ns = 0;
   std::uint64_t longest_active_ns = 0;
+  RepartitionStats repartitioning;  //!< engine.execution = plp: the run's re-partitionings
+  //! engine.plp_monitor: ATraPos's trace of the whole run (sites x units; exec/plp_monitor.hpp)
+  atrapos::MonitorSnapshot monitor;
 
   std::uint64_t commits() const;        //!< all workers' measured commits
   std::uint64_t aborts() const;         //!< all workers' measured aborts

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "islands/workload/routing_unit.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
@@ -201,6 +202,13 @@ class TpccWorkload {
     split_operations(txn.words, instance_of_site, parts, [&](std::size_t at) {
       return std::pair<std::size_t, std::uint64_t>{op_words(&txn.words[at]), txn.words[at + 1] / config_.warehouses_per_site};
     });
+  }
+  //! The operation starting at word `at` of the `n` words of a transaction (or of an action
+  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! PLP routes by it).
+  //! (A whole site is one unit: its warehouses' inserts share the site's tables.)
+  std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {
+    return {op_words(&words[at]), words[at + 1] / config_.warehouses_per_site * kUnitsPerSite};
   }
 
   //! Whether a part writes (OrderStatus and StockLevel only read).
