@@ -1,40 +1,55 @@
-"""Paper 002's designs on islands (Fig 2 and Fig 8's baselines; issue 16): on micro read-1 and
-TATP, with 1 and 2 workers,
+"""Paper 002's designs on islands (Fig 2, 5 and 8's baselines; issue 16): on micro read-1 and
+TATP, with 1 and 2 workers, the four baselines of one binary, chosen at run time:
 
-- centralized shared-everything: one instance, N workers, row-level 2PL (today's 1ISL);
-- PLP: one instance, each worker owning its partition (engine.execution = plp);
-- per-core shared-nothing: N single-threaded instances (cc none), every transaction local.
+- centralized SE: one instance, N workers, row-level 2PL, centralized system structures
+  (today's 1ISL);
+- PLP naive: one instance, each worker owning its partition (engine.execution = plp), with the
+  centralized system structures (one active-transaction list and system-state lock for all);
+- PLP HW-aware: the same with the structures per socket (engine.system_structures =
+  per_socket: each worker uses its own socket's part);
+- per-core SN: N single-threaded instances (cc none), every transaction local.
 
-(PLP with hardware-aware structures, issue 16 item 2, joins as a fourth design once it exists:
-add it to DESIGNS.) A third table reports micro update-4 with half the transactions reaching
-the other worker's partition, where PLP routes actions and shared-nothing runs 2PC.
+The run is planned on the machine's cores regrouped into --virtual-sockets sockets (default 2:
+with 2 workers, one per socket), so that the per-socket structures have two parts; a virtual
+socket shares the real caches, so --cross-socket-delay-ns can inject a delay on each access to
+another socket's structures (default 0: none). --multisite adds micro update-4 with half the
+transactions reaching the other worker's partition, where PLP routes actions and shared-nothing
+runs 2PC.
 
 All in one run, repetitions interleaved (every configuration once per round, the order rotated
 round by round). Prints each configuration's median throughput [min-max] and its commits per
-CPU-second of its workers (what a shared, loaded machine disturbs least), and, per round, PLP
-and shared-nothing over shared-everything in both. Asserts nothing; fails on a consistency
-failure.
+CPU-second of its workers (what a shared, loaded machine disturbs least), and, per round, each
+design over centralized SE in both. Asserts nothing; fails on a consistency failure.
 
-    python benchmarks/plp.py [--duration S] [--reps N] [--cpus 0,1]
+    python benchmarks/plp.py [--duration S] [--reps N] [--cpus 0,1] [--virtual-sockets N]
+        [--cross-socket-delay-ns NS] [--multisite]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import statistics
 
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
-from islands.topology import read_topology
+from islands.topology import Topology, read_topology
+from islands.virtual_topology import virtual_sockets
 
 #: design label: (deployment of N workers, engine settings, transport)
 DESIGNS = {
-    "centralized SE": (1, EngineConfig(cc="2pl"), "none"),
-    "PLP": (1, EngineConfig(cc="2pl", execution="plp"), "none"),
-    "per-core SN": ("per-core", EngineConfig(cc="none", lock_policy="no_wait"), "none"),
+    "centralized SE": (1, EngineConfig(cc="2pl", system_structures="centralized"), "none"),
+    "PLP naive": (1, EngineConfig(cc="2pl", execution="plp", system_structures="centralized"), "none"),
+    "PLP HW-aware": (1, EngineConfig(cc="2pl", execution="plp", system_structures="per_socket"), "none"),
+    "per-core SN": (
+        "per-core",
+        EngineConfig(cc="none", lock_policy="no_wait", system_structures="centralized"),
+        "none",
+    ),
 }
-WORKLOADS = ("micro read-1", "tatp", "micro update-4 50% multisite")
+WORKLOADS = ("micro read-1", "tatp")
+MULTISITE = "micro update-4 50% multisite"
 
 
 def workload_config(name: str, driver: DriverConfig, engine: EngineConfig, workers: int) -> RunConfig:
@@ -47,12 +62,14 @@ def workload_config(name: str, driver: DriverConfig, engine: EngineConfig, worke
     return RunConfig(workload="micro", micro=micro, engine=engine, driver=driver)
 
 
-def measure(run: tuple[str, int, str], cpus: tuple[int, ...], warmup: float, duration: float) -> tuple[float, float]:
+def measure(
+    run: tuple[str, int, str], cpus: tuple[int, ...], warmup: float, duration: float, topology: Topology, delay: float
+) -> tuple[float, float]:
     """Throughput (transactions per second) of one configuration, and its commits per second of
     its workers' CPU time (NaN when none was measured)."""
     workload, workers, design = run
     plan, engine, transport = DESIGNS[design]
-    topology = read_topology()
+    engine = dataclasses.replace(engine, cross_socket_delay_ns=delay)
     mine = cpus[:workers]
     if design == "per-core SN" and workload.endswith("multisite") and workers > 1:
         transport = "shm"  # its multisite transactions are 2PC between the instances
@@ -72,18 +89,29 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=0.2)
     parser.add_argument("--reps", type=int, default=3, help="rounds (each runs every configuration once)")
     parser.add_argument("--cpus", default=None, help="two CPUs, e.g. 0,1 (default: the first two)")
+    parser.add_argument("--virtual-sockets", type=int, default=2, help="plan on this many made-up sockets (0: real)")
+    parser.add_argument(
+        "--cross-socket-delay-ns", type=float, default=0.0, help="delay per access to another socket's structures"
+    )
+    parser.add_argument("--multisite", action="store_true", help=f"also {MULTISITE}")
     args = parser.parse_args()
     topology = read_topology()
+    if args.virtual_sockets:
+        topology = virtual_sockets(topology, args.virtual_sockets)
+    workloads = (*WORKLOADS, MULTISITE) if args.multisite else WORKLOADS
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
     counts = sorted({1, len(cpus)})
-    runs = [(w, n, d) for w in WORKLOADS for n in counts for d in DESIGNS]
+    runs = [(w, n, d) for w in workloads for n in counts for d in DESIGNS]
     tps: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
     per_cpu: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
-    print(f"cpus {cpus}; {args.reps} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
+    sockets = [topology.socket_of(c) for c in cpus]
+    print(f"cpus {cpus} on sockets {sockets} ({topology.virtual or 'real sockets'})")
+    print(f"cross-socket delay {args.cross_socket_delay_ns:g} ns per access to another socket's structures")
+    print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
     for rep in range(args.reps):
         shift = rep % len(runs)
         for run in runs[shift:] + runs[:shift]:
-            wall, cpu = measure(run, cpus, args.warmup, args.duration)
+            wall, cpu = measure(run, cpus, args.warmup, args.duration, topology, args.cross_socket_delay_ns)
             tps[run].append(wall)
             per_cpu[run].append(cpu)
     print(f"{'workload':30} {'workers':>7}  {'design':15} {'txn/s median [min-max]':>34} {'txn per CPU-s median':>22}")
@@ -97,7 +125,7 @@ def main() -> None:
         )
     for label, table in (("throughput", tps), ("per CPU-second", per_cpu)):
         print(f"\nover centralized SE, {label}, per round (median [min-max]):")
-        for workload in WORKLOADS:
+        for workload in workloads:
             for workers in counts:
                 base = table[(workload, workers, "centralized SE")]
                 for design in DESIGNS:

@@ -45,6 +45,12 @@ __all__: list[str] = [
     "latency_summary",
     "lock_kinds",
     "make_transport",
+    "plp_apply",
+    "plp_attached",
+    "plp_commits",
+    "plp_owners",
+    "plp_park",
+    "plp_snapshot",
     "read_log",
     "run",
     "run_counter_bench",
@@ -156,6 +162,12 @@ class EngineConfig:
     execution: str
     test_skip_validation: bool
     test_skip_write_conflict: bool
+    system_structures: str
+    test_count_cross_socket: bool
+    cross_socket_delay_ns: float
+    plp_reshuffle_s: float
+    test_skip_drain: bool
+    plp_monitor: bool
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
@@ -423,6 +435,8 @@ class MessageType:
       ack
 
       shutdown
+
+      validate
     """
 
     __members__: typing.ClassVar[dict[str, MessageType]]
@@ -430,6 +444,7 @@ class MessageType:
     decision: typing.ClassVar[MessageType]
     fragment: typing.ClassVar[MessageType]
     shutdown: typing.ClassVar[MessageType]
+    validate: typing.ClassVar[MessageType]
     vote: typing.ClassVar[MessageType]
     @typing.overload
     def __eq__(self, other: MessageType) -> bool: ...
@@ -842,4 +857,34 @@ def atrapos_monitoring_bench(
 def atrapos_sub_partitions() -> int:
     """
     Sub-partitions per partition of the ATraPos monitor
+    """
+
+def plp_apply(target: collections.abc.Sequence[typing.SupportsInt]) -> typing.Any:
+    """
+    Moves every routing unit u of the running PLP instance to worker target[u] (freeze, drain, hand over); {units_moved, pause_ns, completed}, or None when none runs
+    """
+
+def plp_attached() -> bool:
+    """
+    Whether a PLP instance of this process is running (its workers drawing transactions)
+    """
+
+def plp_commits() -> int | None:
+    """
+    Transactions the running PLP instance committed so far (monitor on); None otherwise
+    """
+
+def plp_owners() -> list[int]:
+    """
+    The owner worker of every routing unit of the running PLP instance (empty: none runs)
+    """
+
+def plp_park(worker: typing.SupportsInt, parked: bool) -> bool:
+    """
+    Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; False when no PLP instance runs or it has no such worker
+    """
+
+def plp_snapshot() -> typing.Any:
+    """
+    The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost (sites x 10 units), sync_count and sync_bytes; None when none runs or its monitor is off
     """

@@ -107,6 +107,18 @@ class EngineConfig:
     test_skip_validation: bool = False  #: test only: occ commits unvalidated (a broken mode the checker must catch)
     #: test only: mvcc commits without first-committer-wins (a broken mode the checker must catch)
     test_skip_write_conflict: bool = False
+    #: active-transaction list and system-state lock: "none", "centralized" (one for all
+    #: workers) or "per_socket" (one per socket; each worker uses its socket's)
+    system_structures: str = "none"
+    test_count_cross_socket: bool = False  #: test mode: count accesses to another socket's system structures
+    cross_socket_delay_ns: float = 0.0  #: injected delay per access to another socket's system structures
+    #: test mode (plp): every this many seconds while transactions run, move 1-3 random routing units
+    #: to other workers (0: never)
+    plp_reshuffle_s: float = 0.0
+    #: test only (plp): hand moved units over undrained (a broken mode the ownership check must catch)
+    test_skip_drain: bool = False
+    #: plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)
+    plp_monitor: bool = False
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,9 @@ one machine, because deployments may be written relative to the topology (``1``,
                                       # ("none": instances never talk; local work only)
     cores = [1, 2, 4, 8, "all"]       # optional: deploy on the first N cpus only (larger N
                                       # than the machine has are skipped with a note)
+    design = ["centralized", "plp"]   # optional, instead of deployment: paper 002's baselines
+                                      # (islands.designs: shared-nothing, centralized, plp,
+                                      # plp-hw), each its deployment and engine settings
     update = [false, true]            # any MicroConfig or EngineConfig field (e.g.
                                       # execution = ["shared_everything", "plp"])
     multisite = { from = 0.0, to = 1.0, step = 0.2 }   # a range: 0, 0.2, ..., 1.0
@@ -82,6 +85,7 @@ from islands.config import (
     RunConfig,
     resolve_field,
 )
+from islands.designs import DESIGN_ENGINE_KEYS, DESIGNS
 from islands.dispatch import default_log_root
 from islands.topology import format_cpulist, parse_cpulist
 
@@ -97,7 +101,9 @@ __all__ = [
 #: first N of the run's CPUs (one per core unless [run] cpus says otherwise) for every
 #: deployment of the point, so that a file can sweep scale (paper 004's clients 1 ... cores);
 #: values larger than the machine's are skipped with a note, "all" takes every CPU.
-DEPLOY_KEYS = ("deployment", "placement", "transport", "cores")
+DEPLOY_KEYS = ("deployment", "placement", "transport", "cores", "design")
+#: DEPLOY_KEYS that tables and point descriptions show (the others show as the deployment).
+SHOWN_DEPLOY_KEYS = ("cores", "design")
 #: Placements a grid may ask for (explicit deployments are written as cpu lists).
 GRID_PLACEMENTS = ("islands", "spread", "os")
 ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
@@ -386,6 +392,9 @@ class ExperimentSpec:
                 elif key == "cores":
                     if value != "all" and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                         raise where.error(dotted, f"{value!r} is not a number of cores (a positive integer or 'all')")
+                elif key == "design":
+                    if value not in DESIGNS:
+                        raise where.error(dotted, f"{value!r}: choose one of {', '.join(DESIGNS)}")
                 elif key == "cc" and value == "auto":
                     pass
                 else:
@@ -395,6 +404,14 @@ class ExperimentSpec:
                 checked.append(value)
             grid[key] = tuple(checked)
         defaults = {"deployment": ("1",), "placement": ("islands",), "transport": ("unix",)}
+        if "design" in grid:  # a design names its deployment and the engine settings that make it
+            if "deployment" in grid:
+                raise where.error("grid.deployment", "not with grid.design (each design names its deployment)")
+            for key in DESIGN_ENGINE_KEYS:
+                if key in grid or key in fixed["engine"]:
+                    holder = f"grid.{key}" if key in grid else f"engine.{key}"
+                    raise where.error(holder, "not with grid.design (each design sets it)")
+            del defaults["deployment"]
         ordered = [(k, v) for k, v in defaults.items() if k not in grid] + list(grid.items())
         ordered.sort(key=lambda kv: DEPLOY_KEYS.index(kv[0]) if kv[0] in DEPLOY_KEYS else len(DEPLOY_KEYS))
 
@@ -475,7 +492,8 @@ class ExperimentSpec:
             )
             for section, klass in WORKLOAD_SETTINGS.items()
         }
-        engine = {**self.engine, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
+        design = DESIGNS[chosen["design"]].engine if "design" in chosen else {}
+        engine = {**self.engine, **design, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
         engine["cc"] = _resolve_cc(
             engine.get("cc", "auto"),
             sizes,

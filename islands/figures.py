@@ -28,6 +28,11 @@ DRAWN: dict[str, str] = {
     "000-fig26": "islands.plots.characterization:plot_breakdown",  # OCC: time per txn by component
     "000-fig27": "islands.plots.txn_size:plot_txn_size",  # OCC: time per transaction vs rows read
     "000-fig28": "islands.plots.multisite:plot_multisite",  # OCC: update 2 rows vs % multisite
+    "002-fig1": "islands.plots.designs:plot_designs",  # throughput vs sockets: SN, centralized SE, PLP
+    "002-fig2": "islands.plots.designs:plot_designs",  # (Fig 1's IPC is not drawn: no counters here)
+    "002-fig5": "islands.plots.designs:plot_designs",  # with the hardware-aware system structures
+    "002-fig6": "islands.plots.designs:plot_designs",  # a two-table transaction vs sockets
+    "002-fig8": "islands.plots.designs:plot_designs",  # TATP and TPC-C per transaction and mix, over PLP
     "004-fig3": "islands.plots.engines:plot_engines",  # read-only TPC-C: shared engine vs aggregate
     "004-fig4": "islands.plots.engines:plot_engines",  # TPC-C mixes x isolation level
     "004-fig5": "islands.plots.engines:plot_engines",  # latched vs latch-free indexes (Fig 5-8)

@@ -233,10 +233,9 @@ def instance_specs(
     ``memory``, a :data:`~islands.memory_placement.MEMORY_POLICIES` policy, puts them)."""
     sizes = [len(cpus) for cpus in deployment.instances]
     bound = memory_nodes(topology, deployment, memory)
-    # An injected cross-socket delay needs every site's socket (sites are the CPUs in order).
-    site_sockets = (
-        [topology.socket_of(c) for cpus in deployment.instances for c in cpus] if topology.message_delay_us else []
-    )
+    # Every site's socket (sites are the CPUs in order): an injected cross-socket delay needs
+    # them, and so do the per-socket system structures (engine.system_structures).
+    site_sockets = [topology.socket_of(c) for cpus in deployment.instances for c in cpus]
     specs = []
     for i, cpus in enumerate(deployment.instances):
         driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": deployment.pinned}

@@ -5,7 +5,7 @@ whose ``figure`` names it (a file named ``000-fig17-18-...`` feeds both Fig 17 a
 :func:`reproduce` sweeps each such file into ``<results>/<experiment name>`` (resuming what
 is there) and renders the figure beside the rows, as ``islands sweep`` followed by
 ``islands plot`` would. ``quick=True`` runs a shrunken copy instead — short runs, one
-repetition, at most three values per swept axis (first, middle, last) — into
+repetition, at most three values per swept axis (first, middle, last; cores: first two, last) — into
 ``<results>/<experiment name>-quick``, so that the two never mix.
 """
 
@@ -34,7 +34,7 @@ __all__ = [
 QUICK_DURATION_S = 0.2
 QUICK_WARMUP_S = 0.05
 #: Swept axes that a quick run keeps whole: they are the figure's series, not its x axis.
-_KEPT_AXES = ("deployment", "placement", "transport")
+_KEPT_AXES = ("deployment", "placement", "transport", "design")
 #: ``000-fig17-18-txn-size``: paper, first figure, optional second figure.
 _FILE_RE = re.compile(r"^(\d{3})-fig(\d+)(?:-(\d+))?-")
 
@@ -87,17 +87,20 @@ def experiments_for(figure_id: str, directory: str | Path | None = None) -> list
     return found
 
 
-def _thin(values: tuple[Any, ...]) -> tuple[Any, ...]:
+def _thin(values: tuple[Any, ...], key: str = "") -> tuple[Any, ...]:
     if len(values) <= 3:
         return values
+    if key == "cores":  # the smallest scales are the ones a small machine can run: keep two
+        return (values[0], values[1], values[-1])
     return (values[0], values[len(values) // 2], values[-1])
 
 
 def quick_spec(spec: ExperimentSpec) -> ExperimentSpec:
     """The spec shrunk for a quick look: :data:`QUICK_WARMUP_S` + :data:`QUICK_DURATION_S`
     per run (never longer than the file's), one repetition, and each swept axis but the
-    deployments, placements and transports cut to its first, middle and last value."""
-    grid = tuple((key, values if key in _KEPT_AXES else _thin(values)) for key, values in spec.grid)
+    deployments, placements, transports and designs cut to its first, middle and last value
+    (``cores``: its first two and last)."""
+    grid = tuple((key, values if key in _KEPT_AXES else _thin(values, key)) for key, values in spec.grid)
     return dataclasses.replace(
         spec,
         name=f"{spec.name}-quick",

@@ -335,10 +335,16 @@ def collect(
                 "aborts": stats["aborts"],
                 "fragments_sent": sum(w["fragments_sent"] for w in workers),
                 "decisions_sent": sum(w["decisions_sent"] for w in workers),
+                "validations_sent": sum(w["validations_sent"] for w in workers),
                 "messages_sent": sum(w["messages_sent"] for w in workers),
                 "messages_received": sum(w["messages_received"] for w in workers),
                 "messages_delayed": sum(w.get("messages_delayed", 0) for w in workers),
                 "malformed_messages": sum(w["malformed_messages"] for w in workers),
+                # engine.test_count_cross_socket: accesses to another socket's system structures
+                "cross_socket_accesses": sum(w.get("cross_socket_accesses", 0) for w in workers),
+                # the run thread's quiesces (system-state lock exclusive) and its oldest active transaction
+                "quiesce_ns": stats.get("quiesce_ns", 0),
+                "longest_active_ns": stats.get("longest_active_ns", 0),
                 "observed_cpus": [w["observed_cpu"] for w in workers],
                 "payload_sum_before": stats["payload_sum_before"],
                 "payload_sum_after": stats["payload_sum_after"],
@@ -350,6 +356,10 @@ def collect(
                 "cpu_ns": sum(w.get("cpu_ns", 0) for w in workers),  # the workers' CPU time in the window
                 "recovery": stats["recovery"],
                 "checks_before": stats["checks_before"],  # its consistency figures after load and recovery
+                # engine.execution = plp: re-partitionings, units moved, their pauses (ns)
+                "repartitioning": stats.get("repartitioning", {}),
+                # engine.plp_monitor: ATraPos's trace (actions, cost, sync_count per site and unit)
+                "monitor": stats.get("monitor"),
             }
         )
     if topology.virtual:

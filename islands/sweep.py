@@ -28,11 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from islands.config import DEFAULT_WORKLOAD, WORKLOADS, RunConfig
+from islands.designs import DESIGNS
 from islands.dispatch import default_log_root as default_log_root
 from islands.dispatch import run_point
 from islands.executor import Executor, Finished, LocalExecutor
 from islands.experiment import (
     DEPLOY_KEYS,
+    SHOWN_DEPLOY_KEYS,
     ExperimentSpec,
     _hash,
     _Where,
@@ -118,7 +120,7 @@ class Point:
 
     def describe(self) -> str:
         """One line for people: ``2ISL spread unix update=true multisite=0.2 rep 1``."""
-        shown = " ".join(f"{k}={_show(v)}" for k, v in self.params if k not in DEPLOY_KEYS or k == "cores")
+        shown = " ".join(f"{k}={_show(v)}" for k, v in self.params if k not in DEPLOY_KEYS or k in SHOWN_DEPLOY_KEYS)
         return f"{self.deployment.name} {self.transport} {shown} rep {self.repetition}".replace("  ", " ")
 
 
@@ -202,12 +204,19 @@ class Sweep:
         # Deployments coincide differently under each placement (and number of cores), so each
         # has its own list; the deployment axis is their union, and a combination outside its
         # list is skipped.
+        # A design (grid.design) names its deployment: the deployment axis is theirs.
+        designs = grid.get("design", ())
+        written = [DESIGNS[d].deployment for d in designs] if designs else list(grid["deployment"])
         names_of: dict[tuple[str, Any], list[str]] = {}
+        design_deployment: dict[tuple[str, str, Any], str] = {}
         axis: list[str] = []
         for placement in grid["placement"]:
             for cores, cpus in cpus_of.items():
+                for design in designs:
+                    one, _ = expand_relative(topo, [DESIGNS[design].deployment], placement, cpus)
+                    design_deployment[design, placement, cores] = one[0]
                 try:
-                    names, notes = expand_relative(topo, list(grid["deployment"]), placement, cpus)
+                    names, notes = expand_relative(topo, written, placement, cpus)
                 except ValueError as e:
                     raise _Where(spec.source, spec.text).error("grid.deployment", str(e)) from None
                 self.notes.extend(note for note in notes if note not in self.notes)
@@ -215,12 +224,17 @@ class Sweep:
                 axis.extend(name for name in names if name not in axis)
         keys = [k for k, _ in spec.grid]
         axes = [axis if k == "deployment" else list(cpus_of) if k == "cores" else list(v) for k, v in spec.grid]
+        if designs:  # the deployment follows the design
+            keys.append("deployment")
+            axes.append([None])
         planned: dict[tuple[str, str, Any], Deployment] = {}
         out: list[Point] = []
         seen: set[str] = set()
         for combo in itertools.product(*axes):
             chosen = dict(zip(keys, combo))
             cores = chosen.get("cores", "all")
+            if designs:
+                chosen["deployment"] = design_deployment[chosen["design"], chosen["placement"], cores]
             if chosen["deployment"] not in names_of[chosen["placement"], cores]:
                 continue
             plan_key = (chosen["deployment"], chosen["placement"], cores)
@@ -272,7 +286,7 @@ class Sweep:
         done = self.done_ids() if done is None else done
         runs = self.points()
         left = sum(1 for p in runs if p.point_id not in done)
-        varying = [k for k, v in spec.grid if len(v) > 1 and (k not in DEPLOY_KEYS or k == "cores")]
+        varying = [k for k, v in spec.grid if len(v) > 1 and (k not in DEPLOY_KEYS or k in SHOWN_DEPLOY_KEYS)]
         fixed = {**spec.fixed(WORKLOADS.get(spec.workload, DEFAULT_WORKLOAD)), **spec.engine}
         fixed.update({k: v[0] for k, v in spec.grid if len(v) == 1 and k not in DEPLOY_KEYS})
         lines = [

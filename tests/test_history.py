@@ -10,6 +10,8 @@ without first-committer-wins) caught. Short here, long under slow."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -17,10 +19,12 @@ import islands
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.history_check import check_history, parse_history
 from islands.launch import run_deployment
-from islands.placement import plan_deployment
+from islands.placement import Deployment, plan_deployment
 from small_workloads import small_sections
 
+FIXTURES = Path(__file__).parent / "fixtures"
 TOPOLOGY = islands.read_topology()
+FOUR_CPUS = islands.read_topology(FIXTURES / "sysfs" / "xeon-e5-2640v2-2x8")
 CPUS = TOPOLOGY.cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")
 two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
@@ -271,6 +275,69 @@ def test_a_2pc_history_under_mvcc_is_checked_per_instance_snapshot(workload, tra
 @pytest.mark.parametrize("workload", ["micro", "tpcb", "tpcc", "tatp"])
 def test_a_2pc_history_is_checked_as_one_long(workload, transport, cc):
     deployment_case(workload, transport, cc, duration=1.0)
+
+
+def several_participants_case(cc, transport, duration, seed):
+    """Four single-worker instances, each transaction a reader or an updater of three rows of
+    three sites: up to three participants. The instances are left to the OS scheduler
+    (unpinned; their cpu numbers, labels from a four-cpu fixture, only name them) on this
+    machine's cpus, so preemption opens windows between one participant's vote and another's
+    execution, where a one-shot protocol without a serialization point lets a reader see one
+    part before a writer and another after it (a cycle: before the fix, one run in two)."""
+    deployment = Deployment(label="4ISL", instances=((0,), (1,), (2,), (3,)), placement="os", pinned=False)
+    base = RunConfig(
+        workload="micro",
+        micro=MicroConfig(rows_per_site=4, rows_per_txn=3, update=True, multisite=1.0, read_share=0.5),
+        engine=EngineConfig(cc=cc, lock_policy="no_wait", record_history=True),
+        driver=DriverConfig(cpus=(0, 1, 2, 3), pin=False, warmup_s=0.02, duration_s=duration, seed=seed),
+    )
+    result = run_deployment(deployment, base, transport=transport, topology=FOUR_CPUS)
+    report = checked(result)
+    assert report.violations == [], report.summary() + "\n" + "\n".join(report.examples)
+    assert result.multisite_commits > 0
+    validations = sum(inst["validations_sent"] for inst in result.instances)
+    # occ validates a participant's reads again once every participant holds its locks.
+    assert (validations > 0) == (cc == "occ"), validations
+
+
+@pytest.mark.parametrize(("cc", "transport"), [("2pl", "shm"), ("occ", "unix")])
+def test_a_2pc_history_over_several_participants_is_serializable(cc, transport):
+    several_participants_case(cc, transport, duration=1.0, seed=1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [2, 3, 4, 5])
+@pytest.mark.parametrize("transport", ["unix", "shm"])
+@pytest.mark.parametrize("cc", ["2pl", "table_2pl", "occ"])
+def test_a_2pc_history_over_several_participants_is_serializable_long(cc, transport, seed):
+    several_participants_case(cc, transport, duration=2.0, seed=seed)
+
+
+def reads_overwritten_before_their_updater_committed(history) -> int:
+    """Reads, by transactions that also write, of a version another transaction overwrote and
+    committed (in the row's instance) before the reader did: impossible while read locks are
+    held to commit, the point of releasing them at each statement's end."""
+    parts = history.part_table.rename(columns={"number": "reader_number"})
+    rw = history.reads.merge(history.writes, on=["instance", "row", "version"], suffixes=("", "_w"))
+    rw = rw[(rw.txn != rw.txn_w) & rw.txn.isin(history.writes.txn.unique())]
+    rw = rw.merge(parts, on=["txn", "instance"])
+    return int((rw.number < rw.reader_number).sum())
+
+
+@two_cpus
+def test_read_committed_updaters_release_their_read_locks_at_each_statement():
+    """A NewOrder reads its warehouse and customer, keeps what it needs, and under read
+    committed lets their row locks go when that statement ends: a Payment may then overwrite
+    the warehouse before the NewOrder commits. Serializable holds them to commit: never.
+    (Under table_2pl nothing shows: every TPC-C updater also locks a table the NewOrder holds
+    exclusively to commit, district or orders.)"""
+    early = {}
+    for isolation in ("serializable", "read_committed"):
+        result = islands.run(config("tpcc", CPUS[:2], "2pl", isolation, duration=0.4, multisite=0.5))
+        report = checked(result, isolation)
+        assert report.violations == [], report.summary()
+        early[isolation] = reads_overwritten_before_their_updater_committed(parse_history(result.history))
+    assert early["serializable"] == 0 and early["read_committed"] > 0, early
 
 
 @two_cpus

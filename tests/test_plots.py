@@ -304,6 +304,14 @@ def test_txn_size_figure_of_reads_only_is_fig17() -> None:
     assert "1ISL (shared-everything = per-socket)" in drawing.summary and "2ISL (per-core)" in drawing.summary
 
 
+def test_txn_size_figure_under_occ_is_fig27() -> None:
+    rows = make_rows("vm-1x2", txn_throughput, updates=(False,), multisite=(0.0,), rows_per_txn=(1, 10), repetitions=1)
+    rows["config.engine.cc"] = "occ"
+    drawing = plot_txn_size(rows, "000-fig27")
+    assert drawing.stem == "000-fig27"
+    assert drawing.figure.axes[0].get_title() == "Fig 27: read, local (0% multisite)"
+
+
 # Fig 20 ----------------------------------------------------------------------------------
 
 

@@ -6,11 +6,13 @@
 #include <pybind11/stl.h>
 
 #include <atomic>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "islands/exec/plp_control.hpp"
 #include "islands/atrapos/monitoring_bench.hpp"
 #include "islands/atrapos/workload_monitor.hpp"
 
@@ -52,6 +54,52 @@ void check_sub(unsigned sub, const char* what) {
 }  // namespace
 
 void bind_atrapos(py::module_& m) {
+  // The running PLP instance of this process (exec/plp_control.hpp), for a controller thread.
+  m.def(
+      "plp_attached", [] { return islands::PlpControl::process().attached(); },
+      "Whether a PLP instance of this process is running (its workers drawing transactions)");
+  m.def(
+      "plp_owners", [] { return islands::PlpControl::process().owners(); },
+      "The owner worker of every routing unit of the running PLP instance (empty: none runs)");
+  m.def(
+      "plp_apply",
+      [](const std::vector<std::uint32_t>& target) -> py::object {
+        std::optional<islands::PlpRepartition> done;
+        {
+          py::gil_scoped_release release;
+          done = islands::PlpControl::process().apply(target);
+        }
+        if (!done) return py::none();
+        py::dict d;
+        d["units_moved"] = done->units_moved;
+        d["pause_ns"] = done->pause_ns;
+        d["completed"] = done->completed;
+        return d;
+      },
+      py::arg("target"),
+      "Moves every routing unit u of the running PLP instance to worker target[u] (freeze, drain, hand over); "
+      "{units_moved, pause_ns, completed}, or None when none runs");
+  m.def(
+      "plp_snapshot",
+      []() -> py::object {
+        std::optional<MonitorSnapshot> s;
+        {
+          py::gil_scoped_release release;
+          s = islands::PlpControl::process().snapshot();
+        }
+        if (!s) return py::none();
+        return to_dict(*s);
+      },
+      "The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost "
+      "(sites x 10 units), sync_count and sync_bytes; None when none runs or its monitor is off");
+  m.def(
+      "plp_commits", [] { return islands::PlpControl::process().commits(); },
+      "Transactions the running PLP instance committed so far (monitor on); None otherwise");
+  m.def(
+      "plp_park", [](std::size_t worker, bool parked) { return islands::PlpControl::process().park(worker, parked); },
+      py::arg("worker"), py::arg("parked"),
+      "Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; "
+      "False when no PLP instance runs or it has no such worker");
   m.def("atrapos_sub_partitions", [] { return kSubPartitions; }, "Sub-partitions per partition of the ATraPos monitor");
   py::class_<WorkloadMonitor>(m, "AtraposMonitor",
                               "ATraPos trace arrays: per partition, actions and cost per sub-partition and "

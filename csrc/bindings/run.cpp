@@ -53,10 +53,12 @@ py::dict stats_dict(const RunStats& stats) {
     d["multisite_commits"] = w.multisite_commits;
     d["fragments_sent"] = w.fragments_sent;
     d["decisions_sent"] = w.decisions_sent;
+    d["validations_sent"] = w.validations_sent;
     d["messages_sent"] = w.messages_sent;
     d["messages_received"] = w.messages_received;
     d["messages_delayed"] = w.messages_delayed;
     d["malformed_messages"] = w.malformed_messages;
+    d["cross_socket_accesses"] = w.cross_socket_accesses;
     d["log_wait_ns"] = w.log_wait_ns;
     d["read_only_waits"] = w.read_only_waits;
     d["read_only_vote_waits"] = w.read_only_vote_waits;
@@ -81,6 +83,8 @@ py::dict stats_dict(const RunStats& stats) {
   out["load_s"] = stats.load_s;
   out["measured_s"] = stats.measured_s;
   out["stopped_early"] = stats.stopped_early;
+  out["quiesce_ns"] = stats.quiesce_ns;
+  out["longest_active_ns"] = stats.longest_active_ns;
   out["commits"] = stats.commits();
   std::uint64_t rollbacks = 0;
   for (const WorkerStats& w : stats.workers) rollbacks += w.user_rollbacks;
@@ -125,6 +129,22 @@ py::dict stats_dict(const RunStats& stats) {
   log["buffer_waits"] = stats.log.buffer_waits;
   log["durable_lsn"] = stats.log_durable_lsn;
   out["log"] = log;
+  const RepartitionStats& rp = stats.repartitioning;
+  py::dict repartitioning;
+  repartitioning["repartitions"] = rp.repartitions;
+  repartitioning["units_moved"] = rp.units_moved;
+  repartitioning["pause_ns_total"] = rp.pause_ns_total;
+  repartitioning["pause_ns_max"] = rp.pause_ns_max;
+  repartitioning["incomplete"] = rp.incomplete;
+  out["repartitioning"] = repartitioning;
+  if (stats.monitor.n_partitions != 0) {  // engine.plp_monitor
+    py::dict monitor;
+    monitor["partitions"] = stats.monitor.n_partitions;
+    monitor["actions"] = stats.monitor.actions;
+    monitor["cost"] = stats.monitor.cost;
+    monitor["sync_count"] = stats.monitor.sync_count;
+    out["monitor"] = monitor;
+  }
   if (!stats.history.empty()) {  // engine.record_history: native-endian uint64 words
     out["history"] = py::bytes(reinterpret_cast<const char*>(stats.history.data()), 8 * stats.history.size());
   }

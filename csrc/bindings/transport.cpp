@@ -119,7 +119,8 @@ void bind_transport(py::module_& m) {
       .value("vote", MessageType::vote)
       .value("decision", MessageType::decision)
       .value("ack", MessageType::ack)
-      .value("shutdown", MessageType::shutdown);
+      .value("shutdown", MessageType::shutdown)
+      .value("validate", MessageType::validate);
 
   py::class_<TransportHandle>(m, "Transport",
                               "One instance's endpoint of a transport mesh (see make_transport)")

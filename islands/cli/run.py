@@ -165,6 +165,13 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         choices=execution["choices"],
         help=f"{execution['help']} (default {engine.execution}; plp: one instance)",
     )
+    structures = schema["engine"]["system_structures"]
+    p.add_argument(
+        "--system-structures",
+        default=engine.system_structures,
+        choices=structures["choices"],
+        help=f"{structures['help']} (default {engine.system_structures})",
+    )
     p.add_argument("--no-latching", action="store_true", help=f"do not {schema['engine']['latching']['help']}")
     p.add_argument("--no-prefetch", action="store_true", help=f"do not {schema['engine']['prefetch']['help']}")
     p.add_argument("--warmup", type=float, default=warmup, help=f"warm-up seconds (default {warmup:g})")
@@ -194,6 +201,7 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
             "engine.lock_policy": "--lock-policy",
             "engine.isolation": "--isolation",
             "engine.execution": "--execution",
+            "engine.system_structures": "--system-structures",
             "engine.latching": "--no-latching",
             "engine.prefetch": "--no-prefetch",
             "driver.cpus": "--cores",
@@ -237,6 +245,7 @@ def config_from_args(
             lock_policy=lock_policy,
             isolation=args.isolation,
             execution=getattr(args, "execution", "shared_everything"),
+            system_structures=getattr(args, "system_structures", "none"),
             latching=not args.no_latching,
             prefetch=not args.no_prefetch,
         ),

@@ -41,7 +41,10 @@ from islands.stats import format_change, ratio
 
 __all__ = ["plot_txn_size", "time_per_txn_us"]
 
+#: The paper's figure of each kind (update or not): Fig 17/18 under locking, Fig 27 under occ
+#: (Sec 9 draws one cost-vs-rows figure).
 _FIGURE_OF = {False: "000-fig17", True: "000-fig18"}
+_OCC_FIGURE_OF = {False: "000-fig27", True: "000-fig27"}
 _TRANSPORT_NAMES = {"unix": "unix sockets", "shm": "shared memory", "tcp": "TCP"}
 
 
@@ -65,7 +68,9 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
     titles = deployment_titles(df)
     kinds = [u for u in (False, True) if u in set(df["update"])]
     shares = sorted(set(df["pct"]))
-    figures = [_FIGURE_OF[u] for u in kinds]
+    occ = "config.engine.cc" in df and set(df["config.engine.cc"]) == {"occ"}
+    figure_of = _OCC_FIGURE_OF if occ else _FIGURE_OF
+    figures = list(dict.fromkeys(figure_of[u] for u in kinds))
 
     fig, grid = new_grid(len(kinds), len(shares), 5.6 * len(shares), 4.4 * len(kinds) + 0.8)
     lines: list[str] = []
@@ -98,7 +103,7 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
                 series.append((dep, sub))
             where = "local (0% multisite)" if share == 0 else f"{share:g}% multisite"
             kind = "read" if not update else "update"
-            ax.set_title(f"{_FIGURE_OF[update].replace('000-fig', 'Fig ')}: {kind}, {where}")
+            ax.set_title(f"{figure_of[update].replace('000-fig', 'Fig ')}: {kind}, {where}")
             ax.set_xlabel("rows per transaction" + (" (log scale)" if ax.get_xscale() == "log" else ""))
             ax.set_ylabel("time per transaction (CPU-µs" + (", log scale)" if log else ")"))
             if not log:

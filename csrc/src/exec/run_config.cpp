@@ -45,6 +45,18 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     throw ConfigError("engine.isolation", std::string("occ validates every read at commit, so it runs serializable only, not ") +
                                               enum_name(engine.isolation));
   }
+  if (engine.plp_reshuffle_s > 0 && engine.execution != ExecutionKind::plp) {
+    throw ConfigError("engine.plp_reshuffle_s", std::string("moves routing units between plp workers; engine.execution is ") +
+                                                    enum_name(engine.execution));
+  }
+  if (engine.test_skip_drain && engine.execution != ExecutionKind::plp) {
+    throw ConfigError("engine.test_skip_drain", std::string("only plp drains moved units; engine.execution is ") +
+                                                    enum_name(engine.execution));
+  }
+  if (engine.plp_monitor && engine.execution != ExecutionKind::plp) {
+    throw ConfigError("engine.plp_monitor", std::string("monitors plp partitions; engine.execution is ") +
+                                                enum_name(engine.execution));
+  }
   if (engine.test_skip_validation && engine.cc != CcKind::occ) {
     throw ConfigError("engine.test_skip_validation", std::string("only occ validates; engine.cc is ") + enum_name(engine.cc));
   }

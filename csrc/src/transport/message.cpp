@@ -49,6 +49,7 @@ constexpr TypeName kTypeNames[] = {
     {MessageType::fragment, "fragment"}, {MessageType::vote, "vote"},
     {MessageType::decision, "decision"}, {MessageType::ack, "ack"},
     {MessageType::shutdown, "shutdown"}, {MessageType::hello, "hello"},
+    {MessageType::validate, "validate"},
 };
 
 constexpr const char* kStatusNames[kDecodeStatusCount] = {

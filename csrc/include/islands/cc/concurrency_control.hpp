@@ -32,10 +32,15 @@ namespace islands {
 //       a row being inserted (fresh, or one an aborted insert left), written in place, held
 //       exclusively until commit or abort
 //   static Row* origin(Row* image);             the row an image stands for (deletes name it)
+//   bool lock_writes(TxnContext&, AbortReason&) const;
+//       the first half of validate: occ locks its write set (a 2PC coordinator does before its
+//       fragments go out); the locking schemes hold their locks already; false: the caller
+//       aborts the context
 //   bool validate(TxnContext&, AbortReason&) const;
-//       commit's first step, after the workload's part succeeded: occ locks its write set and
-//       validates its reads (the 2PC vote), the locking schemes have nothing to check; false:
-//       the caller aborts the context
+//       commit's first step, after the workload's part succeeded: occ locks its write set
+//       (unless lock_writes did) and validates its reads (the 2PC vote; again on a validate
+//       request), the locking schemes have nothing to check; false: the caller aborts
+//   bool reads_to_validate(TxnContext&) const;  whether validate checks any read (occ)
 // A scheme reports each access it grants to the context (TxnContext::accessed: history
 // recording, one branch when off).
 
@@ -55,8 +60,12 @@ struct InPlaceAccess {
     return self().lock(row, LockMode::exclusive, txn, reason, table);
   }
   static Row* origin(Row* row) { return row; }  //!< in place: the row is its own image
+  //! Nothing to lock at commit: every lock was taken on access.
+  bool lock_writes(TxnContext&, AbortReason&) const { return true; }
   //! Nothing to validate: locks kept every access consistent.
   bool validate(TxnContext&, AbortReason&) const { return true; }
+  //! No reads to validate: they are locked.
+  bool reads_to_validate(TxnContext&) const { return false; }
 
  private:
   const Scheme& self() const { return static_cast<const Scheme&>(*this); }

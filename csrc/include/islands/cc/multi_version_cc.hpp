@@ -125,13 +125,14 @@ struct MultiVersionCc {
   //! Nothing to release: reads take no locks.
   void end_statement(TxnContext&) const {}
 
-  //! Commit's first step (a 2PC vote): locks the write set in address order, each row only
-  //! while it still holds the version its image came from (first committer wins:
-  //! si_write_conflict; held by another: si_locked). False with `reason`, the locks it took
-  //! released; the caller then aborts the context. Reads are not checked.
-  bool validate(TxnContext& ctx, AbortReason& reason) const {
+  //! Commit's first step (a 2PC vote; a coordinator's before its fragments go out): locks the
+  //! write set in address order, each row only while it still holds the version its image
+  //! came from (first committer wins: si_write_conflict; held by another: si_locked). False
+  //! with `reason`, the locks it took released; the caller then aborts the context. Does
+  //! nothing once the write set is locked.
+  bool lock_writes(TxnContext& ctx, AbortReason& reason) const {
     OccSets& sets = ctx.occ();
-    if (!sets.active()) return true;
+    if (!sets.active() || sets.writes_locked()) return true;
     auto& writes = sets.writes();
     std::sort(writes.begin(), writes.end(), [](const OccSets::Write& a, const OccSets::Write& b) { return a.row < b.row; });
     const bool skip = state->skip_write_conflict;
@@ -150,6 +151,11 @@ struct MultiVersionCc {
     sets.writes_locked() = true;
     return true;
   }
+  //! Commit's validation: the write set locked (lock_writes); reads are not checked, which is
+  //! what makes it snapshot isolation and not serializable.
+  bool validate(TxnContext& ctx, AbortReason& reason) const { return lock_writes(ctx, reason); }
+  //! No reads to validate (a snapshot's reads stay valid for it).
+  bool reads_to_validate(TxnContext&) const { return false; }
 };
 
 }  // namespace islands

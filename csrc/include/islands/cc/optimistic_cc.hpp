@@ -32,13 +32,13 @@ namespace islands {
 //!   2^kTickShift (about 25 ms at 2.6 GHz): a global clock every core reads without sharing a
 //!   cache line, rather than a counter a thread advances.
 //! - Distributed transactions (exec/two_phase_commit.hpp): the coordinator runs its own part
-//!   before any fragment goes out and validates it after every vote is in; a participant
-//!   validates when it votes (a read-only one then drops out of phase 2). With one participant
-//!   every read is still valid at the participant's vote, which serializes the transaction.
-//!   With several participants their votes come at different times, and a read validated at
-//!   one vote may be overwritten before another: the one-shot protocol of paper 000 Sec 9
-//!   admits that anomaly (as 2PL's read-only participants releasing early do); closing it needs
-//!   a second round (lock everywhere, then validate everywhere). The tests run two instances.
+//!   and locks its write set (lock_writes) before any fragment goes out, and validates its
+//!   reads after every vote is in; a participant locks and validates when it votes. Silo's
+//!   serialization point is a moment when every write lock is held and every read still
+//!   valid. With one participant that is its vote (the coordinator's locks are older, its
+//!   reads are checked later). With several, one participant's vote may come before
+//!   another's locks, so a participant with reads keeps them and validates them again on a
+//!   validate request, sent once every vote is in (FaRM's lock, then validate).
 //! No read locks, so isolation is serializable only (read committed is meaningless here).
 struct OptimisticCc {
   static constexpr bool kLocks = true;        //!< takes (commit-time) locks: failures call ctx.abort()
@@ -97,15 +97,15 @@ struct OptimisticCc {
   //! No read locks to release.
   void end_statement(TxnContext&) const {}
 
-  //! Commit's first step (a 2PC vote): locks the write set, validates the read set, picks the
-  //! commit TID. False with `reason` (the locks it took released) when the attempt must abort;
-  //! the caller then aborts the context.
-  bool validate(TxnContext& ctx, AbortReason& reason) const {
+  //! The first half of validate: locks the write set in address order, no-wait (a row
+  //! another holds: occ_locked; one changed since its image was copied: occ_validation). False
+  //! with `reason` (the locks it took released) when the attempt must abort; the caller then
+  //! aborts the context. Does nothing once the write set is locked.
+  bool lock_writes(TxnContext& ctx, AbortReason& reason) const {
     OccSets& occ = ctx.occ();
-    if (!occ.active()) return true;
+    if (!occ.active() || occ.writes_locked()) return true;
     auto& writes = occ.writes();
     std::sort(writes.begin(), writes.end(), [](const OccSets::Write& a, const OccSets::Write& b) { return a.row < b.row; });
-    std::uint64_t tid = occ.last_tid();
     for (std::size_t i = 0; i < writes.size(); ++i) {
       std::uint64_t word = writes[i].row->lock.load(std::memory_order_relaxed);
       // Taken only as the TID the image was copied at, unlocked: a change means the image is
@@ -119,9 +119,22 @@ struct OptimisticCc {
         return false;
       }
       if (skip_validation) writes[i].tid = word;  // the broken mode installs over whatever is there
-      tid = std::max(tid, word);
     }
     occ.writes_locked() = true;
+    return true;
+  }
+
+  //! Commit's first step (a 2PC vote): locks the write set (unless lock_writes did),
+  //! validates the read set, picks the commit TID. False with `reason` when the attempt must
+  //! abort; the caller then aborts the context. Validating again (a validate request) checks
+  //! the reads again and picks the TID anew.
+  bool validate(TxnContext& ctx, AbortReason& reason) const {
+    OccSets& occ = ctx.occ();
+    if (!occ.active()) return true;
+    if (!lock_writes(ctx, reason)) return false;
+    const auto& writes = occ.writes();
+    std::uint64_t tid = occ.last_tid();
+    for (const OccSets::Write& w : writes) tid = std::max(tid, w.tid);
     std::atomic_thread_fence(std::memory_order_seq_cst);
     const std::uint64_t epoch = CycleClock::now() >> kTickShift;
     for (const OccSets::Read& r : occ.reads()) {
@@ -141,6 +154,8 @@ struct OptimisticCc {
     occ.commit_tid() = std::max(tid + 1, epoch << kEpochShift) & ~kLocked;
     return true;
   }
+  //! Whether validate has reads to check (a read set).
+  bool reads_to_validate(TxnContext& ctx) const { return !ctx.occ().reads().empty(); }
 
  private:
   // Whether `row` is in the sorted write set.

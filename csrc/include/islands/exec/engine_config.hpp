@@ -2,6 +2,7 @@
 #include "islands/cc/cc_kind.hpp"
 #include "islands/common/setting_field.hpp"
 #include "islands/exec/execution_kind.hpp"
+#include "islands/exec/system_structures_kind.hpp"
 #include "islands/index/index_kind.hpp"
 
 namespace islands {
@@ -25,7 +26,19 @@ namespace islands {
   F(bool, test_skip_validation, false, kUnbounded, kUnbounded,                                     \
     "test only: occ commits without validating its reads (broken on purpose; the checker must catch it)") \
   F(bool, test_skip_write_conflict, false, kUnbounded, kUnbounded,                                 \
-    "test only: mvcc commits without first-committer-wins (broken on purpose; the checker must catch it)")
+    "test only: mvcc commits without first-committer-wins (broken on purpose; the checker must catch it)") \
+  F(SystemStructuresKind, system_structures, SystemStructuresKind::none, kUnbounded, kUnbounded,  \
+    "active-transaction list and system-state lock: none, centralized (one for all workers) or per_socket (each worker its socket's)") \
+  F(bool, test_count_cross_socket, false, kUnbounded, kUnbounded,                                  \
+    "test mode: count each worker's accesses to system structures kept by another socket")         \
+  F(double, cross_socket_delay_ns, 0.0, 0.0, 1e6, \
+    "injected delay on each access to system structures kept by another socket (virtual topologies), ns") \
+  F(double, plp_reshuffle_s, 0.0, 0.0, kUnbounded,                                                 \
+    "test mode (plp): every this many seconds while transactions run, move 1-3 random routing units to other workers (0: never)") \
+  F(bool, test_skip_drain, false, kUnbounded, kUnbounded,                                          \
+    "test only (plp): hand moved units over without draining them (broken on purpose; the ownership check must catch it)") \
+  F(bool, plp_monitor, false, kUnbounded, kUnbounded,                                              \
+    "plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

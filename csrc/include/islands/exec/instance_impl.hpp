@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
+#include <string_view>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -24,7 +26,13 @@
 #include "islands/exec/instance.hpp"
 #include "islands/exec/instance_worker.hpp"
 #include "islands/exec/plp_bus.hpp"
+#include "islands/exec/plp_control.hpp"
+#include "islands/exec/plp_monitor.hpp"
+#include "islands/exec/plp_reshuffler.hpp"
+#include "islands/exec/plp_routing.hpp"
 #include "islands/exec/plp_worker.hpp"
+#include "islands/exec/system_access.hpp"
+#include "islands/exec/system_structures.hpp"
 #include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/log/private_file.hpp"
@@ -73,6 +81,11 @@ class InstanceImpl final : public Instance::Impl {
       for (std::uint32_t s = 0; s < config.instance_sites[i]; ++s) instance_of_site_.push_back(static_cast<std::uint32_t>(i));
       site += config.instance_sites[i];
     }
+    std::vector<std::uint32_t> sockets;  // each worker's (its site's) socket
+    for (std::size_t i = 0; i < config.run.driver.cpus.size() && !config.site_sockets.empty(); ++i) {
+      sockets.push_back(config.site_sockets[first_site_ + i]);
+    }
+    system_ = std::make_unique<SystemStructures>(config.run.engine.system_structures, std::move(sockets));
     stats_.workers.resize(config.run.driver.cpus.size());
     errors_.resize(config.run.driver.cpus.size());
     if (config.run.engine.record_history) {
@@ -83,6 +96,7 @@ class InstanceImpl final : public Instance::Impl {
 
   ~InstanceImpl() override {
     failed_.store(true);
+    stop_plp_drivers();  // abandons their drains: failed_
     phase_.store(kStop);
     for (std::thread& t : threads_) {
       if (t.joinable()) t.join();
@@ -94,7 +108,18 @@ class InstanceImpl final : public Instance::Impl {
     tick0_ = CycleClock::now();
     CycleClock::ns_per_tick();
     const auto start = Clock::now();
-    if (config_.run.engine.execution == ExecutionKind::plp) plp_bus_ = std::make_unique<PlpBus>(n);
+    if (config_.run.engine.execution == ExecutionKind::plp) {
+      plp_bus_ = std::make_unique<PlpBus>(n);
+      plp_routing_ = std::make_unique<PlpRouting>(n, n);
+      plp_routing_->set_skip_drain(config_.run.engine.test_skip_drain);
+      if (config_.run.engine.plp_monitor) plp_monitor_ = std::make_unique<PlpMonitor>(n, n);
+      plp_parked_ = std::make_unique<std::atomic<bool>[]>(n);
+      for (std::size_t i = 0; i < n; ++i) plp_parked_[i].store(false, std::memory_order_relaxed);
+      if (config_.run.engine.record_history) {  // test mode: units owned exclusively (checked)
+        plp_ownership_ = std::make_unique<PlpOwnershipCheck>(plp_routing_->units());
+        plp_routing_->set_ownership_check(plp_ownership_.get());
+      }
+    }
     for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_main(i); });
     while (ready_.load() < n && !failed_.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
     if (failed_.load()) {
@@ -127,21 +152,30 @@ class InstanceImpl final : public Instance::Impl {
     wait_until(start);
     PerfCounters cpu_counters(config_.run.profile.events, CounterScope::cpu);
     phase_.store(kWarmup, std::memory_order_release);
+    start_reshuffler();
+    if (plp_routing_) {  // a controller thread may now adapt it (exec/plp_control.hpp)
+      PlpControl::process().attach(*plp_routing_, plp_monitor_.get(), plp_parked_.get(), plp_abandon());
+      plp_attached_ = true;
+    }
     if (wait_until(warm_end)) {
       cpu_counters.enable();
-      phase_.store(kMeasure, std::memory_order_release);
+      set_phase_quiesced(kMeasure);
       const auto window_start = Clock::now();
-      wait_until(end);
-      phase_.store(kStop, std::memory_order_release);
+      wait_until(std::max(end, window_start + (end - warm_end)));  // a whole window after a slow quiesce
+      stop_plp_drivers();  // their drains need the workers running
+      set_phase_quiesced(kStop);
       stats_.measured_s = seconds_since(window_start);
     } else {
-      phase_.store(kStop, std::memory_order_release);  // stopped (or failed) before the window opened
+      stop_plp_drivers();
+      set_phase_quiesced(kStop);  // stopped (or failed) before the window opened
     }
     cpu_counters.disable();
     stats_.cpu_counters = cpu_counters.read();
     stats_.ns_per_tick = CycleClock::ns_per_tick();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
+    if (plp_routing_) stats_.repartitioning = plp_routing_->totals();
+    if (plp_monitor_) stats_.monitor = plp_monitor_->snapshot();
     if (log_) log_->check();  // a failed log is the cause; the workers' errors follow from it
     rethrow_first_error();
     if (log_) {
@@ -209,9 +243,45 @@ class InstanceImpl final : public Instance::Impl {
         next_memory_check_ = now + std::chrono::milliseconds(50);
         if (short_of_memory()) return false;
       }
+      if (phase_.load(std::memory_order_relaxed) >= kWarmup) sample_active();
       std::this_thread::sleep_for(std::min<Clock::duration>(std::chrono::milliseconds(2), until - now));
     }
     return true;
+  }
+
+  // Changes the run's phase with no transaction running: the system-state lock taken
+  // exclusively (every socket's part), the phase stored, the lock released. Every worker
+  // holds the lock shared from its read of the phase to its transaction's outcome, so each
+  // transaction runs wholly in one phase and the measured window opens and closes between
+  // transactions. Under the lock no transaction may be active (checked on the active lists).
+  // A failed worker may have left its hold: then the phase is stored without waiting.
+  void set_phase_quiesced(int phase) {
+    const auto start = Clock::now();
+    const bool quiet = system_->quiesce([this] { return failed_.load(); });
+    if (quiet) {
+      stats_.quiesce_ns += static_cast<std::uint64_t>(seconds_since(start) * 1e9);
+      ISLANDS_CHECK(system_->active() == 0, "system structures: a transaction active under the exclusive lock");
+    }
+    phase_.store(phase, std::memory_order_release);
+    system_->resume();
+  }
+
+  // Worker `worker`'s access to the system structures (its socket's part, or the one part).
+  SystemAccess system_access(std::size_t worker) {
+    const EngineConfig& engine = config_.run.engine;
+    return SystemAccess(*system_, worker, engine.test_count_cross_socket ? &stats_.workers[worker].cross_socket_accesses : nullptr,
+                        engine.cross_socket_delay_ns);
+  }
+
+  // One sample of the active lists: the age of the oldest running transaction, kept when it is
+  // the longest seen (a transaction that runs for long, e.g. one stuck at a rendezvous, shows here).
+  void sample_active() {
+    const std::uint64_t oldest = system_->oldest_begin();
+    if (oldest == ActiveTxnList::kNone) return;
+    const std::uint64_t now = CycleClock::now();
+    if (now <= oldest) return;
+    const auto age = static_cast<std::uint64_t>(static_cast<double>(now - oldest) * CycleClock::ns_per_tick());
+    stats_.longest_active_ns = std::max(stats_.longest_active_ns, age);
   }
 
   // Whether the machine's available memory is below driver.min_free_memory_mib (then says so
@@ -291,6 +361,26 @@ class InstanceImpl final : public Instance::Impl {
     }
   }
 
+  // engine.plp_reshuffle_s: random re-partitionings from the warm-up on (exec/plp_reshuffler.hpp).
+  void start_reshuffler() {
+    const double period = config_.run.engine.plp_reshuffle_s;
+    if (!plp_routing_ || period <= 0 || plp_routing_->workers() < 2) return;
+    plp_reshuffler_ = std::make_unique<PlpReshuffler>(*plp_routing_, period, config_.run.driver.seed ^ 0x5eed, plp_abandon());
+    plp_reshuffler_->start();
+  }
+
+  // When a re-partitioning's drain may give up: no PLP worker will route again.
+  std::function<bool()> plp_abandon() {
+    return [this] { return failed_.load() || plp_finished_.load(std::memory_order_acquire) >= plp_routing_->workers(); };
+  }
+
+  // Before the workers stop: the reshuffler and a controller thread finish what they apply.
+  void stop_plp_drivers() {
+    if (plp_reshuffler_) plp_reshuffler_->stop();
+    if (plp_attached_) PlpControl::process().detach();
+    plp_attached_ = false;
+  }
+
   // A PLP worker (engine.execution = plp): partition i's owner (exec/plp_worker.hpp).
   void run_plp_worker(std::size_t i) {
     if constexpr (std::is_same_v<CC, TwoPhaseLocking>) {
@@ -307,10 +397,24 @@ class InstanceImpl final : public Instance::Impl {
     }
   }
 
+  // The cause first: a worker's own error before the "another worker failed" of the others
+  // (whatever their order).
   void rethrow_first_error() {
+    std::exception_ptr echo;
     for (const std::exception_ptr& error : errors_) {
-      if (error) std::rethrow_exception(error);
+      if (!error) continue;
+      try {
+        std::rethrow_exception(error);
+      } catch (const std::runtime_error& e) {
+        if (std::string_view(e.what()) == kPeerFailed) {
+          if (!echo) echo = error;
+          continue;
+        }
+      } catch (...) {
+      }
+      std::rethrow_exception(error);
     }
+    if (echo) std::rethrow_exception(echo);
   }
 
   template <class W, class C>
@@ -339,6 +443,14 @@ class InstanceImpl final : public Instance::Impl {
   std::vector<HistorySink> histories_;
   // engine.execution = plp: the workers' queues, and how many stopped drawing transactions.
   std::unique_ptr<PlpBus> plp_bus_;
+  // The active-transaction lists and system-state lock (engine.system_structures).
+  std::unique_ptr<SystemStructures> system_;
+  std::unique_ptr<PlpOwnershipCheck> plp_ownership_;  // test mode (engine.record_history)
+  std::unique_ptr<PlpRouting> plp_routing_;
+  std::unique_ptr<PlpMonitor> plp_monitor_;  // engine.plp_monitor
+  std::unique_ptr<std::atomic<bool>[]> plp_parked_;  // per worker: its core taken away (PlpControl::park)
+  bool plp_attached_ = false;                        // to PlpControl::process()
+  std::unique_ptr<PlpReshuffler> plp_reshuffler_;  // engine.plp_reshuffle_s
   std::atomic<std::size_t> plp_finished_{0};
 };
 

@@ -17,6 +17,7 @@
 #include "islands/exec/commit_pipeline.hpp"
 #include "islands/exec/fragment.hpp"
 #include "islands/exec/run_stats.hpp"
+#include "islands/exec/system_access.hpp"
 #include "islands/exec/two_phase_commit.hpp"
 #include "islands/exec/worker_transport.hpp"
 #include "islands/log/log_writer.hpp"
@@ -32,6 +33,9 @@ class InstanceImpl;
 
 //! Where an instance's run is: workers read it once per transaction.
 enum InstancePhase : int { kLoading, kWaitStart, kWarmup, kMeasure, kStop };
+//! What a worker throws when it stops because another worker of its instance failed (an echo
+//! of that failure, reported only when no worker has a cause of its own).
+inline constexpr const char* kPeerFailed = "another worker of this instance failed";
 
 //! One worker of an instance (internal to exec/instance_impl.hpp): a client driving
 //! transactions back to back (retrying aborts), the coordinator of its distributed ones, the
@@ -51,7 +55,8 @@ class InstanceWorker {
         stats_(instance.stats_.workers[local]),
         parts_(instance.config_.instance_sites.size()),
         transport_(instance.failed_),
-        profiler_(instance.config_.run.profile) {}
+        profiler_(instance.config_.run.profile),
+        system_(instance.system_access(local)) {}
 
   //! Joins the transport mesh (waiting for every peer); nothing to join when this instance is
   //! the whole deployment.
@@ -73,12 +78,18 @@ class InstanceWorker {
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
     typename Workload::Txn txn;
     for (;;) {
+      // The phase and the transaction under the system-state lock, serving while a phase change bars it.
+      system_.hold([this] { serve(); });
       const int phase = inst_.phase_.load(std::memory_order_relaxed);
-      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
+      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) {
+        system_.release();
+        break;
+      }
       ComponentClock* const clock = profiler_.begin_span();
       ctx_->set_clock(clock);
       serve();
       if (phase < kWarmup) {
+        system_.release();
         cpu_relax();
         continue;
       }
@@ -96,6 +107,7 @@ class InstanceWorker {
       const bool distributed = remote_parts_ > 0;
       const std::uint64_t start = CycleClock::now();
       ctx_->begin(start - inst_.tick0_);
+      system_.begin(start);
       bool committed = false, rolled_back = false;
       for (unsigned attempt = 0;; ++attempt) {
         const TxnResult result = distributed ? attempt_distributed() : attempt_local();
@@ -112,6 +124,7 @@ class InstanceWorker {
         serve();
         backoff.pause(attempt, [this] { serve(); });
       }
+      system_.end();  // decided: committed (its record appended), rolled back or given up
       if (rolled_back) {
         ++stats_.user_rollbacks;
         continue;
@@ -164,7 +177,7 @@ class InstanceWorker {
   void send(std::uint32_t dest, const Message& message) { transport_.send(dest, message); }
   void idle() { transport_.idle(); }
   void check_failed() {
-    if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
+    if (inst_.failed_.load()) throw std::runtime_error(kPeerFailed);
   }
   void recycle(std::unique_ptr<TxnContext> ctx) { spare_.push_back(std::move(ctx)); }
 
@@ -386,6 +399,9 @@ class InstanceWorker {
       case MessageType::decision:
         participant_.on_decision(*this, in);
         break;
+      case MessageType::validate:
+        participant_.on_validate(*this, in);
+        break;
       case MessageType::shutdown:
         ++shutdowns_;
         break;
@@ -445,6 +461,7 @@ class InstanceWorker {
   TwoPhaseCoordinator coordinator_;
   TwoPhaseParticipant participant_;
   WorkerProfiler profiler_;
+  SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
 };
 
 }  // namespace islands

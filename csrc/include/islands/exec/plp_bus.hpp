@@ -33,6 +33,7 @@ struct PlpMessage {
   std::uint64_t txn = 0;       //!< the transaction
   PlpAction* target = nullptr; //!< action: the coordinator's action to run and answer in
   std::uint64_t commit = 0;    //!< decision: 1 commit, 0 abort
+  std::uint64_t route = 0;     //!< action: the routing table's version the coordinator split it by
 };
 
 //! The in-process queues of a PLP instance of `workers` workers: one single-producer

@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <numeric>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -21,7 +20,9 @@
 #include "islands/exec/instance_worker.hpp"
 #include "islands/exec/plp_action.hpp"
 #include "islands/exec/plp_bus.hpp"
+#include "islands/exec/plp_routing.hpp"
 #include "islands/exec/run_stats.hpp"
+#include "islands/exec/system_access.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/perf/worker_profiler.hpp"
 #include "islands/txn/txn_context.hpp"
@@ -66,9 +67,17 @@ class InstanceImpl;
 //! acknowledgement waits for the flush; off, the releases wait in the pipeline with the
 //! coordinator's own locks until the record is durable.
 //!
-//! Left for later (issue 16 item 2): the hardware-aware structures. The places a PLP worker
-//! touches something shared by all partitions are marked "centralized:" below (the log, the
-//! history map in test mode, the instance's phase and failure flags).
+//! Routing (exec/plp_routing.hpp): each attempt is split by the instance's routing table as
+//! it stands when the attempt starts (keys to units, units to owners); a transaction needing
+//! a unit being moved waits for the hand-over before it starts. Between attempts the worker
+//! acknowledges a new table once nothing it coordinates or holds was routed by an older one
+//! (observe_routing), which is how a re-partitioning drains the units it moves.
+//!
+//! System structures (engine.system_structures, exec/system_access.hpp): every transaction
+//! holds the system-state lock shared and is linked in the active list, its socket's part
+//! or the one centralized part. The other places a PLP worker touches something shared by
+//! all partitions are marked "centralized:" below (the log, the history map in test mode,
+//! the instance's phase and failure flags).
 template <class Workload, class CC>
 class PlpWorker {
  public:
@@ -83,14 +92,16 @@ class PlpWorker {
         gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
         stats_(instance.stats_.workers[local]),
         bus_(bus),
+        routing_(*instance.plp_routing_),
         finished_(finished),
         action_cc_(instance.cc_.distributed()),
         parts_(bus.workers()),
         actions_(bus.workers()),
         held_(bus.workers()),
-        profiler_(instance.config_.run.profile) {
-    partition_of_site_.resize(bus.workers());
-    std::iota(partition_of_site_.begin(), partition_of_site_.end(), 0u);
+        profiler_(instance.config_.run.profile),
+        system_(instance.system_access(local)) {
+    route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
+    first_unit_ = std::uint64_t{instance.first_site_} * kUnitsPerSite;
   }
 
   //! Draws and coordinates transactions until the run stops, serving the actions sent to its
@@ -105,22 +116,41 @@ class PlpWorker {
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
     typename Workload::Txn txn;
     for (;;) {
+      // The phase and the transaction under the system-state lock, serving while a phase change bars it.
+      system_.hold([this] { serve(); });
       const int phase = inst_.phase_.load(std::memory_order_relaxed);
-      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) break;
+      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) {
+        system_.release();
+        break;
+      }
       ComponentClock* const clock = profiler_.begin_span();
       ctx_->set_clock(clock);
       serve();
       if (phase < kWarmup) {
+        system_.release();
         cpu_relax();
         continue;
       }
       if (phase == kMeasure && !measuring_) start_window(config);
+      if (inst_.plp_parked_[local_].load(std::memory_order_relaxed)) {  // its core taken away (PlpControl)
+        system_.release();
+        parked_pause();
+        continue;
+      }
       generate(txn, rng);
-      split(txn);
+      routed_ = false;
       const std::uint64_t start = CycleClock::now();
       ctx_->begin(start - inst_.tick0_);
+      system_.begin(start);
       bool committed = false, rolled_back = false;
       for (unsigned attempt = 0;; ++attempt) {
+        if (!route(txn)) {  // a unit it needs is being moved: wait for the hand-over
+          if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
+          serve();
+          std::this_thread::yield();
+          --attempt;
+          continue;
+        }
         const TxnResult result = remote_parts_ == 0 ? attempt_local() : attempt_spread();
         if (result.committed) {
           committed = true;
@@ -135,11 +165,15 @@ class PlpWorker {
         serve();
         backoff.pause(attempt, [this] { serve(); });
       }
+      system_.end();  // decided: committed (its record appended), rolled back or given up
       if (rolled_back) {
         ++stats_.user_rollbacks;
         continue;
       }
       if (!committed) break;
+      if (inst_.plp_monitor_) {  // engine.plp_monitor: ATraPos's trace (exec/plp_monitor.hpp)
+        inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_, CycleClock::now() - start);
+      }
       if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
         // The common case: one partition, nothing logged, nothing to wait for.
         ctx_->commit();
@@ -161,6 +195,7 @@ class PlpWorker {
   struct Held {
     std::uint64_t txn;
     std::unique_ptr<TxnContext> ctx;
+    std::uint64_t route;  // the routing version its coordinator split it under
   };
 
   static std::uint64_t thread_cpu_ns() {
@@ -187,18 +222,63 @@ class PlpWorker {
   // The next transaction of this worker's client (flattened, as attempt_local).
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
 
-  // Cuts the transaction into its action per partition (the workload's split, one partition
-  // per site); counts the partitions other than this one it needs.
-  void split(const typename Workload::Txn& txn) {
+  // Cuts the transaction into its action per partition by the routing table as it stands
+  // (again only when the table changed since the last cut); counts the partitions other than
+  // this one it needs. False when a unit it needs is frozen (being moved).
+  bool route(const typename Workload::Txn& txn) {
     if (parts_.size() == 1) {  // one partition: everything is this worker's
       local_words_ = &txn.words;
       remote_parts_ = 0;
-      return;
+      return true;
     }
-    inst_.workload_.split(txn, partition_of_site_, parts_);
+    const PlpRoute* now = routing_.current();
+    if (routed_ && now == route_) return true;
+    route_ = now;
+    routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_);
+    if (!routed_) return false;
     local_words_ = &parts_[local_].words;
     remote_parts_ = 0;
     for (std::size_t p = 0; p < parts_.size(); ++p) remote_parts_ += p != local_ && !parts_[p].empty();
+    return true;
+  }
+
+  // A parked worker draws nothing and serves only now and then, as a thread that shares
+  // another core would (its units stay slow until a controller moves them away).
+  void parked_pause() {
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+
+  // Test mode: this worker runs an action on the units of `words` (PlpOwnershipCheck).
+  void claim(const std::uint64_t* words, std::size_t n) {
+    for (std::size_t at = 0; at < n;) {
+      const std::pair<std::size_t, std::uint64_t> op = inst_.workload_.locate(words, n, at);
+      inst_.plp_ownership_->touch(op.second - first_unit_, static_cast<std::uint32_t>(local_));
+      at += op.first;
+    }
+  }
+
+  // Between attempts: acknowledges a new routing table once nothing this worker coordinates
+  // or holds was routed by an older one (see PlpRouting). Its commits still waiting in the
+  // log's pipeline hold locks: those appended before it saw the table must be durable and
+  // acknowledged first (mark_lsn_: the log's end when it first saw it).
+  void observe_routing() {
+    const PlpRoute* now = routing_.current();
+    if (now == seen_) return;
+    if (now != pending_) {
+      pending_ = now;
+      mark_lsn_ = log_ != nullptr ? log_->appended_lsn() : 0;
+    }
+    for (const std::vector<Held>& held : held_) {
+      for (const Held& h : held) {
+        if (h.route < now->version) return;
+      }
+    }
+    if (!pipeline_.empty()) {
+      if (log_->durable_lsn() < mark_lsn_) return;
+      drain_durable();  // every commit appended before the mark is durable: acknowledged now
+    }
+    seen_ = now;
+    routing_.acknowledge(local_, now->version);
   }
 
   // A transaction on this worker's partition alone: run in place, no message (the common
@@ -210,6 +290,7 @@ class PlpWorker {
     committed_.txn = txn;
     committed_.lsn = 0;
     const std::vector<std::uint64_t>& own = *local_words_;
+    if (inst_.plp_ownership_) claim(own.data(), own.size());
     const TxnResult result =
         inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
     if (result.committed && log_ != nullptr && !ctx_->redo().empty()) log_commit(txn, false);
@@ -232,6 +313,7 @@ class PlpWorker {
       m.source = static_cast<std::uint32_t>(local_);
       m.txn = txn;
       m.target = &action;
+      m.route = route_->version;
       send(p, m);
       ++stats_.fragments_sent;
       remote_.push_back(static_cast<std::uint32_t>(p));
@@ -239,6 +321,7 @@ class PlpWorker {
     const std::vector<std::uint64_t>& own = *local_words_;
     TxnResult result = TxnResult::commit();
     if (!own.empty()) {
+      if (inst_.plp_ownership_) claim(own.data(), own.size());
       result = inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
     }
     committed_.txn = txn;
@@ -411,7 +494,7 @@ class PlpWorker {
   }
 
   void check_failed() {
-    if (inst_.failed_.load()) throw std::runtime_error("another worker of this instance failed");
+    if (inst_.failed_.load()) throw std::runtime_error(kPeerFailed);
   }
 
   // Queues `m` for worker `to`; while that queue is full, serves this worker's own (serving
@@ -429,8 +512,9 @@ class PlpWorker {
     }
   }
 
-  // One load when nothing waits.
+  // One load when nothing waits (two: the routing table). Called between attempts only.
   void serve() {
+    observe_routing();
     if (!bus_.may_have_message(local_)) {
       if (!pipeline_.empty()) drain_durable();
       return;
@@ -477,6 +561,7 @@ class PlpWorker {
     ctx->begin(0);
     if (TxnHistory* history = ctx->history()) history->begin(in.txn);
     ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
+    if (inst_.plp_ownership_) claim(action.words, action.n);
     const TxnResult result =
         inst_.workload_.execute_part(action.words, action.n, action_rows_, *ctx, action_cc_, stats_.checksum);
     if (!result.committed) {
@@ -488,7 +573,7 @@ class PlpWorker {
     }
     if (log_ != nullptr) action.redo.assign(ctx->redo().begin(), ctx->redo().end());
     ctx->set_clock(nullptr);
-    held_[in.source].push_back({in.txn, std::move(ctx)});
+    held_[in.source].push_back({in.txn, std::move(ctx), in.route});
     action.publish(PlpAction::kDone);
     bus_.notify(in.source);  // a coordinator asleep at the rendezvous
   }
@@ -517,6 +602,7 @@ class PlpWorker {
   // has stopped drawing: a peer's transaction may still need this partition.
   void shutdown() {
     while (!pipeline_.empty()) {
+      observe_routing();
       if (!serve_one()) {
         if (inst_.failed_.load()) return;
         std::this_thread::yield();
@@ -531,6 +617,7 @@ class PlpWorker {
     const auto all_done = [this] { return finished_.load(std::memory_order_acquire) >= bus_.workers(); };
     auto since = std::chrono::steady_clock::now();
     while (!all_done()) {
+      observe_routing();
       if (serve_one()) {
         since = std::chrono::steady_clock::now();
       } else {
@@ -550,9 +637,15 @@ class PlpWorker {
   std::uint32_t gid_;
   WorkerStats& stats_;
   PlpBus& bus_;
+  PlpRouting& routing_;
   std::atomic<std::size_t>& finished_;
   ActionCC action_cc_;
-  std::vector<std::uint32_t> partition_of_site_;  // the identity: one partition per site
+  const PlpRoute* route_ = nullptr;    // the table the current transaction was cut by
+  const PlpRoute* seen_ = nullptr;     // the last table acknowledged
+  const PlpRoute* pending_ = nullptr;  // a newer table seen, not yet acknowledged
+  std::uint64_t mark_lsn_ = 0;         // the log's end when pending_ was first seen
+  std::uint64_t first_unit_ = 0;       // the instance's first routing unit
+  bool routed_ = false;                // parts_ hold the current transaction's cut by route_
   std::vector<TxnPart> parts_;                    // the current transaction's action per partition
   std::vector<PlpAction> actions_;                // this coordinator's action at each partition
   std::vector<std::vector<Held>> held_;           // by coordinator: actions waiting for a decision
@@ -566,6 +659,7 @@ class PlpWorker {
   CommitRecord committed_;
   CommitPipeline pipeline_;
   WorkerProfiler profiler_;
+  SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
   LogWriter* log_ = nullptr;
   bool measuring_ = false;
   double ns_per_tick_ = 1;

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "islands/atrapos/monitor_snapshot.hpp"
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/latency_histogram.hpp"
 #include "islands/log/log_recovery.hpp"
@@ -36,10 +37,14 @@ struct WorkerStats {
   std::uint64_t multisite_commits = 0;             //!< committed transactions that spanned instances
   std::uint64_t fragments_sent = 0;                //!< 2PC fragments sent as coordinator, whole run
   std::uint64_t decisions_sent = 0;                //!< 2PC phase-2 decisions sent, whole run
+  std::uint64_t validations_sent = 0;              //!< 2PC validate requests sent (occ, several participants)
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
   std::uint64_t messages_delayed = 0;              //!< of those, held back by the injected cross-socket delay
   std::uint64_t malformed_messages = 0;            //!< malformed records rejected, whole run
+  //! test mode (engine.test_count_cross_socket): accesses to system structures kept by another
+  //! socket than the worker's (its active-list entry and system-state lock), whole run
+  std::uint64_t cross_socket_accesses = 0;
   //! CPU time the worker's thread got from the start of its measured window to its stop (what
   //! the window's commits cost, however often the thread was descheduled); 0: no window
   std::uint64_t cpu_ns = 0;
@@ -74,6 +79,15 @@ using CheckMap = std::map<std::string, std::int64_t>;
 //! The figure called name in figures, 0 when there is none.
 std::int64_t figure_or_zero(const char* name, const CheckFigures& figures);
 
+//! What re-partitionings of a PLP instance did over a run (exec/plp_routing.hpp).
+struct RepartitionStats {
+  std::uint64_t repartitions = 0;  //!< re-partitionings that moved at least one unit
+  std::uint64_t units_moved = 0;   //!< routing units handed to another worker, summed
+  double pause_ns_total = 0;       //!< summed time from freezing the moving units to handing them over
+  double pause_ns_max = 0;         //!< the longest such pause
+  std::uint64_t incomplete = 0;    //!< re-partitionings cut short by the instance stopping
+};
+
 //! Outcome of one run.
 struct RunStats {
   std::vector<WorkerStats> workers;   //!< one per worker, in config order
@@ -95,6 +109,15 @@ struct RunStats {
   //! engine.record_history: every committed transaction (part) of the run: the word counts of
   //! the three HistorySink streams (txn/txn_history.hpp), then the streams; empty otherwise.
   std::vector<std::uint64_t> history;
+  //! The system structures (engine.system_structures): time the run thread waited for every
+  //! running transaction to end at the two phase changes that open and close the measured
+  //! window (it takes the system-state lock exclusively there), and the age of the oldest
+  //! active transaction its samples of the active lists saw (every 2 ms while it waits), ns.
+  std::uint64_t quiesce_ns = 0;
+  std::uint64_t longest_active_ns = 0;
+  RepartitionStats repartitioning;  //!< engine.execution = plp: the run's re-partitionings
+  //! engine.plp_monitor: ATraPos's trace of the whole run (sites x units; exec/plp_monitor.hpp)
+  atrapos::MonitorSnapshot monitor;
 
   std::uint64_t commits() const;        //!< all workers' measured commits
   std::uint64_t aborts() const;         //!< all workers' measured aborts

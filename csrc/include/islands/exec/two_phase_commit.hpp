@@ -1,4 +1,5 @@
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -54,6 +55,20 @@ namespace islands {
 //     participant told to commit must never find, after a crash of the coordinator, no
 //     decision there (presumed abort would then abort a part another instance committed).
 //     Aborts are not logged and go out at once.
+//
+// Serializability. A transaction needs one moment, its serialization point, when it holds
+// every lock it takes and every read it made is still valid. One-shot 2PC executes a part
+// when its fragment arrives and votes at once, so the protocol must make that moment exist
+// (without it the history checker finds cycles: a reader's part at one instance before a
+// writer, at another after it; tests/test_history.py, several instances on few cpus):
+//   - The coordinator runs its own part, and takes its locks (occ: locks its write set),
+//     before any fragment goes out.
+//   - One participant: its vote is the moment (the coordinator's locks are older; occ: the
+//     coordinator's reads are validated after the vote). A read-only part releases at once.
+//   - Several participants (the fragment says so): one's vote may come before another's
+//     locks. So a read-only part keeps its shared locks until the decision (kVoteHeld), and
+//     an occ part with reads validates them again on a validate request, sent once every vote
+//     is in (kVoteRevalidate; FaRM's lock, then validate). The decision is then the moment.
 
 //! The coordinator's side: fragments out, votes in, the decision logged and sent. Logged in
 //! group commit: early lock release on, its locks go once the decision record is appended
@@ -64,8 +79,8 @@ class TwoPhaseCoordinator {
   //! One attempt of distributed transaction `txn`: `parts` (one per instance; `self` is this
   //! instance's, whose words are `local_words`) executed under `ctx`. On commit, `committed`
   //! holds the decision record and the participants that wait for phase 2 (send_commit).
-  // One-shot 2PC: fragments out first (they execute while we do our part), then our part
-  // under no-wait locks, then the votes, then the decision to the prepared updaters.
+  // One-shot 2PC: our part under no-wait locks, then the fragments out, the votes in (occ,
+  // several participants: a validate round), then the decision.
   template <class Site>
   TxnResult attempt(Site& site, std::uint64_t txn, const std::vector<TxnPart>& parts, std::size_t self,
                     const std::vector<std::uint64_t>& local_words, TxnContext& ctx, std::vector<Row*>& rows,
@@ -75,51 +90,63 @@ class TwoPhaseCoordinator {
     votes_pending_ = 0;
     remote_abort_ = false;
     prepared_participants_.clear();
+    held_.clear();
+    revalidate_.clear();
     const auto scheme = site.cc().distributed();
-    constexpr bool kOptimistic = !decltype(scheme)::kInPlace;
-    TxnResult local;
-    if constexpr (kOptimistic) {
-      // occ: the local part runs before any fragment goes out, so that its reads precede every
-      // participant's validation, and validates after the votes (while the participants hold
-      // their write sets locked): every read is then valid at the participant's vote, the
-      // transaction's serialization point (one participant; see cc/optimistic_cc.hpp).
-      local = site.workload().execute_part(local_words.data(), local_words.size(), rows, ctx, scheme,
-                                           site.stats().checksum);
-      if (!local.committed) {
-        current_ = 0;
-        return local;
+    // Our own part first, its locks (occ: its write set) taken before any fragment goes out:
+    // they are then held at every participant's vote (see the serialization point above).
+    TxnResult local = site.workload().execute_part(local_words.data(), local_words.size(), rows, ctx, scheme,
+                                                   site.stats().checksum);
+    if (local.committed && !scheme.lock_writes(ctx, local.reason)) {
+      ctx.abort();
+      local.committed = false;
+    }
+    if (!local.committed) {
+      current_ = 0;
+      return local;
+    }
+    FragmentFlags flags;
+    std::size_t remote = 0;
+    for (std::size_t i = 0; i < parts.size(); ++i) remote += (i != self && !parts[i].empty()) ? 1 : 0;
+    flags.shared = remote > 1;
+    {
+      ComponentScope sending(ctx.clock(), Component::communication);
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i == self || parts[i].empty()) continue;
+        out_.type = MessageType::fragment;
+        out_.txn_id = current_;
+        const auto& words = parts[i].words;
+        flags.update = site.workload().part_updates(words.data(), words.size());
+        encode_fragment(flags, words, out_);
+        // The fragment goes to the worker owning the part's site (endpoint = site).
+        site.send(parts[i].site, out_);
+        ++votes_pending_;
+        ++site.stats().fragments_sent;
+      }
+      wait_for_votes(site);
+      if (!remote_abort_ && !revalidate_.empty()) {
+        // occ, several participants: every write lock is held now; their reads again.
+        for (std::uint32_t participant : revalidate_) {
+          out_.type = MessageType::validate;
+          out_.txn_id = current_;
+          out_.payload.clear();
+          site.send(participant, out_);
+          ++votes_pending_;
+          ++site.stats().validations_sent;
+        }
+        revalidating_ = true;
+        wait_for_votes(site);
+        revalidating_ = false;
       }
     }
-    ComponentScope sending(ctx.clock(), Component::communication);
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (i == self || parts[i].empty()) continue;
-      out_.type = MessageType::fragment;
-      out_.txn_id = current_;
-      const auto& words = parts[i].words;
-      encode_fragment(site.workload().part_updates(words.data(), words.size()), words, out_);
-      // The fragment goes to the worker owning the part's site (endpoint = site).
-      site.send(parts[i].site, out_);
-      ++votes_pending_;
-      ++site.stats().fragments_sent;
+    // occ: our own reads, once every participant has voted (and validated).
+    if (!remote_abort_ && !scheme.validate(ctx, local.reason)) {
+      ctx.abort();
+      local.committed = false;
     }
-    if constexpr (!kOptimistic) {
-      local = site.workload().execute_part(local_words.data(), local_words.size(), rows, ctx, scheme,
-                                           site.stats().checksum);
-    }
-    // Waiting for votes (and serving whatever arrives meanwhile) is communication.
-    while (votes_pending_ > 0) {
-      if (!site.serve_one()) {
-        site.check_failed();
-        site.idle();  // spins a moment, then sleeps on the doorbell
-      }
-    }
-    if constexpr (kOptimistic) {
-      // The coordinator's own pre-commit, once every participant has voted (and validated).
-      if (local.committed && !remote_abort_ && !scheme.validate(ctx, local.reason)) {
-        ctx.abort();
-        local.committed = false;
-      }
-    }
+    // The read-only parts that kept their reads let them go whatever the outcome: they wrote
+    // nothing, so they need not wait for the decision to be durable.
+    for (std::uint32_t participant : held_) send_decision(site, participant, current_, local.committed && !remote_abort_);
     const bool commit = local.committed && !remote_abort_;
     if (!commit) {
       // Presumed abort: nothing is logged, the decision goes out at once.
@@ -145,8 +172,9 @@ class TwoPhaseCoordinator {
     return TxnResult::commit();
   }
 
-  //! Counts a participant's vote on the transaction in flight (`backlog`: the worker's held
-  //! back messages, for the message of the broken invariant a stray vote is).
+  //! Counts a participant's vote on the transaction in flight, or its answer to a validate
+  //! request (`backlog`: the worker's held back messages, for the message of the broken
+  //! invariant a stray vote is).
   void on_vote(const Message& in, std::size_t backlog) {
     if (!(in.txn_id == current_ && votes_pending_ > 0 && in.payload.size() == 1)) {
       throw std::logic_error("a vote for no transaction in flight: txn " + std::to_string(in.txn_id) + " from " +
@@ -156,8 +184,17 @@ class TwoPhaseCoordinator {
     }
     last_voted_ = in.txn_id;
     --votes_pending_;
-    if (in.payload[0] == kVoteAbort) remote_abort_ = true;
-    if (in.payload[0] == kVoteCommit) prepared_participants_.push_back(in.source);
+    const std::uint8_t vote = in.payload[0] & kVoteValueMask;
+    if (vote == kVoteAbort) remote_abort_ = true;
+    if (revalidating_) {
+      // A read-only part is done once it answered (whatever it answered); an updater stays
+      // prepared until the decision.
+      held_.erase(std::remove(held_.begin(), held_.end(), in.source), held_.end());
+      return;
+    }
+    if (vote == kVoteCommit) prepared_participants_.push_back(in.source);
+    if (in.payload[0] & kVoteHeld) held_.push_back(in.source);
+    if (in.payload[0] & kVoteRevalidate) revalidate_.push_back(in.source);
   }
 
   //! Phase 2 of committed transaction `txn`, once its decision is durable: commit to each of
@@ -168,6 +205,17 @@ class TwoPhaseCoordinator {
   }
 
  private:
+  // Serves whatever arrives until every vote asked for is in.
+  template <class Site>
+  void wait_for_votes(Site& site) {
+    while (votes_pending_ > 0) {
+      if (!site.serve_one()) {
+        site.check_failed();
+        site.idle();  // spins a moment, then sleeps on the doorbell
+      }
+    }
+  }
+
   template <class Site>
   void send_decision(Site& site, std::uint32_t participant, std::uint64_t txn, bool commit) {
     out_.type = MessageType::decision;
@@ -180,8 +228,10 @@ class TwoPhaseCoordinator {
   Message out_;
   std::uint64_t current_ = 0, last_voted_ = 0;
   std::uint32_t votes_pending_ = 0;
-  bool remote_abort_ = false;
-  std::vector<std::uint32_t> prepared_participants_, decision_instances_;
+  bool remote_abort_ = false, revalidating_ = false;
+  // The prepared updaters; the read-only parts that kept their reads (a decision lets them
+  // go); the occ parts to send a validate request once every vote is in.
+  std::vector<std::uint32_t> prepared_participants_, held_, revalidate_, decision_instances_;
 };
 
 //! The participant's side: fragments executed and prepared, votes, decisions applied. Logged
@@ -195,9 +245,9 @@ class TwoPhaseParticipant {
   //! vote waits in the pipeline for its prepare record in group commit mode.
   template <class Site>
   void on_fragment(Site& site, const Message& in) {
-    bool update = false;
+    FragmentFlags flags;
     std::vector<std::uint64_t> keys;
-    ISLANDS_CHECK(decode_fragment(in, update, keys), "a malformed fragment payload");
+    ISLANDS_CHECK(decode_fragment(in, flags, keys), "a malformed fragment payload");
     std::unique_ptr<TxnContext> ctx = site.new_context();
     ctx->begin(0);
     if (TxnHistory* history = ctx->history()) history->begin(in.txn_id);
@@ -210,24 +260,27 @@ class TwoPhaseParticipant {
       ctx->abort();  // occ: phase 1's pre-commit (write set locked, reads validated) failed
       result.committed = false;
     }
+    // Several participants: reads are kept until every participant holds its locks (see the
+    // serialization point above).
+    const bool revalidate = result.committed && flags.shared && scheme.reads_to_validate(*ctx);
+    const bool hold = flags.shared && (revalidate || decltype(scheme)::kInPlace);
     std::uint8_t vote;
     if (!result.committed) {
       vote = kVoteAbort;  // access already undid and released
       site.recycle(std::move(ctx));
-    } else if (!update) {
-      ctx->commit();  // read-only: release now, drop out of phase 2
+    } else if (!flags.update) {
       vote = kVoteReadOnly;
-      site.recycle(std::move(ctx));
+      if (hold) {
+        vote |= kVoteHeld | (revalidate ? kVoteRevalidate : 0);
+        prepared_.emplace(in.txn_id, Prepared{std::move(ctx), false});
+      } else {
+        ctx->commit();  // release now, drop out of phase 2
+        site.recycle(std::move(ctx));
+      }
       // The read-only rule: the vote waits until what this part may have read is durable.
       const std::uint64_t depends = site.pipeline().read_dependency();
       if (depends != 0) {
-        PendingCommit wait;
-        wait.lsn = depends;
-        wait.txn = in.txn_id;
-        wait.vote = true;
-        wait.vote_value = kVoteReadOnly;
-        wait.vote_to = in.source;
-        site.pipeline().push(std::move(wait));
+        vote_when_durable(site, depends, in, vote);
         ++site.stats().read_only_vote_waits;
         return;
       }
@@ -241,18 +294,35 @@ class TwoPhaseParticipant {
         lsn = log->append(LogRecordType::prepare, in.txn_id, site.instance_of(in.source), ctx->columns(),
                           ctx->redo().data(), ctx->redo().size());
       }
-      prepared_.emplace(in.txn_id, std::move(ctx));
-      vote = kVoteCommit;
+      prepared_.emplace(in.txn_id, Prepared{std::move(ctx), true});
+      vote = kVoteCommit | (revalidate ? kVoteRevalidate : 0);
       if (site.pipeline().must_wait(lsn)) {
-        PendingCommit wait;
-        wait.lsn = lsn;
-        wait.txn = in.txn_id;
-        wait.vote = true;
-        wait.vote_value = kVoteCommit;
-        wait.vote_to = in.source;
-        site.pipeline().push(std::move(wait));
+        vote_when_durable(site, lsn, in, vote);
         return;
       }
+    }
+    send_vote(site, in.source, in.txn_id, vote);
+  }
+
+  //! Validates a kept part's reads again (occ, several participants) and answers with a vote:
+  //! a read-only part is then done, either way; an updater stays prepared for the decision.
+  template <class Site>
+  void on_validate(Site& site, const Message& in) {
+    auto it = prepared_.find(in.txn_id);
+    ISLANDS_CHECK(it != prepared_.end(), "a validate request for no kept fragment");
+    TxnContext& ctx = *it->second.ctx;
+    AbortReason reason{};
+    const bool valid = site.cc().distributed().validate(ctx, reason);
+    std::uint8_t vote = valid ? kVoteCommit : kVoteAbort;
+    if (!it->second.prepared) {
+      if (valid) {
+        ctx.commit();
+        vote = kVoteReadOnly;
+      } else {
+        ctx.abort();
+      }
+      site.recycle(std::move(it->second.ctx));
+      prepared_.erase(it);
     }
     send_vote(site, in.source, in.txn_id, vote);
   }
@@ -262,20 +332,21 @@ class TwoPhaseParticipant {
   void on_decision(Site& site, const Message& in) {
     auto it = prepared_.find(in.txn_id);
     ISLANDS_CHECK(it != prepared_.end() && in.payload.size() == 1, "a decision for no prepared fragment");
-    it->second->set_clock(site.clock());  // the worker's clock now, not when it prepared
+    TxnContext& ctx = *it->second.ctx;
+    ctx.set_clock(site.clock());  // the worker's clock now, not when it prepared
     LogWriter* const log = site.log();
-    if (log != nullptr) {
+    if (log != nullptr && it->second.prepared) {  // a kept read-only part logged nothing
       // Not forced: until it is durable, recovery asks the coordinator's log.
-      ComponentScope logging(it->second->clock(), Component::logging);
+      ComponentScope logging(ctx.clock(), Component::logging);
       log->append(in.payload[0] ? LogRecordType::commit_prepared : LogRecordType::abort_prepared, in.txn_id, 0, 0,
                   nullptr, 0);
     }
     if (in.payload[0]) {
-      it->second->commit();
+      ctx.commit();
     } else {
-      it->second->abort();
+      ctx.abort();
     }
-    site.recycle(std::move(it->second));
+    site.recycle(std::move(it->second.ctx));
     prepared_.erase(it);
   }
 
@@ -289,11 +360,29 @@ class TwoPhaseParticipant {
     site.send(to, reply);
   }
 
-  //! Whether every prepared fragment has had its decision.
+  //! Whether every prepared (or kept) fragment has had its decision.
   bool idle() const { return prepared_.empty(); }
 
  private:
-  std::unordered_map<std::uint64_t, std::unique_ptr<TxnContext>> prepared_;
+  // Sends `vote` on the fragment `in` once the log is durable up to `lsn` (the worker goes on).
+  template <class Site>
+  static void vote_when_durable(Site& site, std::uint64_t lsn, const Message& in, std::uint8_t vote) {
+    PendingCommit wait;
+    wait.lsn = lsn;
+    wait.txn = in.txn_id;
+    wait.vote = true;
+    wait.vote_value = vote;
+    wait.vote_to = in.source;
+    site.pipeline().push(std::move(wait));
+  }
+
+  // A part waiting for the coordinator: a prepared updater (its prepare record logged), or a
+  // read-only part that kept its reads.
+  struct Prepared {
+    std::unique_ptr<TxnContext> ctx;
+    bool prepared = true;
+  };
+  std::unordered_map<std::uint64_t, Prepared> prepared_;
 };
 
 }  // namespace islands

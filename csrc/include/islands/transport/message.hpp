@@ -13,6 +13,8 @@ namespace islands {
 //! ack: a participant's acknowledgement of a decision (also the ping-pong reply).
 //! shutdown: the sender sends nothing more on this channel.
 //! hello: the transport's own handshake (unix sockets); never handed to, or sent by, a user.
+//! validate: occ, several participants: validate your reads again, now that every participant
+//!   holds its write set locked (answered with a vote).
 enum class MessageType : std::uint16_t {
   fragment = 1,
   vote = 2,
@@ -20,6 +22,7 @@ enum class MessageType : std::uint16_t {
   ack = 4,
   shutdown = 5,
   hello = 6,
+  validate = 7,
 };
 
 //! Why a received record was accepted or rejected. Counted per reason by every transport.

@@ -18,6 +18,7 @@
 #include "islands/index/hash_index.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
+#include "islands/workload/routing_unit.hpp"
 #include "islands/workload/micro_config.hpp"
 #include "islands/workload/txn_part.hpp"
 #include "islands/exec/run_config.hpp"
@@ -165,6 +166,13 @@ class MicroWorkload {
     split_operations(txn.words, instance_of_site, parts, [&](std::size_t at) {
       return std::pair<std::size_t, std::uint64_t>{1, site_of(txn.words[at] & ~kReadOnly)};
     });
+  }
+  //! The operation starting at word `at` of the `n` words of a transaction (or of an action
+  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! PLP routes by it).
+  std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {
+    const std::uint64_t key = words[at] & ~kReadOnly;
+    return {1, routing_unit(key / config_.rows_per_site, key % config_.rows_per_site, config_.rows_per_site)};
   }
   //! A part's keys executed here (see access).
   template <class CC>

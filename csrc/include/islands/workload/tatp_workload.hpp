@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "islands/workload/routing_unit.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
@@ -179,6 +180,13 @@ class TatpWorkload {
       return std::pair<std::size_t, std::uint64_t>{txn.words.size(),
                                                    subscriber_of(txn.words.data()) / config_.subscribers_per_site};
     });
+  }
+  //! The operation starting at word `at` of the `n` words of a transaction (or of an action
+  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! PLP routes by it).
+  std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t n, std::size_t) const {
+    const std::uint64_t s = subscriber_of(words), per_site = config_.subscribers_per_site;
+    return {n, routing_unit(s / per_site, s % per_site, per_site)};
   }
 
   //! Whether a part changes data.

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "islands/workload/routing_unit.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
@@ -123,6 +124,13 @@ class TpcbWorkload {
     split_operations(txn.words, instance_of_site, parts, [&](std::size_t at) {
       return std::pair<std::size_t, std::uint64_t>{op_words(txn.words[at]), site_of_op(&txn.words[at])};
     });
+  }
+  //! The operation starting at word `at` of the `n` words of a transaction (or of an action
+  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! PLP routes by it).
+  //! (A whole site is one unit: a branch's rows and its history move together.)
+  std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {
+    return {op_words(words[at]), site_of_op(&words[at]) * kUnitsPerSite};
   }
 
   //! Whether a part changes data (every TPC-B operation does).

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "islands/workload/routing_unit.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
@@ -202,6 +203,13 @@ class TpccWorkload {
       return std::pair<std::size_t, std::uint64_t>{op_words(&txn.words[at]), txn.words[at + 1] / config_.warehouses_per_site};
     });
   }
+  //! The operation starting at word `at` of the `n` words of a transaction (or of an action
+  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! PLP routes by it).
+  //! (A whole site is one unit: its warehouses' inserts share the site's tables.)
+  std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {
+    return {op_words(&words[at]), words[at + 1] / config_.warehouses_per_site * kUnitsPerSite};
+  }
 
   //! Whether a part writes (OrderStatus and StockLevel only read).
   bool part_updates(const std::uint64_t* words, std::size_t) const {
@@ -253,7 +261,9 @@ class TpccWorkload {
         default: step = stock_level_read(op, part);  // kStockLevel
       }
       if (step != Step::next) return fail(step == Step::rollback);
-      if (op[0] == kOrderStatus || op[0] == kStockLevel) part.end_statement();  // read committed
+      // Read committed: each statement's read locks go when it ends (NewOrder kept what it
+      // read of the warehouse and the customer; the other updaters read only what they write).
+      part.end_statement();
     }
     // Phase 2: change them.
     for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
@@ -333,6 +343,10 @@ class TpccWorkload {
     AbortReason reason = AbortReason::lock_conflict;
     std::size_t next_row = 0;
     bool one_lock = false;  // latch-free: table 0 holds every table (table_2pl)
+    // NewOrder's reads of rows it does not lock to the end (read committed): the warehouse's
+    // tax, the customer's discount and (spec layout) the checksum of its name and credit.
+    std::int32_t w_tax = 0, c_discount = 0;
+    std::uint64_t c_text = 0;
 
     // The image of `row` to read or write (cc.open: the row itself once locked, a private copy
     // under occ), nullptr on conflict (`reason` says why). table: the row's table tag

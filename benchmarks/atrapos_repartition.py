@@ -1,0 +1,116 @@
+"""The cost of re-partitioning a running PLP instance (paper 002 Fig 9; issue 17 item 3).
+
+A 2-worker PLP instance runs micro (update 4 rows, half the transactions on both partitions)
+over ``--rows`` rows in all (800 K by default, the issue's size) while a controller thread
+applies N re-partitioning actions one after another, for N in 1, 10, 20, 40, 80. Each action
+moves one routing unit (a tenth of a site's keys) to the other worker: in this engine split,
+merge and move are one operation, a change of the routing table (the rows stay where they are:
+one process, one shared index), so a split (a range of a partition to another core), a merge
+(the range back) and a rearrangement cost the same: freeze the unit, drain its in-flight
+actions, hand it over. Printed per N: the total time (the N actions end to end) and the
+actions' pause (freeze to hand-over, what the transactions needing the units wait), median
+over ``--reps`` runs of each N, and the throughput of the run.
+
+Paper 002: 80 rearrangements take under 200 ms; issue 17's goal: 80 in 20 ms or less at 800 K
+rows. Prints figures; asserts nothing.
+
+    python benchmarks/atrapos_repartition.py [--rows N] [--reps N] [--duration S] [--png FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import threading
+import time
+
+import islands
+from islands import _core
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+
+COUNTS = (1, 10, 20, 40, 80)
+
+
+def apply_actions(n: int, out: dict) -> None:
+    """Waits for the instance, lets it run 0.1 s, then applies `n` single-unit moves, each unit
+    in turn to the other worker; records the total and the pauses."""
+    while not _core.plp_attached():
+        time.sleep(0.001)
+    time.sleep(0.1)
+    owners = _core.plp_owners()
+    pauses = []
+    start = time.perf_counter()
+    for i in range(n):
+        unit = i % len(owners)
+        owners[unit] = 1 - owners[unit]
+        done = _core.plp_apply(owners)
+        if done is None:
+            out["error"] = f"the instance stopped after {i} of {n} actions"
+            return
+        pauses.append(done["pause_ns"])
+    out["total_ms"] = (time.perf_counter() - start) * 1e3
+    out["pause_ms"] = sum(pauses) / 1e6
+    out["max_pause_us"] = max(pauses) / 1e3
+
+
+def one(n: int, rows: int, duration: float, cpus: tuple[int, ...]) -> dict:
+    config = RunConfig(
+        workload="micro",
+        micro=MicroConfig(rows_per_site=rows // 2, rows_per_txn=4, multisite=0.5),
+        engine=EngineConfig(execution="plp"),
+        driver=DriverConfig(cpus=cpus, warmup_s=0.0, duration_s=duration),
+    )
+    out: dict = {}
+    thread = threading.Thread(target=apply_actions, args=(n, out))
+    thread.start()
+    result = islands.run(config)
+    thread.join()
+    if result.check_failures:
+        raise SystemExit(f"consistency: {result.check_failures}")
+    out["tps"] = result.throughput_tps
+    out["moved"] = result.instances[0]["repartitioning"]["units_moved"]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=800_000, help="rows in all (two sites)")
+    parser.add_argument("--reps", type=int, default=3, help="runs per action count (interleaved)")
+    parser.add_argument("--duration", type=float, default=1.0, help="seconds per run")
+    parser.add_argument("--png", default="", help="write the figure (002 Fig 9) here")
+    args = parser.parse_args()
+    cpus = tuple(islands.read_topology().cpus[:2])
+    if len(cpus) < 2:
+        raise SystemExit("needs two online CPUs")
+    runs: dict[int, list[dict]] = {n: [] for n in COUNTS}
+    for rep in range(args.reps):
+        order = COUNTS[rep % len(COUNTS) :] + COUNTS[: rep % len(COUNTS)]
+        for n in order:
+            runs[n].append(one(n, args.rows, args.duration, cpus))
+    print(f"PLP micro, 2 workers, {args.rows:,} rows, re-partitioning under load (median of {args.reps})")
+    print(f"{'actions':>8} {'total ms':>9} {'pause ms':>9} {'max pause us':>13} {'units moved':>12} {'txn/s':>10}")
+    for n in COUNTS:
+        ok = [r for r in runs[n] if "error" not in r]
+        if not ok:
+            print(f"{n:>8} NaN: {runs[n][0]['error']}")
+            continue
+        med = {k: statistics.median(r[k] for r in ok) for k in ("total_ms", "pause_ms", "max_pause_us", "moved", "tps")}
+        print(
+            f"{n:>8} {med['total_ms']:>9.2f} {med['pause_ms']:>9.2f} {med['max_pause_us']:>13.1f}"
+            f" {med['moved']:>12.0f} {med['tps']:>10,.0f}"
+        )
+    print("paper 002: 80 rearrangements < 200 ms; issue 17 goal: 80 in <= 20 ms at 800 K rows")
+    if args.png:
+        from islands.plots.atrapos import plot_repartition_cost
+
+        costs = {
+            "move (= split, merge, rearrange here)": {
+                n: [r["total_ms"] for r in runs[n] if "error" not in r] for n in COUNTS
+            }
+        }
+        note = f"PLP micro under load, 2 workers (2 virtual sockets over 2 cores), {args.rows:,} rows"
+        plot_repartition_cost(costs, note=note).figure.savefig(args.png, dpi=120)
+
+
+if __name__ == "__main__":
+    main()

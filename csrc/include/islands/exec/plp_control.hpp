@@ -1,0 +1,103 @@
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "islands/atrapos/monitor_snapshot.hpp"
+#include "islands/exec/plp_monitor.hpp"
+#include "islands/exec/plp_routing.hpp"
+
+namespace islands {
+
+//! The handle a controller thread has on this process's running PLP instance (ATraPos's
+//! adaptive loop, islands/atrapos/live.py, runs beside an in-process run and calls it through
+//! the binding). One per process: a PLP deployment is one in-process instance, which attaches
+//! when its workers start drawing and detaches before they stop; every call made while none
+//! is attached answers "nothing" (nullopt, empty, false).
+//!
+//! What it offers: the routing table (owners of the units) and apply() (a re-partitioning,
+//! exec/plp_routing.hpp); the monitor's counters summed (engine.plp_monitor); the commits so
+//! far; and the run-time events: a worker parked (its core taken away: it draws no more
+//! transactions and serves the actions of the units it still owns only now and then, as a
+//! thread sharing another core would) or given back.
+class PlpControl {
+ public:
+  //! The process's handle.
+  static PlpControl& process() {
+    static PlpControl control;
+    return control;
+  }
+
+  //! Instance side: `routing` (and `monitor`, null when off) of a running instance whose
+  //! workers' parked flags are `parked`; `abandon` as for PlpRouting::apply.
+  void attach(PlpRouting& routing, PlpMonitor* monitor, std::atomic<bool>* parked, std::function<bool()> abandon) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    routing_ = &routing;
+    monitor_ = monitor;
+    parked_ = parked;
+    abandon_ = std::move(abandon);
+    attached_.store(true, std::memory_order_release);
+  }
+  //! Instance side: detaches, after any call in progress (a re-partitioning's drain needs the
+  //! workers still running).
+  void detach() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    attached_.store(false, std::memory_order_release);
+    routing_ = nullptr;
+    monitor_ = nullptr;
+    parked_ = nullptr;
+    abandon_ = nullptr;
+  }
+
+  //! Whether an instance is attached (its workers are drawing transactions).
+  bool attached() const noexcept { return attached_.load(std::memory_order_acquire); }
+  //! The owner worker of every unit now; empty when none is attached.
+  std::vector<std::uint32_t> owners() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return routing_ ? routing_->current()->owner : std::vector<std::uint32_t>{};
+  }
+  //! Moves units to `target` (PlpRouting::apply); nullopt when none is attached.
+  std::optional<PlpRepartition> apply(const std::vector<std::uint32_t>& target) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!routing_) return std::nullopt;
+    return routing_->apply(target, abandon_);
+  }
+  //! The monitor's counters summed over the workers; nullopt when none is attached or its
+  //! monitor is off.
+  std::optional<atrapos::MonitorSnapshot> snapshot() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!monitor_) return std::nullopt;
+    return monitor_->snapshot();
+  }
+  //! Commits so far (monitor on), all phases; nullopt as snapshot().
+  std::optional<std::uint64_t> commits() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!monitor_) return std::nullopt;
+    return monitor_->commits();
+  }
+  //! Parks worker `worker` (true: its core taken away) or gives it back; false when none is
+  //! attached or there is no such worker.
+  bool park(std::size_t worker, bool parked) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!routing_ || worker >= routing_->workers()) return false;
+    parked_[worker].store(parked, std::memory_order_relaxed);
+    return true;
+  }
+
+ private:
+  PlpControl() = default;
+
+  std::mutex mutex_;
+  std::atomic<bool> attached_{false};
+  PlpRouting* routing_ = nullptr;
+  PlpMonitor* monitor_ = nullptr;
+  std::atomic<bool>* parked_ = nullptr;
+  std::function<bool()> abandon_;
+};
+
+}  // namespace islands

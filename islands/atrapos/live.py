@@ -1,0 +1,223 @@
+"""ATraPos adapting a running PLP instance: a Python thread beside an in-process run.
+
+Design (issue 17 item 4). The controller runs in a Python thread next to ``islands.run``, which
+releases the GIL while the engine runs. At the end of each interval it reads the instance's
+commit count and monitor (``_core.plp_commits`` / ``plp_snapshot``, summed over the workers'
+thread-local arrays), feeds the interval's throughput to :class:`AdaptiveLoop` (the paper's
+interval logic and search) and applies a plan through ``_core.plp_apply`` (freeze, drain, hand
+over: exec/plp_routing.hpp). Why not a C++ monitor thread calling Python: the search is Python
+and runs once per interval (1 to 8 s), so calling it from C++ would only add a GIL hand-off and
+a second owner of the loop; the engine side stays a handle (exec/plp_control.hpp) that any
+thread may call, and the controller is testable on its own.
+
+Run-time events (:class:`Event`): a worker's core taken away (``park``: it draws no more
+transactions and serves its units only now and then) or given back (``unpark``). Static mode
+(``adaptive=False``) applies the events and never re-partitions, so a figure shows both.
+Workload mix and skew changes at run time are not supported by the engine's workloads yet:
+:func:`check_events` refuses them by name.
+
+The engine's partitions here are its sites, each cut into 10 routing units (its
+sub-partitions); every unit is one sub-partition of one table ``keys`` in the scheme the search
+sees, its owner the worker (core) that runs it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+from islands import _core
+from islands.atrapos.adaptive_loop import AdaptiveLoop
+from islands.atrapos.hardware import Hardware
+from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
+from islands.atrapos.workload import MonitoredPartition, WorkloadStats, from_monitor
+from islands.config import RunConfig
+from islands.run_result import RunResult
+
+__all__ = ["EVENT_KINDS", "Event", "LiveController", "LiveLog", "check_events", "engine_scheme", "run_live"]
+
+#: The run-time events the engine supports: a worker's core taken away, or given back.
+EVENT_KINDS = ("park", "unpark")
+
+
+@dataclass(frozen=True)
+class Event:
+    """At ``at_s`` seconds into the measured window, ``kind`` (``park`` or ``unpark``) on
+    ``workers`` (indices of the instance's workers, which are the scheme's cores)."""
+
+    at_s: float
+    kind: str
+    workers: tuple[int, ...]
+
+
+def check_events(events: Sequence[Event], n_workers: int) -> None:
+    """Raises ``ValueError`` naming the first event the engine cannot apply."""
+    for i, e in enumerate(events):
+        if e.kind not in EVENT_KINDS:
+            raise ValueError(
+                f"schedule[{i}].kind: {e.kind!r} is not one of {', '.join(EVENT_KINDS)} "
+                "(workload mix and skew changes at run time are not supported yet)"
+            )
+        if not (np.isfinite(e.at_s) and e.at_s >= 0):
+            raise ValueError(f"schedule[{i}].at_s: {e.at_s} is not a non-negative time")
+        if not e.workers or any(not 0 <= w < n_workers for w in e.workers):
+            raise ValueError(f"schedule[{i}].workers: {list(e.workers)} must name workers 0..{n_workers - 1}")
+
+
+@dataclass
+class LiveLog:
+    """What the controller saw and did, times in seconds from the measured window's start:
+    ``intervals`` (end, length, throughput), ``repartitions`` (at, units moved, pause in ns,
+    planned gain), ``events`` (at, kind, workers)."""
+
+    intervals: list[tuple[float, float, float]] = field(default_factory=list)
+    repartitions: list[dict[str, Any]] = field(default_factory=list)
+    events: list[tuple[float, str, tuple[int, ...]]] = field(default_factory=list)
+
+
+def engine_scheme(snapshot: dict[str, Any], owners: Sequence[int], n_cores: int) -> tuple[Scheme, WorkloadStats]:
+    """The scheme the engine runs (one table ``keys``: every site's 10 units, owned by
+    ``owners``) and the statistics of ``snapshot`` (a difference of two ``plp_snapshot``)."""
+    n_sites = len(owners) // SUB_PARTITIONS
+    parts = [MonitoredPartition("keys", s * SUB_PARTITIONS, (s + 1) * SUB_PARTITIONS, 0) for s in range(n_sites)]
+    scheme, stats = from_monitor(snapshot, parts, n_cores)
+    return scheme.with_owners(np.asarray(owners, dtype=np.int64)), stats
+
+
+def _difference(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    return {k: np.asarray(now[k], dtype=np.int64) - np.asarray(before[k], dtype=np.int64) for k in now}
+
+
+class LiveController(threading.Thread):
+    """The controller thread: waits for the instance to attach, then runs intervals until it
+    detaches (or :meth:`stop`). ``warmup_s`` is the run's warm-up (events count from the
+    window's start); ``adaptive`` False: events only. The run needs ``engine.plp_monitor``."""
+
+    def __init__(
+        self,
+        hardware: Hardware,
+        adaptive: bool,
+        events: Sequence[Event] = (),
+        warmup_s: float = 0.0,
+        loop: AdaptiveLoop | None = None,
+        poll_s: float = 0.005,
+    ) -> None:
+        super().__init__(name="atrapos-controller", daemon=True)
+        check_events(events, hardware.n_cores)
+        self.hardware = hardware
+        self.adaptive = adaptive
+        self.events = sorted(events, key=lambda e: e.at_s)
+        self.warmup_s = float(warmup_s)
+        self.loop = loop or AdaptiveLoop()
+        self.poll_s = float(poll_s)
+        self.log = LiveLog()
+        self.error: BaseException | None = None
+        self._halt = threading.Event()
+
+    def stop(self) -> None:
+        """Ends the loop at its next poll."""
+        self._halt.set()
+
+    def run(self) -> None:
+        try:
+            self._run()
+        except BaseException as e:  # reported by whoever joins (run_live)
+            self.error = e
+
+    def _run(self) -> None:
+        while not _core.plp_attached():
+            if self._halt.wait(self.poll_s):
+                return
+        t0 = time.monotonic() + self.warmup_s  # the window's start
+        hardware = self.hardware
+        pending = list(self.events)
+        commits = _core.plp_commits()
+        snapshot = _core.plp_snapshot()
+        if commits is None or snapshot is None:
+            raise RuntimeError("the ATraPos controller needs engine.plp_monitor = true")
+        start = time.monotonic()
+        while _core.plp_attached() and not self._halt.is_set():
+            end = start + self.loop.controller.interval_s
+            while time.monotonic() < end and _core.plp_attached() and not self._halt.is_set():
+                now = time.monotonic() - t0
+                while pending and pending[0].at_s <= now:
+                    hardware = self._fire(pending.pop(0), hardware, now)
+                self._halt.wait(self.poll_s)
+            now_commits, now_snapshot = _core.plp_commits(), _core.plp_snapshot()
+            if now_commits is None or now_snapshot is None:
+                return  # detached meanwhile
+            length = time.monotonic() - start
+            tps = (now_commits - commits) / length
+            self.log.intervals.append((time.monotonic() - t0, length, tps))
+            interval = _difference(now_snapshot, snapshot)
+            commits, snapshot, start = now_commits, now_snapshot, time.monotonic()
+            if not self.adaptive:
+                continue
+            owners = _core.plp_owners()
+            if not owners:
+                return
+            decision = self.loop.end_of_interval(
+                tps, partial(engine_scheme, interval, owners, hardware.n_cores), hardware
+            )
+            if decision.repartition and decision.plan is not None:
+                target = [int(c) for c in decision.plan.scheme.owners()]
+                done = _core.plp_apply(target)
+                if done is not None:
+                    self.log.repartitions.append(
+                        {
+                            "at_s": time.monotonic() - t0,
+                            "units_moved": done["units_moved"],
+                            "pause_ns": done["pause_ns"],
+                            "actions": len(decision.actions),
+                            "owners": target,
+                        }
+                    )
+                start = time.monotonic()  # the next interval starts after the hand-over
+
+    def _fire(self, event: Event, hardware: Hardware, now: float) -> Hardware:
+        for w in event.workers:
+            _core.plp_park(w, event.kind == "park")
+        self.log.events.append((now, event.kind, event.workers))
+        hardware = hardware.without(event.workers) if event.kind == "park" else hardware.with_cores(event.workers)
+        if self.adaptive:
+            self.loop.hardware_changed()
+        return hardware
+
+
+def run_live(
+    config: RunConfig,
+    adaptive: bool,
+    events: Sequence[Event] = (),
+    hardware: Hardware | None = None,
+    loop: AdaptiveLoop | None = None,
+) -> tuple[RunResult, LiveLog]:
+    """Runs ``config`` (engine.execution plp with engine.plp_monitor) in this process with a
+    :class:`LiveController` beside it; ``hardware`` defaults to one virtual socket per worker.
+    Raises ``ValueError`` naming a setting the controller cannot work with, or what the
+    controller raised."""
+    import islands
+
+    if config.engine.execution != "plp":
+        raise ValueError(f"engine.execution: the ATraPos controller adapts plp, not {config.engine.execution}")
+    if not config.engine.plp_monitor:
+        raise ValueError("engine.plp_monitor: the ATraPos controller reads the monitor; set it to true")
+    n = len(config.driver.cpus)
+    hardware = hardware or Hardware.from_sockets([1] * n)
+    if hardware.n_cores != n:
+        raise ValueError(f"hardware: {hardware.n_cores} cores for {n} workers")
+    controller = LiveController(hardware, adaptive, events, config.driver.warmup_s, loop)
+    controller.start()
+    try:
+        result = islands.run(config)
+    finally:
+        controller.stop()
+        controller.join()
+    if controller.error is not None:
+        raise controller.error
+    return result, controller.log

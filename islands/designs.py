@@ -1,0 +1,61 @@
+"""Paper 002's baselines as whole designs, so that an experiment file can cross them with
+anything else in one grid (``[grid] design = [...]``): each names its deployment and the
+engine settings that make it, because PLP partitions one instance only and a grid crossing
+execution with deployment would hold combinations that cannot run.
+
+- ``shared-nothing``: one single-threaded instance per core (``cc`` left to ``auto``: none),
+  each with its own (one-worker, so uncontended) system structures;
+- ``coarse-sn``: one instance per socket (002 Fig 5's coarse shared-nothing), row-level 2PL;
+- ``centralized``: one instance, every worker any row, row-level 2PL, the centralized system
+  structures (today's 1ISL; Shore-MT's layout);
+- ``plp``: one instance, physiological partitioning (each worker owns its partition), the
+  centralized system structures (PLP as first published; the issue's "naive" PLP);
+- ``plp-hw``: the same with the hardware-aware system structures, one part per socket
+  (002 Sec IV).
+
+:func:`design_of` names the design a stored run's row was (for the plots).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["DESIGNS", "DESIGN_ENGINE_KEYS", "Design", "design_of"]
+
+
+@dataclass(frozen=True)
+class Design:
+    """One baseline: its deployment (relative, as an experiment file writes one), the engine
+    settings it fixes and its label in figures."""
+
+    deployment: str
+    engine: Mapping[str, Any] = field(default_factory=dict)
+    label: str = ""
+
+
+#: design name -> the baseline (the order figures list them in).
+DESIGNS: dict[str, Design] = {
+    "shared-nothing": Design("per-core", {"system_structures": "centralized"}, "SN (per-core)"),
+    "coarse-sn": Design(
+        "per-socket", {"execution": "shared_everything", "system_structures": "centralized"}, "coarse SN (per-socket)"
+    ),
+    "centralized": Design(
+        "1", {"cc": "2pl", "execution": "shared_everything", "system_structures": "centralized"}, "centralized SE"
+    ),
+    "plp": Design("1", {"cc": "2pl", "execution": "plp", "system_structures": "centralized"}, "PLP"),
+    "plp-hw": Design("1", {"cc": "2pl", "execution": "plp", "system_structures": "per_socket"}, "PLP hardware-aware"),
+}
+#: Engine settings a design decides: a file that grids designs may not also set them.
+DESIGN_ENGINE_KEYS = ("cc", "execution", "system_structures")
+
+
+def design_of(instances: int, engine: Mapping[str, Any]) -> str:
+    """The design a run was, from its number of instances and its engine settings (a stored
+    row's ``deployment`` and ``config["engine"]``)."""
+    if engine.get("execution") == "plp":
+        return "plp-hw" if engine.get("system_structures") == "per_socket" else "plp"
+    if engine.get("cc") == "none":
+        return "shared-nothing"
+    return "centralized" if instances == 1 else "coarse-sn"

@@ -1,0 +1,190 @@
+"""Paper 002 (ATraPos): its baselines (:mod:`islands.designs`) against each other.
+
+- Fig 1/2: throughput vs sockets, read 1 row, perfectly partitionable: per-core
+  shared-nothing, centralized shared-everything, PLP;
+- Fig 5: the same with PLP on the hardware-aware system structures and coarse shared-nothing;
+- Fig 6: a two-table transaction (TATP UpdateSubscriberData: Subscriber and SpecialFacility)
+  vs sockets: centralized, PLP, PLP with hardware-aware structures (002's "naive"
+  partitioning; its workload-aware and ATraPos placements need the re-partitioning of issue
+  17 and are not drawn);
+- Fig 8: TATP and TPC-C per transaction type and mix, each design over PLP.
+
+Cores on x, with the sockets they span: those the deployment's cores span in the topology the run was planned on, which
+may be virtual (the caption says so and what it was made of). Each point is the mean over
+the repetitions with its 95% confidence interval; ratios are stated with their intervals.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from typing import Any
+
+import pandas as pd
+
+from islands.designs import DESIGNS, design_of
+from islands.plots._common import (
+    Drawing,
+    aggregate,
+    color_of,
+    draw_line,
+    error_bars,
+    figure_legend,
+    fmt_tps,
+    log_note,
+    machine_note,
+    marker_of,
+    new_grid,
+    plain_ticks,
+    prepared,
+    ratio_of,
+    ratio_text,
+    run_note,
+    topology_of,
+)
+
+__all__ = ["plot_designs"]
+
+_TITLES = {
+    "002-fig1": "002 Fig 1/2: throughput vs sockets, read 1 row (SN, centralized SE, PLP)",
+    "002-fig2": "002 Fig 1/2: throughput vs sockets, read 1 row (SN, centralized SE, PLP)",
+    "002-fig5": "002 Fig 5: hardware-aware system structures vs sockets",
+    "002-fig6": "002 Fig 6: a two-table transaction vs sockets",
+    "002-fig8": "002 Fig 8: per transaction and mix, normalized to PLP",
+}
+_ENGINE = ("config.engine.execution", "config.engine.system_structures", "config.engine.cc")
+
+
+def plot_designs(rows: pd.DataFrame, figure_id: str = "002-fig2") -> Drawing:
+    """Fig 8: one bar per design and transaction type (and the mix), over PLP's. The others:
+    throughput (thousand txn/s) vs sockets, one line per design."""
+    df = prepared(rows, f"figure {figure_id}", extra=(*_ENGINE, "deployment.sockets"))
+    df["design"] = [
+        design_of(int(n), {k.rsplit(".", 1)[1]: v for k, v in zip(_ENGINE, values, strict=True)})
+        for n, *values in zip(df["n_instances"], *(df[c] for c in _ENGINE), strict=True)
+    ]
+    df["sockets"] = [_spanned(spans) for spans in df["deployment.sockets"]]
+    designs = [d for d in DESIGNS if d in set(df["design"])]
+    notes = _caption(df)
+    if figure_id == "002-fig8":
+        return _per_transaction(df, figure_id, designs, notes)
+    return _vs_sockets(df, figure_id, designs, notes)
+
+
+def _spanned(spans: Any) -> int:
+    """How many sockets a stored deployment's ``sockets`` (each instance's; JSON text or
+    lists) span."""
+    if isinstance(spans, str):
+        spans = json.loads(spans)
+    return len({int(s) for part in spans for s in part})
+
+
+def _caption(df: pd.DataFrame) -> str:
+    topo = topology_of(df)
+    cores = f"; the machine has {topo.n_cores} cores" if topo is not None else ""
+    text = f"{machine_note(df)}{cores}\n{run_note(df)}; {log_note(df)}"
+    return "\n".join(textwrap.fill(line, 150) for line in text.splitlines())
+
+
+def _vs_sockets(df: pd.DataFrame, figure_id: str, designs: list[str], caption: str) -> Drawing:
+    fig, grid = new_grid(1, 1, 8.5, 5.6)
+    ax = grid[0][0]
+    df = df.assign(cores=df["n_cpus"])
+    agg = aggregate(df, ["design", "cores"])
+    lines: list[str] = []
+    sockets_of: dict[int, int] = {int(str(c)): int(n) for c, n in df.groupby("cores")["sockets"].max().items()}
+
+    def _on(cores: Any) -> str:
+        return f"{int(cores)} core(s), {sockets_of[int(cores)]} socket(s)"
+
+    for i, design in enumerate(designs):
+        sub = agg[agg["design"] == design].sort_values("cores")
+        draw_line(
+            ax,
+            sub["cores"].to_list(),
+            sub,
+            color=color_of(i),
+            marker=marker_of(i),
+            linestyle="-",
+            label=DESIGNS[design].label,
+            scale=1e-3,
+        )
+        first, last = sub.iloc[0], sub.iloc[-1]
+        lines.append(
+            f"  {DESIGNS[design].label}: {fmt_tps(first['mean'])} txn/s on {_on(first['cores'])}"
+            f" → {fmt_tps(last['mean'])} on {_on(last['cores'])}"
+        )
+    top = int(agg["cores"].max())
+    at = agg[agg["cores"] == top].set_index("design")
+    if "centralized" in at.index:
+        for design in designs:
+            if design != "centralized" and design in at.index:
+                lines.append(
+                    f"  on {_on(top)} {DESIGNS[design].label} / centralized SE: "
+                    f"{ratio_text(at.loc[design], at.loc['centralized'])}"
+                )
+    ax.set_xlabel("cores (sockets they span)")
+    ax.set_ylabel("throughput (thousand txn/s)")
+    ax.set_ylim(bottom=0)
+    ticks = sorted(sockets_of)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([f"{c}\n({sockets_of[c]})" for c in ticks])
+    plain_ticks(ax.yaxis)
+    ax.grid(alpha=0.3)
+    figure_legend(fig, [ax], max_cols=3)
+    title = _TITLES.get(figure_id, f"{figure_id}: throughput vs sockets")
+    fig.suptitle(f"{title}\n{caption}", fontsize=8)
+    summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {machine_note(df)}", *lines])
+    return Drawing(figure=fig, summary=summary, stem=figure_id)
+
+
+def _per_transaction(df: pd.DataFrame, figure_id: str, designs: list[str], caption: str) -> Drawing:
+    workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else "tatp"
+    mix_column = f"config.{workload}.mix"
+    if mix_column not in df.columns:
+        raise ValueError(f"figure {figure_id}: the rows have no {mix_column} (a TATP or TPC-C sweep over mixes)")
+    df = df.assign(mix=df[mix_column].astype(str))
+    mixes = sorted(set(df["mix"]), key=lambda m: (m == "standard", m))  # the mix last, as 002 draws it
+    agg = aggregate(df, ["design", "mix"])
+    if "plp" not in designs:
+        raise ValueError(f"figure {figure_id}: no PLP run to normalize to (grid.design must hold 'plp')")
+    fig, grid = new_grid(1, 1, max(8.5, 1.3 * len(mixes) + 3), 5.6)
+    ax = grid[0][0]
+    width = 0.8 / max(1, len(designs))
+    lines: list[str] = [f"  over PLP ({workload}):"]
+    for i, design in enumerate(designs):
+        xs: list[float] = []
+        means: list[float] = []
+        bounds: list[dict[str, Any]] = []
+        for k, mix in enumerate(mixes):
+            mine = agg[(agg["design"] == design) & (agg["mix"] == mix)]
+            plp = agg[(agg["design"] == "plp") & (agg["mix"] == mix)]
+            if mine.empty or plp.empty:
+                continue
+            ratio = ratio_of(mine.iloc[0], plp.iloc[0])
+            xs.append(k + (i - (len(designs) - 1) / 2) * width)
+            means.append(ratio.value)
+            bounds.append({"mean": ratio.value, "ci_low": ratio.low, "ci_high": ratio.high})
+            if design != "plp":
+                lines.append(f"    {mix}: {DESIGNS[design].label} {ratio_text(mine.iloc[0], plp.iloc[0])}")
+        ax.bar(
+            xs,
+            means,
+            width=width,
+            color=color_of(i),
+            label=DESIGNS[design].label,
+            yerr=error_bars(pd.DataFrame(bounds)) if bounds else None,
+            capsize=2,
+        )
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    ax.set_xticks(range(len(mixes)))
+    ax.set_xticklabels([m.replace("_", " ") for m in mixes], rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("throughput / PLP's")
+    ax.set_ylim(bottom=0)
+    ax.grid(alpha=0.3, axis="y")
+    figure_legend(fig, [ax], max_cols=4)
+    sockets = int(df["sockets"].max())
+    title = f"{_TITLES['002-fig8']}: {workload.upper()}, {sockets} socket(s)"
+    fig.suptitle(f"{title}\n{caption}", fontsize=8)
+    summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {machine_note(df)}", *lines])
+    return Drawing(figure=fig, summary=summary, stem=figure_id)

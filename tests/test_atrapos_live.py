@@ -1,0 +1,87 @@
+"""ATraPos adapting a running PLP instance (islands/atrapos/live.py): the monitor wired into
+the workers (engine.plp_monitor), the controller thread beside an in-process run, run-time
+events (a worker's core taken away and given back), adaptive against static."""
+
+from __future__ import annotations
+
+import pytest
+
+import islands
+from islands import _core
+from islands.atrapos.adaptive_loop import AdaptiveLoop
+from islands.atrapos.controller import IntervalController
+from islands.atrapos.live import Event, check_events, run_live
+from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+
+CPUS = islands.read_topology().cpus
+pytestmark = pytest.mark.usefixtures("private_run_root")
+two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
+
+
+def monitored(n_cpus=2, duration=0.3, multisite=0.5, rows_per_txn=4, monitor=True):
+    return RunConfig(
+        workload="micro",
+        micro=MicroConfig(rows_per_site=2000, rows_per_txn=rows_per_txn, multisite=multisite),
+        engine=EngineConfig(execution="plp", plp_monitor=monitor),
+        driver=DriverConfig(cpus=tuple(CPUS[:n_cpus]), warmup_s=0.05, duration_s=duration),
+    )
+
+
+@pytest.mark.parametrize("n_cpus", [1, pytest.param(2, marks=two_cpus)])
+def test_the_monitor_counts_every_committed_operation_on_its_unit(n_cpus):
+    result = islands.run(monitored(n_cpus))
+    assert result.check_failures == []
+    monitor = result.instances[0]["monitor"]
+    assert monitor["partitions"] == n_cpus
+    actions = monitor["actions"]
+    assert len(actions) == n_cpus * 10
+    # micro: 4 keys per transaction, one action each, every phase
+    assert sum(actions) == 4 * result.checks["committed_txns"]
+    assert all(a > 0 for a in actions)  # uniform keys reach every unit
+    syncs = sum(monitor["sync_count"])
+    if n_cpus == 1:
+        assert syncs == 0  # one worker: no operation ever runs elsewhere
+    else:
+        assert syncs > 0 and result.multisite_commits > 0
+
+
+def test_the_monitor_is_off_by_default_and_nothing_is_attached_between_runs():
+    result = islands.run(monitored(1, monitor=False))
+    assert result.instances[0]["monitor"] is None
+    assert not _core.plp_attached()
+    assert _core.plp_owners() == [] and _core.plp_snapshot() is None and _core.plp_apply([0] * 10) is None
+    assert _core.plp_park(0, True) is False
+
+
+def fast_loop():
+    """The paper's interval logic on a shorter clock (0.2 s doubling to 0.8 s), for tests."""
+    return AdaptiveLoop(IntervalController(min_interval_s=0.2, max_interval_s=0.8))
+
+
+@two_cpus
+def test_a_lost_core_is_adapted_to_and_static_stays_put():
+    # Worker 1's core is taken away 0.3 s into the window. The adaptive controller evaluates
+    # the model at once and moves every unit to worker 0; static applies the event only.
+    config = monitored(duration=1.6, multisite=0.0)
+    lost = [Event(0.3, "park", (1,))]
+    result, log = run_live(config, adaptive=True, events=lost, loop=fast_loop())
+    assert result.check_failures == []
+    assert [e[1] for e in log.events] == ["park"]
+    # (it may also rebalance before the event: the search sees the monitored load)
+    after = [r for r in log.repartitions if r["at_s"] >= log.events[0][0]]
+    assert after, log
+    assert set(after[-1]["owners"]) == {0}
+    assert result.instances[0]["repartitioning"]["repartitions"] == len(log.repartitions)
+    assert len(log.intervals) >= 2
+    static, slog = run_live(config, adaptive=False, events=lost, loop=fast_loop())
+    assert static.check_failures == []
+    assert slog.repartitions == [] and static.instances[0]["repartitioning"]["repartitions"] == 0
+
+
+def test_events_the_engine_cannot_apply_are_refused_by_name():
+    with pytest.raises(ValueError, match=r"schedule\[0\].kind"):
+        check_events([Event(1.0, "skew", (0,))], 2)
+    with pytest.raises(ValueError, match=r"schedule\[1\].workers"):
+        check_events([Event(1.0, "park", (0,)), Event(2.0, "park", (2,))], 2)
+    with pytest.raises(ValueError, match="engine.plp_monitor"):
+        run_live(monitored(1, monitor=False), adaptive=True)
