@@ -39,6 +39,7 @@ from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
 from islands.atrapos.workload import MonitoredPartition, WorkloadStats, from_monitor
 from islands.config import RunConfig
 from islands.run_result import RunResult
+from islands.topology import Topology
 
 __all__ = ["EVENT_KINDS", "Event", "LiveController", "LiveLog", "check_events", "engine_scheme", "run_live"]
 
@@ -196,11 +197,12 @@ def run_live(
     events: Sequence[Event] = (),
     hardware: Hardware | None = None,
     loop: AdaptiveLoop | None = None,
+    topology: Topology | None = None,
 ) -> tuple[RunResult, LiveLog]:
     """Runs ``config`` (engine.execution plp with engine.plp_monitor) in this process with a
     :class:`LiveController` beside it; ``hardware`` defaults to one virtual socket per worker.
-    Raises ``ValueError`` naming a setting the controller cannot work with, or what the
-    controller raised."""
+    ``topology`` is the machine's the run records (default: read). Raises ``ValueError``
+    naming a setting the controller cannot work with, or what the controller raised."""
     import islands
 
     if config.engine.execution != "plp":
@@ -214,7 +216,7 @@ def run_live(
     controller = LiveController(hardware, adaptive, events, config.driver.warmup_s, loop)
     controller.start()
     try:
-        result = islands.run(config)
+        result = islands.run(config, topology)
     finally:
         controller.stop()
         controller.join()
