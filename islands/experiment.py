@@ -79,6 +79,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from islands.atrapos.live import Event
 from islands.config import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
@@ -91,7 +92,6 @@ from islands.config import (
     resolve_field,
 )
 from islands.designs import DESIGN_ENGINE_KEYS, DESIGNS
-from islands.atrapos.live import Event
 from islands.dispatch import default_log_root
 from islands.schedule import LiveRun, parse_schedule
 from islands.topology import format_cpulist, parse_cpulist
@@ -361,7 +361,9 @@ class ExperimentSpec:
             or not isinstance(controller_interval, (int, float))
             or not 0 < controller_interval <= 3600
         ):
-            raise where.error("run.controller_interval_s", f"{controller_interval!r} is not a number of seconds in (0, 3600]")
+            raise where.error(
+                "run.controller_interval_s", f"{controller_interval!r} is not a number of seconds in (0, 3600]"
+            )
         schedule = parse_schedule(d["schedule"], float(duration), where.error) if "schedule" in d else ()
 
         fixed: dict[str, dict[str, Any]] = {table: {} for table in SECTION_FIELDS}
@@ -494,7 +496,9 @@ class ExperimentSpec:
         for design in grid.get("design", ()):
             execution = DESIGNS[design].engine.get("execution", "shared_everything")
             if execution != "plp":
-                raise where.error(holder, f"runs PLP only (the ATraPos controller adapts it); grid.design {design!r} is not")
+                raise where.error(
+                    holder, f"runs PLP only (the ATraPos controller adapts it); grid.design {design!r} is not"
+                )
         if "design" not in grid:
             for execution in grid.get("execution", (engine.get("execution", "shared_everything"),)):
                 if execution != "plp":
@@ -607,7 +611,7 @@ class ExperimentSpec:
             run["virtual_delay_us"] = self.virtual_delay_us
         if self.live:  # only where given: other specs keep their hashes
             run["controller_interval_s"] = self.controller_interval_s
-        extra = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
+        extra: dict[str, Any] = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
         if self.log:  # only where given: specs without a log keep their hashes
             extra["log"] = {k: _plain(v) for k, v in self.log.items()}
         if self.schedule:

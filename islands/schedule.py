@@ -70,9 +70,7 @@ class LiveRun:
         }
 
 
-def parse_schedule(
-    entries: Any, duration_s: float, error: Callable[[str, str], ValueError]
-) -> tuple[Event, ...]:
+def parse_schedule(entries: Any, duration_s: float, error: Callable[[str, str], ValueError]) -> tuple[Event, ...]:
     """The ``[[schedule]]`` entries of an experiment file, checked, sorted by time.
     ``error(key, why)`` makes the one-line error (``schedule[i].key: why``); times must lie in
     the measured window ``[0, duration_s)``, workers be whole numbers >= 0 (whether a point
