@@ -267,7 +267,7 @@ class ExperimentSpec:
     virtual_delay_us: float = 0.0  #: with virtual_sockets: delay injected on messages between them
     profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
     log: Mapping[str, Any] = field(default_factory=dict)  #: the [log] table, checked
-    #: the [[schedule]] events, checked and sorted (islands.schedule)
+    #: the [[schedule]] events, checked, in the file's order (islands.schedule)
     schedule: tuple[Event, ...] = ()
     controller_interval_s: float = 1.0  #: the ATraPos controller's first interval (live runs)
     source: str = field(default="<memory>", compare=False)
@@ -627,6 +627,8 @@ class ExperimentSpec:
             "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
             **extra,
         }
+        if self.live and "plp_monitor" not in grid_keys:  # what its runs use (run_config sets it)
+            out["engine"]["plp_monitor"] = True
         # The default workload's table always (specs from before the other workloads keep
         # their hashes); another workload's only where it is used.
         for section, klass in WORKLOAD_SETTINGS.items():

@@ -71,7 +71,8 @@ class LiveRun:
 
 
 def parse_schedule(entries: Any, duration_s: float, error: Callable[[str, str], ValueError]) -> tuple[Event, ...]:
-    """The ``[[schedule]]`` entries of an experiment file, checked, sorted by time.
+    """The ``[[schedule]]`` entries of an experiment file, checked, in the file's order (so
+    that ``schedule[i]`` in any later error is the file's i-th entry; the controller sorts).
     ``error(key, why)`` makes the one-line error (``schedule[i].key: why``); times must lie in
     the measured window ``[0, duration_s)``, workers be whole numbers >= 0 (whether a point
     has that many is judged per point)."""
@@ -99,7 +100,7 @@ def parse_schedule(entries: Any, duration_s: float, error: Callable[[str, str], 
         if not workers or any(isinstance(w, bool) or not isinstance(w, int) or w < 0 for w in workers):
             raise error(f"{at}.{kind}", f"{raw!r} is not a worker (a whole number >= 0) or a list of them")
         events.append(Event(float(when), kind, tuple(workers)))
-    return tuple(sorted(events, key=lambda e: e.at_s))
+    return tuple(events)
 
 
 def scaled(events: Sequence[Event], factor: float) -> tuple[Event, ...]:

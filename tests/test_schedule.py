@@ -53,9 +53,9 @@ def spec_of(text: str) -> ExperimentSpec:
     return ExperimentSpec.from_dict(tomllib.loads(text), source="live.toml", text=text)
 
 
-def test_a_schedule_is_parsed_sorted_and_its_points_run_live():
-    spec = spec_of(LIVE)
-    assert spec.live and spec.schedule == (Event(0.4, "park", (1,)), Event(1.5, "unpark", (1,)))
+def test_a_schedule_is_parsed_in_file_order_and_its_points_run_live():
+    spec = spec_of(LIVE)  # errors name entries by their place in the file; the controller sorts
+    assert spec.live and spec.schedule == (Event(1.5, "unpark", (1,)), Event(0.4, "park", (1,)))
     assert spec.live_run({"adaptive": True}).adaptive and not spec.live_run({"adaptive": False}).adaptive
     assert spec.base_config().engine.plp_monitor  # the controller reads the monitor
     back = ExperimentSpec.from_dict(spec.to_dict())
@@ -73,13 +73,15 @@ def test_a_schedule_is_parsed_sorted_and_its_points_run_live():
 @pytest.mark.parametrize(
     ("change", "key"),
     [
-        (("park = 1\n", "park = 1\nfoo = 2\n"), r"schedule\[0\]\.foo: unknown key"),
-        (("at_s = 0.4", "at_s = 2.0"), r"schedule\[0\]\.at_s: 2\.0 is not within the measured window"),
-        (("at_s = 0.4", "at_s = -1"), r"schedule\[0\]\.at_s"),
-        (("at_s = 0.4", 'at_s = "soon"'), r"schedule\[0\]\.at_s: 'soon' is not a number"),
-        (("park = 1\n", "park = 1\nunpark = 1\n"), r"schedule\[0\]: give exactly one of park, unpark"),
-        (("park = 1\n", "skew = 1\n"), r"schedule\[0\]\.skew: unknown key"),
-        (("park = 1\n", "park = -1\n"), r"schedule\[0\]\.park"),
+        (("\npark = 1\n", "\npark = 1\nfoo = 2\n"), r"schedule\[1\]\.foo: unknown key"),
+        (("at_s = 0.4", "at_s = 2.0"), r"schedule\[1\]\.at_s: 2\.0 is not within the measured window"),
+        (("at_s = 0.4", "at_s = -1"), r"schedule\[1\]\.at_s"),
+        (("at_s = 0.4", 'at_s = "soon"'), r"schedule\[1\]\.at_s: 'soon' is not a number"),
+        (("at_s = 1.5\n", ""), r"schedule\[0\]\.at_s: missing"),
+        (("\npark = 1\n", "\npark = 1\nunpark = 1\n"), r"schedule\[1\]: give exactly one of park, unpark"),
+        (("\npark = 1\n", "\nskew = 1\n"), r"schedule\[1\]\.skew: unknown key"),
+        (("\npark = 1\n", "\npark = -1\n"), r"schedule\[1\]\.park: -1 is not a worker"),
+        (("\npark = 1\n", "\npark = [1, true]\n"), r"schedule\[1\]\.park"),
         (("adaptive = [true, false]", 'adaptive = ["yes"]'), r"grid\.adaptive: 'yes' is not true or false"),
         (('execution = "plp"', 'execution = "shared_everything"'), r"schedule: runs PLP only"),
         (('execution = "plp"', 'execution = "plp"\nplp_monitor = false'), r"engine.plp_monitor"),
@@ -112,7 +114,7 @@ def test_points_differ_by_adaptive_and_workers_are_judged_per_point():
     assert [p.live.adaptive for p in points] == [True, False]
     assert points[0].grid_id != points[1].grid_id and points[0].config == points[1].config
     with pytest.raises(ValueError, match=r"point .*schedule\[1\]\.workers"):
-        Sweep(spec_of(LIVE.replace("park = 1\n", "park = 4096\n")))
+        Sweep(spec_of(LIVE.replace("\npark = 1\n", "\npark = 4096\n")))
 
 
 def test_quick_keeps_the_schedule_s_shape():
