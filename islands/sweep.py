@@ -318,6 +318,9 @@ class Sweep:
         ]
         if fixed:
             lines.append("fixed: " + ", ".join(f"{k}={_show(v)}" for k, v in fixed.items()))
+        if spec.schedule:
+            events = ", ".join(f"{e.kind} {','.join(map(str, e.workers))} at {e.at_s:g} s" for e in spec.schedule)
+            lines.append(f"schedule: {events} (controller interval from {spec.controller_interval_s:g} s)")
         lines += [f"note: {n}" for n in self.notes]
         header = ["#", "deployment", "instances", "sockets", "transport", *varying, "done", "grid_id"]
         rows = []

@@ -113,6 +113,7 @@ def test_points_differ_by_adaptive_and_workers_are_judged_per_point():
     points = sweep.grid_points
     assert [p.live.adaptive for p in points] == [True, False]
     assert points[0].grid_id != points[1].grid_id and points[0].config == points[1].config
+    assert "schedule: unpark 1 at 1.5 s, park 1 at 0.4 s (controller interval from 0.2 s)" in sweep.table()
     with pytest.raises(ValueError, match=r"point .*schedule\[1\]\.workers"):
         Sweep(spec_of(LIVE.replace("\npark = 1\n", "\npark = 4096\n")))
 
