@@ -488,7 +488,7 @@ class ExperimentSpec:
 
     def _check_live(self, where: _Where, engine: Mapping[str, Any]) -> None:
         """A schedule or grid.adaptive needs PLP (every design and execution the grid names)
-        and its monitor."""
+        and its monitor, and no log (it runs in this process)."""
         if not self.live:
             return
         holder = "schedule" if self.schedule else "grid.adaptive"
@@ -503,6 +503,8 @@ class ExperimentSpec:
             for execution in grid.get("execution", (engine.get("execution", "shared_everything"),)):
                 if execution != "plp":
                     raise where.error(holder, f'runs PLP only: set engine.execution = "plp" (not {execution!r})')
+        if self.log:
+            raise where.error("log", f"not with a {holder} (those runs are in this process, unlogged)")
         monitors = grid.get("plp_monitor", (engine.get("plp_monitor", True),))
         if False in monitors:
             raise where.error(holder, "reads the PLP monitor: leave engine.plp_monitor out or true")

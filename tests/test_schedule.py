@@ -86,6 +86,7 @@ def test_a_schedule_is_parsed_in_file_order_and_its_points_run_live():
         (('execution = "plp"', 'execution = "shared_everything"'), r"schedule: runs PLP only"),
         (('execution = "plp"', 'execution = "plp"\nplp_monitor = false'), r"engine.plp_monitor"),
         (("controller_interval_s = 0.2", "controller_interval_s = 0"), r"run\.controller_interval_s"),
+        (("[[schedule]]\nat_s = 1.5", '[log]\nmode = "async"\n[[schedule]]\nat_s = 1.5'), r"log: not with a schedule"),
     ],
 )
 def test_bad_schedules_are_refused_naming_the_key(change, key):
