@@ -11,7 +11,9 @@ a second owner of the loop; the engine side stays a handle (exec/plp_control.hpp
 thread may call, and the controller is testable on its own.
 
 Run-time events (:class:`Event`): a worker's core taken away (``park``: it draws no more
-transactions and serves its units only now and then) or given back (``unpark``). Static mode
+transactions and serves its units only now and then) or given back (``unpark``). The adaptive
+controller then ends its current interval at most one shortest interval after the event
+(the interval may have doubled to 8 s) and evaluates the model there. Static mode
 (``adaptive=False``) applies the events and never re-partitions, so a figure shows both.
 Workload mix and skew changes at run time are not supported by the engine's workloads yet:
 :func:`check_events` refuses them by name.
@@ -149,6 +151,8 @@ class LiveController(threading.Thread):
                 now = time.monotonic() - t0
                 while pending and pending[0].at_s <= now:
                     hardware = self._fire(pending.pop(0), hardware, now)
+                    if self.adaptive:  # a core change: evaluate one shortest interval later, not up to 8 s
+                        end = min(end, time.monotonic() + self.loop.controller.min_interval_s)
                 self._halt.wait(self.poll_s)
             now_commits, now_snapshot = _core.plp_commits(), _core.plp_snapshot()
             if now_commits is None or now_snapshot is None:

@@ -76,7 +76,7 @@ def plot_adaptivity(rows: pd.DataFrame, figure_id: str = "002-fig12") -> Drawing
         at,
         what=f"{who}'s core taken away",
         repartitions=[r for r in repartitions if r <= duration],
-        note=textwrap.fill(note, 110),
+        note=textwrap.fill(note, 95),
     )
     repeated = int(rows["repetition"].max()) + 1 if "repetition" in rows.columns else 1
     extra = f"\nmedian of {repeated} repetitions per interval" if repeated > 1 else ""
