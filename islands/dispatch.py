@@ -20,7 +20,11 @@ __all__ = ["default_log_root", "run_point"]
 def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
     """The default runner: one instance runs in this process through :func:`islands.run`
     on the instance's cpus (pinned as the deployment says); several instances run through
-    ``islands.launch.run_deployment(deployment, config, transport=...)``."""
+    ``islands.launch.run_deployment(deployment, config, transport=...)``. A point with a
+    schedule or grid.adaptive runs in this process beside the ATraPos controller
+    (:func:`islands.atrapos.live.run_live`); its row adds the controller's log as ``atrapos``."""
+    if point.live is not None:
+        return _run_live(point, topology)
     if point.config.log.mode != "off":
         return _run_logged(point, topology)
     if point.deployment.n_instances == 1:
@@ -32,6 +36,20 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
     except ImportError as e:
         raise RuntimeError(f"multi-instance deployments need islands.launch ({point.deployment.label}: {e})") from None
     return run_deployment(point.deployment, point.config, transport=point.transport, topology=topology).to_dict()
+
+
+def _run_live(point: Point, topology: Topology | None) -> dict[str, Any]:
+    """One PLP instance with the controller beside it: adaptive or static, the point's events,
+    the paper's interval logic from the spec's first interval up to 8 times it."""
+    from islands.atrapos.adaptive_loop import AdaptiveLoop
+    from islands.atrapos.controller import IntervalController
+    from islands.atrapos.live import run_live
+
+    live = point.live
+    assert live is not None
+    loop = AdaptiveLoop(IntervalController(min_interval_s=live.interval_s, max_interval_s=8 * live.interval_s))
+    result, log = run_live(point.config, live.adaptive, live.schedule, loop=loop, topology=topology)
+    return {**result.to_dict(), "atrapos": live.record(log)}
 
 
 def _run_logged(point: Point, topology: Topology | None) -> dict[str, Any]:

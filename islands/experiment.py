@@ -19,6 +19,8 @@ one machine, because deployments may be written relative to the topology (``1``,
     virtual_sockets = 4               # plan on the cores regrouped into 4 made-up sockets
                                       # (islands.virtual_topology; results say so)
     virtual_delay_us = 2.0            # and inject this delay on messages between them
+    controller_interval_s = 1.0       # with a schedule or grid.adaptive: the ATraPos
+                                      # controller's first interval (doubling up to 8x)
 
     [grid]                            # every key is a list of values (or one value);
     deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
@@ -49,6 +51,10 @@ one machine, because deployments may be written relative to the topology (``1``,
                                       # xeon-e5-2680v4, a 35 MB LLC; "host": this machine's)
     modules = true                    # code-module profile (perf record; one instance only)
 
+    [[schedule]]                      # optional: events while each run measures, and
+    at_s = 4.0                        # grid.adaptive = [true, false]: ATraPos adapting or
+    park = 1                          # not (islands.schedule; one PLP instance per point)
+
     [log]                             # optional: a write-ahead log for every run that
     mode = "group_commit"             # updates (LogConfig; read-only micro points stay
                                       # unlogged); off, async or group_commit
@@ -74,6 +80,7 @@ from pathlib import Path
 from typing import Any
 
 from islands import _core
+from islands.atrapos.live import Event
 from islands.config import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
@@ -87,6 +94,7 @@ from islands.config import (
 )
 from islands.designs import DESIGN_ENGINE_KEYS, DESIGNS
 from islands.dispatch import default_log_root
+from islands.schedule import LiveRun, parse_schedule
 from islands.topology import format_cpulist, parse_cpulist
 
 __all__ = [
@@ -101,9 +109,11 @@ __all__ = [
 #: first N of the run's CPUs (one per core unless [run] cpus says otherwise) for every
 #: deployment of the point, so that a file can sweep scale (paper 004's clients 1 ... cores);
 #: values larger than the machine's are skipped with a note, "all" takes every CPU.
-DEPLOY_KEYS = ("deployment", "placement", "transport", "cores", "design")
+#: ``adaptive`` (true/false) says whether the ATraPos controller re-partitions a point's run
+#: (islands.schedule).
+DEPLOY_KEYS = ("deployment", "placement", "transport", "cores", "design", "adaptive")
 #: DEPLOY_KEYS that tables and point descriptions show (the others show as the deployment).
-SHOWN_DEPLOY_KEYS = ("cores", "design")
+SHOWN_DEPLOY_KEYS = ("cores", "design", "adaptive")
 #: Placements a grid may ask for (explicit deployments are written as cpu lists).
 GRID_PLACEMENTS = ("islands", "spread", "os")
 ENGINE_FIELDS = {f.name: f for f in dataclasses.fields(EngineConfig)}
@@ -118,8 +128,17 @@ SECTION_FIELDS = {**WORKLOAD_FIELDS, "engine": ENGINE_FIELDS}
 #: Field names more than one workload's section has (TATP's and TPC-C's mix): a [grid] value
 #: of one goes to the experiment's own workload.
 SHARED_FIELDS = {k for f in WORKLOAD_FIELDS.values() for k in f if sum(k in g for g in WORKLOAD_FIELDS.values()) > 1}
-RUN_KEYS = ("warmup_s", "duration_s", "repetitions", "seed", "cpus", "virtual_sockets", "virtual_delay_us")
-TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log")
+RUN_KEYS = (
+    "warmup_s",
+    "duration_s",
+    "repetitions",
+    "seed",
+    "cpus",
+    "virtual_sockets",
+    "virtual_delay_us",
+    "controller_interval_s",
+)
+TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log", "schedule")
 PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "cache_model", "modules")
 #: [log] keys: LogConfig's fields but the fault tests' acknowledgement record.
 LOG_KEYS = tuple(f.name for f in dataclasses.fields(LogConfig) if f.name != "record_acks")
@@ -249,6 +268,9 @@ class ExperimentSpec:
     virtual_delay_us: float = 0.0  #: with virtual_sockets: delay injected on messages between them
     profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
     log: Mapping[str, Any] = field(default_factory=dict)  #: the [log] table, checked
+    #: the [[schedule]] events, checked, in the file's order (islands.schedule)
+    schedule: tuple[Event, ...] = ()
+    controller_interval_s: float = 1.0  #: the ATraPos controller's first interval (live runs)
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
@@ -334,6 +356,16 @@ class ExperimentSpec:
             raise where.error("run.virtual_delay_us", f"{delay!r} is not a delay in [0, 1000000] microseconds")
         if delay and virtual is None:
             raise where.error("run.virtual_delay_us", "only with run.virtual_sockets")
+        controller_interval = run.get("controller_interval_s", 1.0)
+        if (
+            isinstance(controller_interval, bool)
+            or not isinstance(controller_interval, (int, float))
+            or not 0 < controller_interval <= 3600
+        ):
+            raise where.error(
+                "run.controller_interval_s", f"{controller_interval!r} is not a number of seconds in (0, 3600]"
+            )
+        schedule = parse_schedule(d["schedule"], float(duration), where.error) if "schedule" in d else ()
 
         fixed: dict[str, dict[str, Any]] = {table: {} for table in SECTION_FIELDS}
         for table, fields_ in SECTION_FIELDS.items():
@@ -395,6 +427,9 @@ class ExperimentSpec:
                 elif key == "design":
                     if value not in DESIGNS:
                         raise where.error(dotted, f"{value!r}: choose one of {', '.join(DESIGNS)}")
+                elif key == "adaptive":
+                    if not isinstance(value, bool):
+                        raise where.error(dotted, f"{value!r} is not true or false")
                 elif key == "cc" and value == "auto":
                     pass
                 else:
@@ -432,11 +467,51 @@ class ExperimentSpec:
             virtual_delay_us=float(delay),
             profile=profile,
             log=log,
+            schedule=schedule,
+            controller_interval_s=float(controller_interval),
             source=source,
             text=text,
         )
+        if "controller_interval_s" in run and not spec.live:
+            raise where.error("run.controller_interval_s", "only with a [[schedule]] or grid.adaptive")
+        spec._check_live(where, fixed["engine"])
         spec._check_configs(where)
         return spec
+
+    @property
+    def live(self) -> bool:
+        """Whether its points run beside the ATraPos controller (a schedule or grid.adaptive)."""
+        return bool(self.schedule) or any(k == "adaptive" for k, _ in self.grid)
+
+    def live_run(self, chosen: Mapping[str, Any]) -> LiveRun | None:
+        """How a point with the grid values ``chosen`` runs beside the controller (None: as
+        any other point). Without grid.adaptive a schedule runs static."""
+        if not self.live:
+            return None
+        return LiveRun(bool(chosen.get("adaptive", False)), self.schedule, self.controller_interval_s)
+
+    def _check_live(self, where: _Where, engine: Mapping[str, Any]) -> None:
+        """A schedule or grid.adaptive needs PLP (every design and execution the grid names)
+        and its monitor, and no log (it runs in this process)."""
+        if not self.live:
+            return
+        holder = "schedule" if self.schedule else "grid.adaptive"
+        grid = dict(self.grid)
+        for design in grid.get("design", ()):
+            execution = DESIGNS[design].engine.get("execution", "shared_everything")
+            if execution != "plp":
+                raise where.error(
+                    holder, f"runs PLP only (the ATraPos controller adapts it); grid.design {design!r} is not"
+                )
+        if "design" not in grid:
+            for execution in grid.get("execution", (engine.get("execution", "shared_everything"),)):
+                if execution != "plp":
+                    raise where.error(holder, f'runs PLP only: set engine.execution = "plp" (not {execution!r})')
+        if self.log:
+            raise where.error("log", f"not with a {holder} (those runs are in this process, unlogged)")
+        monitors = grid.get("plp_monitor", (engine.get("plp_monitor", True),))
+        if False in monitors:
+            raise where.error(holder, "reads the PLP monitor: leave engine.plp_monitor out or true")
 
     def _check_configs(self, where: _Where) -> None:
         """Let the engine's own validation judge every fixed and grid value, one at a time,
@@ -494,6 +569,8 @@ class ExperimentSpec:
         }
         design = DESIGNS[chosen["design"]].engine if "design" in chosen else {}
         engine = {**self.engine, **design, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
+        if self.live:  # the controller reads the monitor
+            engine["plp_monitor"] = True
         engine["cc"] = _resolve_cc(
             engine.get("cc", "auto"),
             sizes,
@@ -546,9 +623,13 @@ class ExperimentSpec:
             run["virtual_sockets"] = self.virtual_sockets
         if self.virtual_delay_us:
             run["virtual_delay_us"] = self.virtual_delay_us
-        extra = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
+        if self.live:  # only where given: other specs keep their hashes
+            run["controller_interval_s"] = self.controller_interval_s
+        extra: dict[str, Any] = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
         if self.log:  # only where given: specs without a log keep their hashes
             extra["log"] = {k: _plain(v) for k, v in self.log.items()}
+        if self.schedule:
+            extra["schedule"] = [{"at_s": e.at_s, e.kind: list(e.workers)} for e in self.schedule]
         out = {
             "name": self.name,
             "figure": self.figure,
@@ -560,6 +641,8 @@ class ExperimentSpec:
             "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
             **extra,
         }
+        if self.live and "plp_monitor" not in grid_keys:  # what its runs use (run_config sets it)
+            out["engine"]["plp_monitor"] = True
         # The default workload's table always (specs from before the other workloads keep
         # their hashes); another workload's only where it is used.
         for section, klass in WORKLOAD_SETTINGS.items():

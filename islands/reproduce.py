@@ -6,7 +6,9 @@ whose ``figure`` names it (a file named ``000-fig17-18-...`` feeds both Fig 17 a
 is there) and renders the figure beside the rows, as ``islands sweep`` followed by
 ``islands plot`` would. ``quick=True`` runs a shrunken copy instead — short runs, one
 repetition, at most three values per swept axis (first, middle, last; cores: first two, last) — into
-``<results>/<experiment name>-quick``, so that the two never mix.
+``<results>/<experiment name>-quick``, so that the two never mix. A file with a run-time
+schedule (islands.schedule) keeps its shape in a quick run: :data:`QUICK_LIVE_DURATION_S`
+measured, its events and the controller's interval shrunk by the same factor.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from typing import Any
 
 from islands.experiment import ExperimentSpec
 from islands.plots import FIGURES, Rendered, render_results
+from islands.schedule import scaled
 
 __all__ = [
     "QUICK_DURATION_S",
+    "QUICK_LIVE_DURATION_S",
     "QUICK_WARMUP_S",
     "Reproduced",
     "default_experiments_dir",
@@ -33,8 +37,11 @@ __all__ = [
 #: Measured and warm-up seconds of a ``--quick`` run.
 QUICK_DURATION_S = 0.2
 QUICK_WARMUP_S = 0.05
+#: Measured seconds of a ``--quick`` run of a file with a schedule or grid.adaptive: long
+#: enough for a few controller intervals on either side of its events.
+QUICK_LIVE_DURATION_S = 3.0
 #: Swept axes that a quick run keeps whole: they are the figure's series, not its x axis.
-_KEPT_AXES = ("deployment", "placement", "transport", "design")
+_KEPT_AXES = ("deployment", "placement", "transport", "design", "adaptive")
 #: ``000-fig17-18-txn-size``: paper, first figure, optional second figure.
 _FILE_RE = re.compile(r"^(\d{3})-fig(\d+)(?:-(\d+))?-")
 
@@ -99,15 +106,21 @@ def quick_spec(spec: ExperimentSpec) -> ExperimentSpec:
     """The spec shrunk for a quick look: :data:`QUICK_WARMUP_S` + :data:`QUICK_DURATION_S`
     per run (never longer than the file's), one repetition, and each swept axis but the
     deployments, placements, transports and designs cut to its first, middle and last value
-    (``cores``: its first two and last)."""
+    (``cores``: its first two and last). A live spec (a schedule or grid.adaptive) measures
+    :data:`QUICK_LIVE_DURATION_S` instead, its event times and controller interval scaled
+    with it."""
     grid = tuple((key, values if key in _KEPT_AXES else _thin(values, key)) for key, values in spec.grid)
+    duration = min(spec.duration_s, QUICK_LIVE_DURATION_S if spec.live else QUICK_DURATION_S)
+    factor = duration / spec.duration_s
     return dataclasses.replace(
         spec,
         name=f"{spec.name}-quick",
         grid=grid,
         warmup_s=min(spec.warmup_s, QUICK_WARMUP_S),
-        duration_s=min(spec.duration_s, QUICK_DURATION_S),
+        duration_s=duration,
         repetitions=1,
+        schedule=scaled(spec.schedule, factor),
+        controller_interval_s=spec.controller_interval_s * factor if spec.live else spec.controller_interval_s,
     )
 
 

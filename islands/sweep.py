@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from islands.atrapos.live import check_events
 from islands.config import DEFAULT_WORKLOAD, WORKLOADS, RunConfig
 from islands.designs import DESIGNS
 from islands.dispatch import default_log_root as default_log_root
@@ -53,6 +54,7 @@ from islands.experiment import TOP_KEYS as TOP_KEYS
 from islands.launch import validate as validate_deployment
 from islands.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.results import ResultStore
+from islands.schedule import LiveRun
 from islands.sweep_progress import SweepProgress, choose_mode
 from islands.system_state import busy_warning
 from islands.topology import Topology, format_cpulist
@@ -86,7 +88,8 @@ class Point:
     ``config.driver.cpus`` lists every cpu of the deployment, instance by instance (site
     ``k`` on ``config.driver.cpus[k]``), ``config.driver.pin`` is ``deployment.pinned`` and
     ``config.engine.cc`` is the per-instance choice (``auto`` resolved by instance size).
-    ``params`` holds the point's grid values (for tables); ``index`` its place in the grid.
+    ``params`` holds the point's grid values (for tables); ``index`` its place in the grid;
+    ``live`` how it runs beside the ATraPos controller, if it does.
     """
 
     deployment: Deployment
@@ -95,13 +98,17 @@ class Point:
     repetition: int
     params: tuple[tuple[str, Any], ...] = ()
     index: int = 0
+    #: beside the ATraPos controller (a schedule or grid.adaptive; islands.schedule), else None
+    live: LiveRun | None = None
 
     @property
     def grid_id(self) -> str:
         """Stable hash of what the point measures; the same for all its repetitions."""
         dep = self.deployment
+        live = {"live": self.live.to_dict()} if self.live is not None else {}  # other points keep their hashes
         return _hash(
             {
+                **live,
                 "config": self.config.to_dict(),
                 "deployment": {
                     "label": dep.label,
@@ -255,13 +262,24 @@ class Sweep:
         config = spec.run_config(chosen, cpus=dep.cpus, sizes=[len(c) for c in dep.instances], pin=dep.pinned)
         params = tuple((k, dep.name if k == "deployment" else chosen[k]) for k, _ in spec.grid)
         # The engine judges each instance's config as the deployment will run it.
+        live = spec.live_run(chosen)
         try:
             validate_deployment(dep, config, chosen["transport"], self.topology)
+            if live is not None:
+                if dep.n_instances != 1:
+                    raise ValueError(f"the ATraPos controller adapts one PLP instance, not {dep.n_instances}")
+                check_events(live.schedule, len(dep.cpus))
         except ValueError as e:
             shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
             raise ValueError(f"{spec.source}: point {shown}: {e}") from None
         return Point(
-            deployment=dep, config=config, transport=chosen["transport"], repetition=0, params=params, index=index
+            deployment=dep,
+            config=config,
+            transport=chosen["transport"],
+            repetition=0,
+            params=params,
+            index=index,
+            live=live,
         )
 
     def points(self) -> list[Point]:
@@ -300,6 +318,9 @@ class Sweep:
         ]
         if fixed:
             lines.append("fixed: " + ", ".join(f"{k}={_show(v)}" for k, v in fixed.items()))
+        if spec.schedule:
+            events = ", ".join(f"{e.kind} {','.join(map(str, e.workers))} at {e.at_s:g} s" for e in spec.schedule)
+            lines.append(f"schedule: {events} (controller interval from {spec.controller_interval_s:g} s)")
         lines += [f"note: {n}" for n in self.notes]
         header = ["#", "deployment", "instances", "sockets", "transport", *varying, "done", "grid_id"]
         rows = []

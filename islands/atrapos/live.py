@@ -11,7 +11,9 @@ a second owner of the loop; the engine side stays a handle (exec/plp_control.hpp
 thread may call, and the controller is testable on its own.
 
 Run-time events (:class:`Event`): a worker's core taken away (``park``: it draws no more
-transactions and serves its units only now and then) or given back (``unpark``). Static mode
+transactions and serves its units only now and then) or given back (``unpark``). The adaptive
+controller then ends its current interval at most one shortest interval after the event
+(the interval may have doubled to 8 s) and evaluates the model there. Static mode
 (``adaptive=False``) applies the events and never re-partitions, so a figure shows both.
 Workload mix and skew changes at run time are not supported by the engine's workloads yet:
 :func:`check_events` refuses them by name.
@@ -39,6 +41,7 @@ from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
 from islands.atrapos.workload import MonitoredPartition, WorkloadStats, from_monitor
 from islands.config import RunConfig
 from islands.run_result import RunResult
+from islands.topology import Topology
 
 __all__ = ["EVENT_KINDS", "Event", "LiveController", "LiveLog", "check_events", "engine_scheme", "run_live"]
 
@@ -148,6 +151,8 @@ class LiveController(threading.Thread):
                 now = time.monotonic() - t0
                 while pending and pending[0].at_s <= now:
                     hardware = self._fire(pending.pop(0), hardware, now)
+                    if self.adaptive:  # a core change: evaluate one shortest interval later, not up to 8 s
+                        end = min(end, time.monotonic() + self.loop.controller.min_interval_s)
                 self._halt.wait(self.poll_s)
             now_commits, now_snapshot = _core.plp_commits(), _core.plp_snapshot()
             if now_commits is None or now_snapshot is None:
@@ -196,11 +201,12 @@ def run_live(
     events: Sequence[Event] = (),
     hardware: Hardware | None = None,
     loop: AdaptiveLoop | None = None,
+    topology: Topology | None = None,
 ) -> tuple[RunResult, LiveLog]:
     """Runs ``config`` (engine.execution plp with engine.plp_monitor) in this process with a
     :class:`LiveController` beside it; ``hardware`` defaults to one virtual socket per worker.
-    Raises ``ValueError`` naming a setting the controller cannot work with, or what the
-    controller raised."""
+    ``topology`` is the machine's the run records (default: read). Raises ``ValueError``
+    naming a setting the controller cannot work with, or what the controller raised."""
     import islands
 
     if config.engine.execution != "plp":
@@ -214,7 +220,7 @@ def run_live(
     controller = LiveController(hardware, adaptive, events, config.driver.warmup_s, loop)
     controller.start()
     try:
-        result = islands.run(config)
+        result = islands.run(config, topology)
     finally:
         controller.stop()
         controller.join()

@@ -185,10 +185,10 @@ def _summary(timelines: Sequence[Timeline], events: Sequence[Event], end_s: floa
         except ValueError:
             seconds = math.nan
         text = "n/a" if math.isnan(seconds) else f"{seconds:.1f} s"
-        lines.append(f"{chosen.label} adaptation after {name} at {start:g} s: {text} (paper 002: within 5 s)")
+        lines.append(f"{chosen.label} adaptation after {name} at {round(start, 2):g} s: {text} (paper 002: within 5 s)")
     repart = [e for e in events if e.kind == "repartition"]
     if repart:
-        lines.append(f"re-partitionings at {', '.join(f'{e.at_s:g}' for e in repart)} s")
+        lines.append(f"re-partitionings at {', '.join(f'{round(e.at_s, 2):g}' for e in repart)} s")
     return lines
 
 

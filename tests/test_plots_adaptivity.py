@@ -1,0 +1,62 @@
+"""002 Fig 12 drawn from stored rows (islands/plots/adaptivity.py): the adaptive and static
+runs' timelines, the controller's log, refusals naming what is missing."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from islands.plots.adaptivity import POINTS, plot_adaptivity
+
+
+def row(adaptive, tps, events=((3.0, "park", [1]),), repartitions=(3.4,), repetition=0):
+    return {
+        "timeline.tps": json.dumps(list(tps)),
+        "timeline.interval_s": 0.1,
+        "atrapos.adaptive": adaptive,
+        "atrapos.events": json.dumps([list(e) for e in events]),
+        "atrapos.repartitions": json.dumps([{"at_s": at, "units_moved": 10} for at in repartitions]),
+        "repetition": repetition,
+    }
+
+
+# 12 s per 0.1 s: 1 M before the core goes at 3 s, nothing for 0.5 s, then 2 M (adaptive) or 10 K
+ADAPTIVE = [1e6] * 30 + [0.0] * 5 + [2e6] * 85
+STATIC = [1e6] * 30 + [1e4] * 90
+
+
+def test_both_runs_are_drawn_in_bins_with_the_adaptation_time():
+    d = plot_adaptivity(pd.DataFrame([row(True, ADAPTIVE), row(False, STATIC, repartitions=())]), "002-fig12")
+    assert d.stem == "002-fig12"
+    lines = d.figure.axes[0].get_lines()
+    assert len(lines[0].get_xdata()) == POINTS  # 120 counts of 0.1 s in bins of 0.4 s
+    assert "throughput per 0.4 s" in d.summary
+    # the bin [2.8, 3.2) mixes both phases; from 3.6 s on every bin is the new 2 M
+    assert "ATraPos adaptation after worker 1's core taken away at 3 s: 0.6 s (paper 002: within 5 s)" in d.summary
+    assert "ATraPos re-partitioned 0.40 s after the core was taken away" in d.summary
+    assert "static: median txn/s per phase: start 1.00 M, worker 1's core taken away 10.0 K" in d.summary
+
+
+def test_repetitions_are_the_median_per_interval():
+    slow = [x / 2 for x in ADAPTIVE]
+    rows = [row(True, ADAPTIVE), row(True, ADAPTIVE[:100], repetition=1), row(True, slow, repetition=2)]
+    d = plot_adaptivity(pd.DataFrame([*rows, row(False, STATIC)]), "002-fig12")
+    assert "median of 3 repetitions per interval" in d.summary
+    assert "ATraPos: median txn/s per phase: start 1.00 M, worker 1's core taken away 2.00 M" in d.summary
+
+
+@pytest.mark.parametrize(
+    ("rows", "why"),
+    [
+        ([row(True, ADAPTIVE)], "needs both an adaptive and a static run"),
+        ([row(True, ADAPTIVE, events=()), row(False, STATIC)], "fired no park event"),
+        ([row(True, []), row(False, STATIC)], "ATraPos: a run stored no throughput timeline"),
+    ],
+)
+def test_what_is_missing_is_named(rows, why):
+    with pytest.raises(ValueError, match=why):
+        plot_adaptivity(pd.DataFrame(rows), "002-fig12")
+    with pytest.raises(ValueError, match="atrapos.adaptive"):
+        plot_adaptivity(pd.DataFrame(rows).drop(columns=["atrapos.adaptive"]), "002-fig12")
