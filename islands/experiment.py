@@ -79,8 +79,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from islands import _core
-from islands.atrapos.live import Event
+from islands.atrapos.events import Event
 from islands.config import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
@@ -822,6 +821,8 @@ def _is_resolved(cc: Any) -> bool:
 
 def _check_cc_by_level(where: _Where, value: Mapping[str, Any]) -> dict[str, str]:
     """``engine.cc`` as a table of schemes by isolation level: each key a level, each value a scheme."""
+    from islands import _core  # late: this module imports without the engine (tests/test_layers.py)
+
     levels = next(f["choices"] for f in _core.settings()["engine"] if f["name"] == "isolation")
     out: dict[str, str] = {}
     for level, scheme in value.items():

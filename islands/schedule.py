@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from islands.atrapos.live import EVENT_KINDS, Event, LiveLog
+from islands.atrapos.events import EVENT_KINDS, Event, LiveLog
 
 __all__ = ["SCHEDULE_KEYS", "LiveRun", "parse_schedule", "scaled"]
 

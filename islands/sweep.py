@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from islands.atrapos.live import check_events
+from islands.atrapos.events import check_events
 from islands.config import DEFAULT_WORKLOAD, WORKLOADS, RunConfig
 from islands.designs import DESIGNS
 from islands.dispatch import default_log_root as default_log_root
