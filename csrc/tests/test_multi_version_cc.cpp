@@ -7,11 +7,11 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdint>
-#include <new>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "balance_rows.hpp"
 #include "check.hpp"
 #include "islands/cc/multi_version_cc.hpp"
 
@@ -22,18 +22,7 @@ namespace {
 constexpr std::size_t kColumns = 3;  // [0] balance, [1] committed writes, [2] spare
 constexpr std::int32_t kInitialBalance = 1000;
 
-struct Rows {
-  explicit Rows(int n) : words(n * Row::stride(kColumns) / 8) {
-    for (int i = 0; i < n; ++i) {
-      Row* row = new (words.data() + i * Row::stride(kColumns) / 8) Row();
-      row->key = static_cast<std::uint64_t>(i);
-      row->columns()[0] = kInitialBalance;
-      rows.push_back(row);
-    }
-  }
-  std::vector<std::uint64_t> words;
-  std::vector<Row*> rows;
-};
+using Rows = islands_test::BalanceRows<kColumns, kInitialBalance>;
 
 std::uint64_t ts_of(const Row* row) { return row->lock.load() & MultiVersionCc::kTsMask; }
 

@@ -5,11 +5,11 @@
 // no committed reader may see a half-done transfer and the total and per-row counters stay exact.
 #include <atomic>
 #include <cstdint>
-#include <new>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "balance_rows.hpp"
 #include "check.hpp"
 #include "islands/cc/optimistic_cc.hpp"
 
@@ -20,18 +20,7 @@ namespace {
 constexpr std::size_t kColumns = 3;  // [0] balance, [1] a counter of committed writes, [2] spare
 constexpr std::int32_t kInitialBalance = 1000;
 
-struct Rows {
-  explicit Rows(int n) : words(n * Row::stride(kColumns) / 8) {
-    for (int i = 0; i < n; ++i) {
-      Row* row = new (words.data() + i * Row::stride(kColumns) / 8) Row();
-      row->key = static_cast<std::uint64_t>(i);
-      row->columns()[0] = kInitialBalance;
-      rows.push_back(row);
-    }
-  }
-  std::vector<std::uint64_t> words;  // 8-byte aligned storage for the rows
-  std::vector<Row*> rows;
-};
+using Rows = islands_test::BalanceRows<kColumns, kInitialBalance>;
 
 std::uint64_t tid_of(const Row* row) { return row->lock.load() & ~OptimisticCc::kLocked; }
 bool locked(const Row* row) { return (row->lock.load() & OptimisticCc::kLocked) != 0; }

@@ -8,11 +8,11 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <new>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "balance_rows.hpp"
 #include "check.hpp"
 #include "islands/cc/concurrency_control.hpp"
 
@@ -26,18 +26,7 @@ constexpr int kWriters = 3;
 constexpr int kTransfersPerWriter = 3000;
 constexpr int kReadsPerReader = 1000;
 
-struct Rows {
-  explicit Rows(int n) : words(n * Row::stride(kColumns) / 8) {
-    for (int i = 0; i < n; ++i) {
-      Row* row = new (words.data() + i * Row::stride(kColumns) / 8) Row();
-      row->key = static_cast<std::uint64_t>(i);
-      row->columns()[0] = kInitialBalance;
-      rows.push_back(row);
-    }
-  }
-  std::vector<std::uint64_t> words;
-  std::vector<Row*> rows;
-};
+using Rows = islands_test::BalanceRows<kColumns, kInitialBalance>;
 
 struct Shared {
   Rows data{2};  // row t lives in table t

@@ -8,11 +8,11 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <new>
 #include <random>
 #include <thread>
 #include <vector>
 
+#include "balance_rows.hpp"
 #include "check.hpp"
 #include "islands/cc/concurrency_control.hpp"
 
@@ -28,19 +28,7 @@ constexpr int kReaders = 1;
 constexpr int kTransfersPerWriter = 3000;
 constexpr int kReadsPerReader = 1000;
 
-struct Rows {
-  explicit Rows(int n) : words(n * Row::stride(kColumns) / 8) {
-    for (int i = 0; i < n; ++i) {
-      Row* row = new (words.data() + i * Row::stride(kColumns) / 8) Row();
-      row->key = static_cast<std::uint64_t>(i);
-      row->columns()[0] = kInitialBalance;
-      row->columns()[1] = 0;
-      rows.push_back(row);
-    }
-  }
-  std::vector<std::uint64_t> words;  // 8-byte aligned storage for the rows
-  std::vector<Row*> rows;
-};
+using Rows = islands_test::BalanceRows<kColumns, kInitialBalance>;
 
 struct Shared {
   Rows data{kRows};
