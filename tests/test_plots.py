@@ -563,3 +563,20 @@ def test_cli_plot_of_a_real_multi_instance_sweep(cli, tmp_path: Path) -> None:
     if topo.n_sockets == 1:
         assert "per-socket coincides with 1ISL" in summary
     assert "update 2 rows:" in summary
+
+
+def test_the_run_note_names_each_workloads_own_size() -> None:
+    """A TATP figure's caption gives subscribers per site, never micro's rows per site (every
+    row carries every workload's settings, so the workload decides which size is named)."""
+    from islands.plots._common import run_note
+
+    rows = {
+        "deployment": ["1ISL"],
+        "via": ["in-process"],
+        "config.micro.rows_per_site": [10_000],
+        "config.tatp.subscribers_per_site": [100_000],
+    }
+    tatp = run_note(pd.DataFrame({**rows, "config.workload": ["tatp"]}))
+    assert "100,000 subscribers per site" in tatp and "rows per site" not in tatp
+    micro = run_note(pd.DataFrame({**rows, "config.workload": ["micro"]}))
+    assert "10,000 rows per site" in micro and "subscribers" not in micro

@@ -246,7 +246,9 @@ def run_note(df: pd.DataFrame) -> str:
         )
     elif workload == "tpcc" and "config.tpcc.warehouses_per_site" in df.columns:
         what += f"; {_g(df['config.tpcc.warehouses_per_site'])} warehouse(s) per site (one site per core)"
-    elif "config.micro.rows_per_site" in df.columns:
+    elif workload == "tatp" and "config.tatp.subscribers_per_site" in df.columns:
+        what += f"; {_g(df['config.tatp.subscribers_per_site'], ',.0f')} subscribers per site (one site per core)"
+    elif workload == "micro" and "config.micro.rows_per_site" in df.columns:
         what += f"; {_g(df['config.micro.rows_per_site'], ',.0f')} rows per site (one site per core)"
     return what
 
