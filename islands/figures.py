@@ -30,6 +30,8 @@ DRAWN: dict[str, str] = {
     "000-fig28": "islands.plots.multisite:plot_multisite",  # OCC: update 2 rows vs % multisite
     "002-fig1": "islands.plots.designs:plot_designs",  # throughput vs sockets: SN, centralized SE, PLP
     "002-fig2": "islands.plots.designs:plot_designs",  # (Fig 1's IPC is not drawn: no counters here)
+    "002-fig3": "islands.plots.multisite:plot_multisite",  # multisite updates over shared memory: fine/coarse SN, SE
+    "002-fig4": "islands.plots.characterization:plot_breakdown",  # coarse SN's time per txn by component
     "002-fig5": "islands.plots.designs:plot_designs",  # with the hardware-aware system structures
     "002-fig6": "islands.plots.designs:plot_designs",  # a two-table transaction vs sockets
     "002-fig8": "islands.plots.designs:plot_designs",  # TATP and TPC-C per transaction and mix, over PLP

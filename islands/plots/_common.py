@@ -343,6 +343,15 @@ def error_bars(agg: pd.DataFrame, scale: float = 1.0) -> np.ndarray | None:
     return np.vstack([np.clip(below, 0.0, mean * 0.999), np.clip(above, 0.0, None)])
 
 
+def fit_title(fig: Figure, text: str, fontsize: float) -> str:
+    """``text`` with each line wrapped to the figure's width at ``fontsize`` (a one-panel
+    figure is narrower than the machine and run notes), for ``fig.suptitle``."""
+    import textwrap
+
+    chars = max(40, int(fig.get_figwidth() * 72 / (0.56 * fontsize)))  # DejaVu Sans: ~0.56 em a character
+    return "\n".join(textwrap.fill(line, chars) for line in text.splitlines())
+
+
 def figure_legend(fig: Figure, axes: Iterable[Axes], max_cols: int = 4) -> None:
     """One legend for the whole figure, below the panels (every panel draws the same series,
     so a legend inside each would only hide data): each label once, in drawing order."""

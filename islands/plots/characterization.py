@@ -27,6 +27,7 @@ from islands.plots._common import (
     Drawing,
     color_of,
     deployment_order,
+    fit_title,
     machine_note,
     new_grid,
     prepared,
@@ -144,12 +145,13 @@ def plot_breakdown(rows: pd.DataFrame, figure_id: str = "000-fig13") -> Drawing:
                 parts = ", ".join(f"{COMPONENT_LABELS[k]} {row[k]:.2f}" for k in COMPONENTS if row[k] > 0)
                 lines.append(f"{dep} {via} {kind} {p:g}% multisite: {total:.2f} µs/txn = {parts}")
     handles, labels = grid[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncols=len(COMPONENTS), frameon=False)
+    ncols = len(COMPONENTS) if len(kinds) > 1 else 3  # one panel: the legend in two rows
+    fig.legend(handles, labels, loc="outside lower center", ncols=ncols, frameon=False)
     transports = sorted(set(df["via"]) - {"none"})
     title = "time per transaction by component" + (
         f" over {', '.join(_TRANSPORT_NAMES[t] for t in transports)}" if transports else ""
     )
-    fig.suptitle(f"{figure_id}: {title}\n{machine_note(rows)}\n{run_note(df)}", fontsize=9)
+    fig.suptitle(fit_title(fig, f"{figure_id}: {title}\n{machine_note(rows)}\n{run_note(df)}", 9), fontsize=9)
     summary = "\n".join([f"{figure_id}: {title} (engine component clock, sampled transactions)", *lines])
     return Drawing(fig, summary, figure_id)
 

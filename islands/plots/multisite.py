@@ -26,6 +26,7 @@ from islands.plots._common import (
     deployment_titles,
     draw_line,
     figure_legend,
+    fit_title,
     fmt_tps,
     log_note,
     machine_note,
@@ -41,7 +42,7 @@ from islands.plots._common import (
 __all__ = ["plot_multisite"]
 
 _TRANSPORT_NAMES = {"unix": "unix sockets", "shm": "shared memory", "tcp": "TCP"}
-_FIGURE_TITLES = {"000-fig11": "000 Fig 11", "000-fig14": "000 Fig 14"}
+_FIGURE_TITLES = {"000-fig11": "000 Fig 11", "000-fig14": "000 Fig 14", "002-fig3": "002 Fig 3"}
 
 
 def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
@@ -116,10 +117,8 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
     head = _FIGURE_TITLES.get(figure_id, figure_id)
     machine = machine_note(df)
     logged = log_note(df)
-    fig.suptitle(
-        f"{head}: throughput vs multisite transactions, over {transports}\n{machine}\n{run_note(df)}\n{logged}",
-        fontsize=10,
-    )
+    title = f"{head}: throughput vs multisite transactions, over {transports}\n{machine}\n{run_note(df)}\n{logged}"
+    fig.suptitle(fit_title(fig, title, 10), fontsize=10)
     summary = "\n".join([f"{figure_id}: throughput vs % multisite over {transports}; {machine}; {logged}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
