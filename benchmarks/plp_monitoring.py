@@ -1,27 +1,32 @@
 """ATraPos monitoring overhead measured in the engine (paper 002 Table 2; issue 17 item 1).
 
 TATP under PLP (100 K subscribers per site), each transaction type alone and the standard mix,
-with the monitor off and on (engine.plp_monitor: every committed transaction records its
-actions per unit, a cost and its synchronizations in the workers' own arrays). Repetitions
-interleaved (off and on in each round, the order alternating). The cost is the workers' CPU
-time per committed transaction (thread CPU clocks over the measured window), which time the
-workers lose to other processes on a shared machine does not inflate the way it does
-wall-clock throughput; printed per transaction type: the median CPU µs per transaction off and
-on and the overhead on/off - 1 per round (median and the middle half of the rounds, which
---reps widens or narrows). Paper 002 Table 2: at most 3.32%; issue 17's target: 2%. Prints
-figures; asserts nothing.
+with the monitor recording (engine.plp_monitor: every committed transaction records its actions
+per unit, a cost and its synchronizations in the workers' own arrays) and not. Both are
+measured within one run: the monitor is on, and a thread beside the run switches its recording
+off and on every --phase seconds (``_core.plp_monitor_recording``); the run's throughput
+timeline (10 ms intervals) gives each phase's rate, leaving out the intervals next to a
+switch. Within one run the tables, their memory and the worker's placement are the same for
+both, which runs of their own are not (separate runs of the same configuration differ by up to
+10% here). Printed per transaction type: the median rate of the phases with recording off and
+on, and the overhead off/on - 1 (the extra time per transaction recording costs) with its
+confidence interval over the phases (islands.stats.ratio). Paper 002 Table 2: at most 3.32%;
+issue 17's target: 2%. Prints figures; asserts nothing.
 
-    python benchmarks/plp_monitoring.py [--workers N] [--reps N] [--duration S]
+    python benchmarks/plp_monitoring.py [--workers N] [--duration S] [--phase S]
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import statistics
+import threading
+import time
 
 import islands
+from islands import _core
 from islands.config import DriverConfig, EngineConfig, RunConfig, TatpConfig
+from islands.stats import CONFIDENCE, format_change, ratio
 
 MIXES = (
     "get_subscriber_data",
@@ -33,52 +38,77 @@ MIXES = (
 )
 
 
-def cpu_us_per_txn(mix: str, monitor: bool, duration: float, cpus: tuple[int, ...]) -> float:
-    """The workers' CPU µs per committed transaction of one run."""
+INTERVAL_S = 0.01  # the timeline's resolution
+WARMUP_S = 0.2
+
+
+def switch_recording(phase_s: float, phases: int, out: dict) -> None:
+    """Beside the run: once the instance runs and its window opens, recording goes off and on
+    every ``phase_s`` (off first), ``phases`` times; out["edges"] gets the switch times (s
+    into the window) and out["error"] what went wrong."""
+    while not _core.plp_attached():
+        time.sleep(0.001)
+    t0 = time.perf_counter() + WARMUP_S  # the window opens a warm-up after the instance attaches
+    time.sleep(WARMUP_S)
+    edges = []
+    for k in range(phases):
+        if not _core.plp_monitor_recording(k % 2 == 1):
+            out["error"] = "the instance stopped early"
+            break
+        edges.append(time.perf_counter() - t0)
+        time.sleep(max(0.0, t0 + (k + 1) * phase_s - time.perf_counter()))
+    _core.plp_monitor_recording(True)
+    out["edges"] = edges
+
+
+def phases_tps(mix: str, duration: float, phase_s: float, cpus: tuple[int, ...]) -> tuple[list[float], list[float]]:
+    """One run of ``mix`` with recording switched off and on: the mean rate of each phase
+    with recording off, and of each with it on."""
     config = RunConfig(
         workload="tatp",
         tatp=TatpConfig(mix=mix),
-        engine=EngineConfig(execution="plp", plp_monitor=monitor),
-        driver=DriverConfig(cpus=cpus, warmup_s=0.1, duration_s=duration),
+        engine=EngineConfig(execution="plp", plp_monitor=True),
+        driver=DriverConfig(cpus=cpus, warmup_s=WARMUP_S, duration_s=duration, timeline_interval_s=INTERVAL_S),
     )
+    out: dict = {}
+    phases = int(duration / phase_s)
+    thread = threading.Thread(target=switch_recording, args=(phase_s, phases, out))
+    thread.start()
     result = islands.run(config)
+    thread.join()
     if result.check_failures:
         raise SystemExit(f"{mix}: {result.check_failures}")
-    commits = result.instances[0]["commits"]
-    return result.instances[0]["cpu_ns"] / 1e3 / commits if commits else math.nan
-
-
-def quartiles(values: list[float]) -> tuple[float, float]:
-    """The first and third quartiles (the middle half of the rounds)."""
-    q = statistics.quantiles(values, n=4) if len(values) > 1 else [values[0]] * 3
-    return q[0], q[2]
+    if "error" in out:
+        raise SystemExit(f"{mix}: {out['error']}")
+    edges = out["edges"] + [duration]
+    rates: dict[bool, list[float]] = {False: [], True: []}
+    for k in range(len(edges) - 1):
+        lo, hi = edges[k] + 2 * INTERVAL_S, edges[k + 1] - 2 * INTERVAL_S  # clear of the switches
+        inside = [
+            tps
+            for i, tps in enumerate(result.timeline_tps[:-1])  # the last interval may be partial
+            if lo <= i * INTERVAL_S and (i + 1) * INTERVAL_S <= hi
+        ]
+        if inside:
+            rates[k % 2 == 1].append(statistics.fmean(inside))
+    return rates[False], rates[True]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2, help="PLP workers (one per CPU; default 2)")
-    parser.add_argument("--reps", type=int, default=9, help="interleaved rounds (default 9)")
-    parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per run")
+    parser.add_argument("--duration", type=float, default=4.0, help="measured seconds per transaction type")
+    parser.add_argument("--phase", type=float, default=0.1, help="seconds between switches of the recording")
     args = parser.parse_args()
     cpus = tuple(islands.read_topology().cpus[: args.workers])
-    rounds = f"{args.reps} interleaved rounds of {args.duration} s"
-    print(f"TATP under PLP, {len(cpus)} worker(s), monitor off vs on, CPU time per transaction, {rounds}")
-    print(f"{'transaction':<24} {'off us/txn':>10} {'on us/txn':>10} {'overhead':>9} {'middle half':>18}")
+    what = f"{args.duration:g} s per type, recording switched every {args.phase:g} s"
+    print(f"TATP under PLP, {len(cpus)} worker(s), monitor recording off vs on within one run, {what}")
+    head = f"overhead (off / on rate - 1, {CONFIDENCE:.0%} interval over the phases)"
+    print(f"{'transaction':<24} {'off txn/s':>11} {'on txn/s':>11}  {head}")
     for mix in MIXES:
-        off, on, overhead = [], [], []
-        for rep in range(args.reps):
-            first = rep % 2 == 0
-            a = cpu_us_per_txn(mix, not first, args.duration, cpus)
-            b = cpu_us_per_txn(mix, first, args.duration, cpus)
-            o, m = (b, a) if first else (a, b)
-            off.append(o)
-            on.append(m)
-            overhead.append(m / o - 1)
-        lo, hi = quartiles(overhead)
-        print(
-            f"{mix:<24} {statistics.median(off):>10.3f} {statistics.median(on):>10.3f}"
-            f" {statistics.median(overhead):>8.1%} {lo:>8.1%} to {hi:>6.1%}"
-        )
+        off, on = phases_tps(mix, args.duration, args.phase, cpus)
+        change = format_change(ratio(off, on))
+        print(f"{mix:<24} {statistics.median(off):>11,.0f} {statistics.median(on):>11,.0f}  {change}")
     print("paper 002 Table 2: <= 3.32%; issue 17 target: <= 2%")
 
 

@@ -48,6 +48,7 @@ __all__: list[str] = [
     "plp_apply",
     "plp_attached",
     "plp_commits",
+    "plp_monitor_recording",
     "plp_owners",
     "plp_park",
     "plp_snapshot",
@@ -872,6 +873,11 @@ def plp_attached() -> bool:
 def plp_commits() -> int | None:
     """
     Transactions the running PLP instance committed so far (monitor on); None otherwise
+    """
+
+def plp_monitor_recording(on: bool) -> bool:
+    """
+    Switches the running PLP instance's monitor recording on or off (a benchmark measures its cost within one run); False when no PLP instance runs or its monitor is off
     """
 
 def plp_owners() -> list[int]:

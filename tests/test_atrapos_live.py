@@ -4,6 +4,9 @@ events (a worker's core taken away and given back), adaptive against static."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 import islands
@@ -51,6 +54,35 @@ def test_the_monitor_is_off_by_default_and_nothing_is_attached_between_runs():
     assert not _core.plp_attached()
     assert _core.plp_owners() == [] and _core.plp_snapshot() is None and _core.plp_apply([0] * 10) is None
     assert _core.plp_park(0, True) is False
+    assert _core.plp_monitor_recording(False) is False
+
+
+def test_recording_switched_off_records_nothing_until_it_is_switched_back_on():
+    """What benchmarks/plp_monitoring.py relies on: with recording off the monitor's counts stay
+    put while transactions commit, and they grow again once it is back on."""
+    seen: dict[str, int] = {}
+
+    def switch() -> None:
+        while not _core.plp_attached():
+            time.sleep(0.001)
+        assert _core.plp_monitor_recording(False)
+        time.sleep(0.02)  # a commit that read the flag before the switch records after it
+        seen["off_start"] = _core.plp_commits()
+        time.sleep(0.1)
+        seen["off_end"] = _core.plp_commits()
+        assert _core.plp_monitor_recording(True)
+        time.sleep(0.1)
+        seen["on_end"] = _core.plp_commits()
+
+    thread = threading.Thread(target=switch)
+    thread.start()
+    result = islands.run(monitored(1, duration=0.5))
+    thread.join()
+    assert result.check_failures == []
+    assert seen["off_end"] == seen["off_start"]
+    assert seen["on_end"] > seen["off_end"]
+    # the commits made while it was off are in the run's count, not in the monitor's
+    assert sum(result.instances[0]["monitor"]["actions"]) < 4 * result.checks["committed_txns"]
 
 
 def fast_loop():

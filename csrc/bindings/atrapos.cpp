@@ -96,6 +96,11 @@ void bind_atrapos(py::module_& m) {
       "plp_commits", [] { return islands::PlpControl::process().commits(); },
       "Transactions the running PLP instance committed so far (monitor on); None otherwise");
   m.def(
+      "plp_monitor_recording", [](bool on) { return islands::PlpControl::process().set_recording(on); },
+      py::arg("on"),
+      "Switches the running PLP instance's monitor recording on or off (a benchmark measures its cost "
+      "within one run); False when no PLP instance runs or its monitor is off");
+  m.def(
       "plp_park", [](std::size_t worker, bool parked) { return islands::PlpControl::process().park(worker, parked); },
       py::arg("worker"), py::arg("parked"),
       "Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; "

@@ -80,6 +80,14 @@ class PlpControl {
     if (!monitor_) return std::nullopt;
     return monitor_->commits();
   }
+  //! Switches the monitor's recording on or off (PlpMonitor::set_recording); false when none
+  //! is attached or its monitor is off.
+  bool set_recording(bool on) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!monitor_) return false;
+    monitor_->set_recording(on);
+    return true;
+  }
   //! Parks worker `worker` (true: its core taken away) or gives it back; false when none is
   //! attached or there is no such worker.
   bool park(std::size_t worker, bool parked) {

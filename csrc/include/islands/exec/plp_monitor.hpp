@@ -1,4 +1,5 @@
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -35,6 +36,13 @@ class PlpMonitor {
     for (std::uint64_t s = 0; s < sites; ++s) ranges.emplace_back(s * kUnitsPerSite, (s + 1) * kUnitsPerSite);
     for (std::size_t w = 0; w < workers; ++w) workers_.push_back(std::make_unique<atrapos::WorkloadMonitor>(ranges));
   }
+
+  //! Whether the workers record their commits now (true from the start). A benchmark switches
+  //! it off and on during one run to measure what recording costs (benchmarks/plp_monitoring.py):
+  //! a worker reads it once per commit, before it takes the commit's cycles.
+  bool recording() const noexcept { return recording_.load(std::memory_order_relaxed); }
+  //! Switches recording on or off (any thread).
+  void set_recording(bool on) noexcept { recording_.store(on, std::memory_order_relaxed); }
 
   //! Worker `worker` committed the transaction of `words` (cut by `route`; units numbered
   //! from `first_unit`) in `cycles` cycles. Its thread only.
@@ -87,6 +95,7 @@ class PlpMonitor {
     atrapos::OwnedCounter count;
   };
   std::size_t sites_;
+  std::atomic<bool> recording_{true};
   std::vector<Commits> commits_;  // per worker, a cache line each
   std::vector<std::unique_ptr<atrapos::WorkloadMonitor>> workers_;
 };

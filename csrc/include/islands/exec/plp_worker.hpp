@@ -171,7 +171,7 @@ class PlpWorker {
         continue;
       }
       if (!committed) break;
-      if (inst_.plp_monitor_) {  // engine.plp_monitor: ATraPos's trace (exec/plp_monitor.hpp)
+      if (inst_.plp_monitor_ && inst_.plp_monitor_->recording()) {  // engine.plp_monitor (exec/plp_monitor.hpp)
         inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_, CycleClock::now() - start);
       }
       if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
