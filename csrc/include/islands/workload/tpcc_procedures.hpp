@@ -47,7 +47,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(cons
   return Step::next;
 }
 
-// NewOrder, one stock row: [kStock, w, item, qty, remote].
+// NewOrder, one stock row: [kStock, w, item, qty, remote, d].
 template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_stock_lock(const std::uint64_t* op, Part<CC>& part) {
@@ -63,8 +63,10 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_stock_lock(con
 // is brand ("B") when its item's I_DATA and its stock's S_DATA both hold "ORIGINAL", generic
 // ("G") otherwise; the total is sum(OL_AMOUNT) * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX) (clause
 // 2.4.2.2). The spec layout's strings are read from the rows where this instance holds them and
-// recomputed from the stock's key where another does (they never change). False when a reader
-// holds a row an aborted insert left (the caller undoes, retries).
+// recomputed from the stock's key where another does (they never change); under PLP, where the
+// stock steps ran first on other partitions, they come from those steps' records (part.io->in,
+// tpcc_rendezvous.hpp) instead. False when a reader holds a row an aborted insert left (the
+// caller undoes, retries).
 template <class Index>
 template <class CC>
 bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>& part) {
@@ -97,16 +99,24 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
     OrderLine::set_quantity(ol, static_cast<std::int32_t>(line[2]));
     OrderLine::set_amount(ol, static_cast<std::int32_t>(amount));
     if (spec_) {
-      const Row* stock = find(Stock::key(line[1], line[0]));  // held by this instance, or not
-      const Stock::Text* text = stock ? &Stock::text(stock) : nullptr;
-      static thread_local Stock::Text remote;
-      if (!text) {
-        tpcc::stock_text(line[1], line[0], remote);
-        text = &remote;
+      // PLP stages: the stock step's record of this line (its owner read the row).
+      const std::uint64_t* given = part.io && part.io->in ? stock_line_given(line, d, *part.io) : nullptr;
+      const Stock::Text* text = nullptr;
+      if (!given) {
+        const Row* stock = find(Stock::key(line[1], line[0]));  // held by this instance, or not
+        text = stock ? &Stock::text(stock) : nullptr;
+        static thread_local Stock::Text remote;
+        if (!text) {
+          tpcc::stock_text(line[1], line[0], remote);
+          text = &remote;
+        }
       }
-      std::memcpy(OrderLine::text(ol).dist_info, text->dist[d - 1], sizeof OrderLine::Text::dist_info);
+      std::memcpy(OrderLine::text(ol).dist_info,
+                  given ? tpcc::StockLineRecord::dist_info(given) : text->dist[d - 1],
+                  sizeof OrderLine::Text::dist_info);
       const bool b = tpcc::has_original(Item::text(item).data, sizeof Item::Text::data) &&
-                     tpcc::has_original(text->data, sizeof Stock::Text::data);
+                     (given ? tpcc::StockLineRecord::original(given)
+                            : tpcc::has_original(text->data, sizeof Stock::Text::data));
       brand += b ? 'B' : 'G';
       part.checksum += static_cast<std::uint8_t>(Item::text(item).name[0]);
     }
@@ -126,11 +136,40 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
   return true;
 }
 
-// Takes the quantity from stock, refilling by 91 below 10 left (clause 2.4.2.2).
+// The record the stock step produced for order line `line` (item, supply_w, qty) of district
+// d, from the input `io`; nullptr when it holds none (the home step reads the row itself).
+// Counts it consumed. Test mode (engine.record_history): checked against the text recomputed
+// from the stock's key, which the direct read would have found (it never changes).
+template <class Index>
+const std::uint64_t* TpccWorkload<Index>::stock_line_given(const std::uint64_t* line, std::uint64_t d,
+                                                           ActionIo& io) const {
+  const std::uint64_t* given = tpcc::StockLineRecord::find(io.in, io.in_words, line[1], line[0]);
+  if (!given) return nullptr;
+  ++io.consumed;
+  if (engine_.record_history) {
+    Stock::Text text;
+    tpcc::stock_text(line[1], line[0], text);
+    ISLANDS_CHECK(std::memcmp(tpcc::StockLineRecord::dist_info(given), text.dist[d - 1],
+                              tpcc::StockLineRecord::kDistBytes) == 0 &&
+                      tpcc::StockLineRecord::original(given) == tpcc::has_original(text.data, sizeof text.data),
+                  "TPC-C NewOrder: a stock step's record differs from its stock row's text");
+  }
+  return given;
+}
+
+// Takes the quantity from stock, refilling by 91 below 10 left (clause 2.4.2.2). Under PLP
+// stages (part.io->out) hands the home step the line's S_DIST_xx of the order's district and
+// its S_DATA test (tpcc_rendezvous.hpp).
 template <class Index>
 template <class CC>
 void TpccWorkload<Index>::new_order_stock_apply(const std::uint64_t* op, Part<CC>& part) {
   Row* s = part.take();
+  if (spec_ && part.io && part.io->out) {
+    const Stock::Text& text = Stock::text(s);
+    tpcc::StockLineRecord::append(*part.io->out, op[1], op[2], text.dist[op[5] - 1],
+                                  tpcc::has_original(text.data, sizeof text.data));
+    ++part.io->produced;
+  }
   save_numeric<Stock>(part, s);
   const auto qty = static_cast<std::int32_t>(op[3]);
   const std::int32_t quantity = Stock::quantity(s);
