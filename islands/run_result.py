@@ -341,6 +341,7 @@ def collect(
                 "staged_commits": sum(w.get("staged_commits", 0) for w in workers),
                 "rendezvous_produced": sum(w.get("rendezvous_produced", 0) for w in workers),
                 "rendezvous_consumed": sum(w.get("rendezvous_consumed", 0) for w in workers),
+                "stage1_actions_sent": sum(w.get("stage1_actions_sent", 0) for w in workers),
                 "messages_sent": sum(w["messages_sent"] for w in workers),
                 "messages_received": sum(w["messages_received"] for w in workers),
                 "messages_delayed": sum(w.get("messages_delayed", 0) for w in workers),

@@ -450,6 +450,7 @@ class PlpWorker {
         ++stats_.fragments_sent;
         sent_.push_back(static_cast<std::uint32_t>(p));
         if (stage == 0 || parts_[p].empty()) remote_.push_back(static_cast<std::uint32_t>(p));
+        if (stage == 1) ++stats_.stage1_actions_sent;
       }
       const std::vector<std::uint64_t>& own = parts[local_].words;
       if (!own.empty()) {

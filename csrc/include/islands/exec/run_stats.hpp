@@ -44,6 +44,8 @@ struct WorkerStats {
   //! stage's operations consumed (equal when every record produced was used)
   std::uint64_t rendezvous_produced = 0;
   std::uint64_t rendezvous_consumed = 0;
+  //! second-stage actions sent to another partition (its consumer not the coordinator's), whole run
+  std::uint64_t stage1_actions_sent = 0;
   std::uint64_t validations_sent = 0;              //!< 2PC validate requests sent (occ, several participants)
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
