@@ -25,10 +25,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import islands
-from islands.config import DriverConfig, EngineConfig, RunConfig, TpccConfig
+from islands import _core
+from islands.config import DriverConfig, EngineConfig, LogConfig, RunConfig, TpccConfig
 from islands.history_check import check_history
 from islands.launch import run_deployment
-from islands.placement import Deployment
+from islands.placement import Deployment, plan_deployment
 
 CPUS = islands.read_topology().cpus
 # A made-up 16-cpu machine: labels for more workers than this machine has cores (unpinned).
@@ -116,6 +117,31 @@ def test_a_home_moved_away_from_its_coordinator_runs_its_stage_remotely():
     assert_handed_over(inst)
     assert inst["repartitioning"]["repartitions"] > 0
     assert inst["stage1_actions_sent"] > 0
+
+
+STOCK_TAG = 8  # TPC-C's key layout (tpcc_schema.hpp): tag << 56 | warehouse << 40 | district << 32 | id
+
+
+@pytest.mark.parametrize("early_lock_release", [True, False], ids=["elr", "no_elr"])
+def test_a_staged_new_order_logs_one_record_with_every_action_once_and_recovers(tmp_path, early_lock_release):
+    # Every NewOrder is one commit record holding each row it wrote once: a partition that ran
+    # a stage-0 and a stage-1 action returns its context's redo once, not each stage's.
+    log_dir = tmp_path / "log"
+    log = LogConfig(
+        mode="group_commit", directory=str(log_dir), early_lock_release=early_lock_release, checkpoint=False
+    )
+    config = dataclasses.replace(new_orders(rollback=0.0, plp_reshuffle_s=0.002), log=log)
+    deployment = plan_deployment(islands.read_topology(), 1, cpus=CPUS[:2])
+    first = run_deployment(deployment, config, transport="none")
+    inst = checked(first)
+    assert_handed_over(inst)
+    commits = [r for r in _core.read_log(str(log_dir / "instance-0.log"))["records"] if r["type"] == "commit"]
+    assert commits and all(len(set(r["keys"])) == len(r["keys"]) for r in commits)
+    stock_sites = [{(k >> 40) & 0xFFFF for k in r["keys"] if k >> 56 == STOCK_TAG} for r in commits]
+    assert any(len(sites) == 2 for sites in stock_sites)  # the stock actions' redo joined the record
+    again = run_deployment(deployment, config, transport="none", recover=True)
+    assert again.instances[0]["recovery"]["performed"]
+    assert again.check_failures == [], again.check_failures
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
