@@ -1,6 +1,7 @@
 """What PLP's data rendezvous costs (issue 16 item 1, 002 Fig 7): TPC-C on 2 PLP workers, where a
-NewOrder spread over both partitions runs in two stages (its stock actions, a rendezvous
-returning each line's S_DIST_xx and S_DATA test, then its home action), against the same runs of
+NewOrder spread over both partitions runs in two stages (its stock actions and its home step's
+inserts, a rendezvous returning each line's S_DIST_xx and S_DATA test, then its lines step, which
+writes them), against the same runs of
 another build (--against: a source tree whose islands/ holds a built _core, e.g. the branch
 point's), the two builds' runs interleaved round by round.
 

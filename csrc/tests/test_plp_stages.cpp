@@ -3,8 +3,8 @@
 // under random routing tables: one stage unless a consumer meets several partitions, then the
 // consumers alone in stage 1; every operation exactly once, at its unit's owner, in the
 // transaction's order; with one stage exactly route_split's cut; a frozen unit refuses the
-// cut. And the records TPC-C's stock steps hand the home step (workload/tpcc_rendezvous.hpp)
-// come back as they went in.
+// cut. And the records TPC-C's stock and home steps hand the lines step
+// (workload/tpcc_rendezvous.hpp) come back as they went in.
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -148,6 +148,14 @@ void stock_line_records() {
   CHECK(tpcc::StockLineRecord::find(out.data(), out.size(), 7, 1235) == nullptr);
   CHECK(tpcc::StockLineRecord::find(out.data(), out.size(), 1234, 7) == nullptr);
   CHECK(tpcc::StockLineRecord::find(nullptr, 0, 7, 1234) == nullptr);
+  // The home step's record (the order's number, its items' "ORIGINAL" bits) among them.
+  CHECK(tpcc::StockLineRecord::find_order(out.data(), out.size()) == nullptr);
+  tpcc::StockLineRecord::append_order(out, 3001, 0b101);
+  tpcc::StockLineRecord::append(out, 9, 1, dist_a, false);
+  const std::uint64_t* home = tpcc::StockLineRecord::find_order(out.data(), out.size());
+  CHECK(home != nullptr && tpcc::StockLineRecord::order(home) == 3001 &&
+        tpcc::StockLineRecord::item_original(home) == 0b101);
+  CHECK(tpcc::StockLineRecord::find(out.data(), out.size(), 9, 1) == out.data() + 3 * tpcc::StockLineRecord::kWords);
 }
 
 }  // namespace

@@ -53,7 +53,7 @@ class InstanceImpl;
 //! data back: an owner returns its redo (and a failure's reason) in the action.
 //!
 //! Stages (exec/plp_stages.hpp). Where a workload's operations consume data that other
-//! operations of the transaction produce (TPC-C NewOrder's home step, the stock steps' text),
+//! operations of the transaction produce (TPC-C NewOrder's lines step, the stock steps' text),
 //! a transaction spread over several partitions is cut into actions per (partition, stage):
 //! stage 0's actions run and return what they produced at a first rendezvous, stage 1's run
 //! with those records as their input (remote or local: after re-partitioning the consumer's
