@@ -336,6 +336,12 @@ def collect(
                 "fragments_sent": sum(w["fragments_sent"] for w in workers),
                 "decisions_sent": sum(w["decisions_sent"] for w in workers),
                 "validations_sent": sum(w["validations_sent"] for w in workers),
+                # engine.execution = plp: commits in two stages (data exchanged at a rendezvous,
+                # measured window) and the records their stages produced and consumed (whole run)
+                "staged_commits": sum(w.get("staged_commits", 0) for w in workers),
+                "rendezvous_produced": sum(w.get("rendezvous_produced", 0) for w in workers),
+                "rendezvous_consumed": sum(w.get("rendezvous_consumed", 0) for w in workers),
+                "stage1_actions_sent": sum(w.get("stage1_actions_sent", 0) for w in workers),
                 "messages_sent": sum(w["messages_sent"] for w in workers),
                 "messages_received": sum(w["messages_received"] for w in workers),
                 "messages_delayed": sum(w.get("messages_delayed", 0) for w in workers),

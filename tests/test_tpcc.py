@@ -75,6 +75,7 @@ COUNTED = (
     "condition_11_districts",
     "condition_12_customers",
     "history_unknown_customers",
+    "order_line_dist_info",
 )
 FINGERPRINTS = (
     "condition_8_fingerprint",
@@ -251,6 +252,7 @@ CORRUPTIONS = [
     ("stock.ytd", "new_order", "S_YTD"),
     ("stock.order_cnt", "new_order", "S_ORDER_CNT"),
     ("stock.remote_cnt", "new_order", "S_REMOTE_CNT"),
+    ("order_line.dist_info", "new_order", "OL_DIST_INFO"),
 ]
 
 

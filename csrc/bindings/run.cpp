@@ -53,6 +53,10 @@ py::dict stats_dict(const RunStats& stats) {
     d["multisite_commits"] = w.multisite_commits;
     d["fragments_sent"] = w.fragments_sent;
     d["decisions_sent"] = w.decisions_sent;
+    d["staged_commits"] = w.staged_commits;
+    d["rendezvous_produced"] = w.rendezvous_produced;
+    d["rendezvous_consumed"] = w.rendezvous_consumed;
+    d["stage1_actions_sent"] = w.stage1_actions_sent;
     d["validations_sent"] = w.validations_sent;
     d["messages_sent"] = w.messages_sent;
     d["messages_received"] = w.messages_received;

@@ -21,11 +21,13 @@
 #include "islands/exec/plp_action.hpp"
 #include "islands/exec/plp_bus.hpp"
 #include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp_stages.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/exec/system_access.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/perf/worker_profiler.hpp"
 #include "islands/txn/txn_context.hpp"
+#include "islands/workload/action_io.hpp"
 #include "islands/workload/txn_part.hpp"
 
 namespace islands {
@@ -49,6 +51,17 @@ class InstanceImpl;
 //! (serving the actions and decisions others send it meanwhile, so that two coordinators
 //! waiting on each other's partitions both make progress). That join is where actions hand
 //! data back: an owner returns its redo (and a failure's reason) in the action.
+//!
+//! Stages (exec/plp_stages.hpp). Where a workload's operations consume data that other
+//! operations of the transaction produce (TPC-C NewOrder's lines step, the stock steps' text),
+//! a transaction spread over several partitions is cut into actions per (partition, stage):
+//! stage 0's actions run and return what they produced at a first rendezvous, stage 1's run
+//! with those records as their input (remote or local: after re-partitioning the consumer's
+//! partition need not be the coordinator's), a second rendezvous, then the one decision as
+//! below. Every action of an attempt carries the routing version the attempt was cut under; a
+//! partition with actions in both stages runs them in the one context it holds for the
+//! decision, so a failure of its second action undoes its first as well. Workloads without
+//! consuming operations, and transactions on one partition, take the one-stage path.
 //!
 //! Locks. Each partition's locks are the lock words of its own rows, which only its owner
 //! touches: no lock manager, no lock shared between partitions. They are taken no-wait (the
@@ -83,6 +96,8 @@ class PlpWorker {
  public:
   //! The scheme an action runs under: the instance's, no-wait (see the class comment).
   using ActionCC = decltype(std::declval<const CC&>().distributed());
+  //! Whether the workload's operations may exchange data (then spread transactions may need two stages).
+  static constexpr bool kStaged = HasStages<Workload>::value;
 
   //! Worker `local` of `instance`, on `bus`; `finished` counts the workers that stopped
   //! drawing transactions (each serves until all have).
@@ -96,6 +111,7 @@ class PlpWorker {
         finished_(finished),
         action_cc_(instance.cc_.distributed()),
         parts_(bus.workers()),
+        later_(bus.workers()),
         actions_(bus.workers()),
         held_(bus.workers()),
         profiler_(instance.config_.run.profile),
@@ -151,7 +167,7 @@ class PlpWorker {
           --attempt;
           continue;
         }
-        const TxnResult result = remote_parts_ == 0 ? attempt_local() : attempt_spread();
+        const TxnResult result = attempt_cut();
         if (result.committed) {
           committed = true;
           break;
@@ -234,11 +250,21 @@ class PlpWorker {
     const PlpRoute* now = routing_.current();
     if (routed_ && now == route_) return true;
     route_ = now;
-    routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_);
+    if constexpr (kStaged) {
+      stages_ = stage_split(inst_.workload_, txn, *now, first_unit_, parts_, later_);
+      routed_ = stages_ != 0;
+    } else {
+      routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_);
+    }
     if (!routed_) return false;
     local_words_ = &parts_[local_].words;
     remote_parts_ = 0;
     for (std::size_t p = 0; p < parts_.size(); ++p) remote_parts_ += p != local_ && !parts_[p].empty();
+    if constexpr (kStaged) {  // stage 1 alone may reach another partition
+      if (stages_ == 2) {
+        for (std::size_t p = 0; p < later_.size(); ++p) remote_parts_ += p != local_ && !later_[p].empty();
+      }
+    }
     return true;
   }
 
@@ -281,6 +307,16 @@ class PlpWorker {
     routing_.acknowledge(local_, now->version);
   }
 
+  // One attempt of the transaction route() cut: on this partition alone, spread in one
+  // stage, or (a workload whose operations exchange data) in two.
+  [[gnu::always_inline]] TxnResult attempt_cut() {
+    if (remote_parts_ == 0) return attempt_local();
+    if constexpr (kStaged) {
+      if (stages_ == 2) return attempt_staged();
+    }
+    return attempt_spread();
+  }
+
   // A transaction on this worker's partition alone: run in place, no message (the common
   // case; flattened so that the workload's procedure is inlined whole, as in the
   // shared-everything worker).
@@ -307,7 +343,11 @@ class PlpWorker {
     for (std::size_t p = 0; p < parts_.size(); ++p) {
       if (p == local_ || parts_[p].empty()) continue;
       PlpAction& action = actions_[p];
-      action.post(parts_[p].words);
+      if constexpr (kStaged) {
+        action.post_stage(parts_[p].words, nullptr, 0, false);  // one stage: no input, no output
+      } else {
+        action.post(parts_[p].words);
+      }
       PlpMessage m;
       m.kind = PlpMessage::action;
       m.source = static_cast<std::uint32_t>(local_);
@@ -330,15 +370,7 @@ class PlpWorker {
     bool ok = result.committed;
     for (std::uint32_t p : remote_) {
       PlpAction& action = actions_[p];
-      auto since = std::chrono::steady_clock::now();
-      while (action.poll() == PlpAction::kPending) {
-        if (serve_one()) {
-          since = std::chrono::steady_clock::now();
-        } else {
-          check_failed();
-          bus_.idle(local_, since, [&action] { return action.poll() != PlpAction::kPending; });
-        }
-      }
+      await(action);
       if (action.poll() != PlpAction::kDone && (ok || action.poll() == PlpAction::kRolledBack)) {
         failure = action.failure();  // a user rollback wins over an abort: it is not retried
         ok = false;
@@ -351,6 +383,111 @@ class PlpWorker {
       if (result.committed) ctx_->abort();
       return failure;
     }
+    log_commit(txn, true);
+    committed_.notify.assign(remote_.begin(), remote_.end());
+    return TxnResult::commit();
+  }
+
+  // The rendezvous with one action: waits for its outcome, serving meanwhile (so that two
+  // coordinators waiting on each other's partitions both make progress).
+  [[gnu::always_inline]] void await(PlpAction& action) {
+    auto since = std::chrono::steady_clock::now();
+    while (action.poll() == PlpAction::kPending) {
+      if (serve_one()) {
+        since = std::chrono::steady_clock::now();
+      } else {
+        check_failed();
+        bus_.idle(local_, since, [&action] { return action.poll() != PlpAction::kPending; });
+      }
+    }
+  }
+
+  // Runs words[0, n) in `ctx` with the rendezvous data `io` (a workload whose operations
+  // exchange none takes no ActionIo).
+  TxnResult execute(const std::uint64_t* words, std::size_t n, std::vector<Row*>& rows, TxnContext& ctx,
+                    ActionIo* io) {
+    if constexpr (kStaged) {
+      return inst_.workload_.execute_part(words, n, rows, ctx, action_cc_, stats_.checksum, io);
+    } else {
+      (void)io;
+      return inst_.workload_.execute_part(words, n, rows, ctx, action_cc_, stats_.checksum);
+    }
+  }
+
+  // One attempt in two stages (exec/plp_stages.hpp): stage 0's actions out and the own one in
+  // place, a rendezvous gathering what they produced into input_, stage 1's actions with that
+  // input, a second rendezvous, the decision. A partition in both stages runs both in one
+  // context; its latest action's outcome says whether it holds anything (a failed action
+  // undid its partition's earlier one too). On commit committed_ is filled as attempt_spread
+  // fills it.
+  [[gnu::noinline]] TxnResult attempt_staged() {
+    const std::uint64_t txn = next_txn_id();
+    if (TxnHistory* history = ctx_->history()) history->begin(txn);  // every action shares the id
+    committed_.txn = txn;
+    remote_.clear();
+    input_.clear();
+    bool local_holds = false, ok = true;
+    TxnResult failure = TxnResult::commit();
+    std::uint64_t produced = 0, consumed = 0;
+    for (unsigned stage = 0; stage < 2 && ok; ++stage) {
+      const std::vector<TxnPart>& parts = stage == 0 ? parts_ : later_;
+      // Stage 0 produces into input_ (its own part directly, the others' after the
+      // rendezvous); stage 1 reads it, unchanged until its outcomes are in.
+      const std::uint64_t* in = stage == 0 ? nullptr : input_.data();
+      const std::size_t in_n = stage == 0 ? 0 : input_.size();
+      sent_.clear();
+      for (std::size_t p = 0; p < parts.size(); ++p) {
+        if (p == local_ || parts[p].empty()) continue;
+        PlpAction& action = actions_[p];
+        action.post_stage(parts[p].words, in, in_n, stage == 0);
+        PlpMessage m;
+        m.kind = PlpMessage::action;
+        m.source = static_cast<std::uint32_t>(local_);
+        m.txn = txn;
+        m.target = &action;
+        m.route = route_->version;  // both stages: the table the attempt was cut by
+        send(p, m);
+        ++stats_.fragments_sent;
+        sent_.push_back(static_cast<std::uint32_t>(p));
+        if (stage == 0 || parts_[p].empty()) remote_.push_back(static_cast<std::uint32_t>(p));
+        if (stage == 1) ++stats_.stage1_actions_sent;
+      }
+      const std::vector<std::uint64_t>& own = parts[local_].words;
+      if (!own.empty()) {
+        if (inst_.plp_ownership_) claim(own.data(), own.size());
+        ActionIo io{in, in_n, stage == 0 ? &input_ : nullptr};
+        const TxnResult result = execute(own.data(), own.size(), rows_, *ctx_, &io);
+        local_holds = result.committed;  // a failure undid the own stage-0 part as well
+        if (!result.committed) {
+          failure = result;
+          ok = false;
+        }
+        produced += io.produced;
+        consumed += io.consumed;
+      }
+      for (std::uint32_t p : sent_) {
+        PlpAction& action = actions_[p];
+        await(action);
+        if (action.poll() != PlpAction::kDone) {
+          if (ok || action.poll() == PlpAction::kRolledBack) failure = action.failure();  // a rollback wins
+          ok = false;
+          continue;
+        }
+        produced += action.produced;
+        consumed += action.consumed;
+        if (stage == 0) input_.insert(input_.end(), action.out.begin(), action.out.end());
+      }
+    }
+    if (!ok) {
+      for (std::uint32_t p : remote_) {
+        if (actions_[p].poll() == PlpAction::kDone) decide(p, txn, false);
+      }
+      if (local_holds) ctx_->abort();
+      return failure;
+    }
+    ++stats_.staged_commits;
+    stats_.rendezvous_produced += produced;
+    stats_.rendezvous_consumed += consumed;
     log_commit(txn, true);
     committed_.notify.assign(remote_.begin(), remote_.end());
     return TxnResult::commit();
@@ -557,13 +694,16 @@ class PlpWorker {
   // succeeded, holds its locks until the decision.
   void on_action(const PlpMessage& in) {
     PlpAction& action = *in.target;
+    if constexpr (kStaged) {
+      if (on_later_action(in, action)) return;  // its transaction's stage-0 action is held here
+    }
     std::unique_ptr<TxnContext> ctx = new_context();
     ctx->begin(0);
     if (TxnHistory* history = ctx->history()) history->begin(in.txn);
     ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
     if (inst_.plp_ownership_) claim(action.words, action.n);
-    const TxnResult result =
-        inst_.workload_.execute_part(action.words, action.n, action_rows_, *ctx, action_cc_, stats_.checksum);
+    ActionIo io;
+    const TxnResult result = execute(action.words, action.n, action_rows_, *ctx, stage_io(action, io));
     if (!result.committed) {
       spare_.push_back(std::move(ctx));  // already undone and released
       action.reason = result.reason;
@@ -572,10 +712,65 @@ class PlpWorker {
       return;
     }
     if (log_ != nullptr) action.redo.assign(ctx->redo().begin(), ctx->redo().end());
+    if constexpr (kStaged) {
+      action.produced = io.produced;
+      action.consumed = io.consumed;
+    }
     ctx->set_clock(nullptr);
     held_[in.source].push_back({in.txn, std::move(ctx), in.route});
     action.publish(PlpAction::kDone);
     bus_.notify(in.source);  // a coordinator asleep at the rendezvous
+  }
+
+  // A staged workload: the action's input and output as the coordinator posted them (a
+  // one-stage action has neither); nullptr for a workload without stages.
+  ActionIo* stage_io(PlpAction& action, ActionIo& io) {
+    if constexpr (!kStaged) {
+      (void)action;
+      (void)io;
+      return nullptr;
+    } else {
+      io = ActionIo{action.in, action.in_words, nullptr};
+      if (action.wants_out) {
+        action.out.clear();
+        io.out = &action.out;
+      }
+      return &io;
+    }
+  }
+
+  // A stage-1 action of a transaction whose stage-0 action this partition holds: run in that
+  // action's context (its locks, undo and redo go on), so that the partition still holds one
+  // context for the decision; a failure undoes both (execute_part aborts the context) and the
+  // partition then holds nothing. The action returns the context's whole redo. False when
+  // no action of the transaction is held here (a first action: on_action runs it afresh).
+  bool on_later_action(const PlpMessage& in, PlpAction& action) {
+    std::vector<Held>& held = held_[in.source];
+    std::size_t i = held.size();
+    while (i > 0 && held[i - 1].txn != in.txn) --i;
+    if (i == 0) return false;
+    Held& h = held[i - 1];
+    ISLANDS_CHECK(h.route == in.route, "plp: the stages of one attempt were cut by different routing tables");
+    TxnContext& ctx = *h.ctx;
+    ctx.set_clock(ctx_ ? ctx_->clock() : nullptr);
+    if (inst_.plp_ownership_) claim(action.words, action.n);
+    ActionIo io;
+    const TxnResult result = execute(action.words, action.n, action_rows_, ctx, stage_io(action, io));
+    ctx.set_clock(nullptr);
+    if (!result.committed) {
+      spare_.push_back(std::move(h.ctx));  // already undone and released, stage 0 with it
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(i - 1));
+      action.reason = result.reason;
+      action.publish(result.user_rollback ? PlpAction::kRolledBack : PlpAction::kAborted);
+      bus_.notify(in.source);
+      return true;
+    }
+    if (log_ != nullptr) action.redo.assign(ctx.redo().begin(), ctx.redo().end());
+    action.produced = io.produced;
+    action.consumed = io.consumed;
+    action.publish(PlpAction::kDone);
+    bus_.notify(in.source);
+    return true;
   }
 
   // The coordinator's decision on an action this partition holds.
@@ -646,7 +841,11 @@ class PlpWorker {
   std::uint64_t mark_lsn_ = 0;         // the log's end when pending_ was first seen
   std::uint64_t first_unit_ = 0;       // the instance's first routing unit
   bool routed_ = false;                // parts_ hold the current transaction's cut by route_
-  std::vector<TxnPart> parts_;                    // the current transaction's action per partition
+  std::vector<TxnPart> parts_;                    // the current transaction's action per partition (stage 0)
+  std::vector<TxnPart> later_;                    // its stage-1 actions, when stages_ is 2 (plp_stages.hpp)
+  unsigned stages_ = 1;                           // the current transaction's stages
+  std::vector<std::uint64_t> input_;              // stage 0's records: stage 1's input
+  std::vector<std::uint32_t> sent_;               // partitions the current stage sent actions to
   std::vector<PlpAction> actions_;                // this coordinator's action at each partition
   std::vector<std::vector<Held>> held_;           // by coordinator: actions waiting for a decision
   std::vector<std::uint32_t> remote_;             // partitions the current attempt sent actions to

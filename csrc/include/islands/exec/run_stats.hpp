@@ -37,6 +37,15 @@ struct WorkerStats {
   std::uint64_t multisite_commits = 0;             //!< committed transactions that spanned instances
   std::uint64_t fragments_sent = 0;                //!< 2PC fragments sent as coordinator, whole run
   std::uint64_t decisions_sent = 0;                //!< 2PC phase-2 decisions sent, whole run
+  //! engine.execution = plp: transactions committed in two stages, their second stage
+  //! consuming what the first produced (exec/plp_stages.hpp), measured window
+  std::uint64_t staged_commits = 0;
+  //! of those, whole run: records the first stage's actions produced, and records the second
+  //! stage's operations consumed (equal when every record produced was used)
+  std::uint64_t rendezvous_produced = 0;
+  std::uint64_t rendezvous_consumed = 0;
+  //! second-stage actions sent to another partition (its consumer not the coordinator's), whole run
+  std::uint64_t stage1_actions_sent = 0;
   std::uint64_t validations_sent = 0;              //!< 2PC validate requests sent (occ, several participants)
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
@@ -64,6 +73,7 @@ struct WorkerStats {
     user_rollbacks = 0;
     commits_by_type.fill(0);
     multisite_commits = 0;
+    staged_commits = 0;
     aborts.fill(0);
     latency.clear();
     timeline.clear();

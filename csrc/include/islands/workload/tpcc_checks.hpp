@@ -14,6 +14,7 @@
 // balances (a single wrong row is missed with probability 1 / prime).
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -133,7 +134,8 @@ CheckFigures TpccWorkload<Index>::check_figures() const {
     });
   }
   // Order lines last: they need their orders' facts.
-  std::int64_t bad7 = 0;
+  std::int64_t bad7 = 0, bad_dist_info = 0;
+  Stock::Text recomputed;
   for (std::size_t s = 0; s < sites_; ++s) {
     order_lines_.for_each_row(s, [&](const Row& r) {
       if (r.deleted()) return;
@@ -159,6 +161,15 @@ CheckFigures TpccWorkload<Index>::check_figures() const {
         stock_ytd.sub(stock_key, OrderLine::quantity(&r));
         stock_order_cnt.sub(stock_key, 1);
         stock_remote_cnt.sub(stock_key, supply != w ? 1 : 0);
+        if (spec_) {  // OL_DIST_INFO: the supplying stock's S_DIST_xx of the order's district
+          const Row* stock = find(stock_key);
+          if (!stock) tpcc::stock_text(supply, static_cast<std::uint64_t>(OrderLine::i_id(&r)), recomputed);
+          const Stock::Text& text = stock ? Stock::text(stock) : recomputed;
+          if (std::memcmp(OrderLine::text(&r).dist_info, text.dist[(wd & 0xff) - 1],
+                          sizeof OrderLine::Text::dist_info) != 0) {
+            ++bad_dist_info;
+          }
+        }
       }
     });
   }
@@ -199,6 +210,7 @@ CheckFigures TpccWorkload<Index>::check_figures() const {
           {"condition_11_checked", delivers ? 0 : 1},
           {"condition_12_customers", bad12},
           {"history_unknown_customers", unknown_customers},
+          {"order_line_dist_info", bad_dist_info},
           {"stock_ytd_fingerprint", stock_ytd.value},
           {"stock_order_cnt_fingerprint", stock_order_cnt.value},
           {"stock_remote_cnt_fingerprint", stock_remote_cnt.value},
@@ -286,6 +298,11 @@ bool TpccWorkload<Index>::corrupt_for_test(const std::string& what) {
     if (!first(order_lines_, any)) return false;
     index_.erase(found->key);
     found->key = Row::kDeletedKey;
+  } else if (what == "order_line.dist_info") {  // a line of the run's NewOrders (spec layout)
+    if (!spec_ || !first(order_lines_, [&](const Row* r) { return tpcc::key_id(r->key) >> 4 > config_.customers_per_district; })) {
+      return false;
+    }
+    OrderLine::text(found).dist_info[0] ^= 1;
   } else if (what == "order_line.amount") {  // a delivered line: the customer was credited
     if (!first(order_lines_, [&](const Row* r) { return OrderLine::delivered(r) != 0 && OrderLine::amount(r) > 0; })) {
       return false;
@@ -331,7 +348,9 @@ std::vector<std::string> TpccWorkload<Index>::verify(const CheckMap& checks) {
                                       "delivered orders (a mix without Delivery)"},
            {"condition_12_customers", "condition 12: customers whose C_BALANCE + C_YTD_PAYMENT is not the sum of "
                                       "their delivered lines' OL_AMOUNT"},
-           {"history_unknown_customers", "History rows whose H_C_ID names no customer"}}) {
+           {"history_unknown_customers", "History rows whose H_C_ID names no customer"},
+           {"order_line_dist_info", "the run's order lines whose OL_DIST_INFO is not their supplying stock's "
+                                    "S_DIST_xx of their district (spec layout)"}}) {
     if (figure(checks, name) != 0) failures.push_back(std::string("tpcc: ") + what + ": " + grouped(figure(checks, name)));
   }
   for (const auto& [name, what] : {

@@ -47,7 +47,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(cons
   return Step::next;
 }
 
-// NewOrder, one stock row: [kStock, w, item, qty, remote].
+// NewOrder, one stock row: [kStock, w, item, qty, remote, d].
 template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_stock_lock(const std::uint64_t* op, Part<CC>& part) {
@@ -59,12 +59,12 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_stock_lock(con
 }
 
 // Takes the district's next order number and inserts the order (O_ENTRY_D now), its new-order
-// row and its lines (OL_DIST_INFO: the supplying stock's S_DIST_xx of this district); each line
-// is brand ("B") when its item's I_DATA and its stock's S_DATA both hold "ORIGINAL", generic
-// ("G") otherwise; the total is sum(OL_AMOUNT) * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX) (clause
-// 2.4.2.2). The spec layout's strings are read from the rows where this instance holds them and
-// recomputed from the stock's key where another does (they never change). False when a reader
-// holds a row an aborted insert left (the caller undoes, retries).
+// row and its lines; the total is sum(OL_AMOUNT) * (1 - C_DISCOUNT) * (1 + W_TAX + D_TAX)
+// (clause 2.4.2.2). In the spec layout the lines' stock text is the lines step's
+// (new_order_lines_apply), which follows: this step leaves it the order's number, the lines'
+// rows and which items' I_DATA hold "ORIGINAL" (in the part, and as a record where the lines
+// step runs in a later PLP stage, tpcc_rendezvous.hpp). False when a reader holds a row an
+// aborted insert left (the caller undoes, retries).
 template <class Index>
 template <class CC>
 bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>& part) {
@@ -85,7 +85,7 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
   NewOrder::set_o_id(no, static_cast<std::int32_t>(o));
   NewOrder::set_present(no, 1);
   std::int64_t sum = 0;
-  std::uint64_t brand = 0;
+  std::uint64_t item_original = 0;
   for (std::uint64_t k = 0; k < lines; ++k) {
     const std::uint64_t* line = &op[6 + 3 * k];  // item, supply_w, qty
     Row* ol = insert(part.ctx, part.cc, part.reason, order_lines_, site, OrderLine::key(w, d, o, k + 1));
@@ -97,24 +97,22 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
     OrderLine::set_quantity(ol, static_cast<std::int32_t>(line[2]));
     OrderLine::set_amount(ol, static_cast<std::int32_t>(amount));
     if (spec_) {
-      const Row* stock = find(Stock::key(line[1], line[0]));  // held by this instance, or not
-      const Stock::Text* text = stock ? &Stock::text(stock) : nullptr;
-      static thread_local Stock::Text remote;
-      if (!text) {
-        tpcc::stock_text(line[1], line[0], remote);
-        text = &remote;
-      }
-      std::memcpy(OrderLine::text(ol).dist_info, text->dist[d - 1], sizeof OrderLine::Text::dist_info);
-      const bool b = tpcc::has_original(Item::text(item).data, sizeof Item::Text::data) &&
-                     tpcc::has_original(text->data, sizeof Stock::Text::data);
-      brand += b ? 'B' : 'G';
+      if (tpcc::has_original(Item::text(item).data, sizeof Item::Text::data)) item_original |= std::uint64_t{1} << k;
       part.checksum += static_cast<std::uint8_t>(Item::text(item).name[0]);
+      part.lines[k] = ol;
+    } else {
+      part.ctx.wrote(ol, width<OrderLine>());  // the spec layout's: after the lines step's text
     }
     sum += amount;
-    part.ctx.wrote(ol, width<OrderLine>());
+  }
+  part.order = o;
+  part.item_original = item_original;
+  if (spec_ && part.io && part.io->out) {  // PLP stages: for the lines step, run after the stock steps
+    tpcc::StockLineRecord::append_order(*part.io->out, o, item_original);
+    ++part.io->produced;
   }
   // Redo: the district's numeric columns (next_o_id), the inserted order and new-order rows
-  // (their lines are above).
+  // (their lines are above, or the lines step's).
   part.ctx.wrote(dist, District::kColumns);
   part.ctx.wrote(order, width<Order>());
   part.ctx.wrote(no, width<NewOrder>());
@@ -122,15 +120,94 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
   const auto total = static_cast<std::int64_t>(
       static_cast<__int128>(sum) * (10000 - part.c_discount) * (10000 + part.w_tax + District::tax(dist)) /
       100000000);
-  part.checksum += static_cast<std::uint64_t>(total) + brand + part.c_text;
+  part.checksum += static_cast<std::uint64_t>(total) + part.c_text;
   return true;
 }
 
-// Takes the quantity from stock, refilling by 91 below 10 left (clause 2.4.2.2).
+// NewOrder's lines, spec layout: [kNewOrderLines, w, d, n, n x (item, supply_w)]. Each line's
+// OL_DIST_INFO is the supplying stock's S_DIST_xx of this district; a line is brand ("B") when
+// its item's I_DATA and its stock's S_DATA both hold "ORIGINAL", generic ("G") otherwise
+// (clause 2.4.2.2). The stock's strings are read from its row where this instance holds it and
+// recomputed from its key where another does (they never change). The order is the home
+// step's, in this part; under PLP, where the stock steps ran in an earlier stage on other
+// partitions, the order's number and every line's stock data come from the records the home and
+// stock steps produced (part.io->in, tpcc_rendezvous.hpp) and the lines' rows are found by key
+// (inserted and locked by the home step, in this partition's context).
+template <class Index>
+template <class CC>
+void TpccWorkload<Index>::new_order_lines_apply(const std::uint64_t* op, Part<CC>& part) {
+  const std::uint64_t w = op[1], d = op[2], lines = op[3];
+  const bool staged = part.io && part.io->in && part.order == 0;
+  std::uint64_t o = part.order, item_original = part.item_original;
+  if (staged) {
+    const std::uint64_t* home = tpcc::StockLineRecord::find_order(part.io->in, part.io->in_words);
+    ISLANDS_CHECK(home != nullptr, "TPC-C NewOrder: its lines step got no record of its order");
+    ++part.io->consumed;
+    o = tpcc::StockLineRecord::order(home);
+    item_original = tpcc::StockLineRecord::item_original(home);
+  }
+  std::uint64_t brand = 0;
+  for (std::uint64_t k = 0; k < lines; ++k) {
+    const std::uint64_t* line = &op[4 + 2 * k];  // item, supply_w
+    Row* ol = staged ? find(OrderLine::key(w, d, o, k + 1)) : part.lines[k];
+    ISLANDS_CHECK(ol != nullptr, "TPC-C NewOrder: an order line its home step inserted is missing");
+    // PLP stages: the stock step's record of this line (its owner read the row).
+    const std::uint64_t* given = part.io && part.io->in ? stock_line_given(line, d, *part.io) : nullptr;
+    const Stock::Text* text = nullptr;
+    if (!given) {
+      const Row* stock = find(Stock::key(line[1], line[0]));  // held by this instance, or not
+      text = stock ? &Stock::text(stock) : nullptr;
+      static thread_local Stock::Text remote;
+      if (!text) {
+        tpcc::stock_text(line[1], line[0], remote);
+        text = &remote;
+      }
+    }
+    std::memcpy(OrderLine::text(ol).dist_info, given ? tpcc::StockLineRecord::dist_info(given) : text->dist[d - 1],
+                sizeof OrderLine::Text::dist_info);
+    const bool b = (item_original >> k & 1) != 0 &&
+                   (given ? tpcc::StockLineRecord::original(given)
+                          : tpcc::has_original(text->data, sizeof Stock::Text::data));
+    brand += b ? 'B' : 'G';
+    part.ctx.wrote(ol, width<OrderLine>());
+  }
+  part.checksum += brand;
+}
+
+// The record the stock step produced for order line `line` (item, supply_w) of district d,
+// from the input `io`; nullptr when it holds none (the lines step reads the row itself).
+// Counts it consumed. Test mode (engine.record_history): checked against the text recomputed
+// from the stock's key, which the direct read would have found (it never changes).
+template <class Index>
+const std::uint64_t* TpccWorkload<Index>::stock_line_given(const std::uint64_t* line, std::uint64_t d,
+                                                           ActionIo& io) const {
+  const std::uint64_t* given = tpcc::StockLineRecord::find(io.in, io.in_words, line[1], line[0]);
+  if (!given) return nullptr;
+  ++io.consumed;
+  if (engine_.record_history) {
+    Stock::Text text;
+    tpcc::stock_text(line[1], line[0], text);
+    ISLANDS_CHECK(std::memcmp(tpcc::StockLineRecord::dist_info(given), text.dist[d - 1],
+                              tpcc::StockLineRecord::kDistBytes) == 0 &&
+                      tpcc::StockLineRecord::original(given) == tpcc::has_original(text.data, sizeof text.data),
+                  "TPC-C NewOrder: a stock step's record differs from its stock row's text");
+  }
+  return given;
+}
+
+// Takes the quantity from stock, refilling by 91 below 10 left (clause 2.4.2.2). Under PLP
+// stages (part.io->out) hands the lines step the line's S_DIST_xx of the order's district and
+// its S_DATA test (tpcc_rendezvous.hpp).
 template <class Index>
 template <class CC>
 void TpccWorkload<Index>::new_order_stock_apply(const std::uint64_t* op, Part<CC>& part) {
   Row* s = part.take();
+  if (spec_ && part.io && part.io->out) {
+    const Stock::Text& text = Stock::text(s);
+    tpcc::StockLineRecord::append(*part.io->out, op[1], op[2], text.dist[op[5] - 1],
+                                  tpcc::has_original(text.data, sizeof text.data));
+    ++part.io->produced;
+  }
   save_numeric<Stock>(part, s);
   const auto qty = static_cast<std::int32_t>(op[3]);
   const std::int32_t quantity = Stock::quantity(s);

@@ -24,7 +24,9 @@
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
+#include "islands/workload/action_io.hpp"
 #include "islands/workload/tpcc_config.hpp"
+#include "islands/workload/tpcc_rendezvous.hpp"
 #include "islands/workload/tpcc_schema.hpp"
 #include "islands/workload/tpcc_text.hpp"
 #include "islands/workload/txn_part.hpp"
@@ -75,11 +77,13 @@ class TpccWorkload {
 
   enum TxnType : std::uint64_t { kNewOrderTxn = 0, kPaymentTxn = 1, kOrderStatusTxn = 2, kDeliveryTxn = 3, kStockLevelTxn = 4 };
   //! Operations: [kNewOrderHome, w, d, c, n, all_local, n x (item, supply_w, qty)],
-  //! [kStock, w, item, qty, remote], [kPaymentHome, w, d, amount],
+  //! [kStock, w, item, qty, remote, d] (d: the order's district), [kNewOrderLines, w, d, n, n x
+  //! (item, supply_w)] (spec layout: the lines' stock text), [kPaymentHome, w, d, amount],
   //! [kPaymentCustomer, c_w, c_d, by_name, c_id or last, amount, w, d], [kOrderStatus, w, d, by_name,
   //! c_id or last], [kDelivery, w, carrier], [kStockLevel, w, d, threshold].
   enum Op : std::uint64_t {
-    kNewOrderHome = 1, kStock = 2, kPaymentHome = 3, kPaymentCustomer = 4, kOrderStatus = 5, kDelivery = 6, kStockLevel = 7
+    kNewOrderHome = 1, kStock = 2, kPaymentHome = 3, kPaymentCustomer = 4, kOrderStatus = 5, kDelivery = 6, kStockLevel = 7,
+    kNewOrderLines = 8
   };
   enum Tag : std::uint64_t {
     kWarehouse = tpcc::kWarehouseTag, kDistrict = tpcc::kDistrictTag, kCustomer = tpcc::kCustomerTag,
@@ -171,7 +175,11 @@ class TpccWorkload {
       for (std::uint64_t k = 0; k < n; ++k) {
         const std::uint64_t* line = &txn.words[6 + 3 * k];
         if (line[0] > config_.items) continue;  // the unused item: no stock to update
-        txn.words.insert(txn.words.end(), {kStock, line[1], line[0], line[2], line[1] != w ? 1u : 0u});
+        txn.words.insert(txn.words.end(), {kStock, line[1], line[0], line[2], line[1] != w ? 1u : 0u, d});
+      }
+      if (spec_) {  // the lines' OL_DIST_INFO and brand, from their stock (last: after the inserts)
+        txn.words.insert(txn.words.end(), {kNewOrderLines, w, d, n});
+        for (std::uint64_t k = 0; k < n; ++k) txn.words.insert(txn.words.end(), {txn.words[6 + 3 * k], txn.words[7 + 3 * k]});
       }
     } else if (type == kOrderStatusTxn) {
       const bool by_name = rng.below(100) < 60;
@@ -215,7 +223,13 @@ class TpccWorkload {
   bool part_updates(const std::uint64_t* words, std::size_t) const {
     return words[0] != kOrderStatus && words[0] != kStockLevel;
   }
-  std::size_t max_part_words() const { return 6 + 15 * 3 + 15 * 5; }          //!< sizes fragments
+  std::size_t max_part_words() const { return 6 + 15 * 3 + 15 * 6 + 4 + 15 * 2; }  //!< sizes fragments
+  //! Whether the operation at word `at` consumes what others of its transaction produce (PLP
+  //! stages it after them where they are on other partitions, exec/plp_stages.hpp): NewOrder's
+  //! lines step (spec layout) takes each line's S_DIST_xx and S_DATA test from the stock steps
+  //! and the order's number from the home step (tpcc_rendezvous.hpp), while the home step's
+  //! inserts run beside the stock steps (002 Fig 7). The narrow layout has no such step.
+  bool consumes(const std::uint64_t* words, std::size_t, std::size_t at) const { return words[at] == kNewOrderLines; }
   //! Rows a committed transaction updated or inserted (statistics).
   std::size_t row_updates(const Txn& txn) const {
     switch (txn.type) {
@@ -229,11 +243,15 @@ class TpccWorkload {
   std::size_t type_of(const Txn& txn) const { return txn.type; }  //!< index into kTpccTxnNames
 
   //! Executes the operations words[0, n) (all of warehouses this instance holds) under `cc`.
+  //! `io` (PLP stages, workload/action_io.hpp): NewOrder's stock and home steps append their
+  //! records to io->out, and its lines step takes them from io->in; nullptr, as everywhere
+  //! else: the lines step reads the stock rows (or recomputes their text) itself.
   template <class CC>
   TxnResult execute_part(const std::uint64_t* words, std::size_t n, std::vector<Row*>& rows, TxnContext& ctx,
-                         const CC& cc, std::uint64_t& checksum) {
+                         const CC& cc, std::uint64_t& checksum, ActionIo* io = nullptr) {
     ComponentScope execution(ctx.clock(), Component::execution);
     Part<CC> part{*this, ctx, cc, rows, checksum};
+    part.io = io;
     const auto fail = [&](bool user) {
       if constexpr (CC::kLocks) ctx.abort();
       return user ? TxnResult::rollback() : TxnResult::abort(part.reason);
@@ -254,6 +272,7 @@ class TpccWorkload {
       switch (op[0]) {
         case kNewOrderHome: step = new_order_home_lock(op, part); break;
         case kStock: step = new_order_stock_lock(op, part); break;
+        case kNewOrderLines: step = Step::next; break;  // its rows: the home step's inserts
         case kPaymentHome: step = payment_home_lock(op, part); break;
         case kPaymentCustomer: step = payment_customer_lock(op, part); break;
         case kOrderStatus: step = order_status_read(op, part); break;
@@ -273,6 +292,7 @@ class TpccWorkload {
           if (!new_order_home_apply(op, part)) return fail(false);
           break;
         case kStock: new_order_stock_apply(op, part); break;
+        case kNewOrderLines: new_order_lines_apply(op, part); break;
         case kPaymentHome: payment_home_apply(op, part); break;
         case kOrderStatus:
         case kStockLevel:
@@ -347,6 +367,11 @@ class TpccWorkload {
     // tax, the customer's discount and (spec layout) the checksum of its name and credit.
     std::int32_t w_tax = 0, c_discount = 0;
     std::uint64_t c_text = 0;
+    ActionIo* io = nullptr;  // PLP stages: what the stock and home steps produce and the lines step consumes
+    // NewOrder's home step for its lines step in the same part: the order's number, its lines'
+    // rows and which items' I_DATA hold "ORIGINAL" (bit k: line k).
+    std::uint64_t order = 0, item_original = 0;
+    std::array<Row*, 15> lines{};
 
     // The image of `row` to read or write (cc.open: the row itself once locked, a private copy
     // under occ), nullptr on conflict (`reason` says why). table: the row's table tag
@@ -384,6 +409,8 @@ class TpccWorkload {
   template <class CC> Step new_order_stock_lock(const std::uint64_t* op, Part<CC>& part);
   template <class CC> bool new_order_home_apply(const std::uint64_t* op, Part<CC>& part);
   template <class CC> void new_order_stock_apply(const std::uint64_t* op, Part<CC>& part);
+  template <class CC> void new_order_lines_apply(const std::uint64_t* op, Part<CC>& part);
+  const std::uint64_t* stock_line_given(const std::uint64_t* line, std::uint64_t d, ActionIo& io) const;
   template <class CC> Step payment_home_lock(const std::uint64_t* op, Part<CC>& part);
   template <class CC> Step payment_customer_lock(const std::uint64_t* op, Part<CC>& part);
   template <class CC> void payment_home_apply(const std::uint64_t* op, Part<CC>& part);
@@ -441,7 +468,8 @@ class TpccWorkload {
   static std::size_t op_words(const std::uint64_t* op) {
     switch (op[0]) {
       case kNewOrderHome: return 6 + 3 * op[4];
-      case kStock: return 5;
+      case kStock: return 6;
+      case kNewOrderLines: return 4 + 2 * op[3];
       case kPaymentHome: return 4;
       case kPaymentCustomer: return 8;
       case kOrderStatus: return 5;

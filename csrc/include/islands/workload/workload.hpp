@@ -52,6 +52,10 @@ struct RunConfig;
 //! Optional
 //!   std::string stop_reason() const;   why the run must end before its time (empty: it need
 //!       not), e.g. a memory budget reached; the instance polls it and ends the run cleanly
+//!   bool consumes(const std::uint64_t* words, std::size_t n, std::size_t at) const;  whether the
+//!       operation at word `at` consumes data other operations of its transaction produce; with
+//!       it, execute_part takes an ActionIo* last (workload/action_io.hpp, nullptr outside PLP
+//!       stages) and PLP runs such operations in a second stage (exec/plp_stages.hpp)
 //! Consistency conditions
 //!   static std::vector<std::string> figures_at_start();   figures the conditions need as they
 //!       stood when the run started (after loading and recovery), as NAME_at_start
