@@ -42,12 +42,23 @@ struct PlpRepartition {
 //!  1. Freeze: a table where each moving unit has no owner (kFrozen). A transaction needing a
 //!     frozen unit does not start (its coordinator serves and retries); transactions on other
 //!     units go on. Nothing already routed is forwarded or cancelled: the old owner finishes it.
-//!  2. Drain: every worker acknowledges the frozen version once nothing it coordinates or holds
-//!     was routed under an older table (no attempt in progress, no action held for a decision,
-//!     no commit of its own waiting in the log's pipeline with its locks). Once all have, no
-//!     action on a moving unit is in flight and no lock is held on its rows.
+//!  2. Drain, in two rounds. Every worker acknowledges a frozen version once nothing it
+//!     coordinates or holds was routed under an older table (no attempt in progress, no action
+//!     held for a decision, no commit of its own waiting in the log's pipeline with its locks).
+//!     One round is not enough: an owner may acknowledge while an action cut under the old
+//!     table is still on its way to it (its coordinator was preempted between the cut and the
+//!     send); it then runs and holds that action after its acknowledgement, and the
+//!     coordinator's decision may still be queued for it when the coordinator acknowledges.
+//!     So the frozen table is published again and acknowledged again: by the end of the first
+//!     round every coordinator has decided (and sent the decisions of) everything it routed
+//!     under an older table, so every such action is held at its owner or done; an owner
+//!     acknowledges the second round only once it holds none of them, i.e. once it has
+//!     applied their decisions (released their locks, undone their writes and index entries).
+//!     After the second round no action on a moving unit is in flight and no lock is held on
+//!     its rows.
 //!  3. Hand over: the target table. The old owner's writes happen before its acknowledgement
-//!     (release), which happens before the publication the new owner reads (acquire).
+//!     (release), which happens before the publication the new owner reads (acquire). Its
+//!     structures (the unit's rows, lock words and index root) are the new owner's from then on.
 //! So no transaction is lost or applied twice: every action runs exactly once, at the owner
 //! of its unit under the one table its attempt was split with.
 //!
@@ -69,7 +80,7 @@ class PlpRouting {
   std::size_t workers() const noexcept { return workers_; }
   //! Number of units.
   std::size_t units() const noexcept { return current()->owner.size(); }
-  //! Number of tables published so far (2 per re-partitioning that moved something, + 1).
+  //! Number of tables published so far (3 per re-partitioning that moved something, + 1).
   std::uint64_t versions() const noexcept { return current()->version; }
 
   //! Worker `worker`: nothing it coordinates or holds was routed before `version` (release).
@@ -109,8 +120,8 @@ class PlpRouting {
     }
     if (done.units_moved == 0) return done;
     const auto start = std::chrono::steady_clock::now();
-    const std::uint64_t version = publish(std::move(frozen));
-    done.completed = skip_drain_ || drain(version, abandon);
+    const std::uint64_t first = publish(frozen);
+    done.completed = skip_drain_ || (drain(first, abandon) && drain(publish(std::move(frozen)), abandon));
     if (check_ != nullptr) {
       for (std::size_t u = 0; u < target.size(); ++u) {
         if (target[u] != now.owner[u]) check_->handed_over(u);
