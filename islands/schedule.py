@@ -130,7 +130,9 @@ def parse_schedule(entries: Any, duration_s: float, error: Callable[[str, str], 
     return tuple(events)
 
 
-def _change(entry: Mapping[str, Any], kind: str, at: str, error: Callable[[str, str], ValueError]) -> tuple[tuple[str, Any], ...]:
+def _change(
+    entry: Mapping[str, Any], kind: str, at: str, error: Callable[[str, str], ValueError]
+) -> tuple[tuple[str, Any], ...]:
     settings = []
     for key in CHANGE_SETTINGS[kind]:
         if key not in entry:
@@ -170,10 +172,21 @@ def check_changes(
                 raise error(f"schedule[{i}].{key}", f"{config.workload} has no setting {key!r}")
         settings = dataclasses.replace(settings, **dict(event.settings))
         try:
-            core = dataclasses.replace(config, **{config.workload: settings}).to_core()
-            getattr(core, config.workload).validate()
+            _validate_section(config.workload, settings)
         except ValueError as e:
             raise error(f"schedule[{i}].{event.settings[0][0]}", str(e)) from None
+
+
+def _validate_section(workload: str, settings: Any) -> None:
+    """The engine's validation of one workload's settings (its parsers and ranges, the same
+    that judge a change arriving in a running instance), not of a whole run."""
+    from islands import _core  # lazy: experiment files load without the engine
+
+    core = _core.RunConfig()
+    section = getattr(core, workload)
+    for f in dataclasses.fields(settings):
+        setattr(section, f.name, getattr(settings, f.name))
+    section.validate()
 
 
 def scaled(events: Sequence[Event], factor: float) -> tuple[Event, ...]:

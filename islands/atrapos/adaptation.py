@@ -22,6 +22,16 @@ def _phase(tps: Sequence[float], interval_s: float, start_s: float, end_s: float
     series = np.asarray(tps, dtype=np.float64)
     first = int(math.ceil(start_s / interval_s - 1e-9))
     last = series.size if end_s is None else min(series.size, int(math.floor(end_s / interval_s + 1e-9)))
+    if last == series.size and last - first > 1:
+        # The run's final interval is left out: it ends where the engine closes the window,
+        # and its rate is low for reasons that are not the adaptation's. Each worker counts
+        # its intervals from when it saw the window open, so a worker that saw it late (a
+        # descheduled or parked one) has its last interval cut short by the stop; and the
+        # stop itself first waits for the controller's call in progress and for every running
+        # transaction to finish while no new one starts (exec/instance_impl.hpp,
+        # stop_plp_drivers and set_phase_quiesced), time that the window's measured length
+        # (and so the last interval's) includes but few commits fill.
+        last -= 1
     if not 0 <= first < last:
         raise ValueError(f"phase [{start_s}, {end_s}) s: no whole interval of the {series.size} in the series")
     return series[first:last], first
@@ -49,7 +59,8 @@ def adaptation_time(
     """Seconds from ``change_s`` to the start of the first interval from which every interval
     of the phase ``[change_s, end_s)`` is within ``tolerance`` of the phase's steady state
     (0 when the first whole interval after the change already is; NaN when the steady state
-    is 0). Its resolution is one interval."""
+    is 0). Its resolution is one interval. A phase that runs to the end of the series leaves
+    the run's final interval out (see ``_phase``: it overlaps the stop)."""
     phase, first = _phase(tps, interval_s, change_s, end_s)
     steady = steady_state(tps, interval_s, change_s, end_s, tail)
     if steady <= 0:

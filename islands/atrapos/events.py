@@ -16,7 +16,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CHANGE_KINDS", "CHANGE_SETTINGS", "CHANGE_WORKLOADS", "CORE_KINDS", "EVENT_KINDS", "Event", "LiveLog", "check_events"]
+__all__ = [
+    "CHANGE_KINDS",
+    "CHANGE_SETTINGS",
+    "CHANGE_WORKLOADS",
+    "CORE_KINDS",
+    "EVENT_KINDS",
+    "Event",
+    "LiveLog",
+    "check_events",
+]
 
 #: Events on cores: a worker's core taken away, or given back.
 CORE_KINDS = ("park", "unpark")

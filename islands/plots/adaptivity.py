@@ -153,9 +153,7 @@ def plot_adaptivity(rows: pd.DataFrame, figure_id: str = "002-fig12") -> Drawing
     kept = [r for r in repartitions if r <= duration]
     if kind == "park":
         who = "worker " + ", ".join(str(int(w)) for w in fired[0][1])
-        drawing = plot_cores_removed(
-            atrapos, static, at, what=f"{who}'s core taken away", repartitions=kept, note=note
-        )
+        drawing = plot_cores_removed(atrapos, static, at, what=f"{who}'s core taken away", repartitions=kept, note=note)
         subject = "the core was taken away"
     elif kind == "skew":
         drawing = plot_skew(atrapos, static, at, repartitions=kept, note=note, what=_skew_name(fired[0][1]))
