@@ -92,8 +92,8 @@ def parse_schedule(entries: Any, duration_s: float, error: Callable[[str, str], 
     that ``schedule[i]`` in any later error is the file's i-th entry; the controller sorts).
     ``error(key, why)`` makes the one-line error (``schedule[i].key: why``); times must lie in
     the measured window ``[0, duration_s)``, workers be whole numbers >= 0 (whether a point
-    has that many is judged per point), a mix a string, hot_fraction a share in [0, 1) and
-    hot_share one in [0, 1] (whether the engine takes them: :func:`check_changes`)."""
+    has that many is judged per point), a mix a string, hot_fraction and
+    hot_share shares in [0, 1] (whether the engine takes them: :func:`check_changes`)."""
     if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
         raise error("schedule", "write each event as a [[schedule]] table")
     events = []
@@ -142,10 +142,9 @@ def _change(
             if not isinstance(value, str) or not value.strip():
                 raise error(f"{at}.mix", f"{value!r} is not a mix (as the workload's mix setting spells it)")
         else:
-            top, closed = (1.0, False) if key == "hot_fraction" else (1.0, True)
             number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-            if not number or not (0 <= value < top or (closed and value == top)):
-                span = "[0, 1]" if closed else "[0, 1) (0: no skew)"
+            if not number or not 0 <= value <= 1:
+                span = "[0, 1] (0: no skew)" if key == "hot_fraction" else "[0, 1]"
                 raise error(f"{at}.{key}", f"{value!r} is not a share in {span}")
             value = float(value)
         settings.append((key, value))

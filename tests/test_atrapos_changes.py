@@ -90,10 +90,10 @@ def test_a_mix_change_switches_the_transactions_the_workers_draw():
     assert counts["get_subscriber_data"] + counts["update_subscriber_data"] == result.commits
 
 
-def hot_share_of(actions: np.ndarray) -> float:
+def hot_share_of(actions: np.ndarray, within_site_0: bool = False) -> float:
     # 2 sites x 10 units; hot_fraction 0.2 of the instance = site 0's units 0-3
     flat = actions.reshape(-1)
-    return float(flat[:4].sum() / flat.sum())
+    return float(flat[:4].sum() / (flat[:10] if within_site_0 else flat).sum())
 
 
 @two_cpus
@@ -108,10 +108,13 @@ def test_a_skew_change_sends_its_share_of_the_actions_to_the_hot_units():
         c = _core.plp_snapshot()
         time.sleep(0.3)
         d = _core.plp_snapshot()
-    before = hot_share_of(np.asarray(b["actions"]) - np.asarray(a["actions"]))
+    # before: each worker draws its own site's subscribers uniformly (how fast each worker
+    # runs on a shared machine varies, so judged within site 0: its units 0-3 hold 40%)
+    before = hot_share_of(np.asarray(b["actions"]) - np.asarray(a["actions"]), within_site_0=True)
+    # after: every worker sends half of its requests to the hot units, whatever its speed
     after = hot_share_of(np.asarray(d["actions"]) - np.asarray(c["actions"]))
-    assert 0.12 < before < 0.28  # uniform: the hot units hold 20% of the subscribers
-    assert 0.42 < after < 0.58  # half of the requests
+    assert 0.32 < before < 0.48
+    assert 0.42 < after < 0.58
 
 
 @two_cpus
@@ -122,7 +125,7 @@ def test_bad_values_are_refused_by_name_and_the_run_goes_on():
         for kwargs, field in (
             ({"mix": "get_everything"}, "tatp.mix"),
             ({"mix": "get_subscriber_data:60,update_location:30"}, "tatp.mix"),
-            ({"hot_fraction": 1.0}, "tatp.hot_fraction"),
+            ({"hot_fraction": 1.5}, "tatp.hot_fraction"),
             ({"hot_fraction": -0.5}, "tatp.hot_fraction"),
             ({"hot_share": 2.0}, "tatp.hot_share"),
         ):

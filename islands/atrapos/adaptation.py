@@ -23,14 +23,16 @@ def _phase(tps: Sequence[float], interval_s: float, start_s: float, end_s: float
     first = int(math.ceil(start_s / interval_s - 1e-9))
     last = series.size if end_s is None else min(series.size, int(math.floor(end_s / interval_s + 1e-9)))
     if last == series.size and last - first > 1:
-        # The run's final interval is left out: it ends where the engine closes the window,
-        # and its rate is low for reasons that are not the adaptation's. Each worker counts
-        # its intervals from when it saw the window open, so a worker that saw it late (a
-        # descheduled or parked one) has its last interval cut short by the stop; and the
-        # stop itself first waits for the controller's call in progress and for every running
-        # transaction to finish while no new one starts (exec/instance_impl.hpp,
-        # stop_plp_drivers and set_phase_quiesced), time that the window's measured length
-        # (and so the last interval's) includes but few commits fill.
+        # The run's final interval is left out: it is not the window's last stretch alone.
+        # The engine's stop does not end the workers' counting: commits a worker finishes
+        # after the window closed (its pipeline and the actions it still serves, drained as it
+        # shuts down) go into intervals past the window's end, which throughput_timeline folds
+        # into the last one so that the intervals add up to the run's commits (seen on this
+        # loaded machine: a 2 s window whose workers counted 65 intervals of 0.1 s); a last
+        # interval shorter than a whole one is kept when it is 5% of one or more; and each
+        # worker counts its intervals from when it saw the window open, so one that saw it
+        # late (descheduled, parked) has its last interval cut short by the stop. Its rate can
+        # be above or below the steady state for reasons that are not the adaptation's.
         last -= 1
     if not 0 <= first < last:
         raise ValueError(f"phase [{start_s}, {end_s}) s: no whole interval of the {series.size} in the series")

@@ -148,8 +148,8 @@ def plot_adaptivity(rows: pd.DataFrame, figure_id: str = "002-fig12") -> Drawing
         )
     workers = _workers(rows)
     cores = f"one PLP instance, {workers} workers on {workers} cores as {workers} virtual sockets; " if workers else ""
-    note = f"{machine_note(rows)}; {cores}{phases}; throughput per {atrapos.interval_s:g} s"
-    note = textwrap.fill(note, 95)
+    caption = f"{machine_note(rows)}; {cores}{phases}; throughput per {atrapos.interval_s:g} s"
+    note = textwrap.fill(caption, 95)
     kept = [r for r in repartitions if r <= duration]
     if kind == "park":
         who = "worker " + ", ".join(str(int(w)) for w in fired[0][1])
@@ -174,7 +174,7 @@ def plot_adaptivity(rows: pd.DataFrame, figure_id: str = "002-fig12") -> Drawing
         if after
         else f"\nATraPos did not re-partition after {subject}"
     )
-    return Drawing(drawing.figure, f"{note}\n{drawing.summary}{extra}", drawing.stem)
+    return Drawing(drawing.figure, f"{caption}\n{drawing.summary}{extra}", drawing.stem)
 
 
 def _first_mix(rows: pd.DataFrame) -> str:

@@ -20,9 +20,6 @@ void TatpConfig::validate() const {
   if (id_draw != "nonuniform" && id_draw != "uniform") {
     throw ConfigError("tatp.id_draw", "'" + id_draw + "' is neither nonuniform nor uniform");
   }
-  if (hot_fraction >= 1) {
-    throw ConfigError("tatp.hot_fraction", std::to_string(hot_fraction) + " leaves no cold data (skew needs 0 < hot_fraction < 1; 0 is off)");
-  }
 }
 
 }  // namespace islands

@@ -17,7 +17,7 @@ namespace islands {
   F(std::string, id_draw, "nonuniform", kUnbounded, kUnbounded,                                     \
     "how a transaction picks its subscriber: nonuniform (the specification's) or uniform")             \
   F(double, hot_fraction, 0.0, 0, 1,                                                                \
-    "skew: share of the instance's subscribers that are hot, 0 (off) .. < 1 (002 Fig 11: 0.2)")       \
+    "skew: share of the instance's subscribers that are hot, 0 (off) .. 1 (002 Fig 11: 0.2)")         \
   F(double, hot_share, 0.5, 0, 1, "skew: share of the requests that go to the hot subscribers")
 
 //! TATP (002 Fig 8, 10): Subscriber, Access_Info, Special_Facility and Call_Forwarding, seven
