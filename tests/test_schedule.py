@@ -256,4 +256,4 @@ def test_a_skew_and_mix_schedule_runs_stores_its_log_and_renders_fig11(tmp_path)
     rendered = render_results(tmp_path / "fig11")
     assert rendered.png.is_file() and rendered.png.name == "002-fig11.png"
     assert "ATraPos adaptation after skew: 50% of requests to 20% of data at 0.4 s" in rendered.summary
-    assert "virtual sockets" in rendered.summary or "workers on" in rendered.summary
+    assert "one PLP instance of 2 workers, one per core" in rendered.summary

@@ -147,7 +147,7 @@ def plot_adaptivity(rows: pd.DataFrame, figure_id: str = "002-fig12") -> Drawing
             f" (paper: {paper[0]:g} s each)" if paper else ""
         )
     workers = _workers(rows)
-    cores = f"one PLP instance, {workers} workers on {workers} cores as {workers} virtual sockets; " if workers else ""
+    cores = f"one PLP instance of {workers} workers, one per core; " if workers else ""
     caption = f"{machine_note(rows)}; {cores}{phases}; throughput per {atrapos.interval_s:g} s"
     note = textwrap.fill(caption, 95)
     kept = [r for r in repartitions if r <= duration]
@@ -190,10 +190,8 @@ def _first_mix(rows: pd.DataFrame) -> str:
 
 
 def _workers(rows: pd.DataFrame) -> int | None:
-    """How many workers (cores) the runs had, if the rows say."""
-    for column in ("workers", "n_workers", "cores"):
-        if column in rows.columns:
-            values = pd.to_numeric(rows[column], errors="coerce").dropna()
-            if len(values):
-                return int(values.iloc[0])
-    return None
+    """How many workers (cores) the runs had (``config.driver.cpus``), if the rows say."""
+    if "config.driver.cpus" not in rows.columns:
+        return None
+    cpus = _json(rows["config.driver.cpus"].iloc[0])
+    return len(cpus) if isinstance(cpus, (list, tuple)) and cpus else None
