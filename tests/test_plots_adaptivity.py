@@ -108,3 +108,15 @@ def test_fig13_draws_the_controller_s_interval_from_its_log():
     assert d.stem == "002-fig13" and len(d.figure.axes) == 2
     steps = d.figure.axes[1].get_lines()[0]
     assert list(steps.get_ydata()) == [1.0, 1.0, 2.0, 4.0, 1.0, 1.0, 2.0]  # 1 s doubling, reset after 8 s
+
+
+def test_the_timeline_is_cut_at_the_configured_window():
+    # 12 s configured; the measured window also held 0.8 s of the engine's stop (no commits)
+    rows = [
+        {**row(True, ADAPTIVE + [0.0] * 8), "config.driver.duration_s": 12.0},
+        {**row(False, STATIC + [0.0] * 8), "config.driver.duration_s": 12.0},
+    ]
+    d = plot_adaptivity(pd.DataFrame(rows), "002-fig12")
+    assert len(d.figure.axes[0].get_lines()[0].get_xdata()) == POINTS
+    assert "the core goes at 3 s of 12 s" in d.summary
+    assert "ATraPos adaptation after worker 1's core taken away at 3 s: 0.6 s" in d.summary

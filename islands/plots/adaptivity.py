@@ -58,6 +58,13 @@ def _side(df: pd.DataFrame, label: str) -> tuple[Timeline, list[Any], list[float
         raise ValueError(f"{label}: a run stored no throughput timeline")
     n = min(len(s) for s in series)
     first = df.iloc[0]
+    if "config.driver.duration_s" in df.columns:
+        # The window as configured: the engine's measured window also holds its stop (it
+        # waits for a re-partitioning in progress to finish, then for running transactions),
+        # nearly a second of almost no commits on a loaded machine; drawn, it reads as a
+        # collapse at the end and spoils the last phase's adaptation time.
+        whole = math.ceil(float(first["config.driver.duration_s"]) / float(first["timeline.interval_s"]) - 1e-9)
+        n = min(n, max(1, whole))
     tps, interval_s = _binned(
         np.median(np.vstack([s[:n] for s in series]), axis=0), float(first["timeline.interval_s"])
     )
@@ -184,7 +191,8 @@ def _first_mix(rows: pd.DataFrame) -> str:
             values = rows[column].dropna()
             if len(values):
                 mix = str(values.iloc[0])
-                skewed = "tatp.hot_fraction" in rows.columns and float(rows["tatp.hot_fraction"].iloc[0] or 0) > 0
+                hot = column.replace("mix", "hot_fraction")
+                skewed = hot in rows.columns and float(rows[hot].iloc[0] or 0) > 0
                 return _SHORT.get(mix, mix) + (" (skewed)" if skewed else "")
     return "start"
 
