@@ -150,7 +150,7 @@ def plot_timeline(
     ax.set_xlim(0, end_s)
     ax.set_ylabel(f"throughput ({unit}txn/s)")
     plain_ticks(ax.yaxis)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="best")  # a fixed corner hid the runs' tails after a collapse
     ax.set_title(title + (f"\n{note}" if note else ""), fontsize=10)
     if checks:
         ax2 = axes[1][0]
