@@ -101,6 +101,7 @@ def test_fig13_draws_the_controller_s_interval_from_its_log():
         [8.0, 4.0, 1.4e6, True, True, 1.0],
         [9.0, 1.0, 2e6, True, False, 1.0],
         [10.0, 1.0, 2e6, False, False, 2.0],
+        [95.0, 85.0, 1e3, True, True, 1.0],  # ended in the engine's stop, past the 12 s window: not drawn
     ]
     adaptive = {**row(True, WORKLOAD_A, events=MIXES, repartitions=(8.0,)), "atrapos.intervals": json.dumps(intervals)}
     static = {**row(False, WORKLOAD_S, events=MIXES, repartitions=()), "atrapos.intervals": json.dumps([])}

@@ -169,7 +169,8 @@ def plot_adaptivity(rows: pd.DataFrame, figure_id: str = "002-fig12") -> Drawing
         first_mix = _first_mix(rows)
         named = [(0.0, first_mix)] + [(a, _mix_name(v)) for a, v in fired]
         if figure_id == "002-fig13":
-            drawing = plot_alternating(atrapos, static, named, _checks(intervals), note=note)
+            checks = [c for c in _checks(intervals) if c.at_s <= duration]  # none from the stop
+            drawing = plot_alternating(atrapos, static, named, checks, note=note)
         else:
             drawing = plot_workload_change(atrapos, static, named, repartitions=kept, note=note)
         subject = "the first change"
