@@ -53,7 +53,9 @@ one machine, because deployments may be written relative to the topology (``1``,
 
     [[schedule]]                      # optional: events while each run measures, and
     at_s = 4.0                        # grid.adaptive = [true, false]: ATraPos adapting or
-    park = 1                          # not (islands.schedule; one PLP instance per point)
+    park = 1                          # not (islands.schedule; one PLP instance per point);
+                                      # or unpark = 1, mix = "get_new_destination" (tatp),
+                                      # hot_fraction = 0.2 and/or hot_share = 0.5 (tatp skew)
 
     [log]                             # optional: a write-ahead log for every run that
     mode = "group_commit"             # updates (LogConfig; read-only micro points stay
