@@ -47,6 +47,7 @@ __all__: list[str] = [
     "make_transport",
     "plp_apply",
     "plp_attached",
+    "plp_change",
     "plp_commits",
     "plp_monitor_recording",
     "plp_owners",
@@ -120,6 +121,8 @@ class TatpConfig:
     subscribers_per_site: int
     mix: str
     id_draw: str
+    hot_fraction: float
+    hot_share: float
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
@@ -868,6 +871,16 @@ def plp_apply(target: collections.abc.Sequence[typing.SupportsInt]) -> typing.An
 def plp_attached() -> bool:
     """
     Whether a PLP instance of this process is running (its workers drawing transactions)
+    """
+
+def plp_change(
+    *,
+    mix: str | None = None,
+    hot_fraction: typing.SupportsFloat | typing.SupportsIndex | None = None,
+    hot_share: typing.SupportsFloat | typing.SupportsIndex | None = None,
+) -> bool:
+    """
+    Changes the running PLP instance's workload draw (the settings of those names: tatp.mix, tatp.hot_fraction, tatp.hot_share), seen from each worker's next transaction; False when none runs; ConfigError naming the field for a value its settings refuse (the run goes on unchanged)
     """
 
 def plp_commits() -> int | None:

@@ -65,6 +65,10 @@ class TatpConfig:
     mix: str = "standard"
     #: how a transaction picks its subscriber: "nonuniform" (the specification's) or "uniform"
     id_draw: str = "nonuniform"
+    #: skew: share of the instance's subscribers that are hot, 0 (off) .. 1 (002 Fig 11: 0.2)
+    hot_fraction: float = 0.0
+    #: skew: share of the requests that go to the hot subscribers
+    hot_share: float = 0.5
 
 
 @dataclass(frozen=True)

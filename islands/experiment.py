@@ -53,7 +53,9 @@ one machine, because deployments may be written relative to the topology (``1``,
 
     [[schedule]]                      # optional: events while each run measures, and
     at_s = 4.0                        # grid.adaptive = [true, false]: ATraPos adapting or
-    park = 1                          # not (islands.schedule; one PLP instance per point)
+    park = 1                          # not (islands.schedule; one PLP instance per point);
+                                      # or unpark = 1, mix = "get_new_destination" (tatp),
+                                      # hot_fraction = 0.2 and/or hot_share = 0.5 (tatp skew)
 
     [log]                             # optional: a write-ahead log for every run that
     mode = "group_commit"             # updates (LogConfig; read-only micro points stay
@@ -79,7 +81,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from islands.atrapos.events import Event
+from islands.atrapos.events import CHANGE_WORKLOADS, Event
 from islands.config import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
@@ -93,7 +95,7 @@ from islands.config import (
 )
 from islands.designs import DESIGN_ENGINE_KEYS, DESIGNS
 from islands.dispatch import default_log_root
-from islands.schedule import LiveRun, parse_schedule
+from islands.schedule import LiveRun, check_changes, parse_schedule
 from islands.topology import format_cpulist, parse_cpulist
 
 __all__ = [
@@ -495,6 +497,12 @@ class ExperimentSpec:
         if not self.live:
             return
         holder = "schedule" if self.schedule else "grid.adaptive"
+        for i, e in enumerate(self.schedule):
+            if e.settings and self.workload not in CHANGE_WORKLOADS:
+                raise where.error(
+                    f"schedule[{i}].{e.settings[0][0]}",
+                    f"{self.workload} cannot change its draw while it runs ({', '.join(CHANGE_WORKLOADS)} can)",
+                )
         grid = dict(self.grid)
         for design in grid.get("design", ()):
             execution = DESIGNS[design].engine.get("execution", "shared_everything")
@@ -547,6 +555,8 @@ class ExperimentSpec:
                 except ValueError as e:
                     holder, why = _spec_key(e, self.workload, [key])
                     raise where.error(f"grid.{key}", f"{value!r}: {why if holder == f'grid.{key}' else e}") from None
+        if any(e.settings for e in self.schedule):  # mix and skew changes: the engine's parsers too
+            check_changes(base, self.schedule, where.error)
 
     def base_config(self, n_cpus: int = 1) -> RunConfig:
         """The run config of the fixed settings with every grid key at its first value, on
@@ -628,7 +638,10 @@ class ExperimentSpec:
         if self.log:  # only where given: specs without a log keep their hashes
             extra["log"] = {k: _plain(v) for k, v in self.log.items()}
         if self.schedule:
-            extra["schedule"] = [{"at_s": e.at_s, e.kind: list(e.workers)} for e in self.schedule]
+            extra["schedule"] = [
+                {"at_s": e.at_s, **dict(e.settings)} if e.settings else {"at_s": e.at_s, e.kind: list(e.workers)}
+                for e in self.schedule
+            ]
         out = {
             "name": self.name,
             "figure": self.figure,

@@ -35,7 +35,10 @@ DRAWN: dict[str, str] = {
     "002-fig5": "islands.plots.designs:plot_designs",  # with the hardware-aware system structures
     "002-fig6": "islands.plots.designs:plot_designs",  # a two-table transaction vs sockets
     "002-fig8": "islands.plots.designs:plot_designs",  # TATP and TPC-C per transaction and mix, over PLP
+    "002-fig10": "islands.plots.adaptivity:plot_adaptivity",  # TATP's mix changed at run time: ATraPos vs static
+    "002-fig11": "islands.plots.adaptivity:plot_adaptivity",  # skew at run time: ATraPos vs static
     "002-fig12": "islands.plots.adaptivity:plot_adaptivity",  # a worker's core taken away: ATraPos vs static
+    "002-fig13": "islands.plots.adaptivity:plot_adaptivity",  # alternating mixes, the adaptive interval
     "004-fig3": "islands.plots.engines:plot_engines",  # read-only TPC-C: shared engine vs aggregate
     "004-fig4": "islands.plots.engines:plot_engines",  # TPC-C mixes x isolation level
     "004-fig5": "islands.plots.engines:plot_engines",  # latched vs latch-free indexes (Fig 5-8)

@@ -20,26 +20,43 @@ side by side (002 Fig 12)::
     at_s = 9.0
     unpark = 1                    # and given back
 
+    [[schedule]]                  # the workload's draw (TATP): its transaction mix
+    at_s = 10.0
+    mix = "get_new_destination"   # as tatp.mix spells it (002 Fig 10, 13)
+
+    [[schedule]]                  # or its skew (002 Fig 11): hot_share of the requests go to
+    at_s = 12.0                   # the first hot_fraction of the instance's subscribers
+    hot_fraction = 0.2            # (0: skew off); either or both; a mix entry may also
+    hot_share = 0.5               # carry them (both change at once, 002 Fig 13)
+
 A point with a schedule or ``adaptive`` set is a :class:`LiveRun`: it runs in this process
 through :func:`islands.atrapos.live.run_live` with the monitor on (``engine.plp_monitor``), and
 its row keeps the controller's log (``atrapos.*``) beside the throughput timeline. Without
 ``adaptive`` in the grid a schedule runs static. The events are those the engine supports
-(:data:`islands.atrapos.live.EVENT_KINDS`); workload and skew changes are refused by name.
+(:data:`islands.atrapos.events.EVENT_KINDS`). A mix or skew change is checked here for its
+types and ranges, and by the engine's own parsers when the file loads (:func:`check_changes`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from islands.atrapos.events import EVENT_KINDS, Event, LiveLog
+from islands.atrapos.events import CHANGE_SETTINGS, CORE_KINDS, Event, LiveLog
 
-__all__ = ["SCHEDULE_KEYS", "LiveRun", "parse_schedule", "scaled"]
+if TYPE_CHECKING:
+    from islands.config import RunConfig
 
-#: Keys of one ``[[schedule]]`` entry: its time and one event kind naming the workers.
-SCHEDULE_KEYS = ("at_s", *EVENT_KINDS)
+__all__ = ["SCHEDULE_KEYS", "LiveRun", "check_changes", "parse_schedule", "scaled"]
+
+#: Keys of one ``[[schedule]]`` entry: its time and one event: a core kind naming the workers,
+#: or the settings of a change of the workload's draw.
+SCHEDULE_KEYS = ("at_s", *CORE_KINDS, *(k for keys in CHANGE_SETTINGS.values() for k in keys))
+#: The entry's keys that make each kind of event (a mix change may carry skew settings too).
+_KIND_OF_KEY = {**{k: k for k in CORE_KINDS}, "mix": "mix", "hot_fraction": "skew", "hot_share": "skew"}
 
 
 @dataclass(frozen=True)
@@ -56,7 +73,7 @@ class LiveRun:
         return {
             "adaptive": self.adaptive,
             "interval_s": self.interval_s,
-            "schedule": [[e.at_s, e.kind, list(e.workers)] for e in self.schedule],
+            "schedule": [[e.at_s, e.kind, e.what()] for e in self.schedule],
         }
 
     def record(self, log: LiveLog) -> dict[str, Any]:
@@ -64,7 +81,7 @@ class LiveRun:
         (times in seconds from the measured window's start)."""
         return {
             **self.to_dict(),
-            "events": [[at, kind, list(workers)] for at, kind, workers in log.events],
+            "events": [[at, kind, what if isinstance(what, dict) else list(what)] for at, kind, what in log.events],
             "repartitions": [{k: v for k, v in r.items() if k != "owners"} for r in log.repartitions],
             "intervals": [list(i) for i in log.intervals],
         }
@@ -75,7 +92,8 @@ def parse_schedule(entries: Any, duration_s: float, error: Callable[[str, str], 
     that ``schedule[i]`` in any later error is the file's i-th entry; the controller sorts).
     ``error(key, why)`` makes the one-line error (``schedule[i].key: why``); times must lie in
     the measured window ``[0, duration_s)``, workers be whole numbers >= 0 (whether a point
-    has that many is judged per point)."""
+    has that many is judged per point), a mix a string, hot_fraction and
+    hot_share shares in [0, 1] (whether the engine takes them: :func:`check_changes`)."""
     if not isinstance(entries, list) or not all(isinstance(e, Mapping) for e in entries):
         raise error("schedule", "write each event as a [[schedule]] table")
     events = []
@@ -91,10 +109,19 @@ def parse_schedule(entries: Any, duration_s: float, error: Callable[[str, str], 
             raise error(f"{at}.at_s", f"{when!r} is not a number of seconds")
         if not 0 <= when < duration_s:
             raise error(f"{at}.at_s", f"{when!r} is not within the measured window [0, {duration_s:g}) s")
-        kinds = [k for k in EVENT_KINDS if k in entry]
+        kinds = sorted({_KIND_OF_KEY[k] for k in entry if k in _KIND_OF_KEY})
+        if "mix" in kinds and "skew" in kinds:  # a mix with its skew, at once
+            kinds = ["mix"]
         if len(kinds) != 1:
-            raise error(at, f"give exactly one of {', '.join(EVENT_KINDS)} (the workers it applies to)")
+            raise error(
+                at,
+                f"give exactly one event: {', '.join(CORE_KINDS)} (the workers it applies to), mix "
+                "(with or without skew), or hot_fraction and/or hot_share (skew)",
+            )
         kind = kinds[0]
+        if kind in CHANGE_SETTINGS:
+            events.append(Event(float(when), kind, settings=_change(entry, kind, at, error)))
+            continue
         raw = entry[kind]
         workers = raw if isinstance(raw, list) else [raw]
         if not workers or any(isinstance(w, bool) or not isinstance(w, int) or w < 0 for w in workers):
@@ -103,6 +130,64 @@ def parse_schedule(entries: Any, duration_s: float, error: Callable[[str, str], 
     return tuple(events)
 
 
+def _change(
+    entry: Mapping[str, Any], kind: str, at: str, error: Callable[[str, str], ValueError]
+) -> tuple[tuple[str, Any], ...]:
+    settings = []
+    for key in CHANGE_SETTINGS[kind]:
+        if key not in entry:
+            continue
+        value = entry[key]
+        if key == "mix":
+            if not isinstance(value, str) or not value.strip():
+                raise error(f"{at}.mix", f"{value!r} is not a mix (as the workload's mix setting spells it)")
+        else:
+            number = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            if not number or not 0 <= value <= 1:
+                span = "[0, 1] (0: no skew)" if key == "hot_fraction" else "[0, 1]"
+                raise error(f"{at}.{key}", f"{value!r} is not a share in {span}")
+            value = float(value)
+        settings.append((key, value))
+    return tuple(settings)
+
+
+def check_changes(
+    config: RunConfig,
+    events: Sequence[Event],
+    error: Callable[[str, str], ValueError] = lambda key, why: ValueError(f"{key}: {why}"),
+) -> None:
+    """Raises ``error(schedule[i].<setting>, why)`` when a change among ``events`` (applied in
+    time order, each on top of those before) gives ``config``'s workload settings the engine
+    refuses: its own parsers, as when the change arrives in a running instance."""
+    settings = getattr(config, config.workload)
+    order = sorted(range(len(events)), key=lambda i: events[i].at_s)
+    for i in order:
+        event = events[i]
+        if event.kind not in CHANGE_SETTINGS:
+            continue
+        known = {f.name for f in dataclasses.fields(settings)}
+        for key, _ in event.settings:
+            if key not in known:
+                raise error(f"schedule[{i}].{key}", f"{config.workload} has no setting {key!r}")
+        settings = dataclasses.replace(settings, **dict(event.settings))
+        try:
+            _validate_section(config.workload, settings)
+        except ValueError as e:
+            raise error(f"schedule[{i}].{event.settings[0][0]}", str(e)) from None
+
+
+def _validate_section(workload: str, settings: Any) -> None:
+    """The engine's validation of one workload's settings (its parsers and ranges, the same
+    that judge a change arriving in a running instance), not of a whole run."""
+    from islands import _core  # lazy: experiment files load without the engine
+
+    core = _core.RunConfig()
+    section = getattr(core, workload)
+    for f in dataclasses.fields(settings):
+        setattr(section, f.name, getattr(settings, f.name))
+    section.validate()
+
+
 def scaled(events: Sequence[Event], factor: float) -> tuple[Event, ...]:
     """The events at ``factor`` times their time (a shrunken run keeps the same shape)."""
-    return tuple(Event(e.at_s * factor, e.kind, e.workers) for e in events)
+    return tuple(dataclasses.replace(e, at_s=e.at_s * factor) for e in events)

@@ -268,7 +268,7 @@ class Sweep:
             if live is not None:
                 if dep.n_instances != 1:
                     raise ValueError(f"the ATraPos controller adapts one PLP instance, not {dep.n_instances}")
-                check_events(live.schedule, len(dep.cpus))
+                check_events(live.schedule, len(dep.cpus), config.workload)
         except ValueError as e:
             shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
             raise ValueError(f"{spec.source}: point {shown}: {e}") from None
@@ -319,7 +319,7 @@ class Sweep:
         if fixed:
             lines.append("fixed: " + ", ".join(f"{k}={_show(v)}" for k, v in fixed.items()))
         if spec.schedule:
-            events = ", ".join(f"{e.kind} {','.join(map(str, e.workers))} at {e.at_s:g} s" for e in spec.schedule)
+            events = ", ".join(f"{e.label()} at {e.at_s:g} s" for e in spec.schedule)
             lines.append(f"schedule: {events} (controller interval from {spec.controller_interval_s:g} s)")
         lines += [f"note: {n}" for n in self.notes]
         header = ["#", "deployment", "instances", "sockets", "transport", *varying, "done", "grid_id"]

@@ -112,7 +112,11 @@ def test_a_lost_core_is_adapted_to_and_static_stays_put():
 
 def test_events_the_engine_cannot_apply_are_refused_by_name():
     with pytest.raises(ValueError, match=r"schedule\[0\].kind"):
-        check_events([Event(1.0, "skew", (0,))], 2)
+        check_events([Event(1.0, "socket", (0,))], 2)
+    with pytest.raises(ValueError, match=r"schedule\[0\].skew: give hot_fraction"):
+        check_events([Event(1.0, "skew", settings=(("mix", "standard"),))], 2)
+    with pytest.raises(ValueError, match=r"schedule\[0\].mix: micro cannot change its draw"):
+        check_events([Event(1.0, "mix", settings=(("mix", "standard"),))], 2, "micro")
     with pytest.raises(ValueError, match=r"schedule\[1\].workers"):
         check_events([Event(1.0, "park", (0,)), Event(2.0, "park", (2,))], 2)
     with pytest.raises(ValueError, match="engine.plp_monitor"):

@@ -53,6 +53,22 @@ def test_adaptation_time_is_when_throughput_settles_within_10_percent():
     assert adaptation_time(noisy, 1.0, 30) == pytest.approx(4.0)
 
 
+def test_the_run_s_final_interval_does_not_count():
+    # 002 Fig 12's calm run: settled 3.25 s after the change, but the final interval (it
+    # overlaps the engine's stop) dips below the band and made the strict rule say 10 s
+    tps = [4.0e6] * 8 + [1.0e6] + [7.2e6] * 18 + [5.4e6]  # 0.5 s each, the change at 4 s
+    assert adaptation_time(tps, 0.5, 4.0) == pytest.approx(0.5)
+    assert steady_state(tps, 0.5, 4.0) == pytest.approx(7.2e6)
+    # the same when the phase's end is given as the run's end
+    assert adaptation_time(tps, 0.5, 4.0, len(tps) * 0.5) == pytest.approx(0.5)
+    # a dip before the final interval still counts
+    tps[-2] = 5.4e6
+    assert adaptation_time(tps, 0.5, 4.0) == pytest.approx(9.5)
+    # a phase that ends before the run's end keeps its own last interval (here its steady state)
+    mid = [1.0] * 4 + [2.0] * 3 + [1.5] + [3.0] * 4
+    assert adaptation_time(mid, 1.0, 4.0, 8.0) == pytest.approx(3.0)
+
+
 def test_adaptation_time_edge_cases():
     assert math.isnan(adaptation_time([0.0] * 10, 1.0, 5))
     with pytest.raises(ValueError, match="no whole interval"):

@@ -78,8 +78,11 @@ def test_a_schedule_is_parsed_in_file_order_and_its_points_run_live():
         (("at_s = 0.4", "at_s = -1"), r"schedule\[1\]\.at_s"),
         (("at_s = 0.4", 'at_s = "soon"'), r"schedule\[1\]\.at_s: 'soon' is not a number"),
         (("at_s = 1.5\n", ""), r"schedule\[0\]\.at_s: missing"),
-        (("\npark = 1\n", "\npark = 1\nunpark = 1\n"), r"schedule\[1\]: give exactly one of park, unpark"),
+        (("\npark = 1\n", "\npark = 1\nunpark = 1\n"), r"schedule\[1\]: give exactly one event: park, unpark"),
         (("\npark = 1\n", "\nskew = 1\n"), r"schedule\[1\]\.skew: unknown key"),
+        (("\npark = 1\n", '\npark = 1\nmix = "standard"\n'), r"schedule\[1\]: give exactly one event"),
+        (("\npark = 1\n", '\nmix = "standard"\n'), r"schedule\[1\]\.mix: micro cannot change its draw"),
+        (("\npark = 1\n", "\nhot_fraction = 0.2\n"), r"schedule\[1\]\.hot_fraction: micro cannot change"),
         (("\npark = 1\n", "\npark = -1\n"), r"schedule\[1\]\.park: -1 is not a worker"),
         (("\npark = 1\n", "\npark = [1, true]\n"), r"schedule\[1\]\.park"),
         (("adaptive = [true, false]", 'adaptive = ["yes"]'), r"grid\.adaptive: 'yes' is not true or false"),
@@ -159,3 +162,98 @@ def test_the_fig12_file_shrunk_runs_stores_the_controller_s_log_and_renders(tmp_
     # the adaptive run moved the parked worker's units away after the event
     parked_at = json.loads(by_mode[True]["atrapos.events"])[0][0]
     assert any(r["at_s"] >= parked_at for r in json.loads(by_mode[True]["atrapos.repartitions"]))
+
+
+# --- workload changes: the mix and the skew (002 Fig 10, 11, 13) ------------------------
+
+CHANGES = """
+name = "changes"
+figure = "002-fig11"
+workload = "tatp"
+[run]
+warmup_s = 0.05
+duration_s = 1.2
+controller_interval_s = 0.15
+[grid]
+deployment = ["1"]
+transport = ["none"]
+adaptive = [true, false]
+[tatp]
+subscribers_per_site = 5000
+mix = "get_subscriber_data"
+[engine]
+execution = "plp"
+[[schedule]]
+at_s = 0.4
+hot_fraction = 0.2
+hot_share = 0.5
+[[schedule]]
+at_s = 0.8
+mix = "update_subscriber_data"
+hot_fraction = 0.0
+"""
+
+
+def test_mix_and_skew_entries_are_parsed_and_written_back():
+    spec = ExperimentSpec.from_dict(tomllib.loads(CHANGES), source="changes.toml", text=CHANGES)
+    assert spec.schedule == (
+        Event(0.4, "skew", settings=(("hot_fraction", 0.2), ("hot_share", 0.5))),
+        Event(0.8, "mix", settings=(("mix", "update_subscriber_data"), ("hot_fraction", 0.0))),
+    )
+    back = ExperimentSpec.from_dict(spec.to_dict())
+    assert back.schedule == spec.schedule and back.spec_hash() == spec.spec_hash()
+    assert spec.live_run({"adaptive": True}).to_dict()["schedule"][1] == [
+        0.8,
+        "mix",
+        {"mix": "update_subscriber_data", "hot_fraction": 0.0},
+    ]
+    assert "schedule: skew hot_fraction 0.2, hot_share 0.5 at 0.4 s, mix update_subscriber_data" in Sweep(spec).table()
+
+
+@pytest.mark.parametrize(
+    ("change", "key"),
+    [
+        (("hot_share = 0.5", "hot_share = 1.5"), r"schedule\[0\]\.hot_share: 1\.5 is not a share in \[0, 1\]"),
+        (("hot_fraction = 0.2", "hot_fraction = -0.2"), r"schedule\[0\]\.hot_fraction: -0\.2 is not a share"),
+        (("hot_fraction = 0.2", 'hot_fraction = "a lot"'), r"schedule\[0\]\.hot_fraction"),
+        (('mix = "update_subscriber_data"', "mix = 3"), r"schedule\[1\]\.mix: 3 is not a mix"),
+        # the engine's own parser judges the mix when the file loads
+        (('mix = "update_subscriber_data"', 'mix = "update_everything"'), r"schedule\[1\]\.mix: .*tatp\.mix"),
+        (('mix = "update_subscriber_data"', 'mix = "get_subscriber_data:50"'), r"schedule\[1\]\.mix: .*100"),
+    ],
+)
+def test_bad_changes_are_refused_naming_the_entry(change, key):
+    old, new = change
+    assert old in CHANGES
+    with pytest.raises(ValueError, match=key) as e:
+        text = CHANGES.replace(old, new, 1)
+        ExperimentSpec.from_dict(tomllib.loads(text), source="changes.toml", text=text)
+    assert "\n" not in str(e.value) and str(e.value).startswith("changes.toml")
+
+
+@pytest.mark.parametrize("name", ["002-fig10-workload-change", "002-fig11-skew", "002-fig13-alternating"])
+def test_the_change_files_load_and_keep_their_shape_quick(name):
+    spec = load_spec(EXPERIMENTS / f"{name}.toml")
+    assert spec.live and spec.workload == "tatp" and dict(spec.grid)["adaptive"] == (True, False)
+    assert all(e.kind in ("mix", "skew") for e in spec.schedule)
+    quick = quick_spec(spec)
+    assert quick.schedule == scaled(spec.schedule, QUICK_LIVE_DURATION_S / spec.duration_s)
+
+
+@two_cpus
+@pytest.mark.usefixtures("private_run_root")
+def test_a_skew_and_mix_schedule_runs_stores_its_log_and_renders_fig11(tmp_path):
+    spec = ExperimentSpec.from_dict(tomllib.loads(CHANGES), source="changes.toml", text=CHANGES)
+    outcome = Sweep(spec, out=tmp_path / "fig11").run(progress=False)
+    assert outcome.ran == 2
+    rows = ResultStore(tmp_path / "fig11").rows().to_dict(orient="records")
+    for row in rows:
+        assert row["check_failures"] == "[]"
+        events = json.loads(row["atrapos.events"])
+        assert [e[1] for e in events] == ["skew", "mix"]
+        assert events[0][2] == {"hot_fraction": 0.2, "hot_share": 0.5}
+        assert all(len(i) == 6 for i in json.loads(row["atrapos.intervals"]))
+    rendered = render_results(tmp_path / "fig11")
+    assert rendered.png.is_file() and rendered.png.name == "002-fig11.png"
+    assert "ATraPos adaptation after skew: 50% of requests to 20% of data at 0.4 s" in rendered.summary
+    assert "one PLP instance of 2 workers, one per core" in rendered.summary

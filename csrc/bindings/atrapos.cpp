@@ -9,6 +9,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -105,6 +106,17 @@ void bind_atrapos(py::module_& m) {
       py::arg("worker"), py::arg("parked"),
       "Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; "
       "False when no PLP instance runs or it has no such worker");
+  m.def(
+      "plp_change",
+      [](std::optional<std::string> mix, std::optional<double> hot_fraction, std::optional<double> hot_share) {
+        islands::WorkloadChange change{std::move(mix), hot_fraction, hot_share};
+        py::gil_scoped_release release;
+        return islands::PlpControl::process().change(change);
+      },
+      py::kw_only(), py::arg("mix") = py::none(), py::arg("hot_fraction") = py::none(), py::arg("hot_share") = py::none(),
+      "Changes the running PLP instance's workload draw (the settings of those names: tatp.mix, tatp.hot_fraction, "
+      "tatp.hot_share), seen from each worker's next transaction; False when none runs; ConfigError naming the field "
+      "for a value its settings refuse (the run goes on unchanged)");
   m.def("atrapos_sub_partitions", [] { return kSubPartitions; }, "Sub-partitions per partition of the ATraPos monitor");
   py::class_<WorkloadMonitor>(m, "AtraposMonitor",
                               "ATraPos trace arrays: per partition, actions and cost per sub-partition and "

@@ -1,50 +1,102 @@
-"""The run-time events of an adaptive PLP run (a worker's core taken away or given back) and
-the log the live controller keeps (:mod:`islands.atrapos.live`). Pure: experiment files and
-their schedules (:mod:`islands.schedule`) use them without the engine."""
+"""The run-time events of an adaptive PLP run and the log the live controller keeps
+(:mod:`islands.atrapos.live`). Pure: experiment files and their schedules
+(:mod:`islands.schedule`) use them without the engine.
+
+Events: a worker's core taken away (``park``) or given back (``unpark``), both naming workers;
+and a change of the workload's draw, ``mix`` (the transaction mix, 002 Fig 10 and 13) or
+``skew`` (``hot_fraction`` of the data getting ``hot_share`` of the requests, 002 Fig 11),
+both giving the new values of the workload's settings of those names (TATP's; the engine
+checks them with the settings' own parsers, ``_core.plp_change``).
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EVENT_KINDS", "Event", "LiveLog", "check_events"]
+__all__ = [
+    "CHANGE_KINDS",
+    "CHANGE_SETTINGS",
+    "CHANGE_WORKLOADS",
+    "CORE_KINDS",
+    "EVENT_KINDS",
+    "Event",
+    "LiveLog",
+    "check_events",
+]
 
-#: The run-time events the engine supports: a worker's core taken away, or given back.
-EVENT_KINDS = ("park", "unpark")
+#: Events on cores: a worker's core taken away, or given back.
+CORE_KINDS = ("park", "unpark")
+#: Events on the workload's draw, and the settings each may change (a mix change may bring
+#: its skew along: both arrive at once).
+CHANGE_SETTINGS: Mapping[str, tuple[str, ...]] = {
+    "mix": ("mix", "hot_fraction", "hot_share"),
+    "skew": ("hot_fraction", "hot_share"),
+}
+#: Their kinds.
+CHANGE_KINDS = tuple(CHANGE_SETTINGS)
+#: The run-time events the engine supports.
+EVENT_KINDS = CORE_KINDS + CHANGE_KINDS
+#: The workloads whose draw can change while they run (the engine's WorkloadChange).
+CHANGE_WORKLOADS = ("tatp",)
 
 
 @dataclass(frozen=True)
 class Event:
-    """At ``at_s`` seconds into the measured window, ``kind`` (``park`` or ``unpark``) on
-    ``workers`` (indices of the instance's workers, which are the scheme's cores)."""
+    """At ``at_s`` seconds into the measured window, ``kind`` on ``workers`` (``park`` or
+    ``unpark``: indices of the instance's workers, which are the scheme's cores) or to
+    ``settings`` (``mix`` or ``skew``: (name, value) pairs of the workload's settings)."""
 
     at_s: float
     kind: str
-    workers: tuple[int, ...]
+    workers: tuple[int, ...] = ()
+    settings: tuple[tuple[str, Any], ...] = ()
+
+    def what(self) -> Any:
+        """What it applies to, as logged and stored: the workers (a list) or the settings (a dict)."""
+        return dict(self.settings) if self.kind in CHANGE_KINDS else list(self.workers)
+
+    def label(self) -> str:
+        """A few words for captions and listings ("park 1", "mix get_new_destination",
+        "skew hot_fraction 0.2, hot_share 0.5")."""
+        if self.kind in CHANGE_KINDS:
+            return f"{self.kind} " + ", ".join(
+                f"{v}" if k == self.kind else f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}"
+                for k, v in self.settings
+            )
+        return f"{self.kind} {','.join(map(str, self.workers))}"
 
 
-def check_events(events: Sequence[Event], n_workers: int) -> None:
-    """Raises ``ValueError`` naming the first event the engine cannot apply."""
+def check_events(events: Sequence[Event], n_workers: int, workload: str | None = None) -> None:
+    """Raises ``ValueError`` naming the first event the engine cannot apply (``workload``:
+    the run's, for the draw changes; None: not checked)."""
     for i, e in enumerate(events):
         if e.kind not in EVENT_KINDS:
-            raise ValueError(
-                f"schedule[{i}].kind: {e.kind!r} is not one of {', '.join(EVENT_KINDS)} "
-                "(workload mix and skew changes at run time are not supported yet)"
-            )
+            raise ValueError(f"schedule[{i}].kind: {e.kind!r} is not one of {', '.join(EVENT_KINDS)}")
         if not (math.isfinite(e.at_s) and e.at_s >= 0):
             raise ValueError(f"schedule[{i}].at_s: {e.at_s} is not a non-negative time")
-        if not e.workers or any(not 0 <= w < n_workers for w in e.workers):
+        if e.kind in CHANGE_KINDS:
+            allowed = CHANGE_SETTINGS[e.kind]
+            keys = [k for k, _ in e.settings]
+            if not keys or any(k not in allowed for k in keys) or (e.kind == "mix") != ("mix" in keys):
+                raise ValueError(f"schedule[{i}].{e.kind}: give {' and/or '.join(allowed)}, not {dict(e.settings)}")
+            if workload is not None and workload not in CHANGE_WORKLOADS:
+                raise ValueError(
+                    f"schedule[{i}].{e.kind}: {workload} cannot change its draw while it runs "
+                    f"({', '.join(CHANGE_WORKLOADS)} can)"
+                )
+        elif not e.workers or any(not 0 <= w < n_workers for w in e.workers):
             raise ValueError(f"schedule[{i}].workers: {list(e.workers)} must name workers 0..{n_workers - 1}")
 
 
 @dataclass
 class LiveLog:
     """What the controller saw and did, times in seconds from the measured window's start:
-    ``intervals`` (end, length, throughput), ``repartitions`` (at, units moved, pause in ns,
-    planned gain), ``events`` (at, kind, workers)."""
+    ``intervals`` (end, length, throughput, next interval's length), ``repartitions`` (at,
+    units moved, pause in ns, planned gain), ``events`` (at, kind, workers or settings)."""
 
-    intervals: list[tuple[float, float, float]] = field(default_factory=list)
+    intervals: list[tuple[float, ...]] = field(default_factory=list)
     repartitions: list[dict[str, Any]] = field(default_factory=list)
-    events: list[tuple[float, str, tuple[int, ...]]] = field(default_factory=list)
+    events: list[tuple[float, str, Any]] = field(default_factory=list)

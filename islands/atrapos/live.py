@@ -13,10 +13,15 @@ thread may call, and the controller is testable on its own.
 Run-time events (:class:`Event`): a worker's core taken away (``park``: it draws no more
 transactions and serves its units only now and then) or given back (``unpark``). The adaptive
 controller then ends its current interval at most one shortest interval after the event
-(the interval may have doubled to 8 s) and evaluates the model there. Static mode
-(``adaptive=False``) applies the events and never re-partitions, so a figure shows both.
-Workload mix and skew changes at run time are not supported by the engine's workloads yet:
-:func:`check_events` refuses them by name.
+(the interval may have doubled to 8 s) and evaluates the model there: a core change is
+something the system is told. A change of the workload's draw (``mix``, ``skew``:
+``_core.plp_change``, which the generators see from their next transaction) is not told to
+the controller: as in the paper it finds out through its own measurements (the throughput
+leaves the band and the interval resets; the monitor's per-unit counts move), so its
+adaptation time includes the interval then running. Static mode (``adaptive=False``) applies
+the events and never re-partitions, so a figure shows both. :func:`run_live` checks every
+change with the engine's own parsers before the run starts (a ``ConfigError`` naming the
+setting), so a bad value never reaches a running instance.
 
 The engine's partitions here are its sites, each cut into 10 routing units (its
 sub-partitions); every unit is one sub-partition of one table ``keys`` in the scheme the search
@@ -35,15 +40,24 @@ import numpy as np
 
 from islands import _core
 from islands.atrapos.adaptive_loop import AdaptiveLoop
-from islands.atrapos.events import EVENT_KINDS, Event, LiveLog, check_events
+from islands.atrapos.events import CHANGE_KINDS, EVENT_KINDS, Event, LiveLog, check_events
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
 from islands.atrapos.workload import MonitoredPartition, WorkloadStats, from_monitor
 from islands.config import RunConfig
 from islands.run_result import RunResult
+from islands.schedule import check_changes
 from islands.topology import Topology
 
-__all__ = ["EVENT_KINDS", "Event", "LiveController", "LiveLog", "check_events", "engine_scheme", "run_live"]
+__all__ = [
+    "EVENT_KINDS",
+    "Event",
+    "LiveController",
+    "LiveLog",
+    "check_events",
+    "engine_scheme",
+    "run_live",
+]
 
 
 def engine_scheme(snapshot: dict[str, Any], owners: Sequence[int], n_cores: int) -> tuple[Scheme, WorkloadStats]:
@@ -72,9 +86,10 @@ class LiveController(threading.Thread):
         warmup_s: float = 0.0,
         loop: AdaptiveLoop | None = None,
         poll_s: float = 0.005,
+        workload: str | None = None,
     ) -> None:
         super().__init__(name="atrapos-controller", daemon=True)
-        check_events(events, hardware.n_cores)
+        check_events(events, hardware.n_cores, workload)
         self.hardware = hardware
         self.adaptive = adaptive
         self.events = sorted(events, key=lambda e: e.at_s)
@@ -112,25 +127,33 @@ class LiveController(threading.Thread):
             while time.monotonic() < end and _core.plp_attached() and not self._halt.is_set():
                 now = time.monotonic() - t0
                 while pending and pending[0].at_s <= now:
-                    hardware = self._fire(pending.pop(0), hardware, now)
-                    if self.adaptive:  # a core change: evaluate one shortest interval later, not up to 8 s
+                    event = pending.pop(0)
+                    hardware = self._fire(event, hardware, now)
+                    if self.adaptive and event.kind not in CHANGE_KINDS:
+                        # a core change: evaluate one shortest interval later, not up to 8 s
                         end = min(end, time.monotonic() + self.loop.controller.min_interval_s)
                 self._halt.wait(self.poll_s)
             now_commits, now_snapshot = _core.plp_commits(), _core.plp_snapshot()
             if now_commits is None or now_snapshot is None:
                 return  # detached meanwhile
             length = time.monotonic() - start
+            at = time.monotonic() - t0
             tps = (now_commits - commits) / length
-            self.log.intervals.append((time.monotonic() - t0, length, tps))
             interval = _difference(now_snapshot, snapshot)
             commits, snapshot, start = now_commits, now_snapshot, time.monotonic()
             if not self.adaptive:
+                self.log.intervals.append((at, length, tps, False, False, length))
                 continue
             owners = _core.plp_owners()
             if not owners:
                 return
             decision = self.loop.end_of_interval(
                 tps, partial(engine_scheme, interval, owners, hardware.n_cores), hardware
+            )
+            # (end, length, throughput, model evaluated, re-partitioned, next interval's length):
+            # islands.atrapos.controller.Check, drawn under 002 Fig 13
+            self.log.intervals.append(
+                (at, length, tps, decision.evaluated, decision.repartition, self.loop.controller.interval_s)
             )
             if decision.repartition and decision.plan is not None:
                 target = [int(c) for c in decision.plan.scheme.owners()]
@@ -148,6 +171,10 @@ class LiveController(threading.Thread):
                 start = time.monotonic()  # the next interval starts after the hand-over
 
     def _fire(self, event: Event, hardware: Hardware, now: float) -> Hardware:
+        if event.kind in CHANGE_KINDS:  # the workload's draw: the controller is not told
+            _core.plp_change(**dict(event.settings))
+            self.log.events.append((now, event.kind, event.what()))
+            return hardware
         for w in event.workers:
             _core.plp_park(w, event.kind == "park")
         self.log.events.append((now, event.kind, event.workers))
@@ -179,7 +206,9 @@ def run_live(
     hardware = hardware or Hardware.from_sockets([1] * n)
     if hardware.n_cores != n:
         raise ValueError(f"hardware: {hardware.n_cores} cores for {n} workers")
-    controller = LiveController(hardware, adaptive, events, config.driver.warmup_s, loop)
+    check_events(events, n, config.workload)
+    check_changes(config, events)  # the engine's parsers, before anything runs
+    controller = LiveController(hardware, adaptive, events, config.driver.warmup_s, loop, workload=config.workload)
     controller.start()
     try:
         result = islands.run(config, topology)

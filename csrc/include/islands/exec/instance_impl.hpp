@@ -155,6 +155,7 @@ class InstanceImpl final : public Instance::Impl {
     start_reshuffler();
     if (plp_routing_) {  // a controller thread may now adapt it (exec/plp_control.hpp)
       PlpControl::process().attach(*plp_routing_, plp_monitor_.get(), plp_parked_.get(), plp_abandon());
+      PlpControl::process().attach_workload([this](const WorkloadChange& c) { change_workload(workload_, c); });
       plp_attached_ = true;
     }
     if (wait_until(warm_end)) {

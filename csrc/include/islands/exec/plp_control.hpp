@@ -11,6 +11,7 @@
 #include "islands/atrapos/monitor_snapshot.hpp"
 #include "islands/exec/plp_monitor.hpp"
 #include "islands/exec/plp_routing.hpp"
+#include "islands/workload/workload_change.hpp"
 
 namespace islands {
 
@@ -24,7 +25,8 @@ namespace islands {
 //! exec/plp_routing.hpp); the monitor's counters summed (engine.plp_monitor); the commits so
 //! far; and the run-time events: a worker parked (its core taken away: it draws no more
 //! transactions and serves the actions of the units it still owns only now and then, as a
-//! thread sharing another core would) or given back.
+//! thread sharing another core would) or given back; and a change of the workload's mix or
+//! skew (WorkloadChange), which the generators see from their next transaction.
 class PlpControl {
  public:
   //! The process's handle.
@@ -43,6 +45,12 @@ class PlpControl {
     abandon_ = std::move(abandon);
     attached_.store(true, std::memory_order_release);
   }
+  //! Instance side, after attach: how the running workload takes a WorkloadChange
+  //! (change_workload on it; throws ConfigError for a value or workload that cannot be).
+  void attach_workload(std::function<void(const WorkloadChange&)> change) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    change_ = std::move(change);
+  }
   //! Instance side: detaches, after any call in progress (a re-partitioning's drain needs the
   //! workers still running).
   void detach() {
@@ -52,6 +60,7 @@ class PlpControl {
     monitor_ = nullptr;
     parked_ = nullptr;
     abandon_ = nullptr;
+    change_ = nullptr;
   }
 
   //! Whether an instance is attached (its workers are drawing transactions).
@@ -96,6 +105,15 @@ class PlpControl {
     parked_[worker].store(parked, std::memory_order_relaxed);
     return true;
   }
+  //! Changes the running workload's mix or skew; false when none is attached. Throws
+  //! ConfigError (naming the field) for a value the workload's settings refuse, and then the
+  //! run goes on as before.
+  bool change(const WorkloadChange& change) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!change_) return false;
+    change_(change);
+    return true;
+  }
 
  private:
   PlpControl() = default;
@@ -106,6 +124,7 @@ class PlpControl {
   PlpMonitor* monitor_ = nullptr;
   std::atomic<bool>* parked_ = nullptr;
   std::function<bool()> abandon_;
+  std::function<void(const WorkloadChange&)> change_;
 };
 
 }  // namespace islands

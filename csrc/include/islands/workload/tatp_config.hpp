@@ -15,7 +15,10 @@ namespace islands {
   F(std::string, mix, "standard", kUnbounded, kUnbounded,                                           \
     "standard, one transaction's name, or name:weight,... summing to 100")                           \
   F(std::string, id_draw, "nonuniform", kUnbounded, kUnbounded,                                     \
-    "how a transaction picks its subscriber: nonuniform (the specification's) or uniform")
+    "how a transaction picks its subscriber: nonuniform (the specification's) or uniform")             \
+  F(double, hot_fraction, 0.0, 0, 1,                                                                \
+    "skew: share of the instance's subscribers that are hot, 0 (off) .. 1 (002 Fig 11: 0.2)")         \
+  F(double, hot_share, 0.5, 0, 1, "skew: share of the requests that go to the hot subscribers")
 
 //! TATP (002 Fig 8, 10): Subscriber, Access_Info, Special_Facility and Call_Forwarding, seven
 //! transactions, partitioned by subscriber id (site s holds subscribers
@@ -23,7 +26,11 @@ namespace islands {
 //! mix: "standard" (35/10/35/2/14/2/2), one transaction's name (it alone), or
 //! "name:weight,name:weight,..." with whole weights summing to 100. A worker's transactions
 //! pick subscribers of its own site, drawn as the specification's non-uniform draw does over
-//! the site's population (tatp_nonuniform_id) or uniformly.
+//! the site's population (tatp_nonuniform_id) or uniformly. Skew (hot_fraction > 0, paper
+//! 002 Fig 11): a hot_share of the transactions pick a subscriber uniformly among the first
+//! hot_fraction of the instance's subscribers (all its sites, not the worker's own), the
+//! others uniformly among the rest. mix, hot_fraction and hot_share can change while a PLP
+//! instance runs (WorkloadChange, exec/plp_control.hpp).
 struct TatpConfig {
   ISLANDS_SETTINGS(TatpConfig, "tatp", "TATP parameters (paper 002)", ISLANDS_TATP_FIELDS)
 

@@ -1,7 +1,9 @@
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <unordered_map>
@@ -22,6 +24,7 @@
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/tatp_config.hpp"
 #include "islands/workload/txn_part.hpp"
+#include "islands/workload/workload_change.hpp"
 #include "islands/exec/run_config.hpp"
 #include "islands/workload/workload.hpp"
 
@@ -86,7 +89,7 @@ class TatpWorkload {
         engine_(engine),
         sites_(sites),
         first_site_(first_site),
-        weights_(parse_tatp_mix(config.mix)),
+        draw_(std::make_unique<LiveParams<Draw>>(make_draw(config, sites))),
         subscribers_(sites, kSubscriberColumns),
         access_(sites, kAccessColumns),
         facilities_(sites, kFacilityColumns),
@@ -139,12 +142,17 @@ class TatpWorkload {
   void finish_load(bool single_threaded) { index_.set_latching(engine_.latching && !single_threaded); }
 
   //! Draws the next transaction of a worker whose home (global) site is `home`: its type by
-  //! the mix, a subscriber of that site uniformly, the rest as the specification says.
+  //! the mix, a subscriber of that site (or, with skew, of the hot or the cold subscribers of
+  //! the instance), the rest as the specification says. The mix and skew are those in force
+  //! (change() may replace them between two calls).
   void generate(Txn& txn, Random& rng, std::size_t home) const {
+    const Draw& draw = draw_->read();
     std::uint64_t pick = rng.below(100), type = 0;
-    while (pick >= weights_[type]) pick -= weights_[type++];
+    while (pick >= draw.weights[type]) pick -= draw.weights[type++];
     const std::uint64_t population = config_.subscribers_per_site;
-    const std::uint64_t s = home * population +
+    const std::uint64_t s =
+        draw.hot != 0 ? skewed_subscriber(draw, rng)
+                      : home * population +
                             (config_.uniform_ids() ? rng.below(population) : tatp_nonuniform_id(rng, population));
     const std::uint64_t sf_type = 1 + rng.below(4);
     const std::uint64_t start = 8 * rng.below(3);
@@ -172,6 +180,19 @@ class TatpWorkload {
     }
   }
 
+
+  //! Replaces the mix and skew the generators draw from (the fields `change` gives) while
+  //! workers draw; ConfigError("tatp.<field>", ...) as the settings would refuse the result,
+  //! and then nothing changes. Callers serialize changes (PlpControl holds its lock).
+  void change(const WorkloadChange& change) {
+    TatpConfig next = draw_->read().config;
+    if (change.mix) next.mix = *change.mix;
+    if (change.hot_fraction) next.hot_fraction = *change.hot_fraction;
+    if (change.hot_share) next.hot_share = *change.hot_share;
+    draw_->publish(make_draw(next, sites_));
+  }
+  //! The settings the generators draw from now (mix, hot_fraction, hot_share as changed).
+  const TatpConfig& drawing() const { return draw_->read().config; }
 
   //! Every TATP transaction runs where its subscriber is: one part, on that site.
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
@@ -507,11 +528,34 @@ class TatpWorkload {
   }
   static void set64(Row* row, std::size_t column, std::uint64_t v) { std::memcpy(row->columns() + column, &v, sizeof v); }
 
+  // What generate draws from: the settings (as changed), their mix's weights, and how many
+  // of the instance's subscribers are hot (0: no skew).
+  struct Draw {
+    TatpConfig config;
+    std::array<std::uint32_t, kTatpTxnTypes> weights;
+    std::uint64_t hot;
+  };
+  static Draw make_draw(const TatpConfig& config, std::size_t sites) {
+    config.validate();
+    const double population = static_cast<double>(config.subscribers_per_site) * static_cast<double>(sites);
+    const std::uint64_t hot =
+        config.hot_fraction > 0 ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(config.hot_fraction * population)) : 0;
+    return Draw{config, parse_tatp_mix(config.mix), hot};
+  }
+  // Skew: a hot_share of the draws among the instance's first `hot` subscribers, the rest
+  // among the others (all hot when there are no others).
+  std::uint64_t skewed_subscriber(const Draw& draw, Random& rng) const {
+    const std::uint64_t first = first_site_ * config_.subscribers_per_site;
+    const std::uint64_t cold = sites_ * config_.subscribers_per_site - draw.hot;
+    if (cold == 0 || rng.unit() < draw.config.hot_share) return first + rng.below(draw.hot);
+    return first + draw.hot + rng.below(cold);
+  }
+
   TatpConfig config_;
   EngineConfig engine_;
   std::size_t sites_;
   std::size_t first_site_;
-  std::array<std::uint32_t, kTatpTxnTypes> weights_;
+  std::unique_ptr<LiveParams<Draw>> draw_;  // swapped whole by change(); generate reads it
   Table subscribers_, access_, facilities_, forwarding_;
   Index index_;
 };
