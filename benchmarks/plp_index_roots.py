@@ -89,10 +89,8 @@ def main() -> None:
         print(f"\nper_unit over shared, {label}, per round (median [min-max]):")
         for workload in WORKLOADS:
             for workers in counts:
-                ratios = [
-                    a / b
-                    for a, b in zip(table[(workload, workers, "per_unit")], table[(workload, workers, "shared")], strict=True)
-                ]
+                per_unit, shared = table[(workload, workers, "per_unit")], table[(workload, workers, "shared")]
+                ratios = [a / b for a, b in zip(per_unit, shared, strict=True)]
                 print(
                     f"  {workload:16} {workers} worker(s) {statistics.median(ratios):.3f} "
                     f"[{min(ratios):.3f}-{max(ratios):.3f}]"
