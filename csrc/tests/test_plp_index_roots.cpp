@@ -3,13 +3,20 @@
 // between the workers. Each run reports one root per unit and no latched root, and keeps its
 // consistency. Under the TSan build (make test-tsan) this is the check that no latch-free root
 // is touched by two threads without PLP's hand-over between them: such an access would be a
-// reported data race.
+// reported data race. Also: every key's root is the routing unit `locate` gives the
+// operations that touch it (micro's keys; TATP's subscriber, access, facility, forwarding and
+// sub_nbr keys), on an instance whose sites do not start at 0 and whose sites do not split
+// evenly into units.
 #include <cstdint>
 #include <string>
 
 #include "check.hpp"
+#include "islands/common/random.hpp"
 #include "islands/exec/engine_run.hpp"
+#include "islands/index/hash_index.hpp"
+#include "islands/workload/micro_workload.hpp"
 #include "islands/workload/routing_unit.hpp"
+#include "islands/workload/tatp_workload.hpp"
 
 using namespace islands;
 
@@ -53,9 +60,40 @@ void runs_on_latch_free_roots(const std::string& workload) {
   }
 }
 
+void keys_map_to_their_units() {
+  EngineConfig engine;
+  engine.execution = ExecutionKind::plp;
+  MicroConfig micro;
+  micro.rows_per_site = 997;
+  constexpr std::size_t kSites = 2, kFirst = 3;
+  MicroWorkload<HashIndex> m(micro, engine, kSites, kFirst, 8);
+  CHECK(m.index().roots() == kSites * kUnitsPerSite);
+  for (std::uint64_t k = kFirst * 997; k < (kFirst + kSites) * 997; ++k) {
+    const std::uint64_t unit = m.locate(&k, 1, 0).second;
+    CHECK(m.index().root_of(k) == unit - kFirst * kUnitsPerSite);
+  }
+  TatpConfig tatp;
+  tatp.subscribers_per_site = 997;
+  TatpWorkload<HashIndex> t(tatp, engine, kSites, kFirst, 8);
+  const TatpWorkload<HashIndex>::Roots roots{997, kFirst * kUnitsPerSite};
+  Random rng(5);
+  TatpWorkload<HashIndex>::Txn txn;
+  for (int i = 0; i < 20000; ++i) {
+    t.generate(txn, rng, kFirst + rng.below(kSites));
+    const std::uint64_t unit = t.locate(txn.words.data(), txn.words.size(), 0).second - kFirst * kUnitsPerSite;
+    const bool by_nbr = txn.words[0] >= 4;  // UpdateLocation, Insert/DeleteCallForwarding: by sub_nbr
+    const std::uint64_t s = by_nbr ? txn.words[1] ^ 0x5a5a5a5aULL : txn.words[1];
+    CHECK(roots((std::uint64_t{2} << 56) | ((s ^ 0x5a5a5a5aULL) << 8)) == unit);  // sub_nbr
+    for (std::uint64_t tag = 1; tag <= 5; ++tag) {
+      if (tag != 2) CHECK(roots((tag << 56) | (s << 8) | 7) == unit);
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
+  keys_map_to_their_units();
   runs_on_latch_free_roots("micro");
   runs_on_latch_free_roots("tatp");
   return test_summary("test_plp_index_roots");

@@ -289,6 +289,9 @@ class MicroWorkload {
     std::uint64_t first_unit;     //!< this instance's first routing unit
     //! The root number of key.
     std::size_t operator()(std::uint64_t key) const {
+      // routing_unit(key / rows_per_site, key % rows_per_site, rows_per_site) in one division:
+      // site * U + (offset * U) / n == (key * U) / n when key = site * n + offset.
+      if (key < (std::uint64_t{1} << 59)) return key * kUnitsPerSite / rows_per_site - first_unit;
       return routing_unit(key / rows_per_site, key % rows_per_site, rows_per_site) - first_unit;
     }
   };

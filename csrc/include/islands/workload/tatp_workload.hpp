@@ -448,7 +448,7 @@ class TatpWorkload {
     std::size_t operator()(std::uint64_t k) const {
       std::uint64_t s = (k >> 8) & ((std::uint64_t{1} << 48) - 1);
       if ((k >> 56) == kSubNbr) s = subscriber_of_nbr(s);
-      return routing_unit(s / per_site, s % per_site, per_site) - first_unit;
+      return s * kUnitsPerSite / per_site - first_unit;  // routing_unit(s / per_site, s % per_site, per_site)
     }
   };
 
