@@ -29,7 +29,10 @@ namespace islands {
 //! branch b, teller b * tellers_per_branch + t, account b * accounts_per_branch + a. One primary
 //! index holds the three keyed tables, the table number in the key's top bits. A transaction
 //! is a list of operations (account, teller, branch, history insert), each executed by the
-//! site holding its row; remote ones travel as a part (see TxnPart).
+//! site holding its row; remote ones travel as a part (see TxnPart). Under PLP with per-unit
+//! roots (engine.plp_index) the index has one latch-free root per site, TPC-B's one routing
+//! unit per site, which `locate` gives every operation on the site's branches
+//! (index/rooted_index.hpp).
 template <class Index>
 class TpcbWorkload {
  public:
