@@ -43,11 +43,14 @@ class RootedIndex {
  public:
   //! `roots` sub-indexes sized for `expected_keys` keys in all; `root_of` maps keys to them.
   RootedIndex(std::size_t roots, std::size_t expected_keys, RootOf root_of, bool latching = true)
-      : root_of_(std::move(root_of)) {
+      : root_of_(std::move(root_of)),
+        multi_(roots > 1),
+        first_(make_root(per_root(roots, expected_keys), latching)) {
     ISLANDS_CHECK(roots > 0, "a rooted index needs at least one root");
-    roots_.reserve(roots);
-    for (std::size_t r = 0; r < roots; ++r) roots_.push_back(make_root((expected_keys + roots - 1) / roots, latching));
-    first_ = roots_.front().get();
+    rest_.reserve(roots - 1);
+    for (std::size_t r = 1; r < roots; ++r) {
+      rest_.push_back(std::unique_ptr<Index>(new Index(make_root(per_root(roots, expected_keys), latching))));
+    }
   }
 
   //! Inserts key -> value into its root; false (and no change) when present or of no root here.
@@ -78,49 +81,57 @@ class RootedIndex {
   //! (BTreeIndex roots). Both bounds must map to the same root: a scan never crosses roots.
   template <class F>
   void scan(std::uint64_t low, std::uint64_t high, F&& f) const {
-    if (roots_.size() == 1) return first_->scan(low, high, std::forward<F>(f));
+    if (!multi_) return first_.scan(low, high, std::forward<F>(f));
     const std::size_t r = root_of_(low);
     ISLANDS_CHECK(r == root_of_(high), "a rooted index scan crosses roots");
-    if (r < roots_.size()) roots_[r]->scan(low, high, std::forward<F>(f));
+    if (r < roots()) root(r).scan(low, high, std::forward<F>(f));
   }
 
   //! The root number of key (>= roots() when this index holds no root for it).
   std::size_t root_of(std::uint64_t key) const { return root_of_(key); }
   //! Number of roots.
-  std::size_t roots() const { return roots_.size(); }
+  std::size_t roots() const { return rest_.size() + 1; }
   //! Root r (tests, per-root figures).
-  const Index& root(std::size_t r) const { return *roots_[r]; }
+  const Index& root(std::size_t r) const { return r == 0 ? first_ : *rest_[r - 1]; }
   //! Keys in every root.
   std::size_t size() const {
-    std::size_t n = 0;
-    for (const auto& r : roots_) n += r->size();
+    std::size_t n = first_.size();
+    for (const auto& r : rest_) n += r->size();
     return n;
   }
   //! Switches latching on or off in every root (not while other threads use the index).
   void set_latching(bool on) {
-    for (auto& r : roots_) r->set_latching(on);
+    first_.set_latching(on);
+    for (auto& r : rest_) r->set_latching(on);
   }
   //! Whether the roots take their latches.
-  bool latching() const { return first_->latching(); }
+  bool latching() const { return first_.latching(); }
 
  private:
-  static std::unique_ptr<Index> make_root(std::size_t expected_keys, bool latching) {
+  static std::size_t per_root(std::size_t roots, std::size_t expected_keys) {
+    return roots ? (expected_keys + roots - 1) / roots : expected_keys;
+  }
+  // A root built in place (guaranteed copy elision: BTreeIndex cannot move).
+  static Index make_root(std::size_t expected_keys, bool latching) {
     if constexpr (std::is_same_v<Index, HashIndex>) {
-      return std::make_unique<HashIndex>(expected_keys, latching);
+      return HashIndex(expected_keys, latching);
     } else {
       (void)expected_keys;
-      return std::make_unique<Index>(latching);
+      return Index(latching);
     }
   }
   Index* root_for(std::uint64_t key) const {
-    if (roots_.size() == 1) return first_;  // one root: today's single index, no mapping
+    if (!multi_) return &first_;  // one root: today's single index, held inline, no mapping
     const std::size_t r = root_of_(key);
-    return r < roots_.size() ? roots_[r].get() : nullptr;
+    if (r == 0) return &first_;
+    return r - 1 < rest_.size() ? rest_[r - 1].get() : nullptr;
   }
 
   RootOf root_of_;
-  std::vector<std::unique_ptr<Index>> roots_;
-  Index* first_ = nullptr;  // roots_[0], the whole index when there is one root
+  bool multi_;            // more than one root
+  mutable Index first_;   // root 0, the whole index when there is one (inline: no extra load;
+                          // mutable as the roots behind rest_ are: root_for hands both out)
+  std::vector<std::unique_ptr<Index>> rest_;  // roots 1..roots()-1
 };
 
 }  // namespace islands
