@@ -172,6 +172,7 @@ class EngineConfig:
     plp_reshuffle_s: float
     test_skip_drain: bool
     plp_monitor: bool
+    plp_index: str
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

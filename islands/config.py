@@ -123,6 +123,9 @@ class EngineConfig:
     test_skip_drain: bool = False
     #: plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)
     plp_monitor: bool = False
+    #: plp: primary indexes as "per_unit" (one latch-free root per routing unit, touched only by
+    #: its owner) or "shared" (one latched root for the instance)
+    plp_index: str = "per_unit"
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 #include "islands/cc/cc_kind.hpp"
 #include "islands/common/setting_field.hpp"
 #include "islands/exec/execution_kind.hpp"
+#include "islands/exec/plp_index_kind.hpp"
 #include "islands/exec/system_structures_kind.hpp"
 #include "islands/index/index_kind.hpp"
 
@@ -38,7 +39,9 @@ namespace islands {
   F(bool, test_skip_drain, false, kUnbounded, kUnbounded,                                          \
     "test only (plp): hand moved units over without draining them (broken on purpose; the ownership check must catch it)") \
   F(bool, plp_monitor, false, kUnbounded, kUnbounded,                                              \
-    "plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)")
+    "plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)") \
+  F(PlpIndexKind, plp_index, PlpIndexKind::per_unit, kUnbounded, kUnbounded,                        \
+    "plp: primary indexes as per_unit (one latch-free root per routing unit, touched only by its owner) or shared (one latched root)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

@@ -16,6 +16,7 @@
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
+#include "islands/index/rooted_index.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/routing_unit.hpp"
@@ -27,7 +28,8 @@
 namespace islands {
 
 //! The microbenchmark's data (one table, one primary index over this instance's sites) and its
-//! one-shot procedure. Global site s holds keys [s * rows_per_site, (s + 1) * rows_per_site);
+//! one-shot procedure. Under PLP with per-unit roots (engine.plp_index) the index has one
+//! latch-free root per routing unit, the unit of each key being the one `locate` routes it to. Global site s holds keys [s * rows_per_site, (s + 1) * rows_per_site);
 //! this instance holds global sites [first_site, first_site + sites) of total_sites.
 //! A read-only transaction of an update mix (read_share) carries kReadOnly on every key
 //! (keys stay below 2^63), so that each of its parts knows it reads.
@@ -61,7 +63,8 @@ class MicroWorkload {
         sites_(sites),
         first_site_(first_site),
         table_(sites, config.columns),
-        index_(make_index(sites * config.rows_per_site)),
+        index_(per_unit_index_roots(engine) ? sites * kUnitsPerSite : 1, sites * config.rows_per_site,
+               Roots{config.rows_per_site, std::uint64_t{first_site} * kUnitsPerSite}),
         site_keys_(config.rows_per_site, config.zipf_s),
         all_keys_((total_sites ? total_sites : sites) * config.rows_per_site, config.zipf_s) {}
 
@@ -79,9 +82,10 @@ class MicroWorkload {
     }
   }
 
-  //! After every site is loaded: switch index latching to the run's setting.
+  //! After every site is loaded: switch index latching to the run's setting (off in per-unit
+  //! roots: only a unit's owner touches its root, see index/rooted_index.hpp).
   void finish_load(bool single_threaded) {
-    index_.set_latching(engine_.latching && !single_threaded);
+    index_.set_latching(engine_.latching && !single_threaded && !per_unit_index_roots(engine_));
   }
 
   //! Draws the next transaction of a worker whose home (global) site is `home`.
@@ -195,7 +199,8 @@ class MicroWorkload {
   std::size_t max_columns() const { return config_.columns; }
   //! Consistency figures over this instance's sites: the payload sum (see payload_sum).
   CheckFigures check_figures() const {
-    return {{"payload_sum", payload_sum()}};
+    return {{"payload_sum", payload_sum()}, {"index_roots", static_cast<std::int64_t>(index_.roots())},
+            {"index_latched_roots", index_.latching() ? static_cast<std::int64_t>(index_.roots()) : 0}};
   }
 
   //! No figure is needed from the run's start.
@@ -278,17 +283,21 @@ class MicroWorkload {
     return sum;
   }
 
-  const Index& index() const { return index_; }  //!< the primary index
+  //! The root of a key: its routing unit (as locate gives it), from this instance's first unit.
+  struct Roots {
+    std::uint64_t rows_per_site;  //!< keys per site
+    std::uint64_t first_unit;     //!< this instance's first routing unit
+    //! The root number of key.
+    std::size_t operator()(std::uint64_t key) const {
+      // routing_unit(key / rows_per_site, key % rows_per_site, rows_per_site) in one division:
+      // site * U + (offset * U) / n == (key * U) / n when key = site * n + offset.
+      if (key < (std::uint64_t{1} << 59)) return key * kUnitsPerSite / rows_per_site - first_unit;
+      return routing_unit(key / rows_per_site, key % rows_per_site, rows_per_site) - first_unit;
+    }
+  };
+  const RootedIndex<Index, Roots>& index() const { return index_; }  //!< the primary index
 
  private:
-  static Index make_index(std::size_t expected_keys) {
-    if constexpr (std::is_same_v<Index, HashIndex>) {
-      return HashIndex(expected_keys, true);
-    } else {
-      (void)expected_keys;
-      return BTreeIndex(true);
-    }
-  }
 
   std::uint64_t draw(const ZipfGenerator& keys, Random& rng) const {
     return config_.zipf_s > 0 ? keys.next(rng) : rng.below(keys.n());
@@ -316,7 +325,7 @@ class MicroWorkload {
   std::size_t sites_;
   std::size_t first_site_;
   Table table_;
-  Index index_;
+  RootedIndex<Index, Roots> index_;
   ZipfGenerator site_keys_;
   ZipfGenerator all_keys_;
 };

@@ -19,6 +19,7 @@
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
+#include "islands/index/rooted_index.hpp"
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
@@ -37,7 +38,10 @@ namespace islands {
 //! a row once created stays in the index and its `present` column says whether it exists,
 //! so inserts and deletes are ordinary updates that the before-images undo and the log's
 //! after-images redo (recovery creates a call-forwarding row it has not loaded). Subscribers
-//! are never inserted or deleted, so the sub_nbr index the load builds stays right.
+//! are never inserted or deleted, so the sub_nbr index the load builds stays right. Under PLP
+//! with per-unit roots (engine.plp_index) the index has one latch-free root per routing unit:
+//! every key, the sub_nbr entry included, lives in its subscriber's unit, where `locate`
+//! routes every transaction on that subscriber (index/rooted_index.hpp).
 template <class Index>
 class TatpWorkload {
  public:
@@ -94,7 +98,8 @@ class TatpWorkload {
         access_(sites, kAccessColumns),
         facilities_(sites, kFacilityColumns),
         forwarding_(sites, kForwardingColumns),
-        index_(make_index(sites * config.subscribers_per_site * 10)) {
+        index_(per_unit_index_roots(engine) ? sites * kUnitsPerSite : 1, sites * config.subscribers_per_site * 10,
+               Roots{config.subscribers_per_site, std::uint64_t{first_site} * kUnitsPerSite}) {
     (void)total_sites;
     config_.validate();
   }
@@ -139,7 +144,10 @@ class TatpWorkload {
   }
 
   //! After every site is loaded: switch index latching to the run's setting.
-  void finish_load(bool single_threaded) { index_.set_latching(engine_.latching && !single_threaded); }
+  //! (Off in per-unit roots: only a unit's owner touches its root, see index/rooted_index.hpp.)
+  void finish_load(bool single_threaded) {
+    index_.set_latching(engine_.latching && !single_threaded && !per_unit_index_roots(engine_));
+  }
 
   //! Draws the next transaction of a worker whose home (global) site is `home`: its type by
   //! the mix, a subscriber of that site (or, with skew, of the hot or the cold subscribers of
@@ -447,18 +455,25 @@ class TatpWorkload {
             {"access_info_orphans", ai_orphans}, {"special_facility_orphans", sf_orphans},
             {"call_forwarding_orphans", cf_orphans}, {"subscribers_bad_access_info", bad_ai},
             {"subscribers_bad_facilities", bad_sf},  {"facilities_over_3_forwardings", bad_cf},
-            {"sub_nbr_index_mismatches", bad_nbr}};
+            {"sub_nbr_index_mismatches", bad_nbr},
+            {"index_roots", static_cast<std::int64_t>(index_.roots())},
+            {"index_latched_roots", index_.latching() ? static_cast<std::int64_t>(index_.roots()) : 0}};
   }
 
- private:
-  static Index make_index(std::size_t expected_keys) {
-    if constexpr (std::is_same_v<Index, HashIndex>) {
-      return HashIndex(expected_keys, true);
-    } else {
-      (void)expected_keys;
-      return BTreeIndex(true);
+  //! The root of a key: its subscriber's routing unit (as locate gives it; a sub_nbr entry's
+  //! subscriber is recovered from the number), from this instance's first unit.
+  struct Roots {
+    std::uint64_t per_site;    //!< subscribers per site
+    std::uint64_t first_unit;  //!< this instance's first routing unit
+    //! The root number of key.
+    std::size_t operator()(std::uint64_t k) const {
+      std::uint64_t s = (k >> 8) & ((std::uint64_t{1} << 48) - 1);
+      if ((k >> 56) == kSubNbr) s = subscriber_of_nbr(s);
+      return s * kUnitsPerSite / per_site - first_unit;  // routing_unit(s / per_site, s % per_site, per_site)
     }
-  }
+  };
+
+ private:
 
   // Table tag in the top byte, subscriber id in the middle, a table's sub-key in the low byte.
   static std::uint64_t key(std::uint64_t tag, std::uint64_t s, std::uint64_t sub) {
@@ -557,7 +572,7 @@ class TatpWorkload {
   std::size_t first_site_;
   std::unique_ptr<LiveParams<Draw>> draw_;  // swapped whole by change(); generate reads it
   Table subscribers_, access_, facilities_, forwarding_;
-  Index index_;
+  RootedIndex<Index, Roots> index_;
 };
 
 }  // namespace islands

@@ -15,6 +15,7 @@
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
+#include "islands/index/rooted_index.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
 #include "islands/workload/tpcb_config.hpp"
@@ -28,7 +29,10 @@ namespace islands {
 //! branch b, teller b * tellers_per_branch + t, account b * accounts_per_branch + a. One primary
 //! index holds the three keyed tables, the table number in the key's top bits. A transaction
 //! is a list of operations (account, teller, branch, history insert), each executed by the
-//! site holding its row; remote ones travel as a part (see TxnPart).
+//! site holding its row; remote ones travel as a part (see TxnPart). Under PLP with per-unit
+//! roots (engine.plp_index) the index has one latch-free root per site, TPC-B's one routing
+//! unit per site, which `locate` gives every operation on the site's branches
+//! (index/rooted_index.hpp).
 template <class Index>
 class TpcbWorkload {
  public:
@@ -69,8 +73,9 @@ class TpcbWorkload {
         tellers_(sites, kColumns),
         branches_(sites, kColumns),
         history_(sites, kHistoryColumns),
-        index_(make_index(sites * std::size_t{config.branches_per_site} *
-                          (config.accounts_per_branch + config.tellers_per_branch + 1))) {
+        index_(per_unit_index_roots(engine) ? sites : 1,
+               sites * std::size_t{config.branches_per_site} * (config.accounts_per_branch + config.tellers_per_branch + 1),
+               Roots{config.branches_per_site, config.accounts_per_branch, config.tellers_per_branch, first_site}) {
     config_.validate_fit(total_sites_);
   }
 
@@ -92,7 +97,10 @@ class TpcbWorkload {
   }
 
   //! After every site is loaded: switch index latching to the run's setting.
-  void finish_load(bool single_threaded) { index_.set_latching(engine_.latching && !single_threaded); }
+  //! (Off in per-unit roots: only a unit's owner touches its root, see index/rooted_index.hpp.)
+  void finish_load(bool single_threaded) {
+    index_.set_latching(engine_.latching && !single_threaded && !per_unit_index_roots(engine_));
+  }
 
   //! Draws the next AccountUpdate of a worker whose home (global) site is `home`: a branch of
   //! that site, an account and a teller of it; in the remote share the teller (remote_pick =
@@ -310,23 +318,32 @@ class TpcbWorkload {
     const bool local_only = config_.remote == 0.0;
     if (local_only || !config_.remote_account()) figures.emplace_back("branches_unlike_accounts", branch_vs_accounts);
     if (local_only || config_.remote_account()) figures.emplace_back("branches_unlike_tellers", branch_vs_tellers);
+    figures.emplace_back("index_roots", static_cast<std::int64_t>(index_.roots()));
+    figures.emplace_back("index_latched_roots", index_.latching() ? static_cast<std::int64_t>(index_.roots()) : 0);
     return figures;
   }
+
+  //! The root of a key: its branch's site, the one routing unit of that site that locate
+  //! routes every operation of the branch's rows to (a whole site is one unit).
+  struct Roots {
+    std::uint64_t branches_per_site;    //!< branches per site
+    std::uint64_t accounts_per_branch;  //!< accounts per branch
+    std::uint64_t tellers_per_branch;   //!< tellers per branch
+    std::uint64_t first_site;           //!< this instance's first site
+    //! The root number of key.
+    std::size_t operator()(std::uint64_t key) const {
+      const std::uint64_t id = key & ((std::uint64_t{1} << 48) - 1);
+      const std::uint64_t op = key >> 48;
+      const std::uint64_t branch = op == kAccount ? id / accounts_per_branch : op == kTeller ? id / tellers_per_branch : id;
+      return branch / branches_per_site - first_site;
+    }
+  };
 
  private:
   std::int64_t rows_of(const Table& table) const {
     std::int64_t n = 0;
     for (std::size_t s = 0; s < sites_; ++s) n += static_cast<std::int64_t>(table.rows(s));
     return n;
-  }
-
-  static Index make_index(std::size_t expected_keys) {
-    if constexpr (std::is_same_v<Index, HashIndex>) {
-      return HashIndex(expected_keys, true);
-    } else {
-      (void)expected_keys;
-      return BTreeIndex(true);
-    }
   }
 
   static std::size_t op_words(std::uint64_t op) { return op == kHistory ? 5 : 3; }
@@ -365,7 +382,7 @@ class TpcbWorkload {
   std::size_t first_site_;
   std::size_t total_sites_;
   Table accounts_, tellers_, branches_, history_;
-  Index index_;
+  RootedIndex<Index, Roots> index_;
 };
 
 }  // namespace islands

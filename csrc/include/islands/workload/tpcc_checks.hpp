@@ -227,7 +227,9 @@ CheckFigures TpccWorkload<Index>::check_figures() const {
           {"stock_rows", rows_of(stock_)},
           {"table_bytes", static_cast<std::int64_t>(memory_bytes())},
           {"row_bytes", static_cast<std::int64_t>(row_bytes())},
-          {"growing_txns", orders + history_rows}};
+          {"growing_txns", orders + history_rows},
+          {"index_roots", static_cast<std::int64_t>(index_.roots())},
+          {"index_latched_roots", index_.latching() ? static_cast<std::int64_t>(index_.roots()) : 0}};
 }
 
 template <class Index>

@@ -155,7 +155,7 @@ void TpccWorkload<Index>::new_order_lines_apply(const std::uint64_t* op, Part<CC
     const std::uint64_t* given = part.io && part.io->in ? stock_line_given(line, d, *part.io) : nullptr;
     const Stock::Text* text = nullptr;
     if (!given) {
-      const Row* stock = find(Stock::key(line[1], line[0]));  // held by this instance, or not
+      const Row* stock = find_owned(Stock::key(line[1], line[0]), w);  // in this action's root, or not
       text = stock ? &Stock::text(stock) : nullptr;
       static thread_local Stock::Text remote;
       if (!text) {
@@ -305,8 +305,8 @@ void TpccWorkload<Index>::payment_customer_apply(const std::uint64_t* op, Part<C
   if (spec_) {
     History::Text& t = History::text(h);
     t.date = now();
-    const Row* wh = find(Warehouse::key(w));
-    const Row* dist = find(District::key(w, d));
+    const Row* wh = find_owned(Warehouse::key(w), c_w);  // in this action's root, or not
+    const Row* dist = find_owned(District::key(w, d), c_w);
     static thread_local Warehouse::Text w_text;
     static thread_local District::Text d_text;
     if (!wh) tpcc::warehouse_text(w, w_text);

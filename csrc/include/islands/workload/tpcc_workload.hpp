@@ -21,6 +21,7 @@
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
+#include "islands/index/rooted_index.hpp"
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
@@ -51,6 +52,13 @@ namespace islands {
 //! conditions before any operation changes anything, so a user rollback (NewOrder's unused item)
 //! leaves nothing to undo. Inserted rows stay in the index; an aborted insert leaves its row marked
 //! deleted, and a retry takes it up again.
+//! Index roots: under PLP with per-unit roots (engine.plp_index) the primary index and the
+//! by-customer B+tree have one latch-free root per site (TPC-C's one routing unit per site,
+//! where `locate` routes every operation on its warehouses), plus one primary root for Item,
+//! which only the load writes and every worker then reads (index/rooted_index.hpp). An
+//! operation reads only its own unit's root: where it wants text of another unit's row (a
+//! remote supplier's stock, a remote Payment's warehouse and district) it recomputes it from
+//! the key (find_owned), as a shared-nothing instance does for rows another instance holds.
 template <class Index>
 class TpccWorkload {
  public:
@@ -116,9 +124,11 @@ class TpccWorkload {
         order_lines_(sites, width<OrderLine>()),
         items_(1, width<Item>()),
         stock_(sites, width<Stock>()),
-        index_(make_index(config.items + sites * std::size_t{config.warehouses_per_site} *
-                                             (config.items + 14 * kDistricts * std::size_t{config.customers_per_district}))),
-        by_customer_(true),
+        index_(per_unit_index_roots(engine) ? sites + 1 : 1,
+               config.items + sites * std::size_t{config.warehouses_per_site} *
+                                  (config.items + 14 * kDistricts * std::size_t{config.customers_per_district}),
+               Roots{config.warehouses_per_site, first_site, sites}),
+        by_customer_(per_unit_index_roots(engine) ? sites : 1, 0, CustomerRoots{config.warehouses_per_site, first_site}),
         by_last_(sites * std::size_t{config.warehouses_per_site} * kDistricts * kLastNames) {
     config_.validate_fit(total_sites ? total_sites : sites);
     // This instance's share of the deployment's budget: its sites of the total.
@@ -133,10 +143,32 @@ class TpccWorkload {
   void load_site(std::size_t site);
 
   //! After every site is loaded: switch index latching to the run's setting.
+  //! (Off in per-unit roots: only a unit's owner touches its root, see index/rooted_index.hpp.)
   void finish_load(bool single_threaded) {
-    index_.set_latching(engine_.latching && !single_threaded);
-    by_customer_.set_latching(engine_.latching && !single_threaded);
+    const bool latched = engine_.latching && !single_threaded && !per_unit_index_roots(engine_);
+    index_.set_latching(latched);
+    by_customer_.set_latching(latched);
   }
+
+  //! The primary root of a key: its warehouse's site (one routing unit per site); Item's keys
+  //! in a root of their own after the sites' (`items_root`), read-only once loaded.
+  struct Roots {
+    std::uint64_t warehouses_per_site;  //!< warehouses per site
+    std::uint64_t first_site;           //!< this instance's first site
+    std::uint64_t items_root;           //!< Item's root: the number of sites
+    //! The root number of key.
+    std::size_t operator()(std::uint64_t k) const {
+      if ((k >> 56) == tpcc::kItemTag) return items_root;
+      return tpcc::key_warehouse(k) / warehouses_per_site - first_site;
+    }
+  };
+  //! The by-customer B+tree's root of a key (OrderByCustomer::key): its warehouse's site.
+  struct CustomerRoots {
+    std::uint64_t warehouses_per_site;  //!< warehouses per site
+    std::uint64_t first_site;           //!< this instance's first site
+    //! The root number of key.
+    std::size_t operator()(std::uint64_t k) const { return (k >> 48) / warehouses_per_site - first_site; }
+  };
 
   //! Why the run must end before its time (empty: it need not): the tables outgrew
   //! tpcc.memory_budget. The instance polls it and ends the run cleanly, keeping what it measured.
@@ -456,15 +488,6 @@ class TpccWorkload {
     w->new_orders_.release(w->site_of(tpcc::key_warehouse(key)), row);
   }
 
-  static Index make_index(std::size_t expected_keys) {
-    if constexpr (std::is_same_v<Index, HashIndex>) {
-      return HashIndex(expected_keys, true);
-    } else {
-      (void)expected_keys;
-      return BTreeIndex(true);
-    }
-  }
-
   static std::size_t op_words(const std::uint64_t* op) {
     switch (op[0]) {
       case kNewOrderHome: return 6 + 3 * op[4];
@@ -554,6 +577,14 @@ class TpccWorkload {
     std::uint64_t value = 0;
     return index_.lookup(k, value) ? reinterpret_cast<Row*>(value) : nullptr;
   }
+  // The row of key k for an operation of warehouse `own_w`, only where it is in that
+  // operation's own root: with per-unit roots another unit's root belongs to its owner, so a
+  // row there is not looked up (nullptr, as for a row another instance holds; the caller
+  // recomputes the text it wanted, which never changes). One root: find(k).
+  const Row* find_owned(std::uint64_t k, std::uint64_t own_w) const {
+    if (index_.roots() > 1 && index_.root_of(k) != index_.root_of(Warehouse::key(own_w))) return nullptr;
+    return find(k);
+  }
   // Before-images, where writes are in place: the whole row, or only the numeric columns of
   // table T (what most steps change).
   template <class CC>
@@ -596,8 +627,8 @@ class TpccWorkload {
   mutable std::atomic<int> budget_state_{kWithinBudget};  // kOverBudget once over_budget_reason_ is written
   mutable std::string over_budget_reason_;
   Table warehouses_, districts_, customers_, history_, orders_, new_orders_, order_lines_, items_, stock_;
-  Index index_;
-  BTreeIndex by_customer_;                  // ordered secondary index: (w, d, customer, order) -> order
+  RootedIndex<Index, Roots> index_;
+  RootedIndex<BTreeIndex, CustomerRoots> by_customer_;  // ordered secondary index: (w, d, customer, order) -> order
   std::vector<std::vector<Row*>> by_last_;  // secondary index: (warehouse, district, last name) -> customers
 };
 
