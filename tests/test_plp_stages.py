@@ -145,6 +145,17 @@ def test_a_staged_new_order_logs_one_record_with_every_action_once_and_recovers(
     assert again.check_failures == [], again.check_failures
 
 
+def run_on(config, workers):
+    """2 workers: the run pinned on this machine's cores; 4: unpinned on its cores (labelled from
+    a 16-cpu fixture), so that the OS preempts them anywhere."""
+    if workers == 2:
+        return islands.run(config)
+    cpus = tuple(MANY_CPUS.cpus[:workers])
+    config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus, pin=False))
+    deployment = Deployment(label="1ISL", instances=(cpus,), placement="os", pinned=False)
+    return run_deployment(deployment, config, transport="none", topology=MANY_CPUS)
+
+
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     remote_item=st.sampled_from([0.2, 0.5, 1.0]),
@@ -159,14 +170,7 @@ def test_random_staged_runs_rendezvous_consistently(remote_item, rollback, reshu
     # 16-cpu fixture), so the OS preempts them anywhere: between a stage's actions, at either
     # rendezvous, between the stages while the first stage's locks are held.
     config = new_orders(remote_item, rollback, mix=mix, duration=0.25, seed=seed, plp_reshuffle_s=reshuffle_s)
-    if workers == 2:
-        result = islands.run(config)
-    else:
-        cpus = tuple(MANY_CPUS.cpus[:workers])
-        config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus, pin=False))
-        deployment = Deployment(label="1ISL", instances=(cpus,), placement="os", pinned=False)
-        result = run_deployment(deployment, config, transport="none", topology=MANY_CPUS)
-    inst = checked(result)
+    inst = checked(run_on(config, workers))
     assert inst["rendezvous_produced"] == inst["rendezvous_consumed"]
     if mix == "new_order":
         assert_handed_over(inst)
@@ -177,13 +181,6 @@ def test_random_staged_runs_rendezvous_consistently(remote_item, rollback, reshu
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_staged_runs_under_repartitioning_long(workers, seed):
     config = new_orders(0.5, 0.05, mix="standard", duration=2.0, seed=seed, plp_reshuffle_s=0.001)
-    if workers == 2:
-        result = islands.run(config)
-    else:
-        cpus = tuple(MANY_CPUS.cpus[:workers])
-        config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus, pin=False))
-        deployment = Deployment(label="1ISL", instances=(cpus,), placement="os", pinned=False)
-        result = run_deployment(deployment, config, transport="none", topology=MANY_CPUS)
-    inst = checked(result)
+    inst = checked(run_on(config, workers))
     assert_handed_over(inst)
     assert inst["stage1_actions_sent"] > 0
