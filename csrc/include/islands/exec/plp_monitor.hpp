@@ -10,6 +10,7 @@
 #include "islands/atrapos/owned_counter.hpp"
 #include "islands/atrapos/partition_monitor.hpp"
 #include "islands/atrapos/workload_monitor.hpp"
+#include "islands/common/cycle_clock.hpp"
 #include "islands/exec/plp_routing.hpp"
 #include "islands/workload/routing_unit.hpp"
 
@@ -25,40 +26,62 @@ static_assert(kUnitsPerSite == atrapos::kSubPartitions, "a site's routing units 
 //! sub-partition u % 10 of site u / 10), whoever owns them now: the statistics describe the
 //! data, the routing table says where it runs. Each worker writes its own arrays (one
 //! atrapos::WorkloadMonitor per worker: thread-local, OwnedCounter, no locked instruction);
-//! snapshot() adds them up. Per committed transaction: one action per operation on its unit,
-//! costed an equal share of the transaction's cycles; one synchronization between each two
-//! consecutive operations that ran on different workers; one commit.
+//! snapshot() adds them up.
+//!
+//! Counts, by the coordinator per committed transaction (record): one action per operation on
+//! its unit; one synchronization between each two consecutive operations that ran on
+//! different workers; one commit. Exact.
+//!
+//! Costs, by the worker that runs an action (run_action), in its own arrays: the cycles it
+//! itself spent running it, the part a coordinator runs in place for its own transaction as
+//! well as the actions it serves for others, shared equally by the action's operations'
+//! units. Nothing else is in a cost: no wait at a rendezvous, no other action, no time between
+//! actions (a cost taken from the coordinator's draw to its commit holds all of these, and on
+//! a balanced load their noise passed the controller's threshold). Every run counts, committed
+//! or not (an aborted action's cycles were spent on its unit too). Sampled, to keep the
+//! clock reads off most actions: a worker times one action in kSampleEvery on average (the
+//! gap between two timed actions drawn uniformly from 1 to 2 kSampleEvery - 1, so that no
+//! periodic pattern of the workload lines up with it) and adds kSampleEvery times its cycles:
+//! each unit's cost is an unbiased estimate of its cycles. A timed action that took more than
+//! kMaxSampleNs was descheduled (no action here runs that long on its own) and is dropped; the
+//! next action is timed instead.
 class PlpMonitor {
  public:
+  //! A worker times one action in this many on average.
+  static constexpr std::uint32_t kSampleEvery = 16;
+  //! A timed action longer than this (nanoseconds) is dropped as descheduled.
+  static constexpr double kMaxSampleNs = 200e3;
+
   //! Arrays for `workers` workers over `sites` sites.
-  PlpMonitor(std::size_t workers, std::size_t sites) : sites_(sites), commits_(workers) {
+  PlpMonitor(std::size_t workers, std::size_t sites) : sites_(sites), commits_(workers), samplers_(workers) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> ranges;
     for (std::uint64_t s = 0; s < sites; ++s) ranges.emplace_back(s * kUnitsPerSite, (s + 1) * kUnitsPerSite);
-    for (std::size_t w = 0; w < workers; ++w) workers_.push_back(std::make_unique<atrapos::WorkloadMonitor>(ranges));
+    for (std::size_t w = 0; w < workers; ++w) {
+      workers_.push_back(std::make_unique<atrapos::WorkloadMonitor>(ranges));
+      samplers_[w].random = 0x9e3779b97f4a7c15ULL * (w + 1);
+    }
+    max_sample_ticks_ = static_cast<std::uint64_t>(kMaxSampleNs / CycleClock::ns_per_tick());
   }
 
   //! Whether the workers record their commits now (true from the start). A benchmark switches
   //! it off and on during one run to measure what recording costs (benchmarks/plp_monitoring.py):
-  //! a worker reads it once per commit, before it takes the commit's cycles.
+  //! a worker reads it once per commit and once per action it times.
   bool recording() const noexcept { return recording_.load(std::memory_order_relaxed); }
   //! Switches recording on or off (any thread).
   void set_recording(bool on) noexcept { recording_.store(on, std::memory_order_relaxed); }
 
   //! Worker `worker` committed the transaction of `words` (cut by `route`; units numbered
-  //! from `first_unit`) in `cycles` cycles. Its thread only.
+  //! from `first_unit`): its actions and synchronizations counted. Its thread only.
   template <class Workload>
   void record(std::size_t worker, const Workload& workload, const std::vector<std::uint64_t>& words,
-              const PlpRoute& route, std::uint64_t first_unit, std::uint64_t cycles) {
+              const PlpRoute& route, std::uint64_t first_unit) {
     atrapos::WorkloadMonitor& mine = *workers_[worker];
-    std::size_t ops = 0;
-    for (std::size_t at = 0; at < words.size(); ++ops) at += workload.locate(words.data(), words.size(), at).first;
-    const std::uint64_t share = ops == 0 ? 0 : cycles / ops;
     std::uint64_t last = ~std::uint64_t{0};
     for (std::size_t at = 0; at < words.size();) {
       const std::pair<std::size_t, std::uint64_t> op = workload.locate(words.data(), words.size(), at);
       const std::uint64_t unit = op.second - first_unit;
       atrapos::PartitionMonitor& site = mine.partition(unit / kUnitsPerSite);
-      site.record_action(static_cast<unsigned>(unit % kUnitsPerSite), share);
+      site.record_count(static_cast<unsigned>(unit % kUnitsPerSite));
       if (last != ~std::uint64_t{0} && route.owner[last] != route.owner[unit]) {
         site.record_sync(static_cast<unsigned>(unit % kUnitsPerSite), static_cast<std::uint32_t>(last / kUnitsPerSite),
                          static_cast<unsigned>(last % kUnitsPerSite), 0);
@@ -67,6 +90,18 @@ class PlpMonitor {
       at += op.first;
     }
     commits_[worker].count.add(1);
+  }
+
+  //! Worker `worker` runs the action of `words[0, n)` (units numbered from `first_unit`) by
+  //! calling `run()`, and returns what it returns; when the worker's sampler picks this action
+  //! (and the monitor records), the cycles `run()` took are its cost (see the class comment).
+  //! Its thread only.
+  template <class Workload, class Run>
+  [[gnu::always_inline]] auto run_action(std::size_t worker, const Workload& workload, const std::uint64_t* words,
+                                         std::size_t n, std::uint64_t first_unit, Run&& run) {
+    Sampler& sampler = samplers_[worker];
+    if (--sampler.countdown != 0) return run();
+    return run_timed(worker, workload, words, n, first_unit, run);
   }
 
   //! Every worker's counters summed, now (any thread; see atrapos::MonitorSnapshot).
@@ -94,9 +129,49 @@ class PlpMonitor {
   struct alignas(64) Commits {
     atrapos::OwnedCounter count;
   };
+  // A worker's draw of the actions it times: actions left until the next one, and its generator.
+  struct alignas(64) Sampler {
+    std::uint32_t countdown = 1;
+    std::uint64_t random = 0;
+    std::uint32_t next_gap() noexcept {  // uniform in [1, 2 kSampleEvery - 1]: mean kSampleEvery
+      random ^= random << 13;  // xorshift64
+      random ^= random >> 7;
+      random ^= random << 17;
+      return 1 + static_cast<std::uint32_t>(random % (2 * kSampleEvery - 1));
+    }
+  };
+
+  template <class Workload, class Run>
+  [[gnu::noinline]] auto run_timed(std::size_t worker, const Workload& workload, const std::uint64_t* words,
+                                   std::size_t n, std::uint64_t first_unit, Run& run) {
+    Sampler& sampler = samplers_[worker];
+    sampler.countdown = sampler.next_gap();
+    if (!recording()) return run();
+    const std::uint64_t start = CycleClock::now();
+    auto result = run();
+    const std::uint64_t cycles = CycleClock::now() - start;
+    if (cycles > max_sample_ticks_ || n == 0) {
+      sampler.countdown = 1;  // descheduled: time the next action instead
+      return result;
+    }
+    std::size_t ops = 0;
+    for (std::size_t at = 0; at < n; ++ops) at += workload.locate(words, n, at).first;
+    const std::uint64_t share = cycles * kSampleEvery / ops;
+    atrapos::WorkloadMonitor& mine = *workers_[worker];
+    for (std::size_t at = 0; at < n;) {
+      const std::pair<std::size_t, std::uint64_t> op = workload.locate(words, n, at);
+      const std::uint64_t unit = op.second - first_unit;
+      mine.partition(unit / kUnitsPerSite).record_cost(static_cast<unsigned>(unit % kUnitsPerSite), share);
+      at += op.first;
+    }
+    return result;
+  }
+
   std::size_t sites_;
   std::atomic<bool> recording_{true};
+  std::uint64_t max_sample_ticks_ = 0;
   std::vector<Commits> commits_;  // per worker, a cache line each
+  std::vector<Sampler> samplers_;  // per worker, a cache line each
   std::vector<std::unique_ptr<atrapos::WorkloadMonitor>> workers_;
 };
 

@@ -188,7 +188,7 @@ class PlpWorker {
       }
       if (!committed) break;
       if (inst_.plp_monitor_ && inst_.plp_monitor_->recording()) {  // engine.plp_monitor (exec/plp_monitor.hpp)
-        inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_, CycleClock::now() - start);
+        inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_);
       }
       if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
         // The common case: one partition, nothing logged, nothing to wait for.
@@ -327,8 +327,9 @@ class PlpWorker {
     committed_.lsn = 0;
     const std::vector<std::uint64_t>& own = *local_words_;
     if (inst_.plp_ownership_) claim(own.data(), own.size());
-    const TxnResult result =
-        inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
+    const TxnResult result = costed(own.data(), own.size(), [&] {
+      return inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
+    });
     if (result.committed && log_ != nullptr && !ctx_->redo().empty()) log_commit(txn, false);
     return result;
   }
@@ -362,7 +363,9 @@ class PlpWorker {
     TxnResult result = TxnResult::commit();
     if (!own.empty()) {
       if (inst_.plp_ownership_) claim(own.data(), own.size());
-      result = inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
+      result = costed(own.data(), own.size(), [&] {
+        return inst_.workload_.execute_part(own.data(), own.size(), rows_, *ctx_, action_cc_, stats_.checksum);
+      });
     }
     committed_.txn = txn;
     // The rendezvous: every action's outcome (serving meanwhile).
@@ -406,12 +409,23 @@ class PlpWorker {
   // exchange none takes no ActionIo).
   TxnResult execute(const std::uint64_t* words, std::size_t n, std::vector<Row*>& rows, TxnContext& ctx,
                     ActionIo* io) {
-    if constexpr (kStaged) {
-      return inst_.workload_.execute_part(words, n, rows, ctx, action_cc_, stats_.checksum, io);
-    } else {
-      (void)io;
-      return inst_.workload_.execute_part(words, n, rows, ctx, action_cc_, stats_.checksum);
-    }
+    return costed(words, n, [&] {
+      if constexpr (kStaged) {
+        return inst_.workload_.execute_part(words, n, rows, ctx, action_cc_, stats_.checksum, io);
+      } else {
+        (void)io;
+        return inst_.workload_.execute_part(words, n, rows, ctx, action_cc_, stats_.checksum);
+      }
+    });
+  }
+
+  // Every action this worker runs, its own transaction's part or one it serves, goes through
+  // here: `run` runs words[0, n), and the monitor (engine.plp_monitor) costs it with this
+  // worker's own cycles (PlpMonitor::run_action).
+  template <class Run>
+  [[gnu::always_inline]] TxnResult costed(const std::uint64_t* words, std::size_t n, Run&& run) {
+    if (inst_.plp_monitor_ == nullptr) return run();
+    return inst_.plp_monitor_->run_action(local_, inst_.workload_, words, n, first_unit_, run);
   }
 
   // One attempt in two stages (exec/plp_stages.hpp): stage 0's actions out and the own one in
