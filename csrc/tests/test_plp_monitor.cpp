@@ -1,0 +1,127 @@
+// The PLP instance's monitor (exec/plp_monitor.hpp): counts and synchronizations at commit,
+// costs from the cycles the running worker itself spends on an action, sampled one in
+// kSampleEvery on average and scaled back, even when the workload repeats with the sampling's
+// period; recording switched off records nothing.
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "check.hpp"
+#include "islands/common/cycle_clock.hpp"
+#include "islands/exec/plp_monitor.hpp"
+#include "test_cases.hpp"
+
+using namespace islands;
+
+namespace {
+
+// A workload whose every operation is one word: the unit it runs on.
+struct OneWordOps {
+  std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {
+    return {1, words[at]};
+  }
+};
+
+// Spins until `ticks` cycles have passed; returns the cycles it spun.
+std::uint64_t spin(std::uint64_t ticks) {
+  const std::uint64_t start = CycleClock::now();
+  std::uint64_t now = start;
+  while (now - start < ticks) now = CycleClock::now();
+  return now - start;
+}
+
+std::uint64_t cost_of(const atrapos::MonitorSnapshot& s, std::size_t unit) { return s.cost[unit]; }
+std::uint64_t actions_of(const atrapos::MonitorSnapshot& s, std::size_t unit) { return s.actions[unit]; }
+
+void commits_count_every_operation_and_the_syncs_between_workers() {
+  PlpMonitor monitor(2, 2);
+  PlpRoute route;
+  for (std::uint32_t u = 0; u < 20; ++u) route.owner.push_back(u / 10);
+  const OneWordOps ops;
+  monitor.record(0, ops, {1, 12, 3, 4}, route, 0);  // 1 -> 12 and 12 -> 3 cross workers, 3 -> 4 does not
+  const atrapos::MonitorSnapshot s = monitor.snapshot();
+  for (std::size_t u : {1, 12, 3, 4}) CHECK(actions_of(s, u) == 1);
+  std::uint64_t syncs = 0, costs = 0;
+  for (std::uint64_t n : s.sync_count) syncs += n;
+  for (std::uint64_t c : s.cost) costs += c;
+  CHECK(syncs == 2);
+  CHECK(costs == 0);  // a commit costs nothing: costs come from the actions' runs
+  CHECK(monitor.commits() == 1);
+}
+
+void an_action_is_costed_on_its_units_without_being_counted() {
+  PlpMonitor monitor(1, 1);
+  const OneWordOps ops;
+  const std::vector<std::uint64_t> words = {4, 5};
+  int runs = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const int got = monitor.run_action(0, ops, words.data(), words.size(), 0, [&] {
+      spin(200);
+      return ++runs;
+    });
+    CHECK(got == runs);  // run() once per call, its result handed back
+  }
+  CHECK(runs == 2000);
+  const atrapos::MonitorSnapshot s = monitor.snapshot();
+  CHECK(cost_of(s, 4) > 0 && cost_of(s, 4) == cost_of(s, 5));  // an equal share per operation
+  CHECK(actions_of(s, 4) == 0 && monitor.commits() == 0);
+  for (std::size_t u = 0; u < 10; ++u) {
+    if (u != 4 && u != 5) CHECK(cost_of(s, u) == 0);
+  }
+}
+
+void sampled_costs_estimate_the_cycles_even_with_a_periodic_workload() {
+  // Period kSampleEvery: 15 cheap actions on unit 2, then one costly one on unit 13. A sampler
+  // timing every kSampleEvery-th action would cost only one of the two units.
+  static_assert(PlpMonitor::kSampleEvery == 16, "the pattern below has the sampling's period");
+  PlpMonitor monitor(1, 2);
+  const OneWordOps ops;
+  const std::uint64_t cheap_word = 2, costly_word = 13;
+  std::uint64_t spun[2] = {0, 0};
+  for (int round = 0; round < 3000; ++round) {
+    for (int k = 0; k < 16; ++k) {
+      const bool costly = k == 15;
+      const std::uint64_t* word = costly ? &costly_word : &cheap_word;
+      monitor.run_action(0, ops, word, 1, 0, [&] {
+        spun[costly ? 1 : 0] += spin(costly ? 3000 : 1000);
+        return 0;
+      });
+    }
+  }
+  const atrapos::MonitorSnapshot s = monitor.snapshot();
+  const double cheap = static_cast<double>(cost_of(s, 2)), costly = static_cast<double>(cost_of(s, 13));
+  const double truth = static_cast<double>(spun[1]) / static_cast<double>(spun[0]);  // about 3000 / 15000
+  CHECK(cheap > 0 && costly > 0);
+  CHECK(costly / cheap > 0.5 * truth && costly / cheap < 2 * truth);
+  // Scaled back: the estimate is of the cycles spent, not a sixteenth of them.
+  const double total = static_cast<double>(spun[0] + spun[1]);
+  CHECK(cheap + costly > 0.5 * total && cheap + costly < 2 * total);
+}
+
+void nothing_is_costed_while_recording_is_off() {
+  PlpMonitor monitor(1, 1);
+  monitor.set_recording(false);
+  const OneWordOps ops;
+  const std::uint64_t word = 7;
+  int runs = 0;
+  for (int i = 0; i < 1000; ++i) monitor.run_action(0, ops, &word, 1, 0, [&] { return ++runs; });
+  CHECK(runs == 1000);
+  CHECK(cost_of(monitor.snapshot(), 7) == 0);
+  monitor.set_recording(true);
+  for (int i = 0; i < 1000; ++i) monitor.run_action(0, ops, &word, 1, 0, [&] { return spin(100); });
+  CHECK(cost_of(monitor.snapshot(), 7) > 0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  islands_test::run_cases(
+      {{"commits_count_every_operation_and_the_syncs_between_workers",
+        commits_count_every_operation_and_the_syncs_between_workers},
+       {"an_action_is_costed_on_its_units_without_being_counted", an_action_is_costed_on_its_units_without_being_counted},
+       {"sampled_costs_estimate_the_cycles_even_with_a_periodic_workload",
+        sampled_costs_estimate_the_cycles_even_with_a_periodic_workload},
+       {"nothing_is_costed_while_recording_is_off", nothing_is_costed_while_recording_is_off}},
+      argc, argv, islands_test::failures);
+  return test_summary("test_plp_monitor");
+}
