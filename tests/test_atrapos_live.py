@@ -85,6 +85,37 @@ def test_recording_switched_off_records_nothing_until_it_is_switched_back_on():
     assert sum(result.instances[0]["monitor"]["actions"]) < 4 * result.checks["committed_txns"]
 
 
+def per_action_cost(monitor: dict, site: int) -> float:
+    """The mean cost of an action on ``site``'s units (the monitor's costs over its counts)."""
+    units = slice(10 * site, 10 * (site + 1))
+    return sum(monitor["cost"][units]) / sum(monitor["actions"][units])
+
+
+@two_cpus
+def test_an_action_costs_the_cycles_of_its_owner_not_the_coordinator_s_wait():
+    """Worker 1 is parked from the start: it draws nothing and serves its units only every
+    500 us, so every transaction worker 0 spreads to it waits at the rendezvous, 250 us on
+    average: at least 250,000 ticks (the TSC runs at over 1 GHz; elsewhere a tick is a ns).
+    Taken from the coordinator's draw-to-commit cycles, each of such a transaction's 4 actions
+    would cost a quarter of that wait, 62,500 ticks or more, and the actions on site 1's units
+    are all in such transactions. Taken from the cycles worker 1 spends running them they cost
+    what a micro action costs (a few thousand ticks at most, caches cold after each pause)."""
+
+    def park() -> None:
+        while not _core.plp_attached():
+            time.sleep(0.0005)
+        _core.plp_park(1, True)
+
+    thread = threading.Thread(target=park)
+    thread.start()
+    result = islands.run(monitored(duration=0.5, multisite=0.5))
+    thread.join()
+    assert result.check_failures == []
+    monitor = result.instances[0]["monitor"]
+    assert sum(monitor["actions"][10:]) > 100  # worker 1's units were reached, and served
+    assert per_action_cost(monitor, 1) < 20_000, per_action_cost(monitor, 1)
+
+
 def fast_loop():
     """The paper's interval logic on a shorter clock (0.2 s doubling to 0.8 s), for tests."""
     return AdaptiveLoop(IntervalController(min_interval_s=0.2, max_interval_s=0.8))
