@@ -13,7 +13,7 @@ on, and the overhead off/on - 1 (the extra time per transaction recording costs)
 confidence interval over the phases (islands.stats.ratio). Paper 002 Table 2: at most 3.32%;
 issue 17's target: 2%. Prints figures; asserts nothing.
 
-    python benchmarks/plp_monitoring.py [--workers N] [--duration S] [--phase S]
+    python benchmarks/plp_monitoring.py [--workers N] [--duration S] [--phase S] [--types MIX ...]
 """
 
 from __future__ import annotations
@@ -99,13 +99,14 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="PLP workers (one per CPU; default 2)")
     parser.add_argument("--duration", type=float, default=4.0, help="measured seconds per transaction type")
     parser.add_argument("--phase", type=float, default=0.1, help="seconds between switches of the recording")
+    parser.add_argument("--types", nargs="+", choices=MIXES, default=list(MIXES), help="the mixes to run (default all)")
     args = parser.parse_args()
     cpus = tuple(islands.read_topology().cpus[: args.workers])
     what = f"{args.duration:g} s per type, recording switched every {args.phase:g} s"
     print(f"TATP under PLP, {len(cpus)} worker(s), monitor recording off vs on within one run, {what}")
     head = f"overhead (off / on rate - 1, {CONFIDENCE:.0%} interval over the phases)"
     print(f"{'transaction':<24} {'off txn/s':>11} {'on txn/s':>11}  {head}")
-    for mix in MIXES:
+    for mix in args.types:
         off, on = phases_tps(mix, args.duration, args.phase, cpus)
         change = format_change(ratio(off, on))
         print(f"{mix:<24} {statistics.median(off):>11,.0f} {statistics.median(on):>11,.0f}  {change}")

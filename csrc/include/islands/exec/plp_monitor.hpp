@@ -65,7 +65,8 @@ class PlpMonitor {
 
   //! Whether the workers record their commits now (true from the start). A benchmark switches
   //! it off and on during one run to measure what recording costs (benchmarks/plp_monitoring.py):
-  //! a worker reads it once per commit and once per action it times.
+  //! a worker reads it once per commit and once per action it runs (off, nothing else of the
+  //! monitor runs).
   bool recording() const noexcept { return recording_.load(std::memory_order_relaxed); }
   //! Switches recording on or off (any thread).
   void set_recording(bool on) noexcept { recording_.store(on, std::memory_order_relaxed); }
@@ -100,7 +101,7 @@ class PlpMonitor {
   [[gnu::always_inline]] auto run_action(std::size_t worker, const Workload& workload, const std::uint64_t* words,
                                          std::size_t n, std::uint64_t first_unit, Run&& run) {
     Sampler& sampler = samplers_[worker];
-    if (--sampler.countdown != 0) return run();
+    if (!recording() || --sampler.countdown != 0) return run();
     return run_timed(worker, workload, words, n, first_unit, run);
   }
 
@@ -146,7 +147,6 @@ class PlpMonitor {
                                    std::size_t n, std::uint64_t first_unit, Run& run) {
     Sampler& sampler = samplers_[worker];
     sampler.countdown = sampler.next_gap();
-    if (!recording()) return run();
     const std::uint64_t start = CycleClock::now();
     auto result = run();
     const std::uint64_t cycles = CycleClock::now() - start;
