@@ -884,6 +884,11 @@ def plp_change(
     Changes the running PLP instance's workload draw (the settings of those names: tatp.mix, tatp.hot_fraction, tatp.hot_share), seen from each worker's next transaction; False when none runs; ConfigError naming the field for a value its settings refuse (the run goes on unchanged)
     """
 
+def plp_worker_cpu_ns() -> list[int] | None:
+    """
+    The CPU time (ns) each worker thread of the running PLP instance has had so far (monitor on); None otherwise
+    """
+
 def plp_commits() -> int | None:
     """
     Transactions the running PLP instance committed so far (monitor on); None otherwise

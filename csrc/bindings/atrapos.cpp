@@ -94,6 +94,10 @@ void bind_atrapos(py::module_& m) {
       "The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost "
       "(sites x 10 units), sync_count and sync_bytes; None when none runs or its monitor is off");
   m.def(
+      "plp_worker_cpu_ns", [] { return islands::PlpControl::process().worker_cpu_ns(); },
+      "The CPU time (ns) each worker thread of the running PLP instance has had so far (monitor on); None "
+      "otherwise");
+  m.def(
       "plp_commits", [] { return islands::PlpControl::process().commits(); },
       "Transactions the running PLP instance committed so far (monitor on); None otherwise");
   m.def(

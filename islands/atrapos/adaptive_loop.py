@@ -58,15 +58,20 @@ class AdaptiveLoop:
         self._forced = True
 
     def end_of_interval(
-        self, tps: float, statistics: Callable[[], tuple[Scheme, WorkloadStats]], hardware: Hardware
+        self, tps: float, statistics: Callable[[], tuple[Scheme, WorkloadStats] | None], hardware: Hardware
     ) -> Decision:
         """The interval that just ended ran at ``tps``; ``statistics()`` gives the current
-        scheme and the interval's statistics (called only to evaluate the model)."""
+        scheme and the interval's statistics (called only to evaluate the model), or None when
+        the interval's statistics cannot be used (then nothing is decided: evaluated, no plan)."""
         evaluate = self.controller.observe(tps, force=self._forced)
         self._forced = False
         if not evaluate:
             return Decision(False, None, False, (), self.controller.interval_s)
-        current, workload = statistics()
+        read = statistics()
+        if read is None:
+            self.controller.evaluated(False)
+            return Decision(True, None, False, (), self.controller.interval_s)
+        current, workload = read
         plan = choose_scheme(current, workload, hardware, self.sync_weight)
         repartition = plan.worth_it(self.min_gain)
         self.controller.evaluated(repartition)

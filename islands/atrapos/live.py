@@ -3,7 +3,9 @@
 Design (issue 17 item 4). The controller runs in a Python thread next to ``islands.run``, which
 releases the GIL while the engine runs. At the end of each interval it reads the instance's
 commit count and monitor (``_core.plp_commits`` / ``plp_snapshot``, summed over the workers'
-thread-local arrays), feeds the interval's throughput to :class:`AdaptiveLoop` (the paper's
+thread-local arrays) and its workers' CPU times (``plp_worker_cpu_ns``: the costs are put
+on an equal footing across workers the machine gave unequal CPU, islands.atrapos.cpu_share),
+feeds the interval's throughput to :class:`AdaptiveLoop` (the paper's
 interval logic and search) and applies a plan through ``_core.plp_apply`` (freeze, drain, hand
 over: exec/plp_routing.hpp). Why not a C++ monitor thread calling Python: the search is Python
 and runs once per interval (1 to 8 s), so calling it from C++ would only add a GIL hand-off and
@@ -40,6 +42,7 @@ import numpy as np
 
 from islands import _core
 from islands.atrapos.adaptive_loop import AdaptiveLoop
+from islands.atrapos.cpu_share import equal_cpu_costs
 from islands.atrapos.events import CHANGE_KINDS, EVENT_KINDS, Event, LiveLog, check_events
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
@@ -60,9 +63,14 @@ __all__ = [
 ]
 
 
-def engine_scheme(snapshot: dict[str, Any], owners: Sequence[int], n_cores: int) -> tuple[Scheme, WorkloadStats]:
+def engine_scheme(
+    snapshot: dict[str, Any] | None, owners: Sequence[int], n_cores: int
+) -> tuple[Scheme, WorkloadStats] | None:
     """The scheme the engine runs (one table ``keys``: every site's 10 units, owned by
-    ``owners``) and the statistics of ``snapshot`` (a difference of two ``plp_snapshot``)."""
+    ``owners``) and the statistics of ``snapshot`` (a difference of two ``plp_snapshot``);
+    None for no snapshot (an interval whose costs are unusable: islands.atrapos.cpu_share)."""
+    if snapshot is None:
+        return None
     n_sites = len(owners) // SUB_PARTITIONS
     parts = [MonitoredPartition("keys", s * SUB_PARTITIONS, (s + 1) * SUB_PARTITIONS, 0) for s in range(n_sites)]
     scheme, stats = from_monitor(snapshot, parts, n_cores)
@@ -119,7 +127,8 @@ class LiveController(threading.Thread):
         pending = list(self.events)
         commits = _core.plp_commits()
         snapshot = _core.plp_snapshot()
-        if commits is None or snapshot is None:
+        cpu = _core.plp_worker_cpu_ns()
+        if commits is None or snapshot is None or cpu is None:
             raise RuntimeError("the ATraPos controller needs engine.plp_monitor = true")
         start = time.monotonic()
         while _core.plp_attached() and not self._halt.is_set():
@@ -133,23 +142,24 @@ class LiveController(threading.Thread):
                         # a core change: evaluate one shortest interval later, not up to 8 s
                         end = min(end, time.monotonic() + self.loop.controller.min_interval_s)
                 self._halt.wait(self.poll_s)
-            now_commits, now_snapshot = _core.plp_commits(), _core.plp_snapshot()
-            if now_commits is None or now_snapshot is None:
+            now_commits, now_snapshot, now_cpu = _core.plp_commits(), _core.plp_snapshot(), _core.plp_worker_cpu_ns()
+            if now_commits is None or now_snapshot is None or now_cpu is None:
                 return  # detached meanwhile
             length = time.monotonic() - start
             at = time.monotonic() - t0
             tps = (now_commits - commits) / length
             interval = _difference(now_snapshot, snapshot)
-            commits, snapshot, start = now_commits, now_snapshot, time.monotonic()
+            cpu_ns = np.asarray(now_cpu, dtype=np.float64) - np.asarray(cpu, dtype=np.float64)
+            commits, snapshot, cpu, start = now_commits, now_snapshot, now_cpu, time.monotonic()
             if not self.adaptive:
                 self.log.intervals.append((at, length, tps, False, False, length))
                 continue
             owners = _core.plp_owners()
             if not owners:
                 return
-            decision = self.loop.end_of_interval(
-                tps, partial(engine_scheme, interval, owners, hardware.n_cores), hardware
-            )
+            # the costs as if every worker had had the same CPU time (None: one had almost none)
+            fair = equal_cpu_costs(interval, owners, cpu_ns, hardware.available)
+            decision = self.loop.end_of_interval(tps, partial(engine_scheme, fair, owners, hardware.n_cores), hardware)
             # (end, length, throughput, model evaluated, re-partitioned, next interval's length):
             # islands.atrapos.controller.Check, drawn under 002 Fig 13
             self.log.intervals.append(

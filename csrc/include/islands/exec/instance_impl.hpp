@@ -386,6 +386,7 @@ class InstanceImpl final : public Instance::Impl {
   void run_plp_worker(std::size_t i) {
     if constexpr (std::is_same_v<CC, TwoPhaseLocking>) {
       PlpWorker<Workload, CC> worker(*this, i, *plp_bus_, plp_finished_);
+      if (plp_monitor_) plp_monitor_->register_thread(i);  // before ready_: before any reader attaches
       ready_.fetch_add(1);
       while (phase_.load(std::memory_order_acquire) == kLoading) {
         if (failed_.load()) return;

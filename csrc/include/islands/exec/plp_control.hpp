@@ -83,6 +83,12 @@ class PlpControl {
     if (!monitor_) return std::nullopt;
     return monitor_->snapshot();
   }
+  //! The CPU time of each worker's thread so far (PlpMonitor::worker_cpu_ns); nullopt as snapshot().
+  std::optional<std::vector<std::uint64_t>> worker_cpu_ns() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!monitor_) return std::nullopt;
+    return monitor_->worker_cpu_ns();
+  }
   //! Commits so far (monitor on), all phases; nullopt as snapshot().
   std::optional<std::uint64_t> commits() {
     std::lock_guard<std::mutex> lock(mutex_);

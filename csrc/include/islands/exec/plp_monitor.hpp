@@ -1,8 +1,12 @@
 #pragma once
+#include <pthread.h>
+#include <time.h>
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -105,6 +109,29 @@ class PlpMonitor {
     return run_timed(worker, workload, words, n, first_unit, run);
   }
 
+  //! Worker `worker`'s thread, once before it records anything (its thread only): its CPU
+  //! clock, which worker_cpu_ns() reads.
+  void register_thread(std::size_t worker) {
+    clockid_t clock{};
+    if (::pthread_getcpuclockid(::pthread_self(), &clock) == 0) samplers_[worker].cpu_clock = clock;
+  }
+  //! The CPU time each worker's thread has had so far (ns; 0 for one not registered). Any
+  //! thread, while the workers run (PlpControl reads it only while the instance is attached).
+  //! In a closed loop each worker is also a client that draws its own transactions, so its
+  //! actions' cycles follow the CPU time the machine gives it; the controller uses this to tell
+  //! a worker that was given less of its core from one that had less to do
+  //! (islands/atrapos/live.py).
+  std::vector<std::uint64_t> worker_cpu_ns() const {
+    std::vector<std::uint64_t> ns(samplers_.size(), 0);
+    for (std::size_t w = 0; w < samplers_.size(); ++w) {
+      timespec ts{};
+      if (samplers_[w].cpu_clock && ::clock_gettime(*samplers_[w].cpu_clock, &ts) == 0) {
+        ns[w] = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+      }
+    }
+    return ns;
+  }
+
   //! Every worker's counters summed, now (any thread; see atrapos::MonitorSnapshot).
   atrapos::MonitorSnapshot snapshot() const {
     atrapos::MonitorSnapshot sum = workers_[0]->snapshot();
@@ -134,6 +161,7 @@ class PlpMonitor {
   struct alignas(64) Sampler {
     std::uint32_t countdown = 1;
     std::uint64_t random = 0;
+    std::optional<clockid_t> cpu_clock;  // the worker thread's CPU clock (register_thread)
     std::uint32_t next_gap() noexcept {  // uniform in [1, 2 kSampleEvery - 1]: mean kSampleEvery
       random ^= random << 13;  // xorshift64
       random ^= random >> 7;
