@@ -10,7 +10,8 @@ compares the interval's throughput with the mean of the previous (up to) 5 measu
   then reports whether it repartitioned. A repartitioning resets the interval to 1 s and
   forgets the measurements (the throughput after it belongs to a new scheme): the first
   interval after it only starts the new history. An evaluation that changes nothing keeps
-  the interval.
+  the interval, unless the caller asks for a recheck (a plan waiting for confirmation: the
+  next interval is the shortest and ends with an evaluation).
 
 :class:`IntervalController` holds that state; it never reads a clock, so tests drive it with
 scripted series and the engine's monitor thread with real measurements.
@@ -64,6 +65,7 @@ class IntervalController:
         self._interval_s = self.min_interval_s
         self._pending = False
         self._seed_only = False
+        self._recheck = False
 
     @property
     def interval_s(self) -> float:
@@ -92,6 +94,8 @@ class IntervalController:
             raise RuntimeError("observe: the last evaluation's outcome was not reported (call evaluated())")
         if not (np.isfinite(tps) and tps >= 0):
             raise ValueError(f"tps: {tps} is not a non-negative throughput")
+        force = force or self._recheck
+        self._recheck = False
         if self._seed_only and not force:
             self._seed_only = False
             self._history.append(float(tps))
@@ -114,6 +118,14 @@ class IntervalController:
             self._interval_s = self.min_interval_s
             self._history.clear()
             self._seed_only = True
+
+    def recheck(self) -> None:
+        """After an evaluation that did not repartition: the next interval is the shortest and
+        ends with an evaluation whatever its throughput (a plan waiting for confirmation)."""
+        if self._pending:
+            raise RuntimeError("recheck: the last evaluation's outcome was not reported (call evaluated())")
+        self._interval_s = self.min_interval_s
+        self._recheck = True
 
 
 def replay(

@@ -30,7 +30,7 @@ from islands.atrapos.placement import choose_placement
 from islands.atrapos.scheme import Scheme, check_fits
 from islands.atrapos.workload import WorkloadStats
 
-__all__ = ["DEFAULT_MIN_GAIN", "Plan", "choose_scheme"]
+__all__ = ["DEFAULT_MIN_GAIN", "Plan", "choose_scheme", "gain_of"]
 
 #: The smallest drop of J (a share of the interval's total action cost) worth repartitioning for.
 DEFAULT_MIN_GAIN = 0.05
@@ -79,6 +79,14 @@ class Plan:
 def _objective(scheme: Scheme, workload: WorkloadStats, hardware: Hardware, sync_weight: float) -> float:
     ru = resource_utilization(scheme, workload, hardware)
     return ru + sync_weight * transaction_synchronization(scheme, workload, hardware)
+
+
+def gain_of(current: Scheme, scheme: Scheme, workload: WorkloadStats, hardware: Hardware, sync_weight: float = 1.0) -> float:
+    """How much ``J`` drops under ``workload`` (any interval's statistics over ``current``'s
+    sub-partitions) when ``current`` becomes ``scheme``; both must fit ``hardware``."""
+    total = workload.total_cost if workload.total_cost > 0 else 1.0
+    before = _objective(current, workload, hardware, sync_weight)
+    return (before - _objective(scheme, workload, hardware, sync_weight)) / total
 
 
 def choose_scheme(current: Scheme, workload: WorkloadStats, hardware: Hardware, sync_weight: float = 1.0) -> Plan:
