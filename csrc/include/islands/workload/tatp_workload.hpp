@@ -15,6 +15,7 @@
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
+#include "islands/common/reciprocal_divider.hpp"
 #include "islands/exec/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
@@ -99,7 +100,7 @@ class TatpWorkload {
         facilities_(sites, kFacilityColumns),
         forwarding_(sites, kForwardingColumns),
         index_(per_unit_index_roots(engine) ? sites * kUnitsPerSite : 1, sites * config.subscribers_per_site * 10,
-               Roots{config.subscribers_per_site, std::uint64_t{first_site} * kUnitsPerSite}) {
+               Roots{ReciprocalDivider(config.subscribers_per_site), std::uint64_t{first_site} * kUnitsPerSite}) {
     (void)total_sites;
     config_.validate();
   }
@@ -463,13 +464,13 @@ class TatpWorkload {
   //! The root of a key: its subscriber's routing unit (as locate gives it; a sub_nbr entry's
   //! subscriber is recovered from the number), from this instance's first unit.
   struct Roots {
-    std::uint64_t per_site;    //!< subscribers per site
-    std::uint64_t first_unit;  //!< this instance's first routing unit
+    ReciprocalDivider per_site;  //!< subscribers per site
+    std::uint64_t first_unit;    //!< this instance's first routing unit
     //! The root number of key.
     std::size_t operator()(std::uint64_t k) const {
       std::uint64_t s = (k >> 8) & ((std::uint64_t{1} << 48) - 1);
       if ((k >> 56) == kSubNbr) s = subscriber_of_nbr(s);
-      return s * kUnitsPerSite / per_site - first_unit;  // routing_unit(s / per_site, s % per_site, per_site)
+      return per_site.divide(s * kUnitsPerSite) - first_unit;  // routing_unit(s / per_site, s % per_site, per_site)
     }
   };
 
