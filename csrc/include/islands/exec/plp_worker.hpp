@@ -212,6 +212,7 @@ class PlpWorker {
     std::uint64_t txn;
     std::unique_ptr<TxnContext> ctx;
     std::uint64_t route;  // the routing version its coordinator split it under
+    std::vector<std::uint32_t> units;  // test mode: the units it ran on (its decision claims them again)
   };
 
   static std::uint64_t thread_cpu_ns() {
@@ -274,11 +275,14 @@ class PlpWorker {
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
 
-  // Test mode: this worker runs an action on the units of `words` (PlpOwnershipCheck).
-  void claim(const std::uint64_t* words, std::size_t n) {
+  // Test mode: this worker runs an action on the units of `words` (PlpOwnershipCheck); adds
+  // them to `units` when given (a held action, whose decision claims them again).
+  void claim(const std::uint64_t* words, std::size_t n, std::vector<std::uint32_t>* units = nullptr) {
     for (std::size_t at = 0; at < n;) {
       const std::pair<std::size_t, std::uint64_t> op = inst_.workload_.locate(words, n, at);
-      inst_.plp_ownership_->touch(op.second - first_unit_, static_cast<std::uint32_t>(local_));
+      const auto unit = static_cast<std::uint32_t>(op.second - first_unit_);
+      inst_.plp_ownership_->touch(unit, static_cast<std::uint32_t>(local_));
+      if (units != nullptr) units->push_back(unit);
       at += op.first;
     }
   }
@@ -701,7 +705,8 @@ class PlpWorker {
     ctx->begin(0);
     if (TxnHistory* history = ctx->history()) history->begin(in.txn);
     ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
-    if (inst_.plp_ownership_) claim(action.words, action.n);
+    std::vector<std::uint32_t> units;
+    if (inst_.plp_ownership_) claim(action.words, action.n, &units);
     ActionIo io;
     const TxnResult result = execute(action.words, action.n, action_rows_, *ctx, stage_io(action, io));
     if (!result.committed) {
@@ -717,7 +722,7 @@ class PlpWorker {
       action.consumed = io.consumed;
     }
     ctx->set_clock(nullptr);
-    held_[in.source].push_back({in.txn, std::move(ctx), in.route});
+    held_[in.source].push_back({in.txn, std::move(ctx), in.route, std::move(units)});
     action.publish(PlpAction::kDone);
     bus_.notify(in.source);  // a coordinator asleep at the rendezvous
   }
@@ -753,7 +758,7 @@ class PlpWorker {
     ISLANDS_CHECK(h.route == in.route, "plp: the stages of one attempt were cut by different routing tables");
     TxnContext& ctx = *h.ctx;
     ctx.set_clock(ctx_ ? ctx_->clock() : nullptr);
-    if (inst_.plp_ownership_) claim(action.words, action.n);
+    if (inst_.plp_ownership_) claim(action.words, action.n, &h.units);
     ActionIo io;
     const TxnResult result = execute(action.words, action.n, action_rows_, ctx, stage_io(action, io));
     ctx.set_clock(nullptr);
@@ -779,6 +784,9 @@ class PlpWorker {
     for (std::size_t i = 0; i < held.size(); ++i) {
       if (held[i].txn != in.txn) continue;
       std::unique_ptr<TxnContext> ctx = std::move(held[i].ctx);
+      if (inst_.plp_ownership_) {  // releasing its locks or undoing its writes touches its units too
+        for (const std::uint32_t unit : held[i].units) inst_.plp_ownership_->touch(unit, static_cast<std::uint32_t>(local_));
+      }
       held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
       ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
       if (in.commit) {
