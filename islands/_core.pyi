@@ -173,6 +173,8 @@ class EngineConfig:
     test_skip_drain: bool
     plp_monitor: bool
     plp_index: str
+    plp_units: str
+    plp_placement: str
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

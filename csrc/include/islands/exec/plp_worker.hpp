@@ -117,7 +117,8 @@ class PlpWorker {
         profiler_(instance.config_.run.profile),
         system_(instance.system_access(local)) {
     route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
-    first_unit_ = std::uint64_t{instance.first_site_} * kUnitsPerSite;
+    tables_ = routing_tables_of(instance.workload_);  // engine.plp_units: 1, or the tables routed apart
+    first_unit_ = std::uint64_t{instance.first_site_} * kUnitsPerSite * tables_;
   }
 
   //! Draws and coordinates transactions until the run stops, serving the actions sent to its
@@ -251,10 +252,10 @@ class PlpWorker {
     if (routed_ && now == route_) return true;
     route_ = now;
     if constexpr (kStaged) {
-      stages_ = stage_split(inst_.workload_, txn, *now, first_unit_, parts_, later_);
+      stages_ = stage_split(inst_.workload_, txn, *now, first_unit_, parts_, later_, tables_);
       routed_ = stages_ != 0;
     } else {
-      routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_);
+      routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_, tables_);
     }
     if (!routed_) return false;
     local_words_ = &parts_[local_].words;
@@ -840,6 +841,7 @@ class PlpWorker {
   const PlpRoute* pending_ = nullptr;  // a newer table seen, not yet acknowledged
   std::uint64_t mark_lsn_ = 0;         // the log's end when pending_ was first seen
   std::uint64_t first_unit_ = 0;       // the instance's first routing unit
+  std::uint64_t tables_ = 1;           // tables routed apart (engine.plp_units; 1: shared units)
   bool routed_ = false;                // parts_ hold the current transaction's cut by route_
   std::vector<TxnPart> parts_;                    // the current transaction's action per partition (stage 0)
   std::vector<TxnPart> later_;                    // its stage-1 actions, when stages_ is 2 (plp_stages.hpp)
