@@ -30,9 +30,7 @@ def tatp(mix="standard", placement="naive", units="per_table", duration=0.3, wor
     return RunConfig(
         workload="tatp",
         tatp=TatpConfig(subscribers_per_site=300, id_draw="uniform", mix=mix),
-        engine=EngineConfig(
-            execution="plp", plp_units=units, plp_placement=placement, record_history=True, **engine
-        ),
+        engine=EngineConfig(execution="plp", plp_units=units, plp_placement=placement, record_history=True, **engine),
         driver=DriverConfig(cpus=tuple(CPUS[:workers]), warmup_s=0.02, duration_s=duration),
     )
 
@@ -151,3 +149,27 @@ def test_fig6_designs_name_their_placements():
         assert design_of(1, engine) == name
     assert design_of(1, DESIGNS["plp-hw"].engine) == "plp-hw"
     assert design_of(1, {**DESIGNS["plp-hw"].engine, "plp_units": "shared_key"}) == "plp-hw"
+
+
+@two_cpus
+def test_an_injected_delay_holds_back_only_messages_between_sockets():
+    # Two virtual sockets of one core each, 20 us per message between them: the workload-aware
+    # placement (Subscriber on socket 0, Special_Facility on socket 1) sends every action and
+    # decision across; naive sends nothing.
+    from islands.launch import run_deployment
+    from islands.placement import Deployment
+    from islands.virtual_topology import virtual_sockets
+
+    topology = virtual_sockets(islands.read_topology(), 2, message_delay_us=20.0)
+    cpus = tuple(topology.cpus[:2])
+    deployment = Deployment(label="1ISL", instances=(cpus,), placement="islands", pinned=True)
+    delayed = {}
+    for placement in ("naive", "workload_aware"):
+        config = tatp(mix="update_subscriber_data", placement=placement, system_structures="per_socket")
+        config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus))
+        result = consistent(run_deployment(deployment, config, transport="none", topology=topology))
+        inst = result.instances[0]
+        delayed[placement] = (inst["messages_delayed"], inst["messages_sent"], result.multisite_commits)
+    assert delayed["naive"] == (0, 0, 0)
+    sent_delayed, sent, multisite = delayed["workload_aware"]
+    assert multisite > 0 and sent_delayed == sent > 0

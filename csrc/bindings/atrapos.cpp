@@ -92,7 +92,8 @@ void bind_atrapos(py::module_& m) {
         return to_dict(*s);
       },
       "The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost "
-      "(sites x 10 units), sync_count and sync_bytes; None when none runs or its monitor is off");
+      "(partitions x 10 units; a partition per site, or per site and table with engine.plp_units = per_table: "
+      "site * tables + table), sync_count and sync_bytes; None when none runs or its monitor is off");
   m.def(
       "plp_commits", [] { return islands::PlpControl::process().commits(); },
       "Transactions the running PLP instance committed so far (monitor on); None otherwise");

@@ -104,8 +104,9 @@ def engine_scheme(
     if n_tables == 0 or len(owners) % (n_tables * SUB_PARTITIONS):
         raise ValueError(f"owners: {len(owners)} units do not cut into {n_tables} table(s) of 10 per site")
     n_sites = len(owners) // (n_tables * SUB_PARTITIONS)
+    k = SUB_PARTITIONS
     parts = [
-        MonitoredPartition(tables[p % n_tables], p // n_tables * SUB_PARTITIONS, (p // n_tables + 1) * SUB_PARTITIONS, 0)
+        MonitoredPartition(tables[p % n_tables], p // n_tables * k, (p // n_tables + 1) * k, 0)
         for p in range(n_sites * n_tables)
     ]
     scheme, stats = from_monitor(snapshot, parts, n_cores)

@@ -64,7 +64,7 @@ def plot_designs(rows: pd.DataFrame, figure_id: str = "002-fig2") -> Drawing:
     df = prepared(rows, f"figure {figure_id}", extra=(*_ENGINE, "deployment.sockets"))
     columns = [*_ENGINE, *(c for c in _ENGINE_OPTIONAL if c in df.columns)]
     df["design"] = [
-        design_of(int(n), {k.rsplit(".", 1)[1]: v for k, v in engine.items() if isinstance(v, str)})
+        design_of(int(n), {str(k).rsplit(".", 1)[1]: v for k, v in engine.items() if isinstance(v, str)})
         for n, engine in zip(df["n_instances"], df[columns].to_dict("records"), strict=True)
     ]
     df["sockets"] = [_spanned(spans) for spans in df["deployment.sockets"]]

@@ -106,7 +106,7 @@ class TatpWorkload {
         engine_(engine),
         sites_(sites),
         first_site_(first_site),
-        tables_(engine.execution == ExecutionKind::plp && engine.plp_units == PlpUnitsKind::per_table ? kTables : 1),
+        tables_(engine.execution == ExecutionKind::plp && engine.plp_units == PlpUnitsKind::per_table ? std::uint64_t{kTables} : 1),
         draw_(std::make_unique<LiveParams<Draw>>(make_draw(config, sites))),
         subscribers_(sites, kSubscriberColumns),
         access_(sites, kAccessColumns),
