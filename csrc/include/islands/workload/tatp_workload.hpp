@@ -559,7 +559,8 @@ class TatpWorkload {
   // Rewrites a transaction drawn whole ([type, s or sub_nbr, args]) as its operations per
   // table, the ones that may roll back first (see the class comment); `s` its subscriber.
   static void to_table_operations(std::vector<std::uint64_t>& w, std::uint64_t s) {
-    const std::vector<std::uint64_t> t = w;
+    std::array<std::uint64_t, 6> t{};  // the whole transaction: 6 words at most
+    std::copy(w.begin(), w.end(), t.begin());
     switch (t[0]) {
       case kGetSubscriberData:
         w = {op(t[0], kSubscriberTable, 2), s};
