@@ -15,7 +15,7 @@ hardware-aware system structures.
 
 All in one run, repetitions interleaved (every configuration once per round, the order rotated
 round by round). Prints each configuration's median throughput [min-max], its share of commits
-that met two owners, and its placement over the slowest naive round. Asserts nothing; fails on
+that met two owners, and its throughput over naive's in the same round. Asserts nothing; fails on
 a consistency failure.
 
     python benchmarks/plp_two_table.py [--duration S] [--warmup S] [--reps N] [--delay-us US]
