@@ -52,6 +52,7 @@ __all__: list[str] = [
     "plp_monitor_recording",
     "plp_owners",
     "plp_park",
+    "plp_placement",
     "plp_snapshot",
     "read_log",
     "run",
@@ -904,6 +905,18 @@ def plp_owners() -> list[int]:
 def plp_park(worker: typing.SupportsInt, parked: bool) -> bool:
     """
     Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; False when no PLP instance runs or it has no such worker
+    """
+
+def plp_placement(
+    kind: str,
+    workers: typing.SupportsInt,
+    sites: typing.SupportsInt,
+    tables: typing.SupportsInt,
+    used: typing.SupportsInt,
+    sockets: collections.abc.Sequence[typing.SupportsInt] = [],
+) -> list[int]:
+    """
+    The first owner of every routing unit a PLP instance starts with (engine.plp_placement kind: naive, workload_aware or atrapos), in the engine's unit order (site * tables + table) * 10 + sub; used: a bit per table the mix touches; sockets: each worker's (empty: one socket)
     """
 
 def plp_snapshot() -> typing.Any:

@@ -192,3 +192,39 @@ def test_the_controller_adapts_tables_routed_apart():
     after = [r for r in log.repartitions if r["at_s"] >= log.events[0][0]]
     assert after, log
     assert len(after[-1]["owners"]) == 2 * TABLES * 10 and set(after[-1]["owners"]) == {0}
+
+
+def test_the_atrapos_placement_is_what_the_cost_model_prefers():
+    # UpdateSubscriberData on 4 sites, 4 workers on 2 sockets of 2 cores: a hand-made interval
+    # where every Subscriber unit and its Special_Facility unit ran 100 actions each and
+    # synchronized 100 times. Both one-partition-per-core placements balance the cores (RU 0);
+    # only the engine's atrapos placement keeps every synchronization on one socket (TS 0).
+    from islands import _core
+    from islands.atrapos.cost_model import resource_utilization, transaction_synchronization
+    from islands.atrapos.hardware import Hardware
+
+    sites, k = 4, 10
+    sub, sf = TATP_ROUTED_TABLES.index("subscriber"), TATP_ROUTED_TABLES.index("special_facility")
+    n = sites * TABLES
+    actions = np.zeros((n, k), dtype=np.int64)
+    sync = np.zeros((n, k, n, k), dtype=np.int64)
+    for site in range(sites):
+        actions[[site * TABLES + sub, site * TABLES + sf]] = 100
+        for s in range(k):
+            sync[site * TABLES + sub, s, site * TABLES + sf, s] = 100
+    snapshot = {"actions": actions, "cost": actions * 40, "sync_count": sync, "sync_bytes": sync * 16}
+    hardware = Hardware.from_sockets([2, 2])
+    used = (1 << sub) | (1 << sf)
+    figures = {}
+    for kind in ("workload_aware", "atrapos"):
+        owners = _core.plp_placement(kind, 4, sites, TABLES, used, [0, 0, 1, 1])
+        assert len(owners) == sites * TABLES * k
+        scheme, stats = engine_scheme(snapshot, owners, 4, TATP_ROUTED_TABLES)
+        figures[kind] = (
+            resource_utilization(scheme, stats, hardware),
+            transaction_synchronization(scheme, stats, hardware),
+        )
+    assert figures["workload_aware"][0] == figures["atrapos"][0] == 0
+    assert figures["atrapos"][1] == 0 < figures["workload_aware"][1]
+    with pytest.raises(islands.ConfigError, match="engine.plp_placement"):
+        _core.plp_placement("spread", 4, sites, TABLES, used)
