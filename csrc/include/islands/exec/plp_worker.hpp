@@ -17,6 +17,7 @@
 #include "islands/common/random.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/exec/commit_pipeline.hpp"
+#include "islands/exec/instance_config.hpp"
 #include "islands/exec/instance_worker.hpp"
 #include "islands/exec/plp_action.hpp"
 #include "islands/exec/plp_bus.hpp"
@@ -117,7 +118,9 @@ class PlpWorker {
         profiler_(instance.config_.run.profile),
         system_(instance.system_access(local)) {
     route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
-    first_unit_ = std::uint64_t{instance.first_site_} * kUnitsPerSite;
+    set_message_delay(instance.config_);
+    tables_ = routing_tables_of(instance.workload_);  // engine.plp_units: 1, or the tables routed apart
+    first_unit_ = std::uint64_t{instance.first_site_} * kUnitsPerSite * tables_;
   }
 
   //! Draws and coordinates transactions until the run stops, serving the actions sent to its
@@ -252,10 +255,10 @@ class PlpWorker {
     if (routed_ && now == route_) return true;
     route_ = now;
     if constexpr (kStaged) {
-      stages_ = stage_split(inst_.workload_, txn, *now, first_unit_, parts_, later_);
+      stages_ = stage_split(inst_.workload_, txn, *now, first_unit_, parts_, later_, tables_);
       routed_ = stages_ != 0;
     } else {
-      routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_);
+      routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_, tables_);
     }
     if (!routed_) return false;
     local_words_ = &parts_[local_].words;
@@ -642,6 +645,7 @@ class PlpWorker {
   // never sends, so this never recurses).
   void send(std::size_t to, const PlpMessage& m) {
     ++stats_.messages_sent;
+    if (delay_ticks_ != 0) delay_crossing(to);
     while (!bus_.try_send(local_, to, m)) {
       PlpMessage in;
       if (bus_.receive(local_, in)) {
@@ -651,6 +655,25 @@ class PlpWorker {
         cpu_relax();
       }
     }
+  }
+
+  // Virtual topologies (InstanceConfig::message_delay_us with site_sockets): every message to
+  // a worker of another socket is injected that delay, paid by the sender before it leaves
+  // (the instance's workers share the real caches, so a socket crossing otherwise costs nothing).
+  void set_message_delay(const InstanceConfig& config) {
+    if (!(config.message_delay_us > 0) || config.site_sockets.empty()) return;
+    delay_ticks_ = static_cast<std::uint64_t>(config.message_delay_us * 1000 / CycleClock::ns_per_tick());
+    const std::uint32_t first = config.first_site();
+    crosses_socket_.assign(bus_.workers(), false);
+    for (std::size_t w = 0; w < bus_.workers(); ++w) {
+      crosses_socket_[w] = config.site_sockets[first + w] != config.site_sockets[first + local_];
+    }
+  }
+  void delay_crossing(std::size_t to) {
+    if (!crosses_socket_[to]) return;
+    ++stats_.messages_delayed;
+    const std::uint64_t due = CycleClock::now() + delay_ticks_;
+    while (CycleClock::now() < due) cpu_relax();
   }
 
   // One load when nothing waits (two: the routing table). Called between attempts only.
@@ -848,6 +871,9 @@ class PlpWorker {
   const PlpRoute* pending_ = nullptr;  // a newer table seen, not yet acknowledged
   std::uint64_t mark_lsn_ = 0;         // the log's end when pending_ was first seen
   std::uint64_t first_unit_ = 0;       // the instance's first routing unit
+  std::uint64_t tables_ = 1;           // tables routed apart (engine.plp_units; 1: shared units)
+  std::uint64_t delay_ticks_ = 0;      // injected per message to another socket (virtual topologies)
+  std::vector<bool> crosses_socket_;   // per worker: on another socket than this one
   bool routed_ = false;                // parts_ hold the current transaction's cut by route_
   std::vector<TxnPart> parts_;                    // the current transaction's action per partition (stage 0)
   std::vector<TxnPart> later_;                    // its stage-1 actions, when stages_ is 2 (plp_stages.hpp)
