@@ -26,6 +26,7 @@ import argparse
 import statistics
 
 from islands import _core
+from islands.bench.rounds import spread
 from islands.config import DriverConfig, RunConfig, TatpConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
@@ -43,10 +44,6 @@ TATP = {
     "delete_call_forwarding": (2, 1, 0),
 }
 MIX_ACTIONS = sum(share * actions for share, actions, _ in TATP.values()) / 100
-
-
-def spread(values: list[float], digits: int = 2) -> str:
-    return f"{statistics.median(values):.{digits}f} [{min(values):.{digits}f}-{max(values):.{digits}f}]"
 
 
 def tatp_ns_per_txn(mix: str, cpu: int, warmup: float, duration: float) -> float:
@@ -84,8 +81,8 @@ def main() -> None:
             over[mode].append(this_round[mode] - this_round["off"])
     print(f"monitoring loop: {args.actions:,} actions per run, {args.reps} rounds; ns per action median [min-max]")
     for mode in MODES:
-        extra = f"   overhead {spread(over[mode])} ns per recorded action" if mode in over else ""
-        print(f"  {mode:7} {spread(ns[mode])}{extra}")
+        extra = f"   overhead {spread(over[mode], '.2f')} ns per recorded action" if mode in over else ""
+        print(f"  {mode:7} {spread(ns[mode], '.2f')}{extra}")
 
     mixes = ("get_subscriber_data", "standard")
     per_txn: dict[str, list[float]] = {m: [] for m in mixes}
@@ -97,7 +94,7 @@ def main() -> None:
         actions = 1.0 if mix == "get_subscriber_data" else MIX_ACTIONS
         txn = statistics.median(per_txn[mix])
         shares = "  ".join(f"{mode} {100 * statistics.median(over[mode]) * actions / txn:.2f}%" for mode in over)
-        print(f"  {mix:20} {spread(per_txn[mix], 0)} ns ({actions:.2f} actions): estimated overhead {shares}")
+        print(f"  {mix:20} {spread(per_txn[mix], '.0f')} ns ({actions:.2f} actions): estimated overhead {shares}")
     print("\npaper 002 Table 2: at most 3.32% (GetSubData); issue 17 target: 2%")
 
 

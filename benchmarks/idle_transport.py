@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
@@ -54,11 +55,6 @@ def measure(workload: str, setup: str, cpus: tuple[int, ...], warmup: float, dur
     return result.throughput_tps, per_cpu_s
 
 
-def spread(ratios: list[float]) -> str:
-    """Median [min-max] of per-round ratios."""
-    return f"{statistics.median(ratios):6.3f} [{min(ratios):.3f}-{max(ratios):.3f}]"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per run")
@@ -69,17 +65,16 @@ def main() -> None:
     topology = read_topology()
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
     runs = [(w, s) for w in WORKLOADS for s in SETUPS]
-    tps: dict[tuple[str, str], list[float]] = {run: [] for run in runs}
-    cpu: dict[tuple[str, str], list[float]] = {run: [] for run in runs}
     print(f"cpus {cpus}: per-core = {len(cpus)} single-threaded instances; 1ISL = 1 instance of {len(cpus)} threads")
     print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s, interleaved\n")
-    for rep in range(args.reps):
-        shift = rep % len(runs)
-        for workload, setup in runs[shift:] + runs[:shift]:
-            wall, own = measure(workload, setup, cpus, args.warmup, args.duration)
-            tps[(workload, setup)].append(wall)
-            cpu[(workload, setup)].append(own)
-        print(f"  round {rep + 1}/{args.reps} done", flush=True)
+    results = interleaved(
+        runs,
+        args.reps,
+        lambda run: measure(run[0], run[1], cpus, args.warmup, args.duration),
+        on_round=lambda i: print(f"  round {i + 1}/{args.reps} done", flush=True),
+    )
+    tps = {run: [r[0] for r in rs] for run, rs in results.items()}
+    cpu = {run: [r[1] for r in rs] for run, rs in results.items()}
 
     pairs = [("unix", "none"), ("shm", "none"), ("unix", "1ISL"), ("none", "1ISL")]
     for title, table in (("wall-clock", tps), ("own CPU time", cpu)):
@@ -87,7 +82,7 @@ def main() -> None:
         def ratios(
             workload: str, top: str, bottom: str, table: dict[tuple[str, str], list[float]] = table
         ) -> list[float]:
-            return [a / b for a, b in zip(table[(workload, top)], table[(workload, bottom)], strict=True)]
+            return round_ratios(table[(workload, top)], table[(workload, bottom)])
 
         print(f"\nmedian throughput, txn per second of {title}")
         print(f"  {'workload':13}" + "".join(f"{s:>14}" for s in SETUPS))

@@ -31,6 +31,7 @@ import argparse
 import dataclasses
 import statistics
 
+from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
@@ -102,18 +103,14 @@ def main() -> None:
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
     counts = sorted({1, len(cpus)})
     runs = [(w, n, d) for w in workloads for n in counts for d in DESIGNS]
-    tps: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
-    per_cpu: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
     sockets = [topology.socket_of(c) for c in cpus]
     print(f"cpus {cpus} on sockets {sockets} ({topology.virtual or 'real sockets'})")
     print(f"cross-socket delay {args.cross_socket_delay_ns:g} ns per access to another socket's structures")
     print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
-    for rep in range(args.reps):
-        shift = rep % len(runs)
-        for run in runs[shift:] + runs[:shift]:
-            wall, cpu = measure(run, cpus, args.warmup, args.duration, topology, args.cross_socket_delay_ns)
-            tps[run].append(wall)
-            per_cpu[run].append(cpu)
+    delay = args.cross_socket_delay_ns
+    results = interleaved(runs, args.reps, lambda run: measure(run, cpus, args.warmup, args.duration, topology, delay))
+    tps = {run: [r[0] for r in rs] for run, rs in results.items()}
+    per_cpu = {run: [r[1] for r in rs] for run, rs in results.items()}
     print(f"{'workload':30} {'workers':>7}  {'design':15} {'txn/s median [min-max]':>34} {'txn per CPU-s median':>22}")
     for run in runs:
         values = tps[run]
@@ -131,11 +128,8 @@ def main() -> None:
                 for design in DESIGNS:
                     if design == "centralized SE":
                         continue
-                    ratios = [v / b for v, b in zip(table[(workload, workers, design)], base, strict=True)]
-                    print(
-                        f"  {workload:30} {workers} worker(s) {design:15} {statistics.median(ratios):.3f} "
-                        f"[{min(ratios):.3f}-{max(ratios):.3f}]"
-                    )
+                    ratios = round_ratios(table[(workload, workers, design)], base)
+                    print(f"  {workload:30} {workers} worker(s) {design:15} {spread(ratios)}")
 
 
 if __name__ == "__main__":

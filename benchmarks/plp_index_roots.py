@@ -19,6 +19,7 @@ import argparse
 import statistics
 
 import islands
+from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 
 WORKLOADS = ("micro update-1", "tatp")
@@ -61,19 +62,12 @@ def main() -> None:
     counts = sorted({1, len(all_cpus)})
     runs = [(w, n, layout) for w in WORKLOADS for n in counts for layout in LAYOUTS]
     runs += [("micro update-1", n, REFERENCE) for n in counts]
-    tps: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
-    per_cpu: dict[tuple[str, int, str], list[float]] = {run: [] for run in runs}
-    layout_seen: dict[tuple[str, int, str], tuple[int, int]] = {}
     print(f"cpus {all_cpus}, engine.index {args.index}")
     print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
-    for rep in range(args.reps):
-        shift = rep % len(runs)
-        for run in runs[shift:] + runs[:shift]:
-            workload, workers, layout = run
-            wall, cpu, seen = measure(run_config(workload, layout, all_cpus[:workers], args))
-            tps[run].append(wall)
-            per_cpu[run].append(cpu)
-            layout_seen[run] = seen
+    results = interleaved(runs, args.reps, lambda run: measure(run_config(run[0], run[2], all_cpus[: run[1]], args)))
+    tps = {run: [r[0] for r in rs] for run, rs in results.items()}
+    per_cpu = {run: [r[1] for r in rs] for run, rs in results.items()}
+    layout_seen = {run: rs[-1][2] for run, rs in results.items()}
     header = f"{'workload':16} {'workers':>7}  {'index':18} {'roots':>5} {'latched':>7}"
     print(f"{header} {'txn/s median [min-max]':>36} {'txn per CPU-s':>14}")
     for run in runs:
@@ -90,11 +84,7 @@ def main() -> None:
         for workload in WORKLOADS:
             for workers in counts:
                 per_unit, shared = table[(workload, workers, "per_unit")], table[(workload, workers, "shared")]
-                ratios = [a / b for a, b in zip(per_unit, shared, strict=True)]
-                print(
-                    f"  {workload:16} {workers} worker(s) {statistics.median(ratios):.3f} "
-                    f"[{min(ratios):.3f}-{max(ratios):.3f}]"
-                )
+                print(f"  {workload:16} {workers} worker(s) {spread(round_ratios(per_unit, shared))}")
 
 
 if __name__ == "__main__":

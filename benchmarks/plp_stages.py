@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from islands.bench.rounds import interleaved, round_ratios, spread
 
 #: label: TPC-C settings
 CONFIGS = {
@@ -77,11 +78,6 @@ def measure(tree: str, tpcc: dict, cpus: tuple[int, ...], warmup: float, duratio
     return figures
 
 
-def spread(values: list[float], fmt: str = ",.0f") -> str:
-    """median [min-max]"""
-    return f"{statistics.median(values):{fmt}} [{min(values):{fmt}}-{max(values):{fmt}}]"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--against", default="", help="a source tree with a built islands/_core to compare with")
@@ -96,19 +92,20 @@ def main() -> None:
         sys.exit(f"--against {args.against}: no islands/_core*.so there (build it first)")
     builds = ["this", "other"] if against else ["this"]
     runs = [(config, build) for config in CONFIGS for build in builds]
-    figures: dict[tuple[str, str], list[dict]] = {run: [] for run in runs}
     print(f"TPC-C under PLP on cpus {cpus}; {args.reps} rounds x {len(runs)} runs of {args.duration} s")
     print(f"this build vs {against or '(none)'}\n")
-    for rep in range(args.reps):
-        shift = rep % len(runs)
-        for config, build in runs[shift:] + runs[:shift]:
-            tree = against if build == "other" else ""
-            figures[(config, build)].append(measure(tree, CONFIGS[config], cpus, args.warmup, args.duration))
+
+    def measure_run(run: tuple[str, str]) -> dict:
+        config, build = run
+        return measure(against if build == "other" else "", CONFIGS[config], cpus, args.warmup, args.duration)
+
+    figures = interleaved(runs, args.reps, measure_run)
     print(f"{'configuration':28} {'build':6} {'txn/s median [min-max]':>32} {'txn per CPU-s median [min-max]':>34}")
     for config, build in runs:
         rows = figures[(config, build)]
         print(
-            f"{config:28} {build:6} {spread([r['tps'] for r in rows]):>32} {spread([r['per_cpu'] for r in rows]):>34}"
+            f"{config:28} {build:6} {spread([r['tps'] for r in rows], ',.0f'):>32} "
+            f"{spread([r['per_cpu'] for r in rows], ',.0f'):>34}"
         )
     print("\nNewOrders committed in two stages (this build), median [min-max]:")
     for config in CONFIGS:
@@ -119,10 +116,8 @@ def main() -> None:
     for label, key in (("throughput", "tps"), ("per CPU-second", "per_cpu")):
         print(f"\nthis build over the other, {label}, per round (median [min-max]):")
         for config in CONFIGS:
-            ratios = [
-                t[key] / o[key] for t, o in zip(figures[(config, "this")], figures[(config, "other")], strict=True)
-            ]
-            print(f"  {config:28} {spread(ratios, '.3f')}")
+            this, other = figures[(config, "this")], figures[(config, "other")]
+            print(f"  {config:28} {spread(round_ratios([t[key] for t in this], [o[key] for o in other]))}")
 
 
 if __name__ == "__main__":

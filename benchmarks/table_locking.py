@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.launch import run_deployment
 from islands.placement import plan_deployment
@@ -45,11 +46,6 @@ def levels(scheme: str) -> tuple[str, ...]:
     if scheme == "mvcc":
         return ("snapshot",)
     return ("serializable",) if scheme == "occ" else LEVELS
-
-
-def ratio(a: float, b: float) -> float:
-    """a / b, NaN where b is 0 (a run that committed nothing has no ratio)."""
-    return a / b if b else float("nan")
 
 
 def tpcc(mix: str, remote: bool) -> TpccConfig:
@@ -88,12 +84,8 @@ def main() -> None:
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
     runs = [(m, w, s, lv) for m in MIXES for w in (1, len(cpus)) for s in SCHEMES for lv in levels(s)]
     runs += [(m, len(cpus), "aggregate", "serializable") for m in MIXES]
-    tps: dict[tuple[str, int, str, str], list[float]] = {run: [] for run in runs}
     print(f"TPC-C, 1 warehouse per worker, cpus {cpus}; {args.reps} rounds x {len(runs)} runs of {args.duration} s\n")
-    for rep in range(args.reps):
-        shift = rep % len(runs)
-        for run in runs[shift:] + runs[:shift]:
-            tps[run].append(measure(run, cpus, args.warmup, args.duration))
+    tps = interleaved(runs, args.reps, lambda run: measure(run, cpus, args.warmup, args.duration))
     print(f"{'mix':6} {'workers':>7}  {'scheme':17} {'isolation':15} {'txn/s median [min-max]':>30}")
     for run in runs:
         values = tps[run]
@@ -107,27 +99,19 @@ def main() -> None:
         for workers in (1, len(cpus)):
             for level in LEVELS:
                 free, latched = tps[(mix, workers, "table latch-free", level)], tps[(mix, workers, "table", level)]
-                ratios = [ratio(f, lt) for f, lt in zip(free, latched, strict=True)]
-                print(
-                    f"  {mix:6} {workers} worker(s) {level:15} {statistics.median(ratios):.3f} "
-                    f"[{min(ratios):.3f}-{max(ratios):.3f}]"
-                )
+                print(f"  {mix:6} {workers} worker(s) {level:15} {spread(round_ratios(free, latched))}")
 
     print("\nocc / 2pl (serializable), per round (median [min-max]):")
     for mix in MIXES:
         for workers in (1, len(cpus)):
             occ, twopl = tps[(mix, workers, "occ", "serializable")], tps[(mix, workers, "2pl", "serializable")]
-            ratios = [ratio(o, t) for o, t in zip(occ, twopl, strict=True)]
-            low, high = min(ratios), max(ratios)
-            print(f"  {mix:6} {workers} worker(s) {statistics.median(ratios):.3f} [{low:.3f}-{high:.3f}]")
+            print(f"  {mix:6} {workers} worker(s) {spread(round_ratios(occ, twopl))}")
 
     print("\nmvcc (snapshot) / 2pl (serializable), per round (median [min-max]):")
     for mix in MIXES:
         for workers in (1, len(cpus)):
             mvcc, twopl = tps[(mix, workers, "mvcc", "snapshot")], tps[(mix, workers, "2pl", "serializable")]
-            ratios = [ratio(m, t) for m, t in zip(mvcc, twopl, strict=True)]
-            low, high = min(ratios), max(ratios)
-            print(f"  {mix:6} {workers} worker(s) {statistics.median(ratios):.3f} [{low:.3f}-{high:.3f}]")
+            print(f"  {mix:6} {workers} worker(s) {spread(round_ratios(mvcc, twopl))}")
 
 
 if __name__ == "__main__":

@@ -52,6 +52,7 @@ __all__: list[str] = [
     "plp_monitor_recording",
     "plp_owners",
     "plp_park",
+    "plp_placement",
     "plp_snapshot",
     "read_log",
     "run",
@@ -173,6 +174,8 @@ class EngineConfig:
     test_skip_drain: bool
     plp_monitor: bool
     plp_index: str
+    plp_units: str
+    plp_placement: str
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
@@ -909,7 +912,19 @@ def plp_park(worker: typing.SupportsInt, parked: bool) -> bool:
     Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; False when no PLP instance runs or it has no such worker
     """
 
+def plp_placement(
+    kind: str,
+    workers: typing.SupportsInt,
+    sites: typing.SupportsInt,
+    tables: typing.SupportsInt,
+    used: typing.SupportsInt,
+    sockets: collections.abc.Sequence[typing.SupportsInt] = [],
+) -> list[int]:
+    """
+    The first owner of every routing unit a PLP instance starts with (engine.plp_placement kind: naive, workload_aware or atrapos), in the engine's unit order (site * tables + table) * 10 + sub; used: a bit per table the mix touches; sockets: each worker's (empty: one socket)
+    """
+
 def plp_snapshot() -> typing.Any:
     """
-    The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost (sites x 10 units), sync_count and sync_bytes; None when none runs or its monitor is off
+    The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost (partitions x 10 units; a partition per site, or per site and table with engine.plp_units = per_table: site * tables + table), sync_count and sync_bytes; None when none runs or its monitor is off
     """

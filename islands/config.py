@@ -126,6 +126,13 @@ class EngineConfig:
     #: plp: primary indexes as "per_unit" (one latch-free root per routing unit, touched only by
     #: its owner) or "shared" (one latched root for the instance)
     plp_index: str = "per_unit"
+    #: plp: a routing unit is "shared_key" (every table's rows of one key range, owned together) or
+    #: "per_table" (each table's rows of one key range on their own; TATP only)
+    plp_units: str = "shared_key"
+    #: plp: where units start: "naive" (every table's units of site i on worker i),
+    #: "workload_aware" (one partition of one table per core, sockets ignored) or "atrapos"
+    #: (dependent partitions on one socket); the last two need plp_units "per_table"
+    plp_placement: str = "naive"
 
 
 @dataclass(frozen=True)

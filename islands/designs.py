@@ -13,6 +13,17 @@ execution with deployment would hold combinations that cannot run.
 - ``plp-hw``: the same with the hardware-aware system structures, one part per socket
   (002 Sec IV).
 
+002 Fig 6's placements, each PLP on the hardware-aware structures with every table routed
+apart (``engine.plp_units = per_table``: a routing unit is one table's rows of one key range):
+
+- ``naive``: every table's units of site i on worker i (two tables: two partitions per core,
+  a transaction on one key meets one owner);
+- ``workload-aware``: one partition of one table per core, placed ignoring sockets (A's
+  partitions on the first cores, B's on the next: a transaction meets two owners, often on
+  two sockets);
+- ``atrapos-static``: the same partitions placed as ATraPos's cost model places them, a
+  partition of A and its dependent partition of B on one socket.
+
 :func:`design_of` names the design a stored run's row was (for the plots).
 """
 
@@ -35,6 +46,8 @@ class Design:
     label: str = ""
 
 
+_PER_TABLE = {"cc": "2pl", "execution": "plp", "system_structures": "per_socket", "plp_units": "per_table"}
+
 #: design name -> the baseline (the order figures list them in).
 DESIGNS: dict[str, Design] = {
     "shared-nothing": Design("per-core", {"system_structures": "centralized"}, "SN (per-core)"),
@@ -46,15 +59,22 @@ DESIGNS: dict[str, Design] = {
     ),
     "plp": Design("1", {"cc": "2pl", "execution": "plp", "system_structures": "centralized"}, "PLP"),
     "plp-hw": Design("1", {"cc": "2pl", "execution": "plp", "system_structures": "per_socket"}, "PLP hardware-aware"),
+    "naive": Design("1", {**_PER_TABLE, "plp_placement": "naive"}, "naive (per table)"),
+    "workload-aware": Design("1", {**_PER_TABLE, "plp_placement": "workload_aware"}, "workload-aware (per table)"),
+    "atrapos-static": Design("1", {**_PER_TABLE, "plp_placement": "atrapos"}, "ATraPos static (per table)"),
 }
 #: Engine settings a design decides: a file that grids designs may not also set them.
-DESIGN_ENGINE_KEYS = ("cc", "execution", "system_structures")
+DESIGN_ENGINE_KEYS = ("cc", "execution", "system_structures", "plp_units", "plp_placement")
+#: engine.plp_placement -> the per-table design that places so.
+_PLACEMENT_DESIGN = {"naive": "naive", "workload_aware": "workload-aware", "atrapos": "atrapos-static"}
 
 
 def design_of(instances: int, engine: Mapping[str, Any]) -> str:
     """The design a run was, from its number of instances and its engine settings (a stored
     row's ``deployment`` and ``config["engine"]``)."""
     if engine.get("execution") == "plp":
+        if engine.get("plp_units") == "per_table":
+            return _PLACEMENT_DESIGN[str(engine.get("plp_placement", "naive"))]
         return "plp-hw" if engine.get("system_structures") == "per_socket" else "plp"
     if engine.get("cc") == "none":
         return "shared-nothing"

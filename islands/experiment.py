@@ -31,7 +31,8 @@ one machine, because deployments may be written relative to the topology (``1``,
                                       # than the machine has are skipped with a note)
     design = ["centralized", "plp"]   # optional, instead of deployment: paper 002's baselines
                                       # (islands.designs: shared-nothing, centralized, plp,
-                                      # plp-hw), each its deployment and engine settings
+                                      # plp-hw; Fig 6's naive, workload-aware, atrapos-static),
+                                      # each its deployment and engine settings
     update = [false, true]            # any MicroConfig or EngineConfig field (e.g.
                                       # execution = ["shared_everything", "plp"])
     multisite = { from = 0.0, to = 1.0, step = 0.2 }   # a range: 0, 0.2, ..., 1.0

@@ -22,7 +22,16 @@ ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
 FIXTURE = ROOT / "tests" / "fixtures" / "sysfs" / "xeon-e5-2640v2-2x8"
 #: made-up throughput per core of each design
-PER_CORE = {"shared-nothing": 100e3, "coarse-sn": 90e3, "centralized": 50e3, "plp": 60e3, "plp-hw": 80e3}
+PER_CORE = {
+    "shared-nothing": 100e3,
+    "coarse-sn": 90e3,
+    "centralized": 50e3,
+    "plp": 60e3,
+    "plp-hw": 80e3,
+    "naive": 85e3,
+    "workload-aware": 70e3,
+    "atrapos-static": 75e3,
+}
 
 
 def made_up(point: Point) -> dict[str, Any]:
@@ -54,7 +63,7 @@ def lines_of(ax) -> dict[str, tuple[list[float], list[float]]]:
         # coarse SN: one instance per virtual socket of 8 cores, so on up to 8 cores the
         # centralized point (run once, with a note; see below)
         ("002-fig5-hw-aware.toml", "002-fig5", ("shared-nothing", "centralized", "plp", "plp-hw")),
-        ("002-fig6-two-table.toml", "002-fig6", ("centralized", "plp", "plp-hw")),
+        ("002-fig6-two-table.toml", "002-fig6", ("centralized", "plp", "naive", "workload-aware", "atrapos-static")),
     ],
 )
 def test_throughput_vs_sockets_one_line_per_design(name, figure, designs, tmp_path: Path) -> None:
@@ -71,6 +80,8 @@ def test_throughput_vs_sockets_one_line_per_design(name, figure, designs, tmp_pa
     assert "the machine has 16 cores" in drawing.figure.texts[0].get_text()
     if "centralized" in designs:
         assert f"{DESIGNS['plp'].label} / centralized SE: 1.20×" in drawing.summary
+    if figure == "002-fig6":  # the placements, and that one core per socket makes two of them alike
+        assert "place alike" in drawing.summary and "Per table" in drawing.figure.texts[0].get_text()
 
 
 def test_a_design_grid_skips_nothing_and_names_its_deployment(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "islands/exec/plp_control.hpp"
+#include "islands/exec/plp_placement.hpp"
 #include "islands/atrapos/monitoring_bench.hpp"
 #include "islands/atrapos/workload_monitor.hpp"
 
@@ -92,7 +93,8 @@ void bind_atrapos(py::module_& m) {
         return to_dict(*s);
       },
       "The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost "
-      "(sites x 10 units), sync_count and sync_bytes; None when none runs or its monitor is off");
+      "(partitions x 10 units; a partition per site, or per site and table with engine.plp_units = per_table: "
+      "site * tables + table), sync_count and sync_bytes; None when none runs or its monitor is off");
   m.def(
       "plp_worker_cpu_ns", [] { return islands::PlpControl::process().worker_cpu_ns(); },
       "The CPU time (ns) each worker thread of the running PLP instance has had so far (monitor on); None "
@@ -121,6 +123,23 @@ void bind_atrapos(py::module_& m) {
       "Changes the running PLP instance's workload draw (the settings of those names: tatp.mix, tatp.hot_fraction, "
       "tatp.hot_share), seen from each worker's next transaction; False when none runs; ConfigError naming the field "
       "for a value its settings refuse (the run goes on unchanged)");
+  m.def(
+      "plp_placement",
+      [](const std::string& kind, std::size_t workers, std::size_t sites, std::size_t tables, std::uint64_t used,
+         const std::vector<std::uint32_t>& sockets) {
+        if (workers == 0 || sites == 0 || tables == 0) throw py::value_error("plp_placement: workers, sites and tables must be >= 1");
+        if (!sockets.empty() && sockets.size() != workers) {
+          throw py::value_error("plp_placement: " + std::to_string(sockets.size()) + " sockets for " +
+                                std::to_string(workers) + " workers");
+        }
+        return islands::plp_placement(islands::parse_enum<islands::PlpPlacementKind>("engine.plp_placement", kind),
+                                      workers, sites, tables, used, sockets);
+      },
+      py::arg("kind"), py::arg("workers"), py::arg("sites"), py::arg("tables"), py::arg("used"),
+      py::arg("sockets") = std::vector<std::uint32_t>{},
+      "The first owner of every routing unit a PLP instance starts with (engine.plp_placement kind: naive, "
+      "workload_aware or atrapos), in the engine's unit order (site * tables + table) * 10 + sub; used: a bit per "
+      "table the mix touches; sockets: each worker's (empty: one socket)");
   m.def("atrapos_sub_partitions", [] { return kSubPartitions; }, "Sub-partitions per partition of the ATraPos monitor");
   py::class_<WorkloadMonitor>(m, "AtraposMonitor",
                               "ATraPos trace arrays: per partition, actions and cost per sub-partition and "

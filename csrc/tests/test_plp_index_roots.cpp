@@ -75,7 +75,7 @@ void keys_map_to_their_units() {
   TatpConfig tatp;
   tatp.subscribers_per_site = 997;
   TatpWorkload<HashIndex> t(tatp, engine, kSites, kFirst, 8);
-  const TatpWorkload<HashIndex>::Roots roots{997, kFirst * kUnitsPerSite};
+  const TatpWorkload<HashIndex>::Roots roots{ReciprocalDivider(997), kFirst * kUnitsPerSite};
   Random rng(5);
   TatpWorkload<HashIndex>::Txn txn;
   for (int i = 0; i < 20000; ++i) {

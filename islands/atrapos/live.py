@@ -26,8 +26,14 @@ change with the engine's own parsers before the run starts (a ``ConfigError`` na
 setting), so a bad value never reaches a running instance.
 
 The engine's partitions here are its sites, each cut into 10 routing units (its
-sub-partitions); every unit is one sub-partition of one table ``keys`` in the scheme the search
-sees, its owner the worker (core) that runs it.
+sub-partitions). With every table's rows of a unit owned together (``engine.plp_units =
+shared_key``) every unit is one sub-partition of one table ``keys`` in the scheme the search
+sees, its owner the worker (core) that runs it. With tables routed apart (``per_table``:
+TATP's four tables) the scheme has one table per engine table, each with every site's 10
+units, so Algorithms 1 and 2 see the synchronizations between a Subscriber partition and its
+Special_Facility partition, and may place them on one socket. The engine numbers a unit
+(site, table, sub) as ``(site * tables + table) * 10 + sub``; the scheme lists tables one
+after the other (:func:`scheme_order` maps between them).
 """
 
 from __future__ import annotations
@@ -59,22 +65,59 @@ __all__ = [
     "LiveLog",
     "check_events",
     "engine_scheme",
+    "routed_tables",
     "run_live",
+    "scheme_order",
 ]
+
+#: TATP's tables as the engine routes them apart (``engine.plp_units = per_table``), in its
+#: order (``TatpWorkload::RoutedTable``).
+TATP_ROUTED_TABLES = ("subscriber", "access_info", "special_facility", "call_forwarding")
+
+
+def routed_tables(config: RunConfig) -> tuple[str, ...]:
+    """The tables the engine routes apart for ``config``: TATP's four under
+    ``engine.plp_units = per_table``, else the one table ``keys`` (every table's rows of a
+    unit owned together)."""
+    if config.engine.plp_units == "per_table":
+        if config.workload != "tatp":
+            raise ValueError(f"engine.plp_units: per_table is TATP's, not {config.workload}'s")
+        return TATP_ROUTED_TABLES
+    return ("keys",)
+
+
+def scheme_order(n_sites: int, n_tables: int) -> np.ndarray:
+    """The engine's unit number of each of the scheme's sub-partitions, tables one after the
+    other (the engine's unit of (site, table, sub) is ``(site * n_tables + table) * 10 + sub``):
+    ``owners[scheme_order(...)]`` is a scheme's owner array, and a scheme's owners ``o`` go
+    back as ``target[scheme_order(...)] = o``."""
+    site, sub = np.divmod(np.arange(n_sites * SUB_PARTITIONS), SUB_PARTITIONS)
+    return np.concatenate([(site * n_tables + t) * SUB_PARTITIONS + sub for t in range(n_tables)]).astype(np.int64)
 
 
 def engine_scheme(
-    snapshot: dict[str, Any] | None, owners: Sequence[int], n_cores: int
+    snapshot: dict[str, Any] | None, owners: Sequence[int], n_cores: int, tables: Sequence[str] = ("keys",)
 ) -> tuple[Scheme, WorkloadStats] | None:
-    """The scheme the engine runs (one table ``keys``: every site's 10 units, owned by
-    ``owners``) and the statistics of ``snapshot`` (a difference of two ``plp_snapshot``);
-    None for no snapshot (an interval whose costs are unusable: islands.atrapos.cpu_share)."""
+    """The scheme the engine runs and the statistics of ``snapshot`` (a difference of two
+    ``plp_snapshot``); None for no snapshot (an interval whose costs are unusable:
+    islands.atrapos.cpu_share). ``owners`` is ``plp_owners()`` (engine order); ``tables`` the
+    tables the engine routes apart (:func:`routed_tables`): one scheme table each, every site's
+    10 units, the snapshot's partition ``site * len(tables) + table`` its partition of that
+    site. Raises ``ValueError`` when the owners do not fit the tables."""
     if snapshot is None:
         return None
-    n_sites = len(owners) // SUB_PARTITIONS
-    parts = [MonitoredPartition("keys", s * SUB_PARTITIONS, (s + 1) * SUB_PARTITIONS, 0) for s in range(n_sites)]
+    n_tables = len(tables)
+    if n_tables == 0 or len(owners) % (n_tables * SUB_PARTITIONS):
+        raise ValueError(f"owners: {len(owners)} units do not cut into {n_tables} table(s) of 10 per site")
+    n_sites = len(owners) // (n_tables * SUB_PARTITIONS)
+    k = SUB_PARTITIONS
+    parts = [
+        MonitoredPartition(tables[p % n_tables], p // n_tables * k, (p // n_tables + 1) * k, 0)
+        for p in range(n_sites * n_tables)
+    ]
     scheme, stats = from_monitor(snapshot, parts, n_cores)
-    return scheme.with_owners(np.asarray(owners, dtype=np.int64)), stats
+    order = scheme_order(n_sites, n_tables)
+    return scheme.with_owners(np.asarray(owners, dtype=np.int64)[order]), stats
 
 
 def _difference(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
@@ -95,6 +138,7 @@ class LiveController(threading.Thread):
         loop: AdaptiveLoop | None = None,
         poll_s: float = 0.005,
         workload: str | None = None,
+        tables: Sequence[str] = ("keys",),
     ) -> None:
         super().__init__(name="atrapos-controller", daemon=True)
         check_events(events, hardware.n_cores, workload)
@@ -104,6 +148,7 @@ class LiveController(threading.Thread):
         self.warmup_s = float(warmup_s)
         self.loop = loop or AdaptiveLoop()
         self.poll_s = float(poll_s)
+        self.tables = tuple(tables)
         self.log = LiveLog()
         self.error: BaseException | None = None
         self._halt = threading.Event()
@@ -159,14 +204,20 @@ class LiveController(threading.Thread):
                 return
             # the costs as if every worker had had the same CPU time (None: one had almost none)
             fair = equal_cpu_costs(interval, owners, cpu_ns, hardware.available)
-            decision = self.loop.end_of_interval(tps, partial(engine_scheme, fair, owners, hardware.n_cores), hardware)
+            decision = self.loop.end_of_interval(
+                tps, partial(engine_scheme, fair, owners, hardware.n_cores, self.tables), hardware
+            )
             # (end, length, throughput, model evaluated, re-partitioned, next interval's length):
             # islands.atrapos.controller.Check, drawn under 002 Fig 13
             self.log.intervals.append(
                 (at, length, tps, decision.evaluated, decision.repartition, self.loop.controller.interval_s)
             )
             if decision.repartition and decision.plan is not None:
-                target = [int(c) for c in decision.plan.scheme.owners()]
+                target_array = np.empty(len(owners), dtype=np.int64)  # back to the engine's order
+                target_array[scheme_order(len(owners) // (len(self.tables) * SUB_PARTITIONS), len(self.tables))] = (
+                    decision.plan.scheme.owners()
+                )
+                target = [int(c) for c in target_array]
                 done = _core.plp_apply(target)
                 if done is not None:
                     self.log.repartitions.append(
@@ -218,7 +269,9 @@ def run_live(
         raise ValueError(f"hardware: {hardware.n_cores} cores for {n} workers")
     check_events(events, n, config.workload)
     check_changes(config, events)  # the engine's parsers, before anything runs
-    controller = LiveController(hardware, adaptive, events, config.driver.warmup_s, loop, workload=config.workload)
+    controller = LiveController(
+        hardware, adaptive, events, config.driver.warmup_s, loop, workload=config.workload, tables=routed_tables(config)
+    )
     controller.start()
     try:
         result = islands.run(config, topology)

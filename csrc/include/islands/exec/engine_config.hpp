@@ -3,6 +3,8 @@
 #include "islands/common/setting_field.hpp"
 #include "islands/exec/execution_kind.hpp"
 #include "islands/exec/plp_index_kind.hpp"
+#include "islands/exec/plp_placement_kind.hpp"
+#include "islands/exec/plp_units_kind.hpp"
 #include "islands/exec/system_structures_kind.hpp"
 #include "islands/index/index_kind.hpp"
 
@@ -41,7 +43,11 @@ namespace islands {
   F(bool, plp_monitor, false, kUnbounded, kUnbounded,                                              \
     "plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)") \
   F(PlpIndexKind, plp_index, PlpIndexKind::per_unit, kUnbounded, kUnbounded,                        \
-    "plp: primary indexes as per_unit (one latch-free root per routing unit, touched only by its owner) or shared (one latched root)")
+    "plp: primary indexes as per_unit (one latch-free root per routing unit, touched only by its owner) or shared (one latched root)") \
+  F(PlpUnitsKind, plp_units, PlpUnitsKind::shared_key, kUnbounded, kUnbounded,                      \
+    "plp: a routing unit is shared_key (every table's rows of one key range, owned together) or per_table (each table's rows of one key range on their own)") \
+  F(PlpPlacementKind, plp_placement, PlpPlacementKind::naive, kUnbounded, kUnbounded,               \
+    "plp: where units start: naive (every table's units of site i on worker i), workload_aware (one partition of one table per core, sockets ignored) or atrapos (dependent partitions on one socket); the last two need plp_units = per_table")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

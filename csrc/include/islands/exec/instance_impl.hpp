@@ -28,6 +28,7 @@
 #include "islands/exec/plp_bus.hpp"
 #include "islands/exec/plp_control.hpp"
 #include "islands/exec/plp_monitor.hpp"
+#include "islands/exec/plp_placement.hpp"
 #include "islands/exec/plp_reshuffler.hpp"
 #include "islands/exec/plp_routing.hpp"
 #include "islands/exec/plp_worker.hpp"
@@ -110,9 +111,15 @@ class InstanceImpl final : public Instance::Impl {
     const auto start = Clock::now();
     if (config_.run.engine.execution == ExecutionKind::plp) {
       plp_bus_ = std::make_unique<PlpBus>(n);
-      plp_routing_ = std::make_unique<PlpRouting>(n, n);
+      // engine.plp_units and plp_placement: tables routed apart, where their units start
+      const std::size_t tables = routing_tables_of(workload_);
+      std::vector<std::uint32_t> socket_of(n);
+      for (std::size_t i = 0; i < n; ++i) socket_of[i] = system_->socket_of(i);
+      plp_routing_ = std::make_unique<PlpRouting>(
+          n, plp_placement(config_.run.engine.plp_placement, n, n, tables, used_routing_tables_of(workload_), socket_of));
       plp_routing_->set_skip_drain(config_.run.engine.test_skip_drain);
-      if (config_.run.engine.plp_monitor) plp_monitor_ = std::make_unique<PlpMonitor>(n, n);
+      // one monitored partition per (site, table routed apart)
+      if (config_.run.engine.plp_monitor) plp_monitor_ = std::make_unique<PlpMonitor>(n, n * tables);
       plp_parked_ = std::make_unique<std::atomic<bool>[]>(n);
       for (std::size_t i = 0; i < n; ++i) plp_parked_[i].store(false, std::memory_order_relaxed);
       if (config_.run.engine.record_history) {  // test mode: units owned exclusively (checked)

@@ -10,8 +10,10 @@ namespace islands {
 
 //! Test mode of a PLP instance (engine.record_history): checks that routing units are owned
 //! exclusively. Between two hand-overs of a unit (PlpRouting::apply), the first worker that
-//! runs an action on it claims it; any other worker running one on it before the next
-//! hand-over is a violation (two owners at once: a re-partitioning that did not drain).
+//! touches it (runs an action on it, or applies a coordinator's decision to an action it holds
+//! there: releases its locks, undoes its writes) claims it; any other worker touching it
+//! before the next hand-over is a violation (two owners at once: a re-partitioning that did
+//! not drain).
 class PlpOwnershipCheck {
  public:
   //! A check over `units` units, none claimed.

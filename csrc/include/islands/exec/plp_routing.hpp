@@ -73,6 +73,18 @@ class PlpRouting {
     publish(std::move(owner));
     for (std::size_t w = 0; w < workers; ++w) acks_[w].version.store(1, std::memory_order_relaxed);
   }
+  //! `workers` workers, unit u first owned by `owner[u]` (each below `workers`; a placement of
+  //! exec/plp_placement.hpp). Throws std::invalid_argument on an owner out of range.
+  PlpRouting(std::size_t workers, std::vector<std::uint32_t> owner) : workers_(workers), acks_(new Ack[workers]) {
+    for (std::size_t u = 0; u < owner.size(); ++u) {
+      if (owner[u] >= workers) {
+        throw std::invalid_argument("plp routing: unit " + std::to_string(u) + " on worker " + std::to_string(owner[u]) +
+                                    " of " + std::to_string(workers));
+      }
+    }
+    publish(std::move(owner));
+    for (std::size_t w = 0; w < workers; ++w) acks_[w].version.store(1, std::memory_order_relaxed);
+  }
 
   //! The table transactions route with now (acquire: what its owners wrote before is visible).
   const PlpRoute* current() const noexcept { return current_.load(std::memory_order_acquire); }
@@ -191,10 +203,13 @@ class PlpRouting {
 
 //! Cuts `txn` into one part per worker by the owners in `route` (the workload's locate gives
 //! each operation's unit; `first_unit` is the instance's first); a part goes to the site of
-//! its first operation. False when an operation's unit is frozen (parts then unspecified).
+//! its first operation (units of `tables` tables routed apart: workload/routing_unit.hpp).
+//! With tables routed apart (engine.plp_units = per_table) one transaction's operations on
+//! two tables of one key go to two owners when those tables' units are placed apart. False
+//! when an operation's unit is frozen (parts then unspecified).
 template <class Workload>
 bool route_split(const Workload& workload, const typename Workload::Txn& txn, const PlpRoute& route,
-                 std::uint64_t first_unit, std::vector<TxnPart>& parts) {
+                 std::uint64_t first_unit, std::vector<TxnPart>& parts, std::uint64_t tables = 1) {
   for (TxnPart& part : parts) part.clear();
   const std::vector<std::uint64_t>& words = txn.words;
   for (std::size_t at = 0; at < words.size();) {
@@ -202,7 +217,7 @@ bool route_split(const Workload& workload, const typename Workload::Txn& txn, co
     const std::uint32_t owner = route.owner[op.second - first_unit];
     if (owner == PlpRoute::kFrozen) return false;
     TxnPart& part = parts[owner];
-    if (part.empty()) part.site = static_cast<std::uint32_t>(site_of_unit(op.second));
+    if (part.empty()) part.site = static_cast<std::uint32_t>(site_of_unit(op.second, tables));
     part.words.insert(part.words.end(), words.begin() + static_cast<std::ptrdiff_t>(at),
                       words.begin() + static_cast<std::ptrdiff_t>(at + op.first));
     at += op.first;

@@ -42,9 +42,10 @@ struct HasStages<W, std::void_t<decltype(std::declval<const W&>().consumes(std::
 //! its first operation.
 template <class Workload>
 unsigned stage_split(const Workload& workload, const typename Workload::Txn& txn, const PlpRoute& route,
-                     std::uint64_t first_unit, std::vector<TxnPart>& first, std::vector<TxnPart>& second) {
+                     std::uint64_t first_unit, std::vector<TxnPart>& first, std::vector<TxnPart>& second,
+                     std::uint64_t tables = 1) {
   for (TxnPart& part : second) part.clear();
-  if (!route_split(workload, txn, route, first_unit, first)) return 0;
+  if (!route_split(workload, txn, route, first_unit, first, tables)) return 0;
   std::size_t touched = 0;
   for (const TxnPart& part : first) touched += !part.empty();
   if (touched < 2) return 1;
@@ -60,7 +61,7 @@ unsigned stage_split(const Workload& workload, const typename Workload::Txn& txn
     const std::pair<std::size_t, std::uint64_t> op = workload.locate(words.data(), words.size(), at);
     const std::uint32_t owner = route.owner[op.second - first_unit];  // not frozen: route_split saw it
     TxnPart& part = (workload.consumes(words.data(), words.size(), at) ? second : first)[owner];
-    if (part.empty()) part.site = static_cast<std::uint32_t>(site_of_unit(op.second));
+    if (part.empty()) part.site = static_cast<std::uint32_t>(site_of_unit(op.second, tables));
     part.words.insert(part.words.end(), words.begin() + static_cast<std::ptrdiff_t>(at),
                       words.begin() + static_cast<std::ptrdiff_t>(at + op.first));
     at += op.first;

@@ -17,6 +17,7 @@
 #include "islands/common/random.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/exec/commit_pipeline.hpp"
+#include "islands/exec/instance_config.hpp"
 #include "islands/exec/instance_worker.hpp"
 #include "islands/exec/plp_action.hpp"
 #include "islands/exec/plp_bus.hpp"
@@ -117,7 +118,9 @@ class PlpWorker {
         profiler_(instance.config_.run.profile),
         system_(instance.system_access(local)) {
     route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
-    first_unit_ = std::uint64_t{instance.first_site_} * kUnitsPerSite;
+    set_message_delay(instance.config_);
+    tables_ = routing_tables_of(instance.workload_);  // engine.plp_units: 1, or the tables routed apart
+    first_unit_ = std::uint64_t{instance.first_site_} * kUnitsPerSite * tables_;
   }
 
   //! Draws and coordinates transactions until the run stops, serving the actions sent to its
@@ -212,6 +215,7 @@ class PlpWorker {
     std::uint64_t txn;
     std::unique_ptr<TxnContext> ctx;
     std::uint64_t route;  // the routing version its coordinator split it under
+    std::vector<std::uint32_t> units;  // test mode: the units it ran on (its decision claims them again)
   };
 
   static std::uint64_t thread_cpu_ns() {
@@ -251,10 +255,10 @@ class PlpWorker {
     if (routed_ && now == route_) return true;
     route_ = now;
     if constexpr (kStaged) {
-      stages_ = stage_split(inst_.workload_, txn, *now, first_unit_, parts_, later_);
+      stages_ = stage_split(inst_.workload_, txn, *now, first_unit_, parts_, later_, tables_);
       routed_ = stages_ != 0;
     } else {
-      routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_);
+      routed_ = route_split(inst_.workload_, txn, *now, first_unit_, parts_, tables_);
     }
     if (!routed_) return false;
     local_words_ = &parts_[local_].words;
@@ -274,11 +278,14 @@ class PlpWorker {
     std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
 
-  // Test mode: this worker runs an action on the units of `words` (PlpOwnershipCheck).
-  void claim(const std::uint64_t* words, std::size_t n) {
+  // Test mode: this worker runs an action on the units of `words` (PlpOwnershipCheck); adds
+  // them to `units` when given (a held action, whose decision claims them again).
+  void claim(const std::uint64_t* words, std::size_t n, std::vector<std::uint32_t>* units = nullptr) {
     for (std::size_t at = 0; at < n;) {
       const std::pair<std::size_t, std::uint64_t> op = inst_.workload_.locate(words, n, at);
-      inst_.plp_ownership_->touch(op.second - first_unit_, static_cast<std::uint32_t>(local_));
+      const auto unit = static_cast<std::uint32_t>(op.second - first_unit_);
+      inst_.plp_ownership_->touch(unit, static_cast<std::uint32_t>(local_));
+      if (units != nullptr) units->push_back(unit);
       at += op.first;
     }
   }
@@ -652,6 +659,7 @@ class PlpWorker {
   // never sends, so this never recurses).
   void send(std::size_t to, const PlpMessage& m) {
     ++stats_.messages_sent;
+    if (delay_ticks_ != 0) delay_crossing(to);
     while (!bus_.try_send(local_, to, m)) {
       PlpMessage in;
       if (bus_.receive(local_, in)) {
@@ -661,6 +669,25 @@ class PlpWorker {
         cpu_relax();
       }
     }
+  }
+
+  // Virtual topologies (InstanceConfig::message_delay_us with site_sockets): every message to
+  // a worker of another socket is injected that delay, paid by the sender before it leaves
+  // (the instance's workers share the real caches, so a socket crossing otherwise costs nothing).
+  void set_message_delay(const InstanceConfig& config) {
+    if (!(config.message_delay_us > 0) || config.site_sockets.empty()) return;
+    delay_ticks_ = static_cast<std::uint64_t>(config.message_delay_us * 1000 / CycleClock::ns_per_tick());
+    const std::uint32_t first = config.first_site();
+    crosses_socket_.assign(bus_.workers(), false);
+    for (std::size_t w = 0; w < bus_.workers(); ++w) {
+      crosses_socket_[w] = config.site_sockets[first + w] != config.site_sockets[first + local_];
+    }
+  }
+  void delay_crossing(std::size_t to) {
+    if (!crosses_socket_[to]) return;
+    ++stats_.messages_delayed;
+    const std::uint64_t due = CycleClock::now() + delay_ticks_;
+    while (CycleClock::now() < due) cpu_relax();
   }
 
   // One load when nothing waits (two: the routing table). Called between attempts only.
@@ -715,7 +742,8 @@ class PlpWorker {
     ctx->begin(0);
     if (TxnHistory* history = ctx->history()) history->begin(in.txn);
     ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
-    if (inst_.plp_ownership_) claim(action.words, action.n);
+    std::vector<std::uint32_t> units;
+    if (inst_.plp_ownership_) claim(action.words, action.n, &units);
     ActionIo io;
     const TxnResult result = execute(action.words, action.n, action_rows_, *ctx, stage_io(action, io));
     if (!result.committed) {
@@ -731,7 +759,7 @@ class PlpWorker {
       action.consumed = io.consumed;
     }
     ctx->set_clock(nullptr);
-    held_[in.source].push_back({in.txn, std::move(ctx), in.route});
+    held_[in.source].push_back({in.txn, std::move(ctx), in.route, std::move(units)});
     action.publish(PlpAction::kDone);
     bus_.notify(in.source);  // a coordinator asleep at the rendezvous
   }
@@ -767,7 +795,7 @@ class PlpWorker {
     ISLANDS_CHECK(h.route == in.route, "plp: the stages of one attempt were cut by different routing tables");
     TxnContext& ctx = *h.ctx;
     ctx.set_clock(ctx_ ? ctx_->clock() : nullptr);
-    if (inst_.plp_ownership_) claim(action.words, action.n);
+    if (inst_.plp_ownership_) claim(action.words, action.n, &h.units);
     ActionIo io;
     const TxnResult result = execute(action.words, action.n, action_rows_, ctx, stage_io(action, io));
     ctx.set_clock(nullptr);
@@ -793,6 +821,9 @@ class PlpWorker {
     for (std::size_t i = 0; i < held.size(); ++i) {
       if (held[i].txn != in.txn) continue;
       std::unique_ptr<TxnContext> ctx = std::move(held[i].ctx);
+      if (inst_.plp_ownership_) {  // releasing its locks or undoing its writes touches its units too
+        for (const std::uint32_t unit : held[i].units) inst_.plp_ownership_->touch(unit, static_cast<std::uint32_t>(local_));
+      }
       held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
       ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
       if (in.commit) {
@@ -854,6 +885,9 @@ class PlpWorker {
   const PlpRoute* pending_ = nullptr;  // a newer table seen, not yet acknowledged
   std::uint64_t mark_lsn_ = 0;         // the log's end when pending_ was first seen
   std::uint64_t first_unit_ = 0;       // the instance's first routing unit
+  std::uint64_t tables_ = 1;           // tables routed apart (engine.plp_units; 1: shared units)
+  std::uint64_t delay_ticks_ = 0;      // injected per message to another socket (virtual topologies)
+  std::vector<bool> crosses_socket_;   // per worker: on another socket than this one
   bool routed_ = false;                // parts_ hold the current transaction's cut by route_
   std::vector<TxnPart> parts_;                    // the current transaction's action per partition (stage 0)
   std::vector<TxnPart> later_;                    // its stage-1 actions, when stages_ is 2 (plp_stages.hpp)

@@ -1,12 +1,15 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "islands/cc/cc_dispatch.hpp"
+#include "islands/common/config_error.hpp"
 #include "islands/exec/instance_impl.hpp"
 #include "islands/exec/workload_registry.hpp"
 #include "islands/index/index_dispatch.hpp"
 #include "islands/perf/simulator_marks.hpp"
+#include "islands/workload/routing_unit.hpp"
 #include "islands/workload/workload.hpp"
 
 namespace islands {
@@ -19,7 +22,27 @@ struct WorkloadVariants {
   static_assert(assert_workload<W<HashIndex>>() && assert_workload<W<BTreeIndex>>());
 
   static void validate(const RunConfig& config, std::uint64_t total_sites) {
+    validate_plp_units(config.engine);
     W<HashIndex>::validate_settings(config.*Settings, config, total_sites);
+  }
+
+  // engine.plp_units = per_table needs PLP and a workload that routes its tables apart;
+  // engine.plp_placement other than naive needs per_table.
+  static void validate_plp_units(const EngineConfig& engine) {
+    if (engine.plp_units == PlpUnitsKind::per_table) {
+      if (!HasRoutingTables<W<HashIndex>>::value) {
+        throw ConfigError("engine.plp_units",
+                          "per_table: this workload routes all its tables by one key range (per_table is TATP's)");
+      }
+      if (engine.execution != ExecutionKind::plp) {
+        throw ConfigError("engine.plp_units", std::string("per_table routes PLP's units; engine.execution is ") +
+                                                  std::string(enum_name(engine.execution)));
+      }
+    }
+    if (engine.plp_placement != PlpPlacementKind::naive && engine.plp_units != PlpUnitsKind::per_table) {
+      throw ConfigError("engine.plp_placement", std::string(enum_name(engine.plp_placement)) +
+                                                    " places tables apart: it needs engine.plp_units = per_table");
+    }
   }
 
   static std::unique_ptr<Instance::Impl> make_instance(const InstanceConfig& config) {

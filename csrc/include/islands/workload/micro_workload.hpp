@@ -10,6 +10,7 @@
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
+#include "islands/common/reciprocal_divider.hpp"
 #include "islands/common/random.hpp"
 #include "islands/common/zipf.hpp"
 #include "islands/exec/engine_config.hpp"
@@ -62,9 +63,10 @@ class MicroWorkload {
         engine_(engine),
         sites_(sites),
         first_site_(first_site),
+        key_units_(config.rows_per_site),
         table_(sites, config.columns),
         index_(per_unit_index_roots(engine) ? sites * kUnitsPerSite : 1, sites * config.rows_per_site,
-               Roots{config.rows_per_site, std::uint64_t{first_site} * kUnitsPerSite}),
+               Roots{ReciprocalDivider(config.rows_per_site), std::uint64_t{first_site} * kUnitsPerSite}),
         site_keys_(config.rows_per_site, config.zipf_s),
         all_keys_((total_sites ? total_sites : sites) * config.rows_per_site, config.zipf_s) {}
 
@@ -175,8 +177,7 @@ class MicroWorkload {
   //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
   //! PLP routes by it).
   std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {
-    const std::uint64_t key = words[at] & ~kReadOnly;
-    return {1, routing_unit(key / config_.rows_per_site, key % config_.rows_per_site, config_.rows_per_site)};
+    return {1, unit_of(words[at] & ~kReadOnly, key_units_)};
   }
   //! A part's keys executed here (see access).
   template <class CC>
@@ -285,19 +286,22 @@ class MicroWorkload {
 
   //! The root of a key: its routing unit (as locate gives it), from this instance's first unit.
   struct Roots {
-    std::uint64_t rows_per_site;  //!< keys per site
-    std::uint64_t first_unit;     //!< this instance's first routing unit
+    ReciprocalDivider rows_per_site;  //!< keys per site
+    std::uint64_t first_unit;         //!< this instance's first routing unit
     //! The root number of key.
-    std::size_t operator()(std::uint64_t key) const {
-      // routing_unit(key / rows_per_site, key % rows_per_site, rows_per_site) in one division:
-      // site * U + (offset * U) / n == (key * U) / n when key = site * n + offset.
-      if (key < (std::uint64_t{1} << 59)) return key * kUnitsPerSite / rows_per_site - first_unit;
-      return routing_unit(key / rows_per_site, key % rows_per_site, rows_per_site) - first_unit;
-    }
+    std::size_t operator()(std::uint64_t key) const { return unit_of(key, rows_per_site) - first_unit; }
   };
   const RootedIndex<Index, Roots>& index() const { return index_; }  //!< the primary index
 
  private:
+  // The routing unit of key: routing_unit(key / n, key % n, n) in one division (by
+  // multiplication where exact), as site * U + (offset * U) / n == (key * U) / n when
+  // key = site * n + offset and n = per_site keys; keys too large to multiply by U take the long way.
+  static std::uint64_t unit_of(std::uint64_t key, const ReciprocalDivider& per_site) {
+    if (key < (std::uint64_t{1} << 59)) return per_site.divide(key * kUnitsPerSite);
+    const std::uint64_t n = per_site.divisor();
+    return routing_unit(key / n, key % n, n);
+  }
 
   std::uint64_t draw(const ZipfGenerator& keys, Random& rng) const {
     return config_.zipf_s > 0 ? keys.next(rng) : rng.below(keys.n());
@@ -324,6 +328,7 @@ class MicroWorkload {
   EngineConfig engine_;
   std::size_t sites_;
   std::size_t first_site_;
+  ReciprocalDivider key_units_;  // divides by the keys per site (unit_of)
   Table table_;
   RootedIndex<Index, Roots> index_;
   ZipfGenerator site_keys_;

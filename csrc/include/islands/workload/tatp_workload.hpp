@@ -15,6 +15,7 @@
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
+#include "islands/common/reciprocal_divider.hpp"
 #include "islands/exec/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
@@ -42,6 +43,17 @@ namespace islands {
 //! with per-unit roots (engine.plp_index) the index has one latch-free root per routing unit:
 //! every key, the sub_nbr entry included, lives in its subscriber's unit, where `locate`
 //! routes every transaction on that subscriber (index/rooted_index.hpp).
+//!
+//! Tables routed apart (engine.plp_units = per_table, under PLP): each of the four tables'
+//! rows of a subscriber range is a routing unit of its own (workload/routing_unit.hpp), so a
+//! transaction is written as one operation per table it touches, each with a header word
+//! (type | table << 8 | words << 16): UpdateSubscriberData is a Special_Facility operation
+//! (whose missing row is the expected rollback) then a Subscriber one, GetNewDestination a
+//! Special_Facility and a Call_Forwarding read, Insert/DeleteCallForwarding a Subscriber read
+//! (by sub_nbr) then the other tables' operations. Every operation that can roll back comes
+//! before any that writes, so an action never writes before its own rollback; a rollback at
+//! one owner aborts the others' actions (the coordinator's decision). Each key lives in the
+//! root of its own table's unit.
 template <class Index>
 class TatpWorkload {
  public:
@@ -80,6 +92,8 @@ class TatpWorkload {
     kUpdateLocation, kInsertCallForwarding, kDeleteCallForwarding
   };
   enum Tag : std::uint64_t { kSubscriber = 1, kSubNbr = 2, kAccess = 3, kFacility = 4, kForwarding = 5 };
+  //! The tables as routed apart (engine.plp_units = per_table): their numbers.
+  enum RoutedTable : std::uint64_t { kSubscriberTable, kAccessTable, kFacilityTable, kForwardingTable, kTables };
 
   //! One transaction: [type, s_id, a, b, c, d] (see generate).
   struct Txn {
@@ -93,13 +107,15 @@ class TatpWorkload {
         engine_(engine),
         sites_(sites),
         first_site_(first_site),
+        tables_(engine.execution == ExecutionKind::plp && engine.plp_units == PlpUnitsKind::per_table ? std::uint64_t{kTables} : 1),
         draw_(std::make_unique<LiveParams<Draw>>(make_draw(config, sites))),
         subscribers_(sites, kSubscriberColumns),
         access_(sites, kAccessColumns),
         facilities_(sites, kFacilityColumns),
         forwarding_(sites, kForwardingColumns),
-        index_(per_unit_index_roots(engine) ? sites * kUnitsPerSite : 1, sites * config.subscribers_per_site * 10,
-               Roots{config.subscribers_per_site, std::uint64_t{first_site} * kUnitsPerSite}) {
+        index_(per_unit_index_roots(engine) ? sites * kUnitsPerSite * tables_ : 1, sites * config.subscribers_per_site * 10,
+               Roots{ReciprocalDivider(config.subscribers_per_site), std::uint64_t{first_site} * kUnitsPerSite * tables_,
+                     tables_}) {
     (void)total_sites;
     config_.validate();
   }
@@ -186,6 +202,22 @@ class TatpWorkload {
       default:
         txn.words = {type, s};
     }
+    if (tables_ > 1) to_table_operations(txn.words, s);
+  }
+
+  //! Tables routed apart: 4 (engine.plp_units = per_table under PLP), else 1.
+  std::uint64_t routing_tables() const { return tables_; }
+  //! A bit per routed table (RoutedTable) the settings' mix touches (1 when tables share units).
+  std::uint64_t used_routing_tables() const {
+    if (tables_ == 1) return 1;
+    // per type: GetSubData, GetNewDest, GetAccData, UpdSubData, UpdLocation, InsertCF, DeleteCF
+    static constexpr std::uint64_t kTouches[kTatpTxnTypes] = {0b0001, 0b1100, 0b0010, 0b0101, 0b0001, 0b1101, 0b1001};
+    const auto weights = parse_tatp_mix(config_.mix);
+    std::uint64_t used = 0;
+    for (std::size_t t = 0; t < kTatpTxnTypes; ++t) {
+      if (weights[t] != 0) used |= kTouches[t];
+    }
+    return used;
   }
 
 
@@ -213,20 +245,27 @@ class TatpWorkload {
   //! The operation starting at word `at` of the `n` words of a transaction (or of an action
   //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
   //! PLP routes by it).
-  std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t n, std::size_t) const {
-    const std::uint64_t s = subscriber_of(words), per_site = config_.subscribers_per_site;
+  std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t n, std::size_t at) const {
+    const std::uint64_t per_site = config_.subscribers_per_site;
+    if (tables_ > 1) {  // one operation per table (to_table_operations)
+      const std::uint64_t* op = words + at;
+      const std::uint64_t s = subscriber_of(op);
+      return {op_words(op[0]), routing_unit(s / per_site, s % per_site, per_site, op_table(op[0]), tables_)};
+    }
+    const std::uint64_t s = subscriber_of(words);
     return {n, routing_unit(s / per_site, s % per_site, per_site)};
   }
 
   //! Whether a part changes data.
-  bool part_updates(const std::uint64_t* words, std::size_t) const { return words[0] >= kUpdateSubscriberData; }
-  std::size_t max_part_words() const { return 6; }  //!< sizes fragments
+  bool part_updates(const std::uint64_t* words, std::size_t) const { return op_type(words[0]) >= kUpdateSubscriberData; }
+  std::size_t max_part_words() const { return tables_ > 1 ? 11 : 6; }  //!< sizes fragments
   //! Rows a committed transaction updated (statistics).
   std::size_t row_updates(const Txn& txn) const {
-    return txn.words[0] == kUpdateSubscriberData ? 2 : txn.words[0] >= kUpdateLocation ? 1 : 0;
+    const std::uint64_t type = op_type(txn.words[0]);
+    return type == kUpdateSubscriberData ? 2 : type >= kUpdateLocation ? 1 : 0;
   }
   std::size_t max_columns() const { return kSubscriberColumns; }  //!< widest row
-  std::size_t type_of(const Txn& txn) const { return txn.words[0]; }  //!< index into kTatpTxnNames
+  std::size_t type_of(const Txn& txn) const { return op_type(txn.words[0]); }  //!< index into kTatpTxnNames
 
   //! Executes one transaction; every row is found and locked, and every condition checked,
   //! before any is changed, so a user rollback leaves nothing to undo. On abort or rollback
@@ -251,6 +290,13 @@ class TatpWorkload {
     };
     if (!engine_.latching && !cc.lock_table(0, part_updates(w, n) ? LockMode::exclusive : LockMode::shared, ctx, reason)) {
       return fail(false);
+    }
+    if (tables_ > 1) {  // one operation per table: each must pass
+      for (std::size_t at = 0; at < n; at += op_words(w[at])) {
+        const OpOutcome outcome = execute_operation<CC>(w + at, open, checksum, ctx);
+        if (outcome != OpOutcome::done) return fail(outcome == OpOutcome::rollback);
+      }
+      return TxnResult::commit();
     }
     switch (w[0]) {
       case kGetSubscriberData: {
@@ -463,13 +509,18 @@ class TatpWorkload {
   //! The root of a key: its subscriber's routing unit (as locate gives it; a sub_nbr entry's
   //! subscriber is recovered from the number), from this instance's first unit.
   struct Roots {
-    std::uint64_t per_site;    //!< subscribers per site
-    std::uint64_t first_unit;  //!< this instance's first routing unit
+    ReciprocalDivider per_site;  //!< subscribers per site
+    std::uint64_t first_unit;    //!< this instance's first routing unit
+    std::uint64_t tables = 1;    //!< tables routed apart (engine.plp_units): a key's root is its table's unit
     //! The root number of key.
     std::size_t operator()(std::uint64_t k) const {
       std::uint64_t s = (k >> 8) & ((std::uint64_t{1} << 48) - 1);
       if ((k >> 56) == kSubNbr) s = subscriber_of_nbr(s);
-      return s * kUnitsPerSite / per_site - first_unit;  // routing_unit(s / per_site, s % per_site, per_site)
+      if (tables > 1) {
+        const std::uint64_t n = per_site.divisor();
+        return routing_unit(s / n, s % n, n, table_of_tag(k >> 56), tables) - first_unit;
+      }
+      return per_site.divide(s * kUnitsPerSite) - first_unit;  // routing_unit(s / n, s % n, n) in one step
     }
   };
 
@@ -484,7 +535,144 @@ class TatpWorkload {
   static std::uint64_t sub_nbr(std::uint64_t s) { return s ^ 0x5a5a5a5aULL; }
   static std::uint64_t subscriber_of_nbr(std::uint64_t nbr) { return nbr ^ 0x5a5a5a5aULL; }
   std::uint64_t subscriber_of(const std::uint64_t* w) const {
+    if (w[0] >= kOpHeader) {  // an operation of a transaction on tables routed apart: only Subscriber's go by sub_nbr
+      return op_table(w[0]) == kSubscriberTable && op_type(w[0]) >= kUpdateLocation ? subscriber_of_nbr(w[1]) : w[1];
+    }
     return w[0] >= kUpdateLocation ? subscriber_of_nbr(w[1]) : w[1];
+  }
+
+  // Tables routed apart: an operation's header word, type | table << 8 | words << 16 (at least
+  // kOpHeader: every operation has two words or more, so a whole transaction's first word,
+  // its type, is always below).
+  static constexpr std::uint64_t kOpHeader = std::uint64_t{2} << 16;
+  static std::uint64_t op(std::uint64_t type, std::uint64_t table, std::uint64_t words) {
+    return type | (table << 8) | (words << 16);
+  }
+  static std::uint64_t op_type(std::uint64_t header) { return header & 0xff; }
+  static std::uint64_t op_table(std::uint64_t header) { return (header >> 8) & 0xff; }
+  static std::size_t op_words(std::uint64_t header) { return static_cast<std::size_t>((header >> 16) & 0xff); }
+  // The routed table of an index key's tag (a sub_nbr entry is its subscriber's).
+  static std::uint64_t table_of_tag(std::uint64_t tag) {
+    switch (tag) {
+      case kAccess: return kAccessTable;
+      case kFacility: return kFacilityTable;
+      case kForwarding: return kForwardingTable;
+      default: return kSubscriberTable;
+    }
+  }
+
+  // Rewrites a transaction drawn whole ([type, s or sub_nbr, args]) as its operations per
+  // table, the ones that may roll back first (see the class comment); `s` its subscriber.
+  static void to_table_operations(std::vector<std::uint64_t>& w, std::uint64_t s) {
+    std::array<std::uint64_t, 6> t{};  // the whole transaction: 6 words at most
+    std::copy(w.begin(), w.end(), t.begin());
+    switch (t[0]) {
+      case kGetSubscriberData:
+        w = {op(t[0], kSubscriberTable, 2), s};
+        break;
+      case kGetNewDestination:  // [type, s, sf_type, start, end]
+        w = {op(t[0], kFacilityTable, 3), s, t[2], op(t[0], kForwardingTable, 5), s, t[2], t[3], t[4]};
+        break;
+      case kGetAccessData:  // [type, s, ai_type]
+        w = {op(t[0], kAccessTable, 3), s, t[2]};
+        break;
+      case kUpdateSubscriberData:  // [type, s, sf_type, bit, data_a]
+        w = {op(t[0], kFacilityTable, 4), s, t[2], t[4], op(t[0], kSubscriberTable, 3), s, t[3]};
+        break;
+      case kUpdateLocation:  // [type, sub_nbr, vlr]
+        w = {op(t[0], kSubscriberTable, 3), t[1], t[2]};
+        break;
+      case kInsertCallForwarding:  // [type, sub_nbr, sf_type, start, end, numberx]
+        w = {op(t[0], kSubscriberTable, 2), t[1], op(t[0], kFacilityTable, 3), s, t[2],
+             op(t[0], kForwardingTable, 6), s, t[2], t[3], t[4], t[5]};
+        break;
+      case kDeleteCallForwarding:  // [type, sub_nbr, sf_type, start]
+        w = {op(t[0], kSubscriberTable, 2), t[1], op(t[0], kForwardingTable, 4), s, t[2], t[3]};
+        break;
+      default:
+        ISLANDS_CHECK(false, "an unknown TATP transaction type");
+    }
+  }
+
+  enum class OpOutcome { done, conflict, rollback };
+  // One operation of a transaction on tables routed apart (to_table_operations), on its one
+  // table; `open` as in execute_part.
+  template <class CC, class Open>
+  OpOutcome execute_operation(const std::uint64_t* o, Open& open, std::uint64_t& checksum, TxnContext& ctx) {
+    using Outcome = OpOutcome;
+    const std::uint64_t type = op_type(o[0]), table = op_table(o[0]);
+    if (table == kSubscriberTable) {
+      const bool by_nbr = type >= kUpdateLocation;
+      Row* sub = find(by_nbr ? key(kSubNbr, o[1], 0) : key(kSubscriber, o[1], 0));
+      ISLANDS_CHECK(sub != nullptr, "TATP subscriber missing from the index");
+      const bool write = type == kUpdateSubscriberData || type == kUpdateLocation;
+      if (!(sub = open(sub, write ? LockMode::exclusive : LockMode::shared))) return Outcome::conflict;
+      if (type == kGetSubscriberData) {
+        for (std::uint32_t c = 0; c < kSubscriberColumns; ++c) checksum += static_cast<std::uint32_t>(sub->columns()[c]);
+      } else if (type == kUpdateSubscriberData) {  // [h, s, bit]
+        save<CC>(ctx, sub, kSubscriberColumns);
+        sub->columns()[0] = static_cast<std::int32_t>((sub->columns()[0] & ~1) | static_cast<std::int32_t>(o[2]));
+        ctx.wrote(sub, 1);
+      } else if (type == kUpdateLocation) {  // [h, sub_nbr, vlr]
+        save<CC>(ctx, sub, kSubscriberColumns);
+        sub->columns()[22] = static_cast<std::int32_t>(o[2]);
+        ctx.wrote(sub, 23);
+      }
+      return Outcome::done;
+    }
+    if (table == kAccessTable) {  // GetAccessData [h, s, ai_type]
+      Row* ai = find(key(kAccess, o[1], o[2]));
+      if (!ai) return Outcome::rollback;
+      if (!(ai = open(ai, LockMode::shared))) return Outcome::conflict;
+      for (int i = 0; i < 4; ++i) checksum += static_cast<std::uint32_t>(ai->columns()[i]);
+      return Outcome::done;
+    }
+    if (table == kFacilityTable) {  // [h, s, sf_type (, data_a)]
+      Row* sf = find(key(kFacility, o[1], o[2]));
+      if (!sf) return Outcome::rollback;  // no such facility: the specification's expected failure
+      const bool write = type == kUpdateSubscriberData;
+      if (!(sf = open(sf, write ? LockMode::exclusive : LockMode::shared))) return Outcome::conflict;
+      if (type == kGetNewDestination && sf->columns()[0] != 1) return Outcome::rollback;
+      if (write) {
+        save<CC>(ctx, sf, kFacilityColumns);
+        sf->columns()[2] = static_cast<std::int32_t>(o[3]);
+        ctx.wrote(sf, 3);
+      }
+      return Outcome::done;
+    }
+    // Call_Forwarding: [h, s, sf_type, start (, end (, numberx))]
+    if (type == kGetNewDestination) {
+      bool any = false;
+      for (std::uint64_t slot = 0; slot * 8 <= o[3]; ++slot) {
+        Row* cf = find(key(kForwarding, o[1], (o[2] << 2) | slot));
+        if (!cf) continue;
+        if (!(cf = open(cf, LockMode::shared))) return Outcome::conflict;
+        if (cf->columns()[0] == 1 && static_cast<std::uint64_t>(cf->columns()[1]) > o[4]) {
+          checksum += get64(cf, 2);
+          any = true;
+        }
+      }
+      return any ? Outcome::done : Outcome::rollback;
+    }
+    if (type == kInsertCallForwarding) {
+      Row* cf = open(find_or_create_forwarding(o[1], (o[2] << 2) | (o[3] / 8)), LockMode::exclusive);
+      if (!cf) return Outcome::conflict;
+      if (cf->columns()[0] == 1) return Outcome::rollback;  // primary key: already there
+      save<CC>(ctx, cf, kForwardingColumns);
+      cf->columns()[0] = 1;
+      cf->columns()[1] = static_cast<std::int32_t>(o[4]);
+      set64(cf, 2, o[5]);
+      ctx.wrote(cf, kForwardingColumns);
+      return Outcome::done;
+    }
+    Row* cf = find(key(kForwarding, o[1], (o[2] << 2) | (o[3] / 8)));  // DeleteCallForwarding
+    if (!cf) return Outcome::rollback;
+    if (!(cf = open(cf, LockMode::exclusive))) return Outcome::conflict;
+    if (cf->columns()[0] != 1) return Outcome::rollback;
+    save<CC>(ctx, cf, kForwardingColumns);
+    cf->columns()[0] = 0;
+    ctx.wrote(cf, 1);
+    return Outcome::done;
   }
 
   static std::vector<std::uint64_t> distinct_types(Random& rng, std::uint64_t n, std::uint64_t of = 4) {
@@ -570,6 +758,7 @@ class TatpWorkload {
   EngineConfig engine_;
   std::size_t sites_;
   std::size_t first_site_;
+  std::uint64_t tables_;  // tables routed apart: kTables (engine.plp_units = per_table under PLP) or 1
   std::unique_ptr<LiveParams<Draw>> draw_;  // swapped whole by change(); generate reads it
   Table subscribers_, access_, facilities_, forwarding_;
   RootedIndex<Index, Roots> index_;
