@@ -31,7 +31,7 @@ MIN_CPU_SHARE = 0.25
 
 
 def equal_cpu_costs(
-    snapshot: Mapping[str, Any], owners: Sequence[int], cpu_ns: Sequence[float], available: np.ndarray
+    snapshot: Mapping[str, Any], owners: Sequence[int], cpu_ns: Sequence[float] | np.ndarray, available: np.ndarray
 ) -> dict[str, Any] | None:
     """``snapshot`` (an interval: ``cost`` per [site][unit], units owned by ``owners``) with
     every available worker's costs scaled by (the available workers' mean CPU time) / (its

@@ -81,7 +81,9 @@ def _objective(scheme: Scheme, workload: WorkloadStats, hardware: Hardware, sync
     return ru + sync_weight * transaction_synchronization(scheme, workload, hardware)
 
 
-def gain_of(current: Scheme, scheme: Scheme, workload: WorkloadStats, hardware: Hardware, sync_weight: float = 1.0) -> float:
+def gain_of(
+    current: Scheme, scheme: Scheme, workload: WorkloadStats, hardware: Hardware, sync_weight: float = 1.0
+) -> float:
     """How much ``J`` drops under ``workload`` (any interval's statistics over ``current``'s
     sub-partitions) when ``current`` becomes ``scheme``; both must fit ``hardware``."""
     total = workload.total_cost if workload.total_cost > 0 else 1.0
