@@ -31,15 +31,16 @@ def monitored(n_cpus=2, duration=0.3, multisite=0.5, rows_per_txn=4, monitor=Tru
 
 
 @pytest.mark.parametrize("n_cpus", [1, pytest.param(2, marks=two_cpus)])
-def test_the_monitor_counts_every_committed_operation_on_its_unit(n_cpus):
+def test_the_monitor_counts_the_committed_operations_on_their_units(n_cpus):
     result = islands.run(monitored(n_cpus))
     assert result.check_failures == []
     monitor = result.instances[0]["monitor"]
     assert monitor["partitions"] == n_cpus
     actions = monitor["actions"]
     assert len(actions) == n_cpus * 10
-    # micro: 4 keys per transaction, one action each, every phase
-    assert sum(actions) == 4 * result.checks["committed_txns"]
+    # micro: 4 keys per transaction, one action each, every phase; a transaction on one
+    # worker's partition alone is counted by sampling (exec/plp_monitor.hpp): unbiased
+    assert sum(actions) == pytest.approx(4 * result.checks["committed_txns"], rel=0.05)
     assert all(a > 0 for a in actions)  # uniform keys reach every unit
     syncs = sum(monitor["sync_count"])
     if n_cpus == 1:

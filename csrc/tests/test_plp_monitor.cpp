@@ -38,7 +38,7 @@ void commits_count_every_operation_and_the_syncs_between_workers() {
   PlpRoute route;
   for (std::uint32_t u = 0; u < 20; ++u) route.owner.push_back(u / 10);
   const OneWordOps ops;
-  monitor.record(0, ops, {1, 12, 3, 4}, route, 0);  // 1 -> 12 and 12 -> 3 cross workers, 3 -> 4 does not
+  monitor.record(0, ops, {1, 12, 3, 4}, route, 0, false);  // 1 -> 12 and 12 -> 3 cross workers, 3 -> 4 does not
   const atrapos::MonitorSnapshot s = monitor.snapshot();
   for (std::size_t u : {1, 12, 3, 4}) CHECK(actions_of(s, u) == 1);
   std::uint64_t syncs = 0, costs = 0;
@@ -47,6 +47,22 @@ void commits_count_every_operation_and_the_syncs_between_workers() {
   CHECK(syncs == 2);
   CHECK(costs == 0);  // a commit costs nothing: costs come from the actions' runs
   CHECK(monitor.commits() == 1);
+}
+
+void local_commits_are_counted_by_sampling_without_bias() {
+  PlpMonitor monitor(1, 1);
+  PlpRoute route;
+  for (std::uint32_t u = 0; u < 10; ++u) route.owner.push_back(0);
+  const OneWordOps ops;
+  const int n = 64000;
+  for (int i = 0; i < n; ++i) monitor.record(0, ops, {static_cast<std::uint64_t>(i % 16 == 15 ? 7 : 2)}, route, 0, true);
+  const atrapos::MonitorSnapshot s = monitor.snapshot();
+  CHECK(monitor.commits() == static_cast<std::uint64_t>(n));  // commits exact
+  // a period of 16: unit 7 one commit in 16, unit 2 the others
+  CHECK(actions_of(s, 2) % PlpMonitor::kSampleEvery == 0);
+  const double two = static_cast<double>(actions_of(s, 2)), seven = static_cast<double>(actions_of(s, 7));
+  CHECK(two > 0.9 * n * 15 / 16 && two < 1.1 * n * 15 / 16);
+  CHECK(seven > 0.5 * n / 16 && seven < 1.5 * n / 16);
 }
 
 void an_action_is_costed_on_its_units_without_being_counted() {
@@ -118,6 +134,7 @@ int main(int argc, char** argv) {
   islands_test::run_cases(
       {{"commits_count_every_operation_and_the_syncs_between_workers",
         commits_count_every_operation_and_the_syncs_between_workers},
+       {"local_commits_are_counted_by_sampling_without_bias", local_commits_are_counted_by_sampling_without_bias},
        {"an_action_is_costed_on_its_units_without_being_counted", an_action_is_costed_on_its_units_without_being_counted},
        {"sampled_costs_estimate_the_cycles_even_with_a_periodic_workload",
         sampled_costs_estimate_the_cycles_even_with_a_periodic_workload},

@@ -60,8 +60,8 @@ class PartitionMonitor {
   //! Adds `cost` to sub-partition `sub` without counting an action (an engine that counts its
   //! actions in one place and costs them in another, as exec/plp_monitor.hpp). Owner thread only.
   void record_cost(unsigned sub, std::uint64_t cost) noexcept { hot_.cost[sub].add(cost); }
-  //! Counts one action on sub-partition `sub` without a cost. Owner thread only.
-  void record_count(unsigned sub) noexcept { hot_.actions[sub].add(1); }
+  //! Counts `n` actions on sub-partition `sub` without a cost. Owner thread only.
+  void record_count(unsigned sub, std::uint64_t n = 1) noexcept { hot_.actions[sub].add(n); }
   //! Records one synchronization point between an action on local sub-partition `sub` and
   //! one on sub-partition `remote_sub` of partition `remote_partition` (< n_partitions()),
   //! exchanging `bytes`. Owner thread only.

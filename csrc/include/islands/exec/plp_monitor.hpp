@@ -34,7 +34,11 @@ static_assert(kUnitsPerSite == atrapos::kSubPartitions, "a site's routing units 
 //!
 //! Counts, by the coordinator per committed transaction (record): one action per operation on
 //! its unit; one synchronization between each two consecutive operations that ran on
-//! different workers; one commit. Exact.
+//! different workers; one commit. Commits and synchronizations are exact; so are the actions
+//! of a transaction spread over several workers. A transaction on its coordinator's partition
+//! alone (the common case, with no synchronization) has its actions counted for one in
+//! kSampleEvery such commits on average (random gaps as below), kSampleEvery each: an unbiased
+//! count that keeps the walk over the operations off most commits.
 //!
 //! Costs, by the worker that runs an action (run_action), in its own arrays: the cycles it
 //! itself spent running it, the part a coordinator runs in place for its own transaction as
@@ -76,17 +80,26 @@ class PlpMonitor {
   void set_recording(bool on) noexcept { recording_.store(on, std::memory_order_relaxed); }
 
   //! Worker `worker` committed the transaction of `words` (cut by `route`; units numbered
-  //! from `first_unit`): its actions and synchronizations counted. Its thread only.
+  //! from `first_unit`; `local`: all on its own partition): its actions and synchronizations
+  //! counted (see the class comment). Its thread only.
   template <class Workload>
   void record(std::size_t worker, const Workload& workload, const std::vector<std::uint64_t>& words,
-              const PlpRoute& route, std::uint64_t first_unit) {
+              const PlpRoute& route, std::uint64_t first_unit, bool local) {
+    commits_[worker].count.add(1);
+    std::uint64_t weight = 1;
+    if (local) {
+      Sampler& sampler = samplers_[worker];
+      if (--sampler.commit_countdown != 0) return;
+      sampler.commit_countdown = sampler.next_gap();
+      weight = kSampleEvery;
+    }
     atrapos::WorkloadMonitor& mine = *workers_[worker];
     std::uint64_t last = ~std::uint64_t{0};
     for (std::size_t at = 0; at < words.size();) {
       const std::pair<std::size_t, std::uint64_t> op = workload.locate(words.data(), words.size(), at);
       const std::uint64_t unit = op.second - first_unit;
       atrapos::PartitionMonitor& site = mine.partition(unit / kUnitsPerSite);
-      site.record_count(static_cast<unsigned>(unit % kUnitsPerSite));
+      site.record_count(static_cast<unsigned>(unit % kUnitsPerSite), weight);
       if (last != ~std::uint64_t{0} && route.owner[last] != route.owner[unit]) {
         site.record_sync(static_cast<unsigned>(unit % kUnitsPerSite), static_cast<std::uint32_t>(last / kUnitsPerSite),
                          static_cast<unsigned>(last % kUnitsPerSite), 0);
@@ -94,7 +107,6 @@ class PlpMonitor {
       last = unit;
       at += op.first;
     }
-    commits_[worker].count.add(1);
   }
 
   //! Worker `worker` runs the action of `words[0, n)` (units numbered from `first_unit`) by
@@ -160,6 +172,7 @@ class PlpMonitor {
   // A worker's draw of the actions it times: actions left until the next one, and its generator.
   struct alignas(64) Sampler {
     std::uint32_t countdown = 1;
+    std::uint32_t commit_countdown = 1;  // local commits left until one is counted
     std::uint64_t random = 0;
     std::optional<clockid_t> cpu_clock;  // the worker thread's CPU clock (register_thread)
     std::uint32_t next_gap() noexcept {  // uniform in [1, 2 kSampleEvery - 1]: mean kSampleEvery

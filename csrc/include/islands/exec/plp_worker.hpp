@@ -191,7 +191,7 @@ class PlpWorker {
       }
       if (!committed) break;
       if (inst_.plp_monitor_ && inst_.plp_monitor_->recording()) {  // engine.plp_monitor (exec/plp_monitor.hpp)
-        inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_);
+        inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_, remote_parts_ == 0);
       }
       if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
         // The common case: one partition, nothing logged, nothing to wait for.
