@@ -57,11 +57,13 @@ void check_sub(unsigned sub, const char* what) {
 
 void bind_atrapos(py::module_& m) {
   // The running PLP instance of this process (exec/plp_control.hpp), for a controller thread.
+  // Every call that takes PlpControl's lock releases the GIL first: a re-partitioning holds the
+  // lock through its drain, and a thread blocked on it must not stall every other Python thread.
   m.def(
       "plp_attached", [] { return islands::PlpControl::process().attached(); },
       "Whether a PLP instance of this process is running (its workers drawing transactions)");
   m.def(
-      "plp_owners", [] { return islands::PlpControl::process().owners(); },
+      "plp_owners", [] { return islands::PlpControl::process().owners(); }, py::call_guard<py::gil_scoped_release>(),
       "The owner worker of every routing unit of the running PLP instance (empty: none runs)");
   m.def(
       "plp_apply",
@@ -97,19 +99,20 @@ void bind_atrapos(py::module_& m) {
       "site * tables + table), sync_count and sync_bytes; None when none runs or its monitor is off");
   m.def(
       "plp_worker_cpu_ns", [] { return islands::PlpControl::process().worker_cpu_ns(); },
+      py::call_guard<py::gil_scoped_release>(),
       "The CPU time (ns) each worker thread of the running PLP instance has had so far (monitor on); None "
       "otherwise");
   m.def(
-      "plp_commits", [] { return islands::PlpControl::process().commits(); },
+      "plp_commits", [] { return islands::PlpControl::process().commits(); }, py::call_guard<py::gil_scoped_release>(),
       "Transactions the running PLP instance committed so far (monitor on); None otherwise");
   m.def(
       "plp_monitor_recording", [](bool on) { return islands::PlpControl::process().set_recording(on); },
-      py::arg("on"),
+      py::arg("on"), py::call_guard<py::gil_scoped_release>(),
       "Switches the running PLP instance's monitor recording on or off (a benchmark measures its cost "
       "within one run); False when no PLP instance runs or its monitor is off");
   m.def(
       "plp_park", [](std::size_t worker, bool parked) { return islands::PlpControl::process().park(worker, parked); },
-      py::arg("worker"), py::arg("parked"),
+      py::arg("worker"), py::arg("parked"), py::call_guard<py::gil_scoped_release>(),
       "Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; "
       "False when no PLP instance runs or it has no such worker");
   m.def(
