@@ -173,6 +173,7 @@ class EngineConfig:
     test_skip_drain: bool
     plp_monitor: bool
     plp_index: str
+    plp_handoff: int
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -126,6 +126,10 @@ class EngineConfig:
     #: plp: primary indexes as "per_unit" (one latch-free root per routing unit, touched only by
     #: its owner) or "shared" (one latched root for the instance)
     plp_index: str = "per_unit"
+    #: plp: each worker hands a transaction whose home unit (its first operation's) another worker
+    #: owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates
+    #: every transaction it draws itself)
+    plp_handoff: int = 4
 
 
 @dataclass(frozen=True)
