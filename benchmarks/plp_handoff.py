@@ -103,8 +103,10 @@ def main() -> None:
     for moved in (True, False):
         label = f"moved ({args.move} of site 0's units on worker 1)" if moved else "calm (nothing moved)"
         base = results[(moved, 0)]
-        print(f"{label}: W = 0 median {statistics.median(r['tps'] for r in base):,.0f} txn/s,"
-              f" spread {statistics.median(r['spread'] for r in base):.0%}")
+        print(
+            f"{label}: W = 0 median {statistics.median(r['tps'] for r in base):,.0f} txn/s,"
+            f" spread {statistics.median(r['spread'] for r in base):.0%}"
+        )
         for w in windows:
             rs = results[(moved, w)]
             r = ratio([x["tps"] for x in rs], [x["tps"] for x in base])
