@@ -11,8 +11,10 @@ subscribers uniformly.
 Each configuration runs with W = 0 and each W of ``--windows``, all runs of a repetition in
 turn, the order rotated every repetition (one run set, repetitions interleaved). Prints the
 throughput of each configuration relative to its W = 0 runs (geometric mean over the
-repetitions, 95% interval), the median txn/s for scale, and the share of transactions handed
-(moved) or spread over both workers. Asserts nothing; fails on a consistency failure or a plan
+repetitions, 95% interval) and its commits per CPU-second of its workers relative likewise
+(what a shared, loaded machine disturbs least; a worker asleep waiting for a slot uses none), the
+median txn/s for scale, and the share of transactions handed (whole run, the warm-up's before
+the plan included) or spread over both workers. Asserts nothing; fails on a consistency failure or a plan
 that did not apply.
 
     python benchmarks/plp_handoff.py [--reps N] [--duration S] [--windows 4,8] [--move 5]
@@ -70,8 +72,9 @@ def one(moved: bool, window: int, args: argparse.Namespace, cpus: tuple[int, ...
     commits = max(1, result.commits)
     return {
         "tps": result.throughput_tps,
+        "per_cpu": result.commits / (inst["cpu_ns"] / 1e9) if inst["cpu_ns"] > 0 else float("nan"),
         "handed": inst["handoffs_run"] / max(1, result.checks["committed_txns"]),  # both whole run
-        "spread": inst["multisite_commits"] / commits,
+        "spread": result.multisite_commits / commits,
     }
 
 
@@ -110,11 +113,13 @@ def main() -> None:
         for w in windows:
             rs = results[(moved, w)]
             r = ratio([x["tps"] for x in rs], [x["tps"] for x in base])
+            per_cpu = ratio([x["per_cpu"] for x in rs], [x["per_cpu"] for x in base])
             print(
                 f"  W = {w:<2} / W = 0: {format_ratio(r)}; median {statistics.median(x['tps'] for x in rs):,.0f} txn/s,"
                 f" handed {statistics.median(x['handed'] for x in rs):.0%},"
                 f" spread {statistics.median(x['spread'] for x in rs):.0%}"
             )
+            print(f"           per worker CPU-second: {format_ratio(per_cpu)}")
 
 
 if __name__ == "__main__":

@@ -293,16 +293,14 @@ class PlpWorker {
       return true;
     }
     const bool waited = drawn_waiting_;
-    if (!waited) {
-      generate(drawn, rng);
-      drawn_at_ = CycleClock::now();
-    }
+    if (!waited) generate(drawn, rng);
     drawn_waiting_ = false;
     if (drawn.words.empty()) return true;
     const std::uint32_t home = handoff_home(inst_.workload_, drawn.words, *routing_.current(), first_unit_);
     if (home == local_ || home == PlpRoute::kFrozen || inst_.plp_parked_[home].load(std::memory_order_relaxed)) {
       return true;
     }
+    if (!waited) drawn_at_ = CycleClock::now();  // its client's latency starts here (read only when handed)
     if (window_.full()) {
       if (!waited) wait_since_ = std::chrono::steady_clock::now();
       drawn_waiting_ = true;
