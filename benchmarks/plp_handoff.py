@@ -17,7 +17,7 @@ median txn/s for scale, and the share of transactions handed (whole run, the war
 the plan included) or spread over both workers. Asserts nothing; fails on a consistency failure or a plan
 that did not apply.
 
-    python benchmarks/plp_handoff.py [--reps N] [--duration S] [--windows 4,8] [--move 5]
+    python benchmarks/plp_handoff.py [--reps N] [--duration S] [--windows 4,8] [--move 5] [--subscribers N]
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5, help="repetitions of each run (interleaved)")
     parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per run")
     parser.add_argument("--warmup", type=float, default=0.3, help="warm-up seconds (the plan applies in it)")
-    parser.add_argument("--windows", default=str(EngineConfig().plp_handoff), help="W values to compare with 0")
+    parser.add_argument("--windows", default="4,8", help="W values to compare with 0")
     parser.add_argument("--move", type=int, default=5, help="site 0's units moved to worker 1 (1-10)")
     parser.add_argument("--subscribers", type=int, default=100_000, help="subscribers per site")
     args = parser.parse_args()

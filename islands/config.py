@@ -129,7 +129,7 @@ class EngineConfig:
     #: plp: each worker hands a transaction whose home unit (its first operation's) another worker
     #: owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates
     #: every transaction it draws itself)
-    plp_handoff: int = 4
+    plp_handoff: int = 0
 
 
 @dataclass(frozen=True)

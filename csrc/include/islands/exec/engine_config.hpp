@@ -42,7 +42,7 @@ namespace islands {
     "plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)") \
   F(PlpIndexKind, plp_index, PlpIndexKind::per_unit, kUnbounded, kUnbounded,                        \
     "plp: primary indexes as per_unit (one latch-free root per routing unit, touched only by its owner) or shared (one latched root)") \
-  F(std::uint32_t, plp_handoff, 4, 0, 64,                                                           \
+  F(std::uint32_t, plp_handoff, 0, 0, 64,                                                           \
     "plp: each worker hands a transaction whose home unit another worker owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates every transaction it draws itself)")
 
 //! How one engine instance is built: index, concurrency control, latching.
