@@ -176,6 +176,7 @@ class EngineConfig:
     plp_index: str
     plp_units: str
     plp_placement: str
+    plp_handoff: int
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -133,6 +133,10 @@ class EngineConfig:
     #: "workload_aware" (one partition of one table per core, sockets ignored) or "atrapos"
     #: (dependent partitions on one socket); the last two need plp_units "per_table"
     plp_placement: str = "naive"
+    #: plp: each worker hands a transaction whose home unit (its first operation's) another worker
+    #: owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates
+    #: every transaction it draws itself)
+    plp_handoff: int = 0
 
 
 @dataclass(frozen=True)

@@ -342,6 +342,11 @@ def collect(
                 "rendezvous_produced": sum(w.get("rendezvous_produced", 0) for w in workers),
                 "rendezvous_consumed": sum(w.get("rendezvous_consumed", 0) for w in workers),
                 "stage1_actions_sent": sum(w.get("stage1_actions_sent", 0) for w in workers),
+                # engine.plp_handoff (whole run): transactions handed to their home unit's owner, the
+                # handed ones owners coordinated, and those dropped unstarted at the stop
+                "handoffs_sent": sum(w.get("handoffs_sent", 0) for w in workers),
+                "handoffs_run": sum(w.get("handoffs_run", 0) for w in workers),
+                "handoffs_dropped": sum(w.get("handoffs_dropped", 0) for w in workers),
                 "messages_sent": sum(w["messages_sent"] for w in workers),
                 "messages_received": sum(w["messages_received"] for w in workers),
                 "messages_delayed": sum(w.get("messages_delayed", 0) for w in workers),

@@ -57,6 +57,9 @@ py::dict stats_dict(const RunStats& stats) {
     d["rendezvous_produced"] = w.rendezvous_produced;
     d["rendezvous_consumed"] = w.rendezvous_consumed;
     d["stage1_actions_sent"] = w.stage1_actions_sent;
+    d["handoffs_sent"] = w.handoffs_sent;
+    d["handoffs_run"] = w.handoffs_run;
+    d["handoffs_dropped"] = w.handoffs_dropped;
     d["validations_sent"] = w.validations_sent;
     d["messages_sent"] = w.messages_sent;
     d["messages_received"] = w.messages_received;

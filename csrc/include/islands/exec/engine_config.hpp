@@ -47,7 +47,9 @@ namespace islands {
   F(PlpUnitsKind, plp_units, PlpUnitsKind::shared_key, kUnbounded, kUnbounded,                      \
     "plp: a routing unit is shared_key (every table's rows of one key range, owned together) or per_table (each table's rows of one key range on their own)") \
   F(PlpPlacementKind, plp_placement, PlpPlacementKind::naive, kUnbounded, kUnbounded,               \
-    "plp: where units start: naive (every table's units of site i on worker i), workload_aware (one partition of one table per core, sockets ignored) or atrapos (dependent partitions on one socket); the last two need plp_units = per_table")
+    "plp: where units start: naive (every table's units of site i on worker i), workload_aware (one partition of one table per core, sockets ignored) or atrapos (dependent partitions on one socket); the last two need plp_units = per_table") \
+  F(std::uint32_t, plp_handoff, 0, 0, 64,                                                           \
+    "plp: each worker hands a transaction whose home unit another worker owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates every transaction it draws itself)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

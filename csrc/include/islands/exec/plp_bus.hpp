@@ -22,18 +22,24 @@ namespace islands {
 struct PlpAction;
 
 //! What travels between the workers of a PLP instance (exec/plp_worker.hpp): an action to run
-//! on the receiver's partition, or the coordinator's decision on an action it ran. Small and
-//! plain: the action's words and its reply stay in the coordinator's memory (one process).
+//! on the receiver's partition, or the coordinator's decision on an action it ran; with
+//! engine.plp_handoff, a whole transaction handed to the owner of its home unit, and the
+//! owner's word that it is finished. Small and plain: the action's words, its reply and a
+//! handed transaction stay in the sender's memory (one process).
 struct PlpMessage {
   //! action: run `action` on this partition and publish its outcome in it.
   //! decision: commit (`commit` 1) or abort the action of transaction `txn` held for `source`.
-  enum Kind : std::uint32_t { action = 1, decision = 2 };
+  //! handoff: coordinate the transaction in the drawer's slot `slot` (exec/plp_handoff.hpp).
+  //! handoff_done: the transaction in this worker's slot `slot` is finished (committed, rolled
+  //! back, given up or dropped at stop): the slot is the drawer's again.
+  enum Kind : std::uint32_t { action = 1, decision = 2, handoff = 3, handoff_done = 4 };
   std::uint32_t kind = 0;      //!< Kind
-  std::uint32_t source = 0;    //!< the sending worker (the coordinator)
+  std::uint32_t source = 0;    //!< the sending worker (the coordinator; handoff: the drawer; done: the owner)
   std::uint64_t txn = 0;       //!< the transaction
   PlpAction* target = nullptr; //!< action: the coordinator's action to run and answer in
   std::uint64_t commit = 0;    //!< decision: 1 commit, 0 abort
   std::uint64_t route = 0;     //!< action: the routing table's version the coordinator split it by
+  void* slot = nullptr;        //!< handoff, handoff_done: the drawer's slot (its Workload's type)
 };
 
 //! The in-process queues of a PLP instance of `workers` workers: one single-producer

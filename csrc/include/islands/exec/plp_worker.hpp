@@ -21,6 +21,7 @@
 #include "islands/exec/instance_worker.hpp"
 #include "islands/exec/plp_action.hpp"
 #include "islands/exec/plp_bus.hpp"
+#include "islands/exec/plp_handoff.hpp"
 #include "islands/exec/plp_routing.hpp"
 #include "islands/exec/plp_stages.hpp"
 #include "islands/exec/run_stats.hpp"
@@ -81,6 +82,23 @@ class InstanceImpl;
 //! acknowledgement waits for the flush; off, the releases wait in the pipeline with the
 //! coordinator's own locks until the record is durable.
 //!
+//! Hand-off (engine.plp_handoff = W > 0; exec/plp_handoff.hpp). A drawn transaction whose home
+//! unit (its first operation's) another, unparked worker owns is handed to that owner whole:
+//! its words go into a slot of the drawer's window and one message points the owner at it.
+//! The owner queues it and coordinates it as if it had drawn it (routing, actions, stages,
+//! retries with their backoff, the commit record, the monitor, the commit counted in its own
+//! statistics), handed transactions before its own draw (at most its peers' windows in a row),
+//! then tells the drawer it is finished (handoff_done), and the slot is free again. The drawer
+//! does not wait: it keeps at most W handed transactions unfinished, drawing and coordinating
+//! its own meanwhile; a transaction to hand with the window full waits, drawn, while its
+//! drawer serves. So a unit moved to another worker moves its transactions' load, not a round
+//! trip of actions per transaction. The owner routes a handed transaction when it starts it,
+//! by the table then current, as any other: the hand-off is only a choice of coordinator, and
+//! if the home moved on meanwhile the owner still coordinates it (correct anywhere, one hop
+//! more for that transaction; forwarding could chase a unit). Nothing handed and unstarted is
+//! routed, so the drain sees no more than before. A handed transaction's latency runs from its
+//! drawing to its commit at the owner (what its client waits, the queue included).
+//!
 //! Routing (exec/plp_routing.hpp): each attempt is split by the instance's routing table as
 //! it stands when the attempt starts (keys to units, units to owners); a transaction needing
 //! a unit being moved waits for the hand-over before it starts. Between attempts the worker
@@ -116,7 +134,10 @@ class PlpWorker {
         actions_(bus.workers()),
         held_(bus.workers()),
         profiler_(instance.config_.run.profile),
-        system_(instance.system_access(local)) {
+        system_(instance.system_access(local)),
+        handoff_(bus.workers() > 1 ? instance.config_.run.engine.plp_handoff : 0),
+        window_(handoff_, static_cast<std::uint32_t>(local)),
+        inbox_((bus.workers() - 1) * handoff_, (bus.workers() - 1) * handoff_) {
     route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
     set_message_delay(instance.config_);
     tables_ = routing_tables_of(instance.workload_);  // engine.plp_units: 1, or the tables routed apart
@@ -133,7 +154,7 @@ class PlpWorker {
     ctx_ = new_context();
     Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
-    typename Workload::Txn txn;
+    typename Workload::Txn drawn;  // what this worker's own client drew
     for (;;) {
       // The phase and the transaction under the system-state lock, serving while a phase change bars it.
       system_.hold([this] { serve(); });
@@ -151,14 +172,23 @@ class PlpWorker {
         continue;
       }
       if (phase == kMeasure && !measuring_) start_window(config);
-      if (inst_.plp_parked_[local_].load(std::memory_order_relaxed)) {  // its core taken away (PlpControl)
+      const bool parked = inst_.plp_parked_[local_].load(std::memory_order_relaxed);
+      HandedTxn* const handed = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
+      if (parked && handed == nullptr) {  // its core taken away (PlpControl)
         system_.release();
         parked_pause();
         continue;
       }
-      generate(txn, rng);
+      if (handed == nullptr && !draw(drawn, rng)) {  // handed off, or waiting for a slot to
+        system_.release();
+        if (drawn_waiting_) wait_for_slot();
+        continue;
+      }
+      typename Workload::Txn& txn = handed != nullptr ? handed->txn : drawn;
       routed_ = false;
       const std::uint64_t start = CycleClock::now();
+      // Latency from here: a handed transaction's from its drawing (never after `start`).
+      const std::uint64_t client_start = handed != nullptr && handed->drawn < start ? handed->drawn : start;
       ctx_->begin(start - inst_.tick0_);
       system_.begin(start);
       bool committed = false, rolled_back = false;
@@ -185,6 +215,7 @@ class PlpWorker {
         backoff.pause(attempt, [this] { serve(); });
       }
       system_.end();  // decided: committed (its record appended), rolled back or given up
+      if (handed != nullptr && !committed) finish_handed(*handed);
       if (rolled_back) {
         ++stats_.user_rollbacks;
         continue;
@@ -196,10 +227,11 @@ class PlpWorker {
       if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
         // The common case: one partition, nothing logged, nothing to wait for.
         ctx_->commit();
-        count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), false);
+        count_commit(client_start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), false);
       } else {
-        finish_commit(start, txn);
+        finish_commit(client_start, txn);
       }
+      if (handed != nullptr) finish_handed(*handed);
       profiler_.end_span(clock);
     }
     ctx_->set_clock(nullptr);
@@ -210,6 +242,8 @@ class PlpWorker {
   }
 
  private:
+  using HandedTxn = PlpHandedTxn<typename Workload::Txn>;
+
   // A decision this partition waits for: the context of an action it ran and holds.
   struct Held {
     std::uint64_t txn;
@@ -241,6 +275,112 @@ class PlpWorker {
 
   // The next transaction of this worker's client (flattened, as attempt_local).
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
+
+  // engine.plp_handoff: the handed transaction to coordinate now, or nullptr (the own draw's
+  // turn; see PlpHandoffInbox). A parked worker takes one between two pauses: it serves what
+  // was handed to it before it was parked now and then, as it serves actions.
+  HandedTxn* take_handed(bool parked) {
+    if (parked) {
+      parked_took_ = !parked_took_ && !inbox_.empty();
+      return parked_took_ ? inbox_.pop() : nullptr;
+    }
+    return inbox_.next(drawn_waiting_);
+  }
+
+  // The own client's next transaction into `drawn` (or the one still waiting for a slot): true
+  // when this worker coordinates it (its home is here, frozen, or owned by a parked worker;
+  // or hand-off is off); false when it was handed to its home's owner, or waits for a free
+  // slot (drawn_waiting_; the caller then serves, wait_for_slot).
+  bool draw(typename Workload::Txn& drawn, Random& rng) {
+    if (handoff_ == 0) {
+      generate(drawn, rng);
+      return true;
+    }
+    const bool waited = drawn_waiting_;
+    if (!waited) generate(drawn, rng);
+    drawn_waiting_ = false;
+    if (drawn.words.empty()) return true;
+    const std::uint32_t home = handoff_home(inst_.workload_, drawn.words, *routing_.current(), first_unit_);
+    if (home == local_ || home == PlpRoute::kFrozen || inst_.plp_parked_[home].load(std::memory_order_relaxed)) {
+      return true;
+    }
+    if (!waited) drawn_at_ = CycleClock::now();  // its client's latency starts here (read only when handed)
+    if (window_.full()) {
+      if (!waited) wait_since_ = std::chrono::steady_clock::now();
+      drawn_waiting_ = true;
+      return false;
+    }
+    hand_off(drawn, home);
+    return false;
+  }
+
+  // Hands `drawn` to worker `home` in a free slot (one message); `drawn` gets the slot's old
+  // buffers back for the next draw.
+  void hand_off(typename Workload::Txn& drawn, std::uint32_t home) {
+    HandedTxn* slot = window_.acquire();
+    std::swap(slot->txn, drawn);
+    slot->drawn = drawn_at_;
+    PlpMessage m;
+    m.kind = PlpMessage::handoff;
+    m.source = static_cast<std::uint32_t>(local_);
+    m.slot = slot;
+    send(home, m);
+    ++stats_.handoffs_sent;
+  }
+
+  // The own client waits for a slot (outside the system-state lock): serves one message, or
+  // spins and then sleeps until one comes (a slot back, a transaction handed here).
+  void wait_for_slot() {
+    if (serve_one()) {
+      wait_since_ = std::chrono::steady_clock::now();
+      return;
+    }
+    check_failed();
+    bus_.idle(local_, wait_since_, [this] { return !window_.full() || !inbox_.empty(); });
+  }
+
+  // A handed transaction this worker coordinated is finished (committed, rolled back or given
+  // up): its drawer gets the slot back. The transaction is not read after this.
+  void finish_handed(HandedTxn& handed) {
+    ++stats_.handoffs_run;
+    give_back(handed);
+  }
+
+  void give_back(HandedTxn& handed) {
+    PlpMessage m;
+    m.kind = PlpMessage::handoff_done;
+    m.source = static_cast<std::uint32_t>(local_);
+    m.slot = &handed;
+    send(handed.drawer, m);
+  }
+
+  // At the stop: every handed transaction waiting here is dropped unstarted (not counted) and
+  // given back, so that its drawer's window drains.
+  void drop_handed() {
+    while (!inbox_.empty()) {
+      HandedTxn* handed = inbox_.pop();
+      ++stats_.handoffs_dropped;
+      give_back(*handed);
+    }
+  }
+
+  // Before this worker counts itself finished: what was handed to it dropped, and its own
+  // window drained (the owners finish or drop what it handed them), serving meanwhile; so no
+  // slot of its is read after it stops, and no peer waits on it for one.
+  void drain_handoffs() {
+    auto since = std::chrono::steady_clock::now();
+    for (;;) {
+      drop_handed();
+      if (window_.outstanding() == 0) return;
+      observe_routing();
+      if (serve_one()) {
+        since = std::chrono::steady_clock::now();
+      } else {
+        if (inst_.failed_.load()) return;
+        bus_.idle(local_, since, [this] { return window_.outstanding() == 0 || !inbox_.empty(); });
+      }
+    }
+  }
 
   // Cuts the transaction into its action per partition by the routing table as it stands
   // (again only when the table changed since the last cut); counts the partitions other than
@@ -725,6 +865,10 @@ class PlpWorker {
     ISLANDS_CHECK(in.source < held_.size() && in.source != local_, "plp: a message from no other worker");
     if (in.kind == PlpMessage::action) {
       on_action(in);
+    } else if (in.kind == PlpMessage::handoff) {  // coordinated from the main loop (take_handed)
+      inbox_.push(static_cast<HandedTxn*>(in.slot));
+    } else if (in.kind == PlpMessage::handoff_done) {
+      window_.release(in.slot);
     } else {
       ISLANDS_CHECK(in.kind == PlpMessage::decision, "plp: an unknown message");
       on_decision(in);
@@ -850,6 +994,7 @@ class PlpWorker {
       if (log_ != nullptr && log_->failed()) log_->check();
     }
     pipeline_.close();
+    drain_handoffs();
     finished_.fetch_add(1, std::memory_order_acq_rel);
     for (std::size_t w = 0; w < bus_.workers(); ++w) {
       if (w != local_) bus_.notify(w);  // one asleep below looks at the count again
@@ -864,9 +1009,11 @@ class PlpWorker {
         if (inst_.failed_.load()) return;
         bus_.idle(local_, since, all_done);
       }
+      drop_handed();  // a peer that had not seen the stop yet
     }
     while (serve_one()) {
     }
+    ISLANDS_CHECK(inbox_.empty() && window_.outstanding() == 0, "plp hand-off: transactions left handed at the stop");
     for (const std::vector<Held>& held : held_) {
       ISLANDS_CHECK(held.empty(), "plp: actions left without a decision");
     }
@@ -907,6 +1054,13 @@ class PlpWorker {
   CommitPipeline pipeline_;
   WorkerProfiler profiler_;
   SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
+  std::uint32_t handoff_;                         // engine.plp_handoff (0 with one worker: off)
+  PlpHandoffWindow<typename Workload::Txn> window_;  // what this worker handed, unfinished
+  PlpHandoffInbox<typename Workload::Txn> inbox_;    // what others handed to it, unstarted
+  bool drawn_waiting_ = false;                    // the own draw waits for a free slot
+  bool parked_took_ = false;                      // parked: took a handed one since the last pause
+  std::uint64_t drawn_at_ = 0;                    // cycle clock of the own client's last draw
+  std::chrono::steady_clock::time_point wait_since_{};  // when the own draw began to wait
   LogWriter* log_ = nullptr;
   bool measuring_ = false;
   double ns_per_tick_ = 1;

@@ -46,6 +46,12 @@ struct WorkerStats {
   std::uint64_t rendezvous_consumed = 0;
   //! second-stage actions sent to another partition (its consumer not the coordinator's), whole run
   std::uint64_t stage1_actions_sent = 0;
+  //! engine.plp_handoff, whole run: transactions this worker drew and handed to the owner of
+  //! their home unit; handed transactions it coordinated (to commit, rollback or giving up);
+  //! handed transactions it dropped unstarted at the stop (every hand-off is run or dropped once)
+  std::uint64_t handoffs_sent = 0;
+  std::uint64_t handoffs_run = 0;
+  std::uint64_t handoffs_dropped = 0;
   std::uint64_t validations_sent = 0;              //!< 2PC validate requests sent (occ, several participants)
   std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
   std::uint64_t messages_received = 0;             //!< transport messages received, whole run
