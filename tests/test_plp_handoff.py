@@ -15,10 +15,8 @@ unstarted at the stop, exactly once (handoffs_sent == handoffs_run + handoffs_dr
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,13 +26,11 @@ import islands
 from islands import _core
 from islands.config import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.history_check import check_history
-from islands.launch import run_deployment
-from islands.placement import Deployment
+from plp_runs import run_on
 from small_workloads import small_sections
 
 CPUS = islands.read_topology().cpus
 # A made-up 16-cpu machine: labels for more workers than this machine has cores (unpinned).
-MANY_CPUS = islands.read_topology(Path(__file__).parent / "fixtures" / "sysfs" / "xeon-e5-2640v2-2x8")
 pytestmark = [
     pytest.mark.usefixtures("private_run_root"),
     pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs"),
@@ -57,17 +53,6 @@ def config(workload, handoff=4, reshuffle_s=0.0, duration=0.3, seed=1, warmup=0.
         ),
         driver=DriverConfig(cpus=tuple(CPUS[:2]), warmup_s=warmup, duration_s=duration, seed=seed),
     )
-
-
-def run_on(config, workers):
-    """2 workers: pinned on this machine's cores; more: unpinned on its cores (labelled from a
-    16-cpu fixture), so that the OS preempts them anywhere."""
-    if workers == 2:
-        return islands.run(config)
-    cpus = tuple(MANY_CPUS.cpus[:workers])
-    config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus, pin=False))
-    deployment = Deployment(label="1ISL", instances=(cpus,), placement="os", pinned=False)
-    return run_deployment(deployment, config, transport="none", topology=MANY_CPUS)
 
 
 def checked(result):

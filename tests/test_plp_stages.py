@@ -19,7 +19,6 @@ local NewOrders, the other procedures, other workloads) take the one-stage path.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -30,11 +29,11 @@ from islands import _core
 from islands.config import DriverConfig, EngineConfig, LogConfig, RunConfig, TpccConfig
 from islands.history_check import check_history
 from islands.launch import run_deployment
-from islands.placement import Deployment, plan_deployment
+from islands.placement import plan_deployment
+from plp_runs import run_on
 
 CPUS = islands.read_topology().cpus
 # A made-up 16-cpu machine: labels for more workers than this machine has cores (unpinned).
-MANY_CPUS = islands.read_topology(Path(__file__).parent / "fixtures" / "sysfs" / "xeon-e5-2640v2-2x8")
 pytestmark = [
     pytest.mark.usefixtures("private_run_root"),
     pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs"),
@@ -143,17 +142,6 @@ def test_a_staged_new_order_logs_one_record_with_every_action_once_and_recovers(
     again = run_deployment(deployment, config, transport="none", recover=True)
     assert again.instances[0]["recovery"]["performed"]
     assert again.check_failures == [], again.check_failures
-
-
-def run_on(config, workers):
-    """2 workers: the run pinned on this machine's cores; 4: unpinned on its cores (labelled from
-    a 16-cpu fixture), so that the OS preempts them anywhere."""
-    if workers == 2:
-        return islands.run(config)
-    cpus = tuple(MANY_CPUS.cpus[:workers])
-    config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus, pin=False))
-    deployment = Deployment(label="1ISL", instances=(cpus,), placement="os", pinned=False)
-    return run_deployment(deployment, config, transport="none", topology=MANY_CPUS)
 
 
 @settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
