@@ -22,6 +22,7 @@ statistics price a plan), so tests drive it with scripted throughput and workloa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,7 +30,7 @@ from islands.atrapos.actions import RepartitionAction, repartition_actions
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import Scheme
-from islands.atrapos.search import DEFAULT_MIN_GAIN, Plan, choose_scheme, gain_of
+from islands.atrapos.search import DEFAULT_DRAW_WEIGHT, DEFAULT_MIN_GAIN, Plan, choose_scheme, gain_of
 from islands.atrapos.workload import WorkloadStats
 
 __all__ = ["AdaptiveLoop", "Decision"]
@@ -58,12 +59,16 @@ class AdaptiveLoop:
         controller: IntervalController | None = None,
         min_gain: float = DEFAULT_MIN_GAIN,
         sync_weight: float = 1.0,
+        draw_weight: float = DEFAULT_DRAW_WEIGHT,
     ) -> None:
         if not min_gain >= 0:
             raise ValueError(f"min_gain: {min_gain} must be non-negative")
+        if not (math.isfinite(draw_weight) and draw_weight >= 0):
+            raise ValueError(f"draw_weight: {draw_weight} must be finite and non-negative")
         self.controller = controller or IntervalController()
         self.min_gain = float(min_gain)
         self.sync_weight = float(sync_weight)
+        self.draw_weight = float(draw_weight)
         self._forced = False
         self._previous: tuple[Scheme, WorkloadStats] | None = None  # the last interval's statistics
 
@@ -87,7 +92,7 @@ class AdaptiveLoop:
             self.controller.evaluated(False)
             return Decision(True, None, False, (), self.controller.interval_s)
         current, workload = read
-        plan = choose_scheme(current, workload, hardware, self.sync_weight)
+        plan = choose_scheme(current, workload, hardware, self.sync_weight, self.draw_weight)
         candidate = plan.worth_it(self.min_gain)
         repartition = candidate and (not plan.fits or self._holds_before(plan, previous, hardware))
         self.controller.evaluated(repartition)
@@ -102,4 +107,5 @@ class AdaptiveLoop:
         """Whether ``plan`` gains at least ``min_gain`` on the previous interval's statistics too."""
         if previous is None or not previous[0].same_as(plan.current):
             return False
-        return gain_of(plan.current, plan.scheme, previous[1], hardware, self.sync_weight) >= self.min_gain
+        gain = gain_of(plan.current, plan.scheme, previous[1], hardware, self.sync_weight, self.draw_weight)
+        return gain >= self.min_gain
