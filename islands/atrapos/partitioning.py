@@ -103,10 +103,10 @@ def improve_partitioning(
     costs = workload.costs()
     owners = scheme.owners()
     hop_loads = draw_loads(scheme, workload, hop_cost)
-    hops = bool(hop_loads.any())
+    got = workload.drawn_matrix()
+    hops = hop_cost > 0 and bool(got.any())  # a move may add hops even where none travel now
     drawn = np.zeros((scheme.n_cores, scheme.n_sub))
     if hops:
-        got = workload.drawn_matrix()
         drawn[: got.shape[0]] = got * hop_cost
     drawn_total = drawn.sum(axis=0)  # hop_cost * transactions drawn on each sub-partition
     table_of = np.repeat(np.arange(len(scheme.tables)), [t.n_sub for t in scheme.tables.values()])

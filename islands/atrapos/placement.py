@@ -62,7 +62,7 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
     fine = SyncIndex.of_subpartitions(scheme, workload)
     socket_of = hardware.core_socket
     spread = spread_placement(scheme, hardware)
-    hops = bool(draw_loads(scheme, workload, hop_cost).any()) or bool(draw_loads(spread, workload, hop_cost).any())
+    hops = hop_cost > 0 and bool(workload.drawn_matrix().any())
     starts = (scheme, spread)
     if hops and draw_loads(spread, workload, hop_cost).sum() > draw_loads(scheme, workload, hop_cost).sum():
         starts = (scheme,)
