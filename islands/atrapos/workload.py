@@ -182,7 +182,7 @@ def from_monitor(
         tables[table] = TableLayout(np.array(bounds, dtype=np.int64), owner)
         costs[table] = cost[members].ravel()
         counts[table] = actions[members].ravel()
-        draws[table] = drawn[:, members].reshape(drawn.shape[0], -1)
+        draws[table] = drawn[:, members].reshape(drawn.shape[0], len(members) * k)
     sync: list[SyncPoint] = []
     for a, sa, b, sb in zip(*np.nonzero(sync_count), strict=True):
         ta, oa = where[int(a)]
