@@ -63,7 +63,7 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
     socket_of = hardware.core_socket
     spread = spread_placement(scheme, hardware)
     hops = hop_cost > 0 and bool(workload.drawn_matrix().any())
-    starts = (scheme, spread)
+    starts: tuple[Scheme, ...] = (scheme, spread)
     if hops and draw_loads(spread, workload, hop_cost).sum() > draw_loads(scheme, workload, hop_cost).sum():
         starts = (scheme,)
     start = min(starts, key=lambda s: float(fine.costs(socket_of[s.owners()], hardware.distance).sum()))
@@ -84,7 +84,9 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
     distance = hardware.distance
 
     def hop_loads_of(core_of_unit: np.ndarray) -> np.ndarray:
-        return draw_loads(scheme.with_owners(core_of_unit[unit_of]), workload, hop_cost) if hops else 0.0
+        if not hops:
+            return np.zeros(scheme.n_cores)
+        return draw_loads(scheme.with_owners(core_of_unit[unit_of]), workload, hop_cost)
 
     def loads_of(core_of_unit: np.ndarray) -> np.ndarray:
         return np.bincount(core_of_unit, weights=unit_load, minlength=scheme.n_cores) + hop_loads_of(core_of_unit)
@@ -131,7 +133,8 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
                             delta, _ = delta_of(new_core, changed)
                             if delta >= -tolerance or (best is not None and delta >= best[0]):
                                 continue
-                            if (check_ru or hops) and ru_of_loads(loads_of(new_core), available) > ru_now + ru_tolerance:
+                            ru_checked = check_ru or hops  # a whole switch moves hops too
+                            if ru_checked and ru_of_loads(loads_of(new_core), available) > ru_now + ru_tolerance:
                                 continue
                             if hops and float(np.sum(hop_loads_of(new_core))) > hops_now + ru_tolerance:
                                 continue
