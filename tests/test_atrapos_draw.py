@@ -38,8 +38,9 @@ HW2 = Hardware.from_sockets([1, 1])
 
 
 def two_sites(per_sub, drawn, owners) -> tuple[Scheme, WorkloadStats]:
-    """One table of 20 sub-partitions (two sites of 10) on 2 cores: per-sub action costs (one
-    action of cost 1 each: actions = costs, so the mean action cost is 1) and drawn[w]."""
+    """One table of 20 sub-partitions (two sites of 10) on 2 cores: per-sub action costs and
+    drawn[w] (the cases below draw as many transactions as their costs add up to: a
+    transaction's mean cost is 1)."""
     per_sub = np.asarray(per_sub, dtype=float)
     layout = TableLayout(np.arange(per_sub.size + 1), np.asarray(owners))
     w = WorkloadStats({"keys": per_sub}, actions={"keys": per_sub}, drawn={"keys": np.asarray(drawn, dtype=float)})
@@ -85,8 +86,8 @@ def test_workload_draws_are_checked_and_default_to_none():
         WorkloadStats({"A": np.ones(3)}, drawn={"B": np.ones((2, 3))})
     w = WorkloadStats({"A": np.full(3, 2.0), "B": np.ones(2)}, actions={"A": np.ones(3)}, drawn={"A": np.ones((2, 3))})
     assert w.drawn_matrix().shape == (2, 5) and w.drawn_matrix()[:, 3:].sum() == 0
-    assert w.mean_action_cost == pytest.approx(8 / 3)
-    assert hop_cost_of(w, 0.5) == pytest.approx(4 / 3)
+    assert w.mean_drawn_cost == pytest.approx(8 / 6)
+    assert hop_cost_of(w, 0.5) == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="draw_weight"):
         hop_cost_of(w, float("nan"))
 

@@ -20,10 +20,14 @@ no longer fits the hardware (it uses cores taken away), or when ``J`` drops by a
 The draw term (ours; islands.atrapos.cost_model): our workers draw the transactions, so a
 transaction whose home sub-partition another core owns costs a hop on both cores. ``J``
 becomes ``(RU_h + sync_weight * TS + H) / total``, ``RU_h`` over the loads with the hops and
-``H`` the hops' summed load, each hop costing ``draw_weight`` times the interval's mean cost
-per action (:func:`hop_cost_of`): the monitor's own cycles calibrate it, so it is in the
-costs' unit whatever the transaction. The weight is a measured constant
-(:data:`DEFAULT_DRAW_WEIGHT`). Algorithm 1 starts from a fourth scheme when draws were
+``H`` the hops' summed load, each hop costing each of its two cores ``draw_weight`` times the
+interval's mean action cost per drawn transaction (:func:`hop_cost_of`): the monitor's own
+cycles calibrate it, so it is in the costs' unit whatever the transaction, and the weight is
+a measured constant (:data:`DEFAULT_DRAW_WEIGHT`). With a weight of at least 1, moving a
+sub-partition whose transactions cost the mean away from the one worker that draws it does
+not lower ``J`` (the RU it can save is at most twice its cost; the hops add ``2 *
+draw_weight`` times it), so only a load that other workers draw, or one dearer than the
+mean, makes such a move worth it. Algorithm 1 starts from a fourth scheme when draws were
 recorded: every sub-partition on the core that draws it (``home_partitioning``).
 """
 
@@ -44,17 +48,23 @@ __all__ = ["DEFAULT_DRAW_WEIGHT", "DEFAULT_MIN_GAIN", "Plan", "choose_scheme", "
 #: The smallest drop of J (a share of the interval's total action cost) worth repartitioning for.
 DEFAULT_MIN_GAIN = 0.05
 
-#: What one hop (a drawn transaction whose home another core owns) costs each of the two cores,
-#: in the interval's mean cost per action. Measured: DRAW_WEIGHT_NOTE.
-DEFAULT_DRAW_WEIGHT = 1.0
+#: What one hop (a drawn transaction whose home another core owns) costs each of its two cores,
+#: in the interval's mean action cost per drawn transaction. Measured (helper deleg's calm run
+#: of benchmarks/plp_handoff.py, TATP GetSubData on 2 workers, 5 of site 0's units moved away):
+#: with the hand-off (engine.plp_handoff = 4) the run lost 612 ns of the two cores' time per
+#: handed transaction, about 2.3 times a GetSubData's 130 ns on each core; without it (a spread
+#: transaction, the drawer waiting through the round trip) about 2900 ns, 11 times. The smaller
+#: is taken: it is what the messages cost; the wait is not work a move shifts between cores.
+DEFAULT_DRAW_WEIGHT = 2.0
 
 
 def hop_cost_of(workload: WorkloadStats, draw_weight: float) -> float:
-    """The cost of one hop on each core: ``draw_weight`` times the interval's mean cost per
-    action. Raises ``ValueError`` for a negative or non-finite weight."""
+    """The cost of one hop on each of its cores: ``draw_weight`` times the interval's mean
+    action cost per drawn transaction. Raises ``ValueError`` for a negative or non-finite
+    weight."""
     if not (math.isfinite(draw_weight) and draw_weight >= 0):
         raise ValueError(f"draw_weight: {draw_weight} must be finite and non-negative")
-    return draw_weight * workload.mean_action_cost
+    return draw_weight * workload.mean_drawn_cost
 
 
 @dataclass(frozen=True)

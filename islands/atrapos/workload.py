@@ -103,10 +103,10 @@ class WorkloadStats:
         return np.concatenate(list(self.drawn.values()), axis=1)
 
     @property
-    def mean_action_cost(self) -> float:
-        """The interval's cost per action (total cost over counted actions); 0 when no
-        action was counted."""
-        n = float(sum(a.sum() for a in self.actions.values()))
+    def mean_drawn_cost(self) -> float:
+        """The interval's action cost per drawn transaction (total cost over recorded draws);
+        0 when no draw was recorded."""
+        n = float(sum(d.sum() for d in self.drawn.values()))
         return self.total_cost / n if n > 0 else 0.0
 
     @property
