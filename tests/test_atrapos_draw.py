@@ -167,6 +167,12 @@ def test_moving_back_after_the_skew_wins_where_action_costs_alone_do_not_see_it(
     second = loop.end_of_interval(1.0, lambda: (scheme, w), HW2)
     assert first.evaluated and not first.repartition
     assert second.repartition and second.plan is not None and second.plan.draw_after < 16
+    # the new scheme's first interval ends with an evaluation, its throughput as steady as before
+    new = second.plan.scheme
+    third = loop.end_of_interval(1.0, lambda: (new, w), HW2)
+    assert third.evaluated and not third.repartition
+    fourth = loop.end_of_interval(1.0, lambda: (new, w), HW2)
+    assert not fourth.evaluated  # then the paper's rule again: the throughput stayed in its band
 
 
 def test_home_partitioning_gives_each_sub_partition_to_its_main_drawer():

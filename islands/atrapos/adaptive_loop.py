@@ -16,6 +16,12 @@ interval to the next, with gains up to 0.96. Noise fitted by one interval's plan
 up with the next interval's; a skew does. A scheme that no longer fits the hardware (cores
 taken away) is changed at once.
 
+After a re-partitioning (ours too) the next interval, the new scheme's first, also ends with an
+evaluation, whatever its throughput: a plan chosen on an interval that straddled a change of
+the workload (part skewed, part not) may fit neither side, and its throughput can be as steady
+as a good plan's, so the paper's rule (evaluate when the throughput leaves its band) would
+keep it. It is applied, as any plan, only once it gains on two intervals of the new scheme.
+
 Pure apart from the callable that reads the statistics (every interval: the previous one's
 statistics price a plan), so tests drive it with scripted throughput and workloads.
 """
@@ -98,6 +104,7 @@ class AdaptiveLoop:
         self.controller.evaluated(repartition)
         if repartition:
             self._previous = None  # statistics of the old scheme
+            self.controller.recheck()  # the new scheme's first interval ends with an evaluation too
         elif candidate:
             self.controller.recheck()  # confirm (or not) on the next, shortest interval
         actions = tuple(repartition_actions(current, plan.scheme)) if repartition else ()
