@@ -16,7 +16,7 @@ balance the load over the available cores.
 With the draw term (``hop_cost`` > 0, islands.atrapos.cost_model): the loads include the
 hops, and a move must lower ``RU + draw_overhead`` (exact over the available cores: a hop
 moved changes the mean load). :func:`home_partitioning` (ours) gives every sub-partition to
-the worker that draws most of its transactions, a start for the search that the moves toward
+the worker that draws most (two thirds or more) of its transactions, a start for the search that the moves toward
 under-utilized cores might not reach (a drawer can be the busier core).
 
 All only ever assign sub-partitions to available cores.
@@ -71,10 +71,16 @@ def greedy_partitioning(scheme: Scheme, workload: WorkloadStats, hardware: Hardw
     return scheme.with_owners(np.concatenate(parts))
 
 
+#: home_partitioning moves a sub-partition to a core that draws at least this share of it.
+HOME_SHARE = 2 / 3
+
+
 def home_partitioning(scheme: Scheme, workload: WorkloadStats, hardware: Hardware) -> Scheme:
     """``scheme`` with every sub-partition on the available core that drew most of its
-    transactions (the first such core on a tie); one nobody drew, or whose drawers are all
-    unavailable, keeps its core if available, else goes to the first available core."""
+    transactions, when that core drew at least :data:`HOME_SHARE` of them (a sub-partition
+    every worker draws alike, as under a skew drawn across the instance, has no home: sending
+    it to the noise's favourite would scatter the scheme); any other keeps its core if
+    available, else goes to the first available core."""
     workload.check_matches(scheme)
     owners = scheme.owners()
     cores = hardware.available_cores
@@ -82,9 +88,11 @@ def home_partitioning(scheme: Scheme, workload: WorkloadStats, hardware: Hardwar
     got = workload.drawn_matrix()
     drawn[: got.shape[0]] = got
     drawn[~hardware.available] = 0.0
-    drawn_somewhere = drawn.sum(axis=0) > 0
+    top = np.argmax(drawn, axis=0)
+    homed = drawn[top, np.arange(scheme.n_sub)] >= HOME_SHARE * drawn.sum(axis=0)
+    homed &= drawn.sum(axis=0) > 0
     fallback = np.where(hardware.available[owners], owners, cores[0])
-    return scheme.with_owners(np.where(drawn_somewhere, np.argmax(drawn, axis=0), fallback))
+    return scheme.with_owners(np.where(homed, top, fallback))
 
 
 def improve_partitioning(
