@@ -63,7 +63,7 @@ def own_draws(site0, site1) -> np.ndarray:
 def test_a_hop_costs_the_drawer_and_the_owner():
     drawn = np.zeros((2, 4))
     drawn[0] = [10, 0, 0, 5]  # 5 drawn by core 0 on sub 3, which core 1 owns
-    drawn[1] = [2, 0, 0, 0]  # 2 drawn by core 1 on sub 0, which core 0 owns
+    drawn[1] = [0, 2, 0, 0]  # 2 drawn by core 1 on sub 1, which core 0 owns
     scheme = Scheme({"A": TableLayout(np.arange(5), np.array([0, 0, 1, 1]))}, 3)
     w = WorkloadStats({"A": np.ones(4)}, drawn={"A": drawn})
     assert draw_loads(scheme, w, 1.0).tolist() == [7, 7, 0]
@@ -71,9 +71,30 @@ def test_a_hop_costs_the_drawer_and_the_owner():
     assert core_loads(scheme, w, 1.0).tolist() == [9, 9, 0]
     assert draw_loads(scheme, w, 0.0).tolist() == [0, 0, 0]
     home = scheme.with_owners(np.array([0, 0, 1, 0]))
-    assert draw_loads(home, w, 1.0).tolist() == [2, 2, 0]  # only core 1's draw on sub 0 travels
+    assert draw_loads(home, w, 1.0).tolist() == [2, 2, 0]  # only core 1's draws on sub 1 travel
     with pytest.raises(ValueError, match="hop_cost"):
         draw_loads(scheme, w, -1.0)
+
+
+def test_draws_are_taken_at_equal_rates_so_a_skew_drawn_alike_prices_every_layout_alike():
+    """Both workers draw the same mix of homes (a skew drawn across the instance), worker 0
+    three times as fast (worker 1 was the busy owner): as measured, the draws would favour
+    giving worker 0 the hot units; at equal rates each sub-partition is half away whoever owns
+    it. A worker's own mix still decides where it draws mostly alone."""
+    mix = np.array([6.0, 2.0, 1.0, 1.0])
+    drawn = np.stack([3 * mix, mix])
+    w = WorkloadStats({"A": np.ones(4)}, drawn={"A": drawn})
+    assert w.drawn_matrix() == pytest.approx(np.stack([2 * mix, 2 * mix]))  # totals kept
+    layouts = [np.array(o) for o in ([0, 0, 1, 1], [1, 1, 0, 0], [0, 1, 0, 1], [1, 0, 0, 0])]
+    overheads = [draw_overhead(Scheme({"A": TableLayout(np.arange(5), o)}, 2), w, 1.0) for o in layouts]
+    # half of the 40 draws travel whatever the layout, each a hop on two cores
+    assert overheads == pytest.approx([2 * 20.0] * len(layouts))
+    own = WorkloadStats({"A": np.ones(4)}, drawn={"A": np.array([[9.0, 1, 0, 0], [1.0, 3, 0, 4]])})
+    # worker 0 sends 90% of its draws to sub 0, worker 1 12.5%: sub 0's 10 draws split 0.878 : 0.122
+    assert own.drawn_matrix()[:, 0] == pytest.approx([10 * 0.9 / 1.025, 10 * 0.125 / 1.025])
+    assert own.drawn_matrix()[:, 3].tolist() == [0.0, 4.0]
+    parked = WorkloadStats({"A": np.ones(4)}, drawn={"A": np.array([[0.0, 0, 0, 0], [1.0, 1, 1, 1]])})
+    assert parked.drawn_matrix().tolist() == [[0, 0, 0, 0], [1, 1, 1, 1]]  # a worker that drew nothing gets none
 
 
 def test_workload_draws_are_checked_and_default_to_none():
@@ -223,7 +244,7 @@ def test_the_snapshots_draws_reach_the_statistics_and_follow_the_cpu_share():
     snap["drawn"][1, 1, :] = 32
     parts = [MonitoredPartition("keys", 0, k, 0), MonitoredPartition("keys", k, 2 * k, 1)]
     scheme, w = from_monitor(snap, parts, 2)
-    d = w.drawn_matrix()
+    d = w.drawn["keys"]  # as recorded (drawn_matrix takes them at equal rates)
     assert d.shape == (2, 2 * k) and d[0, k + 3] == 16 and d[1, k:].tolist() == [32] * k and d[:, :k].sum() == 0
     # a worker given half the mean CPU draws half what it would have: its draws count double
     fair = equal_cpu_costs(snap, [0] * k + [1] * k, [3e9, 1e9], np.array([True, True]))

@@ -98,9 +98,25 @@ class WorkloadStats:
         return np.concatenate(list(self.cost.values()))
 
     def drawn_matrix(self) -> np.ndarray:
-        """``drawn`` with the tables concatenated in order: [worker, sub-partition] (no rows
-        when no draws were recorded)."""
-        return np.concatenate(list(self.drawn.values()), axis=1)
+        """``drawn`` with the tables concatenated in order, [worker, sub-partition] (no rows
+        when no draws were recorded), as if every worker that drew drew at the same rate: each
+        sub-partition's draws are split among the workers in proportion to the share of its
+        own draws each worker sent there.
+
+        Why: our workers are their own clients, so a worker's draw rate follows the layout it
+        ran under (the busier worker draws less). Taken as measured, the draws would favour the
+        layout's idler worker and the search would chase its own tail, moving units to
+        whichever worker drew more last interval. A worker's *mix* of homes is the workload's
+        and not the layout's: under a skew every worker draws alike, so each hot
+        sub-partition is half away whoever owns it (the term is the same for every layout),
+        while workers drawing their own sites keep them home. Each sub-partition's total, and
+        so :attr:`mean_drawn_cost`, is as measured."""
+        got = np.concatenate(list(self.drawn.values()), axis=1)
+        rows = got.sum(axis=1, keepdims=True)
+        mix = np.divide(got, rows, out=np.zeros_like(got), where=rows > 0)
+        columns = mix.sum(axis=0, keepdims=True)
+        share = np.divide(mix, columns, out=np.zeros_like(mix), where=columns > 0)
+        return share * got.sum(axis=0, keepdims=True)
 
     @property
     def mean_drawn_cost(self) -> float:
