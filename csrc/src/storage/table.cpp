@@ -67,13 +67,11 @@ Row* Table::allocate(std::size_t site, std::uint64_t key) {
 }
 
 Row* Table::take_waiting(Site& s) {
+  // The oldest first: if it must wait, so must every later one. No fresh row is taken while
+  // a waiting one is reusable (the gate scans again once its blocker moved on), so the rows
+  // a table holds beyond its live ones are those released under still-running transactions.
   const Released& oldest = s.limbo.front();
-  if (!gate_->safe(oldest.stamp)) {
-    if (++s.blocked < kScanEvery) return nullptr;  // a fresh row this time; scan later
-    s.blocked = 0;
-    gate_->refresh();
-    if (!gate_->safe(oldest.stamp)) return nullptr;
-  }
+  if (!gate_->reusable(oldest.stamp)) return nullptr;
   Row* row = oldest.row;
   s.limbo.pop_front();
   return row;

@@ -24,8 +24,9 @@ namespace islands {
 //! Cost: entering is a relaxed load of the (read-mostly) epoch, a store to the context's own
 //! cache line and a full fence (the announcement must be visible before the index reads:
 //! the indexes read optimistically); exiting is one store. A release is one atomic add on the
-//! epoch. Scans read every slot and are amortized by the table (a cached bound serves until a
-//! row it cannot clear is wanted again and again).
+//! epoch. Scans read every slot; they are amortized (reusable): a cached bound answers while it
+//! clears the row asked about, and while the slot that held the last scan's bound down still
+//! announces an epoch at or before the row's stamp, nothing is scanned either.
 //!
 //! Why it is correct (C++ model; every scheme's index read of the pointer reads a value the
 //! delete's erase overwrote): the entering context's fence precedes its index read, which is
@@ -85,11 +86,29 @@ class EpochGate {
   }
   //! Whether a row stamped `stamp` is safe to reuse by the last scan (refresh); cheap.
   bool safe(std::uint64_t stamp) const { return stamp < bound_.load(std::memory_order_acquire); }
+  //! Whether a row stamped `stamp` is safe to reuse now: by the last scan, else (when the slot
+  //! that held the last scan's bound down no longer announces `stamp` or less) by a new scan.
+  //! So scans follow the participants' transactions, not the allocations that ask: one load of
+  //! one slot while the same transaction still holds the row up.
+  bool reusable(std::uint64_t stamp) {
+    if (safe(stamp)) return true;
+    const Slot* blocker = blocker_.load(std::memory_order_acquire);
+    if (blocker != nullptr && blocker->epoch.load(std::memory_order_acquire) <= stamp) return false;
+    return stamp < refresh();
+  }
   //! Scans every slot and raises the bound safe() compares with; returns it. Any thread.
   std::uint64_t refresh() {
     std::lock_guard<std::mutex> guard(mutex_);
     std::uint64_t bound = epoch_.load(std::memory_order_seq_cst);
-    for (const Slot& s : slots_) bound = std::min(bound, s.epoch.load(std::memory_order_seq_cst));
+    const Slot* blocker = nullptr;
+    for (const Slot& s : slots_) {
+      const std::uint64_t e = s.epoch.load(std::memory_order_seq_cst);
+      if (e < bound) {
+        bound = e;
+        blocker = &s;
+      }
+    }
+    blocker_.store(blocker, std::memory_order_release);
     if (bound > bound_.load(std::memory_order_relaxed)) bound_.store(bound, std::memory_order_release);
     ++scans_;
     return bound_.load(std::memory_order_relaxed);
@@ -111,6 +130,7 @@ class EpochGate {
  private:
   alignas(64) std::atomic<std::uint64_t> epoch_{1};
   alignas(64) std::atomic<std::uint64_t> bound_{0};  // stamps below it are safe (monotone)
+  std::atomic<const Slot*> blocker_{nullptr};         // the slot that set the last scan's bound (null: the epoch did)
   std::mutex mutex_;                                  // slots_ (membership) and scans
   std::deque<Slot> slots_;                            // stable addresses
   std::uint64_t scans_ = 0;

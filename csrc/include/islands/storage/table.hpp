@@ -75,15 +75,10 @@ class Table {
     std::vector<Chunk> chunks;
     std::vector<Row*> free;        // released rows reusable now (no gate), reused first
     std::deque<Released> limbo;    // released rows waiting for the gate, stamps ascending
-    std::uint32_t blocked = 0;     // allocations since the last scan that found limbo's oldest not safe
     std::size_t rows = 0;
     std::atomic<std::size_t> bytes{0};  // read without the mutex by bytes()
   };
   static constexpr std::size_t kChunkRows = 4096;
-  // Allocations that find the oldest waiting row not yet safe by the cached bound before one
-  // scans the gate's slots again (a scan reads every participant's cache line).
-  static constexpr std::uint32_t kScanEvery = 32;
-
   // A row from the site's limbo that the gate says is safe, or nullptr (under s.mutex).
   Row* take_waiting(Site& s);
 
