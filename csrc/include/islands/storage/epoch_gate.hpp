@@ -28,6 +28,12 @@ namespace islands {
 //! clears the row asked about, and while the slot that held the last scan's bound down still
 //! announces an epoch at or before the row's stamp, nothing is scanned either.
 //!
+//! Why not the active-transaction list (txn/active_txn_list.hpp): it is kept only with
+//! engine.system_structures on (default none), takes a latch per transaction, links only the
+//! transactions a worker coordinates, and unlinks one at its decision, before a pipelined
+//! commit, a 2PC participant's prepared part or a PLP owner's held action lets go of its rows.
+//! Contexts cover all of them (each fragment and action runs in a context of its own).
+//!
 //! Why it is correct (C++ model; every scheme's index read of the pointer reads a value the
 //! delete's erase overwrote): the entering context's fence precedes its index read, which is
 //! coherence-ordered before the erase; the releaser's fence follows the erase and precedes its
