@@ -39,10 +39,16 @@ Row* Table::allocate(std::size_t site, std::uint64_t key) {
   std::lock_guard<std::mutex> guard(s.mutex);
   std::byte* at;
   std::uint64_t word = 0;  // a reused row keeps its lock word: under occ its TID only grows
+  Row* reused = nullptr;
   if (!s.free.empty()) {
-    at = reinterpret_cast<std::byte*>(s.free.back());
-    word = s.free.back()->lock.load(std::memory_order_relaxed);
+    reused = s.free.back();
     s.free.pop_back();
+  } else if (!s.limbo.empty()) {
+    reused = take_waiting(s);
+  }
+  if (reused != nullptr) {
+    at = reinterpret_cast<std::byte*>(reused);
+    word = reused->lock.load(std::memory_order_relaxed);
   } else {
     if (s.chunks.empty() || s.chunks.back().used == s.chunks.back().capacity) {
       s.chunks.push_back(new_chunk(kChunkRows));
@@ -60,15 +66,36 @@ Row* Table::allocate(std::size_t site, std::uint64_t key) {
   return row;
 }
 
+Row* Table::take_waiting(Site& s) {
+  // The oldest first: if it must wait, so must every later one. No fresh row is taken while
+  // a waiting one is reusable (the gate scans again once its blocker moved on), so the rows
+  // a table holds beyond its live ones are those released under still-running transactions.
+  const Released& oldest = s.limbo.front();
+  if (!gate_->reusable(oldest.stamp)) return nullptr;
+  Row* row = oldest.row;
+  s.limbo.pop_front();
+  return row;
+}
+
 void Table::release(std::size_t site, Row* row) {
   Site& s = *sites_.at(site);
   std::lock_guard<std::mutex> guard(s.mutex);
   row->key = Row::kDeletedKey;
-  s.free.push_back(row);
+  if (gate_ != nullptr) {
+    s.limbo.push_back({row, gate_->stamp()});  // stamped under the mutex: ascending in the site
+  } else {
+    s.free.push_back(row);
+  }
   --s.rows;
 }
 
 std::size_t Table::rows(std::size_t site) const { return sites_.at(site)->rows; }
+
+std::size_t Table::waiting(std::size_t site) const {
+  const Site& s = *sites_.at(site);
+  std::lock_guard<std::mutex> guard(s.mutex);
+  return s.limbo.size();
+}
 
 std::size_t Table::bytes() const {
   std::size_t n = 0;

@@ -39,6 +39,7 @@
 #include "islands/log/private_file.hpp"
 #include "islands/log/snapshot.hpp"
 #include "islands/perf/perf_counters.hpp"
+#include "islands/storage/epoch_gate.hpp"
 #include "islands/txn/txn_history.hpp"
 
 namespace islands {
@@ -58,6 +59,13 @@ template <class W, class = void>
 struct HasStopReason : std::false_type {};
 template <class W>
 struct HasStopReason<W, std::void_t<decltype(std::declval<const W&>().stop_reason())>> : std::true_type {};
+//! Whether workload W deletes rows while transactions run (it has `void reclaim_with(EpochGate&)`,
+//! which gives its tables that release rows the instance's reclamation gate).
+template <class W, class = void>
+struct ReclaimsRows : std::false_type {};
+template <class W>
+struct ReclaimsRows<W, std::void_t<decltype(std::declval<W&>().reclaim_with(std::declval<EpochGate&>()))>>
+    : std::true_type {};
 }  // namespace detail
 
 //! An instance's lifecycle for one workload and scheme: workers started, loaded and attached
@@ -87,6 +95,12 @@ class InstanceImpl final : public Instance::Impl {
       sockets.push_back(config.site_sockets[first_site_ + i]);
     }
     system_ = std::make_unique<SystemStructures>(config.run.engine.system_structures, std::move(sockets));
+    if constexpr (detail::ReclaimsRows<Workload>::value) {
+      // Every execution model (shared-everything, PLP, one instance per core) joins its
+      // workers' contexts to it; a workload that deletes no rows pays nothing.
+      reclaim_ = std::make_unique<EpochGate>();
+      workload_.reclaim_with(*reclaim_);
+    }
     stats_.workers.resize(config.run.driver.cpus.size());
     errors_.resize(config.run.driver.cpus.size());
     if (config.run.engine.record_history) {
@@ -461,6 +475,9 @@ class InstanceImpl final : public Instance::Impl {
   bool plp_attached_ = false;                        // to PlpControl::process()
   std::unique_ptr<PlpReshuffler> plp_reshuffler_;  // engine.plp_reshuffle_s
   std::atomic<std::size_t> plp_finished_{0};
+  // Released rows wait for it until no running transaction can hold them (storage/epoch_gate.hpp);
+  // null when the workload deletes no rows. Outlives the workers' contexts (joined before).
+  std::unique_ptr<EpochGate> reclaim_;
 };
 
 }  // namespace islands

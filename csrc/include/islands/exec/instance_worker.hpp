@@ -110,6 +110,7 @@ class InstanceWorker {
       system_.begin(start);
       bool committed = false, rolled_back = false;
       for (unsigned attempt = 0;; ++attempt) {
+        if (attempt > 0) ctx_->retry();  // announced again (storage/epoch_gate.hpp): the abort let go
         const TxnResult result = distributed ? attempt_distributed() : attempt_local();
         if (result.committed) {
           committed = true;
@@ -353,6 +354,7 @@ class InstanceWorker {
     if (spare_.empty()) {
       ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
       if (inst_.versions_) ctx->record_history(*inst_.versions_, inst_.histories_[local_]);
+      if (inst_.reclaim_) ctx->reclaim_with(inst_.reclaim_.get());  // the workload deletes rows
     } else {
       ctx = std::move(spare_.back());
       spare_.pop_back();

@@ -200,6 +200,7 @@ class PlpWorker {
           --attempt;
           continue;
         }
+        if (attempt > 0) ctx_->retry();  // announced again (storage/epoch_gate.hpp): the abort let go
         const TxnResult result = attempt_cut();
         if (result.committed) {
           committed = true;
@@ -793,6 +794,7 @@ class PlpWorker {
       ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
       // centralized (test mode only): the history's version map
       if (inst_.versions_) ctx->record_history(*inst_.versions_, inst_.histories_[local_]);
+      if (inst_.reclaim_) ctx->reclaim_with(inst_.reclaim_.get());  // the workload deletes rows
     } else {
       ctx = std::move(spare_.back());
       spare_.pop_back();

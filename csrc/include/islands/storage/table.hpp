@@ -2,18 +2,31 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
 
+#include "islands/storage/epoch_gate.hpp"
 #include "islands/storage/row.hpp"
 
 namespace islands {
 
 //! Rows of one shape, partitioned into sites. Each site allocates its rows in chunks that the
 //! site's owner thread touches first (so they land on its NUMA node); rows never move. A
-//! released row's memory goes to its site's free list and a later allocate there reuses it
-//! (chunks are only freed with the table).
+//! released row's memory is reused by a later allocate in its site (chunks are only freed
+//! with the table).
+//!
+//! Reuse while transactions run: another transaction may still hold a pointer to a released
+//! row (it found the row through an index before the delete: two concurrent TPC-C Deliveries
+//! under occ, a 2PL reader waiting for the deleter's lock, an mvcc reader of the row's history)
+//! and would see it zeroed and re-keyed, or find its old lock word or TID restored (ABA). With
+//! a reclamation gate (set_reclaim_gate; an instance whose workload deletes rows during a run
+//! sets one) a released row waits in its site's limbo, stamped, until every transaction that
+//! was running when it was released has finished (storage/epoch_gate.hpp); allocate takes a
+//! fresh row meanwhile. Without a gate a released row is reused at once: only for tables one
+//! thread uses (loading, recovery, the consistency checks, unit tests), where no other
+//! transaction can hold the pointer.
 class Table {
  public:
   //! sites: number of partitions; columns: int32 payload columns per row.
@@ -25,8 +38,14 @@ class Table {
   //! A new zero-filled row in `site` with `key`; safe to call from several threads.
   Row* allocate(std::size_t site, std::uint64_t key);
   //! Gives a row back (its key already erased from every index and no lock held on it): it
-  //! gets Row::kDeletedKey, for_each_row callers skip it, and a later allocate in `site` reuses it.
+  //! gets Row::kDeletedKey, for_each_row callers skip it, and a later allocate in `site` reuses
+  //! it (with a gate: once no transaction running now can hold it).
   void release(std::size_t site, Row* row);
+  //! Released rows wait for `gate` from now on (nullptr: reused at once); set before the
+  //! workers start. The gate must outlive the table's releases and allocations.
+  void set_reclaim_gate(EpochGate* gate) { gate_ = gate; }
+  //! Released rows of a site not yet reusable (waiting for the gate).
+  std::size_t waiting(std::size_t site) const;
   //! Reserves room for `rows` rows in `site` in one chunk (call from the owner thread).
   void reserve(std::size_t site, std::size_t rows);
 
@@ -47,20 +66,28 @@ class Table {
     std::size_t capacity;
     std::size_t used;
   };
+  struct Released {
+    Row* row;
+    std::uint64_t stamp;  // EpochGate::stamp at its release
+  };
   struct Site {
-    std::mutex mutex;
+    mutable std::mutex mutex;
     std::vector<Chunk> chunks;
-    std::vector<Row*> free;  // released rows, reused first
+    std::vector<Row*> free;        // released rows reusable now (no gate), reused first
+    std::deque<Released> limbo;    // released rows waiting for the gate, stamps ascending
     std::size_t rows = 0;
     std::atomic<std::size_t> bytes{0};  // read without the mutex by bytes()
   };
   static constexpr std::size_t kChunkRows = 4096;
+  // A row from the site's limbo that the gate says is safe, or nullptr (under s.mutex).
+  Row* take_waiting(Site& s);
 
   Chunk new_chunk(std::size_t rows) const;
 
   std::size_t columns_;
   std::size_t stride_;
   std::vector<std::unique_ptr<Site>> sites_;
+  EpochGate* gate_ = nullptr;
 };
 
 template <class F>

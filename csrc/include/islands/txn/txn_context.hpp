@@ -7,6 +7,7 @@
 #include "islands/cc/row_lock.hpp"
 #include "islands/log/redo_entry.hpp"
 #include "islands/perf/component_clock.hpp"
+#include "islands/storage/epoch_gate.hpp"
 #include "islands/storage/row.hpp"
 #include "islands/txn/occ_sets.hpp"
 #include "islands/txn/snapshot_txn.hpp"
@@ -23,9 +24,29 @@ class TxnContext {
  public:
   //! columns: the payload width save_before_image(row) assumes when given none.
   explicit TxnContext(std::size_t columns) : row_bytes_(columns * sizeof(std::int32_t)) {}
+  ~TxnContext() {
+    if (slot_ != nullptr) gate_->leave(slot_);
+  }
+  TxnContext(const TxnContext&) = delete;
+  TxnContext& operator=(const TxnContext&) = delete;
 
+  //! Joins `gate` (the instance's reclamation gate, storage/epoch_gate.hpp): from now on the
+  //! rows this context may hold are announced from begin (or retry) until commit or abort ends,
+  //! so that a row another transaction releases meanwhile is not reused under it. Once, before
+  //! the first begin; the gate must outlive the context.
+  void reclaim_with(EpochGate* gate) {
+    gate_ = gate;
+    slot_ = gate->join();
+  }
   //! Starts a new transaction (not a retry) with timestamp `ts`.
-  void begin(std::uint64_t ts) { ts_ = ts & RowLock::kTsMask; }
+  void begin(std::uint64_t ts) {
+    ts_ = ts & RowLock::kTsMask;
+    if (slot_ != nullptr) gate_->enter(*slot_);
+  }
+  //! Starts another attempt of the transaction after an abort (which let go of every row).
+  void retry() {
+    if (slot_ != nullptr) gate_->enter(*slot_);
+  }
   std::uint64_t ts() const { return ts_; }  //!< wait-die timestamp, kept across retries
   //! The component clock timing this transaction, or nullptr (breakdown off or not sampled).
   ComponentClock* clock() const { return clock_; }
@@ -163,6 +184,7 @@ class TxnContext {
     undo_bytes_.clear();
     inserts_.clear();
     redo_.clear();
+    if (slot_ != nullptr) EpochGate::exit(*slot_);  // holds no row any more
   }
   //! Abort: take back inserts and restore before-images newest first, then release every lock.
   void abort() {
@@ -191,6 +213,7 @@ class TxnContext {
     deletes_.clear();
     redo_.clear();
     release_all();
+    if (slot_ != nullptr) EpochGate::exit(*slot_);  // holds no row any more (a retry enters again)
   }
   std::size_t locks_held() const { return locks_.size(); }  //!< locks held now
 
@@ -253,6 +276,8 @@ class TxnContext {
   std::vector<unsigned char> undo_bytes_;
   bool capture_redo_ = false;
   std::vector<unsigned char> redo_;
+  EpochGate* gate_ = nullptr;         // reclamation gate (null: none)
+  EpochGate::Slot* slot_ = nullptr;   // this context's announcement in it
 };
 
 }  // namespace islands

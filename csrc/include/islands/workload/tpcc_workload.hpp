@@ -272,6 +272,9 @@ class TpccWorkload {
     }
   }
   std::size_t max_columns() const { return customers_.columns(); }  //!< widest row (Customer)
+  //! Delivery's deleted NEW-ORDER rows wait for `gate` before they are reused (the only rows
+  //! transactions delete; recovery and checkpoints release others with no transaction running).
+  void reclaim_with(EpochGate& gate) { new_orders_.set_reclaim_gate(&gate); }
   std::size_t type_of(const Txn& txn) const { return txn.type; }  //!< index into kTpccTxnNames
 
   //! Executes the operations words[0, n) (all of warehouses this instance holds) under `cc`.
