@@ -109,7 +109,8 @@ def main() -> None:
         workers, design = run
         values = tps[run]
         print(
-            f"{workers:2d} {'pinned' if workers == 2 else 'unpinned':>8}  {DESIGNS[design].label:28} {statistics.median(values):13,.0f} "
+            f"{workers:2d} {'pinned' if workers == 2 else 'unpinned':>8}  {DESIGNS[design].label:28} "
+            f"{statistics.median(values):13,.0f} "
             f"[{min(values):,.0f}-{max(values):,.0f}] {statistics.median(met[run]):15.0%} "
             f"{_ratios(values, tps.get((workers, 'naive'))):>20} "
             f"{_ratios(values, tps.get((workers, 'naive-oversaturated'))):>20}"
