@@ -113,7 +113,7 @@ def test_an_action_costs_the_cycles_of_its_owner_not_the_coordinator_s_wait():
     deployment = Deployment(label="1ISL", instances=(cpus,), placement="islands", pinned=True)
     result = run_deployment(deployment, config, transport="none", topology=here)
     assert result.check_failures == []
-    assert result.instances[0]["messages_delayed"] > 100
+    assert result.instances[0]["messages_delayed"] > 0  # spread transactions ran, each delayed
     monitor = result.instances[0]["monitor"]
     assert sum(monitor["actions"][10:]) > 100  # worker 1's units were reached, and served
     assert per_action_cost(monitor, 1) < 20_000, per_action_cost(monitor, 1)
