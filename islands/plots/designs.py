@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import textwrap
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -81,7 +82,7 @@ def plot_designs(rows: pd.DataFrame, figure_id: str = "002-fig2") -> Drawing:
     return drawing
 
 
-def _engine_settings(columns: dict[str, Any]) -> dict[str, Any]:
+def _engine_settings(columns: Mapping[Any, Any]) -> dict[str, Any]:
     """A stored row's engine settings by name, as :func:`design_of` reads them (a setting an
     older row lacks is left out: its default)."""
     out: dict[str, Any] = {}
