@@ -447,10 +447,10 @@ class PlpWorker {
       target_cpus_.erase(std::unique(target_cpus_.begin(), target_cpus_.end()), target_cpus_.end());
     }
     if (target_cpus_.empty()) target_cpus_.push_back(driver.cpus[local_]);
+    away_ = !(target_cpus_.size() == 1 && target_cpus_[0] == driver.cpus[local_]);
     if (target_cpus_ == pinned_cpus_) return;
     pin_current_thread_to(target_cpus_);
     pinned_cpus_ = target_cpus_;
-    away_ = parked;
   }
 
   // Whether this worker's CPU is shared with another worker's thread now: a pinned run with
