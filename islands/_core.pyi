@@ -929,5 +929,5 @@ def plp_placement(
 
 def plp_snapshot() -> typing.Any:
     """
-    The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost (partitions x 10 units; a partition per site, or per site and table with engine.plp_units = per_table: site * tables + table), sync_count and sync_bytes; None when none runs or its monitor is off
+    The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost (partitions x 10 units; a partition per site, or per site and table with engine.plp_units = per_table: site * tables + table), sync_count and sync_bytes; and drawn (workers x partitions x 10: the transactions each worker drew by home unit, sampled); None when none runs or its monitor is off
     """

@@ -24,7 +24,9 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -52,6 +54,7 @@ pytestmark = [
     pytest.mark.usefixtures("private_run_root"),
 ]
 ROWS_PER_SITE = 500
+PLP = {"execution": "plp"}  # engine settings of one PLP instance
 READ_SHARE = 0.3  # micro: read-only transactions among the updates
 TPCB_HISTORY_TABLE = 4  # the table number in the top 16 bits of a TPC-B key (TpcbWorkload::kHistory)
 # TPC-C: the table tags in the top byte of a key (tpcc_schema.hpp) and the loaded rows per district.
@@ -74,7 +77,7 @@ def config(
     workload: str = "micro",
     layout: str = "spec",
     early: bool = True,
-    execution: str = "shared_everything",
+    engine: Mapping[str, object] = MappingProxyType({}),
 ) -> RunConfig:
     # TPC-B: one branch per instance and half the tellers remote, so that most transactions
     # are distributed and the teller, branch and history parts commit through 2PC.
@@ -92,7 +95,7 @@ def config(
             layout=layout,
         ),
         tatp=TatpConfig(subscribers_per_site=200, mix=TATP_MIX),
-        engine=EngineConfig(cc=cc, lock_policy="no_wait", execution=execution),
+        engine=EngineConfig(cc=cc, lock_policy="no_wait", **engine),
         driver=DriverConfig(warmup_s=0.05, duration_s=duration, seed=seed),
         log=LogConfig(mode="group_commit", directory=str(log_dir), record_acks=True, early_lock_release=early),
     )
@@ -205,9 +208,10 @@ def crash_and_recover(
     instances: str | int = "per-core",
     layout: str = "spec",
     early: bool = True,
-    execution: str = "shared_everything",
+    engine: Mapping[str, object] = MappingProxyType({}),
 ) -> str:
-    """One trial; returns what happened, for the failure message of the next one."""
+    """One trial; returns what happened, for the failure message of the next one. ``engine``:
+    EngineConfig settings beside cc and lock_policy (e.g. execution)."""
     deployment = plan_deployment(TOPOLOGY, instances, cpus=CPUS[:2])
     sites_per_instance = len(deployment.instances[0])
     duration = 0.4
@@ -220,7 +224,7 @@ def crash_and_recover(
         workload=workload,
         layout=layout,
         early=early,
-        execution=execution,
+        engine=engine,
     )
     try:
         run_deployment(deployment, cfg, transport=transport, kill=(victim, when))
@@ -265,7 +269,7 @@ def crash_and_recover(
                 assert at_start["call_forwarding_rows"] == loaded + forwarding, (loaded, forwarding)
         assert restarted.check_failures == [], restarted.check_failures
     return (
-        f"victim {victim} at {when:.3f}s ({workload}, {layout}, {deployment.label}, {transport}, {cc}, {execution}, "
+        f"victim {victim} at {when:.3f}s ({workload}, {layout}, {deployment.label}, {transport}, {cc}, {dict(engine)}, "
         f"early lock release {'on' if early else 'off'}): {outcome_of_run}; "
         f"{len(acks)} acknowledged, {sum(len(c) for c in outcome.committed)} committed parts"
     )
@@ -302,7 +306,23 @@ def test_killed_plp_instance_loses_nothing_acknowledged(tmp_path, workload, earl
     """One PLP instance of two workers (engine.execution = plp): actions routed between the
     partitions' owners, one commit record per transaction with every action's redo."""
     rng = random.Random(f"plp-{workload}-{early}")
-    crash_and_recover(tmp_path / "log", "none", "2pl", rng, workload, instances=1, early=early, execution="plp")
+    crash_and_recover(tmp_path / "log", "none", "2pl", rng, workload, instances=1, early=early, engine=PLP)
+
+
+@pytest.mark.parametrize(
+    "workload, engine",
+    [
+        pytest.param("tatp", {"plp_units": "per_table", "plp_placement": "workload_aware"}, id="tatp-per-table"),
+        pytest.param("micro", {"plp_handoff": 4}, id="micro-handoff"),
+        pytest.param("tatp", {"plp_handoff": 4}, id="tatp-handoff"),
+    ],
+)
+def test_killed_plp_instance_with_tables_apart_or_handed_transactions(tmp_path, workload, engine):
+    """PLP with each table's units on their own worker (every TATP transaction that touches
+    two tables meets two owners) or with drawn transactions handed whole to their home's owner
+    (engine.plp_handoff): still nothing acknowledged is lost."""
+    rng = random.Random(f"plp-{workload}-{sorted(engine.items())}")
+    crash_and_recover(tmp_path / "log", "none", "2pl", rng, workload, instances=1, engine={**PLP, **engine})
 
 
 # One shared instance (no 2PC; the transport is unused) and one instance per core (2PC over

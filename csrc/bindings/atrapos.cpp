@@ -87,16 +87,23 @@ void bind_atrapos(py::module_& m) {
       "plp_snapshot",
       []() -> py::object {
         std::optional<MonitorSnapshot> s;
+        std::optional<std::pair<std::size_t, std::vector<std::uint64_t>>> drawn;
         {
           py::gil_scoped_release release;
           s = islands::PlpControl::process().snapshot();
+          drawn = islands::PlpControl::process().drawn();
         }
-        if (!s) return py::none();
-        return to_dict(*s);
+        if (!s || !drawn) return py::none();
+        py::dict d = to_dict(*s);
+        d["drawn"] = as_array(drawn->second, {static_cast<py::ssize_t>(drawn->first),
+                                              static_cast<py::ssize_t>(s->n_partitions),
+                                              static_cast<py::ssize_t>(kSubPartitions)});
+        return d;
       },
       "The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost "
       "(partitions x 10 units; a partition per site, or per site and table with engine.plp_units = per_table: "
-      "site * tables + table), sync_count and sync_bytes; None when none runs or its monitor is off");
+      "site * tables + table), sync_count and sync_bytes; and drawn (workers x partitions x 10: the "
+      "transactions each worker drew by home unit, sampled); None when none runs or its monitor is off");
   m.def(
       "plp_worker_cpu_ns", [] { return islands::PlpControl::process().worker_cpu_ns(); },
       py::call_guard<py::gil_scoped_release>(),

@@ -1,7 +1,8 @@
 // The PLP instance's monitor (exec/plp_monitor.hpp): counts and synchronizations at commit,
 // costs from the cycles the running worker itself spends on an action, sampled one in
 // kSampleEvery on average and scaled back, even when the workload repeats with the sampling's
-// period; recording switched off records nothing.
+// period; draws counted per drawing worker on their home unit, sampled likewise; recording
+// switched off records nothing.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -128,6 +129,32 @@ void nothing_is_costed_while_recording_is_off() {
   CHECK(cost_of(monitor.snapshot(), 7) > 0);
 }
 
+void draws_are_counted_per_worker_on_their_home_unit_without_bias() {
+  PlpMonitor monitor(2, 2);
+  const OneWordOps ops;
+  const int n = 64000;
+  // worker 0 draws with home 3 (then 15) or 12; worker 1 always home 17; a period of 16 as above
+  for (int i = 0; i < n; ++i) {
+    monitor.record_draw(0, ops, {static_cast<std::uint64_t>(i % 16 == 15 ? 12 : 3), 15}, 0);
+    monitor.record_draw(1, ops, {17}, 0);
+    monitor.record_draw(1, ops, {}, 0);  // an empty draw has no home
+  }
+  const std::vector<std::uint64_t> d = monitor.drawn();
+  CHECK(d.size() == 2u * 20u);
+  const double three = static_cast<double>(d[3]), twelve = static_cast<double>(d[12]);
+  CHECK(three > 0.9 * n * 15 / 16 && three < 1.1 * n * 15 / 16);
+  CHECK(twelve > 0.5 * n / 16 && twelve < 1.5 * n / 16);
+  CHECK(d[15] == 0);  // only the home (first) operation counts
+  const double seventeen = static_cast<double>(d[20 + 17]);
+  CHECK(seventeen > 0.9 * n && seventeen < 1.1 * n);
+  std::uint64_t others = 0;
+  for (std::size_t u = 0; u < d.size(); ++u) others += (u == 3 || u == 12 || u == 20 + 17) ? 0 : d[u];
+  CHECK(others == 0);
+  monitor.set_recording(false);
+  for (int i = 0; i < 1000; ++i) monitor.record_draw(1, ops, {17}, 0);
+  CHECK(monitor.drawn()[20 + 17] == d[20 + 17]);  // nothing while recording is off
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,7 +165,9 @@ int main(int argc, char** argv) {
        {"an_action_is_costed_on_its_units_without_being_counted", an_action_is_costed_on_its_units_without_being_counted},
        {"sampled_costs_estimate_the_cycles_even_with_a_periodic_workload",
         sampled_costs_estimate_the_cycles_even_with_a_periodic_workload},
-       {"nothing_is_costed_while_recording_is_off", nothing_is_costed_while_recording_is_off}},
+       {"nothing_is_costed_while_recording_is_off", nothing_is_costed_while_recording_is_off},
+       {"draws_are_counted_per_worker_on_their_home_unit_without_bias",
+        draws_are_counted_per_worker_on_their_home_unit_without_bias}},
       argc, argv, islands_test::failures);
   return test_summary("test_plp_monitor");
 }

@@ -40,20 +40,29 @@ from islands.atrapos.adaptive_loop import AdaptiveLoop, Decision
 from islands.atrapos.controller import Check, IntervalController, replay
 from islands.atrapos.cost_model import (
     SyncIndex,
+    core_loads,
     core_utilization,
+    draw_loads,
+    draw_overhead,
     resource_utilization,
     sync_costs,
     transaction_synchronization,
     ts_by_txn,
 )
 from islands.atrapos.hardware import Hardware
-from islands.atrapos.partitioning import choose_partitioning, greedy_partitioning, improve_partitioning
+from islands.atrapos.partitioning import (
+    choose_partitioning,
+    greedy_partitioning,
+    home_partitioning,
+    improve_partitioning,
+)
 from islands.atrapos.placement import choose_placement, spread_placement
 from islands.atrapos.scheme import SUB_PARTITIONS, Partition, Scheme, TableLayout, check_fits, split_range
-from islands.atrapos.search import DEFAULT_MIN_GAIN, Plan, choose_scheme
+from islands.atrapos.search import DEFAULT_DRAW_WEIGHT, DEFAULT_MIN_GAIN, Plan, choose_scheme, hop_cost_of
 from islands.atrapos.workload import MonitoredPartition, SyncPoint, WorkloadStats, from_monitor
 
 __all__ = [
+    "DEFAULT_DRAW_WEIGHT",
     "DEFAULT_MIN_GAIN",
     "SUB_PARTITIONS",
     "AdaptiveLoop",
@@ -75,9 +84,14 @@ __all__ = [
     "choose_partitioning",
     "choose_placement",
     "choose_scheme",
+    "core_loads",
     "core_utilization",
+    "draw_loads",
+    "draw_overhead",
     "from_monitor",
     "greedy_partitioning",
+    "home_partitioning",
+    "hop_cost_of",
     "improve_partitioning",
     "repartition_actions",
     "replay",

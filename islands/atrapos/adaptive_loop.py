@@ -16,12 +16,19 @@ interval to the next, with gains up to 0.96. Noise fitted by one interval's plan
 up with the next interval's; a skew does. A scheme that no longer fits the hardware (cores
 taken away) is changed at once.
 
+After a re-partitioning (ours too) the next interval, the new scheme's first, also ends with an
+evaluation, whatever its throughput: a plan chosen on an interval that straddled a change of
+the workload (part skewed, part not) may fit neither side, and its throughput can be as steady
+as a good plan's, so the paper's rule (evaluate when the throughput leaves its band) would
+keep it. It is applied, as any plan, only once it gains on two intervals of the new scheme.
+
 Pure apart from the callable that reads the statistics (every interval: the previous one's
 statistics price a plan), so tests drive it with scripted throughput and workloads.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,7 +36,7 @@ from islands.atrapos.actions import RepartitionAction, repartition_actions
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import Scheme
-from islands.atrapos.search import DEFAULT_MIN_GAIN, Plan, choose_scheme, gain_of
+from islands.atrapos.search import DEFAULT_DRAW_WEIGHT, DEFAULT_MIN_GAIN, Plan, choose_scheme, gain_of
 from islands.atrapos.workload import WorkloadStats
 
 __all__ = ["AdaptiveLoop", "Decision"]
@@ -58,12 +65,16 @@ class AdaptiveLoop:
         controller: IntervalController | None = None,
         min_gain: float = DEFAULT_MIN_GAIN,
         sync_weight: float = 1.0,
+        draw_weight: float = DEFAULT_DRAW_WEIGHT,
     ) -> None:
         if not min_gain >= 0:
             raise ValueError(f"min_gain: {min_gain} must be non-negative")
+        if not (math.isfinite(draw_weight) and draw_weight >= 0):
+            raise ValueError(f"draw_weight: {draw_weight} must be finite and non-negative")
         self.controller = controller or IntervalController()
         self.min_gain = float(min_gain)
         self.sync_weight = float(sync_weight)
+        self.draw_weight = float(draw_weight)
         self._forced = False
         self._previous: tuple[Scheme, WorkloadStats] | None = None  # the last interval's statistics
 
@@ -87,12 +98,13 @@ class AdaptiveLoop:
             self.controller.evaluated(False)
             return Decision(True, None, False, (), self.controller.interval_s)
         current, workload = read
-        plan = choose_scheme(current, workload, hardware, self.sync_weight)
+        plan = choose_scheme(current, workload, hardware, self.sync_weight, self.draw_weight)
         candidate = plan.worth_it(self.min_gain)
         repartition = candidate and (not plan.fits or self._holds_before(plan, previous, hardware))
         self.controller.evaluated(repartition)
         if repartition:
             self._previous = None  # statistics of the old scheme
+            self.controller.recheck()  # the new scheme's first interval ends with an evaluation too
         elif candidate:
             self.controller.recheck()  # confirm (or not) on the next, shortest interval
         actions = tuple(repartition_actions(current, plan.scheme)) if repartition else ()
@@ -102,4 +114,5 @@ class AdaptiveLoop:
         """Whether ``plan`` gains at least ``min_gain`` on the previous interval's statistics too."""
         if previous is None or not previous[0].same_as(plan.current):
             return False
-        return gain_of(plan.current, plan.scheme, previous[1], hardware, self.sync_weight) >= self.min_gain
+        gain = gain_of(plan.current, plan.scheme, previous[1], hardware, self.sync_weight, self.draw_weight)
+        return gain >= self.min_gain

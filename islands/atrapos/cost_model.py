@@ -9,6 +9,17 @@ statistics W and the hardware.
   number of distinct sockets the actions of synchronization point ``s`` run on, ``Distance(s)``
   the mean distance between those sockets (pairs of distinct sockets), ``Size(s)`` the bytes
   exchanged. Actions on one socket cost nothing.
+- Draws (ours; paper 002's clients are apart from its partitions, ours are not): every worker
+  draws transactions, and one whose home sub-partition (its first operation's) another core
+  owns costs a hop: a spread transaction (its actions travel there and back) or a hand-off
+  (``engine.plp_handoff``: two messages). The monitor's action costs do not see it (it is
+  spent between actions). ``hop_cost`` per such transaction is added to the load of the
+  drawing core *and* of the owning core (each handles the messages): :func:`draw_loads`. RU
+  is taken over the loads with these added, and :func:`draw_overhead` (their sum) is the
+  total work the hops add. With two cores, ``RU + draw_overhead`` is ``2 * max_c load(c) - A``
+  (``A`` the summed action cost, the same for every scheme): the busiest core's load, which
+  bounds the closed loop's throughput. So a move that balances the actions but sends a
+  drawer's transactions away pays for it, and a layout whose draws went home again gains.
 
 :class:`SyncIndex` compiles W's synchronization points once so that the search evaluates TS
 for many placements quickly (numpy over all points, or over the points a move touches).
@@ -26,7 +37,10 @@ from islands.atrapos.workload import WorkloadStats
 
 __all__ = [
     "SyncIndex",
+    "core_loads",
     "core_utilization",
+    "draw_loads",
+    "draw_overhead",
     "resource_utilization",
     "ru_of_loads",
     "sync_costs",
@@ -41,17 +55,52 @@ def core_utilization(scheme: Scheme, workload: WorkloadStats) -> np.ndarray:
     return np.bincount(scheme.owners(), weights=workload.costs(), minlength=scheme.n_cores)
 
 
+def draw_loads(scheme: Scheme, workload: WorkloadStats, hop_cost: float) -> np.ndarray:
+    """Per core: ``hop_cost`` for every transaction it drew whose home sub-partition another
+    core owns, and for every transaction another core drew whose home sub-partition it owns
+    (the draw term, see the module docstring). Zeros without recorded draws or with
+    ``hop_cost`` 0. Raises ``ValueError`` for a negative or non-finite ``hop_cost`` or more
+    drawing workers than cores."""
+    workload.check_matches(scheme)
+    if not (np.isfinite(hop_cost) and hop_cost >= 0):
+        raise ValueError(f"hop_cost: {hop_cost} must be finite and non-negative")
+    drawn = workload.drawn_matrix()
+    if drawn.shape[0] > scheme.n_cores:
+        raise ValueError(f"drawn: {drawn.shape[0]} drawing workers for {scheme.n_cores} cores")
+    out = np.zeros(scheme.n_cores)
+    if hop_cost == 0 or drawn.size == 0:
+        return out
+    owners = scheme.owners()
+    away = drawn.copy()
+    home = owners < drawn.shape[0]
+    away[owners[home], np.flatnonzero(home)] = 0.0  # drawn where it is owned: no hop
+    out[: drawn.shape[0]] += away.sum(axis=1)
+    out += np.bincount(owners, weights=away.sum(axis=0), minlength=scheme.n_cores)
+    return hop_cost * out
+
+
+def draw_overhead(scheme: Scheme, workload: WorkloadStats, hop_cost: float) -> float:
+    """The total load the hops add (the sum of :func:`draw_loads`)."""
+    return float(draw_loads(scheme, workload, hop_cost).sum())
+
+
+def core_loads(scheme: Scheme, workload: WorkloadStats, hop_cost: float = 0.0) -> np.ndarray:
+    """Every core's load: its actions (:func:`core_utilization`) and its hops (:func:`draw_loads`)."""
+    return core_utilization(scheme, workload) + draw_loads(scheme, workload, hop_cost)
+
+
 def ru_of_loads(loads: np.ndarray, available: np.ndarray) -> float:
     """``sum_c |loads[c] - mean|`` over the available cores."""
     on = loads[available]
     return float(np.abs(on - on.mean()).sum())
 
 
-def resource_utilization(scheme: Scheme, workload: WorkloadStats, hardware: Hardware) -> float:
-    """``RU(S, W)``. Raises ``ValueError`` when the scheme puts work on a core the hardware has
-    taken away (such a scheme has no utilization to compare: it must change)."""
+def resource_utilization(scheme: Scheme, workload: WorkloadStats, hardware: Hardware, hop_cost: float = 0.0) -> float:
+    """``RU(S, W)`` over the cores' loads, their hops included at ``hop_cost`` each (0: the
+    paper's RU, actions alone). Raises ``ValueError`` when the scheme puts work on a core the
+    hardware has taken away (such a scheme has no utilization to compare: it must change)."""
     check_fits(scheme, hardware)
-    return ru_of_loads(core_utilization(scheme, workload), hardware.available)
+    return ru_of_loads(core_loads(scheme, workload, hop_cost), hardware.available)
 
 
 @dataclass(frozen=True, eq=False)

@@ -35,7 +35,9 @@ def equal_cpu_costs(
 ) -> dict[str, Any] | None:
     """``snapshot`` (an interval: ``cost`` per [site][unit], units owned by ``owners``) with
     every available worker's costs scaled by (the available workers' mean CPU time) / (its
-    CPU time ``cpu_ns[w]``); a worker not available (its core taken away) keeps its costs.
+    CPU time ``cpu_ns[w]``), and so are the transactions it drew (``drawn[w]``, when the
+    snapshot has them: a drawer given less CPU draws less); a worker not available (its core
+    taken away) keeps its costs.
     None when an available worker that owns units had less than :data:`MIN_CPU_SHARE` of the
     mean. Raises ``ValueError`` for mismatched lengths or a negative CPU time."""
     owner = np.asarray(owners, dtype=np.int64)
@@ -55,4 +57,9 @@ def equal_cpu_costs(
         return None
     factor = np.where(on & (cpu > 0), mean / np.where(cpu > 0, cpu, 1.0), 1.0)
     scaled = (cost.reshape(-1) * factor[owner]).reshape(cost.shape)
-    return {**snapshot, "cost": scaled}
+    if "drawn" not in snapshot:
+        return {**snapshot, "cost": scaled}
+    drawn = np.asarray(snapshot["drawn"], dtype=np.float64)  # [worker][site][unit]: the drawer's clock
+    if drawn.shape[0] != cpu.size:
+        raise ValueError(f"drawn: {drawn.shape[0]} workers, cpu_ns names {cpu.size}")
+    return {**snapshot, "cost": scaled, "drawn": drawn * factor[:, None, None]}

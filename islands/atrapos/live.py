@@ -26,6 +26,10 @@ the events and never re-partitions, so a figure shows both. :func:`run_live` che
 change with the engine's own parsers before the run starts (a ``ConfigError`` naming the
 setting), so a bad value never reaches a running instance.
 
+The snapshot's ``drawn`` (each worker's draws by home unit) becomes the statistics' draws
+(scaled with the CPU share, as the costs): the cost model's draw term
+(islands.atrapos.cost_model) prices a unit owned away from the worker that draws it.
+
 The engine's partitions here are its sites, each cut into 10 routing units (its
 sub-partitions). With every table's rows of a unit owned together (``engine.plp_units =
 shared_key``) every unit is one sub-partition of one table ``keys`` in the scheme the search

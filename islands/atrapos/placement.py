@@ -18,14 +18,16 @@ The units that move are Algorithm 1's groups: all sub-partitions of one table on
    it stops when no switch lowers TS.
 
 So TS never rises above the start's, RU never rises, and every sub-partition keeps exactly one
-available core.
+available core. With the draw term (``hop_cost`` > 0, islands.atrapos.cost_model), a start or
+switch is taken only when it raises neither the hops' total (a whole core's contents switched
+away from its drawers) nor RU over the loads with the hops.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from islands.atrapos.cost_model import SyncIndex, ru_of_loads
+from islands.atrapos.cost_model import SyncIndex, draw_loads, ru_of_loads
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import Scheme, check_fits
 from islands.atrapos.workload import WorkloadStats
@@ -53,14 +55,18 @@ def spread_placement(scheme: Scheme, hardware: Hardware) -> Scheme:
     return scheme.with_owners(mapping[owners])
 
 
-def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware) -> Scheme:
+def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware, hop_cost: float = 0.0) -> Scheme:
     """Algorithm 2 on ``scheme`` (see the module docstring)."""
     check_fits(scheme, hardware)
     workload.check_matches(scheme)
     fine = SyncIndex.of_subpartitions(scheme, workload)
     socket_of = hardware.core_socket
     spread = spread_placement(scheme, hardware)
-    start = min((scheme, spread), key=lambda s: float(fine.costs(socket_of[s.owners()], hardware.distance).sum()))
+    hops = hop_cost > 0 and bool(workload.drawn_matrix().any())
+    starts: tuple[Scheme, ...] = (scheme, spread)
+    if hops and draw_loads(spread, workload, hop_cost).sum() > draw_loads(scheme, workload, hop_cost).sum():
+        starts = (scheme,)
+    start = min(starts, key=lambda s: float(fine.costs(socket_of[s.owners()], hardware.distance).sum()))
     owners = start.owners()
     costs = workload.costs()
     table_of_sub = np.repeat(np.arange(len(scheme.tables)), [t.n_sub for t in scheme.tables.values()])
@@ -77,13 +83,19 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
     avail_cores = hardware.available_cores
     distance = hardware.distance
 
+    def hop_loads_of(core_of_unit: np.ndarray) -> np.ndarray:
+        if not hops:
+            return np.zeros(scheme.n_cores)
+        return draw_loads(scheme.with_owners(core_of_unit[unit_of]), workload, hop_cost)
+
     def loads_of(core_of_unit: np.ndarray) -> np.ndarray:
-        return np.bincount(core_of_unit, weights=unit_load, minlength=scheme.n_cores)
+        return np.bincount(core_of_unit, weights=unit_load, minlength=scheme.n_cores) + hop_loads_of(core_of_unit)
 
     point_cost = index.costs(socket_of[unit_core], distance)
     tolerance = _RELATIVE_TOLERANCE * max(float(point_cost.sum()), 1.0)
     ru_now = ru_of_loads(loads_of(unit_core), available)
     ru_tolerance = _RELATIVE_TOLERANCE * max(float(costs.sum()), 1.0)
+    hops_now = float(np.sum(hop_loads_of(unit_core)))
 
     def delta_of(new_core: np.ndarray, changed: np.ndarray) -> tuple[float, np.ndarray]:
         points = np.unique(np.concatenate([points_of[u] for u in changed.tolist()] + [np.zeros(0, np.int64)]))
@@ -121,7 +133,10 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
                             delta, _ = delta_of(new_core, changed)
                             if delta >= -tolerance or (best is not None and delta >= best[0]):
                                 continue
-                            if check_ru and ru_of_loads(loads_of(new_core), available) > ru_now + ru_tolerance:
+                            ru_checked = check_ru or hops  # a whole switch moves hops too
+                            if ru_checked and ru_of_loads(loads_of(new_core), available) > ru_now + ru_tolerance:
+                                continue
+                            if hops and float(np.sum(hop_loads_of(new_core))) > hops_now + ru_tolerance:
                                 continue
                             best = (delta, new_core)
             if best is None:
@@ -136,6 +151,7 @@ def choose_placement(scheme: Scheme, workload: WorkloadStats, hardware: Hardware
                 unit_core = best[1]
                 point_cost = index.costs(socket_of[unit_core], distance)
                 ru_now = ru_of_loads(loads_of(unit_core), available)
+                hops_now = float(np.sum(hop_loads_of(unit_core)))
                 switched = True
                 break
         if not switched:

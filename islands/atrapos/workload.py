@@ -49,6 +49,10 @@ class WorkloadStats:
     cost: Mapping[str, np.ndarray]
     sync: Sequence[SyncPoint] = ()
     actions: Mapping[str, np.ndarray] = field(default_factory=dict)
+    #: Per table, transactions drawn by each worker (core) ``w`` whose home sub-partition is
+    #: ``s``: ``drawn[t][w, s]`` (our workers are their own clients; the cost model's draw
+    #: term). Defaults to none recorded (no rows).
+    drawn: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         cost = {t: np.asarray(c, dtype=np.float64) for t, c in self.cost.items()}
@@ -66,8 +70,18 @@ class WorkloadStats:
             for t, s in p.members:
                 if t not in cost or not 0 <= s < cost[t].size:
                     raise ValueError(f"sync point {p.members}: ({t}, {s}) is not a sub-partition")
+        unknown = set(self.drawn) - set(cost)
+        if unknown:
+            raise ValueError(f"drawn: tables {sorted(unknown)} have no cost")
+        given = {t: np.asarray(d, dtype=np.float64) for t, d in self.drawn.items()}
+        n_drawers = next(iter(given.values())).shape[0] if given and next(iter(given.values())).ndim == 2 else 0
+        drawn = {t: given.get(t, np.zeros((n_drawers, c.size))) for t, c in cost.items()}
+        for t, d in drawn.items():
+            if d.shape != (n_drawers, cost[t].size) or not np.all(np.isfinite(d)) or np.any(d < 0):
+                raise ValueError(f"drawn[{t}]: needs a finite, non-negative count per (worker, sub-partition)")
         object.__setattr__(self, "cost", cost)
         object.__setattr__(self, "actions", actions)
+        object.__setattr__(self, "drawn", drawn)
         object.__setattr__(self, "sync", tuple(self.sync))
 
     def check_matches(self, scheme: Scheme) -> None:
@@ -82,6 +96,18 @@ class WorkloadStats:
     def costs(self) -> np.ndarray:
         """Every sub-partition's cost, tables concatenated in order."""
         return np.concatenate(list(self.cost.values()))
+
+    def drawn_matrix(self) -> np.ndarray:
+        """``drawn`` with the tables concatenated in order: [worker, sub-partition] (no rows
+        when no draws were recorded)."""
+        return np.concatenate(list(self.drawn.values()), axis=1)
+
+    @property
+    def mean_drawn_cost(self) -> float:
+        """The interval's action cost per drawn transaction (total cost over recorded draws);
+        0 when no draw was recorded."""
+        n = float(sum(d.sum() for d in self.drawn.values()))
+        return self.total_cost / n if n > 0 else 0.0
 
     @property
     def total_cost(self) -> float:
@@ -112,7 +138,8 @@ def from_monitor(
     ``partitions[i]``.
 
     The snapshot holds arrays ``actions`` and ``cost`` (partitions x sub-partitions) and
-    ``sync_count`` and ``sync_bytes`` (partition x sub x partition x sub). A table's
+    ``sync_count`` and ``sync_bytes`` (partition x sub x partition x sub), and optionally
+    ``drawn`` (worker x partition x sub: transactions each worker drew by home unit). A table's
     sub-partitions are its partitions' in key order; every pair of sub-partitions that
     synchronized becomes a two-member :class:`SyncPoint` whose size is the mean bytes.
     """
@@ -129,6 +156,9 @@ def from_monitor(
     ):
         if arr.shape != shape:
             raise ValueError(f"snapshot[{name}]: shape {arr.shape}, expected {shape} for {n} partitions")
+    drawn = np.asarray(snapshot["drawn"], dtype=np.float64) if "drawn" in snapshot else np.zeros((0, n, k))
+    if drawn.ndim != 3 or drawn.shape[1:] != (n, k):
+        raise ValueError(f"snapshot[drawn]: shape {drawn.shape}, expected (workers, {n}, {k})")
     by_table: dict[str, list[int]] = {}
     for i, p in enumerate(partitions):
         if p.hi - p.lo < k:
@@ -137,6 +167,7 @@ def from_monitor(
     tables: dict[str, TableLayout] = {}
     costs: dict[str, np.ndarray] = {}
     counts: dict[str, np.ndarray] = {}
+    draws: dict[str, np.ndarray] = {}
     where: dict[int, tuple[str, int]] = {}  # partition index -> (table, its first sub-partition)
     for table, members in by_table.items():
         members.sort(key=lambda i: partitions[i].lo)
@@ -151,6 +182,7 @@ def from_monitor(
         tables[table] = TableLayout(np.array(bounds, dtype=np.int64), owner)
         costs[table] = cost[members].ravel()
         counts[table] = actions[members].ravel()
+        draws[table] = drawn[:, members].reshape(drawn.shape[0], len(members) * k)
     sync: list[SyncPoint] = []
     for a, sa, b, sb in zip(*np.nonzero(sync_count), strict=True):
         ta, oa = where[int(a)]
@@ -159,4 +191,4 @@ def from_monitor(
         sync.append(
             SyncPoint(((ta, oa + int(sa)), (tb, ob + int(sb))), count=c, size=float(sync_bytes[a, sa, b, sb]) / c)
         )
-    return Scheme(tables, n_cores), WorkloadStats(costs, sync, counts)
+    return Scheme(tables, n_cores), WorkloadStats(costs, sync, counts, draws)

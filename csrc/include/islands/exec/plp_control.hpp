@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "islands/atrapos/monitor_snapshot.hpp"
@@ -85,6 +86,13 @@ class PlpControl {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!monitor_) return std::nullopt;
     return monitor_->snapshot();
+  }
+  //! The draws per worker and home unit so far (PlpMonitor::drawn) and the worker count;
+  //! nullopt as snapshot().
+  std::optional<std::pair<std::size_t, std::vector<std::uint64_t>>> drawn() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!monitor_) return std::nullopt;
+    return std::make_pair(monitor_->workers(), monitor_->drawn());
   }
   //! The CPU time of each worker's thread so far (PlpMonitor::worker_cpu_ns); nullopt as snapshot().
   std::optional<std::vector<std::uint64_t>> worker_cpu_ns() {

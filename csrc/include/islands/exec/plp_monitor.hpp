@@ -53,6 +53,13 @@ static_assert(kUnitsPerSite == atrapos::kSubPartitions, "a site's routing units 
 //! each unit's cost is an unbiased estimate of its cycles. A timed action that took more than
 //! kMaxSampleNs was descheduled (no action here runs that long on its own) and is dropped; the
 //! next action is timed instead.
+//!
+//! Draws, by the worker whose client drew a transaction (record_draw), in its own array: the
+//! transaction's home unit (its first operation's, where engine.plp_handoff sends it). Our
+//! workers are their own clients, so a unit owned by a worker other than the one that draws
+//! its transactions costs each of them a hop (a spread transaction, or a hand-off), which the
+//! controller's cost model prices (islands/atrapos/cost_model.py, the draw term). Sampled as
+//! local commits are: one draw in kSampleEvery on average, counted kSampleEvery times.
 class PlpMonitor {
  public:
   //! A worker times one action in this many on average.
@@ -67,6 +74,7 @@ class PlpMonitor {
     for (std::size_t w = 0; w < workers; ++w) {
       workers_.push_back(std::make_unique<atrapos::WorkloadMonitor>(ranges));
       samplers_[w].random = 0x9e3779b97f4a7c15ULL * (w + 1);
+      drawn_.push_back(std::make_unique<atrapos::OwnedCounter[]>(sites * kUnitsPerSite));
     }
     max_sample_ticks_ = static_cast<std::uint64_t>(kMaxSampleNs / CycleClock::ns_per_tick());
   }
@@ -108,6 +116,30 @@ class PlpMonitor {
       at += op.first;
     }
   }
+
+  //! Worker `worker`'s client drew the transaction of `words` (units numbered from
+  //! `first_unit`): counted on its home unit, for one draw in kSampleEvery on average (weight
+  //! kSampleEvery; see the class comment). Its thread only; nothing while not recording.
+  template <class Workload>
+  void record_draw(std::size_t worker, const Workload& workload, const std::vector<std::uint64_t>& words,
+                   std::uint64_t first_unit) {
+    Sampler& sampler = samplers_[worker];
+    if (!recording() || words.empty() || --sampler.draw_countdown != 0) return;
+    sampler.draw_countdown = sampler.next_gap();
+    const std::uint64_t home = workload.locate(words.data(), words.size(), 0).second - first_unit;
+    drawn_[worker][home].add(kSampleEvery);
+  }
+  //! The draws counted so far, [worker][partition][sub] (any thread; see record_draw).
+  std::vector<std::uint64_t> drawn() const {
+    const std::size_t units = sites_ * kUnitsPerSite;
+    std::vector<std::uint64_t> out(drawn_.size() * units);
+    for (std::size_t w = 0; w < drawn_.size(); ++w) {
+      for (std::size_t u = 0; u < units; ++u) out[w * units + u] = drawn_[w][u].read();
+    }
+    return out;
+  }
+  //! Number of workers.
+  std::size_t workers() const noexcept { return drawn_.size(); }
 
   //! Worker `worker` runs the action of `words[0, n)` (units numbered from `first_unit`) by
   //! calling `run()`, and returns what it returns; when the worker's sampler picks this action
@@ -173,6 +205,7 @@ class PlpMonitor {
   struct alignas(64) Sampler {
     std::uint32_t countdown = 1;
     std::uint32_t commit_countdown = 1;  // local commits left until one is counted
+    std::uint32_t draw_countdown = 1;    // draws left until one is counted (record_draw)
     std::uint64_t random = 0;
     std::optional<clockid_t> cpu_clock;  // the worker thread's CPU clock (register_thread)
     std::uint32_t next_gap() noexcept {  // uniform in [1, 2 kSampleEvery - 1]: mean kSampleEvery
@@ -214,6 +247,7 @@ class PlpMonitor {
   std::vector<Commits> commits_;  // per worker, a cache line each
   std::vector<Sampler> samplers_;  // per worker, a cache line each
   std::vector<std::unique_ptr<atrapos::WorkloadMonitor>> workers_;
+  std::vector<std::unique_ptr<atrapos::OwnedCounter[]>> drawn_;  // per worker: draws per home unit
 };
 
 }  // namespace islands

@@ -298,10 +298,14 @@ class PlpWorker {
   bool draw(typename Workload::Txn& drawn, Random& rng) {
     if (handoff_ == 0) {
       generate(drawn, rng);
+      note_draw(drawn);
       return true;
     }
     const bool waited = drawn_waiting_;
-    if (!waited) generate(drawn, rng);
+    if (!waited) {
+      generate(drawn, rng);
+      note_draw(drawn);
+    }
     drawn_waiting_ = false;
     if (drawn.words.empty()) return true;
     const std::uint32_t home = handoff_home(inst_.workload_, drawn.words, *routing_.current(), first_unit_);
@@ -316,6 +320,12 @@ class PlpWorker {
     }
     hand_off(drawn, home);
     return false;
+  }
+
+  // engine.plp_monitor: the monitor counts the own client's draw by its home unit
+  // (PlpMonitor::record_draw: the cost model's drawing-worker term).
+  void note_draw(const typename Workload::Txn& drawn) {
+    if (inst_.plp_monitor_) inst_.plp_monitor_->record_draw(local_, inst_.workload_, drawn.words, first_unit_);
   }
 
   // Hands `drawn` to worker `home` in a free slot (one message); `drawn` gets the slot's old
