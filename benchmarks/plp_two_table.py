@@ -2,7 +2,12 @@
 transaction over Subscriber and SpecialFacility keyed alike, under PLP with every table's rows
 of a unit owned together ("plp", engine.plp_units = shared_key) and with tables routed apart
 (per_table) placed naive, workload-aware and ATraPos static (engine.plp_placement), all on the
-hardware-aware system structures.
+hardware-aware system structures; and, with 2 pinned workers, 002's naive as it ran there,
+oversaturated: two workers pinned to each core (engine.plp_workers_per_cpu = 2), the core's
+Subscriber units on one and its SpecialFacility units on the other, each worker with its own
+site and client (so a core's offered load is two closed-loop clients), every transaction
+meeting both threads of its core. Its sites hold half the subscribers (--subscribers / 2), so
+that the data is the same as the other designs'.
 
 - 2 workers, pinned on this machine's two cores, one per socket (site_sockets 0, 1): the
   workload-aware and ATraPos placements coincide (Subscriber on worker 0, SpecialFacility on 1).
@@ -15,8 +20,8 @@ hardware-aware system structures.
 
 All in one run, repetitions interleaved (every configuration once per round, the order rotated
 round by round). Prints each configuration's median throughput [min-max], its share of commits
-that met two owners, and its throughput over naive's in the same round. Asserts nothing; fails on
-a consistency failure.
+that met two owners, and its throughput over naive's and over oversaturated naive's (2 workers)
+in the same round. Asserts nothing; fails on a consistency failure.
 
     python benchmarks/plp_two_table.py [--duration S] [--warmup S] [--reps N] [--delay-us US]
 """
@@ -36,15 +41,19 @@ from islands.placement import Deployment
 from islands.run_result import RunResult
 from islands.virtual_topology import virtual_sockets
 
-DESIGN_NAMES = ("plp-hw", "naive", "workload-aware", "atrapos-static")
+DESIGN_NAMES = ("plp-hw", "naive", "naive-oversaturated", "workload-aware", "atrapos-static")
+#: Designs with several workers per core: pinned only (2 workers here).
+PINNED_ONLY = ("naive-oversaturated",)
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs" / "xeon-e5-2640v2-2x8"
 
 
 def run_config(design: str, workers: int, args: argparse.Namespace) -> RunConfig:
-    """TATP UpdateSubscriberData under `design` (islands.designs), `workers` workers."""
+    """TATP UpdateSubscriberData under `design` (islands.designs) on `workers` CPUs (one worker
+    each; two with plp_workers_per_cpu 2)."""
     engine = EngineConfig(**DESIGNS[design].engine)
     driver = DriverConfig(cpus=tuple(range(workers)), warmup_s=args.warmup, duration_s=args.duration)
-    tatp = TatpConfig(subscribers_per_site=args.subscribers, id_draw="uniform", mix="update_subscriber_data")
+    subscribers = args.subscribers // engine.plp_workers_per_cpu  # the same data: a site per worker
+    tatp = TatpConfig(subscribers_per_site=subscribers, id_draw="uniform", mix="update_subscriber_data")
     return RunConfig(workload="tatp", tatp=tatp, engine=engine, driver=driver)
 
 
@@ -81,7 +90,7 @@ def main() -> None:
     parser.add_argument("--subscribers", type=int, default=100000, help="tatp.subscribers_per_site")
     parser.add_argument("--delay-us", type=float, default=0.0, help="injected delay per message between sockets")
     args = parser.parse_args()
-    runs = [(workers, design) for workers in (2, 4) for design in DESIGN_NAMES]
+    runs = [(w, d) for w in (2, 4) for d in DESIGN_NAMES if w == 2 or d not in PINNED_ONLY]
     tps: dict[tuple[int, str], list[float]] = {run: [] for run in runs}
     met: dict[tuple[int, str], list[float]] = {run: [] for run in runs}
     print(f"TATP UpdateSubscriberData, {args.subscribers:,} subscribers per site, delay {args.delay_us:g} us")
@@ -92,16 +101,28 @@ def main() -> None:
             result = measure(run[1], run[0], args)
             tps[run].append(result.throughput_tps)
             met[run].append(result.multisite_commits / result.commits if result.commits else float("nan"))
-    print(f"{'workers':>7}  {'design':28} {'txn/s median [min-max]':>34} {'met two owners':>15} {'/ naive':>16}")
+    print(
+        f"{'CPUs':>10}  {'design':28} {'txn/s median [min-max]':>34} {'met two owners':>15} "
+        f"{'/ naive':>20} {'/ naive 2 per core':>20}"
+    )
     for run in runs:
         workers, design = run
         values = tps[run]
-        ratios = [a / b for a, b in zip(values, tps[(workers, "naive")], strict=True)]
         print(
-            f"{workers:7d}  {DESIGNS[design].label:28} {statistics.median(values):13,.0f} "
+            f"{workers:2d} {'pinned' if workers == 2 else 'unpinned':>8}  {DESIGNS[design].label:28} "
+            f"{statistics.median(values):13,.0f} "
             f"[{min(values):,.0f}-{max(values):,.0f}] {statistics.median(met[run]):15.0%} "
-            f"{statistics.median(ratios):6.3f} [{min(ratios):.3f}-{max(ratios):.3f}]"
+            f"{_ratios(values, tps.get((workers, 'naive'))):>20} "
+            f"{_ratios(values, tps.get((workers, 'naive-oversaturated'))):>20}"
         )
+
+
+def _ratios(values: list[float], reference: list[float] | None) -> str:
+    """Median [min-max] of the round-by-round ratios of `values` over `reference` ("-": none)."""
+    if not reference:
+        return "-"
+    ratios = [a / b for a, b in zip(values, reference, strict=True)]
+    return f"{statistics.median(ratios):.3f} [{min(ratios):.3f}-{max(ratios):.3f}]"
 
 
 if __name__ == "__main__":

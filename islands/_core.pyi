@@ -177,6 +177,7 @@ class EngineConfig:
     plp_units: str
     plp_placement: str
     plp_handoff: int
+    plp_workers_per_cpu: int
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """
@@ -910,7 +911,7 @@ def plp_owners() -> list[int]:
 
 def plp_park(worker: typing.SupportsInt, parked: bool) -> bool:
     """
-    Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; False when no PLP instance runs or it has no such worker
+    Takes worker's core away (parked: it draws nothing; pinned, its thread runs on the unparked workers' CPUs and serves its units there) or gives it back (on its own CPU again); False when no PLP instance runs or it has no such worker
     """
 
 def plp_placement(
@@ -920,9 +921,10 @@ def plp_placement(
     tables: typing.SupportsInt,
     used: typing.SupportsInt,
     sockets: collections.abc.Sequence[typing.SupportsInt] = [],
+    per_cpu: typing.SupportsInt = 1,
 ) -> list[int]:
     """
-    The first owner of every routing unit a PLP instance starts with (engine.plp_placement kind: naive, workload_aware or atrapos), in the engine's unit order (site * tables + table) * 10 + sub; used: a bit per table the mix touches; sockets: each worker's (empty: one socket)
+    The first owner of every routing unit a PLP instance starts with (engine.plp_placement kind: naive, workload_aware or atrapos), in the engine's unit order (site * tables + table) * 10 + sub; used: a bit per table the mix touches; sockets: each worker's (empty: one socket); per_cpu: workers per CPU (engine.plp_workers_per_cpu)
     """
 
 def plp_snapshot() -> typing.Any:

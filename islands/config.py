@@ -137,6 +137,10 @@ class EngineConfig:
     #: owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates
     #: every transaction it draws itself)
     plp_handoff: int = 0
+    #: plp, pinned: this many workers on each CPU of driver.cpus, each with its own site and client
+    #: (2 with plp_units "per_table" and placement "naive": 002's oversaturated naive, each table's
+    #: partition of a CPU on a worker of its own)
+    plp_workers_per_cpu: int = 1
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,11 @@ execution with deployment would hold combinations that cannot run.
 apart (``engine.plp_units = per_table``: a routing unit is one table's rows of one key range):
 
 - ``naive``: every table's units of site i on worker i (two tables: two partitions per core,
-  a transaction on one key meets one owner);
+  one worker runs both, a transaction on one key meets one owner);
+- ``naive-oversaturated``: 002's naive as it ran there: one partition of each table per core,
+  each on a worker thread of its own, so two workers share every core
+  (``engine.plp_workers_per_cpu = 2``, pinned: each with its own site and client) and a
+  transaction on one key meets both workers of its core;
 - ``workload-aware``: one partition of one table per core, placed ignoring sockets (A's
   partitions on the first cores, B's on the next: a transaction meets two owners, often on
   two sockets);
@@ -60,11 +64,14 @@ DESIGNS: dict[str, Design] = {
     "plp": Design("1", {"cc": "2pl", "execution": "plp", "system_structures": "centralized"}, "PLP"),
     "plp-hw": Design("1", {"cc": "2pl", "execution": "plp", "system_structures": "per_socket"}, "PLP hardware-aware"),
     "naive": Design("1", {**_PER_TABLE, "plp_placement": "naive"}, "naive (per table)"),
+    "naive-oversaturated": Design(
+        "1", {**_PER_TABLE, "plp_placement": "naive", "plp_workers_per_cpu": 2}, "naive, 2 threads per core"
+    ),
     "workload-aware": Design("1", {**_PER_TABLE, "plp_placement": "workload_aware"}, "workload-aware (per table)"),
     "atrapos-static": Design("1", {**_PER_TABLE, "plp_placement": "atrapos"}, "ATraPos static (per table)"),
 }
 #: Engine settings a design decides: a file that grids designs may not also set them.
-DESIGN_ENGINE_KEYS = ("cc", "execution", "system_structures", "plp_units", "plp_placement")
+DESIGN_ENGINE_KEYS = ("cc", "execution", "system_structures", "plp_units", "plp_placement", "plp_workers_per_cpu")
 #: engine.plp_placement -> the per-table design that places so.
 _PLACEMENT_DESIGN = {"naive": "naive", "workload_aware": "workload-aware", "atrapos": "atrapos-static"}
 
@@ -74,7 +81,10 @@ def design_of(instances: int, engine: Mapping[str, Any]) -> str:
     row's ``deployment`` and ``config["engine"]``)."""
     if engine.get("execution") == "plp":
         if engine.get("plp_units") == "per_table":
-            return _PLACEMENT_DESIGN[str(engine.get("plp_placement", "naive"))]
+            design = _PLACEMENT_DESIGN[str(engine.get("plp_placement", "naive"))]
+            if design == "naive" and int(engine.get("plp_workers_per_cpu", 1)) > 1:
+                return "naive-oversaturated"
+            return design
         return "plp-hw" if engine.get("system_structures") == "per_socket" else "plp"
     if engine.get("cc") == "none":
         return "shared-nothing"

@@ -4,6 +4,7 @@ events (a worker's core taken away and given back), adaptive against static."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -15,6 +16,9 @@ from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.live import Event, check_events, run_live
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.launch import run_deployment
+from islands.placement import Deployment
+from islands.virtual_topology import virtual_sockets
 
 CPUS = islands.read_topology().cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")
@@ -94,24 +98,22 @@ def per_action_cost(monitor: dict, site: int) -> float:
 
 @two_cpus
 def test_an_action_costs_the_cycles_of_its_owner_not_the_coordinator_s_wait():
-    """Worker 1 is parked from the start: it draws nothing and serves its units only every
-    500 us, so every transaction worker 0 spreads to it waits at the rendezvous, 250 us on
-    average: at least 250,000 ticks (the TSC runs at over 1 GHz; elsewhere a tick is a ns).
-    Taken from the coordinator's draw-to-commit cycles, each of such a transaction's 4 actions
-    would cost a quarter of that wait, 62,500 ticks or more, and the actions on site 1's units
-    are all in such transactions. Taken from the cycles worker 1 spends running them they cost
-    what a micro action costs (a few thousand ticks at most, caches cold after each pause)."""
-
-    def park() -> None:
-        while not _core.plp_attached():
-            time.sleep(0.0005)
-        _core.plp_park(1, True)
-
-    thread = threading.Thread(target=park)
-    thread.start()
-    result = islands.run(monitored(duration=0.5, multisite=0.5))
-    thread.join()
+    """The two workers on two virtual sockets with 250 us injected on every message between
+    them, paid by its sender before it sends: every transaction worker 0 spreads to worker 1
+    (and back) takes at least 500 us of its coordinator's time, 500,000 ticks or more (the TSC
+    runs at over 1 GHz; elsewhere a tick is a ns). Taken from the coordinator's draw-to-commit
+    cycles, each of such a transaction's 4 actions would cost a quarter of that, 125,000 ticks
+    or more, and every action on site 1's units that worker 0 drew is in such a transaction.
+    Taken from the cycles worker 1 spends running them they cost what a micro action costs (a
+    few thousand ticks at most)."""
+    here = virtual_sockets(islands.read_topology(), 2, message_delay_us=250)
+    cpus = tuple(here.cpus[:2])
+    config = monitored(duration=0.5, multisite=0.5)
+    config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus))
+    deployment = Deployment(label="1ISL", instances=(cpus,), placement="islands", pinned=True)
+    result = run_deployment(deployment, config, transport="none", topology=here)
     assert result.check_failures == []
+    assert result.instances[0]["messages_delayed"] > 0  # spread transactions ran, each delayed
     monitor = result.instances[0]["monitor"]
     assert sum(monitor["actions"][10:]) > 100  # worker 1's units were reached, and served
     assert per_action_cost(monitor, 1) < 20_000, per_action_cost(monitor, 1)

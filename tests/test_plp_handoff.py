@@ -126,7 +126,7 @@ def park_at_attach(worker: int, out: dict) -> None:
 def test_a_parked_worker_is_never_handed_a_transaction():
     # TATP's hot set is site 0's: worker 1 hands its hot draws to worker 0. With worker 0 parked
     # from the start of the warm-up, worker 1 coordinates them itself, as actions that worker 0
-    # serves now and then, instead of handing them to a worker that draws nothing.
+    # serves (its thread on worker 1's CPU), instead of handing them to a worker that draws nothing.
     out: dict = {}
     thread = threading.Thread(target=park_at_attach, args=(0, out))
     thread.start()

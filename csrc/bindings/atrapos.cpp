@@ -120,7 +120,8 @@ void bind_atrapos(py::module_& m) {
   m.def(
       "plp_park", [](std::size_t worker, bool parked) { return islands::PlpControl::process().park(worker, parked); },
       py::arg("worker"), py::arg("parked"), py::call_guard<py::gil_scoped_release>(),
-      "Takes worker's core away (parked: it draws nothing and serves only now and then) or gives it back; "
+      "Takes worker's core away (parked: it draws nothing; pinned, its thread runs on the unparked workers' CPUs and serves "
+      "its units there) or gives it back (on its own CPU again); "
       "False when no PLP instance runs or it has no such worker");
   m.def(
       "plp_change",
@@ -136,20 +137,21 @@ void bind_atrapos(py::module_& m) {
   m.def(
       "plp_placement",
       [](const std::string& kind, std::size_t workers, std::size_t sites, std::size_t tables, std::uint64_t used,
-         const std::vector<std::uint32_t>& sockets) {
+         const std::vector<std::uint32_t>& sockets, std::size_t per_cpu) {
         if (workers == 0 || sites == 0 || tables == 0) throw py::value_error("plp_placement: workers, sites and tables must be >= 1");
         if (!sockets.empty() && sockets.size() != workers) {
           throw py::value_error("plp_placement: " + std::to_string(sockets.size()) + " sockets for " +
                                 std::to_string(workers) + " workers");
         }
         return islands::plp_placement(islands::parse_enum<islands::PlpPlacementKind>("engine.plp_placement", kind),
-                                      workers, sites, tables, used, sockets);
+                                      workers, sites, tables, used, sockets, per_cpu);
       },
       py::arg("kind"), py::arg("workers"), py::arg("sites"), py::arg("tables"), py::arg("used"),
-      py::arg("sockets") = std::vector<std::uint32_t>{},
+      py::arg("sockets") = std::vector<std::uint32_t>{}, py::arg("per_cpu") = 1,
       "The first owner of every routing unit a PLP instance starts with (engine.plp_placement kind: naive, "
       "workload_aware or atrapos), in the engine's unit order (site * tables + table) * 10 + sub; used: a bit per "
-      "table the mix touches; sockets: each worker's (empty: one socket)");
+      "table the mix touches; sockets: each worker's (empty: one socket); per_cpu: workers per CPU "
+      "(engine.plp_workers_per_cpu)");
   m.def("atrapos_sub_partitions", [] { return kSubPartitions; }, "Sub-partitions per partition of the ATraPos monitor");
   py::class_<WorkloadMonitor>(m, "AtraposMonitor",
                               "ATraPos trace arrays: per partition, actions and cost per sub-partition and "

@@ -146,11 +146,46 @@ void splits() {
   }
 }
 
+// engine.plp_workers_per_cpu = 2 (workers 2c and 2c + 1 on CPU c, a site each) with naive:
+// every UpdateSubscriberData meets exactly the two workers of its site's CPU, its Subscriber
+// operation on the first, its SpecialFacility operation on the second.
+void oversaturated() {
+  auto tatp = per_table_tatp("update_subscriber_data");
+  std::vector<TxnPart> parts(kWorkers);
+  PlpRoute route;
+  route.owner = plp_placement(PlpPlacementKind::naive, kWorkers, kWorkers, kTables, kUsed, kSockets, 2);
+  for (std::size_t site = 0; site < kWorkers; ++site) {
+    for (std::size_t sub = 0; sub < kUnitsPerSite; ++sub) {
+      CHECK(owner_of(route.owner, site, 0, sub) == site / 2 * 2);
+      CHECK(owner_of(route.owner, site, 2, sub) == site / 2 * 2 + 1);
+      CHECK(owner_of(route.owner, site, 1, sub) == site && owner_of(route.owner, site, 3, sub) == site);
+    }
+  }
+  Random rng(11);
+  TatpWorkload<HashIndex>::Txn txn;
+  for (int i = 0; i < 2000; ++i) {
+    const std::uint32_t home = static_cast<std::uint32_t>(rng.below(kWorkers));
+    tatp.generate(txn, rng, home);
+    CHECK(route_split(tatp, txn, route, 0, parts, kTables));
+    std::vector<std::uint32_t> owners;
+    for (std::uint32_t w = 0; w < kWorkers; ++w) {
+      if (!parts[w].empty()) owners.push_back(w);
+    }
+    CHECK(owners.size() == 2 && owners[0] / 2 == owners[1] / 2 && owners[0] % 2 == 0);
+  }
+  // one worker per CPU, or shared units: naive as before
+  CHECK(plp_placement(PlpPlacementKind::naive, kWorkers, kWorkers, kTables, kUsed, kSockets, 1) ==
+        plp_placement(PlpPlacementKind::naive, kWorkers, kWorkers, kTables, kUsed, kSockets));
+  CHECK(plp_placement(PlpPlacementKind::naive, kWorkers, kWorkers, 1, 1, kSockets, 2) ==
+        plp_placement(PlpPlacementKind::naive, kWorkers, kWorkers, 1, 1, kSockets));
+}
+
 }  // namespace
 
 int main() {
   placements();
   operations_and_roots();
   splits();
+  oversaturated();
   return test_summary("test_plp_placement");
 }

@@ -13,7 +13,8 @@ a second owner of the loop; the engine side stays a handle (exec/plp_control.hpp
 thread may call, and the controller is testable on its own.
 
 Run-time events (:class:`Event`): a worker's core taken away (``park``: it draws no more
-transactions and serves its units only now and then) or given back (``unpark``). The adaptive
+transactions; in a pinned run its thread moves onto the unparked workers' CPUs and serves its
+units there, sharing them) or given back (``unpark``: back on its own CPU, drawing). The adaptive
 controller then ends its current interval at most one shortest interval after the event
 (the interval may have doubled to 8 s) and evaluates the model there: a core change is
 something the system is told. A change of the workload's draw (``mix``, ``skew``:
@@ -267,6 +268,11 @@ def run_live(
         raise ValueError(f"engine.execution: the ATraPos controller adapts plp, not {config.engine.execution}")
     if not config.engine.plp_monitor:
         raise ValueError("engine.plp_monitor: the ATraPos controller reads the monitor; set it to true")
+    if config.engine.plp_workers_per_cpu != 1:
+        raise ValueError(
+            "engine.plp_workers_per_cpu: the ATraPos controller sees one worker per core, "
+            f"not {config.engine.plp_workers_per_cpu}"
+        )
     n = len(config.driver.cpus)
     hardware = hardware or Hardware.from_sockets([1] * n)
     if hardware.n_cores != n:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import textwrap
+from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -55,7 +56,7 @@ _TITLES = {
 }
 _ENGINE = ("config.engine.execution", "config.engine.system_structures", "config.engine.cc")
 #: Engine settings a design may fix that older stored rows lack (then their defaults).
-_ENGINE_OPTIONAL = ("config.engine.plp_units", "config.engine.plp_placement")
+_ENGINE_OPTIONAL = ("config.engine.plp_units", "config.engine.plp_placement", "config.engine.plp_workers_per_cpu")
 
 
 def plot_designs(rows: pd.DataFrame, figure_id: str = "002-fig2") -> Drawing:
@@ -64,7 +65,7 @@ def plot_designs(rows: pd.DataFrame, figure_id: str = "002-fig2") -> Drawing:
     df = prepared(rows, f"figure {figure_id}", extra=(*_ENGINE, "deployment.sockets"))
     columns = [*_ENGINE, *(c for c in _ENGINE_OPTIONAL if c in df.columns)]
     df["design"] = [
-        design_of(int(n), {str(k).rsplit(".", 1)[1]: v for k, v in engine.items() if isinstance(v, str)})
+        design_of(int(n), _engine_settings(engine))
         for n, engine in zip(df["n_instances"], df[columns].to_dict("records"), strict=True)
     ]
     df["sockets"] = [_spanned(spans) for spans in df["deployment.sockets"]]
@@ -81,6 +82,19 @@ def plot_designs(rows: pd.DataFrame, figure_id: str = "002-fig2") -> Drawing:
     return drawing
 
 
+def _engine_settings(columns: Mapping[Any, Any]) -> dict[str, Any]:
+    """A stored row's engine settings by name, as :func:`design_of` reads them (a setting an
+    older row lacks is left out: its default)."""
+    out: dict[str, Any] = {}
+    for column, value in columns.items():
+        name = str(column).rsplit(".", 1)[1]
+        if isinstance(value, str):
+            out[name] = value
+        elif name == "plp_workers_per_cpu" and pd.notna(value):
+            out[name] = int(value)
+    return out
+
+
 def _spanned(spans: Any) -> int:
     """How many sockets a stored deployment's ``sockets`` (each instance's; JSON text or
     lists) span."""
@@ -90,7 +104,7 @@ def _spanned(spans: Any) -> int:
 
 
 #: The designs that route each table apart (Fig 6's placements).
-_PER_TABLE_DESIGNS = ("naive", "workload-aware", "atrapos-static")
+_PER_TABLE_DESIGNS = ("naive", "naive-oversaturated", "workload-aware", "atrapos-static")
 
 
 def _fig6_note(df: pd.DataFrame) -> str:
@@ -108,7 +122,10 @@ def _fig6_note(df: pd.DataFrame) -> str:
     text = (
         "Per table: each table's rows of a key range are a unit of their own; naive keeps site i's "
         "Subscriber and SpecialFacility units on worker i (one worker runs both: no oversaturation, "
-        "unlike 002's one thread per partition); workload-aware puts Subscriber's partitions on the "
+        "unlike 002's one thread per partition); naive with 2 threads per core is 002's: two workers "
+        "pinned to each core, each with its own site and client, one owning the core's Subscriber "
+        "units, the other its SpecialFacility units (every transaction meets both; the data has two "
+        "sites per core, twice the others'); workload-aware puts Subscriber's partitions on the "
         "first cores and SpecialFacility's on the next; ATraPos static puts each pair on one socket. "
         "With one core per (virtual) socket the last two place alike, and virtual sockets share the "
         "real caches, so socket distance costs nothing here unless a delay is injected."

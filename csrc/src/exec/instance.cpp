@@ -7,7 +7,7 @@ namespace islands {
 
 Instance::Instance(const InstanceConfig& config) {
   config.validate();
-  impl_ = find_workload(config.run.workload).make_instance(config);
+  impl_ = find_workload(config.run.workload).make_instance(with_workers_per_cpu(config));
 }
 
 Instance::~Instance() = default;

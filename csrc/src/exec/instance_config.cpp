@@ -73,4 +73,16 @@ std::uint32_t InstanceConfig::total_sites() const {
   return std::accumulate(instance_sites.begin(), instance_sites.end(), 0u);
 }
 
+InstanceConfig with_workers_per_cpu(const InstanceConfig& config) {
+  const std::uint32_t k = config.run.engine.plp_workers_per_cpu;
+  if (k <= 1) return config;
+  InstanceConfig out = config;
+  out.run.driver.cpus.clear();
+  for (int cpu : config.run.driver.cpus) out.run.driver.cpus.insert(out.run.driver.cpus.end(), k, cpu);
+  for (std::uint32_t& sites : out.instance_sites) sites *= k;
+  out.site_sockets.clear();
+  for (std::uint32_t socket : config.site_sockets) out.site_sockets.insert(out.site_sockets.end(), k, socket);
+  return out;
+}
+
 }  // namespace islands

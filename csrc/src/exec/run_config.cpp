@@ -12,7 +12,7 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
   engine.validate();
   driver.validate();
   const WorkloadEntry& entry = find_workload(workload);
-  entry.validate(*this, total_sites);
+  entry.validate(*this, total_sites * engine.plp_workers_per_cpu);  // a site per worker
   profile.validate();
   log.validate();
   if (log.enabled() && !entry.logs) {
@@ -40,6 +40,17 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     throw ConfigError("engine.execution", std::string("plp locks rows in their partitions (no-wait 2PL) and runs under "
                                                       "engine.cc 2pl only, not ") +
                                               enum_name(engine.cc));
+  }
+  if (engine.plp_workers_per_cpu > 1) {  // several workers pinned to each CPU (exec/instance_config.hpp)
+    const std::string field = "engine.plp_workers_per_cpu";
+    if (engine.execution != ExecutionKind::plp) {
+      throw ConfigError(field, std::string("several workers per CPU are PLP's; engine.execution is ") + enum_name(engine.execution));
+    }
+    if (!driver.pin) throw ConfigError(field, "workers share a CPU only when pinned; driver.pin is false");
+    if (engine.plp_placement != PlpPlacementKind::naive) {
+      throw ConfigError(field, std::string(enum_name(engine.plp_placement)) +
+                                   " places one partition per core; several workers per CPU go with naive");
+    }
   }
   if (engine.cc == CcKind::occ && engine.isolation != IsolationLevel::serializable) {
     throw ConfigError("engine.isolation", std::string("occ validates every read at commit, so it runs serializable only, not ") +

@@ -49,7 +49,9 @@ namespace islands {
   F(PlpPlacementKind, plp_placement, PlpPlacementKind::naive, kUnbounded, kUnbounded,               \
     "plp: where units start: naive (every table's units of site i on worker i), workload_aware (one partition of one table per core, sockets ignored) or atrapos (dependent partitions on one socket); the last two need plp_units = per_table") \
   F(std::uint32_t, plp_handoff, 0, 0, 64,                                                           \
-    "plp: each worker hands a transaction whose home unit another worker owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates every transaction it draws itself)")
+    "plp: each worker hands a transaction whose home unit another worker owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates every transaction it draws itself)") \
+  F(std::uint32_t, plp_workers_per_cpu, 1, 1, 16,                                                  \
+    "plp, pinned: this many workers on each CPU of driver.cpus, each with its own site and client (2 with per_table naive: 002's oversaturated naive, table t's partition of a CPU on its own worker)")
 
 //! How one engine instance is built: index, concurrency control, latching.
 struct EngineConfig {

@@ -41,4 +41,11 @@ struct InstanceConfig {
   std::uint32_t total_sites() const;
 };
 
+//! The config an instance runs (after validate): with engine.plp_workers_per_cpu = k > 1
+//! (PLP, pinned, one instance), every CPU of run.driver.cpus listed k times in a row, so k
+//! workers are pinned to it, each with a site of its own (and its own client: a CPU's offered
+//! load is k closed-loop clients), instance_sites and site_sockets to match; `config` as it is
+//! otherwise.
+InstanceConfig with_workers_per_cpu(const InstanceConfig& config);
+
 }  // namespace islands

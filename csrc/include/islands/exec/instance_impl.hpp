@@ -1,4 +1,5 @@
 #pragma once
+#include <pthread.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -130,7 +131,8 @@ class InstanceImpl final : public Instance::Impl {
       std::vector<std::uint32_t> socket_of(n);
       for (std::size_t i = 0; i < n; ++i) socket_of[i] = system_->socket_of(i);
       plp_routing_ = std::make_unique<PlpRouting>(
-          n, plp_placement(config_.run.engine.plp_placement, n, n, tables, used_routing_tables_of(workload_), socket_of));
+          n, plp_placement(config_.run.engine.plp_placement, n, n, tables, used_routing_tables_of(workload_), socket_of,
+                           config_.run.engine.plp_workers_per_cpu));
       plp_routing_->set_skip_drain(config_.run.engine.test_skip_drain);
       // one monitored partition per (site, table routed apart)
       if (config_.run.engine.plp_monitor) plp_monitor_ = std::make_unique<PlpMonitor>(n, n * tables);
@@ -355,6 +357,8 @@ class InstanceImpl final : public Instance::Impl {
 
   void worker_main(std::size_t i) {
     WorkerStats& stats = stats_.workers[i];
+    // Named for tools and tests (ps -L, /proc/self/task/*/comm): "islands-w" and its number.
+    ::pthread_setname_np(::pthread_self(), ("islands-w" + std::to_string(i)).substr(0, 15).c_str());
     try {
       stats.site = first_site_ + i;
       if (config_.run.driver.pin) {

@@ -117,10 +117,11 @@ class PlpBus {
   //! kSpinNs (`idle_since`: when the stretch began), then
   //! sleeps until a sender or notify rings, at most kSleep, unless `ready()` (its own
   //! condition, e.g. an outcome published) or a queued message is seen once it is marked
-  //! sleeping.
+  //! sleeping. `spin` false: sleeps at once (a worker whose CPU is shared with another
+  //! worker's thread: its spinning would only hold back the thread it waits for).
   template <class Ready>
-  void idle(std::size_t to, std::chrono::steady_clock::time_point idle_since, Ready&& ready) {
-    if (std::chrono::steady_clock::now() - idle_since < kSpin) {
+  void idle(std::size_t to, std::chrono::steady_clock::time_point idle_since, Ready&& ready, bool spin = true) {
+    if (spin && std::chrono::steady_clock::now() - idle_since < kSpin) {
       cpu_relax();
       return;
     }

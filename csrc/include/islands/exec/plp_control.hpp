@@ -25,9 +25,12 @@ namespace islands {
 //! What it offers: the routing table (owners of the units) and apply() (a re-partitioning,
 //! exec/plp_routing.hpp); the monitor's counters summed (engine.plp_monitor); the commits so
 //! far; and the run-time events: a worker parked (its core taken away: it draws no more
-//! transactions and serves the actions of the units it still owns only now and then, as a
-//! thread sharing another core would) or given back; and a change of the workload's mix or
-//! skew (WorkloadChange), which the generators see from their next transaction.
+//! transactions; in a pinned run its thread re-pins itself to the CPUs of the unparked
+//! workers and goes on serving the actions of the units it still owns there, the OS sharing
+//! those cores between it and their workers, as 002's static configuration ran a lost
+//! socket's threads on the remaining cores; PlpWorker::follow_park) or given back (its thread
+//! back on its own CPU, drawing again); and a change of the workload's mix or skew
+//! (WorkloadChange), which the generators see from their next transaction.
 class PlpControl {
  public:
   //! The process's handle.

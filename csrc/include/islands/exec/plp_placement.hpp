@@ -22,15 +22,32 @@ namespace islands {
 //! listed socket by socket, so a chunk's tables sit side by side on one socket when a socket
 //! has a multiple of the used tables' count of workers. Unused tables and naive: site s's
 //! units on worker s mod workers.
+//!
+//! `per_cpu` > 1 (engine.plp_workers_per_cpu: workers c * per_cpu ... c * per_cpu + per_cpu - 1
+//! share CPU c, each with its site) with naive and tables routed apart: 002's oversaturated
+//! naive, one partition of each table per CPU, each on a worker of its own: the j-th used
+//! table's units of every site of CPU c on worker c * per_cpu + j mod per_cpu (two tables, two
+//! workers per CPU: A's units of the CPU's sites on its first worker, B's on its second).
 inline std::vector<std::uint32_t> plp_placement(PlpPlacementKind kind, std::size_t workers, std::size_t sites,
                                                 std::size_t tables, std::uint64_t used,
-                                                const std::vector<std::uint32_t>& socket_of) {
+                                                const std::vector<std::uint32_t>& socket_of, std::size_t per_cpu = 1) {
   std::vector<std::uint32_t> owner(sites * tables * kUnitsPerSite);
   for (std::size_t u = 0; u < owner.size(); ++u) owner[u] = static_cast<std::uint32_t>(site_of_unit(u, tables) % workers);
-  if (kind == PlpPlacementKind::naive) return owner;
   std::vector<std::size_t> used_tables;
   for (std::size_t t = 0; t < tables; ++t) {
     if ((used >> t) & 1) used_tables.push_back(t);
+  }
+  if (kind == PlpPlacementKind::naive) {
+    if (per_cpu <= 1 || tables <= 1 || workers % per_cpu != 0) return owner;
+    for (std::size_t j = 0; j < used_tables.size(); ++j) {
+      for (std::size_t site = 0; site < sites; ++site) {
+        const std::size_t worker = (site % workers) / per_cpu * per_cpu + j % per_cpu;
+        for (std::size_t sub = 0; sub < kUnitsPerSite; ++sub) {
+          owner[(site * tables + used_tables[j]) * kUnitsPerSite + sub] = static_cast<std::uint32_t>(worker);
+        }
+      }
+    }
+    return owner;
   }
   if (used_tables.empty()) return owner;
   const std::size_t k = used_tables.size();

@@ -1,6 +1,7 @@
 #pragma once
 #include <time.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -8,11 +9,13 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/backoff.hpp"
 #include "islands/common/check.hpp"
+#include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
 #include "islands/common/random.hpp"
 #include "islands/common/spin_latch.hpp"
@@ -142,6 +145,9 @@ class PlpWorker {
     set_message_delay(instance.config_);
     tables_ = routing_tables_of(instance.workload_);  // engine.plp_units: 1, or the tables routed apart
     first_unit_ = std::uint64_t{instance.first_site_} * kUnitsPerSite * tables_;
+    const std::vector<int>& cpus = instance.config_.run.driver.cpus;
+    pinned_cpus_.assign(1, cpus[local]);
+    shares_cpu_always_ = std::count(cpus.begin(), cpus.end(), cpus[local]) > 1;
   }
 
   //! Draws and coordinates transactions until the run stops, serving the actions sent to its
@@ -173,10 +179,11 @@ class PlpWorker {
       }
       if (phase == kMeasure && !measuring_) start_window(config);
       const bool parked = inst_.plp_parked_[local_].load(std::memory_order_relaxed);
+      if (parked || away_) follow_park(parked);  // pinned: its thread onto the unparked workers' CPUs, or back
       HandedTxn* const handed = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
-      if (parked && handed == nullptr) {  // its core taken away (PlpControl)
+      if (parked && handed == nullptr) {  // its core taken away (PlpControl): it draws nothing
         system_.release();
-        parked_pause();
+        parked_wait();
         continue;
       }
       if (handed == nullptr && !draw(drawn, rng)) {  // handed off, or waiting for a slot to
@@ -278,13 +285,10 @@ class PlpWorker {
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
 
   // engine.plp_handoff: the handed transaction to coordinate now, or nullptr (the own draw's
-  // turn; see PlpHandoffInbox). A parked worker takes one between two pauses: it serves what
-  // was handed to it before it was parked now and then, as it serves actions.
+  // turn; see PlpHandoffInbox). A parked worker, whose own client draws nothing, coordinates
+  // every transaction handed to it before it was parked (none is handed to it after).
   HandedTxn* take_handed(bool parked) {
-    if (parked) {
-      parked_took_ = !parked_took_ && !inbox_.empty();
-      return parked_took_ ? inbox_.pop() : nullptr;
-    }
+    if (parked) return inbox_.empty() ? nullptr : inbox_.pop();
     return inbox_.next(drawn_waiting_);
   }
 
@@ -347,7 +351,7 @@ class PlpWorker {
       return;
     }
     check_failed();
-    bus_.idle(local_, wait_since_, [this] { return !window_.full() || !inbox_.empty(); });
+    idle(wait_since_, [this] { return !window_.full() || !inbox_.empty(); });
   }
 
   // A handed transaction this worker coordinated is finished (committed, rolled back or given
@@ -388,7 +392,7 @@ class PlpWorker {
         since = std::chrono::steady_clock::now();
       } else {
         if (inst_.failed_.load()) return;
-        bus_.idle(local_, since, [this] { return window_.outstanding() == 0 || !inbox_.empty(); });
+        idle(since, [this] { return window_.outstanding() == 0 || !inbox_.empty(); });
       }
     }
   }
@@ -423,10 +427,60 @@ class PlpWorker {
     return true;
   }
 
-  // A parked worker draws nothing and serves only now and then, as a thread that shares
-  // another core would (its units stay slow until a controller moves them away).
-  void parked_pause() {
-    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  // A parked worker draws nothing and serves the actions sent to its units as any worker
+  // does; with nothing to serve it waits as an idle worker waits (bus_.idle: in a pinned run,
+  // whose CPUs it now shares, it sleeps at once, so the OS runs the workers it shares them
+  // with), until a message, a transaction handed to it earlier, or its core given back.
+  void parked_wait() {
+    if (serve_one()) {
+      idle_since_ = std::chrono::steady_clock::now();
+      return;
+    }
+    check_failed();
+    idle(idle_since_, [this] { return !inst_.plp_parked_[local_].load(std::memory_order_relaxed) || !inbox_.empty(); });
+  }
+
+  // A pinned run (driver.pin): a parked worker's thread may run on the CPUs of the unparked
+  // workers and on no other (its core taken away: the OS shares theirs with it, as 002's
+  // static configuration had a lost socket's threads run by the remaining cores); given back,
+  // it runs on its own CPU again. Its own thread re-pins itself, here, when it sees its flag
+  // change or, parked, the unparked workers change. Every worker parked: it stays where it is.
+  // Unpinned, a parked worker only stops drawing.
+  void follow_park(bool parked) {
+    const DriverConfig& driver = inst_.config_.run.driver;
+    if (!driver.pin) return;
+    target_cpus_.clear();
+    if (parked) {
+      for (std::size_t w = 0; w < driver.cpus.size(); ++w) {
+        if (!inst_.plp_parked_[w].load(std::memory_order_relaxed)) target_cpus_.push_back(driver.cpus[w]);
+      }
+      std::sort(target_cpus_.begin(), target_cpus_.end());
+      target_cpus_.erase(std::unique(target_cpus_.begin(), target_cpus_.end()), target_cpus_.end());
+    }
+    if (target_cpus_.empty()) target_cpus_.push_back(driver.cpus[local_]);
+    away_ = !(target_cpus_.size() == 1 && target_cpus_[0] == driver.cpus[local_]);
+    if (target_cpus_ == pinned_cpus_) return;
+    pin_current_thread_to(target_cpus_);
+    pinned_cpus_ = target_cpus_;
+  }
+
+  // Whether this worker's CPU is shared with another worker's thread now: a pinned run with
+  // several workers per CPU (engine.plp_workers_per_cpu), or with a worker parked (which runs
+  // on the unparked workers' CPUs). Read only when it has nothing to do.
+  bool shares_cpu() const {
+    const DriverConfig& driver = inst_.config_.run.driver;
+    if (!driver.pin) return false;
+    if (shares_cpu_always_) return true;
+    for (std::size_t w = 0; w < driver.cpus.size(); ++w) {
+      if (inst_.plp_parked_[w].load(std::memory_order_relaxed)) return true;
+    }
+    return false;
+  }
+
+  // Nothing to do: waits on the bus (PlpBus::idle), without spinning first where its CPU is shared.
+  template <class Ready>
+  void idle(std::chrono::steady_clock::time_point since, Ready&& ready) {
+    bus_.idle(local_, since, std::forward<Ready>(ready), !shares_cpu());
   }
 
   // Test mode: this worker runs an action on the units of `words` (PlpOwnershipCheck); adds
@@ -558,7 +612,7 @@ class PlpWorker {
         since = std::chrono::steady_clock::now();
       } else {
         check_failed();
-        bus_.idle(local_, since, [&action] { return action.poll() != PlpAction::kPending; });
+        idle(since, [&action] { return action.poll() != PlpAction::kPending; });
       }
     }
   }
@@ -1019,7 +1073,7 @@ class PlpWorker {
         since = std::chrono::steady_clock::now();
       } else {
         if (inst_.failed_.load()) return;
-        bus_.idle(local_, since, all_done);
+        idle(since, all_done);
       }
       drop_handed();  // a peer that had not seen the stop yet
     }
@@ -1070,7 +1124,10 @@ class PlpWorker {
   PlpHandoffWindow<typename Workload::Txn> window_;  // what this worker handed, unfinished
   PlpHandoffInbox<typename Workload::Txn> inbox_;    // what others handed to it, unstarted
   bool drawn_waiting_ = false;                    // the own draw waits for a free slot
-  bool parked_took_ = false;                      // parked: took a handed one since the last pause
+  std::chrono::steady_clock::time_point idle_since_{};  // parked: when its last stretch without messages began
+  bool away_ = false;                             // pinned away from its own CPU (parked: follow_park)
+  bool shares_cpu_always_ = false;                // another worker is pinned to its CPU (plp_workers_per_cpu)
+  std::vector<int> pinned_cpus_, target_cpus_;    // where its thread may run now; follow_park's scratch
   std::uint64_t drawn_at_ = 0;                    // cycle clock of the own client's last draw
   std::chrono::steady_clock::time_point wait_since_{};  // when the own draw began to wait
   LogWriter* log_ = nullptr;
