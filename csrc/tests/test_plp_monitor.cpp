@@ -4,6 +4,7 @@
 // period; draws counted per drawing worker on their home unit, sampled likewise; recording
 // switched off records nothing.
 #include <cstdint>
+#include <cstdio>
 #include <utility>
 #include <vector>
 
@@ -87,20 +88,22 @@ void an_action_is_costed_on_its_units_without_being_counted() {
   }
 }
 
-void sampled_costs_estimate_the_cycles_even_with_a_periodic_workload() {
-  // Period kSampleEvery: 15 cheap actions on unit 2, then one costly one on unit 13. A sampler
-  // timing every kSampleEvery-th action would cost only one of the two units.
-  static_assert(PlpMonitor::kSampleEvery == 16, "the pattern below has the sampling's period");
+// One trial of the test below: whether the sampled costs estimate the spun cycles.
+bool periodic_costs_estimated() {
   PlpMonitor monitor(1, 2);
   const OneWordOps ops;
   const std::uint64_t cheap_word = 2, costly_word = 13;
+  // A run longer than the monitor's limit was descheduled: the monitor drops it when timed,
+  // so the truth leaves it out too.
+  const auto limit = static_cast<std::uint64_t>(PlpMonitor::kMaxSampleNs / CycleClock::ns_per_tick());
   std::uint64_t spun[2] = {0, 0};
   for (int round = 0; round < 3000; ++round) {
     for (int k = 0; k < 16; ++k) {
       const bool costly = k == 15;
       const std::uint64_t* word = costly ? &costly_word : &cheap_word;
       monitor.run_action(0, ops, word, 1, 0, [&] {
-        spun[costly ? 1 : 0] += spin(costly ? 3000 : 1000);
+        const std::uint64_t took = spin(costly ? 3000 : 1000);
+        if (took <= limit) spun[costly ? 1 : 0] += took;
         return 0;
       });
     }
@@ -108,11 +111,23 @@ void sampled_costs_estimate_the_cycles_even_with_a_periodic_workload() {
   const atrapos::MonitorSnapshot s = monitor.snapshot();
   const double cheap = static_cast<double>(cost_of(s, 2)), costly = static_cast<double>(cost_of(s, 13));
   const double truth = static_cast<double>(spun[1]) / static_cast<double>(spun[0]);  // about 3000 / 15000
-  CHECK(cheap > 0 && costly > 0);
-  CHECK(costly / cheap > 0.5 * truth && costly / cheap < 2 * truth);
   // Scaled back: the estimate is of the cycles spent, not a sixteenth of them.
   const double total = static_cast<double>(spun[0] + spun[1]);
-  CHECK(cheap + costly > 0.5 * total && cheap + costly < 2 * total);
+  const bool ok = cheap > 0 && costly > 0 && costly / cheap > 0.5 * truth && costly / cheap < 2 * truth &&
+                  cheap + costly > 0.5 * total && cheap + costly < 2 * total;
+  if (!ok) std::printf("  trial: cheap %.0f costly %.0f, spun %.0f and %.0f\n", cheap, costly, static_cast<double>(spun[0]), static_cast<double>(spun[1]));
+  return ok;
+}
+
+void sampled_costs_estimate_the_cycles_even_with_a_periodic_workload() {
+  // Period kSampleEvery: 15 cheap actions on unit 2, then one costly one on unit 13. A sampler
+  // timing every kSampleEvery-th action would cost only one of the two units, in every trial;
+  // a preemption shorter than the monitor's limit (a loaded machine) inflates one sampled run
+  // sixteenfold and may throw one trial off, so one trial in three must hold.
+  static_assert(PlpMonitor::kSampleEvery == 16, "the pattern below has the sampling's period");
+  bool held = false;
+  for (int trial = 0; trial < 3 && !held; ++trial) held = periodic_costs_estimated();
+  CHECK(held);
 }
 
 void nothing_is_costed_while_recording_is_off() {
