@@ -558,14 +558,15 @@ class ExperimentSpec:
             executions = list(grid.get("execution", (engine.get("execution", "shared_everything"),)))
         for execution in executions:
             if execution != "plp":
-                raise where.error("probe", f'runs beside PLP only: set engine.execution = "plp" (not {execution!r})')
+                raise where.error("probe", f'runs beside PLP: set engine.execution = "plp" (not {execution!r})')
         for deployment in grid.get("deployment", ()):
             if deployment not in ("1", 1):
-                raise where.error("grid.deployment", f'{deployment!r}: a [probe] runs one instance (deployment = ["1"])')
+                raise where.error("grid.deployment", f"{deployment!r}: a [probe] runs one instance (deployment 1)")
         if self.log:
             raise where.error("log", "not with a [probe] (its runs are in this process, unlogged)")
-        if self.probe.kind == "monitor_overhead" and False in grid.get("plp_monitor", (engine.get("plp_monitor", True),)):
-            raise where.error("probe", "monitor_overhead switches the PLP monitor's recording: leave engine.plp_monitor out or true")
+        monitors = grid.get("plp_monitor", (engine.get("plp_monitor", True),))
+        if self.probe.kind == "monitor_overhead" and False in monitors:
+            raise where.error("probe", "monitor_overhead switches the monitor's recording: keep engine.plp_monitor")
 
     def _check_configs(self, where: _Where) -> None:
         """Let the engine's own validation judge every fixed and grid value, one at a time,
@@ -705,6 +706,8 @@ class ExperimentSpec:
         }
         if self.live and "plp_monitor" not in grid_keys:  # what its runs use (run_config sets it)
             out["engine"]["plp_monitor"] = True
+        if self.probe is not None and self.probe.kind == "monitor_overhead" and "plp_monitor" not in grid_keys:
+            out["engine"]["plp_monitor"] = True  # as its runs have it (Probe.prepare)
         # The default workload's table always (specs from before the other workloads keep
         # their hashes); another workload's only where it is used.
         for section, klass in WORKLOAD_SETTINGS.items():

@@ -53,8 +53,8 @@ from islands.experiment import SHARED_FIELDS as SHARED_FIELDS
 from islands.experiment import TOP_KEYS as TOP_KEYS
 from islands.launch import validate as validate_deployment
 from islands.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
-from islands.results import ResultStore
 from islands.probe import Probe
+from islands.results import ResultStore
 from islands.schedule import LiveRun
 from islands.sweep_progress import SweepProgress, choose_mode
 from islands.system_state import busy_warning

@@ -58,7 +58,8 @@ def test_the_controllers_repartitions_carry_an_empty_stall():
 
 def test_a_dump_becomes_one_warning_line():
     dump = (
-        "plp drain stall: waited 1.00 s for the workers to acknowledge routing version 7 (round 1 of 2, 3 units frozen)\n"
+        "plp drain stall: waited 1.00 s for the workers to acknowledge routing version 7 "
+        "(round 1 of 2, 3 units frozen)\n"
         "  worker 1: acknowledged 6, NOT 7; has not looked at version 7\n"
         "drain completed after 1.500 s in all\n"
     )

@@ -66,9 +66,7 @@ def phase_rates(
     rates: dict[bool, list[float]] = {False: [], True: []}
     for k in range(len(bounds) - 1):
         lo, hi = bounds[k] + 2 * interval_s, bounds[k + 1] - 2 * interval_s  # clear of the switches
-        inside = [
-            tps for i, tps in enumerate(timeline_tps[:-1]) if lo <= i * interval_s and (i + 1) * interval_s <= hi
-        ]
+        inside = [tps for i, tps in enumerate(timeline_tps[:-1]) if lo <= i * interval_s and (i + 1) * interval_s <= hi]
         if inside:
             rates[k % 2 == 1].append(statistics.fmean(inside))
     return rates[False], rates[True]
@@ -85,7 +83,7 @@ def measure_monitor_overhead(config: RunConfig, phase_s: float = 0.1) -> tuple[R
     if config.engine.execution != "plp":
         raise ValueError(f"engine.execution: the monitor is PLP's, not {config.engine.execution}'s")
     if not phase_s >= 5 * INTERVAL_S:
-        raise ValueError(f"phase_s: {phase_s!r} s is too short (at least {5 * INTERVAL_S:g} s: five timeline intervals)")
+        raise ValueError(f"phase_s: {phase_s!r} s is too short (at least {5 * INTERVAL_S:g} s: five intervals)")
     run = dataclasses.replace(
         config,
         engine=dataclasses.replace(config.engine, plp_monitor=True),
@@ -93,9 +91,7 @@ def measure_monitor_overhead(config: RunConfig, phase_s: float = 0.1) -> tuple[R
     )
     out: dict[str, Any] = {}
     phases = int(run.driver.duration_s / phase_s)
-    thread = threading.Thread(
-        target=switch_recording, args=(phase_s, phases, run.driver.warmup_s, out), daemon=True
-    )
+    thread = threading.Thread(target=switch_recording, args=(phase_s, phases, run.driver.warmup_s, out), daemon=True)
     thread.start()
     try:
         result = islands.run(run)

@@ -25,6 +25,7 @@ from islands.plots.atrapos import plot_monitoring_overhead, plot_repartition_cos
 
 __all__ = ["plot_monitoring_rows", "plot_repartition_rows"]
 
+
 def _json(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
@@ -76,9 +77,7 @@ def plot_repartition_rows(rows: pd.DataFrame, figure_id: str = "002-fig9") -> Dr
         + (f"{workers} workers; " if workers else "")
         + f"{sizes} (paper: {PAPER_ROWS:,}); each action moves one routing unit"
     )
-    drawing = plot_repartition_cost(
-        {"move (= split, merge, rearrange here)": done}, note=textwrap.fill(caption, 95)
-    )
+    drawing = plot_repartition_cost({"move (= split, merge, rearrange here)": done}, note=textwrap.fill(caption, 95))
     lines = [caption, "actions  total ms (median)  summed pause ms  longest pause us  sequences"]
     for n in sorted(samples["total_ms"]):
         med = {k: float(np.median(v[n])) if v.get(n) else math.nan for k, v in samples.items()}
@@ -128,7 +127,8 @@ def plot_monitoring_rows(rows: pd.DataFrame, figure_id: str = "002-table2") -> D
     lacking = [n for n in off if not off[n] or not on[n]]
     if lacking:
         why = "; ".join(_errors(rows)) or "its runs were too short for a phase of each"
-        raise ValueError(f"{what}: {lacking[0]} has no phase with the recording {'off' if not off[lacking[0]] else 'on'} ({why})")
+        side = "off" if not off[lacking[0]] else "on"
+        raise ValueError(f"{what}: {lacking[0]} has no phase with the recording {side} ({why})")
     workers = _workers(rows)
     phase = float(rows["probe.phase_s"].iloc[0]) if "probe.phase_s" in rows.columns else math.nan
     caption = (
