@@ -28,7 +28,7 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
     if point.live is not None:
         return _run_live(point, topology)
     if point.probe is not None:  # a measurement beside one PLP instance here (islands.probe)
-        return point.probe.run(point.config, point.repetition)
+        return point.probe.run(point.config, point.repetition, topology)
     if point.config.log.mode != "off":
         return _run_logged(point, topology)
     if point.deployment.n_instances == 1:

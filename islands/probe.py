@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from islands.config import RunConfig
+    from islands.topology import Topology
 
 __all__ = ["PROBE_KINDS", "Probe", "parse_probe"]
 
@@ -71,16 +72,17 @@ class Probe:
             driver=dataclasses.replace(config.driver, timeline_interval_s=INTERVAL_S),
         )
 
-    def run(self, config: RunConfig, repetition: int = 0) -> dict[str, Any]:
+    def run(self, config: RunConfig, repetition: int = 0, topology: Topology | None = None) -> dict[str, Any]:
         """Runs ``config`` with the probe beside it: the run's result as a row dict, with the
-        probe's numbers under ``probe``. A repetition rotates the order of the action counts
-        (each count's sequence lands at another time of the run)."""
+        probe's numbers under ``probe``; ``topology`` is the machine's the row records (the
+        sweep's, virtual sockets included; default: read). A repetition rotates the order of
+        the action counts (each count's sequence lands at another time of the run)."""
         if self.kind == "repartition_cost":
             from islands.atrapos.repartition_cost import measure_repartition_cost
 
             k = repetition % len(self.actions)
             order = self.actions[k:] + self.actions[:k]
-            result, out = measure_repartition_cost(config, order)
+            result, out = measure_repartition_cost(config, order, topology=topology)
             by_count = {n: i for i, n in enumerate(order)}  # stored in the file's order
             numbers = {
                 key: [out[key][by_count[n]] for n in self.actions] for key in ("total_ms", "pause_ms", "max_pause_us")
@@ -89,7 +91,7 @@ class Probe:
         else:
             from islands.atrapos.monitor_overhead import measure_monitor_overhead
 
-            result, out = measure_monitor_overhead(config, self.phase_s)
+            result, out = measure_monitor_overhead(config, self.phase_s, topology)
             probe = {**self.to_dict(), "off_tps": out["off_tps"], "on_tps": out["on_tps"], "error": out["error"]}
         return {**result.to_dict(), "probe": probe}
 

@@ -179,8 +179,9 @@ def test_reproduce_quick_draws_table2_from_the_probes_rows(cli, tmp_path):
     for row in rows.to_dict("records"):
         off, on = json.loads(row["probe.off_tps"]), json.loads(row["probe.on_tps"])
         assert off and on and all(x > 0 for x in off + on), row["probe.error"]
-    assert "GetSubData: overhead (off / on - 1)" in done["summary"]
-    assert "UpdLocation: overhead" in done["summary"] and "3.32%" in done["summary"]
+    summary = done["summary"]
+    assert "GetSubData: off " in summary and "UpdLocation: off " in summary and "overhead" in summary
+    assert "  GetSubData: " in summary and "phases off" in summary and "3.32%" in summary
 
 
 def test_the_figures_refuse_rows_of_another_probe():

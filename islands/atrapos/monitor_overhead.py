@@ -26,6 +26,7 @@ from typing import Any
 from islands import _core
 from islands.config import RunConfig
 from islands.run_result import RunResult
+from islands.topology import Topology
 
 __all__ = ["INTERVAL_S", "PAPER_WORST", "measure_monitor_overhead", "phase_rates", "switch_recording"]
 
@@ -72,11 +73,14 @@ def phase_rates(
     return rates[False], rates[True]
 
 
-def measure_monitor_overhead(config: RunConfig, phase_s: float = 0.1) -> tuple[RunResult, dict[str, Any]]:
+def measure_monitor_overhead(
+    config: RunConfig, phase_s: float = 0.1, topology: Topology | None = None
+) -> tuple[RunResult, dict[str, Any]]:
     """Runs ``config`` (PLP, in this process) with the monitor on, its recording switched off
     and on every ``phase_s`` through the measured window, the timeline at :data:`INTERVAL_S`.
     Returns the run's result and ``{"phase_s", "off_tps", "on_tps", "error"}``: the rate of
-    each phase with recording off and on (``error`` says why phases are missing). Raises
+    each phase with recording off and on (``error`` says why phases are missing);
+    ``topology`` is the machine's the run records (default: read). Raises
     ``ValueError`` for a config that is not PLP or a phase too short to measure."""
     import islands
 
@@ -94,7 +98,7 @@ def measure_monitor_overhead(config: RunConfig, phase_s: float = 0.1) -> tuple[R
     thread = threading.Thread(target=switch_recording, args=(phase_s, phases, run.driver.warmup_s, out), daemon=True)
     thread.start()
     try:
-        result = islands.run(run)
+        result = islands.run(run, topology)
     finally:
         thread.join()
     off, on = phase_rates(result.timeline_tps, out.get("edges", []), run.driver.duration_s)

@@ -26,6 +26,7 @@ from typing import Any
 from islands import _core
 from islands.config import RunConfig
 from islands.run_result import RunResult
+from islands.topology import Topology
 
 __all__ = ["COUNTS", "PAPER_ACTIONS", "PAPER_MS", "PAPER_ROWS", "apply_sequences", "measure_repartition_cost"]
 
@@ -70,13 +71,14 @@ def apply_sequences(counts: Sequence[int], out: dict[str, Any], settle_s: float 
 
 
 def measure_repartition_cost(
-    config: RunConfig, counts: Sequence[int] = COUNTS, settle_s: float | None = None
+    config: RunConfig, counts: Sequence[int] = COUNTS, settle_s: float | None = None, topology: Topology | None = None
 ) -> tuple[RunResult, dict[str, Any]]:
     """Runs ``config`` (one PLP instance of at least two workers, in this process) with
     :func:`apply_sequences` beside it, starting once the warm-up is over (``settle_s``
     overrides that). Returns the run's result and the sequences' times (``counts`` with
-    ``total_ms``, ``pause_ms``, ``max_pause_us`` and ``error``). Raises ``ValueError`` for a
-    config that is not PLP or has one worker."""
+    ``total_ms``, ``pause_ms``, ``max_pause_us`` and ``error``); ``topology`` is the
+    machine's the run records (default: read). Raises ``ValueError`` for a config that is not
+    PLP or has one worker."""
     import islands
 
     if config.engine.execution != "plp":
@@ -88,7 +90,7 @@ def measure_repartition_cost(
     thread = threading.Thread(target=apply_sequences, args=(tuple(counts), out, settle), daemon=True)
     thread.start()
     try:
-        result = islands.run(config)
+        result = islands.run(config, topology)
     finally:
         thread.join()
     return result, out
