@@ -115,13 +115,14 @@ void a_held_action_is_named() {
   const PlpRepartition r = fakes.move();  // versions: 2 frozen (round 1), 3 frozen (round 2), 4 target
   CHECK(r.completed);
   CHECK(has(r.stall, "plp drain stall: waited"));
-  CHECK(has(r.stall, "routing version 2 (round 1 of 2, 1 units frozen)"));
+  CHECK(has(r.stall, "routing version 2 (round 1 of 2, 1 units frozen; the waiting thread's longest gap between two looks "));
   CHECK(has(r.stall, "worker 1: acknowledged 1, NOT 2;"));
   CHECK(has(r.stall, "holds an action of txn 0xabc from worker 2 cut under version 1"));
   CHECK(has(r.stall, "holds 1 actions"));
   CHECK(has(r.stall, "last wait rendezvous"));
   CHECK(has(r.stall, "fake worker 1"));  // the instance's description of it
   CHECK(has(r.stall, "thread "));        // and the kernel's
+  CHECK(has(r.stall, "since the dump: worker 0 ran "));  // the kernel's times while the drain still waited
   CHECK(has(r.stall, "drain completed after"));
   CHECK(!has(r.stall, "worker 0: acknowledged 1, NOT"));  // a worker that acknowledged at once is not blamed
   const RepartitionStats totals = fakes.routing.totals();

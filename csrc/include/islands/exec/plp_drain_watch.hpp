@@ -12,6 +12,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "islands/common/cycle_clock.hpp"
 
@@ -109,10 +110,15 @@ class PlpDrainWatch {
   void set_describe(std::function<std::string(std::size_t)> describe) { describe_ = std::move(describe); }
 
   //! The dump of a drain waiting `waited_s` for `version` (round `round` of 2, `moving`
-  //! units frozen); `acknowledged(w)` is worker w's acknowledged version.
+  //! units frozen), the waiting thread's longest time between two of its looks being
+  //! `longest_gap_s` (about its sleep; far more: it, or the whole process, was not
+  //! scheduled); `acknowledged(w)` is worker w's acknowledged version.
+  //! Also keeps each worker's kernel run and run-queue times for since_dump().
   template <class Acknowledged>
-  std::string dump(std::uint64_t version, int round, std::size_t moving, double waited_s,
-                   Acknowledged&& acknowledged) const {
+  std::string dump(std::uint64_t version, int round, std::size_t moving, double waited_s, double longest_gap_s,
+                   Acknowledged&& acknowledged) {
+    at_dump_.assign(workers_, Sched{});
+    for (std::size_t w = 0; w < workers_; ++w) at_dump_[w] = sched(probes_[w].tid.load(std::memory_order_relaxed));
     const std::uint64_t now = CycleClock::now();
     const double ns_per_tick = CycleClock::ns_per_tick();
     const auto ago = [&](std::uint64_t tick) {
@@ -122,7 +128,8 @@ class PlpDrainWatch {
     };
     std::ostringstream out;
     out << "plp drain stall: waited " << fixed(waited_s, 2) << " s for the workers to acknowledge routing version "
-        << version << " (round " << round << " of 2, " << moving << " units frozen)\n";
+        << version << " (round " << round << " of 2, " << moving << " units frozen; the waiting thread's longest gap "
+        << "between two looks " << fixed(longest_gap_s * 1e3, 1) << " ms)\n";
     for (std::size_t w = 0; w < workers_; ++w) {
       const Probe& p = probes_[w];
       const std::uint64_t acked = acknowledged(w);
@@ -168,6 +175,23 @@ class PlpDrainWatch {
     return out.str();
   }
 
+  //! After the drain the dump was about ended: each worker's kernel times since the dump (how
+  //! much it ran and waited runnable while the drain still waited: a starved worker shows
+  //! here), one line.
+  std::string since_dump() const {
+    std::string line = "since the dump:";
+    const std::size_t empty = line.size();
+    for (std::size_t w = 0; w < at_dump_.size(); ++w) {
+      const Sched now = sched(probes_[w].tid.load(std::memory_order_relaxed));
+      if (!now.ok || !at_dump_[w].ok) continue;
+      line += " worker " + std::to_string(w) + " ran " + fixed((now.run_ns - at_dump_[w].run_ns) * 1e-6, 1) +
+              " ms, runnable-waiting " + fixed((now.queue_ns - at_dump_[w].queue_ns) * 1e-6, 1) + " ms;";
+    }
+    if (line.size() == empty) return "";  // no worker's thread known (fake workers without started())
+    line.back() = '\n';
+    return line;
+  }
+
   //! The name of a wait (dump lines).
   static const char* wait_name(Wait wait) noexcept {
     switch (wait) {
@@ -209,6 +233,19 @@ class PlpDrainWatch {
     std::atomic<std::uint32_t> wait{0};
   };
 
+  // One thread's kernel scheduling times (/proc/self/task/tid/schedstat).
+  struct Sched {
+    bool ok = false;
+    double run_ns = 0, queue_ns = 0, slices = 0;
+  };
+  static Sched sched(std::int64_t tid) {
+    Sched s;
+    if (tid <= 0) return s;
+    std::istringstream in(slurp("/proc/self/task/" + std::to_string(tid) + "/schedstat"));
+    s.ok = static_cast<bool>(in >> s.run_ns >> s.queue_ns >> s.slices);
+    return s;
+  }
+
   static std::string fixed(double value, int digits) {
     char buffer[48];
     std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
@@ -239,11 +276,10 @@ class PlpDrainWatch {
       if (i == 39) cpu = field;
     }
     std::string line = "thread " + std::to_string(tid) + " state " + state + " on cpu " + cpu;
-    std::istringstream sched(slurp(base + "schedstat"));
-    double run_ns = 0, queue_ns = 0, slices = 0;
-    if (sched >> run_ns >> queue_ns >> slices) {
-      line += ", ran " + fixed(run_ns * 1e-9, 3) + " s, runnable-waiting " + fixed(queue_ns * 1e-9, 3) + " s, " +
-              fixed(slices, 0) + " slices";
+    const Sched s = sched(tid);
+    if (s.ok) {
+      line += ", ran " + fixed(s.run_ns * 1e-9, 3) + " s, runnable-waiting " + fixed(s.queue_ns * 1e-9, 3) +
+              " s in its life, " + fixed(s.slices, 0) + " slices";
     }
     const std::string wchan = slurp(base + "wchan");
     if (!wchan.empty() && wchan != "0") line += ", wchan " + wchan;
@@ -253,6 +289,7 @@ class PlpDrainWatch {
   std::size_t workers_;
   std::unique_ptr<Probe[]> probes_;
   double threshold_s_ = kDefaultThresholdS;
+  std::vector<Sched> at_dump_;  // each worker's kernel times at the last dump
   std::function<std::string(std::size_t)> describe_;
 };
 

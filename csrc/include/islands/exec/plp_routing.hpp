@@ -1,5 +1,6 @@
 #pragma once
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -160,7 +161,7 @@ class PlpRouting {
       char ended[96];
       std::snprintf(ended, sizeof ended, "drain %s after %.3f s in all\n",
                     done.completed ? "completed" : "abandoned (the instance stopped)", done.pause_ns * 1e-9);
-      done.stall += ended;
+      done.stall += watch_.since_dump() + ended;
       if (totals_.stalls++ == 0) totals_.stall = done.stall;
     }
     return done;
@@ -201,6 +202,8 @@ class PlpRouting {
   template <class Abandon>
   bool drain(std::uint64_t version, int round, PlpRepartition& done, Abandon& abandon) {
     const auto start = std::chrono::steady_clock::now();
+    auto last = start;   // this thread's last look
+    double longest = 0;  // its longest time between two looks (a whole process paused shows here)
     for (unsigned spins = 0;; ++spins) {
       bool all = true;
       for (std::size_t w = 0; w < workers_ && all; ++w) all = acknowledged(w) >= version;
@@ -211,10 +214,13 @@ class PlpRouting {
         continue;
       }
       std::this_thread::sleep_for(std::chrono::microseconds(20));
+      const auto now = std::chrono::steady_clock::now();
+      longest = std::max(longest, std::chrono::duration<double>(now - last).count());
+      last = now;
       if (spins % 64 == 0 && done.stall.empty()) {
-        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double waited = std::chrono::duration<double>(now - start).count();
         if (waited >= watch_.threshold_s()) {
-          done.stall = watch_.dump(version, round, done.units_moved, waited,
+          done.stall = watch_.dump(version, round, done.units_moved, waited, longest,
                                    [this](std::size_t w) { return acknowledged(w); });
           if (totals_.stalls == 0) {
             std::fputs(done.stall.c_str(), stderr);
