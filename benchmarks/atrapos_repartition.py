@@ -1,4 +1,7 @@
 """The cost of re-partitioning a running PLP instance (paper 002 Fig 9; issue 17 item 3).
+The measurement is islands.atrapos.repartition_cost's; ``islands reproduce 002-fig9`` draws the
+figure from an experiment file (experiments/002-fig9-repartition-cost.toml, all counts in one
+run); this benchmark runs each count in a run of its own.
 
 A 2-worker PLP instance runs micro (update 4 rows, half the transactions on both partitions)
 over ``--rows`` rows in all (800 K by default, the issue's size) while a controller thread
@@ -21,54 +24,28 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import threading
-import time
 
 import islands
-from islands import _core
+from islands.atrapos.repartition_cost import COUNTS, measure_repartition_cost
 from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-
-COUNTS = (1, 10, 20, 40, 80)
-
-
-def apply_actions(n: int, out: dict) -> None:
-    """Waits for the instance, lets it run 0.1 s, then applies `n` single-unit moves, each unit
-    in turn to the other worker; records the total and the pauses."""
-    while not _core.plp_attached():
-        time.sleep(0.001)
-    time.sleep(0.1)
-    owners = _core.plp_owners()
-    pauses = []
-    start = time.perf_counter()
-    for i in range(n):
-        unit = i % len(owners)
-        owners[unit] = 1 - owners[unit]
-        done = _core.plp_apply(owners)
-        if done is None:
-            out["error"] = f"the instance stopped after {i} of {n} actions"
-            return
-        pauses.append(done["pause_ns"])
-    out["total_ms"] = (time.perf_counter() - start) * 1e3
-    out["pause_ms"] = sum(pauses) / 1e6
-    out["max_pause_us"] = max(pauses) / 1e3
 
 
 def one(n: int, rows: int, duration: float, cpus: tuple[int, ...]) -> dict:
+    """One run of `n` actions (islands.atrapos.repartition_cost, 0.1 s after the start)."""
     config = RunConfig(
         workload="micro",
         micro=MicroConfig(rows_per_site=rows // 2, rows_per_txn=4, multisite=0.5),
         engine=EngineConfig(execution="plp"),
         driver=DriverConfig(cpus=cpus, warmup_s=0.0, duration_s=duration),
     )
-    out: dict = {}
-    thread = threading.Thread(target=apply_actions, args=(n, out))
-    thread.start()
-    result = islands.run(config)
-    thread.join()
+    result, measured = measure_repartition_cost(config, (n,), settle_s=0.1)
     if result.check_failures:
         raise SystemExit(f"consistency: {result.check_failures}")
-    out["tps"] = result.throughput_tps
-    out["moved"] = result.instances[0]["repartitioning"]["units_moved"]
+    out: dict = {"tps": result.throughput_tps, "moved": result.instances[0]["repartitioning"]["units_moved"]}
+    if measured["error"]:
+        out["error"] = measured["error"]
+    else:
+        out.update({k: measured[k][0] for k in ("total_ms", "pause_ms", "max_pause_us")})
     return out
 
 

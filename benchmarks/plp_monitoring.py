@@ -11,7 +11,9 @@ both, which runs of their own are not (separate runs of the same configuration d
 10% here). Printed per transaction type: the median rate of the phases with recording off and
 on, and the overhead off/on - 1 (the extra time per transaction recording costs) with its
 confidence interval over the phases (islands.stats.ratio). Paper 002 Table 2: at most 3.32%;
-issue 17's target: 2%. Prints figures; asserts nothing.
+issue 17's target: 2%. Prints figures; asserts nothing. The measurement is
+islands.atrapos.monitor_overhead's; ``islands reproduce 002-table2`` draws Table 2 from an
+experiment file (experiments/002-table2-monitoring.toml).
 
     python benchmarks/plp_monitoring.py [--workers N] [--duration S] [--phase S] [--types MIX ...]
 """
@@ -20,11 +22,9 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import threading
-import time
 
 import islands
-from islands import _core
+from islands.atrapos.monitor_overhead import measure_monitor_overhead
 from islands.config import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.stats import CONFIDENCE, format_change, ratio
 
@@ -36,62 +36,24 @@ MIXES = (
     "update_location",
     "standard",
 )
-
-
-INTERVAL_S = 0.01  # the timeline's resolution
 WARMUP_S = 0.2
 
 
-def switch_recording(phase_s: float, phases: int, out: dict) -> None:
-    """Beside the run: once the instance runs and its window opens, recording goes off and on
-    every ``phase_s`` (off first), ``phases`` times; out["edges"] gets the switch times (s
-    into the window) and out["error"] what went wrong."""
-    while not _core.plp_attached():
-        time.sleep(0.001)
-    t0 = time.perf_counter() + WARMUP_S  # the window opens a warm-up after the instance attaches
-    time.sleep(WARMUP_S)
-    edges = []
-    for k in range(phases):
-        if not _core.plp_monitor_recording(k % 2 == 1):
-            out["error"] = "the instance stopped early"
-            break
-        edges.append(time.perf_counter() - t0)
-        time.sleep(max(0.0, t0 + (k + 1) * phase_s - time.perf_counter()))
-    _core.plp_monitor_recording(True)
-    out["edges"] = edges
-
-
 def phases_tps(mix: str, duration: float, phase_s: float, cpus: tuple[int, ...]) -> tuple[list[float], list[float]]:
-    """One run of ``mix`` with recording switched off and on: the mean rate of each phase
-    with recording off, and of each with it on."""
+    """One run of ``mix`` with recording switched off and on (islands.atrapos.monitor_overhead):
+    the mean rate of each phase with recording off, and of each with it on."""
     config = RunConfig(
         workload="tatp",
         tatp=TatpConfig(mix=mix),
         engine=EngineConfig(execution="plp", plp_monitor=True),
-        driver=DriverConfig(cpus=cpus, warmup_s=WARMUP_S, duration_s=duration, timeline_interval_s=INTERVAL_S),
+        driver=DriverConfig(cpus=cpus, warmup_s=WARMUP_S, duration_s=duration),
     )
-    out: dict = {}
-    phases = int(duration / phase_s)
-    thread = threading.Thread(target=switch_recording, args=(phase_s, phases, out))
-    thread.start()
-    result = islands.run(config)
-    thread.join()
+    result, out = measure_monitor_overhead(config, phase_s)
     if result.check_failures:
         raise SystemExit(f"{mix}: {result.check_failures}")
-    if "error" in out:
+    if out["error"]:
         raise SystemExit(f"{mix}: {out['error']}")
-    edges = out["edges"] + [duration]
-    rates: dict[bool, list[float]] = {False: [], True: []}
-    for k in range(len(edges) - 1):
-        lo, hi = edges[k] + 2 * INTERVAL_S, edges[k + 1] - 2 * INTERVAL_S  # clear of the switches
-        inside = [
-            tps
-            for i, tps in enumerate(result.timeline_tps[:-1])  # the last interval may be partial
-            if lo <= i * INTERVAL_S and (i + 1) * INTERVAL_S <= hi
-        ]
-        if inside:
-            rates[k % 2 == 1].append(statistics.fmean(inside))
-    return rates[False], rates[True]
+    return out["off_tps"], out["on_tps"]
 
 
 def main() -> None:

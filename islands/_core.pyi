@@ -871,7 +871,7 @@ def atrapos_sub_partitions() -> int:
 
 def plp_apply(target: collections.abc.Sequence[typing.SupportsInt]) -> typing.Any:
     """
-    Moves every routing unit u of the running PLP instance to worker target[u] (freeze, drain, hand over); {units_moved, pause_ns, completed}, or None when none runs
+    Moves every routing unit u of the running PLP instance to worker target[u] (freeze, drain, hand over); {units_moved, pause_ns, completed, stall (the drain watchdog's dump, empty normally)}, or None when none runs
     """
 
 def plp_attached() -> bool:

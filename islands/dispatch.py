@@ -22,9 +22,13 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
     on the instance's cpus (pinned as the deployment says); several instances run through
     ``islands.launch.run_deployment(deployment, config, transport=...)``. A point with a
     schedule or grid.adaptive runs in this process beside the ATraPos controller
-    (:func:`islands.atrapos.live.run_live`); its row adds the controller's log as ``atrapos``."""
+    (:func:`islands.atrapos.live.run_live`); its row adds the controller's log as ``atrapos``.
+    A point with a [probe] runs in this process with the probe beside it
+    (:meth:`islands.probe.Probe.run`); its row adds the probe's numbers as ``probe``."""
     if point.live is not None:
         return _run_live(point, topology)
+    if point.probe is not None:  # a measurement beside one PLP instance here (islands.probe)
+        return point.probe.run(point.config, point.repetition, topology)
     if point.config.log.mode != "off":
         return _run_logged(point, topology)
     if point.deployment.n_instances == 1:

@@ -58,6 +58,11 @@ one machine, because deployments may be written relative to the topology (``1``,
                                       # or unpark = 1, mix = "get_new_destination" (tatp),
                                       # hot_fraction = 0.2 and/or hot_share = 0.5 (tatp skew)
 
+    [probe]                           # optional: a measurement beside each run (islands.probe;
+    kind = "repartition_cost"         # one PLP instance per point): 002 Fig 9's timed
+    actions = [1, 10, 20, 40, 80]     # re-partitioning sequences, or kind = "monitor_overhead"
+                                      # with phase_s = 0.1 (002 Table 2)
+
     [log]                             # optional: a write-ahead log for every run that
     mode = "group_commit"             # updates (LogConfig; read-only micro points stay
                                       # unlogged); off, async or group_commit
@@ -96,6 +101,7 @@ from islands.config import (
 )
 from islands.designs import DESIGN_ENGINE_KEYS, DESIGNS
 from islands.dispatch import default_log_root
+from islands.probe import Probe, parse_probe
 from islands.schedule import LiveRun, check_changes, parse_schedule
 from islands.topology import format_cpulist, parse_cpulist
 
@@ -140,7 +146,19 @@ RUN_KEYS = (
     "virtual_delay_us",
     "controller_interval_s",
 )
-TOP_KEYS = ("name", "figure", "description", "workload", "run", "grid", *SECTION_FIELDS, "profile", "log", "schedule")
+TOP_KEYS = (
+    "name",
+    "figure",
+    "description",
+    "workload",
+    "run",
+    "grid",
+    *SECTION_FIELDS,
+    "profile",
+    "log",
+    "schedule",
+    "probe",
+)
 PROFILE_KEYS = ("counters", "breakdown_every", "simulate", "cache_model", "modules")
 #: [log] keys: LogConfig's fields but the fault tests' acknowledgement record.
 LOG_KEYS = tuple(f.name for f in dataclasses.fields(LogConfig) if f.name != "record_acks")
@@ -273,6 +291,7 @@ class ExperimentSpec:
     #: the [[schedule]] events, checked, in the file's order (islands.schedule)
     schedule: tuple[Event, ...] = ()
     controller_interval_s: float = 1.0  #: the ATraPos controller's first interval (live runs)
+    probe: Probe | None = None  #: the [probe] measured beside each run (islands.probe), if any
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
@@ -368,6 +387,7 @@ class ExperimentSpec:
                 "run.controller_interval_s", f"{controller_interval!r} is not a number of seconds in (0, 3600]"
             )
         schedule = parse_schedule(d["schedule"], float(duration), where.error) if "schedule" in d else ()
+        probe = parse_probe(d["probe"], where.error) if "probe" in d else None
 
         fixed: dict[str, dict[str, Any]] = {table: {} for table in SECTION_FIELDS}
         for table, fields_ in SECTION_FIELDS.items():
@@ -471,12 +491,14 @@ class ExperimentSpec:
             log=log,
             schedule=schedule,
             controller_interval_s=float(controller_interval),
+            probe=probe,
             source=source,
             text=text,
         )
         if "controller_interval_s" in run and not spec.live:
             raise where.error("run.controller_interval_s", "only with a [[schedule]] or grid.adaptive")
         spec._check_live(where, fixed["engine"])
+        spec._check_probe(where, fixed["engine"])
         spec._check_configs(where)
         return spec
 
@@ -520,6 +542,31 @@ class ExperimentSpec:
         monitors = grid.get("plp_monitor", (engine.get("plp_monitor", True),))
         if False in monitors:
             raise where.error(holder, "reads the PLP monitor: leave engine.plp_monitor out or true")
+
+    def _check_probe(self, where: _Where, engine: Mapping[str, Any]) -> None:
+        """A [probe] runs beside one PLP instance in this process: PLP (every design and
+        execution the grid names), deployment "1", no log, no schedule or grid.adaptive (the
+        controller would re-partition beside it); monitor_overhead reads the monitor."""
+        if self.probe is None:
+            return
+        if self.live:
+            holder = "schedule" if self.schedule else "grid.adaptive"
+            raise where.error(holder, "not with a [probe] (the ATraPos controller would re-partition beside it)")
+        grid = dict(self.grid)
+        executions = [DESIGNS[d].engine.get("execution", "shared_everything") for d in grid.get("design", ())]
+        if "design" not in grid:
+            executions = list(grid.get("execution", (engine.get("execution", "shared_everything"),)))
+        for execution in executions:
+            if execution != "plp":
+                raise where.error("probe", f'runs beside PLP: set engine.execution = "plp" (not {execution!r})')
+        for deployment in grid.get("deployment", ()):
+            if deployment not in ("1", 1):
+                raise where.error("grid.deployment", f"{deployment!r}: a [probe] runs one instance (deployment 1)")
+        if self.log:
+            raise where.error("log", "not with a [probe] (its runs are in this process, unlogged)")
+        monitors = grid.get("plp_monitor", (engine.get("plp_monitor", True),))
+        if self.probe.kind == "monitor_overhead" and False in monitors:
+            raise where.error("probe", "monitor_overhead switches the monitor's recording: keep engine.plp_monitor")
 
     def _check_configs(self, where: _Where) -> None:
         """Let the engine's own validation judge every fixed and grid value, one at a time,
@@ -590,7 +637,7 @@ class ExperimentSpec:
         # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
         # in process where it is one instance, and keeps the config hash it had without [log].
         read_only = self.workload == "micro" and not workloads["micro"].update
-        return RunConfig(
+        config = RunConfig(
             workload=self.workload,
             **workloads,
             engine=EngineConfig(**engine),
@@ -598,6 +645,7 @@ class ExperimentSpec:
             profile=self.profile_config(),
             log=LogConfig() if read_only else self.log_config(),
         )
+        return self.probe.prepare(config) if self.probe is not None else config
 
     def log_config(self) -> LogConfig:
         """The [log] table as the run config's LogConfig (``directory`` is where each run's
@@ -638,6 +686,8 @@ class ExperimentSpec:
         extra: dict[str, Any] = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
         if self.log:  # only where given: specs without a log keep their hashes
             extra["log"] = {k: _plain(v) for k, v in self.log.items()}
+        if self.probe is not None:  # only where given: other specs keep their hashes
+            extra["probe"] = self.probe.to_dict()
         if self.schedule:
             extra["schedule"] = [
                 {"at_s": e.at_s, **dict(e.settings)} if e.settings else {"at_s": e.at_s, e.kind: list(e.workers)}
@@ -656,6 +706,8 @@ class ExperimentSpec:
         }
         if self.live and "plp_monitor" not in grid_keys:  # what its runs use (run_config sets it)
             out["engine"]["plp_monitor"] = True
+        if self.probe is not None and self.probe.kind == "monitor_overhead" and "plp_monitor" not in grid_keys:
+            out["engine"]["plp_monitor"] = True  # as its runs have it (Probe.prepare)
         # The default workload's table always (specs from before the other workloads keep
         # their hashes); another workload's only where it is used.
         for section, klass in WORKLOAD_SETTINGS.items():

@@ -35,6 +35,8 @@ DRAWN: dict[str, str] = {
     "002-fig5": "islands.plots.designs:plot_designs",  # with the hardware-aware system structures
     "002-fig6": "islands.plots.designs:plot_designs",  # a two-table transaction vs sockets
     "002-fig8": "islands.plots.designs:plot_designs",  # TATP and TPC-C per transaction and mix, over PLP
+    "002-fig9": "islands.plots.atrapos_costs:plot_repartition_rows",  # cost of re-partitioning actions vs their number
+    "002-table2": "islands.plots.atrapos_costs:plot_monitoring_rows",  # monitoring overhead per TATP transaction
     "002-fig10": "islands.plots.adaptivity:plot_adaptivity",  # TATP's mix changed at run time: ATraPos vs static
     "002-fig11": "islands.plots.adaptivity:plot_adaptivity",  # skew at run time: ATraPos vs static
     "002-fig12": "islands.plots.adaptivity:plot_adaptivity",  # a worker's core taken away: ATraPos vs static

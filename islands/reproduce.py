@@ -26,6 +26,7 @@ from islands.schedule import scaled
 __all__ = [
     "QUICK_DURATION_S",
     "QUICK_LIVE_DURATION_S",
+    "QUICK_PROBE_DURATION_S",
     "QUICK_WARMUP_S",
     "Reproduced",
     "default_experiments_dir",
@@ -40,6 +41,9 @@ QUICK_WARMUP_S = 0.05
 #: Measured seconds of a ``--quick`` run of a file with a schedule or grid.adaptive: long
 #: enough for a few controller intervals on either side of its events.
 QUICK_LIVE_DURATION_S = 3.0
+#: Measured seconds of a ``--quick`` run of a file with a [probe] (islands.probe): room for
+#: 002 Fig 9's 151 re-partitioning actions, or ten of Table 2's recording phases.
+QUICK_PROBE_DURATION_S = 1.0
 #: Swept axes that a quick run keeps whole: they are the figure's series, not its x axis.
 _KEPT_AXES = ("deployment", "placement", "transport", "design", "adaptive")
 #: ``000-fig17-18-txn-size``: paper, first figure, optional second figure.
@@ -108,9 +112,10 @@ def quick_spec(spec: ExperimentSpec) -> ExperimentSpec:
     deployments, placements, transports and designs cut to its first, middle and last value
     (``cores``: its first two and last). A live spec (a schedule or grid.adaptive) measures
     :data:`QUICK_LIVE_DURATION_S` instead, its event times and controller interval scaled
-    with it."""
+    with it; one with a [probe] :data:`QUICK_PROBE_DURATION_S`."""
     grid = tuple((key, values if key in _KEPT_AXES else _thin(values, key)) for key, values in spec.grid)
-    duration = min(spec.duration_s, QUICK_LIVE_DURATION_S if spec.live else QUICK_DURATION_S)
+    longest = QUICK_LIVE_DURATION_S if spec.live else QUICK_PROBE_DURATION_S if spec.probe else QUICK_DURATION_S
+    duration = min(spec.duration_s, longest)
     factor = duration / spec.duration_s
     return dataclasses.replace(
         spec,

@@ -282,6 +282,19 @@ def timeline_lines(tps: Sequence[float], interval_s: float) -> list[str]:
     ]
 
 
+def drain_stall_warnings(repartitioning: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """One warning line when the drain watchdog dumped a re-partitioning of this instance
+    (exec/plp_drain_watch.hpp: a drain waited past its threshold, 1 s); the dump itself stays
+    in ``instances[i]["repartitioning"]["stall"]``. Empty normally."""
+    stall = str(repartitioning.get("stall", ""))
+    if not stall:
+        return []
+    first = stall.splitlines()[0]
+    n = int(repartitioning.get("stalls", 1))
+    more = f" ({n} re-partitionings stalled)" if n > 1 else ""
+    return [f"{prefix}{first}{more}; the dump is in instances[].repartitioning.stall"]
+
+
 def rate(count: float, seconds: float) -> float:
     """count per second; NaN for an empty window (a run that stopped before it opened)."""
     return count / seconds if seconds > 0 else float("nan")
@@ -326,6 +339,7 @@ def collect(
         warnings += [prefix + w for w in r.get("warnings", [])]
         if stats["recovery"]["tail_note"]:
             warnings.append(f"{prefix}recovery: {stats['recovery']['tail_note']}")
+        warnings += drain_stall_warnings(stats.get("repartitioning", {}), prefix)
         per_instance.append(
             {
                 "instance": i,

@@ -53,6 +53,7 @@ from islands.experiment import SHARED_FIELDS as SHARED_FIELDS
 from islands.experiment import TOP_KEYS as TOP_KEYS
 from islands.launch import validate as validate_deployment
 from islands.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
+from islands.probe import Probe
 from islands.results import ResultStore
 from islands.schedule import LiveRun
 from islands.sweep_progress import SweepProgress, choose_mode
@@ -100,15 +101,19 @@ class Point:
     index: int = 0
     #: beside the ATraPos controller (a schedule or grid.adaptive; islands.schedule), else None
     live: LiveRun | None = None
+    #: the experiment file's [probe] measured beside the run (islands.probe), else None
+    probe: Probe | None = None
 
     @property
     def grid_id(self) -> str:
         """Stable hash of what the point measures; the same for all its repetitions."""
         dep = self.deployment
         live = {"live": self.live.to_dict()} if self.live is not None else {}  # other points keep their hashes
+        probe = {"probe": self.probe.to_dict()} if self.probe is not None else {}
         return _hash(
             {
                 **live,
+                **probe,
                 "config": self.config.to_dict(),
                 "deployment": {
                     "label": dep.label,
@@ -269,6 +274,11 @@ class Sweep:
                 if dep.n_instances != 1:
                     raise ValueError(f"the ATraPos controller adapts one PLP instance, not {dep.n_instances}")
                 check_events(live.schedule, len(dep.cpus), config.workload)
+            if spec.probe is not None:
+                if dep.n_instances != 1:
+                    raise ValueError(f"a [probe] runs beside one PLP instance, not {dep.n_instances}")
+                if spec.probe.kind == "repartition_cost" and len(dep.cpus) < 2:
+                    raise ValueError("probe repartition_cost: moves units between workers: needs two cpus or more")
         except ValueError as e:
             shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
             raise ValueError(f"{spec.source}: point {shown}: {e}") from None
@@ -280,6 +290,7 @@ class Sweep:
             params=params,
             index=index,
             live=live,
+            probe=spec.probe,
         )
 
     def points(self) -> list[Point]:

@@ -10,7 +10,14 @@ import pytest
 
 from islands.figures import DRAWN
 from islands.plots import FIGURES
-from islands.reproduce import QUICK_DURATION_S, QUICK_LIVE_DURATION_S, QUICK_WARMUP_S, experiments_for, quick_spec
+from islands.reproduce import (
+    QUICK_DURATION_S,
+    QUICK_LIVE_DURATION_S,
+    QUICK_PROBE_DURATION_S,
+    QUICK_WARMUP_S,
+    experiments_for,
+    quick_spec,
+)
 from islands.sweep import load_spec
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
@@ -29,7 +36,8 @@ def test_every_drawn_figure_has_an_experiment_and_a_quick_version(figure):
         assert spec.figure == figure or figure.split("-fig")[1] in path.stem.split("-")
         quick = quick_spec(spec)
         assert quick.name == f"{spec.name}-quick" and quick.repetitions == 1
-        longest = QUICK_LIVE_DURATION_S if spec.live else QUICK_DURATION_S  # a schedule keeps its shape
+        # a schedule keeps its shape; a probe needs room for its measurement
+        longest = QUICK_LIVE_DURATION_S if spec.live else QUICK_PROBE_DURATION_S if spec.probe else QUICK_DURATION_S
         assert quick.duration_s <= longest and quick.warmup_s <= QUICK_WARMUP_S
         for (key, values), (_, full) in zip(quick.grid, spec.grid):
             if key in ("deployment", "placement", "transport"):

@@ -78,11 +78,12 @@ void bind_atrapos(py::module_& m) {
         d["units_moved"] = done->units_moved;
         d["pause_ns"] = done->pause_ns;
         d["completed"] = done->completed;
+        d["stall"] = done->stall;
         return d;
       },
       py::arg("target"),
       "Moves every routing unit u of the running PLP instance to worker target[u] (freeze, drain, hand over); "
-      "{units_moved, pause_ns, completed}, or None when none runs");
+      "{units_moved, pause_ns, completed, stall (the drain watchdog's dump, empty normally)}, or None when none runs");
   m.def(
       "plp_snapshot",
       []() -> py::object {

@@ -143,6 +143,8 @@ py::dict stats_dict(const RunStats& stats) {
   repartitioning["pause_ns_total"] = rp.pause_ns_total;
   repartitioning["pause_ns_max"] = rp.pause_ns_max;
   repartitioning["incomplete"] = rp.incomplete;
+  repartitioning["stalls"] = rp.stalls;
+  repartitioning["stall"] = rp.stall;
   out["repartitioning"] = repartitioning;
   if (stats.monitor.n_partitions != 0) {  // engine.plp_monitor
     py::dict monitor;

@@ -232,6 +232,8 @@ class LiveController(threading.Thread):
                             "pause_ns": done["pause_ns"],
                             "actions": len(decision.actions),
                             "owners": target,
+                            # the drain watchdog's dump (exec/plp_drain_watch.hpp), empty normally
+                            "stall": done.get("stall", ""),
                         }
                     )
                 start = time.monotonic()  # the next interval starts after the hand-over

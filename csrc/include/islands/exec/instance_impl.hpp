@@ -134,6 +134,7 @@ class InstanceImpl final : public Instance::Impl {
           n, plp_placement(config_.run.engine.plp_placement, n, n, tables, used_routing_tables_of(workload_), socket_of,
                            config_.run.engine.plp_workers_per_cpu));
       plp_routing_->set_skip_drain(config_.run.engine.test_skip_drain);
+      plp_routing_->watch().set_describe([this](std::size_t w) { return plp_describe(w); });
       // one monitored partition per (site, table routed apart)
       if (config_.run.engine.plp_monitor) plp_monitor_ = std::make_unique<PlpMonitor>(n, n * tables);
       plp_parked_ = std::make_unique<std::atomic<bool>[]>(n);
@@ -398,6 +399,19 @@ class InstanceImpl final : public Instance::Impl {
   // When a re-partitioning's drain may give up: no PLP worker will route again.
   std::function<bool()> plp_abandon() {
     return [this] { return failed_.load() || plp_finished_.load(std::memory_order_acquire) >= plp_routing_->workers(); };
+  }
+
+  // The drain watchdog's line fragment on worker w (exec/plp_drain_watch.hpp): what the
+  // instance sees of it from outside, read from atomics.
+  std::string plp_describe(std::size_t w) const {
+    static constexpr const char* kPhases[] = {"loading", "wait-start", "warmup", "measure", "stop"};
+    const int phase = phase_.load(std::memory_order_relaxed);
+    return std::string("parked ") + (plp_parked_[w].load(std::memory_order_relaxed) ? "yes" : "no") + ", " +
+           std::to_string(plp_bus_->queued(w)) + " messages queued to it, " +
+           (plp_bus_->sleeping(w) ? "asleep" : "awake") + "; run phase " +
+           (phase >= 0 && phase <= kStop ? kPhases[phase] : "?") + ", " +
+           std::to_string(plp_finished_.load(std::memory_order_relaxed)) + " workers finished" +
+           (failed_.load(std::memory_order_relaxed) ? ", FAILED" : "");
   }
 
   // Before the workers stop: the reshuffler and a controller thread finish what they apply.

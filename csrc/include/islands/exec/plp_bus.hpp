@@ -136,6 +136,20 @@ class PlpBus {
     bell.sleeping.store(0, std::memory_order_relaxed);
   }
 
+  //! Any thread (the drain watchdog): messages queued for worker `to` now, from every sender
+  //! (the rings' published and consumed byte counts), and whether it sleeps on its doorbell.
+  std::size_t queued(std::size_t to) const {
+    std::size_t bytes = 0;
+    for (std::size_t from = 0; from < workers_; ++from) {
+      const SpscRingControl& c = producers_[from * workers_ + to].control();
+      const std::uint64_t head = c.head.load(std::memory_order_acquire);  // first: the tail read after is no less
+      bytes += static_cast<std::size_t>(c.tail.load(std::memory_order_acquire) - head);
+    }
+    return bytes / SpscRing::record_bytes(sizeof(PlpMessage));
+  }
+  //! Any thread: whether worker `to` sleeps on its doorbell now.
+  bool sleeping(std::size_t to) const { return bells_[to].sleeping.load(std::memory_order_relaxed) != 0; }
+
   //! Receiver `to`: whether a message may wait (one load of its doorbell); false: none does.
   bool may_have_message(std::size_t to) const {
     return bells_[to].rings.load(std::memory_order_acquire) != mine_[to].seen;

@@ -1,8 +1,10 @@
 #pragma once
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <mutex>
@@ -11,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "islands/exec/plp_drain_watch.hpp"
 #include "islands/exec/plp_ownership_check.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/workload/routing_unit.hpp"
@@ -32,6 +35,9 @@ struct PlpRepartition {
   std::size_t units_moved = 0;  //!< units whose owner changed
   double pause_ns = 0;          //!< from freezing the units to handing them over (their pause)
   bool completed = true;        //!< false: the instance stopped (or failed) before the drain ended
+  //! The drain watchdog's dump (PlpDrainWatch) when a round waited past its threshold, with
+  //! how the drain ended; empty normally.
+  std::string stall;
 };
 
 //! The routing indirection of a PLP instance (engine.execution = plp): routing keys map to
@@ -64,10 +70,14 @@ struct PlpRepartition {
 //!
 //! Versions stay allocated for the instance's life (a worker may still read an old one); they
 //! are small (a word per unit). One re-partitioning at a time (a mutex).
+//!
+//! Watchdog (watch(), exec/plp_drain_watch.hpp): a drain round waiting longer than its
+//! threshold (1 s) dumps what it waits on, once per re-partitioning: into the result
+//! (PlpRepartition::stall; the run's first in totals().stall) and, the run's first, on stderr.
 class PlpRouting {
  public:
   //! `workers` workers owning `sites` sites, worker i site i: units of site i to worker i.
-  PlpRouting(std::size_t workers, std::size_t sites) : workers_(workers), acks_(new Ack[workers]) {
+  PlpRouting(std::size_t workers, std::size_t sites) : workers_(workers), acks_(new Ack[workers]), watch_(workers) {
     std::vector<std::uint32_t> owner(sites * kUnitsPerSite);
     for (std::size_t u = 0; u < owner.size(); ++u) owner[u] = static_cast<std::uint32_t>(u / kUnitsPerSite % workers);
     publish(std::move(owner));
@@ -75,7 +85,8 @@ class PlpRouting {
   }
   //! `workers` workers, unit u first owned by `owner[u]` (each below `workers`; a placement of
   //! exec/plp_placement.hpp). Throws std::invalid_argument on an owner out of range.
-  PlpRouting(std::size_t workers, std::vector<std::uint32_t> owner) : workers_(workers), acks_(new Ack[workers]) {
+  PlpRouting(std::size_t workers, std::vector<std::uint32_t> owner)
+      : workers_(workers), acks_(new Ack[workers]), watch_(workers) {
     for (std::size_t u = 0; u < owner.size(); ++u) {
       if (owner[u] >= workers) {
         throw std::invalid_argument("plp routing: unit " + std::to_string(u) + " on worker " + std::to_string(owner[u]) +
@@ -133,7 +144,7 @@ class PlpRouting {
     if (done.units_moved == 0) return done;
     const auto start = std::chrono::steady_clock::now();
     const std::uint64_t first = publish(frozen);
-    done.completed = skip_drain_ || (drain(first, abandon) && drain(publish(std::move(frozen)), abandon));
+    done.completed = skip_drain_ || (drain(first, 1, done, abandon) && drain(publish(std::move(frozen)), 2, done, abandon));
     if (check_ != nullptr) {
       for (std::size_t u = 0; u < target.size(); ++u) {
         if (target[u] != now.owner[u]) check_->handed_over(u);
@@ -146,6 +157,13 @@ class PlpRouting {
     totals_.pause_ns_total += done.pause_ns;
     if (done.pause_ns > totals_.pause_ns_max) totals_.pause_ns_max = done.pause_ns;
     if (!done.completed) ++totals_.incomplete;
+    if (!done.stall.empty()) {
+      char ended[96];
+      std::snprintf(ended, sizeof ended, "drain %s after %.3f s in all\n",
+                    done.completed ? "completed" : "abandoned (the instance stopped)", done.pause_ns * 1e-9);
+      done.stall += watch_.since_dump() + ended;
+      if (totals_.stalls++ == 0) totals_.stall = done.stall;
+    }
     return done;
   }
 
@@ -154,6 +172,9 @@ class PlpRouting {
   //! Test only (engine.test_skip_drain): hand units over without draining them (broken on
   //! purpose: the ownership check must catch it).
   void set_skip_drain(bool skip) noexcept { skip_drain_ = skip; }
+
+  //! The drain watchdog: workers report to it (PlpDrainWatch), the instance describes them.
+  PlpDrainWatch& watch() noexcept { return watch_; }
 
   //! What every apply() so far did, summed.
   RepartitionStats totals() {
@@ -175,9 +196,14 @@ class PlpRouting {
     return versions_.size();
   }
 
-  // Waits until every worker acknowledged `version` (true) or abandon() (false).
+  // Waits until every worker acknowledged `version` (true) or abandon() (false). Round
+  // `round`'s wait past the watchdog's threshold is dumped into done.stall (the
+  // re-partitioning's first such round; the run's first also on stderr).
   template <class Abandon>
-  bool drain(std::uint64_t version, Abandon& abandon) {
+  bool drain(std::uint64_t version, int round, PlpRepartition& done, Abandon& abandon) {
+    const auto start = std::chrono::steady_clock::now();
+    auto last = start;   // this thread's last look
+    double longest = 0;  // its longest time between two looks (a whole process paused shows here)
     for (unsigned spins = 0;; ++spins) {
       bool all = true;
       for (std::size_t w = 0; w < workers_ && all; ++w) all = acknowledged(w) >= version;
@@ -185,14 +211,29 @@ class PlpRouting {
       if (abandon()) return false;
       if (spins < 64) {
         std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(std::chrono::microseconds(20));
+        continue;
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
+      const auto now = std::chrono::steady_clock::now();
+      longest = std::max(longest, std::chrono::duration<double>(now - last).count());
+      last = now;
+      if (spins % 64 == 0 && done.stall.empty()) {
+        const double waited = std::chrono::duration<double>(now - start).count();
+        if (waited >= watch_.threshold_s()) {
+          done.stall = watch_.dump(version, round, done.units_moved, waited, longest,
+                                   [this](std::size_t w) { return acknowledged(w); });
+          if (totals_.stalls == 0) {
+            std::fputs(done.stall.c_str(), stderr);
+            std::fflush(stderr);
+          }
+        }
       }
     }
   }
 
   std::size_t workers_;
   std::unique_ptr<Ack[]> acks_;
+  PlpDrainWatch watch_;
   std::mutex mutex_;
   std::vector<std::unique_ptr<PlpRoute>> versions_;
   RepartitionStats totals_;

@@ -158,12 +158,16 @@ class PlpWorker {
     ns_per_tick_ = CycleClock::ns_per_tick();
     pipeline_.open(log_, config.log, gid_, stats_, ns_per_tick_, CC::kLocks);
     ctx_ = new_context();
+    routing_.watch().started(local_);  // the drain watchdog reads /proc for this thread
     Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
     typename Workload::Txn drawn;  // what this worker's own client drew
     for (;;) {
       // The phase and the transaction under the system-state lock, serving while a phase change bars it.
-      system_.hold([this] { serve(); });
+      system_.hold([this] {
+        serve();
+        note(PlpDrainWatch::Wait::phase_change);
+      });
       const int phase = inst_.phase_.load(std::memory_order_relaxed);
       if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) {
         system_.release();
@@ -183,6 +187,7 @@ class PlpWorker {
       HandedTxn* const handed = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
       if (parked && handed == nullptr) {  // its core taken away (PlpControl): it draws nothing
         system_.release();
+        note(PlpDrainWatch::Wait::parked);
         parked_wait();
         continue;
       }
@@ -203,6 +208,7 @@ class PlpWorker {
         if (!route(txn)) {  // a unit it needs is being moved: wait for the hand-over
           if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
           serve();
+          note(PlpDrainWatch::Wait::frozen_unit);
           std::this_thread::yield();
           --attempt;
           continue;
@@ -351,6 +357,7 @@ class PlpWorker {
       return;
     }
     check_failed();
+    note(PlpDrainWatch::Wait::handoff_slot);
     idle(wait_since_, [this] { return !window_.full() || !inbox_.empty(); });
   }
 
@@ -498,7 +505,8 @@ class PlpWorker {
   // Between attempts: acknowledges a new routing table once nothing this worker coordinates
   // or holds was routed by an older one (see PlpRouting). Its commits still waiting in the
   // log's pipeline hold locks: those appended before it saw the table must be durable and
-  // acknowledged first (mark_lsn_: the log's end when it first saw it).
+  // acknowledged first (mark_lsn_: the log's end when it first saw it). Each look at a table
+  // not yet acknowledged is told to the drain watchdog (PlpDrainWatch), with what blocks it.
   void observe_routing() {
     const PlpRoute* now = routing_.current();
     if (now == seen_) return;
@@ -506,18 +514,35 @@ class PlpWorker {
       pending_ = now;
       mark_lsn_ = log_ != nullptr ? log_->appended_lsn() : 0;
     }
-    for (const std::vector<Held>& held : held_) {
-      for (const Held& h : held) {
-        if (h.route < now->version) return;
+    PlpDrainWatch::Look look;
+    look.version = now->version;
+    look.handed_out = window_.outstanding();
+    look.handed_in = inbox_.size();
+    for (std::size_t from = 0; from < held_.size(); ++from) {
+      for (const Held& h : held_[from]) {
+        ++look.held;
+        if (h.route < now->version && look.blocker == PlpDrainWatch::Blocker::none) {
+          look.blocker = PlpDrainWatch::Blocker::held_action;
+          look.held_txn = h.txn;
+          look.held_from = static_cast<std::uint32_t>(from);
+          look.held_route = h.route;
+        }
       }
     }
-    if (!pipeline_.empty()) {
-      if (log_->durable_lsn() < mark_lsn_) return;
-      drain_durable();  // every commit appended before the mark is durable: acknowledged now
+    if (look.blocker == PlpDrainWatch::Blocker::none && !pipeline_.empty() && log_->durable_lsn() < mark_lsn_) {
+      look.blocker = PlpDrainWatch::Blocker::log_pipeline;
+      look.durable_lsn = log_->durable_lsn();
+      look.mark_lsn = mark_lsn_;
     }
+    routing_.watch().looked(local_, look);
+    if (look.blocker != PlpDrainWatch::Blocker::none) return;
+    if (!pipeline_.empty()) drain_durable();  // every commit appended before the mark is durable: acknowledged now
     seen_ = now;
     routing_.acknowledge(local_, now->version);
   }
+
+  // Where this worker is about to wait, for the drain watchdog (slow paths only).
+  void note(PlpDrainWatch::Wait wait) noexcept { routing_.watch().note(local_, wait); }
 
   // One attempt of the transaction route() cut: on this partition alone, spread in one
   // stage, or (a workload whose operations exchange data) in two.
@@ -612,6 +637,7 @@ class PlpWorker {
         since = std::chrono::steady_clock::now();
       } else {
         check_failed();
+        note(PlpDrainWatch::Wait::rendezvous);
         idle(since, [&action] { return action.poll() != PlpAction::kPending; });
       }
     }
@@ -836,6 +862,7 @@ class PlpWorker {
         [this] {
           if (!serve_one()) {
             check_failed();
+            note(PlpDrainWatch::Wait::log_pipeline);
             std::this_thread::yield();
           }
         },
@@ -1060,6 +1087,7 @@ class PlpWorker {
       if (log_ != nullptr && log_->failed()) log_->check();
     }
     pipeline_.close();
+    note(PlpDrainWatch::Wait::shutdown);
     drain_handoffs();
     finished_.fetch_add(1, std::memory_order_acq_rel);
     for (std::size_t w = 0; w < bus_.workers(); ++w) {

@@ -102,6 +102,8 @@ struct RepartitionStats {
   double pause_ns_total = 0;       //!< summed time from freezing the moving units to handing them over
   double pause_ns_max = 0;         //!< the longest such pause
   std::uint64_t incomplete = 0;    //!< re-partitionings cut short by the instance stopping
+  std::uint64_t stalls = 0;        //!< re-partitionings whose drain the watchdog dumped (PlpDrainWatch)
+  std::string stall;               //!< the first such dump, with how its drain ended (empty: none)
 };
 
 //! Outcome of one run.
