@@ -23,8 +23,8 @@ import statistics
 import islands
 from islands.atrapos.adaptation import adaptation_time
 from islands.atrapos.live import Event, run_live
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.plots.atrapos import Timeline, plot_cores_removed
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.plots.atrapos_timelines import Timeline, plot_cores_removed
 
 INTERVAL_S = 0.25
 

@@ -27,10 +27,10 @@ import statistics
 
 from islands import _core
 from islands.bench.rounds import spread
-from islands.config import DriverConfig, RunConfig, TatpConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.topology import read_topology
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, RunConfig, TatpConfig
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
 
 MODES = ("off", "counts", "timed")
 #: TATP transaction: (mix share %, actions = tables touched, synchronization points)

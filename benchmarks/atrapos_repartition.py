@@ -27,7 +27,7 @@ import statistics
 
 import islands
 from islands.atrapos.repartition_cost import COUNTS, measure_repartition_cost
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
 
 def one(n: int, rows: int, duration: float, cpus: tuple[int, ...]) -> dict:
@@ -78,7 +78,7 @@ def main() -> None:
         )
     print("paper 002: 80 rearrangements < 200 ms; issue 17 goal: 80 in <= 20 ms at 800 K rows")
     if args.png:
-        from islands.plots.atrapos import plot_repartition_cost
+        from islands.plots.atrapos_timelines import plot_repartition_cost
 
         costs = {
             "move (= split, merge, rearrange here)": {

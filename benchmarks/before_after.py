@@ -2,7 +2,7 @@
 (in-process) and per-core over unix sockets and shared memory, repetitions interleaved
 (A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each, the
 ratio B / A with its 95% interval and "not distinguishable" when the interval includes 1
-(:mod:`islands.stats`), and the median and min-max of the per-repetition ratios. A benchmark,
+(:mod:`islands.results.statistics`), and the median and min-max of the per-repetition ratios. A benchmark,
 not a test: it prints, it asserts nothing.
 
     python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--reps N]
@@ -28,11 +28,12 @@ import tempfile
 
 CHILD = r"""
 import json, sys
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig, TatpConfig, TpccConfig
-from islands.topology import read_topology
-from islands.placement import plan_deployment
-from islands.launch import run_deployment
-from islands.run import run
+from islands.execution.settings import (DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig,
+                                       TatpConfig, TpccConfig)
+from islands.machine.topology import read_topology
+from islands.machine.placement import plan_deployment
+from islands.execution.launcher import run_deployment
+from islands.execution.in_process import run
 spec = json.loads(sys.argv[1])
 cpus = tuple(read_topology().cpus[:2])
 ms = spec["multisite"]
@@ -79,7 +80,7 @@ def main() -> None:
         "--multisite", type=float, default=0.0, help="share of distributed transactions (micro multisite, TPC-B remote)"
     )
     args = parser.parse_args()
-    from islands.stats import format_ratio, ratio
+    from islands.results.statistics import format_ratio, ratio
 
     print(
         f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13}"

@@ -17,10 +17,10 @@ import statistics
 import tempfile
 
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.topology import read_topology
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
 
 BARE = {"shm": "shm_ring", "unix": "unix_seqpacket"}
 

@@ -16,9 +16,9 @@ import argparse
 import dataclasses
 
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.run import run
-from islands.topology import read_topology
+from islands.execution.in_process import run
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.machine.topology import read_topology
 
 DATASETS = {
     "cache-resident": {"rows_per_site": 10_000, "columns": 10},

@@ -19,10 +19,10 @@ import argparse
 import statistics
 
 from islands.bench.rounds import interleaved, round_ratios, spread
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.topology import read_topology
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
 
 WORKLOADS: dict[str, dict[str, object]] = {
     "micro read": {"workload": "micro", "micro": MicroConfig(rows_per_txn=10)},

@@ -4,7 +4,7 @@ tpcb) with the log off, asynchronous and group commit, in one shared-everything 
 multisite transactions (TPC-B: remote tellers), with the log on tmpfs (/dev/shm) and on this
 machine's disk.
 
-Every run goes through islands.launch (the only runner with a log), so the off column is the
+Every run goes through islands.execution.launcher (the only runner with a log), so the off column is the
 same code path. Prints the median of --repetitions runs per point, the logging share of the
 component breakdown (every 16th transaction timed), and the mean records per flush (group
 size); asserts nothing.
@@ -19,10 +19,18 @@ import shutil
 import statistics
 import tempfile
 
-from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, ProfileConfig, RunConfig, TpcbConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.topology import read_topology
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import (
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    MicroConfig,
+    ProfileConfig,
+    RunConfig,
+    TpcbConfig,
+)
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
 
 
 def measure(deployment, config, transport, topology):

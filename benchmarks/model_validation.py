@@ -25,9 +25,20 @@ import sys
 import time
 from pathlib import Path
 
-from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig, TpcbConfig, TpccConfig
+from islands.bench.calibration_runs import measure_throughput
+from islands.execution.settings import (
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    MicroConfig,
+    RunConfig,
+    TpcbConfig,
+    TpccConfig,
+)
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
+from islands.measure.system_state import BUSY_SHARE, SystemProbe
 from islands.model import ModelWorkload, default_parameters, load_parameters
-from islands.model.calibration import measure_throughput
 from islands.model.simulation import simulate_deployment
 from islands.model.validation import (
     Point,
@@ -37,9 +48,6 @@ from islands.model.validation import (
     prediction_errors,
     skew_trends,
 )
-from islands.placement import plan_deployment
-from islands.system_state import BUSY_SHARE, SystemProbe
-from islands.topology import read_topology
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs"
 MACHINES = {"2x8": "xeon-e5-2640v2-2x8", "4x6": "xeon-e7530-4x6", "8x10": "xeon-e7l8867-8x10"}
@@ -182,7 +190,7 @@ def main() -> None:
     if not args.no_measure:
         if args.results:
             from islands.model.figure_axes import points_from_rows
-            from islands.results import ResultStore
+            from islands.results.store import ResultStore
 
             points = []
             for directory in args.results:
@@ -232,7 +240,7 @@ def main() -> None:
                 line += f" {pt.cpu_measured / 1e3:12.1f}K {predicted / pt.cpu_measured - 1:+7.1%}"
             print(line)
         if args.plots:
-            from islands.plots.model import plot_predicted_vs_measured
+            from islands.plots.model_vs_measured import plot_predicted_vs_measured
 
             drawing = plot_predicted_vs_measured([(pt.figure, pt.measured, predicted) for pt, predicted in rows])
             Path(args.plots).mkdir(parents=True, exist_ok=True)
@@ -310,7 +318,7 @@ def main() -> None:
         )
     print(f"  {sum(t.reproduced for t in trends)} of {len(trends)} reproduced")
     if args.plots:
-        from islands.plots.model import plot_projection
+        from islands.plots.model_vs_measured import plot_projection
 
         for transport in ("unix", "shm"):
             drawing = plot_projection(machines, params, transport=transport)

@@ -32,11 +32,11 @@ import dataclasses
 import statistics
 
 from islands.bench.rounds import interleaved, round_ratios, spread
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.topology import Topology, read_topology
-from islands.virtual_topology import virtual_sockets
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import Topology, read_topology
+from islands.machine.virtual_topology import virtual_sockets
 
 #: design label: (deployment of N workers, engine settings, transport)
 DESIGNS = {

@@ -29,8 +29,8 @@ import time
 
 import islands
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, RunConfig, TatpConfig
-from islands.stats import format_ratio, ratio
+from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
+from islands.results.statistics import format_ratio, ratio
 
 
 def move_units(units: int, out: dict) -> None:

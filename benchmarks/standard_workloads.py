@@ -22,12 +22,19 @@ import shutil
 import statistics
 import tempfile
 
-from islands.config import DriverConfig, EngineConfig, LogConfig, RunConfig, TpcbConfig, TpccConfig
-from islands.dispatch import default_log_root
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.run import run
-from islands.topology import read_topology
+from islands.execution.in_process import run
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import (
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    RunConfig,
+    TpcbConfig,
+    TpccConfig,
+    default_log_root,
+)
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
 
 #: name → (workload, the config of a remote share)
 WORKLOADS = {

@@ -21,10 +21,10 @@ import argparse
 import statistics
 
 from islands.bench.rounds import interleaved, round_ratios, spread
-from islands.config import DriverConfig, EngineConfig, RunConfig, TpccConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.topology import read_topology
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
 
 MIXES = {
     "100-0": "order_status:50,stock_level:50",

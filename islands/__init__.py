@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from islands._core import ConfigError
-    from islands.config import (
+    from islands.execution.in_process import Latency, RunResult, WorkerResult, run
+    from islands.execution.launcher import DeploymentResult, InstanceFailed, run_deployment
+    from islands.execution.settings import (
         DriverConfig,
         EngineConfig,
         LogConfig,
@@ -34,13 +34,11 @@ if TYPE_CHECKING:
         TpcbConfig,
         TpccConfig,
     )
-    from islands.launch import DeploymentResult, InstanceFailed, run_deployment
-    from islands.metadata import collect_metadata
-    from islands.placement import Deployment, expand_relative, plan_deployment, thread_placement
-    from islands.results import ResultStore
-    from islands.run import Latency, RunResult, WorkerResult, run
-    from islands.sweep import Sweep, load_spec
-    from islands.topology import Topology, TopologyError, parse_cpulist, read_topology
+    from islands.experiments.sweep import Sweep, load_spec
+    from islands.machine.placement import Deployment, expand_relative, plan_deployment, thread_placement
+    from islands.machine.topology import Topology, TopologyError, parse_cpulist, read_topology
+    from islands.measure.host_metadata import collect_metadata
+    from islands.results.store import ResultStore
 
 #: Each public name and the module that defines it.
 _EXPORTS = {
@@ -57,15 +55,17 @@ _EXPORTS = {
             "TpcbConfig",
             "TpccConfig",
         ),
-        "islands.config",
+        "islands.execution.settings",
     ),
-    **dict.fromkeys(("DeploymentResult", "InstanceFailed", "run_deployment"), "islands.launch"),
-    "collect_metadata": "islands.metadata",
-    **dict.fromkeys(("Deployment", "expand_relative", "plan_deployment", "thread_placement"), "islands.placement"),
-    "ResultStore": "islands.results",
-    **dict.fromkeys(("Latency", "RunResult", "WorkerResult", "run"), "islands.run"),
-    **dict.fromkeys(("Sweep", "load_spec"), "islands.sweep"),
-    **dict.fromkeys(("Topology", "TopologyError", "parse_cpulist", "read_topology"), "islands.topology"),
+    **dict.fromkeys(("DeploymentResult", "InstanceFailed", "run_deployment"), "islands.execution.launcher"),
+    "collect_metadata": "islands.measure.host_metadata",
+    **dict.fromkeys(
+        ("Deployment", "expand_relative", "plan_deployment", "thread_placement"), "islands.machine.placement"
+    ),
+    "ResultStore": "islands.results.store",
+    **dict.fromkeys(("Latency", "RunResult", "WorkerResult", "run"), "islands.execution.in_process"),
+    **dict.fromkeys(("Sweep", "load_spec"), "islands.experiments.sweep"),
+    **dict.fromkeys(("Topology", "TopologyError", "parse_cpulist", "read_topology"), "islands.machine.topology"),
 }
 
 __all__ = [
@@ -102,7 +102,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use; or a submodule (``islands.sweep``)."""
+    """A public name, imported from its module on first use; or a submodule (``islands.experiments``)."""
     module = _EXPORTS.get(name)
     if module is not None:
         value = getattr(importlib.import_module(module), name)
@@ -115,17 +115,3 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-class _Package(types.ModuleType):
-    """``islands.run`` is the function :func:`islands.run.run`: loading the submodule of the same
-    name (any ``from islands.run import ...``) must not replace it on the package, as the import
-    system does for every submodule it loads."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _EXPORTS and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

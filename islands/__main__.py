@@ -66,7 +66,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def version_text() -> str:
     """``islands <version> (git <revision>)``: the package version and the source revision."""
-    from islands.metadata import git_revision, package_version
+    from islands.measure.revision import git_revision, package_version
 
     return f"islands {package_version()} (git {git_revision()})"
 
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction, help="print the version and git revision, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"islands.cli.{name}").register(sub)
+        importlib.import_module(f"islands.cli.{name}_command").register(sub)
     parser.set_defaults(func=None, help_parser=parser)
     return parser
 

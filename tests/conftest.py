@@ -25,13 +25,13 @@ def cli(tmp_path):
 
 @pytest.fixture
 def private_run_root(tmp_path, monkeypatch):
-    """Deployment run directories of this test only (islands.launch.RUN_ROOT), so that other
+    """Deployment run directories of this test only (islands.execution.launcher.RUN_ROOT), so that other
     users of /dev/shm do not count; returns the directory."""
-    import islands.launch
+    import islands.execution.launcher
 
     root = tmp_path / "runs"
     root.mkdir(mode=0o700)
-    monkeypatch.setattr(islands.launch, "RUN_ROOT", str(root))
+    monkeypatch.setattr(islands.execution.launcher, "RUN_ROOT", str(root))
     return root
 
 

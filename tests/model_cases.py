@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from islands.machine.topology import Topology, read_topology
 from islands.model.parameters import Parameters
-from islands.topology import Topology, read_topology
 
 SYSFS = Path(__file__).resolve().parent / "fixtures" / "sysfs"
 

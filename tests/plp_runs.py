@@ -6,8 +6,8 @@ import dataclasses
 from pathlib import Path
 
 import islands
-from islands.launch import run_deployment
-from islands.placement import Deployment
+from islands.execution.launcher import run_deployment
+from islands.machine.placement import Deployment
 
 #: A 16-cpu topology fixture: unpinned workers are labelled from it.
 MANY_CPUS = islands.read_topology(Path(__file__).parent / "fixtures" / "sysfs" / "xeon-e5-2640v2-2x8")

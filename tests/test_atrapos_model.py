@@ -33,8 +33,8 @@ from islands.atrapos import (
     transaction_synchronization,
     ts_by_txn,
 )
-from islands.topology import read_topology
-from islands.virtual_topology import virtual_sockets
+from islands.machine.topology import read_topology
+from islands.machine.virtual_topology import virtual_sockets
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
 

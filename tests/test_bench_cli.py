@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import islands
-from islands.results import ResultStore
+from islands.results.store import ResultStore
 
 HERE = islands.read_topology()
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -221,7 +221,7 @@ def test_existing_results_are_not_mixed(cli, tmp_path) -> None:
 
 def test_the_runner_stores_and_the_plots_draw(tmp_path) -> None:
     from islands.bench.suite import bench_ipc
-    from islands.plots.bench import draw_bench
+    from islands.plots.bench_figures import draw_bench
 
     outcome = bench_ipc(HERE, mechanisms=["pipe"], round_trips=20, warmup_s=0.0, out=tmp_path / "ipc")
     assert len(outcome.rows) >= 1 and ResultStore(tmp_path / "ipc").has_rows()

@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 import islands
-from islands import config
 from islands.__main__ import build_parser
 from islands.cli.json_output import dumps
+from islands.execution import settings as config
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 REPO = Path(__file__).resolve().parent.parent
@@ -144,7 +144,7 @@ def test_bench_json(cli, tmp_path):
 def test_version_names_the_package_version_and_revision(cli):
     from importlib.metadata import version
 
-    from islands.metadata import git_revision
+    from islands.measure.revision import git_revision
 
     out = cli("--version")
     assert out.returncode == 0
@@ -209,7 +209,7 @@ def test_every_public_config_is_exported():
 
 
 def test_the_package_carries_the_revision_it_was_built_from(monkeypatch, tmp_path):
-    from islands import metadata
+    from islands.measure import revision as metadata
 
     baked = metadata.built_revision()
     assert baked != "unknown", "islands/_revision.py was not installed with the package"

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from islands.__main__ import main as cli_main
-from islands.sweep import Point, Sweep, load_spec
-from islands.topology import read_topology
+from islands.experiments.sweep import Point, Sweep, load_spec
+from islands.machine.topology import read_topology
 from tiny_spec import tiny
 
 TINY = tiny(repetitions=3)
@@ -76,7 +76,7 @@ def test_compare_json_is_valid_and_has_null_for_missing(tmp_path: Path, capsys: 
 
 
 def test_compare_with_spread_uses_the_t_test(tmp_path: Path) -> None:
-    from islands.compare import compare_dirs
+    from islands.results.comparison import compare_dirs
 
     a, b = record(tmp_path, "a", 1.0), record(tmp_path, "b", 1.01)
     # b's update points differ by 1%, well inside ±2% spread over 3 runs: not distinguishable

@@ -24,9 +24,9 @@ from pathlib import Path
 import pytest
 
 import islands
-from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
+from islands.machine.placement import plan_deployment
 from log_checks import acknowledged, check_durability, log_end, read_only_dependencies
 
 TOPOLOGY = islands.read_topology()

@@ -145,7 +145,7 @@ def test_a_run_stops_early_when_the_machine_runs_short_of_memory():
 
 
 def test_throughput_timeline_from_counts():
-    from islands.run_result import throughput_timeline
+    from islands.execution.run_result import throughput_timeline
 
     # Two workers, 0.25 s in 0.1 s intervals: the last interval is 0.05 s long, and holds the
     # commits counted after the window (the fourth count).

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from islands.executor import NODE_RESOURCE, DaskExecutor, LocalExecutor
-from islands.sweep import Point, Sweep, load_spec
-from islands.topology import read_topology
+from islands.experiments.executors import NODE_RESOURCE, DaskExecutor, LocalExecutor
+from islands.experiments.sweep import Point, Sweep, load_spec
+from islands.machine.topology import read_topology
 from tiny_spec import tiny
 
 distributed = pytest.importorskip("distributed")
@@ -71,7 +71,7 @@ def test_a_killed_worker_has_its_run_made_again(tmp_path: Path, cluster: Any) ->
     marker = tmp_path / "killed-once"
 
     def runner(point: Point) -> dict[str, Any]:
-        from islands.dispatch import run_point
+        from islands.experiments.point import run_point
 
         try:
             fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from islands.gallery import build_gallery, find_results
+from islands.plots.gallery import build_gallery, find_results
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 #: Where Debian's packages put the browser and its driver.

@@ -12,9 +12,9 @@ import psutil
 import pytest
 
 import islands
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.launch import InstanceFailed, run_deployment
-from islands.placement import Deployment, plan_deployment
+from islands.execution.launcher import InstanceFailed, run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.machine.placement import Deployment, plan_deployment
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
@@ -53,7 +53,7 @@ def earlier_children(private_run_root):
 
 
 def run_dirs() -> set[str]:
-    return {p.name for p in Path(islands.launch.RUN_ROOT).glob("islands-run-*")}
+    return {p.name for p in Path(islands.execution.launcher.RUN_ROOT).glob("islands-run-*")}
 
 
 @pytest.mark.parametrize("transport", ["unix", "shm"])
@@ -116,7 +116,7 @@ def test_a_killed_instance_ends_the_run_naming_it_and_leaves_nothing(monkeypatch
     # the window to open, and records when it struck.
     starts: list[dict] = []
     all_started = threading.Event()
-    send = islands.launch._Instances.send
+    send = islands.execution.launcher._Instances.send
 
     def spy(self, i, message):
         send(self, i, message)
@@ -125,7 +125,7 @@ def test_a_killed_instance_ends_the_run_naming_it_and_leaves_nothing(monkeypatch
             if len(starts) == len(self.procs):
                 all_started.set()
 
-    monkeypatch.setattr(islands.launch._Instances, "send", spy)
+    monkeypatch.setattr(islands.execution.launcher._Instances, "send", spy)
     kill: dict[str, int] = {}
 
     def kill_one():
@@ -156,7 +156,7 @@ def test_an_instance_killed_as_it_starts_ends_the_run_naming_it(monkeypatch, vic
     """Killed before it read its first line: the launcher's write finds a broken pipe, which
     becomes InstanceFailed naming the instance; the ones already started are reaped."""
     before = run_dirs()
-    real_popen = islands.launch.subprocess.Popen
+    real_popen = islands.execution.launcher.subprocess.Popen
     started: list = []
 
     def popen(*args, **kwargs):
@@ -167,7 +167,7 @@ def test_an_instance_killed_as_it_starts_ends_the_run_naming_it(monkeypatch, vic
             proc.wait()
         return proc
 
-    monkeypatch.setattr(islands.launch.subprocess, "Popen", popen)
+    monkeypatch.setattr(islands.execution.launcher.subprocess, "Popen", popen)
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     with pytest.raises(InstanceFailed, match=rf"instance {victim} \(pid \d+, cpus \d+\) was killed by SIGKILL"):
         run_deployment(deployment, config(), transport="shm")
@@ -192,7 +192,7 @@ def test_only_our_own_stale_run_directories_are_swept(private_run_root, tmp_path
     theirs.mkdir()
     if os.geteuid() == 0:
         os.chown(theirs, 65534, 65534)
-    fresh = islands.launch._run_directory()
+    fresh = islands.execution.launcher._run_directory()
     assert not ours.exists()
     assert link.is_symlink() and (target / "keep").exists()
     assert theirs.exists() == (os.geteuid() == 0)  # root can make it another user's; others cannot
@@ -259,10 +259,10 @@ def test_atomicity_over_randomized_runs(seed):
 
 LAUNCHER = """
 import sys
-import islands.launch as launch
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.placement import plan_deployment
-from islands.topology import read_topology
+import islands.execution.launcher as launch
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
 launch.RUN_ROOT = sys.argv[1]
 topology = read_topology()
 deployment = plan_deployment(topology, "per-core", cpus=topology.cpus[:2])

@@ -1,14 +1,238 @@
-"""Dependencies point one way: the package and its pure layers import without the compiled
-engine, pandas or matplotlib. Each check runs in a fresh interpreter, since this one has
-long loaded everything."""
+"""Dependencies point one way, and every import counts: those inside functions and under
+``TYPE_CHECKING`` as much as those at the top of a module. The directions are written once, in
+:data:`MAY_IMPORT`; a reading of the source (``ast``, nothing imported) checks them, finds
+import cycles and module names used twice. The import-time checks at the end run in a fresh
+interpreter, since this one has long loaded everything."""
 
 from __future__ import annotations
 
+import ast
+import shutil
 import subprocess
 import sys
 import textwrap
+from collections import defaultdict
+from pathlib import Path
 
 import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "islands"
+
+#: Each layer, bottom first, and the layers it may import besides its own modules (a name
+#: stands for itself and everything under it). The compiled engine is ``islands._core``.
+MAY_IMPORT: dict[str, tuple[str, ...]] = {
+    # what the machine is and where things go: pure, or reads sysfs; imports nothing of ours
+    "islands.machine": (),
+    # the run's settings: checked against the engine's own lists, probe nothing
+    "islands.execution.settings": ("islands._core",),
+    # stored rows and their statistics: never launch, never draw
+    "islands.results": ("islands.machine", "islands.execution.settings"),
+    # what is measured around a run: never draws
+    "islands.measure": ("islands._core", "islands.machine", "islands.execution.settings", "islands.results"),
+    # one run, in this process or as a deployment of instance processes
+    "islands.execution": ("islands._core", "islands.machine", "islands.measure", "islands.results"),
+    # ATraPos: the paper's algorithms, and the controller that drives a live run
+    "islands.atrapos": ("islands._core", "islands.machine", "islands.execution", "islands.measure", "islands.results"),
+    # experiment files, sweeps and where their runs happen; reproduce draws what it ran
+    "islands.experiments": (
+        "islands._core",
+        "islands.machine",
+        "islands.execution",
+        "islands.measure",
+        "islands.results",
+        "islands.atrapos",
+        "islands.plots",
+    ),
+    # the model computes from parameters and stored measurements: it never runs anything
+    "islands.model": ("islands.machine", "islands.execution.settings", "islands.results"),
+    # the hardware microbenchmarks and the model's calibration runs
+    "islands.bench": (
+        "islands._core",
+        "islands.machine",
+        "islands.execution",
+        "islands.measure",
+        "islands.results",
+        "islands.experiments.progress",
+        "islands.model",
+    ),
+    # figures from stored rows (and the model's predictions): never launch, never measure;
+    # the figure registry and the designs' names are tables, which the experiments also read
+    "islands.plots": (
+        "islands.machine",
+        "islands.execution.settings",
+        "islands.results",
+        "islands.model",
+        "islands.atrapos",
+        "islands.measure.revision",
+        "islands.experiments.figure_registry",
+        "islands.experiments.designs",
+    ),
+    # the command line: everything
+    "islands.cli": ("islands",),
+    "islands.__main__": ("islands.cli", "islands.measure.revision"),
+    # the package's lazy public API names what it exports
+    "islands": ("islands",),
+}
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imports_of(path: Path, name: str) -> set[str]:
+    """Every ``islands`` module ``path`` imports, wherever the import statement stands."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if target != "islands":  # "from islands import _core" imports _core, not the API
+                found.add(target)
+            found.update(f"{target}.{a.name}" for a in node.names)
+    return {m for m in found if m == "islands" or m.startswith("islands.")}
+
+
+def read_tree(root: Path) -> tuple[dict[str, Path], dict[str, set[str]]]:
+    """The package's modules and, for each, the modules of the package it imports."""
+    modules = {module_name(p, root): p for p in root.rglob("*.py")}
+    known = set(modules) | {"islands._core"}
+    graph = {}
+    for name, path in modules.items():
+        targets = set()
+        for target in imports_of(path, name):
+            # "from islands.x import f" names islands.x.f: keep the longest known module
+            while target not in known and "." in target:
+                target = target.rpartition(".")[0]
+            if target != name:
+                targets.add(target)
+        graph[name] = targets
+    return modules, graph
+
+
+def layer_of(module: str) -> str:
+    candidates = [layer for layer in MAY_IMPORT if module == layer or module.startswith(layer + ".")]
+    return max(candidates, key=len) if candidates else module
+
+
+def allowed(importer: str, target: str) -> bool:
+    if target == "islands" and importer != "islands":
+        return False  # the package's lazy API is for users; our modules import what they use
+    own = layer_of(importer)
+    if layer_of(target) == own or layer_of(target).startswith(own + "."):
+        return True  # a layer's own modules, and the layers nested in it (execution.settings)
+    may = MAY_IMPORT.get(own, ())
+    return any(target == m or target.startswith(m + ".") for m in may)
+
+
+def violations(root: Path) -> list[str]:
+    _, graph = read_tree(root)
+    return sorted(
+        f"{importer} imports {target} ({layer_of(importer)} may not)"
+        for importer, targets in graph.items()
+        for target in targets
+        if not allowed(importer, target)
+    )
+
+
+def cycles(root: Path) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan), the package's own
+    ``__init__`` left out: a package importing its children is no cycle."""
+    _, graph = read_tree(root)
+    graph = {m: {t for t in ts if t in graph and not _is_parent(t, m)} for m, ts in graph.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    sys.setrecursionlimit(10_000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def _is_parent(package: str, module: str) -> bool:
+    return module.startswith(package + ".")
+
+
+def test_every_import_points_down_the_layers():
+    assert violations(PACKAGE) == []
+
+
+def test_no_import_cycles():
+    assert cycles(PACKAGE) == []
+
+
+def test_no_two_modules_share_a_name():
+    names: dict[str, list[str]] = defaultdict(list)
+    for path in PACKAGE.rglob("*.py"):
+        stem = path.parent.name if path.name == "__init__.py" else path.stem
+        if stem not in ("__main__", "_core") and path.parent != PACKAGE.parent:
+            names[stem].append(str(path.relative_to(PACKAGE.parent)))
+    names.pop("islands", None)
+    assert {n: p for n, p in names.items() if len(p) > 1} == {}
+
+
+def test_every_module_belongs_to_a_layer():
+    modules, _ = read_tree(PACKAGE)
+    assert sorted(m for m in modules if layer_of(m) == m and m not in MAY_IMPORT) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "planted"),
+    [
+        ("plots/multisite.py", "def _planted():\n    from islands.execution.launcher import run_deployment\n"),
+        ("machine/placement.py", "if False:\n    import islands.measure.pmu\n"),
+        ("model/predict.py", "def _planted():\n    from islands import _core\n"),
+        ("measure/pmu.py", "def _planted():\n    import islands.plots.multisite\n"),
+    ],
+)
+def test_the_reading_finds_a_planted_violation(tmp_path, module, planted):
+    tree = tmp_path / "islands"
+    shutil.copytree(PACKAGE, tree, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    with (tree / module).open("a") as f:
+        f.write("\n" + planted)
+    found = violations(tree)
+    assert len(found) == 1 and found[0].startswith(module_name(tree / module, tree)), found
+
+
+def test_the_reading_finds_a_planted_cycle(tmp_path):
+    tree = tmp_path / "islands"
+    shutil.copytree(PACKAGE, tree, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    with (tree / "machine" / "topology.py").open("a") as f:
+        f.write("\ndef _planted():\n    from islands.machine.placement import plan_deployment\n")
+    assert ["islands.machine.placement", "islands.machine.topology"] in cycles(tree)
 
 
 def python(code: str) -> subprocess.CompletedProcess[str]:
@@ -23,13 +247,13 @@ def test_importing_the_package_loads_neither_the_engine_nor_pandas():
         heavy = sorted({"islands._core", "pandas", "matplotlib"} & set(sys.modules))
         assert heavy == [], heavy
         assert set(islands.__all__) <= set(dir(islands))
-        # a name loads its module on first use; islands.run stays the function
-        assert islands.RunConfig.__module__ == "islands.config"
-        import islands.launch
-        assert callable(islands.run) and islands.run.__module__ == "islands.run", islands.run
-        assert islands.launch.run_deployment is islands.run_deployment
+        # a name loads its module on first use
+        assert islands.RunConfig.__module__ == "islands.execution.settings"
+        import islands.execution.launcher
+        assert callable(islands.run) and islands.run.__module__ == "islands.execution.in_process", islands.run
+        assert islands.execution.launcher.run_deployment is islands.run_deployment
         from islands import Sweep, run
-        assert run is islands.run and Sweep.__module__ == "islands.sweep"
+        assert run is islands.run and Sweep.__module__ == "islands.experiments.sweep"
         try:
             islands.no_such_name
         except AttributeError as error:
@@ -43,11 +267,11 @@ def test_importing_the_package_loads_neither_the_engine_nor_pandas():
 
 #: Layers that compute from their inputs alone: no compiled engine, no tables, no figures.
 PURE = [
-    "islands.topology",
-    "islands.placement",
-    "islands.results",
-    "islands.config",
-    "islands.experiment",
+    "islands.machine.topology",
+    "islands.machine.placement",
+    "islands.results.store",
+    "islands.execution.settings",
+    "islands.experiments.spec",
     "islands.model",
 ]
 
@@ -86,7 +310,7 @@ assert loaded == [], loaded
     assert done.returncode == 0, done.stderr
 
 
-@pytest.mark.parametrize("module", ["islands.plots._common", "islands.launch"])
+@pytest.mark.parametrize("module", ["islands.plots._common", "islands.execution.launcher"])
 def test_the_blocker_stops_what_needs_the_heavy_modules(module):
     # Without this the check above could pass because the finder let everything through.
     done = python(BLOCKER + f"importlib.import_module({module!r})\n")

@@ -14,7 +14,9 @@ import pytest
 
 import islands
 from islands import _core
-from islands.config import (
+from islands.execution.consistency import verify
+from islands.execution.launcher import InstanceFailed, run_deployment
+from islands.execution.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,
@@ -24,9 +26,7 @@ from islands.config import (
     TpcbConfig,
     TpccConfig,
 )
-from islands.consistency import verify
-from islands.launch import InstanceFailed, run_deployment
-from islands.placement import plan_deployment
+from islands.machine.placement import plan_deployment
 from log_checks import acknowledged, check_durability, read_outcome
 
 TOPOLOGY = islands.read_topology()
@@ -307,10 +307,10 @@ def test_bad_log_settings_are_refused(tmp_path):
 FULL_DISK_SCRIPT = """
 import resource, sys
 import islands
-from islands.launch import InstanceFailed, run_deployment
-from islands.config import *
-from islands.placement import plan_deployment
-islands.launch.RUN_ROOT = sys.argv[2]
+from islands.execution.launcher import InstanceFailed, run_deployment
+from islands.execution.settings import *
+from islands.machine.placement import plan_deployment
+islands.execution.launcher.RUN_ROOT = sys.argv[2]
 resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))
 t = islands.read_topology()
 cfg = RunConfig(micro=MicroConfig(update=True, multisite=0.3, rows_per_site=500),

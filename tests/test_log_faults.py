@@ -32,7 +32,9 @@ import pytest
 
 import islands
 from islands import _core
-from islands.config import (
+from islands.execution.consistency import verify
+from islands.execution.launcher import InstanceFailed, run_deployment
+from islands.execution.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,
@@ -42,9 +44,7 @@ from islands.config import (
     TpcbConfig,
     TpccConfig,
 )
-from islands.consistency import verify
-from islands.launch import InstanceFailed, run_deployment
-from islands.placement import plan_deployment
+from islands.machine.placement import plan_deployment
 from log_checks import Outcome, acknowledged, check_durability, log_end, read_only_dependencies
 
 TOPOLOGY = islands.read_topology()

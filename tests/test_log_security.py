@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 import islands
-from islands.config import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
-from islands.launch import InstanceFailed, run_deployment
-from islands.placement import plan_deployment
+from islands.execution.launcher import InstanceFailed, run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
+from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus

@@ -1,4 +1,4 @@
-"""Where instances allocate (islands.memory_placement, paper 002 Table 1): the plan on made-up
+"""Where instances allocate (islands.machine.memory_placement, paper 002 Table 1): the plan on made-up
 machines of 1 to 8 nodes, and real runs here (one node) under each policy it can give."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.launch import run_deployment
-from islands.memory_placement import memory_nodes
-from islands.placement import plan_deployment
-from islands.topology import read_topology
-from islands.virtual_topology import virtual_sockets
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.machine.memory_placement import memory_nodes
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import read_topology
+from islands.machine.virtual_topology import virtual_sockets
 
 SYSFS = Path(__file__).resolve().parent / "fixtures" / "sysfs"
 

@@ -21,7 +21,7 @@ from islands.model import (
     predict,
 )
 from islands.model.machine_profile import PROFILES, MachineProfile, host_ghz, profile_for
-from islands.model.workload import participants
+from islands.model.workload_spec import participants
 from model_cases import fixture, hand_parameters
 
 P_DIST_2 = 1 - 0.5**9  # a 10-row multisite transaction on two equal instances leaves home
@@ -210,7 +210,7 @@ def test_machine_profiles(tmp_path):
 
 
 def test_model_figures_draw_on_the_fixtures():
-    from islands.plots.model import plot_predicted_vs_measured, plot_projection
+    from islands.plots.model_vs_measured import plot_predicted_vs_measured, plot_projection
 
     machines = {"2x8": fixture("xeon-e5-2640v2-2x8"), "4x6": fixture("xeon-e7530-4x6")}
     projection = plot_projection(machines, hand_parameters(spread=0.1, model_error=0.1))
@@ -286,7 +286,7 @@ def test_an_instance_commits_no_faster_than_its_log_writes():
     ps=st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=2, max_size=2),
 )
 def test_more_multisite_never_predicts_more_throughput(machine, index, kind, transport, ps):
-    from islands.placement import deployment_choices
+    from islands.machine.placement import deployment_choices
 
     topology = _FIXTURES.setdefault(machine, fixture(machine))
     labels = deployment_choices(topology)

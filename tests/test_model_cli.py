@@ -8,12 +8,13 @@ import math
 
 import pytest
 
+from islands.bench.calibration_runs import Measurement, _measure, plan_measurements
+from islands.machine.placement import Deployment
+from islands.machine.topology import read_topology
 from islands.model import ModelWorkload, load_parameters
 from islands.model.advisor import advise
-from islands.model.calibration import Measurement, _measure, derive, plan_measurements
+from islands.model.calibration import derive
 from islands.model.parameters import default_parameters
-from islands.placement import Deployment
-from islands.topology import read_topology
 from model_cases import SYSFS, fixture, hand_parameters
 
 QUAD = str(SYSFS / "xeon-e7530-4x6")
@@ -200,7 +201,7 @@ def test_advise_can_rank_by_simulation(cli, params_file):
 
 
 def test_flush_time_comes_from_the_log_statistics():
-    from islands.model.calibration import _flush_us
+    from islands.model.calibration import flush_us as _flush_us
 
     logged = {"instances": [{"log": {"flushes": 4, "flush_ns": 40_000}}, {"log": {"flushes": 6, "flush_ns": 60_000}}]}
     assert _flush_us(logged) == pytest.approx(10.0)
@@ -234,7 +235,7 @@ def test_derive_measures_the_flusher_and_the_log_limit():
 
 
 def test_log_write_bandwidth_is_measured_on_the_log_directory(tmp_path):
-    from islands.model.calibration import _write_us_per_mib
+    from islands.bench.calibration_runs import _write_us_per_mib
 
     us = _write_us_per_mib(str(tmp_path), blocks=4)
     assert us > 0

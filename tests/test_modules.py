@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import islands.modules as modules
-from islands.config import DriverConfig, MicroConfig, RunConfig
-from islands.modules import (
+import islands.measure.code_modules as modules
+from islands.execution.settings import DriverConfig, MicroConfig, RunConfig
+from islands.measure.code_modules import (
     MODULES,
     ModuleProfile,
     _perf_name,

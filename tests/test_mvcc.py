@@ -12,9 +12,9 @@ import dataclasses
 import pytest
 
 import islands
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpccConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpccConfig
+from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus

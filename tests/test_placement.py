@@ -1,4 +1,4 @@
-"""Tests for islands.placement on every sysfs fixture (tests/fixtures/sysfs/) and on the
+"""Tests for islands.machine.placement on every sysfs fixture (tests/fixtures/sysfs/) and on the
 machine the tests run on."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from islands.placement import (
+from islands.machine.placement import (
     DEPLOYMENT_PLACEMENTS,
     THREAD_POLICIES,
     Deployment,
@@ -21,7 +21,7 @@ from islands.placement import (
     roles_of,
     thread_placement,
 )
-from islands.topology import Topology, read_topology
+from islands.machine.topology import Topology, read_topology
 
 SYSFS = Path(__file__).resolve().parent / "fixtures" / "sysfs"
 FIXTURES = sorted(p.name for p in SYSFS.iterdir() if p.is_dir())

@@ -1,4 +1,4 @@
-"""Paper 002's adaptivity figures (islands.plots.atrapos) and adaptation times
+"""Paper 002's adaptivity figures (islands.plots.atrapos_timelines) and adaptation times
 (islands.atrapos.adaptation) on synthetic timelines whose answers are known. The numbers are
 made up; nothing here is a measurement."""
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from islands.atrapos import adaptation_time, replay, steady_state
-from islands.plots.atrapos import (
+from islands.plots.atrapos_timelines import (
     Event,
     Timeline,
     plot_alternating,

@@ -1,4 +1,4 @@
-"""Paper 002's baseline figures (islands.plots.designs: Fig 1/2, 5, 6, 8) from the shipped
+"""Paper 002's baseline figures (islands.plots.design_comparison: Fig 1/2, 5, 6, 8) from the shipped
 experiment files: planned on a 16-core fixture (regrouped into the files' virtual sockets)
 and "run" by a runner that makes the throughputs up, so that the shapes are known; and one
 file really run here, shrunk, and drawn."""
@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from islands.designs import DESIGNS, design_of
+from islands.experiments.designs import DESIGNS, design_of
+from islands.experiments.reproduce import quick_spec
+from islands.experiments.sweep import Point, Sweep, load_spec
+from islands.machine.topology import read_topology
 from islands.plots import figure_function
-from islands.reproduce import quick_spec
-from islands.sweep import Point, Sweep, load_spec
-from islands.topology import read_topology
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
@@ -115,7 +115,7 @@ def test_fig8_bars_over_plp(tmp_path: Path) -> None:
 
 
 def test_a_design_grid_refuses_what_a_design_sets(tmp_path: Path) -> None:
-    from islands.experiment import ExperimentSpec
+    from islands.experiments.spec import ExperimentSpec
 
     base = {"name": "x", "figure": "none", "grid": {"design": ["plp"]}}
     with pytest.raises(ValueError, match="grid.deployment: not with grid.design"):

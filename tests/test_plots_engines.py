@@ -9,10 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from islands.experiments.sweep import Point, Sweep, load_spec
+from islands.machine.topology import read_topology
 from islands.plots import figure_function
 from islands.plots.engines import plot_engines
-from islands.sweep import Point, Sweep, load_spec
-from islands.topology import read_topology
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"

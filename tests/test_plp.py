@@ -18,16 +18,16 @@ from hypothesis import strategies as st
 
 import islands
 from islands import _core
-from islands.config import (
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,
     MicroConfig,
     RunConfig,
 )
-from islands.history_check import check_history
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
+from islands.machine.placement import plan_deployment
+from islands.results.history_check import check_history
 from small_workloads import small_sections
 
 TOPOLOGY = islands.read_topology()
@@ -200,7 +200,7 @@ def test_every_workload_under_plp_long(workload):
 def test_an_experiment_grid_chooses_the_execution_and_auto_cc_runs_plp_under_2pl(tmp_path):
     import tomllib
 
-    from islands.experiment import ExperimentSpec
+    from islands.experiments.spec import ExperimentSpec
 
     text = """
 name = "plp-grid"

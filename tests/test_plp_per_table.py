@@ -15,9 +15,9 @@ import pytest
 
 import islands
 from islands.atrapos.live import TATP_ROUTED_TABLES, engine_scheme, routed_tables, scheme_order
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
-from islands.designs import DESIGNS, design_of
-from islands.history_check import check_history
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.experiments.designs import DESIGNS, design_of
+from islands.results.history_check import check_history
 
 CPUS = islands.read_topology().cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")
@@ -156,9 +156,9 @@ def test_an_injected_delay_holds_back_only_messages_between_sockets():
     # Two virtual sockets of one core each, 20 us per message between them: the workload-aware
     # placement (Subscriber on socket 0, Special_Facility on socket 1) sends every action and
     # decision across; naive sends nothing.
-    from islands.launch import run_deployment
-    from islands.placement import Deployment
-    from islands.virtual_topology import virtual_sockets
+    from islands.execution.launcher import run_deployment
+    from islands.machine.placement import Deployment
+    from islands.machine.virtual_topology import virtual_sockets
 
     topology = virtual_sockets(islands.read_topology(), 2, message_delay_us=20.0)
     cpus = tuple(topology.cpus[:2])

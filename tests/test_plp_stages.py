@@ -26,10 +26,10 @@ from hypothesis import strategies as st
 
 import islands
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, LogConfig, RunConfig, TpccConfig
-from islands.history_check import check_history
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpccConfig
+from islands.machine.placement import plan_deployment
+from islands.results.history_check import check_history
 from plp_runs import run_on
 
 CPUS = islands.read_topology().cpus

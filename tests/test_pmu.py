@@ -1,4 +1,4 @@
-"""islands.pmu: sysfs event descriptions -> counter encodings, on recorded trees of Intel
+"""islands.measure.pmu: sysfs event descriptions -> counter encodings, on recorded trees of Intel
 servers with uncore PMUs (tests/fixtures/pmu/, written by make_pmu_fixtures.py), the derived
 metrics, the multiplexing correction, and the unsupported path on this machine."""
 
@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from islands import _core, pmu
+from islands import _core
+from islands.measure import pmu
 
 FIXTURES = Path(__file__).parent / "fixtures"
 PMU_FIXTURES = FIXTURES / "pmu"

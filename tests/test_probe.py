@@ -1,4 +1,4 @@
-"""Experiment files with a ``[probe]`` (islands.probe): paper 002's Fig 9 (re-partitioning
+"""Experiment files with a ``[probe]`` (islands.experiments.probes): paper 002's Fig 9 (re-partitioning
 cost) and Table 2 (monitoring overhead) from ``islands reproduce``. The repository's files
 validate; bad probes are one-line errors naming the key; a quick reproduce of a small copy of
 each sweeps, stores the probe's numbers in the rows and draws the figure."""
@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 import islands
-from islands.experiment import ExperimentSpec
+from islands.experiments.reproduce import QUICK_PROBE_DURATION_S, experiments_for, quick_spec
+from islands.experiments.spec import ExperimentSpec
+from islands.experiments.sweep import load_spec
 from islands.plots.atrapos_costs import plot_monitoring_rows, plot_repartition_rows
-from islands.reproduce import QUICK_PROBE_DURATION_S, experiments_for, quick_spec
-from islands.sweep import load_spec
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 CPUS = islands.read_topology().cpus
@@ -154,7 +154,7 @@ def _reproduce(cli, tmp_path, figure, name, text):
     assert out.returncode == 0, out.stderr
     [done] = json.loads(out.stdout)
     assert Path(done["png"]).is_file() and Path(done["pdf"]).is_file()
-    from islands.results import ResultStore
+    from islands.results.store import ResultStore
 
     return done, ResultStore(results / f"{name}-quick").rows()
 

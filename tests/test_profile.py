@@ -16,9 +16,9 @@ import time
 import pytest
 
 import islands
-from islands.config import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
-from islands.placement import plan_deployment
-from islands.run import profile_events
+from islands.execution.in_process import profile_events
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
+from islands.machine.placement import plan_deployment
 
 #: The breakdown of a run timing every transaction covers each worker's own measured window
 #: (from when it saw the window open to when it saw it close) to within this fraction: what
@@ -195,8 +195,8 @@ def test_sampled_breakdown_times_a_fraction():
 
 
 def test_summarize_starts_nothing_and_the_run_adds_the_simulation(monkeypatch):
-    import islands.simulate
-    from islands.profile import summarize
+    import islands.measure.cachegrind
+    from islands.measure.run_profile import summarize
 
     started: list[RunConfig] = []
 
@@ -204,7 +204,7 @@ def test_summarize_starts_nothing_and_the_run_adds_the_simulation(monkeypatch):
         started.append(config)
         return {"instructions": 1234.0, "reason": ""}
 
-    monkeypatch.setattr(islands.simulate, "simulated_profile", fake_simulation)
+    monkeypatch.setattr(islands.measure.cachegrind, "simulated_profile", fake_simulation)
     config = RunConfig(
         driver=DriverConfig(cpus=(0,), warmup_s=0.0, duration_s=0.1),
         engine=EngineConfig(cc="none"),

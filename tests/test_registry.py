@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from islands import _core
-from islands.config import (
+from islands.execution.settings import (
     ALL_SECTIONS,
     DEFAULT_WORKLOAD,
     SECTIONS,
@@ -22,9 +22,9 @@ from islands.config import (
     WORKLOADS,
     RunConfig,
 )
-from islands.experiment import SECTION_FIELDS, TOP_KEYS, ExperimentSpec
-from islands.sweep import Sweep
-from islands.topology import read_topology
+from islands.experiments.spec import SECTION_FIELDS, TOP_KEYS, ExperimentSpec
+from islands.experiments.sweep import Sweep
+from islands.machine.topology import read_topology
 
 ROOT = Path(__file__).resolve().parent.parent
 SYSFS = ROOT / "tests" / "fixtures" / "sysfs"
@@ -32,7 +32,12 @@ ENTRIES: list[dict[str, Any]] = list(_core.workloads())
 SCHEMA: dict[str, list[dict[str, Any]]] = _core.settings()
 #: Modules that must go over the registration, never name a workload (the default one, the
 #: run's default, aside).
-DERIVED = ("islands/experiment.py", "islands/sweep.py", "islands/cli/run.py", "islands/cli/sweep.py")
+DERIVED = (
+    "islands/experiments/spec.py",
+    "islands/experiments/sweep.py",
+    "islands/cli/run_command.py",
+    "islands/cli/sweep_command.py",
+)
 
 
 def test_registration_is_the_engines_registry():

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from islands.figures import DRAWN
-from islands.plots import FIGURES
-from islands.reproduce import (
+from islands.experiments.figure_registry import DRAWN
+from islands.experiments.reproduce import (
     QUICK_DURATION_S,
     QUICK_LIVE_DURATION_S,
     QUICK_PROBE_DURATION_S,
@@ -18,7 +17,8 @@ from islands.reproduce import (
     experiments_for,
     quick_spec,
 )
-from islands.sweep import load_spec
+from islands.experiments.sweep import load_spec
+from islands.plots import FIGURES
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 

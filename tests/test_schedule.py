@@ -1,4 +1,4 @@
-"""Run-time schedules in experiment files (islands/schedule.py): ``[[schedule]]`` events and
+"""Run-time schedules in experiment files (islands/experiments/schedule.py): ``[[schedule]]`` events and
 ``grid.adaptive``, checked with one-line errors naming the key; points that run beside the
 ATraPos controller, their log stored and drawn as 002 Fig 12."""
 
@@ -13,12 +13,12 @@ import pytest
 
 import islands
 from islands.atrapos.live import Event
-from islands.experiment import ExperimentSpec
+from islands.experiments.reproduce import QUICK_LIVE_DURATION_S, quick_spec
+from islands.experiments.schedule import scaled
+from islands.experiments.spec import ExperimentSpec
+from islands.experiments.sweep import Sweep, load_spec
 from islands.plots import render_results
-from islands.reproduce import QUICK_LIVE_DURATION_S, quick_spec
-from islands.results import ResultStore
-from islands.schedule import scaled
-from islands.sweep import Sweep, load_spec
+from islands.results.store import ResultStore
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 two_cpus = pytest.mark.skipif(len(islands.read_topology().cpus) < 2, reason="needs two online CPUs")

@@ -21,8 +21,8 @@ import pytest
 import islands
 from islands import _core
 from islands.__main__ import build_parser
-from islands.cli.run import config_from_args
-from islands.config import (
+from islands.cli.run_command import config_from_args
+from islands.execution.settings import (
     ALL_SECTIONS,
     TATP_TRANSACTIONS,
     TPCC_TRANSACTIONS,
@@ -40,7 +40,7 @@ CORE_ONLY = {("profile", "events"): "the resolved counters; Python names event s
 PYTHON_ONLY = {
     ("profile", "counters"): "event-set names, resolved into profile.events where a run starts",
     ("profile", "simulate"): "a cachegrind run next to the engine's, started by Python",
-    ("profile", "cache_model"): "the caches that cachegrind run simulates (islands.cache_models)",
+    ("profile", "cache_model"): "the caches that cachegrind run simulates (islands.measure.cache_models)",
     ("profile", "modules"): "perf record around the run, started by Python",
 }
 #: Defaults that differ on purpose, each with its reason.
@@ -273,21 +273,22 @@ def test_workload_names_sections_and_transactions_are_the_registrys():
 
 
 def test_config_module_imports_without_the_extension():
-    # config.py itself imports nothing compiled (the package's __init__ is another matter).
+    # settings.py itself imports nothing compiled (the package's __init__ is another matter).
+    path = ROOT / "islands" / "execution" / "settings.py"
     code = (
         "import importlib.util, sys\n"
         "sys.modules['islands._core'] = None\n"
-        f"spec = importlib.util.spec_from_file_location('config_probe', {str(ROOT / 'islands' / 'config.py')!r})\n"
+        f"spec = importlib.util.spec_from_file_location('config_probe', {str(path)!r})\n"
         "module = importlib.util.module_from_spec(spec)\n"
         "sys.modules['config_probe'] = module\n"
         "spec.loader.exec_module(module)\n"
         "print(module.RunConfig().config_hash())\n"
-        "assert not any(m.startswith('islands.pmu') for m in sys.modules), 'settings import measurement code'\n"
+        "assert not any(m.startswith('islands.measure.pmu') for m in sys.modules), 'settings import measurement code'\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == RunConfig().config_hash()
-    assert importlib.util.find_spec("islands.config") is not None
+    assert importlib.util.find_spec("islands.execution.settings") is not None
 
 
 def test_a_micro_mix_changes_the_hash_only_when_given():

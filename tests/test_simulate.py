@@ -8,9 +8,9 @@ import shutil
 
 import pytest
 
-from islands.cache_models import CACHE_MODELS, DEFAULT_CACHE_MODEL, cache_model
-from islands.config import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
-from islands.simulate import data_bytes, parse_cachegrind, simulate
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
+from islands.measure.cache_models import CACHE_MODELS, DEFAULT_CACHE_MODEL, cache_model
+from islands.measure.cachegrind import data_bytes, parse_cachegrind, simulate
 
 CACHEGRIND_OUT = """desc: I1 cache:         32768 B, 64 B, 8-way associative
 desc: D1 cache:         32768 B, 64 B, 8-way associative

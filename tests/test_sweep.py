@@ -1,4 +1,4 @@
-"""Tests for islands.sweep and `islands sweep`: experiment files, grid expansion, relative
+"""Tests for islands.experiments.sweep and `islands sweep`: experiment files, grid expansion, relative
 deployments on the topology fixtures, dry runs, real tiny sweeps on this machine, resuming,
 refusing a directory made from another spec, interrupts and bad input."""
 
@@ -9,17 +9,16 @@ import signal
 import subprocess
 import sys
 import time
-import types
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from islands.__main__ import main as cli_main
-from islands.placement import Deployment, plan_deployment
-from islands.results import ResultStore
-from islands.sweep import ExperimentSpec, Point, Sweep, load_spec, run_point
-from islands.topology import read_topology
+from islands.experiments.sweep import ExperimentSpec, Point, Sweep, load_spec, run_point
+from islands.machine.placement import Deployment, plan_deployment
+from islands.machine.topology import read_topology
+from islands.results.store import ResultStore
 from tiny_spec import TINY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -192,8 +191,8 @@ def test_wait_die_spans_instances_only_without_a_transport(tmp_path: Path) -> No
     with pytest.raises(ValueError, match=r"point 2ISL unix .*lock_policy: wait_die cannot span instances"):
         Sweep(remote, topo, tmp_path / "b")
     # and such a deployment runs, each instance on its own
-    from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-    from islands.launch import run_deployment
+    from islands.execution.launcher import run_deployment
+    from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
     here = read_topology()
     config = RunConfig(
@@ -363,7 +362,9 @@ def test_run_point_runs_one_instance_through_islands_run(tmp_path: Path) -> None
 
 
 def test_real_multi_instance_sweep(tmp_path: Path) -> None:
-    pytest.importorskip("islands.launch", reason="multi-instance deployments need islands.launch")
+    pytest.importorskip(
+        "islands.execution.launcher", reason="multi-instance deployments need islands.execution.launcher"
+    )
     if read_topology().n_cores < 2:
         pytest.skip("needs two cores for two instances")
     text = TINY.replace('deployment = ["1"]', 'deployment = ["per-core"]\ntransport = ["unix", "shm"]')
@@ -385,7 +386,9 @@ def test_sweep_with_a_log_runs_each_point_in_a_fresh_log_directory(tmp_path: Pat
     text += f'\n[log]\nmode = "group_commit"\ndirectory = "{logs}"\ncheckpoint = false\n'
     sweep = tiny_sweep(tmp_path, text)
     assert sweep.spec.to_dict()["log"] == {"mode": "group_commit", "directory": str(logs), "checkpoint": False}
-    assert sweep.run(progress=False).ran == 2  # one instance too: through islands.launch, the runner with a log
+    assert (
+        sweep.run(progress=False).ran == 2
+    )  # one instance too: through islands.execution.launcher, the runner with a log
     rows = sweep.store.rows()
     assert (rows["config.log.mode"] == "group_commit").all() and (rows["config.log.directory"] == str(logs)).all()
     assert (rows["commits"] > 0).all()
@@ -401,16 +404,13 @@ def test_progress_bar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert "sweep" in err and "8/8" in err
 
 
-def test_multi_instance_needs_islands_launch(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_multi_instance_point_runs_as_a_deployment(monkeypatch: pytest.MonkeyPatch) -> None:
     topo = read_topology(SYSFS / "vm-1x2")
     spec = ExperimentSpec.from_dict(
         {"name": "m", "figure": "none", "grid": {"deployment": ["per-core"]}, "run": {"duration_s": 0.05}}
     )
     point = Sweep(spec, topo, "unused").grid_points[0]
     assert point.deployment.n_instances == 2
-    monkeypatch.setitem(sys.modules, "islands.launch", None)  # import fails
-    with pytest.raises(RuntimeError, match="multi-instance deployments need islands.launch"):
-        run_point(point, topo)
     seen: list[tuple[Deployment, Any, str]] = []
 
     class Result:
@@ -422,7 +422,7 @@ def test_multi_instance_needs_islands_launch(monkeypatch: pytest.MonkeyPatch) ->
         assert topology is topo
         return Result()
 
-    monkeypatch.setitem(sys.modules, "islands.launch", types.SimpleNamespace(run_deployment=run_deployment))
+    monkeypatch.setattr("islands.execution.runner.run_deployment", run_deployment)
     assert run_point(point, topo) == {"throughput_tps": 5.0}
     assert seen == [(point.deployment, point.config, "unix")]
 
@@ -497,7 +497,7 @@ def test_ctrl_c_in_the_cli_exits_130_and_keeps_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     runner = FakeRunner(fail_on=3)
-    monkeypatch.setattr("islands.sweep.run_point", lambda point, topology=None: runner(point))
+    monkeypatch.setattr("islands.experiments.point.run_point", lambda point, topology=None: runner(point))
     path = write(tmp_path, TINY)
     rc = cli_main(["sweep", str(path), "--out", str(tmp_path / "out"), "--no-progress"])
     assert rc == 130

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from islands.sweep import Point, Sweep, load_spec
-from islands.system_state import SystemProbe, busy_warning
-from islands.topology import read_topology
+from islands.experiments.sweep import Point, Sweep, load_spec
+from islands.machine.topology import read_topology
+from islands.measure.system_state import SystemProbe, busy_warning
 from tiny_spec import tiny
 
 TINY = tiny(repetitions=3)

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 import islands
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.topology import Topology, read_topology
-from islands.virtual_topology import virtual_sockets
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import Topology, read_topology
+from islands.machine.virtual_topology import virtual_sockets
 
 SYSFS = Path(__file__).resolve().parent / "fixtures" / "sysfs"
 FIXTURES = sorted(p.name for p in SYSFS.iterdir() if p.is_dir())

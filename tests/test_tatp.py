@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 import islands
-from islands.config import TATP_TRANSACTIONS, DriverConfig, EngineConfig, RunConfig, TatpConfig
-from islands.consistency import verify
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
+from islands.execution.consistency import verify
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import TATP_TRANSACTIONS, DriverConfig, EngineConfig, RunConfig, TatpConfig
+from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus

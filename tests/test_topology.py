@@ -1,4 +1,4 @@
-"""Tests for islands.topology and the `islands topology` command, on made-up sysfs trees
+"""Tests for islands.machine.topology and the `islands topology` command, on made-up sysfs trees
 (tests/fixtures/sysfs/, written by tests/fixtures/make_sysfs_fixtures.py), on in-memory
 machines, and on the machine the tests run on (checked against lscpu)."""
 
@@ -20,8 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from islands.cli import topology as cli  # noqa: E402
-from islands.topology import (  # noqa: E402
+from islands.cli import topology_command as cli  # noqa: E402
+from islands.machine.topology import (  # noqa: E402
     Cache,
     Core,
     NumaNode,

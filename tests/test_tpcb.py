@@ -8,11 +8,11 @@ import json
 import pytest
 
 import islands
-from islands.config import DriverConfig, EngineConfig, RunConfig, TpcbConfig
-from islands.consistency import verify
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
-from islands.results import ResultStore
+from islands.execution.consistency import verify
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpcbConfig
+from islands.machine.placement import plan_deployment
+from islands.results.store import ResultStore
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus

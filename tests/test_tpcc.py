@@ -17,10 +17,10 @@ import pytest
 
 import islands
 from islands import _core
-from islands.config import DriverConfig, EngineConfig, RunConfig, TpccConfig
-from islands.consistency import verify
-from islands.launch import run_deployment
-from islands.placement import plan_deployment
+from islands.execution.consistency import verify
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
+from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
@@ -374,7 +374,7 @@ warehouses_per_site = 2
 def test_sweep_stores_tpcc_rows_and_plots_them(cli, tmp_path, figure, grid):
     import json
 
-    from islands.results import ResultStore
+    from islands.results.store import ResultStore
 
     deployments = '["1", "per-core"]' if len(CPUS) > 1 else '["1"]'
     spec = tmp_path / "tpcc.toml"

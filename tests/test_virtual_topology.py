@@ -1,4 +1,4 @@
-"""Virtual topologies (islands.virtual_topology): the real cores regrouped into made-up
+"""Virtual topologies (islands.machine.virtual_topology): the real cores regrouped into made-up
 sockets, on every sysfs fixture and on this machine; the CLI's --virtual-sockets; results and
 figures that say a topology is virtual."""
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from islands.placement import plan_deployment
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import Topology, TopologyError, read_topology
+from islands.machine.virtual_topology import virtual_sockets
 from islands.plots._common import machine_note
-from islands.results import flatten
-from islands.topology import Topology, TopologyError, read_topology
-from islands.virtual_topology import virtual_sockets
+from islands.results.store import flatten
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
 FIXTURES = sorted(p.name for p in SYSFS.iterdir() if p.is_dir())
@@ -87,8 +87,8 @@ def test_the_cli_plans_and_runs_on_virtual_sockets(cli):
 
 
 def test_an_experiment_file_plans_on_virtual_sockets(tmp_path):
-    from islands.experiment import ExperimentSpec
-    from islands.sweep import Sweep
+    from islands.experiments.spec import ExperimentSpec
+    from islands.experiments.sweep import Sweep
 
     base = {
         "name": "v",
@@ -114,8 +114,8 @@ def test_an_experiment_file_plans_on_virtual_sockets(tmp_path):
 
 @pytest.mark.parametrize("transport", ["unix", "shm"])
 def test_an_injected_delay_holds_every_message_between_virtual_sockets(transport, private_run_root):
-    from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-    from islands.launch import run_deployment
+    from islands.execution.launcher import run_deployment
+    from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
     here = read_topology()
     if here.n_cores < 2:

@@ -7,10 +7,10 @@ One concept per module:
 - :mod:`~islands.atrapos.hardware`: cores, sockets, distances (from a topology, real,
   fixture or virtual), cores taken away or given back;
 - :mod:`~islands.atrapos.scheme`: the partitioning and placement scheme S;
-- :mod:`~islands.atrapos.workload`: the workload statistics W, and :func:`from_monitor`;
+- :mod:`~islands.atrapos.workload_stats`: the workload statistics W, and :func:`from_monitor`;
 - :mod:`~islands.atrapos.cost_model`: ``RU(S, W)`` and ``TS(S, W)``;
 - :mod:`~islands.atrapos.partitioning`: Algorithm 1;
-- :mod:`~islands.atrapos.placement`: Algorithm 2;
+- :mod:`~islands.atrapos.socket_placement`: Algorithm 2;
 - :mod:`~islands.atrapos.search`: both, the plan and whether it is worth applying;
 - :mod:`~islands.atrapos.actions`: the splits, moves and merges from one scheme to another;
 - :mod:`~islands.atrapos.controller`: the adaptive interval;
@@ -56,10 +56,10 @@ from islands.atrapos.partitioning import (
     home_partitioning,
     improve_partitioning,
 )
-from islands.atrapos.placement import choose_placement, spread_placement
 from islands.atrapos.scheme import SUB_PARTITIONS, Partition, Scheme, TableLayout, check_fits, split_range
 from islands.atrapos.search import DEFAULT_DRAW_WEIGHT, DEFAULT_MIN_GAIN, Plan, choose_scheme, hop_cost_of
-from islands.atrapos.workload import MonitoredPartition, SyncPoint, WorkloadStats, from_monitor
+from islands.atrapos.socket_placement import choose_placement, spread_placement
+from islands.atrapos.workload_stats import MonitoredPartition, SyncPoint, WorkloadStats, from_monitor
 
 __all__ = [
     "DEFAULT_DRAW_WEIGHT",

@@ -37,7 +37,7 @@ from islands.atrapos.controller import IntervalController
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import Scheme
 from islands.atrapos.search import DEFAULT_DRAW_WEIGHT, DEFAULT_MIN_GAIN, Plan, choose_scheme, gain_of
-from islands.atrapos.workload import WorkloadStats
+from islands.atrapos.workload_stats import WorkloadStats
 
 __all__ = ["AdaptiveLoop", "Decision"]
 

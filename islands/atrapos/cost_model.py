@@ -33,7 +33,7 @@ import numpy as np
 
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import Scheme, check_fits
-from islands.atrapos.workload import WorkloadStats
+from islands.atrapos.workload_stats import WorkloadStats
 
 __all__ = [
     "SyncIndex",

@@ -1,6 +1,6 @@
 """The run-time events of an adaptive PLP run and the log the live controller keeps
 (:mod:`islands.atrapos.live`). Pure: experiment files and their schedules
-(:mod:`islands.schedule`) use them without the engine.
+(:mod:`islands.experiments.schedule`) use them without the engine.
 
 Events: a worker's core taken away (``park``) or given back (``unpark``), both naming workers;
 and a change of the workload's draw, ``mix`` (the transaction mix, 002 Fig 10 and 13) or
@@ -11,10 +11,14 @@ checks them with the settings' own parsers, ``_core.plp_change``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from islands.execution.settings import RunConfig
 
 __all__ = [
     "CHANGE_KINDS",
@@ -24,6 +28,7 @@ __all__ = [
     "EVENT_KINDS",
     "Event",
     "LiveLog",
+    "check_changes",
     "check_events",
 ]
 
@@ -100,3 +105,40 @@ class LiveLog:
     intervals: list[tuple[float, ...]] = field(default_factory=list)
     repartitions: list[dict[str, Any]] = field(default_factory=list)
     events: list[tuple[float, str, Any]] = field(default_factory=list)
+
+
+def check_changes(
+    config: RunConfig,
+    events: Sequence[Event],
+    error: Callable[[str, str], ValueError] = lambda key, why: ValueError(f"{key}: {why}"),
+) -> None:
+    """Raises ``error(schedule[i].<setting>, why)`` when a change among ``events`` (applied in
+    time order, each on top of those before) gives ``config``'s workload settings the engine
+    refuses: its own parsers, as when the change arrives in a running instance."""
+    settings = getattr(config, config.workload)
+    order = sorted(range(len(events)), key=lambda i: events[i].at_s)
+    for i in order:
+        event = events[i]
+        if event.kind not in CHANGE_SETTINGS:
+            continue
+        known = {f.name for f in dataclasses.fields(settings)}
+        for key, _ in event.settings:
+            if key not in known:
+                raise error(f"schedule[{i}].{key}", f"{config.workload} has no setting {key!r}")
+        settings = dataclasses.replace(settings, **dict(event.settings))
+        try:
+            _validate_section(config.workload, settings)
+        except ValueError as e:
+            raise error(f"schedule[{i}].{event.settings[0][0]}", str(e)) from None
+
+
+def _validate_section(workload: str, settings: Any) -> None:
+    """The engine's validation of one workload's settings (its parsers and ranges, the same
+    that judge a change arriving in a running instance), not of a whole run."""
+    from islands import _core  # lazy: experiment files load without the engine
+
+    core = _core.RunConfig()
+    section = getattr(core, workload)
+    for f in dataclasses.fields(settings):
+        setattr(section, f.name, getattr(settings, f.name))
+    section.validate()

@@ -1,13 +1,13 @@
 """The hardware the ATraPos cost model plans for: cores, the socket of each, which cores are
 available, and the distance between sockets.
 
-The model numbers cores 0..n-1 (socket by socket, as :attr:`islands.topology.Topology.cores`
+The model numbers cores 0..n-1 (socket by socket, as :attr:`islands.machine.topology.Topology.cores`
 lists them) and keeps that numbering when cores are taken away, so that a scheme planned
 before the change still names valid cores: a removed core is only marked unavailable.
 Distances come from the NUMA distance matrix of each socket's node, in units of the local
 distance (the kernel's 10), so two sockets one hop apart are 2.0 apart and a core's own
 socket 1.0; a real machine, a sysfs fixture or a virtual topology
-(:func:`islands.virtual_topology.virtual_sockets`) all work.
+(:func:`islands.machine.virtual_topology.virtual_sockets`) all work.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from islands.topology import LOCAL_DISTANCE, Topology
+from islands.machine.topology import LOCAL_DISTANCE, Topology
 
 __all__ = ["Hardware"]
 

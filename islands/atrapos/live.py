@@ -54,14 +54,13 @@ import numpy as np
 from islands import _core
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.cpu_share import equal_cpu_costs
-from islands.atrapos.events import CHANGE_KINDS, EVENT_KINDS, Event, LiveLog, check_events
+from islands.atrapos.events import CHANGE_KINDS, EVENT_KINDS, Event, LiveLog, check_changes, check_events
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
-from islands.atrapos.workload import MonitoredPartition, WorkloadStats, from_monitor
-from islands.config import RunConfig
-from islands.run_result import RunResult
-from islands.schedule import check_changes
-from islands.topology import Topology
+from islands.atrapos.workload_stats import MonitoredPartition, WorkloadStats, from_monitor
+from islands.execution.run_result import RunResult
+from islands.execution.settings import RunConfig
+from islands.machine.topology import Topology
 
 __all__ = [
     "EVENT_KINDS",
@@ -264,7 +263,7 @@ def run_live(
     :class:`LiveController` beside it; ``hardware`` defaults to one virtual socket per worker.
     ``topology`` is the machine's the run records (default: read). Raises ``ValueError``
     naming a setting the controller cannot work with, or what the controller raised."""
-    import islands
+    from islands.execution.in_process import run
 
     if config.engine.execution != "plp":
         raise ValueError(f"engine.execution: the ATraPos controller adapts plp, not {config.engine.execution}")
@@ -286,7 +285,7 @@ def run_live(
     )
     controller.start()
     try:
-        result = islands.run(config, topology)
+        result = run(config, topology)
     finally:
         controller.stop()
         controller.join()

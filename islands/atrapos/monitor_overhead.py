@@ -8,10 +8,10 @@ timeline (:data:`INTERVAL_S` intervals) gives each phase's rate, leaving out the
 next to a switch. Within one run the tables, their memory and the workers' placement are the
 same for both, which runs of their own are not (separate runs of the same configuration
 differ by up to 10% here). The overhead is off / on - 1 (the extra time per transaction that
-recording costs), over the phases' rates (:func:`islands.stats.ratio`).
+recording costs), over the phases' rates (:func:`islands.results.statistics.ratio`).
 
 Used by ``benchmarks/plp_monitoring.py`` and by experiment files with
-``[probe] kind = "monitor_overhead"`` (:mod:`islands.probe`; 002 Table 2 from
+``[probe] kind = "monitor_overhead"`` (:mod:`islands.experiments.probes`; 002 Table 2 from
 ``islands reproduce 002-table2``).
 """
 
@@ -24,9 +24,9 @@ import time
 from typing import Any
 
 from islands import _core
-from islands.config import RunConfig
-from islands.run_result import RunResult
-from islands.topology import Topology
+from islands.execution.run_result import RunResult
+from islands.execution.settings import RunConfig
+from islands.machine.topology import Topology
 
 __all__ = ["INTERVAL_S", "PAPER_WORST", "measure_monitor_overhead", "phase_rates", "switch_recording"]
 
@@ -82,7 +82,7 @@ def measure_monitor_overhead(
     each phase with recording off and on (``error`` says why phases are missing);
     ``topology`` is the machine's the run records (default: read). Raises
     ``ValueError`` for a config that is not PLP or a phase too short to measure."""
-    import islands
+    from islands.execution.in_process import run as run_here
 
     if config.engine.execution != "plp":
         raise ValueError(f"engine.execution: the monitor is PLP's, not {config.engine.execution}'s")
@@ -98,7 +98,7 @@ def measure_monitor_overhead(
     thread = threading.Thread(target=switch_recording, args=(phase_s, phases, run.driver.warmup_s, out), daemon=True)
     thread.start()
     try:
-        result = islands.run(run, topology)
+        result = run_here(run, topology)
     finally:
         thread.join()
     off, on = phase_rates(result.timeline_tps, out.get("edges", []), run.driver.duration_s)

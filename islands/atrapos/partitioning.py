@@ -30,7 +30,7 @@ from islands.atrapos.cost_model import SyncIndex, draw_loads
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import Scheme, check_fits
 from islands.atrapos.sync_tracker import SyncTracker
-from islands.atrapos.workload import WorkloadStats
+from islands.atrapos.workload_stats import WorkloadStats
 
 __all__ = ["choose_partitioning", "greedy_partitioning", "home_partitioning", "improve_partitioning"]
 

@@ -11,7 +11,7 @@ Recorded per N: the sequence's total time, the actions' summed pause (freeze to 
 what the transactions needing the units wait) and the longest pause.
 
 Used by ``benchmarks/atrapos_repartition.py`` and by experiment files with
-``[probe] kind = "repartition_cost"`` (:mod:`islands.probe`; 002 Fig 9 from
+``[probe] kind = "repartition_cost"`` (:mod:`islands.experiments.probes`; 002 Fig 9 from
 ``islands reproduce 002-fig9``).
 """
 
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from islands import _core
-from islands.config import RunConfig
-from islands.run_result import RunResult
-from islands.topology import Topology
+from islands.execution.run_result import RunResult
+from islands.execution.settings import RunConfig
+from islands.machine.topology import Topology
 
 __all__ = ["COUNTS", "PAPER_ACTIONS", "PAPER_MS", "PAPER_ROWS", "apply_sequences", "measure_repartition_cost"]
 
@@ -79,7 +79,7 @@ def measure_repartition_cost(
     ``total_ms``, ``pause_ms``, ``max_pause_us`` and ``error``); ``topology`` is the
     machine's the run records (default: read). Raises ``ValueError`` for a config that is not
     PLP or has one worker."""
-    import islands
+    from islands.execution.in_process import run
 
     if config.engine.execution != "plp":
         raise ValueError(f"engine.execution: re-partitioning costs need plp, not {config.engine.execution}")
@@ -90,7 +90,7 @@ def measure_repartition_cost(
     thread = threading.Thread(target=apply_sequences, args=(tuple(counts), out, settle), daemon=True)
     thread.start()
     try:
-        result = islands.run(config, topology)
+        result = run(config, topology)
     finally:
         thread.join()
     return result, out

@@ -8,7 +8,7 @@ synchronization together), and it starts from three schemes (the current one, a 
 greedy one, the paper's greedy one), each followed by Algorithm 2; the lowest ``J`` wins. So
 the chosen scheme's ``J`` is never above the current scheme's. The paper's algorithms alone
 are :func:`~islands.atrapos.partitioning.choose_partitioning` and
-:func:`~islands.atrapos.placement.choose_placement`.
+:func:`~islands.atrapos.socket_placement.choose_placement`.
 
 The paper does not say how the two metrics weigh against each other when deciding to
 repartition; here both are put in units of the interval's total action cost:
@@ -39,9 +39,9 @@ from dataclasses import dataclass, field
 from islands.atrapos.cost_model import draw_overhead, resource_utilization, transaction_synchronization
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.partitioning import greedy_partitioning, home_partitioning, improve_partitioning
-from islands.atrapos.placement import choose_placement
 from islands.atrapos.scheme import Scheme, check_fits
-from islands.atrapos.workload import WorkloadStats
+from islands.atrapos.socket_placement import choose_placement
+from islands.atrapos.workload_stats import WorkloadStats
 
 __all__ = ["DEFAULT_DRAW_WEIGHT", "DEFAULT_MIN_GAIN", "Plan", "choose_scheme", "gain_of", "hop_cost_of"]
 

@@ -9,7 +9,7 @@ a machine's islands before any database runs.
 
 ``python -m islands bench ipc|counters|placement`` runs them, stores the rows and draws the
 figures; from Python, :mod:`islands.bench.suite` runs and stores, and
-:func:`islands.plots.bench.draw_bench` draws.
+:func:`islands.plots.bench_figures.draw_bench` draws.
 """
 
 from islands.bench.counters import CounterBenchConfig, counter_plan, run_counters

@@ -9,7 +9,7 @@ protected by a lock of the chosen kind. How many counters there are is the *gran
   incrementing its own counter, as in Fig 5;
 - ``core``: one counter per thread (each thread on its own core), as Fig 7's right bar.
 
-Where the threads run is the *placement*, from :func:`islands.placement.thread_placement`:
+Where the threads run is the *placement*, from :func:`islands.machine.placement.thread_placement`:
 ``grouped`` fills one socket's cores before the next (so each group of the ``socket``
 granularity sits on the socket its counter's memory is on), ``spread`` deals the threads
 round-robin over the sockets (each group spans every socket), ``os`` leaves them unpinned.
@@ -27,8 +27,8 @@ from typing import Any
 
 from islands import _core
 from islands.bench.common import config_hash
-from islands.placement import thread_placement
-from islands.topology import Topology
+from islands.machine.placement import thread_placement
+from islands.machine.topology import Topology
 
 __all__ = [
     "CounterBenchConfig",

@@ -16,7 +16,7 @@ from typing import Any
 
 from islands import _core
 from islands.bench.common import check_online, config_hash
-from islands.topology import Topology
+from islands.machine.topology import Topology
 
 __all__ = [
     "CpuPair",

@@ -2,7 +2,7 @@
 
 The same short transaction workload (the engine's microbenchmark: each transaction updates
 ``rows_per_txn`` rows of its worker's site) runs through :func:`islands.run` with its worker
-threads placed by :func:`islands.placement.thread_placement`: ``spread`` (round-robin over
+threads placed by :func:`islands.machine.placement.thread_placement`: ``spread`` (round-robin over
 the sockets), ``grouped`` (fill one socket first), ``mixed`` (half grouped on the first
 socket, half spread over the others) or ``os`` (not pinned), several times each; the figure
 shows the mean and standard deviation of the throughput.
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from islands.bench.common import config_hash
-from islands.config import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.placement import thread_placement
-from islands.run import run
-from islands.topology import Topology
+from islands.execution.in_process import run
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.machine.placement import thread_placement
+from islands.machine.topology import Topology
 
 __all__ = ["POLICIES", "PlacementBenchConfig", "default_threads", "placement_run_config", "run_placement"]
 

@@ -2,7 +2,7 @@
 
 Each ``bench_*`` function runs every point and repetition, appends each row to the store as
 soon as it is measured (an interrupted run keeps what it finished) and returns a
-:class:`BenchOutcome`. Drawing is the plots' job: :func:`islands.plots.bench.draw_bench` makes
+:class:`BenchOutcome`. Drawing is the plots' job: :func:`islands.plots.bench_figures.draw_bench` makes
 the figures from the stored rows. The CLI (``islands bench``) is a thin layer over both.
 """
 
@@ -28,8 +28,8 @@ from islands.bench.placement_bench import (
     placement_run_config,
     run_placement,
 )
-from islands.metadata import collect_metadata
-from islands.topology import Topology
+from islands.machine.topology import Topology
+from islands.measure.host_metadata import collect_metadata
 
 __all__ = ["BenchOutcome", "bench_counters", "bench_ipc", "bench_placement", "summarize"]
 

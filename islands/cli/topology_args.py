@@ -1,5 +1,5 @@
 """The options every command that plans on a topology shares: ``--virtual-sockets N`` (the real
-cores regrouped into N made-up sockets, islands.virtual_topology), ``--virtual-distance`` and
+cores regrouped into N made-up sockets, islands.machine.virtual_topology), ``--virtual-distance`` and
 ``--virtual-delay-us``."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from islands.topology import Topology, read_topology
-from islands.virtual_topology import DEFAULT_REMOTE_DISTANCE, virtual_sockets
+from islands.machine.topology import Topology, read_topology
+from islands.machine.virtual_topology import DEFAULT_REMOTE_DISTANCE, virtual_sockets
 
 
 def add_topology_arguments(p: argparse.ArgumentParser) -> None:

@@ -6,10 +6,11 @@ form leaves out, and the advisor built on them.
   cost-weighted ``1/T = (1-p)/Tlocal + p/Tdistr``;
 - :mod:`~islands.model.parameters`: the calibrated costs, their spread and the machine;
 - :mod:`~islands.model.machine_profile`: other machines' hardware costs (the papers');
-- :mod:`~islands.model.workload`: a workload as the model sees it;
+- :mod:`~islands.model.workload_spec`: a workload as the model sees it;
 - :mod:`~islands.model.predict`: ``predict(topology, deployment, workload)``;
 - :mod:`~islands.model.simulation`: ``simulate_deployment(...)`` (simpy);
-- :mod:`~islands.model.calibration`: ``calibrate()`` (``islands calibrate``);
+- :mod:`~islands.model.calibration`: the parameters derived from calibration samples (the runs:
+  :mod:`islands.bench.calibration_runs`, ``islands calibrate``);
 - :mod:`~islands.model.advisor`: ``advise()`` (``islands advise``);
 - :mod:`~islands.model.validation`: leave-one-out errors and the papers' trends;
 - :mod:`~islands.model.paper_shapes`: what paper 000 reported for each figure, as data;
@@ -21,7 +22,7 @@ from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighte
 from islands.model.machine_profile import PROFILES, MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters, load_parameters
 from islands.model.predict import Prediction, predict
-from islands.model.workload import KINDS, ModelWorkload, parse_workload
+from islands.model.workload_spec import KINDS, ModelWorkload, parse_workload
 
 __all__ = [
     "KINDS",

@@ -15,12 +15,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from islands.machine.placement import deployment_choices, plan_deployment
+from islands.machine.topology import Topology
 from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters
 from islands.model.predict import COMPONENTS, Prediction, predict
-from islands.model.workload import ModelWorkload
-from islands.placement import deployment_choices, plan_deployment
-from islands.topology import Topology
+from islands.model.workload_spec import ModelWorkload
 
 __all__ = ["Advice", "advise"]
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from islands.model.validation import Point
-from islands.model.workload import ModelWorkload
+from islands.model.workload_spec import ModelWorkload
 
 __all__ = ["FIGURE_AXES", "NOT_EXPRESSED", "FigureAxes", "Panel", "figure_axes", "points_from_rows"]
 
@@ -30,7 +30,7 @@ X_LABELS = {
     "remote": "remote transactions (%)",
 }
 #: Deployments the paper compared (000 Sec 6-8: shared-everything, coarse per-socket and
-#: fine per-core shared-nothing), as :func:`~islands.placement.plan_deployment` specs.
+#: fine per-core shared-nothing), as :func:`~islands.machine.placement.plan_deployment` specs.
 PAPER_DEPLOYMENTS = ("shared-everything", "per-socket", "per-core")
 
 

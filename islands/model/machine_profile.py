@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from islands.topology import Topology
+from islands.machine.topology import Topology
 
 __all__ = ["PROFILES", "MachineProfile", "host_ghz", "profile_for"]
 

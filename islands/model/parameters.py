@@ -27,7 +27,7 @@ file stays readable and diffs well:
 ``spread`` holds each measured cost's relative standard deviation over repetitions (the
 intervals of :func:`islands.model.predict.predict` come from it) and ``model_error`` the
 relative error the model showed in validation. ``machine`` is the host metadata
-(:func:`islands.metadata.collect_metadata`), its clock and its topology.
+(:func:`islands.measure.host_metadata.collect_metadata`), its clock and its topology.
 
 Files: JSON (``.json``) or TOML (``.toml``), chosen by suffix; :meth:`Parameters.save` and
 :func:`load_parameters` round-trip exactly.

@@ -23,7 +23,7 @@ worker spends per committed transaction, in microseconds::
   2.3x on this machine.) Rows scale with the workload: a microbenchmark update of ``r`` rows
   logs ``r``/10 of the 10-row figure's bytes;
 - ``q`` = multisite share x probability a multisite transaction leaves the instance, ``m`` the
-  expected instances it involves (:func:`islands.model.workload.participants`) and
+  expected instances it involves (:func:`islands.model.workload_spec.participants`) and
   ``communication`` = ``speed * distr.<transport>.<op>.participant_us`` plus, per message (2
   for reads, 4 for updates), :data:`LINES_PER_MESSAGE` lines moved at the target's extra
   cost for the distance between the two instances.
@@ -52,11 +52,11 @@ from typing import Any
 
 import numpy as np
 
+from islands.machine.placement import Deployment, plan_deployment
+from islands.machine.topology import Topology
 from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters
-from islands.model.workload import ModelWorkload, participants
-from islands.placement import Deployment, plan_deployment
-from islands.topology import Topology
+from islands.model.workload_spec import ModelWorkload, participants
 
 __all__ = ["COMPONENTS", "LINES_PER_MESSAGE", "LOG_ROWS", "Prediction", "instance_costs", "log_limit", "predict"]
 
@@ -245,8 +245,8 @@ def predict(
     samples: int = SAMPLES,
     seed: int = 0,
 ) -> Prediction:
-    """Predicted throughput of ``deployment`` (a :class:`~islands.placement.Deployment` or a
-    spec :func:`~islands.placement.plan_deployment` takes: ``"4ISL"``, ``"per-core"``, ...)
+    """Predicted throughput of ``deployment`` (a :class:`~islands.machine.placement.Deployment` or a
+    spec :func:`~islands.machine.placement.plan_deployment` takes: ``"4ISL"``, ``"per-core"``, ...)
     on ``topology`` for ``workload``, with ``parameters`` (default: the package's reference
     ones) and the hardware costs of ``profile`` (a profile, a name of
     :data:`~islands.model.machine_profile.PROFILES`, or ``None``: the one whose shape matches

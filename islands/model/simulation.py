@@ -49,12 +49,12 @@ from typing import Any
 import numpy as np
 import simpy
 
+from islands.machine.placement import Deployment, plan_deployment
+from islands.machine.topology import Topology
 from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters
 from islands.model.predict import instance_costs, log_limit
-from islands.model.workload import ModelWorkload
-from islands.placement import Deployment, plan_deployment
-from islands.topology import Topology
+from islands.model.workload_spec import ModelWorkload
 
 __all__ = ["SimulationResult", "events_per_second", "simulate_deployment"]
 
@@ -336,7 +336,7 @@ class _Sim:
 
 
 def _expected_participants(workload: ModelWorkload, deployment: Deployment, instance: int) -> float:
-    from islands.model.workload import participants
+    from islands.model.workload_spec import participants
 
     return participants(workload, [len(c) for c in deployment.instances], instance)[1]
 

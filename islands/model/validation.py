@@ -23,12 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from islands.machine.placement import Deployment, plan_deployment
+from islands.machine.topology import Topology
 from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighted, linear_throughput
 from islands.model.parameters import Parameters
 from islands.model.predict import predict
-from islands.model.workload import ModelWorkload, participants
-from islands.placement import Deployment, plan_deployment
-from islands.topology import Topology
+from islands.model.workload_spec import ModelWorkload, participants
 
 __all__ = [
     "Point",
@@ -110,7 +110,7 @@ def leave_one_out_components(points: Sequence[Point], topology: Topology) -> dic
     """Leave-one-out of the component model fitted to the measured points themselves: each
     point's worker time per transaction (workers / throughput) is ``L[kind, deployment] +
     rows * R[kind, deployment] + q * m * D[transport, op]`` (``R`` for the microbenchmark
-    only; ``q``, ``m`` from :func:`~islands.model.workload.participants`). Like the closed
+    only; ``q``, ``m`` from :func:`~islands.model.workload_spec.participants`). Like the closed
     form, it has no term for skew or data size: points of Fig 20 and 21 share their unknowns
     with the uniform, cache-resident ones, so their error is what the model misses there. The
     unknowns ``L``, ``R`` and ``D`` are fitted by least squares on relative error to every other

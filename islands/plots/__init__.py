@@ -6,7 +6,7 @@ figure function takes the rows (``ResultStore.rows()``) and the figure id and re
 :class:`~islands.plots._common.Drawing` (figure, text summary, file stem);
 :func:`render_results` saves it as PNG and PDF with the summary beside them. The hardware
 microbenchmark figures (``bench_*``) are drawn by ``islands bench`` after its run, through
-:func:`islands.plots.bench.draw_bench`.
+:func:`islands.plots.bench_figures.draw_bench`.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from typing import Any
 
 import pandas as pd
 
-from islands.figures import DRAWN
+from islands.experiments.figure_registry import DRAWN
 from islands.plots._common import Drawing
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
 
 #: FIGURES.md id → the function that draws it from a sweep's rows (the table is
-#: :data:`islands.figures.DRAWN`, which names them without importing them).
+#: :data:`islands.experiments.figure_registry.DRAWN`, which names them without importing them).
 FIGURES: dict[str, Callable[[pd.DataFrame, str], Drawing]] = {
     figure_id: getattr(importlib.import_module(where.split(":")[0]), where.split(":")[1])
     for figure_id, where in DRAWN.items()
@@ -70,7 +70,7 @@ def draw_results(results: str | Path) -> Drawing:
 
 
 def _draw(directory: Path) -> tuple[Drawing, dict[str, Any], pd.DataFrame]:
-    from islands.results import ResultStore
+    from islands.results.store import ResultStore
 
     if not directory.exists():
         raise ValueError(f"{directory}: no such results directory")

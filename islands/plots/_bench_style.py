@@ -8,8 +8,8 @@ from pathlib import Path
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from islands.machine.topology import Topology
 from islands.plots.inline_figure import InlineFigure
-from islands.topology import Topology
 
 #: One colour per series, stable across the figures.
 COLORS = ("#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3")

@@ -1,6 +1,6 @@
 """Paper 002's adaptivity figures from a sweep's rows: the runs of an experiment file with a
-run-time schedule and ``grid.adaptive = [true, false]`` (:mod:`islands.schedule`), drawn
-through :mod:`islands.plots.atrapos`: Fig 10 (TATP's mix changed, ``mix`` events), Fig 11
+run-time schedule and ``grid.adaptive = [true, false]`` (:mod:`islands.experiments.schedule`), drawn
+through :mod:`islands.plots.atrapos_timelines`: Fig 10 (TATP's mix changed, ``mix`` events), Fig 11
 (skew, a ``hot_fraction``/``hot_share`` event), Fig 12 (a worker's core taken away, ``park``)
 and Fig 13 (alternating mixes, with the controller's monitoring interval below).
 
@@ -25,7 +25,13 @@ import pandas as pd
 
 from islands.atrapos.controller import Check
 from islands.plots._common import Drawing, machine_note, require
-from islands.plots.atrapos import Timeline, plot_alternating, plot_cores_removed, plot_skew, plot_workload_change
+from islands.plots.atrapos_timelines import (
+    Timeline,
+    plot_alternating,
+    plot_cores_removed,
+    plot_skew,
+    plot_workload_change,
+)
 
 __all__ = ["plot_adaptivity"]
 

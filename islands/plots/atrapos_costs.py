@@ -1,5 +1,5 @@
 """Paper 002's cost figures from a sweep's rows: the runs of an experiment file with a
-``[probe]`` (:mod:`islands.probe`), drawn through :mod:`islands.plots.atrapos`: Fig 9 (the
+``[probe]`` (:mod:`islands.experiments.probes`), drawn through :mod:`islands.plots.atrapos_timelines`: Fig 9 (the
 time of a sequence of re-partitioning actions against its length, ``probe.kind =
 "repartition_cost"``) and Table 2 (throughput per TATP transaction with the monitor's
 recording off and on within one run, ``"monitor_overhead"``).
@@ -21,7 +21,7 @@ import pandas as pd
 
 from islands.plots._common import Drawing, machine_note, require
 from islands.plots.adaptivity import _SHORT  # TATP's transactions as the paper names them
-from islands.plots.atrapos import plot_monitoring_overhead, plot_repartition_cost
+from islands.plots.atrapos_timelines import plot_monitoring_overhead, plot_repartition_cost
 
 __all__ = ["plot_monitoring_rows", "plot_repartition_rows"]
 
@@ -109,7 +109,7 @@ def plot_monitoring_rows(rows: pd.DataFrame, figure_id: str = "002-table2") -> D
     paper's worst case (3.32%). Raises ``ValueError`` (one line) for rows of another probe or
     none, or a transaction without phases on both sides."""
     from islands.atrapos.monitor_overhead import PAPER_WORST
-    from islands.stats import format_change, ratio
+    from islands.results.statistics import format_change, ratio
 
     what = f"figure {figure_id}"
     require(rows, ("probe.kind", "probe.off_tps", "probe.on_tps"), what)
@@ -140,7 +140,7 @@ def plot_monitoring_rows(rows: pd.DataFrame, figure_id: str = "002-table2") -> D
     drawing = plot_monitoring_overhead(off, on, note=textwrap.fill(caption, int(10 * width)))
     # The drawn overhead (1 - on / off of the medians), then the phases' ratio off / on with
     # its confidence interval: whether this machine can tell the monitor's cost from noise.
-    lines = [caption, drawing.summary, "the phases' rates, off / on (islands.stats.ratio):"]
+    lines = [caption, drawing.summary, "the phases' rates, off / on (islands.results.statistics.ratio):"]
     for name in off:
         lines.append(
             f"  {name}: {format_change(ratio(off[name], on[name]))} ({len(off[name])} phases off, {len(on[name])} on)"

@@ -7,8 +7,8 @@ from typing import cast
 
 import pandas as pd
 
+from islands.machine.topology import Topology
 from islands.plots._bench_style import grouped_bars, machine_caption, new_figure, save
-from islands.topology import Topology
 
 __all__ = ["plot_ipc"]
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from islands.machine.topology import Topology
 from islands.plots._bench_style import grouped_bars, machine_caption, new_figure, save
-from islands.topology import Topology
 
 __all__ = ["plot_placement"]
 

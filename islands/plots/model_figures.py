@@ -18,15 +18,15 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from islands.machine.placement import plan_deployment
+from islands.machine.topology import Topology
 from islands.model.figure_axes import X_LABELS, FigureAxes, figure_axes
 from islands.model.paper_shapes import PAPER_SHAPES
 from islands.model.parameters import Parameters
 from islands.model.predict import Prediction, predict
 from islands.model.validation import Point, Trend, paper_trends, skew_trends
-from islands.placement import plan_deployment
 from islands.plots._common import Drawing, color_of, fmt_tps, fmt_us, marker_of
 from islands.plots.inline_figure import InlineFigure
-from islands.topology import Topology
 
 #: Parameter draws behind each drawn interval (fewer than a prediction's default: a figure
 #: makes hundreds).
@@ -219,10 +219,9 @@ def projection_machines() -> dict[str, Topology]:
     ``ValueError`` when the tree has no fixtures (an installed package without its sources)."""
     from pathlib import Path
 
-    import islands
-    from islands.topology import read_topology
+    from islands.machine.topology import read_topology
 
-    root = Path(islands.__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs"
+    root = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sysfs"
     if not root.is_dir():
         raise ValueError(f"model figures: no fixture machines at {root} (run from a clone of the source tree)")
     return {name: read_topology(root / d) for name, d in PROJECTED.items()}

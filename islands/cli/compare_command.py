@@ -1,0 +1,53 @@
+"""``islands compare A B``: two results directories compared point by point, with
+significance, like ``pyperf compare_to``.
+
+For every point both directories hold (matched on ``grid_id``, or on the columns of
+``--by``): each side's median and min–max, the ratio B / A of their geometric means with its
+95% confidence interval, and a verdict (``B higher``, ``B lower``, ``not distinguishable``
+when the interval includes 1, ``no interval`` with one run a side); see
+:mod:`islands.results.comparison` and :mod:`islands.results.statistics`. ``--json`` prints the same as JSON (null
+for a missing number). Bad input (a missing directory, one without rows, an unknown column,
+no point in common) raises ``ValueError``: one line, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["main", "register"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds the ``compare`` subcommand (``func=main``)."""
+    p = subparsers.add_parser(
+        "compare",
+        help="compare two results directories point by point, with confidence intervals",
+        description="Compare results directory B against A point by point: medians, min-max, the ratio "
+        "B / A with its 95%% confidence interval, and whether the two are distinguishable.",
+    )
+    p.add_argument("a", metavar="A", help="the baseline results directory")
+    p.add_argument("b", metavar="B", help="the results directory compared against A")
+    p.add_argument("--metric", default="throughput_tps", help="the column compared (default: %(default)s)")
+    p.add_argument(
+        "--by",
+        default="grid_id",
+        metavar="COLUMNS",
+        help="comma-separated columns that identify a point in both (default: %(default)s)",
+    )
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON (null for missing numbers)")
+    p.set_defaults(func=main)
+    return p
+
+
+def main(args: argparse.Namespace) -> int:
+    """Prints the comparison; returns the exit status."""
+    from islands.cli.json_output import dumps
+    from islands.results.comparison import compare_dirs
+
+    by = tuple(c.strip() for c in args.by.split(",") if c.strip())
+    if not by:
+        raise ValueError("--by: name at least one column")
+    comparison = compare_dirs(args.a, args.b, metric=args.metric, by=by)
+    print(dumps(comparison.to_dict()) if args.json else comparison.table())
+    return 0

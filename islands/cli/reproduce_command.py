@@ -1,0 +1,109 @@
+"""``islands reproduce FIGURE-ID [--quick]``: run the experiment that feeds a figure, then draw it.
+
+See :mod:`islands.experiments.reproduce`. Prints, for each experiment file the figure needs, where its
+rows and figure went and the figure's summary (``--json``: the same as JSON). Bad input (a
+figure the toolkit does not draw, no experiment file for it) is one line with exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["main", "register"]
+
+
+def register(subparsers: Any) -> argparse.ArgumentParser:
+    """Adds the ``reproduce`` subcommand (``func=main``)."""
+    from islands.experiments.figure_registry import DRAWN
+
+    figures = sorted(DRAWN)
+    p = subparsers.add_parser(
+        "reproduce",
+        help="run the experiment of one of the papers' figures and draw it",
+        description="Run the experiment file(s) in experiments/ that feed a figure (resuming finished "
+        "runs), then draw the figure into the results directory. --quick runs a shrunken copy "
+        "(short runs, one repetition, at most three values per swept axis) into <name>-quick.",
+    )
+    p.add_argument("figure", metavar="FIGURE-ID", choices=figures, help="the figure's id")
+    p.add_argument("--quick", action="store_true", help="short runs and fewer points: a quick look, not the figure")
+    p.add_argument(
+        "--results", metavar="DIR", default="results", help="where the results directories go (default: results)"
+    )
+    p.add_argument(
+        "--experiments",
+        metavar="DIR",
+        default=None,
+        help="where the experiment files are (default: experiments/ of the source tree)",
+    )
+    p.add_argument(
+        "--model",
+        action="store_true",
+        help="also draw the figure through the Islands model (measured vs predicted, projected onto the papers' "
+        "machines; see 'islands plot --model')",
+    )
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print what was run and drawn as JSON")
+    p.set_defaults(func=main)
+    return p
+
+
+def main(args: argparse.Namespace) -> int:
+    """Runs and draws; returns the exit status."""
+    from islands.cli.json_output import dumps
+    from islands.experiments.reproduce import reproduce
+
+    if args.model:
+        from islands.model.figure_axes import figure_axes
+
+        figure_axes(args.figure)  # refuses before running what the model cannot draw
+    done = reproduce(
+        args.figure,
+        quick=args.quick,
+        results=args.results,
+        experiments=args.experiments,
+        progress=False if args.no_progress else None,
+    )
+    models = []
+    if args.model:
+        from islands.plots.model_figures import render_model_figures
+
+        models = [m for r in done for m in render_model_figures(str(r.directory))]
+    if args.json:
+        print(
+            dumps(
+                [
+                    {
+                        "figure": r.figure_id,
+                        "experiment": r.experiment,
+                        "spec_file": r.spec_file,
+                        "directory": r.directory,
+                        "ran": r.ran,
+                        "skipped": r.skipped,
+                        "png": r.rendered.png,
+                        "pdf": r.rendered.pdf,
+                        "summary": r.rendered.summary,
+                    }
+                    for r in done
+                ]
+                + [
+                    {"figure": m.figure_id, "model": True, "png": m.png, "pdf": m.pdf, "summary": m.summary}
+                    for m in models
+                ]
+            )
+        )
+        return 0
+    for r in done:
+        print(f"{r.experiment} ({r.spec_file}): {r.ran} runs made, {r.skipped} already done; rows in {r.directory}")
+        print(f"figure {r.figure_id}: {r.rendered.png}")
+        print(f"figure {r.figure_id}: {r.rendered.pdf}")
+        print()
+        print(r.rendered.summary)
+        print()
+    for m in models:
+        print(f"model figure {m.figure_id}: {m.png}")
+        print(f"model figure {m.figure_id}: {m.pdf}")
+        print()
+        print(m.summary)
+        print()
+    return 0

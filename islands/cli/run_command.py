@@ -1,0 +1,331 @@
+"""``islands run``: one engine instance on pinned workers, printed or as JSON.
+
+The workload flags come from the engine's settings (``_core.settings()``: name, type, default,
+range, help) for every workload its registry lists, so a new workload or setting brings its
+flags along; engine and driver flags are written here with their defaults taken from the
+same schema. A setting the engine refuses is reported under the flag the user typed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import shutil
+import tempfile
+from typing import Any
+
+from islands import _core
+from islands.cli.json_output import dumps
+from islands.cli.topology_args import add_topology_arguments, topology_from_args
+from islands.execution.in_process import check_cpus, run
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import (
+    SECTIONS,
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    RunConfig,
+    default_log_root,
+    registry,
+    resolve_field,
+)
+from islands.experiments.spec import known_transports
+from islands.machine.memory_placement import MEMORY_POLICIES
+from islands.machine.placement import DEPLOYMENT_PLACEMENTS, plan_deployment
+from islands.machine.topology import parse_cpulist
+
+#: Workload settings whose flag is not ``--<field-name>`` (the names users already type).
+FLAG_NAMES = {"micro.rows_per_txn": "--rows", "micro.zipf_s": "--zipf", "tpcc.new_order_remote_item": "--remote-item"}
+#: Further spellings of a flag.
+FLAG_ALIASES = {"--mix": ("--tpcc-mix",)}
+_TYPES: dict[str, Any] = {"int": int, "float": float, "str": str}
+#: Options that only a deployment of several instances takes (refused for a single instance).
+DEPLOYMENT_ONLY = ("--transport",)
+
+
+def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Adds the ``run`` subcommand."""
+    p = subparsers.add_parser(
+        "run",
+        help="run one engine instance and print its throughput",
+        description="Run one engine instance on pinned worker threads.",
+    )
+    add_run_arguments(p)
+    p.set_defaults(func=main)
+    return p
+
+
+def _dest(name: str) -> str:
+    return f"setting_{name}"
+
+
+def _default_text(value: Any) -> str:
+    return (
+        "on" if value is True else "off" if value is False else f"{value:g}" if isinstance(value, float) else str(value)
+    )
+
+
+def add_workload_arguments(p: argparse.ArgumentParser) -> dict[str, str]:
+    """One flag per workload setting, from the engine's schema; returns ``{"section.field":
+    flag}``. A field that several workloads have (``mix``) is one flag that goes to the
+    workload being run."""
+    schema = _core.settings()
+    owners: dict[str, list[dict[str, Any]]] = {}
+    for entry in registry():
+        for f in schema[entry["section"]]:
+            owners.setdefault(f["name"], []).append({**f, "section": entry["section"]})
+    flags: dict[str, str] = {}
+    for name, fields in owners.items():
+        first = fields[0]
+        if any(f["type"] != first["type"] or f["choices"] != first["choices"] for f in fields):
+            raise TypeError(f"workload setting {name!r} has different types in {[f['section'] for f in fields]}")
+        flag = FLAG_NAMES.get(f"{first['section']}.{name}", "--" + name.replace("_", "-"))
+        defaults = {json.dumps(f["default"]) for f in fields}
+        default = first["default"] if len(defaults) == 1 else None
+        what = "; ".join(f"{f['section']}: {f['help']}" for f in fields)
+        shown = f" (default {_default_text(default)})" if default is not None else " (default: the workload's own)"
+        kwargs: dict[str, Any] = {"dest": _dest(name), "default": default, "help": what + shown}
+        if first["type"] == "bool":
+            kwargs["action"] = argparse.BooleanOptionalAction
+        else:
+            kwargs["type"] = _TYPES[first["type"]]
+            kwargs["metavar"] = first["type"].upper()
+            if first["choices"]:
+                kwargs["choices"] = first["choices"]
+        p.add_argument(flag, *FLAG_ALIASES.get(flag, ()), **kwargs)
+        for f in fields:
+            flags[f"{f['section']}.{name}"] = flag
+    return flags
+
+
+def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup: float | None = None) -> None:
+    """The options of a run (shared by ``run`` and ``check``); ``duration`` and ``warmup``
+    override the driver's defaults (a shorter window from the command line)."""
+    schema = {s: {f["name"]: f for f in fields} for s, fields in _core.settings().items()}
+    engine, driver = EngineConfig(), DriverConfig()
+    warmup = driver.warmup_s if warmup is None else warmup
+    names = [w["name"] for w in registry()]
+    p.add_argument(
+        "--workload",
+        default=RunConfig().workload,
+        choices=names,
+        help=f"workload: {', '.join(names)} (default {RunConfig().workload})",
+    )
+    flags = {"workload": "--workload", **add_workload_arguments(p)}
+    p.add_argument("--cores", default=None, help="CPUs for the workers, e.g. 0,1 or 0-3 (default: every online CPU)")
+    p.add_argument("--no-pin", action="store_true", help=f"{schema['driver']['pin']['help']}: do not pin workers")
+    p.add_argument(
+        "--deployment",
+        default="1",
+        metavar="SPEC",
+        help="instances over the cores: 1 (shared-everything), N (e.g. 2ISL or 2), per-socket, per-core, "
+        "or explicit CPU lists such as '0-3;4-7' (default 1)",
+    )
+    placements = [name for name in DEPLOYMENT_PLACEMENTS if name != "explicit"]
+    p.add_argument(
+        "--placement",
+        default="islands",
+        choices=placements,
+        help="how instances take the cores: islands (an instance's cores share a socket), "
+        "spread (across the sockets), or os (not pinned) (default islands)",
+    )
+    add_topology_arguments(p)
+    p.add_argument(
+        "--memory",
+        default="local",
+        choices=MEMORY_POLICIES,
+        help="NUMA nodes each instance allocates on: local (its cores' nodes), central (all on the "
+        "first socket's node) or remote (the next socket's node) (paper 002 Table 1; default local)",
+    )
+    transports = known_transports()
+    p.add_argument(
+        "--transport",
+        default=None,
+        choices=transports,
+        help=f"messages between instances: {', '.join(transports)} (unix: sockets, shm: shared-memory "
+        "rings; default unix; deployments of several instances only)",
+    )
+    index, cc, policy = schema["engine"]["index"], schema["engine"]["cc"], schema["engine"]["lock_policy"]
+    p.add_argument(
+        "--index", default=engine.index, choices=index["choices"], help=f"{index['help']} (default {engine.index})"
+    )
+    p.add_argument(
+        "--cc", default=None, choices=cc["choices"], help=f"{cc['help']} (default: none on one CPU, else 2pl)"
+    )
+    p.add_argument(
+        "--lock-policy",
+        default=None,
+        choices=policy["choices"],
+        help=f"{policy['help']} (default wait_die in one instance, no_wait across several)",
+    )
+    isolation = schema["engine"]["isolation"]
+    p.add_argument(
+        "--isolation",
+        default=engine.isolation,
+        choices=isolation["choices"],
+        help=f"{isolation['help']} (default {engine.isolation})",
+    )
+    execution = schema["engine"]["execution"]
+    p.add_argument(
+        "--execution",
+        default=engine.execution,
+        choices=execution["choices"],
+        help=f"{execution['help']} (default {engine.execution}; plp: one instance)",
+    )
+    structures = schema["engine"]["system_structures"]
+    p.add_argument(
+        "--system-structures",
+        default=engine.system_structures,
+        choices=structures["choices"],
+        help=f"{structures['help']} (default {engine.system_structures})",
+    )
+    p.add_argument("--no-latching", action="store_true", help=f"do not {schema['engine']['latching']['help']}")
+    p.add_argument("--no-prefetch", action="store_true", help=f"do not {schema['engine']['prefetch']['help']}")
+    p.add_argument("--warmup", type=float, default=warmup, help=f"warm-up seconds (default {warmup:g})")
+    p.add_argument("--duration", type=float, default=duration, help=f"measured seconds (default {duration:g})")
+    p.add_argument(
+        "--seed", type=int, default=driver.seed, help=f"{schema['driver']['seed']['help']} (default {driver.seed})"
+    )
+    p.add_argument("--json", action="store_true", help="print the whole result as JSON")
+    mode = schema["log"]["mode"]
+    p.add_argument(
+        "--log",
+        default="off",
+        choices=mode["choices"],
+        help=f"write-ahead log: {mode['help']} (default off; a logged run runs as a deployment, one instance too)",
+    )
+    p.add_argument(
+        "--log-dir",
+        default=None,
+        metavar="DIR",
+        help="where the instances log (holding no earlier log; kept after the run) "
+        "(default: a fresh directory under /dev/shm, removed after the run)",
+    )
+    flags.update(
+        {
+            "engine.index": "--index",
+            "engine.cc": "--cc",
+            "engine.lock_policy": "--lock-policy",
+            "engine.isolation": "--isolation",
+            "engine.execution": "--execution",
+            "engine.system_structures": "--system-structures",
+            "engine.latching": "--no-latching",
+            "engine.prefetch": "--no-prefetch",
+            "driver.cpus": "--cores",
+            "driver.pin": "--no-pin",
+            "driver.warmup_s": "--warmup",
+            "driver.duration_s": "--duration",
+            "driver.seed": "--seed",
+            "log.mode": "--log",
+            "log.directory": "--log-dir",
+        }
+    )
+    p.set_defaults(config_flags=flags)
+
+
+def config_from_args(
+    args: argparse.Namespace, cpus: tuple[int, ...], per_instance: int = 0, n_instances: int = 1
+) -> RunConfig:
+    """The RunConfig the command line asks for (cc defaults to none for one-CPU instances, but
+    2pl under PLP)."""
+    plp = getattr(args, "execution", "shared_everything") == "plp"
+    cc = args.cc or ("none" if (per_instance or len(cpus)) == 1 and not plp else "2pl")
+    lock_policy = args.lock_policy or ("wait_die" if n_instances == 1 else "no_wait")
+    sections: dict[str, Any] = {}
+    flags = list(_field_flags(args).values())
+    shared = {key for key, flag in _field_flags(args).items() if flags.count(flag) > 1}
+    for entry in registry():
+        section, klass = entry["section"], SECTIONS[entry["section"]]
+        values = {}
+        for f in dataclasses.fields(klass):
+            value = getattr(args, _dest(f.name), None)
+            if value is None or (f"{section}.{f.name}" in shared and entry["name"] != args.workload):
+                continue  # a shared flag (--mix) sets only the workload being run
+            values[f.name] = value
+        sections[section] = klass(**values)
+    return RunConfig(
+        workload=args.workload,
+        **sections,
+        engine=EngineConfig(
+            index=args.index,
+            cc=cc,
+            lock_policy=lock_policy,
+            isolation=args.isolation,
+            execution=getattr(args, "execution", "shared_everything"),
+            system_structures=getattr(args, "system_structures", "none"),
+            latching=not args.no_latching,
+            prefetch=not args.no_prefetch,
+        ),
+        driver=DriverConfig(
+            cpus=cpus, pin=not args.no_pin, warmup_s=args.warmup, duration_s=args.duration, seed=args.seed
+        ),
+    )
+
+
+def _field_flags(args: argparse.Namespace) -> dict[str, str]:
+    flags: dict[str, str] = getattr(args, "config_flags", {})
+    return flags
+
+
+def flag_of(args: argparse.Namespace, field: str) -> str:
+    """The flag that sets a setting a ``ConfigError`` names (the field itself when no flag
+    does, as for ``log.mode``)."""
+    section, name = resolve_field(field, getattr(args, "workload", "micro"))
+    return _field_flags(args).get(f"{section}.{name}" if section else name, field)
+
+
+def main(args: argparse.Namespace) -> int:
+    """Runs and prints; returns the exit status (1 when a consistency condition failed)."""
+    result = run_from_args(args)
+    print(dumps(result.to_dict()) if args.json else result.summary())
+    return 1 if result.check_failures else 0
+
+
+def run_from_args(args: argparse.Namespace):
+    """Runs the one instance or the deployment the options ask for; returns its result. A
+    setting the engine refuses is a ``ValueError`` naming the flag that set it."""
+    try:
+        return _run_from_args(args)
+    except _core.ConfigError as error:
+        raise ValueError(f"{flag_of(args, error.field)}: {error.why}") from None
+
+
+def _run_from_args(args: argparse.Namespace):
+    topology = topology_from_args(args)
+    try:
+        cpus = tuple(parse_cpulist(args.cores)) if args.cores else topology.cpus
+    except ValueError as error:
+        raise ValueError(f"--cores: {error}") from None
+    check_cpus(cpus, topology)
+    deployment = plan_deployment(topology, args.deployment, placement=args.placement, cpus=cpus)
+    if args.no_pin:
+        deployment = dataclasses.replace(deployment, pinned=False)
+    if deployment.n_instances == 1:
+        for flag in DEPLOYMENT_ONLY:
+            if getattr(args, flag.removeprefix("--")) is not None:
+                raise ValueError(
+                    f"{flag}: only a deployment of several instances takes it; "
+                    f"--deployment {args.deployment} is one instance"
+                )
+        config = config_from_args(args, deployment.instances[0])
+        config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=deployment.pinned))
+        if getattr(args, "log", "off") == "off" and args.memory == "local":
+            return run(config, topology)  # in this process; another memory policy needs its own
+    else:
+        config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
+    if getattr(args, "log", "off") == "off":
+        return run_deployment(
+            deployment, config, transport=args.transport or "unix", topology=topology, memory=args.memory
+        )
+    # Logged: the instances run as processes (run_deployment) that log into --log-dir or a
+    # fresh directory made for this run and removed after it.
+    directory = args.log_dir or tempfile.mkdtemp(prefix="islands-log-", dir=default_log_root())
+    try:
+        config = dataclasses.replace(config, log=LogConfig(mode=args.log, directory=directory))
+        return run_deployment(
+            deployment, config, transport=args.transport or "unix", topology=topology, memory=args.memory
+        )
+    finally:
+        if args.log_dir is None:
+            shutil.rmtree(directory, ignore_errors=True)

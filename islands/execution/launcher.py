@@ -1,0 +1,368 @@
+"""Launching a deployment: one pinned process per instance, a load barrier, one measured
+window everywhere at once, statistics collected as JSON, and nothing left behind.
+
+Any instance that dies, a timeout or Ctrl-C ends the run: the others are killed, the error
+names the instance and how it ended, and the private run directory (sockets, rings) is
+removed. Instance processes also die with the launcher (PR_SET_PDEATHSIG).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import IO, Any
+
+from islands import _core
+from islands.execution.in_process import check_cpus
+from islands.execution.run_result import RunResult, collect
+from islands.execution.settings import RunConfig
+from islands.machine.memory_placement import memory_nodes
+from islands.machine.placement import Deployment
+from islands.machine.topology import Topology, format_cpulist, read_topology
+
+#: Seconds an instance may take to load its data and attach to its peers.
+LOAD_TIMEOUT_S = 120.0
+#: Seconds past the end of the window for the shutdown handshake and the statistics.
+FINISH_GRACE_S = 60.0
+
+
+#: A deployment's result is the one result type of every run.
+DeploymentResult = RunResult
+
+
+class InstanceFailed(RuntimeError):
+    """An instance process died, failed or timed out."""
+
+
+#: Where private run directories are made: tmpfs when there is one, so that ring files are
+#: never written back to a disk (None: the system's temporary directory).
+RUN_ROOT: str | None = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+
+
+def _run_directory() -> Path:
+    """A new private run directory (mode 0700) named after this process, after removing those
+    of launchers that died without cleaning up (SIGKILL, power loss of a terminal).
+
+    The root is shared (/dev/shm), so only a real directory of this user is ever removed: an
+    entry another user made under the same name pattern (a link to elsewhere, their own
+    directory) is left alone whatever its name says."""
+    root = Path(RUN_ROOT or tempfile.gettempdir())
+    for stale in root.glob("islands-run-*-*"):
+        try:
+            pid = int(stale.name.split("-")[2])
+            st = stale.lstat()
+        except (ValueError, OSError):
+            continue  # not one of ours, or gone meanwhile
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(stale, ignore_errors=True)
+        except PermissionError:
+            pass  # alive, another user's
+    return Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
+
+
+def _how_it_ended(code: int | None) -> str:
+    if code is None:
+        return "did not answer in time"
+    if code < 0:
+        try:
+            return f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with status {code}"
+
+
+def _pipe(stream: IO[bytes] | None) -> IO[bytes]:
+    """An instance's stdin or stdout: every instance is started with both as pipes."""
+    if stream is None:
+        raise RuntimeError("instance process started without its pipes")
+    return stream
+
+
+def _kill_if_running(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+
+
+class _Instances:
+    """The instance processes of one run and their JSON-line conversations."""
+
+    def __init__(self, specs: list[dict[str, Any]], directory: Path, deployment: Deployment) -> None:
+        self.deployment = deployment
+        self.directory = directory
+        self.procs: list[subprocess.Popen[bytes]] = []
+        self.buffers: list[bytes] = []
+        self.selector = selectors.DefaultSelector()
+        try:
+            for i, spec in enumerate(specs):
+                with open(directory / f"instance-{i}.stderr", "wb") as err:
+                    proc = subprocess.Popen(
+                        [sys.executable, "-m", "islands.execution.instance_process"],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.PIPE,
+                        stderr=err,
+                        close_fds=True,
+                    )
+                self.procs.append(proc)
+                self.buffers.append(b"")
+                self.selector.register(_pipe(proc.stdout), selectors.EVENT_READ, i)
+                self.send(i, spec)
+        except BaseException:
+            self.kill()  # those already started: the caller never gets this object to clean up
+            raise
+
+    def send(self, i: int, message: dict[str, Any]) -> None:
+        """Writes one JSON line to instance i; InstanceFailed naming it when it is gone."""
+        stdin = _pipe(self.procs[i].stdin)
+        try:
+            stdin.write((json.dumps(message) + "\n").encode())
+            stdin.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.procs[i].wait(timeout=5)
+            raise self.failure(i) from None
+
+    def describe(self, i: int) -> str:
+        return f"instance {i} (pid {self.procs[i].pid}, cpus {format_cpulist(self.deployment.instances[i])})"
+
+    def failure(self, i: int, what: str | None = None) -> InstanceFailed:
+        code = self.procs[i].poll()
+        detail = what or _how_it_ended(code)
+        err = self.directory / f"instance-{i}.stderr"
+        tail = err.read_text(errors="replace").strip().splitlines()[-1:] if err.exists() else []
+        return InstanceFailed(f"{self.describe(i)} {detail}" + (f": {tail[0]}" if tail else ""))
+
+    def collect(self, event: str, deadline: float) -> list[dict[str, Any]]:
+        """Waits until every instance said `event`; raises InstanceFailed otherwise."""
+        got: dict[int, dict[str, Any]] = {}
+        while len(got) < len(self.procs):
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                waiting = min(set(range(len(self.procs))) - set(got))
+                raise self.failure(waiting, f"did not say '{event}' in time")
+            for key, _ in self.selector.select(timeout=min(remaining, 0.5)):
+                i = key.data
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    self.selector.unregister(key.fileobj)
+                    self.procs[i].wait(timeout=5)
+                    if i not in got:
+                        raise self.failure(i)
+                    continue
+                self.buffers[i] += chunk
+                while b"\n" in self.buffers[i]:
+                    line, self.buffers[i] = self.buffers[i].split(b"\n", 1)
+                    message = json.loads(line)
+                    if message["event"] == "error":
+                        self.procs[i].wait(timeout=10)
+                        raise self.failure(i, f"failed: {message['message']}" + self.other_errors(i))
+                    if message["event"] == event:
+                        got[i] = message
+            for i, proc in enumerate(self.procs):
+                if i not in got and proc.poll() is not None and self.buffers[i].count(b"\n") == 0:
+                    # Exited with nothing more to read: let select drain EOF first, then judge.
+                    if self.selector.get_map().get(_pipe(proc.stdout).fileno()) is None:
+                        raise self.failure(i)
+        return [got[i] for i in range(len(self.procs))]
+
+    def other_errors(self, first: int, wait_s: float = 2.0) -> str:
+        """The errors other instances report within `wait_s` of the first one (one failure
+        usually breaks the mesh for the others: the first to speak is not always the cause)."""
+        deadline = time.monotonic() + wait_s
+        found = []
+        for j, proc in enumerate(self.procs):
+            if j == first:
+                continue
+            try:
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                continue
+            try:
+                rest = self.buffers[j] + _pipe(proc.stdout).read()
+            except (OSError, ValueError):
+                continue
+            for line in rest.splitlines():
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if message.get("event") == "error":
+                    found.append(f"instance {j} failed: {message['message']}")
+        return "".join(f"; {f}" for f in found)
+
+    def kill(self) -> None:
+        """Kills every instance still running and reaps them all."""
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+        for proc in self.procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=10)
+            for stream in (proc.stdin, proc.stdout):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        self.selector.close()
+
+
+def instance_specs(
+    deployment: Deployment,
+    config: RunConfig,
+    transport: str,
+    directory: Path,
+    topology: Topology,
+    ring_bytes: int = 16 * 1024,
+    recover: bool = False,
+    memory: str = "local",
+) -> list[dict[str, Any]]:
+    """What each instance process is told: its config (CPUs), the mesh, memory nodes (where
+    ``memory``, a :data:`~islands.machine.memory_placement.MEMORY_POLICIES` policy, puts them)."""
+    sizes = [len(cpus) for cpus in deployment.instances]
+    bound = memory_nodes(topology, deployment, memory)
+    # Every site's socket (sites are the CPUs in order): an injected cross-socket delay needs
+    # them, and so do the per-socket system structures (engine.system_structures).
+    site_sockets = [topology.socket_of(c) for cpus in deployment.instances for c in cpus]
+    specs = []
+    for i, cpus in enumerate(deployment.instances):
+        driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": deployment.pinned}
+        specs.append(
+            {
+                "launcher_pid": os.getpid(),
+                "config": {**config.to_dict(), "driver": driver},
+                "instance_id": i,
+                "instance_sites": sizes,
+                "transport": transport,
+                "directory": str(directory),
+                "ring_bytes": ring_bytes,
+                "recover": recover,
+                "site_sockets": site_sockets,
+                "message_delay_us": topology.message_delay_us,
+                "numa_nodes": bound[i] if bound else None,
+            }
+        )
+    return specs
+
+
+def validate(deployment: Deployment, config: RunConfig, transport: str, topology: Topology) -> None:
+    """Raises ValueError for a deployment or config that cannot run, before anything starts."""
+    check_cpus(deployment.cpus, topology)
+    for i, cpus in enumerate(deployment.instances):
+        core = _core.InstanceConfig()
+        core.run = RunConfig.from_dict(
+            {**config.to_dict(), "driver": {**config.to_dict()["driver"], "cpus": list(cpus)}}
+        ).to_core(total_sites=deployment.n_cpus)
+        core.instance_id = i
+        core.instance_sites = [len(c) for c in deployment.instances]
+        core.transport = transport
+        core.directory = "/nonexistent-checked-later"
+        core.validate()
+
+
+def run_deployment(
+    deployment: Deployment,
+    config: RunConfig,
+    transport: str = "unix",
+    topology: Topology | None = None,
+    recover: bool = False,
+    kill: tuple[int, float] | None = None,
+    memory: str = "local",
+) -> DeploymentResult:
+    """Runs `config`'s workload on every instance of `deployment` and returns the result.
+
+    The driver settings of `config` give warm-up, duration and seed; its CPUs are replaced by
+    each instance's. Raises ValueError for bad input (nothing is started), InstanceFailed when
+    an instance dies or times out (the others are stopped, nothing is left behind).
+
+    With the log on (``config.log``), ``recover=True`` restarts the deployment from its logs:
+    every instance loads its initial data, replays its log (resolving in-doubt distributed
+    transactions from their coordinators' logs) and the run continues on the recovered state.
+    ``kill=(instance, seconds)`` SIGKILLs that instance that many seconds after the start
+    command (fault testing): the run then ends with InstanceFailed, the others killed too.
+    ``memory`` says which NUMA nodes each instance allocates on (:mod:`islands.machine.memory_placement`:
+    local, central or remote; paper 002 Table 1); each of the result's ``instances`` says
+    where it was bound (``memory_nodes``, None where nothing was bound).
+    """
+    topology = topology or read_topology()
+    validate(deployment, config, transport, topology)
+    memory_nodes(topology, deployment, memory)  # a policy the machine cannot give: refused now
+    if config.log.mode != "off":
+        try:
+            Path(config.log.directory).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ValueError(f"log.directory: cannot create {config.log.directory}: {error.strerror}") from None
+        _core.check_log_directory(config.log.directory)
+    if recover and config.log.mode == "off":
+        raise ValueError("recover: recovery replays the log, but log.mode is off")
+    if config.log.mode != "off" and not recover:
+        earlier = sorted(Path(config.log.directory).glob("instance-*.log"))
+        if earlier:
+            raise ValueError(
+                f"log.directory: {earlier[0]} holds the log of an earlier run "
+                "(restart with recover=True, or use an empty directory)"
+            )
+    directory = _run_directory()
+    instances = None
+    killer = None
+    try:
+        specs = instance_specs(deployment, config, transport, directory, topology, recover=recover, memory=memory)
+        instances = _Instances(specs, directory, deployment)
+        instances.collect("ready", time.monotonic() + LOAD_TIMEOUT_S)
+        start_at = time.monotonic_ns() + 50_000_000  # everyone gets the command before it
+        if kill is not None:
+            victim = instances.procs[kill[0]]
+            killer = threading.Timer(0.05 + kill[1], _kill_if_running, (victim,))
+            killer.start()
+        for i in range(deployment.n_instances):
+            instances.send(
+                i,
+                {
+                    "cmd": "start",
+                    "start_at_ns": start_at,
+                    "warmup_s": config.driver.warmup_s,
+                    "duration_s": config.driver.duration_s,
+                },
+            )
+        deadline = time.monotonic() + 0.05 + config.driver.warmup_s + config.driver.duration_s + FINISH_GRACE_S
+        results = instances.collect("result", deadline)
+        for i, r in enumerate(
+            results
+        ):  # engine.record_history: each instance's file (islands.execution.instance_process)
+            recorded = directory / f"history-{i}.u64"
+            if recorded.exists():
+                r["stats"]["history"] = recorded.read_bytes()
+        checkpoint = config.log.mode != "off" and config.log.checkpoint
+        for i in range(deployment.n_instances):
+            instances.send(i, {"cmd": "checkpoint" if checkpoint else "exit"})
+        if checkpoint:
+            instances.collect("checkpointed", time.monotonic() + FINISH_GRACE_S)
+        for proc in instances.procs:
+            proc.wait(timeout=30)
+    finally:
+        if killer is not None:
+            killer.cancel()
+            killer.join()
+        if instances is not None:
+            instances.kill()
+        shutil.rmtree(directory, ignore_errors=True)
+    result = collect(config, deployment, transport, topology, results)
+    for instance, spec in zip(result.instances, specs):
+        instance["memory_nodes"] = spec["numa_nodes"]  # None: not bound (the kernel's default)
+    if config.profile.simulate:  # cachegrind's copy runs after the instances are gone
+        from islands.measure.cachegrind import simulated_profile
+
+        result.profile["simulated"] = simulated_profile(config)
+    return result

@@ -1,0 +1,501 @@
+"""Sweeps: an experiment file's grid of deployments × workload settings × transports ×
+repetitions, run point by point into a :class:`~islands.results.store.ResultStore`.
+
+The experiment file's schema and its checks live in :mod:`islands.experiments.spec`; where a point
+runs (in this process or as a deployment, with a fresh log directory) in
+:mod:`islands.execution.runner`.
+
+Each point becomes a :class:`Point` (a deployment, the run config, a transport and a
+repetition); runs go repetition by repetition (every point once, then every point again), so
+an interrupted sweep already covers the grid. Each run writes one row at once, carrying the
+full config and its hash, the deployment, the topology, the host metadata and a ``point_id``
+(a stable hash of the point and its repetition). Run again, the sweep skips the point_ids its
+directory already holds; the manifest records the spec and its hash and a directory made
+from a different spec (or on a different machine) is refused unless ``fresh`` (start over)
+or ``force`` (add to it). Every check on the spec, the deployments and the configs happens
+before the results directory is touched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import itertools
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from islands.atrapos.events import check_events
+from islands.execution.launcher import validate as validate_deployment
+from islands.execution.settings import DEFAULT_WORKLOAD, WORKLOADS
+from islands.execution.settings import default_log_root as default_log_root
+from islands.experiments.designs import DESIGNS
+from islands.experiments.executors import Executor, Finished, LocalExecutor
+from islands.experiments.point import Point, Runner, default_runner, run_point, show_value
+from islands.experiments.progress import SweepProgress, choose_mode
+from islands.experiments.spec import (
+    DEPLOY_KEYS,
+    SHOWN_DEPLOY_KEYS,
+    ExperimentSpec,
+    SpecLocation,
+    known_transports,
+    load_spec,
+)
+
+# The experiment file's names, importable from here as before.
+from islands.experiments.spec import GRID_PLACEMENTS as GRID_PLACEMENTS
+from islands.experiments.spec import LOG_KEYS as LOG_KEYS
+from islands.experiments.spec import PROFILE_KEYS as PROFILE_KEYS
+from islands.experiments.spec import RUN_KEYS as RUN_KEYS
+from islands.experiments.spec import SECTION_FIELDS as SECTION_FIELDS
+from islands.experiments.spec import SHARED_FIELDS as SHARED_FIELDS
+from islands.experiments.spec import TOP_KEYS as TOP_KEYS
+from islands.machine.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
+from islands.machine.topology import Topology
+from islands.measure.system_state import busy_warning
+from islands.results.store import ResultStore
+
+__all__ = [
+    "ExperimentSpec",
+    "Point",
+    "Runner",
+    "Sweep",
+    "SweepOutcome",
+    "default_runner",
+    "known_transports",
+    "load_spec",
+    "run_point",
+]
+
+MANIFEST_VERSION = 1
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+# Sweeps -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SweepOutcome:
+    """What :meth:`Sweep.run` did: runs made now, runs found done, runs in all."""
+
+    ran: int
+    skipped: int
+    total: int
+    directory: Path
+    notes: tuple[str, ...] = ()
+    #: One line when other processes kept the machine busy during some runs.
+    warnings: tuple[str, ...] = ()
+
+
+class Sweep:
+    """An experiment spec on one machine: its points, their dry-run table, and the run.
+
+    ``topology`` defaults to this machine's; ``out`` to ``results/<spec name>``.
+    Constructing a sweep plans every deployment and checks every config, so a spec that
+    does not fit the machine fails here (``ValueError``), before anything is written.
+    """
+
+    def __init__(self, spec: ExperimentSpec, topology: Topology | None = None, out: str | Path | None = None) -> None:
+        if topology is None:
+            from islands.machine.topology import read_topology
+
+            topology = read_topology()
+        if spec.virtual_sockets is not None and not topology.virtual:  # --virtual-sockets, if given, wins
+            from islands.machine.virtual_topology import virtual_sockets
+
+            topology = virtual_sockets(topology, spec.virtual_sockets, message_delay_us=spec.virtual_delay_us)
+        self.spec = spec
+        self.topology = topology
+        self.directory = Path(out) if out is not None else Path("results") / spec.name
+        self.store = ResultStore(self.directory)
+        self.notes: list[str] = []
+        self.grid_points = self._expand()
+
+    def _expand(self) -> list[Point]:
+        spec, topo = self.spec, self.topology
+        grid = dict(spec.grid)
+        # The cpus of each cores value ("all": the run's); a value the machine cannot give is
+        # skipped, with a note.
+        cpus_of: dict[Any, tuple[int, ...] | None] = {}
+        for n in grid.get("cores", ("all",)):
+            try:
+                cpus = leading_cpus(topo, n, spec.cpus)
+            except ValueError as e:
+                raise SpecLocation(spec.source, spec.text).error("run.cpus", str(e)) from None
+            if n != "all" and cpus is None:
+                self.notes.append(f"cores={n} skipped: the run has fewer cpus")
+                continue
+            cpus_of[n] = cpus
+        if not cpus_of:
+            raise SpecLocation(spec.source, spec.text).error("grid.cores", "no value fits this machine's cpus")
+        # Deployments coincide differently under each placement (and number of cores), so each
+        # has its own list; the deployment axis is their union, and a combination outside its
+        # list is skipped.
+        # A design (grid.design) names its deployment: the deployment axis is theirs.
+        designs = grid.get("design", ())
+        written = [DESIGNS[d].deployment for d in designs] if designs else list(grid["deployment"])
+        names_of: dict[tuple[str, Any], list[str]] = {}
+        design_deployment: dict[tuple[str, str, Any], str] = {}
+        axis: list[str] = []
+        for placement in grid["placement"]:
+            for cores, cpus in cpus_of.items():
+                for design in designs:
+                    one, _ = expand_relative(topo, [DESIGNS[design].deployment], placement, cpus)
+                    design_deployment[design, placement, cores] = one[0]
+                try:
+                    names, notes = expand_relative(topo, written, placement, cpus)
+                except ValueError as e:
+                    raise SpecLocation(spec.source, spec.text).error("grid.deployment", str(e)) from None
+                self.notes.extend(note for note in notes if note not in self.notes)
+                names_of[placement, cores] = names
+                axis.extend(name for name in names if name not in axis)
+        keys = [k for k, _ in spec.grid]
+        axes = [axis if k == "deployment" else list(cpus_of) if k == "cores" else list(v) for k, v in spec.grid]
+        if designs:  # the deployment follows the design
+            keys.append("deployment")
+            axes.append([None])
+        planned: dict[tuple[str, str, Any], Deployment] = {}
+        out: list[Point] = []
+        seen: set[str] = set()
+        for combo in itertools.product(*axes):
+            chosen = dict(zip(keys, combo))
+            cores = chosen.get("cores", "all")
+            if designs:
+                chosen["deployment"] = design_deployment[chosen["design"], chosen["placement"], cores]
+            if chosen["deployment"] not in names_of[chosen["placement"], cores]:
+                continue
+            plan_key = (chosen["deployment"], chosen["placement"], cores)
+            if plan_key not in planned:
+                planned[plan_key] = plan_deployment(topo, *plan_key[:2], cpus=cpus_of[cores])
+            point = self._point(chosen, planned[plan_key], len(out))
+            if point.grid_id in seen:
+                note = f"{point.describe().rsplit(' rep', 1)[0]} is listed more than once: run once"
+                if note not in self.notes:
+                    self.notes.append(note)
+                continue
+            seen.add(point.grid_id)
+            out.append(point)
+        return out
+
+    def _point(self, chosen: dict[str, Any], dep: Deployment, index: int) -> Point:
+        spec = self.spec
+        config = spec.run_config(chosen, cpus=dep.cpus, sizes=[len(c) for c in dep.instances], pin=dep.pinned)
+        params = tuple((k, dep.name if k == "deployment" else chosen[k]) for k, _ in spec.grid)
+        # The engine judges each instance's config as the deployment will run it.
+        live = spec.live_run(chosen)
+        try:
+            validate_deployment(dep, config, chosen["transport"], self.topology)
+            if live is not None:
+                if dep.n_instances != 1:
+                    raise ValueError(f"the ATraPos controller adapts one PLP instance, not {dep.n_instances}")
+                check_events(live.schedule, len(dep.cpus), config.workload)
+            if spec.probe is not None:
+                if dep.n_instances != 1:
+                    raise ValueError(f"a [probe] runs beside one PLP instance, not {dep.n_instances}")
+                if spec.probe.kind == "repartition_cost" and len(dep.cpus) < 2:
+                    raise ValueError("probe repartition_cost: moves units between workers: needs two cpus or more")
+        except ValueError as e:
+            shown = Point(dep, config, chosen["transport"], 0, params).describe().rsplit(" rep", 1)[0]
+            raise ValueError(f"{spec.source}: point {shown}: {e}") from None
+        return Point(
+            deployment=dep,
+            config=config,
+            transport=chosen["transport"],
+            repetition=0,
+            params=params,
+            index=index,
+            live=live,
+            probe=spec.probe,
+        )
+
+    def points(self) -> list[Point]:
+        """Every run, repetition by repetition: the grid once, then again, ..."""
+        return [dataclasses.replace(p, repetition=r) for r in range(self.spec.repetitions) for p in self.grid_points]
+
+    def done_ids(self) -> set[str]:
+        """The point_ids the results directory already holds."""
+        rows = self.store.rows()
+        if rows.empty or "point_id" not in rows.columns:
+            return set()
+        return set(rows["point_id"].astype(str))
+
+    def estimate_s(self, runs: int | None = None) -> float:
+        """A rough time for ``runs`` runs (default all): warm-up + duration + 0.5 s each."""
+        n = len(self.points()) if runs is None else runs
+        return n * (self.spec.warmup_s + self.spec.duration_s + 0.5)
+
+    def table(self, done: set[str] | None = None) -> str:
+        """The dry-run listing: a header, the notes, and one line per grid point."""
+        spec, topo = self.spec, self.topology
+        done = self.done_ids() if done is None else done
+        runs = self.points()
+        left = sum(1 for p in runs if p.point_id not in done)
+        varying = [k for k, v in spec.grid if len(v) > 1 and (k not in DEPLOY_KEYS or k in SHOWN_DEPLOY_KEYS)]
+        fixed = {**spec.fixed(WORKLOADS.get(spec.workload, DEFAULT_WORKLOAD)), **spec.engine}
+        fixed.update({k: v[0] for k, v in spec.grid if len(v) == 1 and k not in DEPLOY_KEYS})
+        lines = [
+            f"experiment {spec.name} (figure {spec.figure}) from {spec.source}, spec {spec.spec_hash()}",
+            f"machine: {_count(topo.n_sockets, 'socket')}, {_count(topo.n_cores, 'core')}, "
+            f"{_count(topo.n_cpus, 'hardware thread')} ({topo.source})",
+            f"{len(self.grid_points)} points x {spec.repetitions} repetitions = {len(runs)} runs"
+            f"; {len(runs) - left} done, {left} to run, about {_duration(self.estimate_s(left))} "
+            f"(warm-up {spec.warmup_s:g} s + {spec.duration_s:g} s measured each)",
+            f"results: {self.directory}",
+        ]
+        if fixed:
+            lines.append("fixed: " + ", ".join(f"{k}={show_value(v)}" for k, v in fixed.items()))
+        if spec.schedule:
+            events = ", ".join(f"{e.label()} at {e.at_s:g} s" for e in spec.schedule)
+            lines.append(f"schedule: {events} (controller interval from {spec.controller_interval_s:g} s)")
+        lines += [f"note: {n}" for n in self.notes]
+        header = ["#", "deployment", "instances", "sockets", "transport", *varying, "done", "grid_id"]
+        rows = []
+        for p in self.grid_points:
+            dep = p.deployment
+            sizes = sorted({len(c) for c in dep.instances})
+            shape = f"{dep.n_instances}x{sizes[0]}" if len(sizes) == 1 else "+".join(str(len(c)) for c in dep.instances)
+            spans = sorted({len(s) for s in dep.sockets})
+            reps_done = sum(1 for r in range(spec.repetitions) if dataclasses.replace(p, repetition=r).point_id in done)
+            params = dict(p.params)
+            rows.append(
+                [
+                    str(p.index + 1),
+                    dep.name,
+                    shape,
+                    "-".join(map(str, spans)) if len(spans) > 1 else str(spans[0]),
+                    p.transport,
+                    *[show_value(params[k]) for k in varying],
+                    f"{reps_done}/{spec.repetitions}",
+                    p.grid_id,
+                ]
+            )
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        lines.append("")
+        for r in [header, *rows]:
+            lines.append(
+                "  ".join(
+                    c.rjust(w) if c[:1].isdigit() and i == 0 else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))
+                ).rstrip()
+            )
+        return "\n".join(lines)
+
+    # Running --------------------------------------------------------------------------
+
+    def _prepare(self, fresh: bool, force: bool) -> dict[str, Any]:
+        """Check the directory against this spec and machine; returns the manifest to use."""
+        d = self.directory
+        if d.exists() and not d.is_dir():
+            raise ValueError(f"results directory {d}: exists and is not a directory")
+        manifest = self.store.manifest() if d.is_dir() else {}
+        has_rows = self.store.has_rows()
+        spec_hash = self.spec.spec_hash()
+        mismatch = None
+        if manifest:
+            if manifest.get("spec_hash") != spec_hash:
+                mismatch = (
+                    f"holds results of a different spec (spec {manifest.get('spec_hash')} from "
+                    f"{manifest.get('spec_file')}, this one is {spec_hash})"
+                )
+            elif not _same_machine(manifest.get("topology"), self.topology):
+                mismatch = "holds results made on a different machine topology"
+        elif has_rows:
+            mismatch = "holds rows but no manifest"
+        if fresh:
+            try:
+                self.store.clear_rows()
+                self.store.manifest_path.unlink(missing_ok=True)
+            except OSError as e:
+                raise ValueError(f"results directory {d}: cannot remove its rows ({e.strerror})") from None
+            manifest = {}
+        elif mismatch and not force:
+            raise ValueError(
+                f"results directory {d} {mismatch}: use --fresh to start over, --force to add to it, or another --out"
+            )
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            probe = d / ".write-test"
+            probe.write_text("")
+            probe.unlink()
+        except OSError as e:
+            raise ValueError(f"results directory {d}: not writable ({e.strerror})") from None
+        from islands.measure.host_metadata import collect_metadata
+
+        now = _now()
+        history = list(manifest.get("history", []))
+        history.append({"started_utc": now, "spec_hash": spec_hash, "forced": bool(mismatch and force)})
+        return {
+            "version": MANIFEST_VERSION,
+            "experiment": self.spec.name,
+            "figure": self.spec.figure,
+            "spec_file": self.spec.source,
+            "spec": self.spec.to_dict(),
+            "spec_hash": spec_hash,
+            "topology": self.topology.to_dict(),
+            "metadata": collect_metadata(),
+            "created_utc": manifest.get("created_utc", now),
+            "updated_utc": now,
+            "status": "running",
+            "points": len(self.grid_points),
+            "repetitions": self.spec.repetitions,
+            "runs_total": len(self.points()),
+            "runs_done": 0,
+            "notes": list(self.notes),
+            "history": history,
+        }
+
+    def run(
+        self,
+        runner: Runner | None = None,
+        *,
+        fresh: bool = False,
+        force: bool = False,
+        progress: bool | str | None = None,
+        executor: Executor | None = None,
+    ) -> SweepOutcome:
+        """Run every point not yet in the results directory, one row per run, written as
+        soon as the run ends. ``runner`` defaults to :func:`run_point` on this sweep's
+        topology. ``fresh`` deletes the directory's rows and manifest first; ``force``
+        adds to a directory made from another spec. ``progress``: a progress bar with an
+        ETA (``True`` or ``"bar"``), one line per finished run (``"lines"``), or nothing
+        (``False``), on stderr; by default a bar when stderr is a terminal, lines otherwise (see
+        :mod:`islands.experiments.progress`). ``executor`` says where the runs happen (default: one
+        after another in this process; :class:`~islands.experiments.executors.DaskExecutor` spreads them
+        over a cluster's nodes, each row then carrying its node's topology and metadata).
+
+        Every row records the machine's state around its run (``system.*``, see
+        :mod:`islands.measure.system_state`); when other processes kept the machine busy during some
+        runs, :attr:`SweepOutcome.warnings` says so in one line (also printed on stderr).
+
+        Ctrl-C (``KeyboardInterrupt``) stops after the rows already finished are written,
+        marks the manifest ``interrupted`` and is raised again; a failing run marks it
+        ``failed`` and raises (``ValueError`` stays a ``ValueError``, anything else becomes
+        a ``RuntimeError`` naming the point). Run again to resume.
+        """
+        runner = runner or default_runner(self.topology)
+        executor = executor or LocalExecutor()
+        manifest = self._prepare(fresh, force)
+        self.store.create(manifest)
+        done = self.done_ids()
+        runs = self.points()
+        todo = [p for p in runs if p.point_id not in done]
+        skipped = len(runs) - len(todo)
+        manifest["runs_done"] = skipped
+        meta = manifest["metadata"]
+        topo = manifest["topology"]
+        mode = choose_mode(progress)
+        ran = 0
+        states: list[dict[str, Any]] = []
+
+        all_ids = {p.point_id for p in runs}
+
+        def finish(status: str, error: str | None = None) -> None:
+            # Counted from the store: an interrupt may land between a write and `ran += 1`.
+            stored = len(self.done_ids() & all_ids) if status != "running" else skipped + ran
+            manifest.update(status=status, updated_utc=_now(), runs_done=stored)
+            if error is not None:
+                manifest["error"] = error
+            else:
+                manifest.pop("error", None)
+            self.store.write_manifest(manifest)
+
+        bar = SweepProgress(mode, len(runs), skipped)
+        try:
+            with bar:
+                if todo:
+                    bar.describe(todo[0].describe())
+                for done_run in executor.run(todo, runner):
+                    states.append(done_run.system)
+                    self.store.append([self._row(done_run, meta, topo)])
+                    ran += 1
+                    busy = bool(done_run.system.get("busy"))
+                    bar.finished(done_run.point.describe(), done_run.result, done_run.run_s, busy=busy)
+                    if ran % 10 == 0:
+                        finish("running")
+        except KeyboardInterrupt:
+            finish("interrupted")
+            _warn(busy_warning(states))
+            print(
+                f"sweep interrupted: {manifest['runs_done']} of {len(runs)} runs stored in {self.directory}; "
+                "run the same command again to resume",
+                file=sys.stderr,
+            )
+            raise
+        except BaseException as e:
+            finish("failed", str(e))
+            raise
+        finish("complete")
+        warning = busy_warning(states)
+        _warn(warning)
+        return SweepOutcome(
+            ran=ran,
+            skipped=skipped,
+            total=len(runs),
+            directory=self.directory,
+            notes=tuple(self.notes),
+            warnings=(warning,) if warning else (),
+        )
+
+    def _row(self, done: Finished, meta: Mapping[str, Any], topo: Mapping[str, Any]) -> dict[str, Any]:
+        """One run's row; a run made on a cluster node carries that node's topology and metadata."""
+        point, node = done.point, done.node
+        if node is not None:
+            meta, topo = node.metadata, node.topology
+        dep = point.deployment.to_dict()
+        dep.pop("version")
+        dep["roles"] = ",".join(roles_of(self.topology, point.deployment))
+        row: dict[str, Any] = {
+            "config": point.config.to_dict(),
+            "config_hash": point.config.config_hash(),
+            "topology": dict(topo),
+            "metadata": dict(meta),
+        }
+        row.update(done.result)
+        row.update(
+            {
+                "experiment": self.spec.name,
+                "figure": self.spec.figure,
+                "spec_hash": self.spec.spec_hash(),
+                "point_id": point.point_id,
+                "grid_id": point.grid_id,
+                "point_index": point.index,
+                "repetition": point.repetition,
+                "transport": point.transport,
+                "deployment": dep,
+                "run_s": done.run_s,
+                "node": node.address if node is not None else "local",
+                "finished_utc": _now(),
+            }
+        )
+        row["system"] = dict(done.system)
+        return row
+
+
+def _same_machine(stored: Any, topology: Topology) -> bool:
+    if not stored:
+        return True
+    try:
+        return Topology.from_dict(stored) == topology
+    except ValueError:
+        return False
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def _warn(line: str | None) -> None:
+    if line:
+        print(line, file=sys.stderr, flush=True)

@@ -1,0 +1,1 @@
+"""Measuring around a run: PMUs, simulated caches, code-module profiles, host metadata and machine state."""

@@ -1,0 +1,264 @@
+"""A static HTML page of the figures under a results root, with their configs, summaries and
+machines (``islands gallery RESULTS``).
+
+Each results directory under the root (``results/<experiment>``, made by ``islands sweep``,
+``islands reproduce`` or ``islands bench``) is one entry. A sweep's figure is drawn afresh
+from its stored rows (so the page shows the latest rows, finished or not) with the same
+function as ``islands plot``; a benchmark's figures are the PNGs it drew. Everything the page
+shows is copied next to it (``<out>/<directory name>/``: the PNG, the PDF, summary.txt and
+manifest.json), so the page can be moved or served as it is. A directory whose figure cannot
+be drawn (no rows yet, an unknown figure) is listed with the reason instead of an image.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Entry", "build_gallery", "find_results"]
+
+#: The page's file name in the output directory.
+INDEX = "index.html"
+#: Host metadata shown for each entry (the rest stays in manifest.json).
+_MACHINE_KEYS = (
+    "hostname",
+    "cpu_model",
+    "n_online_cpus",
+    "kernel",
+    "os",
+    "python",
+    "compiler",
+    "build_type",
+    "islands_version",
+    "git_revision",
+    "timestamp_utc",
+)
+
+
+@dataclass
+class Entry:
+    """One results directory on the page: where it is, its manifest, and what was copied."""
+
+    source: Path
+    name: str
+    manifest: dict[str, Any]
+    images: list[str] = field(default_factory=list)  #: paths relative to the page
+    files: list[str] = field(default_factory=list)  #: other copied files, relative to the page
+    summary: str = ""
+    problem: str = ""  #: why no figure was drawn ("" when one was)
+
+    @property
+    def figure_id(self) -> str:
+        """The figure the directory feeds ("" when its manifest names none)."""
+        return str(self.manifest.get("figure") or "")
+
+    @property
+    def anchor(self) -> str:
+        """The entry's id in the page."""
+        return "entry-" + "".join(c if c.isalnum() or c in "-_" else "-" for c in self.name)
+
+
+def find_results(root: str | Path) -> list[Path]:
+    """The results directories under ``root`` (those holding a manifest.json): ``root`` itself
+    if it is one, else its subdirectories that are, sorted by name. ValueError (one line) when
+    ``root`` does not exist or holds none."""
+    from islands.results.store import MANIFEST_FILE
+
+    base = Path(root)
+    if not base.is_dir():
+        raise ValueError(f"{base}: no such results directory")
+    if (base / MANIFEST_FILE).is_file():
+        return [base]
+    found = sorted(d for d in base.iterdir() if d.is_dir() and (d / MANIFEST_FILE).is_file())
+    if not found:
+        raise ValueError(f"{base}: no results directories in it (none holds a {MANIFEST_FILE})")
+    return found
+
+
+def _collect(source: Path, out: Path) -> Entry:
+    """Copies what the page shows of one results directory into ``out/<its name>/``."""
+    from islands.plots import FIGURES, render_results
+    from islands.results.store import ResultStore
+
+    store = ResultStore(source)
+    try:
+        manifest = store.manifest()
+    except (OSError, ValueError) as e:
+        manifest, problem = {}, f"cannot read {store.manifest_path.name} ({e})"
+    else:
+        problem = ""
+    entry = Entry(source=source, name=source.name, manifest=manifest, problem=problem)
+    target = out / source.name
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    if store.manifest_path.is_file():
+        shutil.copyfile(store.manifest_path, target / store.manifest_path.name)
+        entry.files.append(f"{source.name}/{store.manifest_path.name}")
+    if problem:
+        return entry
+    if entry.figure_id in FIGURES:
+        try:
+            rendered = render_results(source, target)
+        except ValueError as e:
+            entry.problem = str(e)
+        else:
+            entry.summary = rendered.summary
+            entry.images.append(f"{source.name}/{rendered.png.name}")
+            entry.files += [f"{source.name}/{p.name}" for p in (rendered.pdf, rendered.summary_path)]
+        return entry
+    bench = str(manifest.get("bench") or "")
+    if bench:  # a hardware benchmark: its figures, drawn afresh from its rows
+        _draw_bench(entry, store, target)
+    else:
+        for png in sorted(source.glob("*.png")):
+            shutil.copyfile(png, target / png.name)
+            entry.images.append(f"{source.name}/{png.name}")
+        if not entry.images:
+            entry.problem = f"figure {entry.figure_id!r} has no plot here and the directory holds no PNG"
+    for extra in (source / "summary.txt",):
+        if extra.is_file():
+            shutil.copyfile(extra, target / extra.name)
+            entry.files.append(f"{source.name}/{extra.name}")
+            entry.summary = extra.read_text()
+    return entry
+
+
+def _draw_bench(entry: Entry, store: Any, target: Path) -> None:
+    from islands.machine.topology import Topology, TopologyError
+    from islands.plots.bench_figures import BENCH_FIGURES, draw_bench
+
+    bench = str(entry.manifest.get("bench"))
+    if bench not in BENCH_FIGURES:
+        entry.problem = f"benchmark {bench!r} has no figure here"
+        return
+    try:
+        rows = store.rows()
+        topology = Topology.from_dict(entry.manifest.get("topology") or {})
+    except (OSError, ValueError, TopologyError) as e:
+        entry.problem = f"cannot read the benchmark's rows or topology ({e})"
+        return
+    if rows.empty:
+        entry.problem = "no result rows yet"
+        return
+    drawn = draw_bench(bench, rows, target, topology)
+    entry.images += [f"{entry.name}/{p.name}" for p in drawn]
+    if not drawn:
+        entry.problem = "its rows cannot show a figure (for instance one placement only)"
+
+
+def _latest(entries: list[Entry]) -> list[Entry]:
+    """Per experiment, the most recently updated directory (a re-run under another name
+    replaces the older one on the page); ordered by figure id, then name."""
+    best: dict[str, Entry] = {}
+    for e in entries:
+        key = str(e.manifest.get("experiment") or e.name)
+        if key not in best or str(e.manifest.get("updated_utc", "")) > str(best[key].manifest.get("updated_utc", "")):
+            best[key] = e
+    return sorted(best.values(), key=lambda e: (e.figure_id or "~", e.name))
+
+
+def build_gallery(results: str | Path, out: str | Path | None = None) -> Path:
+    """Writes the page for the results directories under ``results`` into ``out`` (default
+    ``<results>/gallery``) and returns the page's path. Raises ValueError (one line) for a
+    root with no results directories or an output directory that cannot be written."""
+    root = Path(results)
+    sources = find_results(root)
+    target = Path(out) if out is not None else root / "gallery"
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"--out {target}: cannot create it ({e.strerror})") from None
+    resolved = target.resolve()
+    sources = [s for s in sources if s.resolve() != resolved]
+    try:
+        entries = _latest([_collect(s, target) for s in sources])
+        page = target / INDEX
+        page.write_text(_page(root, entries))
+    except OSError as e:
+        raise ValueError(f"{target}: cannot write the gallery ({e.strerror or e})") from None
+    return page
+
+
+def _esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _machine(manifest: dict[str, Any]) -> str:
+    from islands.machine.topology import Topology, TopologyError
+
+    meta = manifest.get("metadata") or {}
+    rows = "".join(f"<tr><th>{_esc(k)}</th><td>{_esc(meta[k])}</td></tr>" for k in _MACHINE_KEYS if k in meta)
+    text = ""
+    if manifest.get("topology"):
+        try:
+            text = Topology.from_dict(manifest["topology"]).describe()
+        except (TopologyError, TypeError, ValueError) as e:
+            text = f"(topology not readable: {e})"
+    table = f"<table class='machine'>{rows}</table>" if rows else "<p>no host metadata recorded</p>"
+    return table + (f"<pre class='topology'>{_esc(text)}</pre>" if text else "")
+
+
+def _config(manifest: dict[str, Any]) -> str:
+    spec = manifest.get("spec") or manifest.get("config")
+    if spec is None:
+        return "<p>no config recorded</p>"
+    return f"<pre class='config'>{_esc(json.dumps(spec, indent=2, sort_keys=True, default=str))}</pre>"
+
+
+def _section(e: Entry) -> str:
+    m = e.manifest
+    title = f"{e.figure_id or 'no figure'} — {m.get('experiment', e.name)}"
+    facts = ", ".join(
+        f"{k} {_esc(m[k])}" for k in ("status", "runs_done", "runs_total", "updated_utc", "spec_hash") if k in m
+    )
+    images = "".join(
+        f"<a href='{_esc(src)}'><img src='{_esc(src)}' alt='{_esc(e.figure_id)} from {_esc(e.name)}'></a>"
+        for src in e.images
+    )
+    problem = f"<p class='problem'>{_esc(e.problem)}</p>" if e.problem else ""
+    links = " · ".join(f"<a href='{_esc(f)}'>{_esc(Path(f).name)}</a>" for f in e.images + e.files)
+    summary = f"<h3>Summary</h3><pre class='summary'>{_esc(e.summary.strip())}</pre>" if e.summary else ""
+    return (
+        f"<section id='{e.anchor}'><h2>{_esc(title)}</h2>"
+        f"<p class='facts'>from <code>{_esc(e.source)}</code>; {facts}</p>"
+        f"{problem}<div class='figures'>{images}</div><p class='files'>{links}</p>{summary}"
+        f"<details><summary>Config</summary>{_config(m)}</details>"
+        f"<details><summary>Machine</summary>{_machine(m)}</details>"
+        f"<p><a href='#top'>back to the list</a></p></section>"
+    )
+
+
+_STYLE = """
+body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
+img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 90%; }
+section { border-top: 1px solid #ccc; margin-top: 2em; }
+.problem { color: #a00; }
+.facts, .files { color: #555; }
+table.machine th { text-align: left; padding-right: 1em; font-weight: normal; color: #555; }
+"""
+
+
+def _page(root: Path, entries: list[Entry]) -> str:
+    from islands.measure.revision import git_revision, package_version
+
+    now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    items = "".join(
+        f"<li><a href='#{e.anchor}'>{_esc(e.figure_id or 'no figure')}</a> — {_esc(e.name)}"
+        f"{' (' + _esc(e.manifest['status']) + ')' if e.manifest.get('status') else ''}</li>"
+        for e in entries
+    )
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>islands figures: {_esc(root)}</title><style>{_STYLE}</style></head>"
+        f"<body><h1 id='top'>islands figures</h1>"
+        f"<p>{len(entries)} results directories under <code>{_esc(root)}</code>; page written {now} by islands "
+        f"{_esc(package_version())} (git {_esc(git_revision())}).</p>"
+        f"<ul class='toc'>{items}</ul>" + "".join(_section(e) for e in entries) + "</body></html>\n"
+    )

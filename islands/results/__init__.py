@@ -1,0 +1,1 @@
+"""Stored results: the store, statistics of repetitions, comparisons and history checks."""

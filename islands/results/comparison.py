@@ -1,0 +1,219 @@
+"""Two results directories compared point by point, with significance (as ``pyperf
+compare_to`` does): for every point both hold, each side's median, min–max and confidence
+interval, the ratio B / A with its interval, and whether the two are distinguishable
+(:mod:`islands.results.statistics`).
+
+Points are matched on ``grid_id`` by default (the same deployment, config and transport;
+e.g. one spec run at two git revisions); ``by`` names other columns to match on (say
+``deployment.name,config.micro.multisite`` across machines or specs).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from islands.results.statistics import PointStats, Ratio, format_ratio, ratio, summarize
+from islands.results.store import ResultStore
+
+__all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
+
+#: Config columns that never name a point for people (they follow from the deployment).
+_NOT_PARAMS = ("config.driver.cpus", "config.driver.pin", "config.engine.cc")
+
+
+@dataclass(frozen=True)
+class PointComparison:
+    """One point in both directories: its key, a label, each side's statistics and B / A."""
+
+    key: tuple[Any, ...]
+    label: str
+    a: PointStats
+    b: PointStats
+    ratio: Ratio
+
+    @property
+    def verdict(self) -> str:
+        """``B higher``, ``B lower``, ``not distinguishable`` or ``no interval``."""
+        d = self.ratio.distinguishable
+        if d is None:
+            return "no interval"
+        if not d:
+            return "not distinguishable"
+        return "B higher" if self.ratio.value > 1 else "B lower"
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The points of directories ``a`` and ``b`` compared on ``metric``."""
+
+    a: Path
+    b: Path
+    metric: str
+    by: tuple[str, ...]
+    points: list[PointComparison]
+    only_a: list[str] = field(default_factory=list)
+    only_b: list[str] = field(default_factory=list)
+    busy_a: int = 0
+    busy_b: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything, as plain data (NaN stays NaN: write it with a null-for-NaN writer)."""
+        return {
+            "a": str(self.a),
+            "b": str(self.b),
+            "metric": self.metric,
+            "by": list(self.by),
+            "points": [
+                {
+                    "key": list(p.key),
+                    "label": p.label,
+                    "a": p.a.to_dict(),
+                    "b": p.b.to_dict(),
+                    **p.ratio.to_dict(),
+                    "verdict": p.verdict,
+                }
+                for p in self.points
+            ],
+            "only_in_a": self.only_a,
+            "only_in_b": self.only_b,
+            "busy_runs_a": self.busy_a,
+            "busy_runs_b": self.busy_b,
+        }
+
+    def table(self) -> str:
+        """The comparison for people: one line per point and a closing count."""
+        header = ["point", "A median", "A min-max", "B median", "B min-max", "B / A", "verdict"]
+        rows = [
+            [
+                p.label,
+                _num(p.a.median),
+                f"{_num(p.a.min)}-{_num(p.a.max)}",
+                _num(p.b.median),
+                f"{_num(p.b.min)}-{_num(p.b.max)}",
+                format_ratio(p.ratio),
+                p.verdict,
+            ]
+            for p in self.points
+        ]
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        lines = [f"A: {self.a}", f"B: {self.b}", f"{self.metric}, points matched on {', '.join(self.by)}", ""]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+        verdicts = [p.verdict for p in self.points]
+        lines.append("")
+        lines.append(
+            f"{len(self.points)} points in both: {verdicts.count('B higher')} B higher, "
+            f"{verdicts.count('B lower')} B lower, {verdicts.count('not distinguishable')} not distinguishable"
+            + (f", {verdicts.count('no interval')} without an interval (one run)" if "no interval" in verdicts else "")
+        )
+        if self.only_a or self.only_b:
+            lines.append(f"{len(self.only_a)} points only in A, {len(self.only_b)} only in B")
+        for side, n in (("A", self.busy_a), ("B", self.busy_b)):
+            if n:
+                lines.append(f"warning: {n} runs of {side} ran on a busy machine (system.busy)")
+        return "\n".join(lines)
+
+
+def load_rows(directory: str | Path) -> pd.DataFrame:
+    """The rows of a results directory; ValueError (one line) when it is missing or empty."""
+    d = Path(directory)
+    if not d.is_dir():
+        raise ValueError(f"{d}: no such results directory")
+    store = ResultStore(d)
+    if not store.has_rows():
+        raise ValueError(f"{d}: holds no result rows")
+    return store.rows()
+
+
+def compare_dirs(
+    a: str | Path, b: str | Path, metric: str = "throughput_tps", by: tuple[str, ...] = ("grid_id",)
+) -> Comparison:
+    """Compares directory ``b`` against ``a`` (ratios are B / A). Raises ValueError when a
+    directory has no rows, lacks ``metric`` or a ``by`` column, or the two share no point."""
+    ra, rb = load_rows(a), load_rows(b)
+    for name, rows in (("A", ra), ("B", rb)):
+        for column in (metric, *by):
+            if column not in rows.columns:
+                raise ValueError(f"{name} ({a if name == 'A' else b}): the rows have no column {column!r}")
+    by = tuple(by)
+    ga = {_key(k): g for k, g in ra.groupby(list(by), sort=False, dropna=False)}
+    gb = {_key(k): g for k, g in rb.groupby(list(by), sort=False, dropna=False)}
+    both = [k for k in ga if k in gb]
+    if not both:
+        raise ValueError(
+            f"{a} and {b} share no point (matched on {', '.join(by)}); "
+            "match on other columns with --by, e.g. --by deployment.name,transport,config.micro.multisite"
+        )
+    union = pd.concat([ra, rb], ignore_index=True)
+    params = _varying(union, by)
+    points = []
+    for k in both:
+        va = pd.to_numeric(ga[k][metric], errors="coerce").to_list()
+        vb = pd.to_numeric(gb[k][metric], errors="coerce").to_list()
+        points.append(
+            PointComparison(k, _label(ga[k].iloc[0], by, params), summarize(va), summarize(vb), ratio(vb, va))
+        )
+    return Comparison(
+        a=Path(a),
+        b=Path(b),
+        metric=metric,
+        by=by,
+        points=points,
+        only_a=[_label(g.iloc[0], by, params) for k, g in ga.items() if k not in gb],
+        only_b=[_label(g.iloc[0], by, params) for k, g in gb.items() if k not in ga],
+        busy_a=_busy(ra),
+        busy_b=_busy(rb),
+    )
+
+
+def _key(k: Any) -> tuple[Any, ...]:
+    return k if isinstance(k, tuple) else (k,)
+
+
+def _busy(rows: pd.DataFrame) -> int:
+    if "system.busy" not in rows.columns:
+        return 0
+    return int(rows["system.busy"].fillna(False).astype(bool).sum())
+
+
+def _varying(rows: pd.DataFrame, by: tuple[str, ...]) -> list[str]:
+    """The config columns whose values differ between the rows (what tells points apart)."""
+    out = []
+    for c in rows.columns:
+        if not c.startswith("config.") or c in _NOT_PARAMS or c in by:
+            continue
+        if rows[c].astype(str).nunique(dropna=False) > 1:
+            out.append(c)
+    return out
+
+
+def _label(row: pd.Series, by: tuple[str, ...], params: list[str]) -> str:
+    if by != ("grid_id",):
+        return " ".join(f"{c.rsplit('.', 1)[-1]}={_plain(row[c])}" for c in by)
+    parts = [str(row.get("deployment.name", "?")), str(row.get("transport", ""))]
+    parts += [f"{c.rsplit('.', 1)[-1]}={_plain(row[c])}" for c in params]
+    return " ".join(p for p in parts if p)
+
+
+def _plain(v: Any) -> Any:
+    if hasattr(v, "item"):
+        v = v.item()
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def _num(v: float) -> str:
+    if not math.isfinite(v):
+        return "n/a"
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:.2f} M"
+    if abs(v) >= 1e3:
+        return f"{v / 1e3:.2f} K"
+    return f"{v:.3g}"
