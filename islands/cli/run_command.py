@@ -30,7 +30,7 @@ from islands.execution.settings import (
     registry,
     resolve_field,
 )
-from islands.experiments.spec import known_transports
+from islands.experiments.spec_sections import known_transports
 from islands.machine.memory_placement import MEMORY_POLICIES
 from islands.machine.placement import DEPLOYMENT_PLACEMENTS, plan_deployment
 from islands.machine.topology import parse_cpulist

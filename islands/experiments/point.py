@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from islands.experiments.spec import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, stable_hash
+from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, stable_hash
 from islands.machine.topology import format_cpulist
 
 if TYPE_CHECKING:

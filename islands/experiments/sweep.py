@@ -35,23 +35,8 @@ from islands.experiments.designs import DESIGNS
 from islands.experiments.executors import Executor, Finished, LocalExecutor
 from islands.experiments.point import Point, Runner, default_runner, run_point, show_value
 from islands.experiments.progress import SweepProgress, choose_mode
-from islands.experiments.spec import (
-    DEPLOY_KEYS,
-    SHOWN_DEPLOY_KEYS,
-    ExperimentSpec,
-    SpecLocation,
-    known_transports,
-    load_spec,
-)
-
-# The experiment file's names, importable from here as before.
-from islands.experiments.spec import GRID_PLACEMENTS as GRID_PLACEMENTS
-from islands.experiments.spec import LOG_KEYS as LOG_KEYS
-from islands.experiments.spec import PROFILE_KEYS as PROFILE_KEYS
-from islands.experiments.spec import RUN_KEYS as RUN_KEYS
-from islands.experiments.spec import SECTION_FIELDS as SECTION_FIELDS
-from islands.experiments.spec import SHARED_FIELDS as SHARED_FIELDS
-from islands.experiments.spec import TOP_KEYS as TOP_KEYS
+from islands.experiments.spec import ExperimentSpec, load_spec
+from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, SpecLocation, known_transports
 from islands.machine.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.machine.topology import Topology
 from islands.measure.system_state import busy_warning
