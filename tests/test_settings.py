@@ -230,7 +230,7 @@ README_QUOTES = {
 
 @pytest.mark.parametrize("key", list(README_QUOTES), ids=[".".join(k) for k in README_QUOTES])
 def test_readme_quotes_the_engines_defaults(key):
-    text = (ROOT / "README.md").read_text()
+    text = "\n".join(p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
     found = re.search(README_QUOTES[key], text)
     assert found, f"README no longer quotes {'.'.join(key)}: update README_QUOTES"
     default = next(f["default"] for f in SCHEMA[key[0]] if f["name"] == key[1])
