@@ -5,7 +5,7 @@ BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test test-slow test-cpp install lint bench clean test-sanitize test-asan test-tsan
+.PHONY: run test test-slow test-cpp install lint bench clean test-sanitize test-asan test-tsan settings
 
 # A virtual environment; Debian splits venv support into python3-venv, so fetch it if missing.
 $(PY):
@@ -52,6 +52,12 @@ lint: install
 test: install
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
 	ctest --test-dir $(BUILD) --output-on-failure
+
+# After a C++ setting changed: the Python section dataclasses (islands/execution/settings_sections.py)
+# and the stub's settings classes, written again from the engine's lists (tests/test_settings.py
+# fails until they are).
+settings: install
+	$(PY) -m islands.execution.settings_codegen
 
 test-slow: install
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)

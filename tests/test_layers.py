@@ -23,8 +23,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "islands"
 MAY_IMPORT: dict[str, tuple[str, ...]] = {
     # what the machine is and where things go: pure, or reads sysfs; imports nothing of ours
     "islands.machine": (),
-    # the run's settings: checked against the engine's own lists, probe nothing
-    "islands.execution.settings": ("islands._core",),
+    # the run's settings (their sections generated from the engine's lists): probe nothing
+    "islands.execution.settings": ("islands._core", "islands.execution.settings_sections"),
+    "islands.execution.settings_sections": (),
     # stored rows and their statistics: never launch, never draw
     "islands.results": ("islands.machine", "islands.execution.settings"),
     # what is measured around a run: never draws

@@ -22,7 +22,8 @@ from islands.execution.settings import (
     WORKLOADS,
     RunConfig,
 )
-from islands.experiments.spec import SECTION_FIELDS, TOP_KEYS, ExperimentSpec
+from islands.experiments.spec import ExperimentSpec
+from islands.experiments.spec_sections import SECTION_FIELDS, TOP_KEYS
 from islands.experiments.sweep import Sweep
 from islands.machine.topology import read_topology
 

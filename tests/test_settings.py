@@ -22,6 +22,7 @@ import islands
 from islands import _core
 from islands.__main__ import build_parser
 from islands.cli.run_command import config_from_args
+from islands.execution import settings_codegen as codegen
 from islands.execution.settings import (
     ALL_SECTIONS,
     TATP_TRANSACTIONS,
@@ -35,18 +36,9 @@ from islands.execution.settings import (
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA: dict[str, list[dict[str, Any]]] = _core.settings()
 
-#: Fields only one side has, each with its reason (a stale entry fails the test too).
-CORE_ONLY = {("profile", "events"): "the resolved counters; Python names event sets (counters)"}
-PYTHON_ONLY = {
-    ("profile", "counters"): "event-set names, resolved into profile.events where a run starts",
-    ("profile", "simulate"): "a cachegrind run next to the engine's, started by Python",
-    ("profile", "cache_model"): "the caches that cachegrind run simulates (islands.measure.cache_models)",
-    ("profile", "modules"): "perf record around the run, started by Python",
-}
-#: Defaults that differ on purpose, each with its reason.
-DEFAULT_DIFFERS = {("driver", "cpus"): "the engine has no default CPU; a Python config runs on CPU 0"}
-#: Python annotation of each schema type.
-PY_TYPES = {"int": "int", "float": "float", "bool": "bool", "str": "str", "list[int]": "tuple[int, ...]"}
+#: Fields only one side has, and defaults that differ on purpose: the generator's tables, each
+#: entry with its reason (a stale entry fails the tests below).
+PYTHON_ONLY = {(section, f[0]) for section, fields in codegen.PYTHON_ONLY.items() for f in fields}
 
 
 def _fields(section: str) -> dict[str, dataclasses.Field[Any]]:
@@ -57,6 +49,23 @@ def _python(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
 
+def test_the_generated_sections_and_stub_are_what_the_engines_lists_give():
+    # make settings writes them; a setting added in C++ without it fails here
+    sections = codegen.generate_sections(SCHEMA, _core.workloads())
+    assert codegen.SECTIONS_FILE.read_text() == sections, (
+        "islands/execution/settings_sections.py is stale: make settings"
+    )
+    stub = codegen.STUB_FILE.read_text()
+    assert codegen.generate_stub(stub, SCHEMA) == stub, "islands/_core.pyi is stale: make settings"
+
+
+def test_the_generator_sees_a_setting_the_sections_lack():
+    changed = {**SCHEMA, "micro": [*SCHEMA["micro"], {**SCHEMA["micro"][0], "name": "new_knob", "help": "new"}]}
+    text = codegen.generate_sections(changed, _core.workloads())
+    assert "new_knob: int = 10_000  #: new" in text and text != codegen.SECTIONS_FILE.read_text()
+    assert "    new_knob: int\n" in codegen.generate_stub(codegen.STUB_FILE.read_text(), changed)
+
+
 def test_every_engine_section_has_a_dataclass_and_back():
     assert list(SCHEMA) == list(ALL_SECTIONS)
 
@@ -65,15 +74,15 @@ def test_every_engine_section_has_a_dataclass_and_back():
 def test_dataclass_fields_types_and_defaults_are_the_engines(section):
     fields, defaults = _fields(section), ALL_SECTIONS[section]()
     core_names = {f["name"] for f in SCHEMA[section]}
-    assert {(section, n) for n in core_names - set(fields)} == {k for k in CORE_ONLY if k[0] == section}
+    assert {(section, n) for n in core_names - set(fields)} == {k for k in codegen.CORE_ONLY if k[0] == section}
     assert {(section, n) for n in set(fields) - core_names} == {k for k in PYTHON_ONLY if k[0] == section}
     for f in SCHEMA[section]:
-        if (section, f["name"]) in CORE_ONLY:
+        if (section, f["name"]) in codegen.CORE_ONLY:
             continue
-        assert fields[f["name"]].type == PY_TYPES[f["type"]], f"{section}.{f['name']}"
+        assert fields[f["name"]].type == codegen.PY_TYPES[f["type"]], f"{section}.{f['name']}"
         ours = _python(getattr(defaults, f["name"]))
-        if (section, f["name"]) in DEFAULT_DIFFERS:
-            assert ours != f["default"], f"{section}.{f['name']} agrees now: drop it from DEFAULT_DIFFERS"
+        if (section, f["name"]) in codegen.DEFAULT_DIFFERS:
+            assert ours != f["default"], f"{section}.{f['name']} agrees now: drop it from codegen.DEFAULT_DIFFERS"
         else:
             assert ours == f["default"] and type(ours) is type(f["default"]), f"{section}.{f['name']}"
 

@@ -1,12 +1,13 @@
-"""Run configuration: one dataclass per concern, mirroring the C++ settings field for field.
+"""Run configuration: one dataclass per concern, generated from the C++ settings.
 
 Each setting is defined once, in C++ (an X-macro per config struct: name, type, default,
-range, help); ``islands._core.settings()`` returns that schema. These dataclasses repeat the
-names and defaults so that mypy sees them and this module imports without the compiled
-extension; ``tests/test_settings.py`` fails when a name or default here (or in the CLI, the
-README or ``_core.pyi``) differs from the engine's. The engine (``RunConfig::validate``) is
-the one place that decides what is valid; a bad value raises ``islands._core.ConfigError``
-(a ``ValueError``) whose ``field`` names it as "section.name".
+range, help); ``islands._core.settings()`` returns that schema, and ``make settings`` writes
+the section dataclasses from it (:mod:`islands.execution.settings_sections`, checked in so
+that mypy sees them and this module imports without the compiled extension;
+``tests/test_settings.py`` fails when they, the CLI, the README or ``_core.pyi`` differ from
+the engine's). This module adds what a whole run's config does. The engine
+(``RunConfig::validate``) is the one place that decides what is valid; a bad value raises
+``islands._core.ConfigError`` (a ``ValueError``) whose ``field`` names it as "section.name".
 
 Nothing here measures: counters are resolved where a run starts (:mod:`islands.execution.in_process`) and
 handed to :meth:`RunConfig.to_core` as ``events``.
@@ -20,204 +21,56 @@ import json
 import os
 import tempfile
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from islands.execution.settings_sections import (
+    ALL_SECTIONS,
+    WORKLOAD_SETTINGS,
+    DriverConfig,
+    EngineConfig,
+    LogConfig,
+    MicroConfig,
+    ProfileConfig,
+    RunSections,
+    TatpConfig,
+    TpcbConfig,
+    TpccConfig,
+)
 
 if TYPE_CHECKING:
     from islands import _core
 
-#: The workload a config, an experiment file or a command line runs unless it names one.
-DEFAULT_WORKLOAD = "micro"
+__all__ = [
+    "ALL_SECTIONS",
+    "DEFAULT_WORKLOAD",
+    "SECTIONS",
+    "WORKLOADS",
+    "WORKLOAD_SETTINGS",
+    "DriverConfig",
+    "EngineConfig",
+    "LogConfig",
+    "MicroConfig",
+    "ProfileConfig",
+    "RunConfig",
+    "TatpConfig",
+    "TpcbConfig",
+    "TpccConfig",
+    "default_log_root",
+    "registry",
+    "resolve_field",
+    "transaction_names",
+]
+
+#: The workload a config, an experiment file or a command line runs unless it names one: the
+#: first of the engine's registry (RunSections' default).
+DEFAULT_WORKLOAD = RunSections.workload
 
 
 @dataclass(frozen=True)
-class MicroConfig:
-    """The microbenchmark of paper 000 (Sec 3.2, 7.3)."""
-
-    rows_per_site: int = 10_000  #: rows in each site (one site per worker core)
-    columns: int = 10  #: int32 payload columns per row
-    rows_per_txn: int = 10  #: distinct rows each transaction reads or updates
-    update: bool = False  #: False: read the rows; True: update every column
-    multisite: float = 0.0  #: fraction of multisite transactions, 0..1
-    zipf_s: float = 0.0  #: Zipf exponent of the row choice; 0 is uniform
-    read_share: float = 0.0  #: update runs: fraction of transactions that only read (a mix)
-
-
-@dataclass(frozen=True)
-class TpcbConfig:
-    """TPC-B (000 Sec 3.3, 8.1-8.2): AccountUpdate over Branch, Teller, Account, History,
-    partitioned by branch; a remote transaction takes a teller (or, as the specification
-    has it, an account) of another branch."""
-
-    branches_per_site: int = 1  #: branches in each site (one site per worker core)
-    tellers_per_branch: int = 10  #: tellers per branch (specification: 10)
-    accounts_per_branch: int = 100_000  #: accounts per branch (specification: 100000)
-    remote: float = 0.15  #: fraction of remote transactions (see remote_pick), 0..1
-    #: what a remote transaction takes from another branch: "teller" (paper 000) or "account"
-    #: (the specification)
-    remote_pick: str = "teller"
-
-
-@dataclass(frozen=True)
-class TatpConfig:
-    """TATP (002): four tables, seven transactions, partitioned by subscriber id."""
-
-    subscribers_per_site: int = 100_000  #: subscribers in each site (one site per worker core)
-    #: "standard", one transaction's name, or "name:weight,..." summing to 100
-    mix: str = "standard"
-    #: how a transaction picks its subscriber: "nonuniform" (the specification's) or "uniform"
-    id_draw: str = "nonuniform"
-    #: skew: share of the instance's subscribers that are hot, 0 (off) .. 1 (002 Fig 11: 0.2)
-    hot_fraction: float = 0.0
-    #: skew: share of the requests that go to the hot subscribers
-    hot_share: float = 0.5
-
-
-@dataclass(frozen=True)
-class TpccConfig:
-    """TPC-C (000 Sec 3.3, 8.3-8.4): nine tables at the specification's cardinalities per
-    warehouse, its five transactions, partitioned by warehouse."""
-
-    warehouses_per_site: int = 1  #: warehouses in each site (one site per worker core)
-    items: int = 100_000  #: Item rows, and Stock rows per warehouse (specification: 100000)
-    customers_per_district: int = 3000  #: customers and initial orders per district (specification: 3000)
-    #: "standard", 004's "50-50", "80-20", "100-0", one transaction's name, or "name:W,..."
-    mix: str = "standard"
-    new_order_remote_item: float = 0.01  #: share of NewOrder items supplied by another warehouse
-    new_order_rollback: float = 0.01  #: share of NewOrders that name an unused item and roll back
-    payment_remote: float = 0.15  #: share of Payments for a customer of another warehouse
-    payment_by_name: float = 0.60  #: share of Payments that choose the customer by last name
-    #: "spec": every column of clause 1.3 at its width; "narrow": only the numeric columns
-    layout: str = "spec"
-    #: share of the memory available at load time the tables may reach; the run stops there
-    memory_budget: float = 0.8
-
-
-@dataclass(frozen=True)
-class EngineConfig:
-    """How one engine instance is built."""
-
-    index: str = "hash"  #: "hash" or "btree"
-    #: "none" (single-threaded, no locks), "2pl" (row-level), "table_2pl" (table-level), "occ" (Silo) or "mvcc"
-    #: (snapshot isolation: needs isolation "snapshot")
-    cc: str = "2pl"
-    lock_policy: str = "wait_die"  #: 2PL on conflict: "no_wait" or "wait_die"
-    #: "serializable", "read_committed" (read locks go when a statement ends) or "snapshot" (cc "mvcc")
-    isolation: str = "serializable"
-    latching: bool = True  #: latch index operations during the run
-    prefetch: bool = True  #: prefetch a transaction's index slots and rows ahead
-    record_history: bool = False  #: test mode: record committed reads and writes (islands.results.history_check)
-    test_skip_read_locks: bool = False  #: test only: reads without locks (a broken mode the checker must catch)
-    #: "shared_everything" (any worker any row) or "plp" (each worker owns a partition; actions routed to owners)
-    execution: str = "shared_everything"
-    test_skip_validation: bool = False  #: test only: occ commits unvalidated (a broken mode the checker must catch)
-    #: test only: mvcc commits without first-committer-wins (a broken mode the checker must catch)
-    test_skip_write_conflict: bool = False
-    #: active-transaction list and system-state lock: "none", "centralized" (one for all
-    #: workers) or "per_socket" (one per socket; each worker uses its socket's)
-    system_structures: str = "none"
-    test_count_cross_socket: bool = False  #: test mode: count accesses to another socket's system structures
-    cross_socket_delay_ns: float = 0.0  #: injected delay per access to another socket's system structures
-    #: test mode (plp): every this many seconds while transactions run, move 1-3 random routing units
-    #: to other workers (0: never)
-    plp_reshuffle_s: float = 0.0
-    #: test only (plp): hand moved units over undrained (a broken mode the ownership check must catch)
-    test_skip_drain: bool = False
-    #: plp: each worker records ATraPos's trace (actions and cycles per sub-partition, synchronizations per pair)
-    plp_monitor: bool = False
-    #: plp: primary indexes as "per_unit" (one latch-free root per routing unit, touched only by
-    #: its owner) or "shared" (one latched root for the instance)
-    plp_index: str = "per_unit"
-    #: plp: a routing unit is "shared_key" (every table's rows of one key range, owned together) or
-    #: "per_table" (each table's rows of one key range on their own; TATP only)
-    plp_units: str = "shared_key"
-    #: plp: where units start: "naive" (every table's units of site i on worker i),
-    #: "workload_aware" (one partition of one table per core, sockets ignored) or "atrapos"
-    #: (dependent partitions on one socket); the last two need plp_units "per_table"
-    plp_placement: str = "naive"
-    #: plp: each worker hands a transaction whose home unit (its first operation's) another worker
-    #: owns to that owner, whole, keeping at most this many handed and unfinished (0: coordinates
-    #: every transaction it draws itself)
-    plp_handoff: int = 0
-    #: plp, pinned: this many workers on each CPU of driver.cpus, each with its own site and client
-    #: (2 with plp_units "per_table" and placement "naive": 002's oversaturated naive, each table's
-    #: partition of a CPU on a worker of its own)
-    plp_workers_per_cpu: int = 1
-
-
-@dataclass(frozen=True)
-class DriverConfig:
-    """The closed-loop driver: one pinned worker per CPU."""
-
-    cpus: tuple[int, ...] = (0,)  #: one worker pinned to each; one site per worker
-    pin: bool = True  #: False leaves placement to the OS
-    warmup_s: float = 1.0  #: seconds before the measured window
-    duration_s: float = 5.0  #: seconds measured
-    seed: int = 1  #: base random seed
-    timeline_interval_s: float = 0.1  #: the throughput timeline counts commits per interval of this length
-    #: the run stops early, keeping what it measured, when the machine's available memory
-    #: falls below this many MiB (0: never)
-    min_free_memory_mib: int = 512
-
-
-@dataclass(frozen=True)
-class ProfileConfig:
-    """What a run measures about itself (see :mod:`islands.measure.pmu` and the engine's perf/)."""
-
-    counters: tuple[str, ...] = ()  #: event sets: software, basic, topdown, categories, uncore
-    breakdown_every: int = 0  #: time every Nth transaction by component; 0 = off, 1 = all
-    simulate: int = 0  #: also run N transactions of a single-threaded copy under cachegrind; 0 = off
-    cache_model: str = ""  #: caches the simulation models (islands.measure.cache_models); "" = the default
-    modules: bool = False  #: sample the run with perf record and fold it into code modules
-
-    def is_default(self) -> bool:
-        """True when nothing is measured (such configs hash as they did before profiles)."""
-        return self == ProfileConfig()
-
-
-@dataclass(frozen=True)
-class LogConfig:
-    """The write-ahead log of every instance of a deployment run (``islands.execution.launcher`` only).
-
-    In ``group_commit`` mode a commit is acknowledged (counted, phase 2 sent, written to the
-    acknowledgement record) only once its log record is synced; the worker goes on with other
-    transactions meanwhile (flush pipelining). With ``early_lock_release`` (the default) its
-    locks go as soon as its record is appended (Aether's ELR: whatever reads the rows logs
-    later, so it cannot become durable first; a read-only transaction waits for the log's
-    appended LSN before its acknowledgement); without it they are held until the record is
-    synced. In ``async`` mode the flusher syncs every ``flush_interval_us`` and commits do not
-    wait: a crash can lose the last interval.
-    """
-
-    mode: str = "off"  #: "off", "async" or "group_commit"
-    directory: str = ""  #: where instance-<i>.log files live (disk or tmpfs); needed unless off
-    flush_interval_us: float = 1000.0  #: async: time between flushes
-    group_delay_us: float = 0.0  #: group_commit: how long a flush may wait for its group to grow
-    buffer_bytes: int = 1 << 20  #: each of the two log buffers
-    max_pending: int = 64  #: group_commit: commits a worker may have waiting for their flush
-    early_lock_release: bool = True  #: group_commit: release locks once the commit record is appended
-    checkpoint: bool = True  #: after a clean run: snapshot every row and start the log afresh (bounds recovery)
-    record_acks: bool = False  #: each worker appends acknowledged transaction ids to acks-<site>.bin
-
-    def is_default(self) -> bool:
-        """True when nothing is logged (such configs hash as they did before the log)."""
-        return self == LogConfig()
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything one run of one instance needs."""
-
-    workload: str = DEFAULT_WORKLOAD  #: which workload runs (see ``WORKLOADS``)
-    # One field per workload, named as its ``WORKLOAD_SETTINGS`` section (tests/test_registry.py).
-    micro: MicroConfig = field(default_factory=MicroConfig)
-    tpcb: TpcbConfig = field(default_factory=TpcbConfig)
-    tatp: TatpConfig = field(default_factory=TatpConfig)
-    tpcc: TpccConfig = field(default_factory=TpccConfig)
-    engine: EngineConfig = field(default_factory=EngineConfig)
-    driver: DriverConfig = field(default_factory=DriverConfig)
-    profile: ProfileConfig = field(default_factory=ProfileConfig)
-    log: LogConfig = field(default_factory=LogConfig)
+class RunConfig(RunSections):
+    """Everything one run of one instance needs: the workload's name and one field per section
+    (:class:`~islands.execution.settings_sections.RunSections`, generated from the engine's lists)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (JSON-ready). A default profile (nothing measured), a default log
@@ -295,26 +148,9 @@ class RunConfig:
         return core
 
 
-#: The one Python registration of the workloads: each workload's settings section (named as
-#: the workload) and the dataclass mirroring it, in the engine's order. Everything else in
-#: Python that goes over the workloads (``SECTIONS``, ``WORKLOADS``, :meth:`RunConfig.from_dict`
-#: and :meth:`RunConfig.to_core`, the experiment files' tables and [grid] keys, the sweep's run
-#: configs) derives from it. A new workload adds here: its dataclass, its ``RunConfig`` field
-#: and its entry below; tests/test_registry.py holds this to the engine's registry
-#: (``_core.workloads()``) and to RunConfig.
-WORKLOAD_SETTINGS: dict[str, type] = {
-    "micro": MicroConfig,
-    "tpcb": TpcbConfig,
-    "tatp": TatpConfig,
-    "tpcc": TpccConfig,
-}
-
-#: The sections of a RunConfig, each a dataclass mirroring one C++ config struct (besides
-#: ``profile`` and ``log``); tests/test_settings.py holds them to ``_core.settings()``.
+#: The sections of a RunConfig that mirror a C++ config struct field for field (the workloads
+#: the engine's, the driver's).
 SECTIONS: dict[str, type] = {**WORKLOAD_SETTINGS, "engine": EngineConfig, "driver": DriverConfig}
-
-#: Every section of a RunConfig, in the engine's order.
-ALL_SECTIONS: dict[str, type] = {**SECTIONS, "profile": ProfileConfig, "log": LogConfig}
 
 #: Workloads by name, each with the section holding its settings (the engine's registry,
 #: ``_core.workloads()``, is the source; tests/test_registry.py holds this to it).
