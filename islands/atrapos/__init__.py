@@ -34,32 +34,76 @@ Wiring into the partitioned engine (what PLP provides):
    :meth:`AdaptiveLoop.hardware_changed`.
 """
 
-from islands.atrapos.actions import RepartitionAction, repartition_actions
-from islands.atrapos.adaptation import adaptation_time, steady_state
-from islands.atrapos.adaptive_loop import AdaptiveLoop, Decision
-from islands.atrapos.controller import Check, IntervalController, replay
-from islands.atrapos.cost_model import (
-    SyncIndex,
-    core_loads,
-    core_utilization,
-    draw_loads,
-    draw_overhead,
-    resource_utilization,
-    sync_costs,
-    transaction_synchronization,
-    ts_by_txn,
-)
-from islands.atrapos.hardware import Hardware
-from islands.atrapos.partitioning import (
-    choose_partitioning,
-    greedy_partitioning,
-    home_partitioning,
-    improve_partitioning,
-)
-from islands.atrapos.scheme import SUB_PARTITIONS, Partition, Scheme, TableLayout, check_fits, split_range
-from islands.atrapos.search import DEFAULT_DRAW_WEIGHT, DEFAULT_MIN_GAIN, Plan, choose_scheme, hop_cost_of
-from islands.atrapos.socket_placement import choose_placement, spread_placement
-from islands.atrapos.workload_stats import MonitoredPartition, SyncPoint, WorkloadStats, from_monitor
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from islands.atrapos.actions import RepartitionAction, repartition_actions
+    from islands.atrapos.adaptation import adaptation_time, steady_state
+    from islands.atrapos.adaptive_loop import AdaptiveLoop, Decision
+    from islands.atrapos.controller import Check, IntervalController, replay
+    from islands.atrapos.cost_model import (
+        SyncIndex,
+        core_loads,
+        core_utilization,
+        draw_loads,
+        draw_overhead,
+        resource_utilization,
+        sync_costs,
+        transaction_synchronization,
+        ts_by_txn,
+    )
+    from islands.atrapos.hardware import Hardware
+    from islands.atrapos.partitioning import (
+        choose_partitioning,
+        greedy_partitioning,
+        home_partitioning,
+        improve_partitioning,
+    )
+    from islands.atrapos.scheme import SUB_PARTITIONS, Partition, Scheme, TableLayout, check_fits, split_range
+    from islands.atrapos.search import DEFAULT_DRAW_WEIGHT, DEFAULT_MIN_GAIN, Plan, choose_scheme, hop_cost_of
+    from islands.atrapos.socket_placement import choose_placement, spread_placement
+    from islands.atrapos.workload_stats import MonitoredPartition, SyncPoint, WorkloadStats, from_monitor
+
+#: Each public name and the module that defines it: loaded on first use (PEP 562), so that
+#: importing one module of the package (atrapos.events for an experiment file) loads no other.
+_EXPORTS: dict[str, str] = {
+    **dict.fromkeys(("RepartitionAction", "repartition_actions"), "islands.atrapos.actions"),
+    **dict.fromkeys(("adaptation_time", "steady_state"), "islands.atrapos.adaptation"),
+    **dict.fromkeys(("AdaptiveLoop", "Decision"), "islands.atrapos.adaptive_loop"),
+    **dict.fromkeys(("Check", "IntervalController", "replay"), "islands.atrapos.controller"),
+    **dict.fromkeys(
+        (
+            "SyncIndex",
+            "core_loads",
+            "core_utilization",
+            "draw_loads",
+            "draw_overhead",
+            "resource_utilization",
+            "sync_costs",
+            "transaction_synchronization",
+            "ts_by_txn",
+        ),
+        "islands.atrapos.cost_model",
+    ),
+    "Hardware": "islands.atrapos.hardware",
+    **dict.fromkeys(
+        ("choose_partitioning", "greedy_partitioning", "home_partitioning", "improve_partitioning"),
+        "islands.atrapos.partitioning",
+    ),
+    **dict.fromkeys(
+        ("Partition", "SUB_PARTITIONS", "Scheme", "TableLayout", "check_fits", "split_range"), "islands.atrapos.scheme"
+    ),
+    **dict.fromkeys(
+        ("DEFAULT_DRAW_WEIGHT", "DEFAULT_MIN_GAIN", "Plan", "choose_scheme", "hop_cost_of"), "islands.atrapos.search"
+    ),
+    **dict.fromkeys(("choose_placement", "spread_placement"), "islands.atrapos.socket_placement"),
+    **dict.fromkeys(
+        ("MonitoredPartition", "SyncPoint", "WorkloadStats", "from_monitor"), "islands.atrapos.workload_stats"
+    ),
+}
 
 __all__ = [
     "DEFAULT_DRAW_WEIGHT",
@@ -103,3 +147,17 @@ __all__ = [
     "transaction_synchronization",
     "ts_by_txn",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name, imported from its module on first use."""
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -168,7 +168,6 @@ def main(args: argparse.Namespace) -> int:
     from islands.bench.ipc import MECHANISMS, cpu_relation
     from islands.bench.placement_bench import POLICIES
     from islands.machine.topology import read_topology
-    from islands.plots.bench_figures import draw_bench
 
     _check_counts(args)
     topology = read_topology()
@@ -223,7 +222,11 @@ def main(args: argparse.Namespace) -> int:
             **common,
         )
         table = placement_table(outcome.rows)
-    figures = [] if args.no_figure else draw_bench(outcome.name, outcome.rows, outcome.directory, topology)
+    figures = []
+    if not args.no_figure:
+        from islands.plots.bench_figures import draw_bench  # late: bad input is refused before matplotlib loads
+
+        figures = draw_bench(outcome.name, outcome.rows, outcome.directory, topology)
     if args.json:
         print(
             dumps(

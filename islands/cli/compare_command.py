@@ -15,6 +15,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from islands.results.store import results_directory
+
 __all__ = ["main", "register"]
 
 
@@ -42,6 +44,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def main(args: argparse.Namespace) -> int:
     """Prints the comparison; returns the exit status."""
+    results_directory(args.a), results_directory(args.b)  # before pandas loads
     from islands.cli.json_output import dumps
     from islands.results.comparison import compare_dirs
 

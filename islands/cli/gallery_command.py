@@ -10,6 +10,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from islands.results.store import results_directory
+
 __all__ = ["main", "register"]
 
 
@@ -30,6 +32,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 
 def main(args: argparse.Namespace) -> int:
     """Writes the page; returns the exit status."""
+    results_directory(args.results)  # before matplotlib loads
     from islands.plots.gallery import build_gallery
 
     page = build_gallery(args.results, args.out)

@@ -16,6 +16,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from islands.results.store import results_directory
+
 __all__ = ["main", "register"]
 
 
@@ -60,6 +62,7 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError("--params: only with --model")
     if args.model:
         return _model(args)
+    results_directory(args.results)  # before matplotlib loads
     from islands.plots import render_results
 
     rendered = render_results(args.results, args.out)

@@ -18,6 +18,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from islands.results.store import results_directory
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -157,6 +159,7 @@ def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFr
 
 def main(args: argparse.Namespace) -> int:
     """Lists, filters or exports the rows; returns the exit status."""
+    results_directory(args.results)  # before pandas loads
     from islands.cli.json_output import dumps
     from islands.results.comparison import load_rows
 

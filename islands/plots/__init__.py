@@ -70,12 +70,9 @@ def draw_results(results: str | Path) -> Drawing:
 
 
 def _draw(directory: Path) -> tuple[Drawing, dict[str, Any], pd.DataFrame]:
-    from islands.results.store import ResultStore
+    from islands.results.store import ResultStore, results_directory
 
-    if not directory.exists():
-        raise ValueError(f"{directory}: no such results directory")
-    if not directory.is_dir():
-        raise ValueError(f"{directory}: not a directory")
+    results_directory(directory)
     store = ResultStore(directory)
     try:
         manifest = store.manifest()

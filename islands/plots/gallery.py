@@ -67,11 +67,9 @@ def find_results(root: str | Path) -> list[Path]:
     """The results directories under ``root`` (those holding a manifest.json): ``root`` itself
     if it is one, else its subdirectories that are, sorted by name. ValueError (one line) when
     ``root`` does not exist or holds none."""
-    from islands.results.store import MANIFEST_FILE
+    from islands.results.store import MANIFEST_FILE, results_directory
 
-    base = Path(root)
-    if not base.is_dir():
-        raise ValueError(f"{base}: no such results directory")
+    base = results_directory(root)
     if (base / MANIFEST_FILE).is_file():
         return [base]
     found = sorted(d for d in base.iterdir() if d.is_dir() and (d / MANIFEST_FILE).is_file())

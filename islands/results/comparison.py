@@ -18,7 +18,7 @@ from typing import Any
 import pandas as pd
 
 from islands.results.statistics import PointStats, Ratio, format_ratio, ratio, summarize
-from islands.results.store import ResultStore
+from islands.results.store import ResultStore, results_directory
 
 __all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
 
@@ -120,9 +120,7 @@ class Comparison:
 
 def load_rows(directory: str | Path) -> pd.DataFrame:
     """The rows of a results directory; ValueError (one line) when it is missing or empty."""
-    d = Path(directory)
-    if not d.is_dir():
-        raise ValueError(f"{d}: no such results directory")
+    d = results_directory(directory)
     store = ResultStore(d)
     if not store.has_rows():
         raise ValueError(f"{d}: holds no result rows")

@@ -61,6 +61,17 @@ def _atomic_write(path: Path, write: Any) -> None:
         pass
 
 
+def results_directory(directory: str | Path) -> Path:
+    """``directory`` as a Path; ValueError (one line) when it is not a directory. Checked before
+    anything heavy loads, so that a mistyped path is refused at once."""
+    path = Path(directory)
+    if not path.exists():
+        raise ValueError(f"{path}: no such results directory")
+    if not path.is_dir():
+        raise ValueError(f"{path}: not a directory")
+    return path
+
+
 def flatten(row: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """Nested dicts become dotted columns; lists become JSON text (Parquet-friendly)."""
     out: dict[str, Any] = {}
