@@ -110,7 +110,9 @@ def test_a_cluster_without_node_workers_is_refused(tmp_path: Path) -> None:
 
 def test_an_unreachable_scheduler_is_one_clear_error() -> None:
     with pytest.raises(ValueError, match="cannot reach the Dask scheduler"):
-        DaskExecutor("tcp://127.0.0.1:9", read_topology())
+        DaskExecutor("tcp://127.0.0.1:9", read_topology(), connect_timeout_s=1)
+    with pytest.raises(ValueError, match="--cluster-timeout: 0 is not a number of seconds"):
+        DaskExecutor("tcp://127.0.0.1:9", read_topology(), connect_timeout_s=0)
 
 
 def test_the_sweep_command_runs_on_a_scheduler(tmp_path: Path, cluster: Any, cli: Any) -> None:
@@ -123,7 +125,9 @@ def test_the_sweep_command_runs_on_a_scheduler(tmp_path: Path, cluster: Any, cli
     assert set(Sweep(load_spec(spec_file), read_topology(), tmp_path / "res").store.rows()["node"]) <= set(
         cluster.scheduler_info()["workers"]
     )
-    unreachable = cli("sweep", str(spec_file), "--cluster", "tcp://127.0.0.1:9", "--out", "res2")
+    unreachable = cli(
+        "sweep", str(spec_file), "--cluster", "tcp://127.0.0.1:9", "--cluster-timeout", "1", "--out", "res2"
+    )
     assert unreachable.returncode == 2
     assert unreachable.stderr.strip().count("\n") == 0 and "cannot reach the Dask scheduler" in unreachable.stderr
     assert not (tmp_path / "res2").exists()

@@ -40,10 +40,21 @@ def test_parse_cachegrind():
         parse_cachegrind(CACHEGRIND_OUT.split("summary")[0])
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)")
-def test_cachegrind_for_real_on_a_tiny_run():
-    small = simulate(_config(rows=2), transactions=2000)
-    large = simulate(_config(rows=20), transactions=2000)
+needs_valgrind = pytest.mark.skipif(
+    shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)"
+)
+
+
+@pytest.fixture(scope="module")
+def small():
+    """One cachegrind run the tests below share (each run costs seconds): 500 two-row reads,
+    the default cache model, the default (auto) method."""
+    return simulate(_config(rows=2), transactions=500)
+
+
+@needs_valgrind
+def test_cachegrind_for_real_on_a_tiny_run(small):
+    large = simulate(_config(rows=20), transactions=500)
     assert small.simulated and small.reason == ""
     for sim in (small, large):
         p = sim.per_txn
@@ -88,28 +99,27 @@ def test_cache_models_are_simulable_and_named():
         cache_model("pentium")
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)")
-def test_the_named_cache_model_is_the_one_simulated():
+@needs_valgrind
+def test_the_named_cache_model_is_the_one_simulated(small):
     config = _config(rows=2)
-    small = simulate(
+    named = simulate(
         dataclasses.replace(config, profile=ProfileConfig(simulate=500, cache_model="xeon-e7530")), transactions=500
     )
-    assert small.caches["LL"].startswith("12582912 B, 64 B, 12-way")
-    assert small.caches["D1"].startswith("32768 B, 64 B, 8-way")
-    assert small.cache_model.startswith("xeon-e7530")
-    default = simulate(config, transactions=500)
-    assert default.caches["LL"].startswith("36700160 B")
+    assert named.caches["LL"].startswith("12582912 B, 64 B, 12-way")
+    assert named.caches["D1"].startswith("32768 B, 64 B, 8-way")
+    assert named.cache_model.startswith("xeon-e7530")
+    assert small.caches["LL"].startswith("36700160 B")  # the default model
 
 
-@pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)")
-def test_after_load_simulates_only_the_transactions():
+@needs_valgrind
+def test_after_load_simulates_only_the_transactions(small):
     from islands import _core
 
     if not _core.simulator_marks():
         pytest.skip("the engine was built without valgrind's headers")
     config = _config(rows=2)
-    whole = simulate(config, transactions=300, method="whole")
-    after = simulate(config, transactions=300, method="after-load")
+    whole = small  # small data: auto keeps the whole method
+    after = simulate(config, transactions=500, method="after-load")
     assert whole.method == "whole" and after.method == "after-load"
     # the same transactions counted: instructions and data references per transaction agree
     # (the load, tens of millions of instructions and references, is in neither). The whole
@@ -119,7 +129,6 @@ def test_after_load_simulates_only_the_transactions():
     assert after.per_txn["data_refs"] == pytest.approx(whole.per_txn["data_refs"], rel=0.3)
     assert 0 <= after.per_txn["ll_misses"] <= after.per_txn["data_refs"]
     assert math.isnan(after.per_txn["branches"])  # callgrind's branch model is not cachegrind's
-    assert simulate(config, transactions=300).method == "whole"  # small data: auto keeps whole
     big = dataclasses.replace(config, micro=dataclasses.replace(config.micro, rows_per_site=2_000_000))
     assert data_bytes(big) > 4 * 35 * 2**20  # auto would take after-load for it
     with pytest.raises(ValueError, match="method: 'fast' is not one of"):

@@ -67,6 +67,13 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "the rows are stored here",
     )
     p.add_argument(
+        "--cluster-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=10.0,
+        help="with --cluster: how long to wait for the scheduler to answer (default 10)",
+    )
+    p.add_argument(
         "--json", action="store_true", help="print the points (with --dry-run) or what the sweep did as JSON"
     )
     p.set_defaults(func=main)
@@ -93,7 +100,7 @@ def main(args: argparse.Namespace) -> int:
     if args.cluster is not None:
         from islands.experiments.executors import DaskExecutor
 
-        executor = DaskExecutor(args.cluster, topology)
+        executor = DaskExecutor(args.cluster, topology, connect_timeout_s=args.cluster_timeout)
     try:
         outcome = sweep.run(fresh=args.fresh, force=args.force, progress=progress, executor=executor)
     finally:

@@ -136,9 +136,13 @@ class DaskExecutor:
     address or a ``distributed.Client``. Points run on each node's own topology through
     :func:`islands.experiments.point.run_point` unless a (picklable) runner is given. A worker lost
     mid-run has its run rescheduled on another node by the scheduler (up to its
-    ``allowed-failures``)."""
+    ``allowed-failures``). ``connect_timeout_s``: how long to wait for the scheduler to answer."""
 
-    def __init__(self, scheduler: Any, topology: Topology, *, use_runner: bool = False) -> None:
+    def __init__(
+        self, scheduler: Any, topology: Topology, *, use_runner: bool = False, connect_timeout_s: float = 10.0
+    ) -> None:
+        if not 0 < connect_timeout_s <= 3600:
+            raise ValueError(f"--cluster-timeout: {connect_timeout_s!r} is not a number of seconds in (0, 3600]")
         try:
             from distributed import Client
         except ImportError as e:
@@ -147,7 +151,7 @@ class DaskExecutor:
             self.client, self._owns_client = scheduler, False
         else:
             try:
-                self.client, self._owns_client = Client(scheduler, timeout="10s"), True
+                self.client, self._owns_client = Client(scheduler, timeout=f"{connect_timeout_s}s"), True
             except OSError as e:
                 raise ValueError(f"--cluster {scheduler}: cannot reach the Dask scheduler ({e})") from None
         self.planned = topology.to_dict()
