@@ -1,4 +1,4 @@
-// Tables routed apart under PLP (engine.plp_units = per_table; workload/routing_unit.hpp):
+// Tables routed apart under PLP (engine.plp_units = per_table; exec/routing_unit.hpp):
 // the first placements of 002 Fig 6 (exec/plp_placement.hpp), TATP's operations per table and
 // their units, the index roots of their keys, and route_split's cut of a two-table
 // transaction over (table, unit) owners: together under naive and atrapos on one socket,

@@ -1,11 +1,11 @@
 #pragma once
 #include <stdexcept>
 
-#include "islands/cc/cc_kind.hpp"
+#include "islands/settings/cc_kind.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/cc/multi_version_cc.hpp"
 #include "islands/cc/optimistic_cc.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/engine_config.hpp"
 
 namespace islands {
 

@@ -21,10 +21,10 @@
 #include "islands/exec/two_phase_commit.hpp"
 #include "islands/exec/worker_transport.hpp"
 #include "islands/log/log_writer.hpp"
-#include "islands/perf/worker_profiler.hpp"
+#include "islands/exec/worker_profiler.hpp"
 #include "islands/transport/message.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/txn_part.hpp"
 
 namespace islands {
 

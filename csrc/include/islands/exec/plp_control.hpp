@@ -12,7 +12,7 @@
 #include "islands/atrapos/monitor_snapshot.hpp"
 #include "islands/exec/plp_monitor.hpp"
 #include "islands/exec/plp_routing.hpp"
-#include "islands/workload/workload_change.hpp"
+#include "islands/exec/workload_change.hpp"
 
 namespace islands {
 

@@ -16,7 +16,7 @@
 #include "islands/atrapos/workload_monitor.hpp"
 #include "islands/common/cycle_clock.hpp"
 #include "islands/exec/plp_routing.hpp"
-#include "islands/workload/routing_unit.hpp"
+#include "islands/exec/routing_unit.hpp"
 
 namespace islands {
 

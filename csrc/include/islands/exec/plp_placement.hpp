@@ -5,15 +5,15 @@
 #include <numeric>
 #include <vector>
 
-#include "islands/exec/plp_placement_kind.hpp"
-#include "islands/workload/routing_unit.hpp"
+#include "islands/settings/plp_placement_kind.hpp"
+#include "islands/exec/routing_unit.hpp"
 
 namespace islands {
 
 //! The first owner of every routing unit of a PLP instance (engine.plp_placement; see
 //! PlpPlacementKind): `workers` workers over `sites` sites (worker i's home site i), `tables`
 //! tables routed apart (units numbered (site * tables + table) * kUnitsPerSite + sub, from
-//! the instance's first: workload/routing_unit.hpp), `used` a bit per table the mix uses,
+//! the instance's first: exec/routing_unit.hpp), `used` a bit per table the mix uses,
 //! `socket_of` each worker's socket (empty: one socket).
 //!
 //! A used table's units in key order are cut into `chunks` = max(1, workers / used tables)

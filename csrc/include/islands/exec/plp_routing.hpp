@@ -16,13 +16,13 @@
 #include "islands/exec/plp_drain_watch.hpp"
 #include "islands/exec/plp_ownership_check.hpp"
 #include "islands/exec/run_stats.hpp"
-#include "islands/workload/routing_unit.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/routing_unit.hpp"
+#include "islands/exec/txn_part.hpp"
 
 namespace islands {
 
 //! One version of a PLP instance's routing table: the owner (local worker) of every routing
-//! unit (workload/routing_unit.hpp) of the instance's sites. Immutable once published.
+//! unit (exec/routing_unit.hpp) of the instance's sites. Immutable once published.
 struct PlpRoute {
   //! The owner of a unit being moved: a transaction that needs it waits (see PlpRouting).
   static constexpr std::uint32_t kFrozen = std::numeric_limits<std::uint32_t>::max();
@@ -244,7 +244,7 @@ class PlpRouting {
 
 //! Cuts `txn` into one part per worker by the owners in `route` (the workload's locate gives
 //! each operation's unit; `first_unit` is the instance's first); a part goes to the site of
-//! its first operation (units of `tables` tables routed apart: workload/routing_unit.hpp).
+//! its first operation (units of `tables` tables routed apart: exec/routing_unit.hpp).
 //! With tables routed apart (engine.plp_units = per_table) one transaction's operations on
 //! two tables of one key go to two owners when those tables' units are placed apart. False
 //! when an operation's unit is frozen (parts then unspecified).

@@ -6,15 +6,15 @@
 #include <vector>
 
 #include "islands/exec/plp_routing.hpp"
-#include "islands/workload/routing_unit.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/routing_unit.hpp"
+#include "islands/exec/txn_part.hpp"
 
 namespace islands {
 
 //! Whether workload W has operations that consume data other operations of their transaction
 //! produce: it declares `bool consumes(const std::uint64_t* words, std::size_t n, std::size_t at)
 //! const` (the operation at word `at`) and an execute_part taking an ActionIo*
-//! (workload/action_io.hpp). A workload without it is cut into one stage, as always.
+//! (exec/action_io.hpp). A workload without it is cut into one stage, as always.
 template <class W, class = void>
 struct HasStages : std::false_type {};
 template <class W>

@@ -30,10 +30,10 @@
 #include "islands/exec/run_stats.hpp"
 #include "islands/exec/system_access.hpp"
 #include "islands/log/log_writer.hpp"
-#include "islands/perf/worker_profiler.hpp"
+#include "islands/exec/worker_profiler.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/action_io.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/action_io.hpp"
+#include "islands/exec/txn_part.hpp"
 
 namespace islands {
 

@@ -9,8 +9,8 @@
 #include "islands/exec/workload_registry.hpp"
 #include "islands/index/index_dispatch.hpp"
 #include "islands/perf/simulator_marks.hpp"
-#include "islands/workload/routing_unit.hpp"
-#include "islands/workload/workload.hpp"
+#include "islands/exec/routing_unit.hpp"
+#include "islands/exec/workload_interface.hpp"
 
 namespace islands {
 

@@ -15,7 +15,7 @@ namespace islands {
 //! A multi-rooted index (paper 002's multi-rooted B+tree / per-partition hash): `roots`
 //! independent sub-indexes of type Index (HashIndex or BTreeIndex), each key held by the one
 //! root `RootOf` names for it. The workload's RootOf maps a key to the routing unit
-//! (workload/routing_unit.hpp) that its `locate` gives every operation touching that key, so
+//! (exec/routing_unit.hpp) that its `locate` gives every operation touching that key, so
 //! that under PLP (engine.execution = plp, engine.plp_index = per_unit) a root is only ever
 //! touched by the worker that owns its unit, and its latching is off.
 //!

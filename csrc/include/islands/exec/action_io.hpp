@@ -11,7 +11,7 @@ namespace islands {
 //! words the workload encodes and decodes itself; the engine only carries them.
 //!
 //! A workload whose operations exchange data says which operations consume it
-//! (`consumes(words, n, at)`, see workload/workload.hpp) and takes an ActionIo as the last
+//! (`consumes(words, n, at)`, see exec/workload_interface.hpp) and takes an ActionIo as the last
 //! argument of execute_part. Without one (nullptr: shared-everything, shared-nothing, or a PLP
 //! transaction on one partition, which holds every row it reads) an operation reads what it
 //! needs from the rows as it always did.

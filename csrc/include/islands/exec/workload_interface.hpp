@@ -10,11 +10,11 @@
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/random.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/storage/row.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/txn_part.hpp"
 
 namespace islands {
 
@@ -54,7 +54,7 @@ struct RunConfig;
 //!       not), e.g. a memory budget reached; the instance polls it and ends the run cleanly
 //!   bool consumes(const std::uint64_t* words, std::size_t n, std::size_t at) const;  whether the
 //!       operation at word `at` consumes data other operations of its transaction produce; with
-//!       it, execute_part takes an ActionIo* last (workload/action_io.hpp, nullptr outside PLP
+//!       it, execute_part takes an ActionIo* last (exec/action_io.hpp, nullptr outside PLP
 //!       stages) and PLP runs such operations in a second stage (exec/plp_stages.hpp)
 //! Consistency conditions
 //!   static std::vector<std::string> figures_at_start();   figures the conditions need as they

@@ -1,4 +1,4 @@
-#include "islands/workload/transaction_mix.hpp"
+#include "islands/settings/transaction_mix.hpp"
 
 #include "islands/common/config_error.hpp"
 

@@ -1,4 +1,4 @@
-#include "islands/workload/micro_config.hpp"
+#include "islands/settings/micro_config.hpp"
 
 #include <string>
 

@@ -1,11 +1,11 @@
 #pragma once
-#include "islands/cc/cc_kind.hpp"
+#include "islands/settings/cc_kind.hpp"
 #include "islands/common/setting_field.hpp"
-#include "islands/exec/execution_kind.hpp"
-#include "islands/exec/plp_index_kind.hpp"
-#include "islands/exec/plp_placement_kind.hpp"
-#include "islands/exec/plp_units_kind.hpp"
-#include "islands/exec/system_structures_kind.hpp"
+#include "islands/settings/execution_kind.hpp"
+#include "islands/settings/plp_index_kind.hpp"
+#include "islands/settings/plp_placement_kind.hpp"
+#include "islands/settings/plp_units_kind.hpp"
+#include "islands/settings/system_structures_kind.hpp"
 #include "islands/index/index_kind.hpp"
 
 namespace islands {

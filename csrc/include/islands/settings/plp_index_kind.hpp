@@ -1,6 +1,6 @@
 #pragma once
 #include "islands/common/enum_names.hpp"
-#include "islands/exec/execution_kind.hpp"
+#include "islands/settings/execution_kind.hpp"
 
 namespace islands {
 

@@ -2,7 +2,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "islands/cc/cc_kind.hpp"
+#include "islands/settings/cc_kind.hpp"
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/spin_latch.hpp"
 

@@ -1,8 +1,8 @@
-#include "islands/workload/tatp_config.hpp"
+#include "islands/settings/tatp_config.hpp"
 
 #include <string>
 
-#include "islands/workload/transaction_mix.hpp"
+#include "islands/settings/transaction_mix.hpp"
 
 namespace islands {
 

@@ -1,4 +1,4 @@
-#include "islands/workload/tpcb_config.hpp"
+#include "islands/settings/tpcb_config.hpp"
 
 #include <string>
 

@@ -39,13 +39,9 @@ struct TpccConfig {
 
   //! Throws ConfigError naming the field and why.
   void validate() const;
-  //! The same, plus that the deployment's `total_sites` sites hold enough warehouses and that
-  //! their load fits in the memory available now (ConfigError naming the flag otherwise).
-  void validate_fit(std::uint64_t total_sites) const;
+  //! (workload/tpcc_fit.hpp checks that a deployment's load fits: it needs the schema.)
   //! Whether rows have the specification's layout (layout = "spec").
   bool spec_layout() const { return layout == "spec"; }
-  //! Bytes the load of `total_sites` sites allocates (rows and indexes), estimated before it.
-  std::uint64_t load_bytes(std::uint64_t total_sites) const;
 };
 
 //! The TPC-C transactions.
