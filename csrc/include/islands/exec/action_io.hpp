@@ -6,7 +6,7 @@
 namespace islands {
 
 //! What one part of a transaction exchanges with the other parts at a PLP rendezvous
-//! (exec/plp_stages.hpp): the records the earlier stage's actions produced, as its input, and
+//! (exec/plp/plp_stages.hpp): the records the earlier stage's actions produced, as its input, and
 //! where its own operations append the records they produce, as its output. The records are
 //! words the workload encodes and decodes itself; the engine only carries them.
 //!

@@ -7,7 +7,7 @@ namespace islands {
 
 //! Routing units per site: each site's range of routing keys is cut into this many equal
 //! sub-ranges (paper 002's sub-partitions), the grain at which PLP moves data between its
-//! workers (exec/plp_routing.hpp). Equal to atrapos::kSubPartitions.
+//! workers (exec/plp/plp_routing.hpp). Equal to atrapos::kSubPartitions.
 inline constexpr std::uint32_t kUnitsPerSite = 10;
 
 //! The routing unit of the key at `offset` (0 <= offset < per_site) of global site `site`,

@@ -55,7 +55,7 @@ struct RunConfig;
 //!   bool consumes(const std::uint64_t* words, std::size_t n, std::size_t at) const;  whether the
 //!       operation at word `at` consumes data other operations of its transaction produce; with
 //!       it, execute_part takes an ActionIo* last (exec/action_io.hpp, nullptr outside PLP
-//!       stages) and PLP runs such operations in a second stage (exec/plp_stages.hpp)
+//!       stages) and PLP runs such operations in a second stage (exec/plp/plp_stages.hpp)
 //! Consistency conditions
 //!   static std::vector<std::string> figures_at_start();   figures the conditions need as they
 //!       stood when the run started (after loading and recovery), as NAME_at_start

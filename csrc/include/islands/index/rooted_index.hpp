@@ -20,7 +20,7 @@ namespace islands {
 //! touched by the worker that owns its unit, and its latching is off.
 //!
 //! Why latch-free is safe there: PLP's partitions are the routing units, each owned by one
-//! worker at a time (exec/plp_routing.hpp); an action touches only the keys of the units it
+//! worker at a time (exec/plp/plp_routing.hpp); an action touches only the keys of the units it
 //! was routed to, so two threads never use one root at once. When a re-partitioning moves a
 //! unit to another worker, the old owner first drains it (nothing it coordinates or holds was
 //! routed by the old table, its commits are durable) and acknowledges; the new owner starts on

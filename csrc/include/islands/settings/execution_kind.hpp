@@ -10,7 +10,7 @@ namespace islands {
 //! table is range-partitioned on its routing key (the workload's sites: micro key ranges,
 //! TPC-B branches, TATP subscribers, TPC-C warehouses), each partition owned by one pinned
 //! worker that alone touches it; a transaction becomes one action per partition it needs,
-//! routed to the owners' in-process queues (exec/plp_worker.hpp).
+//! routed to the owners' in-process queues (exec/plp/plp_worker.hpp).
 enum class ExecutionKind { shared_everything, plp };
 
 template <>

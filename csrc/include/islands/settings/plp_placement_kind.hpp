@@ -5,7 +5,7 @@ namespace islands {
 
 //! Where a PLP instance's routing units start (engine.plp_placement; paper 002 Fig 6's
 //! placements), chosen at run time. With T tables whose rows the workload's mix uses, cut
-//! into chunks of consecutive units (exec/plp_placement.hpp):
+//! into chunks of consecutive units (exec/plp/plp_placement.hpp):
 //! naive: every table's units of site s on worker s (two tables: A_s and B_s on worker s, two
 //! partitions per core); as PLP always started.
 //! workload_aware: one partition per core, placed ignoring sockets: each used table's key

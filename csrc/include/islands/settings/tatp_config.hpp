@@ -30,7 +30,7 @@ namespace islands {
 //! 002 Fig 11): a hot_share of the transactions pick a subscriber uniformly among the first
 //! hot_fraction of the instance's subscribers (all its sites, not the worker's own), the
 //! others uniformly among the rest. mix, hot_fraction and hot_share can change while a PLP
-//! instance runs (WorkloadChange, exec/plp_control.hpp).
+//! instance runs (WorkloadChange, exec/plp/plp_control.hpp).
 struct TatpConfig {
   ISLANDS_SETTINGS(TatpConfig, "tatp", "TATP parameters (paper 002)", ISLANDS_TATP_FIELDS)
 

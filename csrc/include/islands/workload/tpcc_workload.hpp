@@ -258,7 +258,7 @@ class TpccWorkload {
   }
   std::size_t max_part_words() const { return 6 + 15 * 3 + 15 * 6 + 4 + 15 * 2; }  //!< sizes fragments
   //! Whether the operation at word `at` consumes what others of its transaction produce (PLP
-  //! stages it after them where they are on other partitions, exec/plp_stages.hpp): NewOrder's
+  //! stages it after them where they are on other partitions, exec/plp/plp_stages.hpp): NewOrder's
   //! lines step (spec layout) takes each line's S_DIST_xx and S_DATA test from the stock steps
   //! and the order's number from the home step (tpcc_rendezvous.hpp), while the home step's
   //! inserts run beside the stock steps (002 Fig 7). The narrow layout has no such step.

@@ -8,7 +8,7 @@
 
 namespace islands {
 
-//! One action of a PLP transaction (exec/plp_worker.hpp): the workload's operations on one
+//! One action of a PLP transaction (exec/plp/plp_worker.hpp): the workload's operations on one
 //! partition, run by that partition's owner for the coordinator. The coordinator keeps one per
 //! partition and reuses it transaction after transaction: it posts the words, sends a message
 //! pointing here, and waits at the rendezvous for the outcome; the owner runs the words, fills
@@ -16,7 +16,7 @@ namespace islands {
 //! (release), after which it never touches the action again. One process: the words are read
 //! where the coordinator keeps them, no copy.
 //!
-//! Stages (exec/plp_stages.hpp): in a transaction whose operations exchange data, the
+//! Stages (exec/plp/plp_stages.hpp): in a transaction whose operations exchange data, the
 //! coordinator also posts the action's input (the records the first stage's actions produced,
 //! read where it keeps them) and whether to produce output; the owner returns what its
 //! operations produced in `out`, as it returns its redo.

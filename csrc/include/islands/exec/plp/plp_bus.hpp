@@ -21,7 +21,7 @@ namespace islands {
 
 struct PlpAction;
 
-//! What travels between the workers of a PLP instance (exec/plp_worker.hpp): an action to run
+//! What travels between the workers of a PLP instance (exec/plp/plp_worker.hpp): an action to run
 //! on the receiver's partition, or the coordinator's decision on an action it ran; with
 //! engine.plp_handoff, a whole transaction handed to the owner of its home unit, and the
 //! owner's word that it is finished. Small and plain: the action's words, its reply and a
@@ -29,7 +29,7 @@ struct PlpAction;
 struct PlpMessage {
   //! action: run `action` on this partition and publish its outcome in it.
   //! decision: commit (`commit` 1) or abort the action of transaction `txn` held for `source`.
-  //! handoff: coordinate the transaction in the drawer's slot `slot` (exec/plp_handoff.hpp).
+  //! handoff: coordinate the transaction in the drawer's slot `slot` (exec/plp/plp_handoff.hpp).
   //! handoff_done: the transaction in this worker's slot `slot` is finished (committed, rolled
   //! back, given up or dropped at stop): the slot is the drawer's again.
   enum Kind : std::uint32_t { action = 1, decision = 2, handoff = 3, handoff_done = 4 };

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "islands/atrapos/monitor_snapshot.hpp"
-#include "islands/exec/plp_monitor.hpp"
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_monitor.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 #include "islands/exec/workload_change.hpp"
 
 namespace islands {
@@ -23,7 +23,7 @@ namespace islands {
 //! is attached answers "nothing" (nullopt, empty, false).
 //!
 //! What it offers: the routing table (owners of the units) and apply() (a re-partitioning,
-//! exec/plp_routing.hpp); the monitor's counters summed (engine.plp_monitor); the commits so
+//! exec/plp/plp_routing.hpp); the monitor's counters summed (engine.plp_monitor); the commits so
 //! far; and the run-time events: a worker parked (its core taken away: it draws no more
 //! transactions; in a pinned run its thread re-pins itself to the CPUs of the unparked
 //! workers and goes on serving the actions of the units it still owns there, the OS sharing

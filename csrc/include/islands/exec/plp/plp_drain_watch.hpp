@@ -18,7 +18,7 @@
 
 namespace islands {
 
-//! The drain watchdog of a PLP instance's re-partitioning (exec/plp_routing.hpp; issue 17's
+//! The drain watchdog of a PLP instance's re-partitioning (exec/plp/plp_routing.hpp; issue 17's
 //! unexplained stall: a run whose throughput fell to 0 while the controller's re-partitioning
 //! returned only much later). When a drain has waited longer than threshold() for the
 //! workers' acknowledgements, the waiting thread writes one dump of what the drain waits on:

@@ -5,12 +5,12 @@
 #include <vector>
 
 #include "islands/common/check.hpp"
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 
 namespace islands {
 
 //! One transaction a PLP worker drew and handed, whole, to the owner of its home unit
-//! (engine.plp_handoff; exec/plp_worker.hpp). It lives in the drawer's memory: the drawer
+//! (engine.plp_handoff; exec/plp/plp_worker.hpp). It lives in the drawer's memory: the drawer
 //! writes it before the hand-off message and does not touch it again until the owner's
 //! handoff_done message comes back (the bus's rings order both); the owner reads it, and
 //! coordinates it as if it had drawn it, in between.

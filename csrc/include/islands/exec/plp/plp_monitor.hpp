@@ -15,7 +15,7 @@
 #include "islands/atrapos/partition_monitor.hpp"
 #include "islands/atrapos/workload_monitor.hpp"
 #include "islands/common/cycle_clock.hpp"
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 #include "islands/exec/routing_unit.hpp"
 
 namespace islands {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "islands/common/random.hpp"
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 
 namespace islands {
 

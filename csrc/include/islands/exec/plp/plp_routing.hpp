@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "islands/exec/plp_drain_watch.hpp"
-#include "islands/exec/plp_ownership_check.hpp"
+#include "islands/exec/plp/plp_drain_watch.hpp"
+#include "islands/exec/plp/plp_ownership_check.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/exec/routing_unit.hpp"
 #include "islands/exec/txn_part.hpp"
@@ -71,7 +71,7 @@ struct PlpRepartition {
 //! Versions stay allocated for the instance's life (a worker may still read an old one); they
 //! are small (a word per unit). One re-partitioning at a time (a mutex).
 //!
-//! Watchdog (watch(), exec/plp_drain_watch.hpp): a drain round waiting longer than its
+//! Watchdog (watch(), exec/plp/plp_drain_watch.hpp): a drain round waiting longer than its
 //! threshold (1 s) dumps what it waits on, once per re-partitioning: into the result
 //! (PlpRepartition::stall; the run's first in totals().stall) and, the run's first, on stderr.
 class PlpRouting {
@@ -84,7 +84,7 @@ class PlpRouting {
     for (std::size_t w = 0; w < workers; ++w) acks_[w].version.store(1, std::memory_order_relaxed);
   }
   //! `workers` workers, unit u first owned by `owner[u]` (each below `workers`; a placement of
-  //! exec/plp_placement.hpp). Throws std::invalid_argument on an owner out of range.
+  //! exec/plp/plp_placement.hpp). Throws std::invalid_argument on an owner out of range.
   PlpRouting(std::size_t workers, std::vector<std::uint32_t> owner)
       : workers_(workers), acks_(new Ack[workers]), watch_(workers) {
     for (std::size_t u = 0; u < owner.size(); ++u) {

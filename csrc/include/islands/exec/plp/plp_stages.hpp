@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 #include "islands/exec/routing_unit.hpp"
 #include "islands/exec/txn_part.hpp"
 

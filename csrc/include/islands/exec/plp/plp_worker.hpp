@@ -22,11 +22,11 @@
 #include "islands/exec/commit_pipeline.hpp"
 #include "islands/exec/instance_config.hpp"
 #include "islands/exec/instance_worker.hpp"
-#include "islands/exec/plp_action.hpp"
-#include "islands/exec/plp_bus.hpp"
-#include "islands/exec/plp_handoff.hpp"
-#include "islands/exec/plp_routing.hpp"
-#include "islands/exec/plp_stages.hpp"
+#include "islands/exec/plp/plp_action.hpp"
+#include "islands/exec/plp/plp_bus.hpp"
+#include "islands/exec/plp/plp_handoff.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
+#include "islands/exec/plp/plp_stages.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/exec/system_access.hpp"
 #include "islands/log/log_writer.hpp"
@@ -57,7 +57,7 @@ class InstanceImpl;
 //! waiting on each other's partitions both make progress). That join is where actions hand
 //! data back: an owner returns its redo (and a failure's reason) in the action.
 //!
-//! Stages (exec/plp_stages.hpp). Where a workload's operations consume data that other
+//! Stages (exec/plp/plp_stages.hpp). Where a workload's operations consume data that other
 //! operations of the transaction produce (TPC-C NewOrder's lines step, the stock steps' text),
 //! a transaction spread over several partitions is cut into actions per (partition, stage):
 //! stage 0's actions run and return what they produced at a first rendezvous, stage 1's run
@@ -85,7 +85,7 @@ class InstanceImpl;
 //! acknowledgement waits for the flush; off, the releases wait in the pipeline with the
 //! coordinator's own locks until the record is durable.
 //!
-//! Hand-off (engine.plp_handoff = W > 0; exec/plp_handoff.hpp). A drawn transaction whose home
+//! Hand-off (engine.plp_handoff = W > 0; exec/plp/plp_handoff.hpp). A drawn transaction whose home
 //! unit (its first operation's) another, unparked worker owns is handed to that owner whole:
 //! its words go into a slot of the drawer's window and one message points the owner at it.
 //! The owner queues it and coordinates it as if it had drawn it (routing, actions, stages,
@@ -102,7 +102,7 @@ class InstanceImpl;
 //! routed, so the drain sees no more than before. A handed transaction's latency runs from its
 //! drawing to its commit at the owner (what its client waits, the queue included).
 //!
-//! Routing (exec/plp_routing.hpp): each attempt is split by the instance's routing table as
+//! Routing (exec/plp/plp_routing.hpp): each attempt is split by the instance's routing table as
 //! it stands when the attempt starts (keys to units, units to owners); a transaction needing
 //! a unit being moved waits for the hand-over before it starts. Between attempts the worker
 //! acknowledges a new table once nothing it coordinates or holds was routed by an older one
@@ -235,7 +235,7 @@ class PlpWorker {
         continue;
       }
       if (!committed) break;
-      if (inst_.plp_monitor_ && inst_.plp_monitor_->recording()) {  // engine.plp_monitor (exec/plp_monitor.hpp)
+      if (inst_.plp_monitor_ && inst_.plp_monitor_->recording()) {  // engine.plp_monitor (exec/plp/plp_monitor.hpp)
         inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_, remote_parts_ == 0);
       }
       if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
@@ -666,7 +666,7 @@ class PlpWorker {
     return inst_.plp_monitor_->run_action(local_, inst_.workload_, words, n, first_unit_, run);
   }
 
-  // One attempt in two stages (exec/plp_stages.hpp): stage 0's actions out and the own one in
+  // One attempt in two stages (exec/plp/plp_stages.hpp): stage 0's actions out and the own one in
   // place, a rendezvous gathering what they produced into input_, stage 1's actions with that
   // input, a second rendezvous, the decision. A partition in both stages runs both in one
   // context; its latest action's outcome says whether it holds anything (a failed action
