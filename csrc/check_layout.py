@@ -77,6 +77,14 @@ def find_cycle(edges: dict[str, dict[str, list[str]]]) -> list[str] | None:
     return None
 
 
+def print_limited(lines: list[str], limit: int = 12) -> None:
+    """The first `limit` lines, then how many were left out."""
+    for where in lines[:limit]:
+        print(f"    {where}")
+    if len(lines) > limit:
+        print(f"    ... and {len(lines) - limit} more")
+
+
 def main(argv: list[str]) -> int:
     show_graph = "--graph" in argv
     args = [a for a in argv if a != "--graph"]
@@ -95,15 +103,16 @@ def main(argv: list[str]) -> int:
     for a, b in mutual:
         status = 1
         print(f"check_layout: {a} and {b} include each other:")
-        for where in edges[a][b] + edges[b][a]:
-            print(f"  {where}")
+        # The direction with fewer includes first: most likely the one that went wrong.
+        for x, y in sorted([(a, b), (b, a)], key=lambda d: len(edges[d[0]][d[1]])):
+            print(f"  {x} -> {y}:")
+            print_limited(edges[x][y])
     cycle = find_cycle(edges)
     if cycle and not mutual:
         status = 1
         print(f"check_layout: folder cycle {' -> '.join(cycle)}:")
         for a, b in zip(cycle, cycle[1:]):
-            for where in edges[a][b]:
-                print(f"  {where}")
+            print_limited(edges[a][b])
     if status == 0:
         print(f"check_layout: {len(edges)} folders, no cycle")
     return status
