@@ -1,6 +1,4 @@
 #pragma once
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -20,6 +18,7 @@
 #include "islands/common/random.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/exec/commit_pipeline.hpp"
+#include "islands/exec/context_pool.hpp"
 #include "islands/exec/instance_config.hpp"
 #include "islands/exec/instance_worker.hpp"
 #include "islands/exec/plp/plp_action.hpp"
@@ -31,6 +30,7 @@
 #include "islands/exec/system_access.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/exec/worker_profiler.hpp"
+#include "islands/exec/worker_window.hpp"
 #include "islands/txn/txn_context.hpp"
 #include "islands/exec/action_io.hpp"
 #include "islands/exec/txn_part.hpp"
@@ -140,7 +140,8 @@ class PlpWorker {
         system_(instance.system_access(local)),
         handoff_(bus.workers() > 1 ? instance.config_.run.engine.plp_handoff : 0),
         window_(handoff_, static_cast<std::uint32_t>(local)),
-        inbox_((bus.workers() - 1) * handoff_, (bus.workers() - 1) * handoff_) {
+        inbox_((bus.workers() - 1) * handoff_, (bus.workers() - 1) * handoff_),
+        measure_(stats_) {
     route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
     set_message_delay(instance.config_);
     tables_ = routing_tables_of(instance.workload_);  // engine.plp_units: 1, or the tables routed apart
@@ -155,8 +156,8 @@ class PlpWorker {
   void run() {
     const RunConfig& config = inst_.config_.run;
     log_ = inst_.log_.get();  // centralized: the instance's one log
-    ns_per_tick_ = CycleClock::ns_per_tick();
-    pipeline_.open(log_, config.log, gid_, stats_, ns_per_tick_, CC::kLocks);
+    measure_.open();
+    pipeline_.open(log_, config.log, gid_, stats_, measure_.ns_per_tick(), CC::kLocks);
     ctx_ = new_context();
     routing_.watch().started(local_);  // the drain watchdog reads /proc for this thread
     Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
@@ -181,7 +182,7 @@ class PlpWorker {
         cpu_relax();
         continue;
       }
-      if (phase == kMeasure && !measuring_) start_window(config);
+      if (phase == kMeasure && !measure_.measuring()) measure_.start(profiler_, config.driver.timeline_interval_s);
       const bool parked = inst_.plp_parked_[local_].load(std::memory_order_relaxed);
       if (parked || away_) follow_park(parked);  // pinned: its thread onto the unparked workers' CPUs, or back
       HandedTxn* const handed = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
@@ -241,7 +242,7 @@ class PlpWorker {
       if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
         // The common case: one partition, nothing logged, nothing to wait for.
         ctx_->commit();
-        count_commit(client_start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), false);
+        measure_.count_commit(client_start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), false);
       } else {
         finish_commit(client_start, txn);
       }
@@ -249,10 +250,9 @@ class PlpWorker {
       profiler_.end_span(clock);
     }
     ctx_->set_clock(nullptr);
-    profiler_.stop_window(stats_);
-    if (measuring_) stats_.cpu_ns = thread_cpu_ns() - window_cpu_ns_;
+    measure_.stop(profiler_);
     shutdown();
-    if (!measuring_) stats_.reset_window();
+    measure_.finish();
   }
 
  private:
@@ -265,22 +265,6 @@ class PlpWorker {
     std::uint64_t route;  // the routing version its coordinator split it under
     std::vector<std::uint32_t> units;  // test mode: the units it ran on (its decision claims them again)
   };
-
-  static std::uint64_t thread_cpu_ns() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
-  }
-
-  void start_window(const RunConfig& config) {
-    measuring_ = true;
-    stats_.reset_window();
-    profiler_.start_window();
-    window_cpu_ns_ = thread_cpu_ns();
-    timeline_ticks_ = static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / ns_per_tick_);
-    timeline_edge_ = CycleClock::now() + timeline_ticks_;
-    stats_.timeline.assign(1, 0);
-  }
 
   std::uint64_t next_txn_id() {
     return (static_cast<std::uint64_t>(gid_) << 48) | (static_cast<std::uint64_t>(inst_.epoch_) << 32) |
@@ -772,7 +756,7 @@ class PlpWorker {
       ctx_->commit();
       const std::uint64_t depends = pipeline_.read_dependency();
       if (depends == 0) {
-        count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
+        measure_.count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
         return;
       }
       PendingCommit done;
@@ -821,9 +805,9 @@ class PlpWorker {
     release(done.notify, done.txn);
     if (done.ctx) {
       done.ctx->commit();
-      spare_.push_back(std::move(done.ctx));
+      contexts_.put(std::move(done.ctx));
     }
-    count_commit(done.start, done.rows, done.type, done.distributed);
+    measure_.count_commit(done.start, done.rows, done.type, done.distributed);
     pipeline_.record_ack(done);
   }
 
@@ -842,20 +826,6 @@ class PlpWorker {
     ++stats_.decisions_sent;
   }
 
-  void count_commit(std::uint64_t start, std::uint64_t rows, std::size_t type, bool distributed) {
-    ++stats_.commits;
-    ++stats_.commits_by_type[type];
-    ++stats_.commits_all_phases;
-    if (distributed) ++stats_.multisite_commits;
-    stats_.row_updates_all_phases += rows;
-    if (measuring_) {
-      const std::uint64_t now = CycleClock::now();
-      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(now - start) * ns_per_tick_));
-      for (; now >= timeline_edge_; timeline_edge_ += timeline_ticks_) stats_.timeline.push_back(0);
-      ++stats_.timeline.back();
-    }
-  }
-
   void wait_for_pipeline_room() {
     pipeline_.wait_for_room(
         ctx_->clock(),
@@ -869,19 +839,10 @@ class PlpWorker {
         [this](PendingCommit& done) { acknowledge(done); });
   }
 
+  // centralized (test mode only): the history's version map
   std::unique_ptr<TxnContext> new_context() {
-    std::unique_ptr<TxnContext> ctx;
-    if (spare_.empty()) {
-      ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
-      // centralized (test mode only): the history's version map
-      if (inst_.versions_) ctx->record_history(*inst_.versions_, inst_.histories_[local_]);
-      if (inst_.reclaim_) ctx->reclaim_with(inst_.reclaim_.get());  // the workload deletes rows
-    } else {
-      ctx = std::move(spare_.back());
-      spare_.pop_back();
-    }
-    ctx->capture_redo(log_ != nullptr);
-    return ctx;
+    return contexts_.take(inst_.workload_.max_columns(), inst_.versions_.get(),
+                          inst_.versions_ ? &inst_.histories_[local_] : nullptr, inst_.reclaim_.get(), log_ != nullptr);
   }
 
   void check_failed() {
@@ -984,7 +945,7 @@ class PlpWorker {
     ActionIo io;
     const TxnResult result = execute(action.words, action.n, action_rows_, *ctx, stage_io(action, io));
     if (!result.committed) {
-      spare_.push_back(std::move(ctx));  // already undone and released
+      contexts_.put(std::move(ctx));  // already undone and released
       action.reason = result.reason;
       action.publish(result.user_rollback ? PlpAction::kRolledBack : PlpAction::kAborted);
       bus_.notify(in.source);
@@ -1037,7 +998,7 @@ class PlpWorker {
     const TxnResult result = execute(action.words, action.n, action_rows_, ctx, stage_io(action, io));
     ctx.set_clock(nullptr);
     if (!result.committed) {
-      spare_.push_back(std::move(h.ctx));  // already undone and released, stage 0 with it
+      contexts_.put(std::move(h.ctx));  // already undone and released, stage 0 with it
       held.erase(held.begin() + static_cast<std::ptrdiff_t>(i - 1));
       action.reason = result.reason;
       action.publish(result.user_rollback ? PlpAction::kRolledBack : PlpAction::kAborted);
@@ -1069,7 +1030,7 @@ class PlpWorker {
         ctx->abort();
       }
       ctx->set_clock(nullptr);
-      spare_.push_back(std::move(ctx));
+      contexts_.put(std::move(ctx));
       return;
     }
     ISLANDS_CHECK(false, "plp: a decision for no action this partition holds");
@@ -1142,7 +1103,7 @@ class PlpWorker {
   const std::vector<std::uint64_t>* local_words_ = nullptr;  // the current transaction's action here
   std::vector<unsigned char> redo_all_;           // the commit record's redo
   std::unique_ptr<TxnContext> ctx_;
-  std::vector<std::unique_ptr<TxnContext>> spare_;
+  ContextPool contexts_;
   std::vector<Row*> rows_, action_rows_;
   CommitRecord committed_;
   CommitPipeline pipeline_;
@@ -1159,12 +1120,8 @@ class PlpWorker {
   std::uint64_t drawn_at_ = 0;                    // cycle clock of the own client's last draw
   std::chrono::steady_clock::time_point wait_since_{};  // when the own draw began to wait
   LogWriter* log_ = nullptr;
-  bool measuring_ = false;
-  double ns_per_tick_ = 1;
+  WorkerWindow measure_;  // the measured window and the commit counts
   std::uint64_t sequence_ = 0;
-  std::uint64_t window_cpu_ns_ = 0;
-  std::uint64_t timeline_ticks_ = 1;
-  std::uint64_t timeline_edge_ = 0;
 };
 
 }  // namespace islands
