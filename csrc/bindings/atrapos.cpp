@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "islands/exec/plp_control.hpp"
-#include "islands/exec/plp_placement.hpp"
+#include "islands/exec/plp/plp_control.hpp"
+#include "islands/exec/plp/plp_placement.hpp"
 #include "islands/atrapos/monitoring_bench.hpp"
 #include "islands/atrapos/workload_monitor.hpp"
 
@@ -56,7 +56,7 @@ void check_sub(unsigned sub, const char* what) {
 }  // namespace
 
 void bind_atrapos(py::module_& m) {
-  // The running PLP instance of this process (exec/plp_control.hpp), for a controller thread.
+  // The running PLP instance of this process (exec/plp/plp_control.hpp), for a controller thread.
   // Every call that takes PlpControl's lock releases the GIL first: a re-partitioning holds the
   // lock through its drain, and a thread blocked on it must not stall every other Python thread.
   m.def(

@@ -7,6 +7,7 @@
 #include "islands/exec/workload_registry.hpp"
 #include "islands/common/latency_histogram.hpp"
 #include "islands/perf/component.hpp"
+#include "islands/workload/bare_loop.hpp"
 
 namespace py = pybind11;
 using namespace islands;

@@ -4,7 +4,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include "islands/workload/tpcc_config.hpp"
+#include "islands/settings/tpcc_config.hpp"
+#include "islands/workload/tpcc_fit.hpp"
 
 namespace py = pybind11;
 using namespace islands;
@@ -30,7 +31,7 @@ void bind_tpcc_probe(py::module_& m) {
       "the row `corruption` names (e.g. 'stock.ytd'; '' for none) and returns {figures, failures, corrupted, "
       "committed}.");
   m.def(
-      "tpcc_load_bytes", [](const RunConfig& config, std::uint64_t total_sites) { return config.tpcc.load_bytes(total_sites); },
+      "tpcc_load_bytes", [](const RunConfig& config, std::uint64_t total_sites) { return tpcc_load_bytes(config.tpcc, total_sites); },
       py::arg("config"), py::arg("total_sites"),
       "The bytes TPC-C's load of total_sites sites is estimated to allocate (what the memory check compares).");
 }

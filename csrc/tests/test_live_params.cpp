@@ -1,4 +1,4 @@
-// LiveParams (workload/workload_change.hpp): readers on other threads see only whole
+// LiveParams (exec/workload_change.hpp): readers on other threads see only whole
 // parameter sets while a writer publishes new ones, and every set published stays readable.
 #include <array>
 #include <atomic>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "check.hpp"
-#include "islands/workload/workload_change.hpp"
+#include "islands/exec/workload_change.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-// PLP's in-process queues (exec/plp_bus.hpp) and the action rendezvous (exec/plp_action.hpp):
+// PLP's in-process queues (exec/plp/plp_bus.hpp) and the action rendezvous (exec/plp/plp_action.hpp):
 // every message delivered exactly once and in order per pair of workers, with every worker
 // both sending and serving under randomized pauses; and coordinators that post actions to
 // several owners and wait at the rendezvous (spinning, then asleep on the doorbell) for
@@ -13,8 +13,8 @@
 
 #include "check.hpp"
 #include "islands/common/spin_latch.hpp"
-#include "islands/exec/plp_action.hpp"
-#include "islands/exec/plp_bus.hpp"
+#include "islands/exec/plp/plp_action.hpp"
+#include "islands/exec/plp/plp_bus.hpp"
 
 using namespace islands;
 

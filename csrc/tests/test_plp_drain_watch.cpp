@@ -1,5 +1,5 @@
-// The drain watchdog of PLP re-partitioning (exec/plp_drain_watch.hpp through
-// exec/plp_routing.hpp): fake workers acknowledge routing tables as PlpWorker does, one of
+// The drain watchdog of PLP re-partitioning (exec/plp/plp_drain_watch.hpp through
+// exec/plp/plp_routing.hpp): fake workers acknowledge routing tables as PlpWorker does, one of
 // them withholds its acknowledgement (it says it holds an older table's action, or it does
 // not look at the table at all) until the dump has been written; the dump must name that
 // worker, the version awaited, the round and what it said. A drain that nobody delays leaves
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "check.hpp"
-#include "islands/exec/plp_drain_watch.hpp"
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_drain_watch.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 
 using namespace islands;
 

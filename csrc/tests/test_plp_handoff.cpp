@@ -1,4 +1,4 @@
-// PLP hand-off (exec/plp_handoff.hpp): a drawer's window of W slots (never more outstanding,
+// PLP hand-off (exec/plp/plp_handoff.hpp): a drawer's window of W slots (never more outstanding,
 // a slot back twice or from elsewhere refused), an owner's inbox (arrival order; handed
 // transactions before the own draw, at most `limit` in a row unless the own draw is blocked;
 // more than the windows hold refused), the home of a transaction (its first operation's unit
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "check.hpp"
-#include "islands/exec/plp_bus.hpp"
-#include "islands/exec/plp_handoff.hpp"
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_bus.hpp"
+#include "islands/exec/plp/plp_handoff.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 #include "test_cases.hpp"
 
 using namespace islands;

@@ -15,7 +15,7 @@
 #include "islands/exec/engine_run.hpp"
 #include "islands/index/hash_index.hpp"
 #include "islands/workload/micro_workload.hpp"
-#include "islands/workload/routing_unit.hpp"
+#include "islands/exec/routing_unit.hpp"
 #include "islands/workload/tatp_workload.hpp"
 
 using namespace islands;

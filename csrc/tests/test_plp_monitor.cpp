@@ -1,4 +1,4 @@
-// The PLP instance's monitor (exec/plp_monitor.hpp): counts and synchronizations at commit,
+// The PLP instance's monitor (exec/plp/plp_monitor.hpp): counts and synchronizations at commit,
 // costs from the cycles the running worker itself spends on an action, sampled one in
 // kSampleEvery on average and scaled back, even when the workload repeats with the sampling's
 // period; draws counted per drawing worker on their home unit, sampled likewise; recording
@@ -10,7 +10,7 @@
 
 #include "check.hpp"
 #include "islands/common/cycle_clock.hpp"
-#include "islands/exec/plp_monitor.hpp"
+#include "islands/exec/plp/plp_monitor.hpp"
 #include "test_cases.hpp"
 
 using namespace islands;

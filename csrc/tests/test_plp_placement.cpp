@@ -1,5 +1,5 @@
-// Tables routed apart under PLP (engine.plp_units = per_table; workload/routing_unit.hpp):
-// the first placements of 002 Fig 6 (exec/plp_placement.hpp), TATP's operations per table and
+// Tables routed apart under PLP (engine.plp_units = per_table; exec/routing_unit.hpp):
+// the first placements of 002 Fig 6 (exec/plp/plp_placement.hpp), TATP's operations per table and
 // their units, the index roots of their keys, and route_split's cut of a two-table
 // transaction over (table, unit) owners: together under naive and atrapos on one socket,
 // apart under workload_aware.
@@ -9,8 +9,8 @@
 
 #include "check.hpp"
 #include "islands/common/random.hpp"
-#include "islands/exec/plp_placement.hpp"
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_placement.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 #include "islands/index/hash_index.hpp"
 #include "islands/workload/tatp_workload.hpp"
 

@@ -1,7 +1,7 @@
-// PLP's routing table (exec/plp_routing.hpp): units move between workers while simulated
+// PLP's routing table (exec/plp/plp_routing.hpp): units move between workers while simulated
 // workers route "actions" by the table, hold them for a while (as an owner holds an action
 // until its decision) and acknowledge new tables only when nothing they hold is older. The
-// ownership check (exec/plp_ownership_check.hpp) must never see two workers on one unit
+// ownership check (exec/plp/plp_ownership_check.hpp) must never see two workers on one unit
 // between hand-overs (and does when the drain is skipped); a no-op target publishes nothing; bad targets are refused; a drain that
 // can never end is abandoned.
 #include <atomic>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "check.hpp"
-#include "islands/exec/plp_ownership_check.hpp"
-#include "islands/exec/plp_routing.hpp"
+#include "islands/exec/plp/plp_ownership_check.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 
 using namespace islands;
 

@@ -1,4 +1,4 @@
-// PLP's action graph (exec/plp_stages.hpp): a transaction cut per (partition, stage). A toy
+// PLP's action graph (exec/plp/plp_stages.hpp): a transaction cut per (partition, stage). A toy
 // workload whose operations are [kind, unit] (kind 2 consumes what the others produce) is cut
 // under random routing tables: one stage unless a consumer meets several partitions, then the
 // consumers alone in stage 1; every operation exactly once, at its unit's owner, in the
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "check.hpp"
-#include "islands/exec/plp_stages.hpp"
+#include "islands/exec/plp/plp_stages.hpp"
 #include "islands/workload/tpcc_rendezvous.hpp"
 
 using namespace islands;

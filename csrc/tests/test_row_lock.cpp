@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "check.hpp"
-#include "islands/cc/row_lock.hpp"
+#include "islands/txn/row_lock.hpp"
 
 using namespace islands;
 

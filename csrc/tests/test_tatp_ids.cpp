@@ -6,7 +6,7 @@
 
 #include "check.hpp"
 #include "islands/common/random.hpp"
-#include "islands/workload/tatp_config.hpp"
+#include "islands/settings/tatp_config.hpp"
 
 namespace {
 

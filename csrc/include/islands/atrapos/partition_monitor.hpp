@@ -58,7 +58,7 @@ class PartitionMonitor {
     hot_.cost[sub].add(cost);
   }
   //! Adds `cost` to sub-partition `sub` without counting an action (an engine that counts its
-  //! actions in one place and costs them in another, as exec/plp_monitor.hpp). Owner thread only.
+  //! actions in one place and costs them in another, as exec/plp/plp_monitor.hpp). Owner thread only.
   void record_cost(unsigned sub, std::uint64_t cost) noexcept { hot_.cost[sub].add(cost); }
   //! Counts `n` actions on sub-partition `sub` without a cost. Owner thread only.
   void record_count(unsigned sub, std::uint64_t n = 1) noexcept { hot_.actions[sub].add(n); }

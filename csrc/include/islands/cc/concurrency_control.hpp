@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "islands/cc/row_lock.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/txn/row_lock.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/txn/txn_context.hpp"
 
 namespace islands {

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <memory>
 
-#include "islands/cc/cc_kind.hpp"
-#include "islands/cc/row_lock.hpp"
+#include "islands/settings/cc_kind.hpp"
+#include "islands/txn/row_lock.hpp"
 #include "islands/common/abort_reason.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/txn/snapshot_txn.hpp"
 #include "islands/txn/txn_context.hpp"
 

@@ -3,11 +3,11 @@
 #include <atomic>
 #include <cstdint>
 
-#include "islands/cc/cc_kind.hpp"
-#include "islands/cc/row_lock.hpp"
+#include "islands/settings/cc_kind.hpp"
+#include "islands/txn/row_lock.hpp"
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/cycle_clock.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/txn/txn_context.hpp"
 
 namespace islands {

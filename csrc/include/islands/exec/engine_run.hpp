@@ -9,11 +9,6 @@ namespace islands {
 //! starts; throws std::runtime_error if a worker fails (all threads are joined first).
 RunStats run_engine(const RunConfig& config);
 
-//! The engine-overhead baseline: one thread, the same table, index and key choice, probing and
-//! reading (or updating) the rows in a bare loop: no transactions, no locks, no statistics.
-//! Returns transactions per second over `config.driver.duration_s`.
-double run_bare_loop(const RunConfig& config);
-
 //! Compiler, flags and build type of this build.
 struct BuildInfo {
   const char* compiler;

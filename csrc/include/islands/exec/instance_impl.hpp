@@ -26,13 +26,13 @@
 #include "islands/common/cycle_clock.hpp"
 #include "islands/exec/instance.hpp"
 #include "islands/exec/instance_worker.hpp"
-#include "islands/exec/plp_bus.hpp"
-#include "islands/exec/plp_control.hpp"
-#include "islands/exec/plp_monitor.hpp"
-#include "islands/exec/plp_placement.hpp"
-#include "islands/exec/plp_reshuffler.hpp"
-#include "islands/exec/plp_routing.hpp"
-#include "islands/exec/plp_worker.hpp"
+#include "islands/exec/plp/plp_bus.hpp"
+#include "islands/exec/plp/plp_control.hpp"
+#include "islands/exec/plp/plp_monitor.hpp"
+#include "islands/exec/plp/plp_placement.hpp"
+#include "islands/exec/plp/plp_reshuffler.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
+#include "islands/exec/plp/plp_worker.hpp"
 #include "islands/exec/system_access.hpp"
 #include "islands/exec/system_structures.hpp"
 #include "islands/log/log_recovery.hpp"
@@ -177,7 +177,7 @@ class InstanceImpl final : public Instance::Impl {
     PerfCounters cpu_counters(config_.run.profile.events, CounterScope::cpu);
     phase_.store(kWarmup, std::memory_order_release);
     start_reshuffler();
-    if (plp_routing_) {  // a controller thread may now adapt it (exec/plp_control.hpp)
+    if (plp_routing_) {  // a controller thread may now adapt it (exec/plp/plp_control.hpp)
       PlpControl::process().attach(*plp_routing_, plp_monitor_.get(), plp_parked_.get(), plp_abandon());
       PlpControl::process().attach_workload([this](const WorkloadChange& c) { change_workload(workload_, c); });
       plp_attached_ = true;
@@ -388,7 +388,7 @@ class InstanceImpl final : public Instance::Impl {
     }
   }
 
-  // engine.plp_reshuffle_s: random re-partitionings from the warm-up on (exec/plp_reshuffler.hpp).
+  // engine.plp_reshuffle_s: random re-partitionings from the warm-up on (exec/plp/plp_reshuffler.hpp).
   void start_reshuffler() {
     const double period = config_.run.engine.plp_reshuffle_s;
     if (!plp_routing_ || period <= 0 || plp_routing_->workers() < 2) return;
@@ -401,7 +401,7 @@ class InstanceImpl final : public Instance::Impl {
     return [this] { return failed_.load() || plp_finished_.load(std::memory_order_acquire) >= plp_routing_->workers(); };
   }
 
-  // The drain watchdog's line fragment on worker w (exec/plp_drain_watch.hpp): what the
+  // The drain watchdog's line fragment on worker w (exec/plp/plp_drain_watch.hpp): what the
   // instance sees of it from outside, read from atomics.
   std::string plp_describe(std::size_t w) const {
     static constexpr const char* kPhases[] = {"loading", "wait-start", "warmup", "measure", "stop"};
@@ -421,7 +421,7 @@ class InstanceImpl final : public Instance::Impl {
     plp_attached_ = false;
   }
 
-  // A PLP worker (engine.execution = plp): partition i's owner (exec/plp_worker.hpp).
+  // A PLP worker (engine.execution = plp): partition i's owner (exec/plp/plp_worker.hpp).
   void run_plp_worker(std::size_t i) {
     if constexpr (std::is_same_v<CC, TwoPhaseLocking>) {
       PlpWorker<Workload, CC> worker(*this, i, *plp_bus_, plp_finished_);

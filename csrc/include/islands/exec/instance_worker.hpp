@@ -1,6 +1,4 @@
 #pragma once
-#include <time.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -15,16 +13,18 @@
 #include "islands/common/random.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/exec/commit_pipeline.hpp"
+#include "islands/exec/context_pool.hpp"
 #include "islands/exec/fragment.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/exec/system_access.hpp"
 #include "islands/exec/two_phase_commit.hpp"
 #include "islands/exec/worker_transport.hpp"
+#include "islands/exec/worker_window.hpp"
 #include "islands/log/log_writer.hpp"
-#include "islands/perf/worker_profiler.hpp"
+#include "islands/exec/worker_profiler.hpp"
 #include "islands/transport/message.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/txn_part.hpp"
 
 namespace islands {
 
@@ -53,6 +53,7 @@ class InstanceWorker {
         local_(local),
         gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
         stats_(instance.stats_.workers[local]),
+        measure_(stats_),
         parts_(instance.config_.instance_sites.size()),
         transport_(instance.failed_),
         profiler_(instance.config_.run.profile),
@@ -70,8 +71,8 @@ class InstanceWorker {
   void run() {
     const RunConfig& config = inst_.config_.run;
     log_ = inst_.log_.get();
-    ns_per_tick_ = CycleClock::ns_per_tick();
-    pipeline_.open(log_, config.log, gid_, stats_, ns_per_tick_, CC::kLocks);
+    measure_.open();
+    pipeline_.open(log_, config.log, gid_, stats_, measure_.ns_per_tick(), CC::kLocks);
     ctx_ = new_context();
     // A restart draws other transactions than the run it continues.
     Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
@@ -93,15 +94,7 @@ class InstanceWorker {
         cpu_relax();
         continue;
       }
-      if (phase == kMeasure && !measuring_) {
-        measuring_ = true;
-        stats_.reset_window();
-        profiler_.start_window();
-        window_cpu_ns_ = thread_cpu_ns();
-        timeline_ticks_ = static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / ns_per_tick_);
-        timeline_edge_ = CycleClock::now() + timeline_ticks_;
-        stats_.timeline.assign(1, 0);
-      }
+      if (phase == kMeasure && !measure_.measuring()) measure_.start(profiler_, config.driver.timeline_interval_s);
       generate(txn, rng);
       split(txn);
       const bool distributed = remote_parts_ > 0;
@@ -138,7 +131,7 @@ class InstanceWorker {
         if (read_dependency == 0) {
           // The common case: no log record to wait for and no participant to tell.
           ctx_->commit();
-          count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
+          measure_.count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
           profiler_.end_span(clock);
           continue;
         }
@@ -147,10 +140,9 @@ class InstanceWorker {
       profiler_.end_span(clock);
     }
     ctx_->set_clock(nullptr);
-    profiler_.stop_window(stats_);
-    if (measuring_) stats_.cpu_ns = thread_cpu_ns() - window_cpu_ns_;
+    measure_.stop(profiler_);
     shutdown();
-    if (!measuring_) stats_.reset_window();  // the run stopped before its window: nothing was measured
+    measure_.finish();
   }
 
   //! Copies the transport's message counters into this worker's statistics.
@@ -180,14 +172,7 @@ class InstanceWorker {
   void check_failed() {
     if (inst_.failed_.load()) throw std::runtime_error(kPeerFailed);
   }
-  void recycle(std::unique_ptr<TxnContext> ctx) { spare_.push_back(std::move(ctx)); }
-
-  // CPU time of the calling thread.
-  static std::uint64_t thread_cpu_ns() {
-    timespec ts{};
-    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
-  }
+  void recycle(std::unique_ptr<TxnContext> ctx) { contexts_.put(std::move(ctx)); }
 
   // The next transaction of this worker's client (flattened as attempt_local is).
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
@@ -308,27 +293,12 @@ class InstanceWorker {
     coordinator_.send_commit(*this, done.notify, done.txn);
     if (done.ctx) {
       done.ctx->commit();
-      spare_.push_back(std::move(done.ctx));
+      contexts_.put(std::move(done.ctx));
     } else if (!done.released) {
       ctx_->commit();
     }
-    count_commit(done.start, done.rows, done.type, done.distributed);
+    measure_.count_commit(done.start, done.rows, done.type, done.distributed);
     pipeline_.record_ack(done);
-  }
-
-  // Counts an acknowledged commit that started (first attempt) at `start`.
-  void count_commit(std::uint64_t start, std::uint64_t rows, std::size_t type, bool distributed) {
-    ++stats_.commits;
-    ++stats_.commits_by_type[type];
-    ++stats_.commits_all_phases;
-    if (distributed) ++stats_.multisite_commits;
-    stats_.row_updates_all_phases += rows;
-    if (measuring_) {
-      const std::uint64_t now = CycleClock::now();
-      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(now - start) * ns_per_tick_));
-      for (; now >= timeline_edge_; timeline_edge_ += timeline_ticks_) stats_.timeline.push_back(0);
-      ++stats_.timeline.back();
-    }
   }
 
   // Acknowledges, oldest first, every pipelined commit whose record the flusher made durable.
@@ -350,17 +320,8 @@ class InstanceWorker {
   }
 
   std::unique_ptr<TxnContext> new_context() {
-    std::unique_ptr<TxnContext> ctx;
-    if (spare_.empty()) {
-      ctx = std::make_unique<TxnContext>(inst_.workload_.max_columns());
-      if (inst_.versions_) ctx->record_history(*inst_.versions_, inst_.histories_[local_]);
-      if (inst_.reclaim_) ctx->reclaim_with(inst_.reclaim_.get());  // the workload deletes rows
-    } else {
-      ctx = std::move(spare_.back());
-      spare_.pop_back();
-    }
-    ctx->capture_redo(log_ != nullptr);
-    return ctx;
+    return contexts_.take(inst_.workload_.max_columns(), inst_.versions_.get(),
+                          inst_.versions_ ? &inst_.histories_[local_] : nullptr, inst_.reclaim_.get(), log_ != nullptr);
   }
 
   void serve() {
@@ -444,19 +405,15 @@ class InstanceWorker {
   std::uint32_t gid_;
   WorkerStats& stats_;
   std::unique_ptr<TxnContext> ctx_;
+  WorkerWindow measure_;
   LogWriter* log_ = nullptr;
-  bool measuring_ = false;
-  double ns_per_tick_ = 1;
   CommitRecord committed_;  // the last committed attempt's record, for its acknowledgement
   std::vector<TxnPart> parts_;
   std::size_t remote_parts_ = 0;
   const std::vector<std::uint64_t>* local_words_ = nullptr;  // this instance's part of the current transaction
   std::vector<Row*> rows_;
-  std::vector<std::unique_ptr<TxnContext>> spare_;
+  ContextPool contexts_;
   std::uint64_t sequence_ = 0;
-  std::uint64_t window_cpu_ns_ = 0;  // this thread's CPU time when its measured window began
-  std::uint64_t timeline_ticks_ = 1;  // driver.timeline_interval_s in cycle-clock ticks
-  std::uint64_t timeline_edge_ = 0;   // where the timeline's current interval ends (cycle clock)
   std::uint32_t shutdowns_ = 0;
   WorkerTransport transport_;
   CommitPipeline pipeline_;

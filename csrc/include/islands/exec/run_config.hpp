@@ -2,11 +2,11 @@
 #include <cstdint>
 #include <string>
 
-#include "islands/exec/driver_config.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/driver_config.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/log/log_config.hpp"
 #include "islands/perf/profile_config.hpp"
-#include "islands/workload/workload_list.hpp"
+#include "islands/settings/workload_list.hpp"
 
 namespace islands {
 

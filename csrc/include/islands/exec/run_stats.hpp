@@ -38,7 +38,7 @@ struct WorkerStats {
   std::uint64_t fragments_sent = 0;                //!< 2PC fragments sent as coordinator, whole run
   std::uint64_t decisions_sent = 0;                //!< 2PC phase-2 decisions sent, whole run
   //! engine.execution = plp: transactions committed in two stages, their second stage
-  //! consuming what the first produced (exec/plp_stages.hpp), measured window
+  //! consuming what the first produced (exec/plp/plp_stages.hpp), measured window
   std::uint64_t staged_commits = 0;
   //! of those, whole run: records the first stage's actions produced, and records the second
   //! stage's operations consumed (equal when every record produced was used)
@@ -95,7 +95,7 @@ using CheckMap = std::map<std::string, std::int64_t>;
 //! The figure called name in figures, 0 when there is none.
 std::int64_t figure_or_zero(const char* name, const CheckFigures& figures);
 
-//! What re-partitionings of a PLP instance did over a run (exec/plp_routing.hpp).
+//! What re-partitionings of a PLP instance did over a run (exec/plp/plp_routing.hpp).
 struct RepartitionStats {
   std::uint64_t repartitions = 0;  //!< re-partitionings that moved at least one unit
   std::uint64_t units_moved = 0;   //!< routing units handed to another worker, summed
@@ -134,7 +134,7 @@ struct RunStats {
   std::uint64_t quiesce_ns = 0;
   std::uint64_t longest_active_ns = 0;
   RepartitionStats repartitioning;  //!< engine.execution = plp: the run's re-partitionings
-  //! engine.plp_monitor: ATraPos's trace of the whole run (sites x units; exec/plp_monitor.hpp)
+  //! engine.plp_monitor: ATraPos's trace of the whole run (sites x units; exec/plp/plp_monitor.hpp)
   atrapos::MonitorSnapshot monitor;
 
   std::uint64_t commits() const;        //!< all workers' measured commits

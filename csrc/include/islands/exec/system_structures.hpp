@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "islands/common/spin_latch.hpp"
-#include "islands/exec/system_structures_kind.hpp"
+#include "islands/settings/system_structures_kind.hpp"
 #include "islands/txn/active_txn_list.hpp"
 #include "islands/txn/system_state_lock.hpp"
 

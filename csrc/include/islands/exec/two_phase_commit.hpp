@@ -16,7 +16,7 @@
 #include "islands/perf/component_clock.hpp"
 #include "islands/transport/message.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/txn_part.hpp"
 
 namespace islands {
 

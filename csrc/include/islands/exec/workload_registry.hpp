@@ -7,7 +7,7 @@
 #include "islands/exec/instance.hpp"
 #include "islands/exec/instance_config.hpp"
 #include "islands/exec/run_config.hpp"
-#include "islands/workload/workload_list.hpp"
+#include "islands/settings/workload_list.hpp"
 
 namespace islands {
 

@@ -9,14 +9,16 @@
 #include "islands/exec/workload_registry.hpp"
 #include "islands/index/index_dispatch.hpp"
 #include "islands/perf/simulator_marks.hpp"
-#include "islands/workload/routing_unit.hpp"
-#include "islands/workload/workload.hpp"
+#include "islands/exec/routing_unit.hpp"
+#include "islands/exec/workload_interface.hpp"
 
 namespace islands {
 
 //! A registry entry for workload template W whose settings are RunConfig member `Settings`:
 //! checks W's interface and builds every engine variant (index × scheme) of it. Included only
 //! by the workload's own .cpp, so each translation unit compiles one workload.
+static_assert(EngineConfig{}.index == kOnlyIndex, "kOnlyIndex: the default engine.index");
+
 template <template <class> class W, auto Settings>
 struct WorkloadVariants {
   static_assert(assert_workload<W<HashIndex>>() && assert_workload<W<BTreeIndex>>());

@@ -15,12 +15,12 @@ namespace islands {
 //! A multi-rooted index (paper 002's multi-rooted B+tree / per-partition hash): `roots`
 //! independent sub-indexes of type Index (HashIndex or BTreeIndex), each key held by the one
 //! root `RootOf` names for it. The workload's RootOf maps a key to the routing unit
-//! (workload/routing_unit.hpp) that its `locate` gives every operation touching that key, so
+//! (exec/routing_unit.hpp) that its `locate` gives every operation touching that key, so
 //! that under PLP (engine.execution = plp, engine.plp_index = per_unit) a root is only ever
 //! touched by the worker that owns its unit, and its latching is off.
 //!
 //! Why latch-free is safe there: PLP's partitions are the routing units, each owned by one
-//! worker at a time (exec/plp_routing.hpp); an action touches only the keys of the units it
+//! worker at a time (exec/plp/plp_routing.hpp); an action touches only the keys of the units it
 //! was routed to, so two threads never use one root at once. When a re-partitioning moves a
 //! unit to another worker, the old owner first drains it (nothing it coordinates or holds was
 //! routed by the old table, its commits are durable) and acknowledges; the new owner starts on

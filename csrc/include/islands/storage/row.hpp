@@ -8,7 +8,7 @@ namespace islands {
 //! A fixed-width row: a lock word and an 8-byte key, then the payload of int32 columns.
 //! Rows live in a Table's chunks and never move, so indexes hold plain pointers to them.
 struct Row {
-  std::atomic<std::uint64_t> lock{0};  //!< row lock word (see cc/row_lock.hpp); 0 when free
+  std::atomic<std::uint64_t> lock{0};  //!< row lock word (see txn/row_lock.hpp); 0 when free
   std::uint64_t key = 0;               //!< primary key
 
   //! The key of a row whose insert was rolled back: it holds no data.

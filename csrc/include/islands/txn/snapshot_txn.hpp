@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "islands/cc/snapshot_clock.hpp"
+#include "islands/txn/snapshot_clock.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/storage/row.hpp"
 #include "islands/storage/version_store.hpp"

@@ -4,7 +4,7 @@
 #include <memory>
 #include <vector>
 
-#include "islands/cc/row_lock.hpp"
+#include "islands/txn/row_lock.hpp"
 #include "islands/log/redo_entry.hpp"
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/epoch_gate.hpp"

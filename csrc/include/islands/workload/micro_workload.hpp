@@ -13,18 +13,18 @@
 #include "islands/common/reciprocal_divider.hpp"
 #include "islands/common/random.hpp"
 #include "islands/common/zipf.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
 #include "islands/index/rooted_index.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/routing_unit.hpp"
-#include "islands/workload/micro_config.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/routing_unit.hpp"
+#include "islands/settings/micro_config.hpp"
+#include "islands/exec/txn_part.hpp"
 #include "islands/exec/run_config.hpp"
-#include "islands/workload/workload.hpp"
+#include "islands/exec/workload_interface.hpp"
 
 namespace islands {
 
@@ -174,7 +174,7 @@ class MicroWorkload {
     });
   }
   //! The operation starting at word `at` of the `n` words of a transaction (or of an action
-  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! cut from one): {its words, the routing unit holding its data} (exec/routing_unit.hpp;
   //! PLP routes by it).
   std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {
     return {1, unit_of(words[at] & ~kReadOnly, key_units_)};

@@ -10,13 +10,13 @@
 #include <utility>
 #include <vector>
 
-#include "islands/workload/routing_unit.hpp"
+#include "islands/exec/routing_unit.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
 #include "islands/common/reciprocal_divider.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
@@ -24,11 +24,11 @@
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/tatp_config.hpp"
-#include "islands/workload/txn_part.hpp"
-#include "islands/workload/workload_change.hpp"
+#include "islands/settings/tatp_config.hpp"
+#include "islands/exec/txn_part.hpp"
+#include "islands/exec/workload_change.hpp"
 #include "islands/exec/run_config.hpp"
-#include "islands/workload/workload.hpp"
+#include "islands/exec/workload_interface.hpp"
 
 namespace islands {
 
@@ -45,7 +45,7 @@ namespace islands {
 //! routes every transaction on that subscriber (index/rooted_index.hpp).
 //!
 //! Tables routed apart (engine.plp_units = per_table, under PLP): each of the four tables'
-//! rows of a subscriber range is a routing unit of its own (workload/routing_unit.hpp), so a
+//! rows of a subscriber range is a routing unit of its own (exec/routing_unit.hpp), so a
 //! transaction is written as one operation per table it touches, each with a header word
 //! (type | table << 8 | words << 16): UpdateSubscriberData is a Special_Facility operation
 //! (whose missing row is the expected rollback) then a Subscriber one, GetNewDestination a
@@ -243,7 +243,7 @@ class TatpWorkload {
     });
   }
   //! The operation starting at word `at` of the `n` words of a transaction (or of an action
-  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! cut from one): {its words, the routing unit holding its data} (exec/routing_unit.hpp;
   //! PLP routes by it).
   std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t n, std::size_t at) const {
     const std::uint64_t per_site = config_.subscribers_per_site;

@@ -6,22 +6,22 @@
 #include <utility>
 #include <vector>
 
-#include "islands/workload/routing_unit.hpp"
+#include "islands/exec/routing_unit.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
 #include "islands/index/rooted_index.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/tpcb_config.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/settings/tpcb_config.hpp"
+#include "islands/exec/txn_part.hpp"
 #include "islands/exec/run_config.hpp"
-#include "islands/workload/workload.hpp"
+#include "islands/exec/workload_interface.hpp"
 
 namespace islands {
 
@@ -134,7 +134,7 @@ class TpcbWorkload {
     });
   }
   //! The operation starting at word `at` of the `n` words of a transaction (or of an action
-  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! cut from one): {its words, the routing unit holding its data} (exec/routing_unit.hpp;
   //! PLP routes by it).
   //! (A whole site is one unit: a branch's rows and its history move together.)
   std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {

@@ -1,6 +1,6 @@
 #pragma once
 // What TPC-C NewOrder's steps hand its lines step at a PLP rendezvous (002 Fig 7;
-// exec/plp_stages.hpp): per order line, the supplying stock row's S_DIST_xx of the order's
+// exec/plp/plp_stages.hpp): per order line, the supplying stock row's S_DIST_xx of the order's
 // district (OL_DIST_INFO) and whether its S_DATA holds "ORIGINAL" (the brand-generic test),
 // from the stock steps; the order's number and its items' "ORIGINAL" tests, from the home
 // step. The lines step then completes the order lines without reading another partition's

@@ -12,12 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "islands/workload/routing_unit.hpp"
+#include "islands/exec/routing_unit.hpp"
 #include "islands/cc/concurrency_control.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/config_error.hpp"
 #include "islands/common/random.hpp"
-#include "islands/exec/engine_config.hpp"
+#include "islands/settings/engine_config.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/index/btree_index.hpp"
 #include "islands/index/hash_index.hpp"
@@ -25,14 +25,15 @@
 #include "islands/perf/component_clock.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
-#include "islands/workload/action_io.hpp"
-#include "islands/workload/tpcc_config.hpp"
+#include "islands/exec/action_io.hpp"
+#include "islands/settings/tpcc_config.hpp"
+#include "islands/workload/tpcc_fit.hpp"
 #include "islands/workload/tpcc_rendezvous.hpp"
 #include "islands/workload/tpcc_schema.hpp"
 #include "islands/workload/tpcc_text.hpp"
-#include "islands/workload/txn_part.hpp"
+#include "islands/exec/txn_part.hpp"
 #include "islands/exec/run_config.hpp"
-#include "islands/workload/workload.hpp"
+#include "islands/exec/workload_interface.hpp"
 
 namespace islands {
 
@@ -70,7 +71,7 @@ class TpccWorkload {
   //! The settings, for a deployment of total_sites sites; inserts need index latching when
   //! several workers share the instance.
   static void validate_settings(const Config& config, const RunConfig& run, std::uint64_t total_sites) {
-    config.validate_fit(total_sites);
+    validate_tpcc_fit(config, total_sites);
     if (!run.engine.latching && run.driver.cpus.size() > 1 && run.engine.cc != CcKind::table_2pl) {
       throw ConfigError("engine.latching", std::string("tpcc inserts index keys while it runs, so an instance of ") +
                                         std::to_string(run.driver.cpus.size()) +
@@ -130,7 +131,7 @@ class TpccWorkload {
                Roots{config.warehouses_per_site, first_site, sites}),
         by_customer_(per_unit_index_roots(engine) ? sites : 1, 0, CustomerRoots{config.warehouses_per_site, first_site}),
         by_last_(sites * std::size_t{config.warehouses_per_site} * kDistricts * kLastNames) {
-    config_.validate_fit(total_sites ? total_sites : sites);
+    validate_tpcc_fit(config_, total_sites ? total_sites : sites);
     // This instance's share of the deployment's budget: its sites of the total.
     const double share = static_cast<double>(sites) / static_cast<double>(total_sites ? total_sites : sites);
     budget_bytes_ =
@@ -244,7 +245,7 @@ class TpccWorkload {
     });
   }
   //! The operation starting at word `at` of the `n` words of a transaction (or of an action
-  //! cut from one): {its words, the routing unit holding its data} (workload/routing_unit.hpp;
+  //! cut from one): {its words, the routing unit holding its data} (exec/routing_unit.hpp;
   //! PLP routes by it).
   //! (A whole site is one unit: its warehouses' inserts share the site's tables.)
   std::pair<std::size_t, std::uint64_t> locate(const std::uint64_t* words, std::size_t, std::size_t at) const {
@@ -257,7 +258,7 @@ class TpccWorkload {
   }
   std::size_t max_part_words() const { return 6 + 15 * 3 + 15 * 6 + 4 + 15 * 2; }  //!< sizes fragments
   //! Whether the operation at word `at` consumes what others of its transaction produce (PLP
-  //! stages it after them where they are on other partitions, exec/plp_stages.hpp): NewOrder's
+  //! stages it after them where they are on other partitions, exec/plp/plp_stages.hpp): NewOrder's
   //! lines step (spec layout) takes each line's S_DIST_xx and S_DATA test from the stock steps
   //! and the order's number from the home step (tpcc_rendezvous.hpp), while the home step's
   //! inserts run beside the stock steps (002 Fig 7). The narrow layout has no such step.
@@ -278,7 +279,7 @@ class TpccWorkload {
   std::size_t type_of(const Txn& txn) const { return txn.type; }  //!< index into kTpccTxnNames
 
   //! Executes the operations words[0, n) (all of warehouses this instance holds) under `cc`.
-  //! `io` (PLP stages, workload/action_io.hpp): NewOrder's stock and home steps append their
+  //! `io` (PLP stages, exec/action_io.hpp): NewOrder's stock and home steps append their
   //! records to io->out, and its lines step takes them from io->in; nullptr, as everywhere
   //! else: the lines step reads the stock rows (or recomputes their text) itself.
   template <class CC>

@@ -1,0 +1,84 @@
+#pragma once
+#include <time.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "islands/common/cycle_clock.hpp"
+#include "islands/exec/run_stats.hpp"
+#include "islands/exec/worker_profiler.hpp"
+
+namespace islands {
+
+//! A worker's measured window and its commit counting, the same for both worker loops
+//! (InstanceWorker, exec/instance_worker.hpp; PlpWorker, exec/plp/plp_worker.hpp): where the
+//! window opens and closes, what each acknowledged commit adds to the worker's statistics
+//! (counts always; latency and timeline inside the window), and the thread's CPU time over it.
+class WorkerWindow {
+ public:
+  //! The window of the worker whose statistics are `stats`.
+  explicit WorkerWindow(WorkerStats& stats) : stats_(stats) {}
+
+  //! At the start of the worker's run, in its thread: reads the cycle clock's rate.
+  void open() { ns_per_tick_ = CycleClock::ns_per_tick(); }
+  //! The cycle clock's rate (after open).
+  double ns_per_tick() const { return ns_per_tick_; }
+  //! Whether the measured window has started.
+  bool measuring() const { return measuring_; }
+
+  //! The measured window starts: the window's counters zeroed, `profiler`'s counters on, the
+  //! thread's CPU time and the timeline (one interval per `timeline_interval_s`) from now.
+  void start(WorkerProfiler& profiler, double timeline_interval_s) {
+    measuring_ = true;
+    stats_.reset_window();
+    profiler.start_window();
+    window_cpu_ns_ = thread_cpu_ns();
+    timeline_ticks_ = static_cast<std::uint64_t>(timeline_interval_s * 1e9 / ns_per_tick_);
+    timeline_edge_ = CycleClock::now() + timeline_ticks_;
+    stats_.timeline.assign(1, 0);
+  }
+
+  //! Counts an acknowledged commit that started (first attempt) at `start` (cycle clock).
+  void count_commit(std::uint64_t start, std::uint64_t rows, std::size_t type, bool distributed) {
+    ++stats_.commits;
+    ++stats_.commits_by_type[type];
+    ++stats_.commits_all_phases;
+    if (distributed) ++stats_.multisite_commits;
+    stats_.row_updates_all_phases += rows;
+    if (measuring_) {
+      const std::uint64_t now = CycleClock::now();
+      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(now - start) * ns_per_tick_));
+      for (; now >= timeline_edge_; timeline_edge_ += timeline_ticks_) stats_.timeline.push_back(0);
+      ++stats_.timeline.back();
+    }
+  }
+
+  //! The worker stops drawing transactions: `profiler`'s readings and the window's CPU time
+  //! into the statistics (what it acknowledges while it shuts down still counts).
+  void stop(WorkerProfiler& profiler) {
+    profiler.stop_window(stats_);
+    if (measuring_) stats_.cpu_ns = thread_cpu_ns() - window_cpu_ns_;
+  }
+
+  //! After the shutdown: a run that stopped before its window measured nothing.
+  void finish() {
+    if (!measuring_) stats_.reset_window();
+  }
+
+ private:
+  // CPU time of the calling thread.
+  static std::uint64_t thread_cpu_ns() {
+    timespec ts{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+  }
+
+  WorkerStats& stats_;
+  bool measuring_ = false;
+  double ns_per_tick_ = 1;
+  std::uint64_t window_cpu_ns_ = 0;   // this thread's CPU time when its measured window began
+  std::uint64_t timeline_ticks_ = 1;  // driver.timeline_interval_s in cycle-clock ticks
+  std::uint64_t timeline_edge_ = 0;   // where the timeline's current interval ends (cycle clock)
+};
+
+}  // namespace islands
