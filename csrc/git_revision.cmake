@@ -1,6 +1,6 @@
 # Writes islands/_revision.py (OUT) with the source tree's git commit, "-dirty" when tracked files
 # have uncommitted changes, "unknown" outside a git checkout. Run at every build (cmake -P), so
-# that an installed wheel records the revision it was built from (islands.metadata.git_revision
+# that an installed wheel records the revision it was built from (islands.measure.revision.git_revision
 # reads it when the package is not a git checkout). The file is rewritten only when it changes.
 execute_process(COMMAND git -C "${SOURCE_DIR}" rev-parse HEAD
   OUTPUT_VARIABLE revision RESULT_VARIABLE failed OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)

@@ -5,7 +5,7 @@
 namespace islands {
 
 //! One counter to open with perf_event_open, already resolved to its raw encoding (Python's
-//! islands.pmu reads the kernel's sysfs event descriptions; the engine guesses nothing).
+//! islands.measure.pmu reads the kernel's sysfs event descriptions; the engine guesses nothing).
 struct PerfEventSpec {
   std::string name;          //!< metric name reported back (e.g. "cycles", "imc_reads")
   std::uint32_t type = 0;    //!< perf_event_attr.type (PERF_TYPE_* or a PMU's sysfs type)

@@ -9,7 +9,7 @@ namespace islands {
 
 //! The fields of ProfileConfig: F(type, name, default, min, max, help) (see setting_field.hpp).
 #define ISLANDS_PROFILE_FIELDS(F)                                                                       \
-  F(std::vector<PerfEventSpec>, events, {}, kUnbounded, kUnbounded, "counters to open (resolved by islands.pmu)") \
+  F(std::vector<PerfEventSpec>, events, {}, kUnbounded, kUnbounded, "counters to open (resolved by islands.measure.pmu)") \
   F(std::uint32_t, breakdown_every, 0, 0, 1000000,                                                      \
     "time every Nth transaction by component; 0 = off, 1 = every transaction")
 

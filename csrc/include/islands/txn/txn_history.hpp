@@ -62,7 +62,7 @@ struct HistorySink {
 
 //! One transaction attempt's reads and writes (row, version), for one TxnContext, appended to
 //! its worker's HistorySink on commit
-//! (rows are addresses: unique within an instance; the checker, islands/history_check.py,
+//! (rows are addresses: unique within an instance; the checker, islands/results/history_check.py,
 //! tells instances apart; commit numbers count this instance's commits, and a read saw the
 //! count after it read the version, so under any lock-based scheme it is at least the
 //! writer's number: one below it is a dirty read). A write installs the transaction's id as the row's version when the
