@@ -1,5 +1,6 @@
 """Throughput of two builds of islands side by side: every workload on one shared instance
-(in-process) and per-core over unix sockets and shared memory, repetitions interleaved
+(in-process), per-core over unix sockets and shared memory, and one PLP instance (in-process),
+repetitions interleaved
 (A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each, the
 ratio B / A with its 95% interval and "not distinguishable" when the interval includes 1
 (:mod:`islands.results.statistics`), and the median and min-max of the per-repetition ratios. A benchmark,
@@ -28,12 +29,20 @@ import tempfile
 
 CHILD = r"""
 import json, sys
-from islands.execution.settings import (DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig,
-                                       TatpConfig, TpccConfig)
-from islands.machine.topology import read_topology
-from islands.machine.placement import plan_deployment
-from islands.execution.launcher import run_deployment
-from islands.execution.in_process import run
+try:  # the package by layer (machine/, execution/)
+    from islands.execution.settings import (DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig,
+                                           TatpConfig, TpccConfig)
+    from islands.machine.topology import read_topology
+    from islands.machine.placement import plan_deployment
+    from islands.execution.launcher import run_deployment
+    from islands.execution.in_process import run
+except ImportError:  # a revision before it (flat modules)
+    from islands.config import (DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig, TatpConfig,
+                                TpccConfig)
+    from islands.topology import read_topology
+    from islands.placement import plan_deployment
+    from islands.launch import run_deployment
+    from islands.run import run
 spec = json.loads(sys.argv[1])
 cpus = tuple(read_topology().cpus[:2])
 ms = spec["multisite"]
@@ -47,6 +56,8 @@ sections = {
 driver = DriverConfig(cpus=cpus, warmup_s=0.3, duration_s=spec["duration"])
 if spec["deployment"] == "1ISL":
     result = run(RunConfig(engine=EngineConfig(cc="2pl"), driver=driver, **sections))
+elif spec["deployment"] == "plp":  # one PLP instance: each worker owns its site's partition
+    result = run(RunConfig(engine=EngineConfig(cc="2pl", execution="plp"), driver=driver, **sections))
 else:
     cfg = RunConfig(engine=EngineConfig(cc="none", lock_policy="no_wait"), driver=driver, **sections)
     result = run_deployment(plan_deployment(read_topology(), "per-core", cpus=cpus), cfg, transport=spec["deployment"])
@@ -54,7 +65,7 @@ print(json.dumps({"tps": result.throughput_tps}))
 """
 
 WORKLOADS = ("micro-read", "micro-update", "tpcb", "tatp", "tpcc")
-DEPLOYMENTS = ("1ISL", "unix", "shm")
+DEPLOYMENTS = ("1ISL", "unix", "shm", "plp")
 
 
 def measure(python: str, spec: dict[str, object]) -> float:
