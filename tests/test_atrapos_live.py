@@ -43,7 +43,7 @@ def test_the_monitor_counts_the_committed_operations_on_their_units(n_cpus):
     actions = monitor["actions"]
     assert len(actions) == n_cpus * 10
     # micro: 4 keys per transaction, one action each, every phase; a transaction on one
-    # worker's partition alone is counted by sampling (exec/plp_monitor.hpp): unbiased
+    # worker's partition alone is counted by sampling (exec/plp/plp_monitor.hpp): unbiased
     assert sum(actions) == pytest.approx(4 * result.checks["committed_txns"], rel=0.05)
     assert all(a > 0 for a in actions)  # uniform keys reach every unit
     syncs = sum(monitor["sync_count"])

@@ -44,6 +44,10 @@ SCRIPT = """\
 def test_module_of_source():
     assert module_of_source("/w/csrc/src/index/hash_index.cpp:41") == "index"
     assert module_of_source("/w/csrc/include/islands/cc/row_lock.hpp:12 (discriminator 2)") == "cc"
+    assert module_of_source("/w/csrc/include/islands/txn/row_lock.hpp:12") == "cc"  # cc's, in txn/
+    assert module_of_source("/w/csrc/include/islands/exec/plp/plp_worker.hpp:80") == "driver"
+    assert module_of_source("/w/csrc/include/islands/exec/workload_interface.hpp:9") == "transaction"
+    assert module_of_source("/w/csrc/src/settings/micro_config.cpp:3") == "driver"
     assert module_of_source("/w/csrc/include/islands/workload/micro_workload.hpp:101") == "transaction"
     assert module_of_source("/w/csrc/include/islands/transport/spsc_ring.hpp:200") == "transport"
     assert module_of_source("/w/csrc/src/exec/instance.cpp:10") == "driver"

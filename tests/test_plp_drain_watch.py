@@ -1,4 +1,4 @@
-"""The drain watchdog of PLP re-partitioning (exec/plp_drain_watch.hpp; issue 17's unexplained
+"""The drain watchdog of PLP re-partitioning (exec/plp/plp_drain_watch.hpp; issue 17's unexplained
 stall): a drain waiting past 1 s dumps what it waits on into the run's result
 (``instances[i]["repartitioning"]["stall"]``, one warning line) and into the controller's log
 (``plp_apply``'s ``stall``). The dump itself is tested in C++ (csrc/tests/

@@ -1,7 +1,7 @@
 """PLP transaction hand-off (issue 17, "our workers are also the clients"; engine.plp_handoff):
 a worker hands a drawn transaction whose home unit (its first operation's) another worker owns
-to that owner, whole, and the owner coordinates it as if it had drawn it (exec/plp_handoff.hpp,
-exec/plp_worker.hpp). The drawer keeps at most W handed and unfinished, drawing its own
+to that owner, whole, and the owner coordinates it as if it had drawn it (exec/plp/plp_handoff.hpp,
+exec/plp/plp_worker.hpp). The drawer keeps at most W handed and unfinished, drawing its own
 meanwhile; the owner gives each back when it is finished.
 
 Checked under the history checker (engine.record_history: every committed transaction in the

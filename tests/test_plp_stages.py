@@ -1,7 +1,7 @@
 """Rendezvous points where PLP actions exchange data (issue 16 item 1; 002 Fig 7): TPC-C
 NewOrder's stock steps, run by the owners of the supplying warehouses, hand its lines step each
 line's S_DIST_xx and S_DATA test (and its home step the order's number), so that no step reads
-another partition's stock row (exec/plp_stages.hpp).
+another partition's stock row (exec/plp/plp_stages.hpp).
 
 A NewOrder spread over partitions runs in two stages: the stock actions and the home step's
 inserts, a rendezvous returning their records, the lines action with them as its input (remote

@@ -3,7 +3,7 @@ unequal CPU time.
 
 In our PLP engine every worker is also a client that draws its own transactions (closed loop),
 and the monitor costs an action by the cycles its owner spent running it
-(exec/plp_monitor.hpp). On a machine shared with other work, a worker given 60% of its core
+(exec/plp/plp_monitor.hpp). On a machine shared with other work, a worker given 60% of its core
 runs 60% of the transactions it would have, and its units cost 60% of what they would: the
 imbalance the search sees is the scheduler's, not the workload's, and changes sign from one
 interval to the next (measured: on a balanced TATP load at load average 4, one worker's share

@@ -7,9 +7,9 @@ thread-local arrays) and its workers' CPU times (``plp_worker_cpu_ns``: the cost
 on an equal footing across workers the machine gave unequal CPU, islands.atrapos.cpu_share),
 feeds the interval's throughput to :class:`AdaptiveLoop` (the paper's
 interval logic and search) and applies a plan through ``_core.plp_apply`` (freeze, drain, hand
-over: exec/plp_routing.hpp). Why not a C++ monitor thread calling Python: the search is Python
+over: exec/plp/plp_routing.hpp). Why not a C++ monitor thread calling Python: the search is Python
 and runs once per interval (1 to 8 s), so calling it from C++ would only add a GIL hand-off and
-a second owner of the loop; the engine side stays a handle (exec/plp_control.hpp) that any
+a second owner of the loop; the engine side stays a handle (exec/plp/plp_control.hpp) that any
 thread may call, and the controller is testable on its own.
 
 Run-time events (:class:`Event`): a worker's core taken away (``park``: it draws no more
@@ -231,7 +231,7 @@ class LiveController(threading.Thread):
                             "pause_ns": done["pause_ns"],
                             "actions": len(decision.actions),
                             "owners": target,
-                            # the drain watchdog's dump (exec/plp_drain_watch.hpp), empty normally
+                            # the drain watchdog's dump (exec/plp/plp_drain_watch.hpp), empty normally
                             "stall": done.get("stall", ""),
                         }
                     )

@@ -284,7 +284,7 @@ def timeline_lines(tps: Sequence[float], interval_s: float) -> list[str]:
 
 def drain_stall_warnings(repartitioning: Mapping[str, Any], prefix: str = "") -> list[str]:
     """One warning line when the drain watchdog dumped a re-partitioning of this instance
-    (exec/plp_drain_watch.hpp: a drain waited past its threshold, 1 s); the dump itself stays
+    (exec/plp/plp_drain_watch.hpp: a drain waited past its threshold, 1 s); the dump itself stays
     in ``instances[i]["repartitioning"]["stall"]``. Empty normally."""
     stall = str(repartitioning.get("stall", ""))
     if not stall:
