@@ -3,7 +3,7 @@ clients"; engine.plp_handoff): TATP GetSubData on 2 PLP workers, each drawing it
 subscribers uniformly.
 
   moved: as the run warms up, a plan moves `--move` of site 0's 10 routing units to worker 1
-         (``_core.plp_apply``, as the ATraPos controller applies one). Worker 0 still draws on
+         (the run handle's ``apply``, as the ATraPos controller applies one). Worker 0 still draws on
          them: with W = 0 each such transaction is a round trip (an action to worker 1, the
          rendezvous, a decision); with W > 0 it is handed to worker 1 whole and runs there.
   calm:  no move: nothing to hand, so W > 0 costs only its check per draw.
@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import threading
-import time
 
 import islands
 from islands import _core
@@ -33,20 +31,16 @@ from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, Ta
 from islands.results.statistics import format_ratio, ratio
 
 
-def move_units(units: int, out: dict) -> None:
+def move_units(handle: _core.RunningInstance, units: int) -> None:
     """Once the instance attaches (its warm-up), moves site 0's units 0..units-1 to worker 1."""
-    deadline = time.monotonic() + 120
-    while not _core.plp_attached():
-        if time.monotonic() > deadline:
-            out["error"] = "the run never attached"
-            return
-        time.sleep(0.001)
-    owners = _core.plp_owners()
+    if not handle.wait_attached(timeout_s=120):
+        raise SystemExit("the run never attached")
+    owners = handle.owners()
     for u in range(units):
         owners[u] = 1
-    done = _core.plp_apply(owners)
+    done = handle.apply(owners)
     if done is None or not done["completed"] or done["units_moved"] != units:
-        out["error"] = f"the plan did not apply: {done}"
+        raise SystemExit(f"the plan did not apply: {done}")
 
 
 def one(moved: bool, window: int, args: argparse.Namespace, cpus: tuple[int, ...]) -> dict:
@@ -56,16 +50,7 @@ def one(moved: bool, window: int, args: argparse.Namespace, cpus: tuple[int, ...
         engine=EngineConfig(execution="plp", plp_handoff=window),
         driver=DriverConfig(cpus=cpus, warmup_s=args.warmup, duration_s=args.duration),
     )
-    out: dict = {}
-    thread = None
-    if moved:
-        thread = threading.Thread(target=move_units, args=(args.move, out))
-        thread.start()
-    result = islands.run(config)
-    if thread is not None:
-        thread.join()
-    if "error" in out:
-        raise SystemExit(out["error"])
+    result = islands.run_beside(config, lambda handle: move_units(handle, args.move)) if moved else islands.run(config)
     if result.check_failures:
         raise SystemExit(f"consistency: {result.check_failures}")
     inst = result.instances[0]

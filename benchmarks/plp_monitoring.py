@@ -4,7 +4,7 @@ TATP under PLP (100 K subscribers per site), each transaction type alone and the
 with the monitor recording (engine.plp_monitor: every committed transaction records its actions
 per unit, a cost and its synchronizations in the workers' own arrays) and not. Both are
 measured within one run: the monitor is on, and a thread beside the run switches its recording
-off and on every --phase seconds (``_core.plp_monitor_recording``); the run's throughput
+off and on every --phase seconds (the run handle's ``monitor_recording``); the run's throughput
 timeline (10 ms intervals) gives each phase's rate, leaving out the intervals next to a
 switch. Within one run the tables, their memory and the worker's placement are the same for
 both, which runs of their own are not (separate runs of the same configuration differ by up to

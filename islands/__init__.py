@@ -8,6 +8,11 @@ and measured from Python. The public API:
 >>> result = islands.run(cfg)            # doctest: +SKIP
 >>> print(result.summary())              # doctest: +SKIP
 
+``islands.start(cfg)`` returns at once with the run in progress; its ``handle`` controls a PLP
+instance while it runs (re-partition, monitor, park a worker, change the workload) and
+``.result()`` waits for the end; ``islands.run_beside(cfg, fn)`` calls ``fn(handle)`` on a
+thread next to the run.
+
 The names below load on first use (PEP 562): ``import islands`` alone starts neither the
 compiled engine nor pandas, so the pure layers (topology, placement, results, config) stay
 cheap to import, and so does the CLI's ``--help``.
@@ -21,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from islands._core import ConfigError
-    from islands.execution.in_process import Latency, RunResult, WorkerResult, run
+    from islands.execution.in_process import Latency, RunResult, WorkerResult, run, run_beside, start
     from islands.execution.launcher import DeploymentResult, InstanceFailed, run_deployment
     from islands.execution.settings import (
         DriverConfig,
@@ -63,7 +68,9 @@ _EXPORTS = {
         ("Deployment", "expand_relative", "plan_deployment", "thread_placement"), "islands.machine.placement"
     ),
     "ResultStore": "islands.results.store",
-    **dict.fromkeys(("Latency", "RunResult", "WorkerResult", "run"), "islands.execution.in_process"),
+    **dict.fromkeys(
+        ("Latency", "RunResult", "WorkerResult", "run", "run_beside", "start"), "islands.execution.in_process"
+    ),
     **dict.fromkeys(("Sweep", "load_spec"), "islands.experiments.sweep"),
     **dict.fromkeys(("Topology", "TopologyError", "parse_cpulist", "read_topology"), "islands.machine.topology"),
 }
@@ -96,7 +103,9 @@ __all__ = [
     "plan_deployment",
     "read_topology",
     "run",
+    "run_beside",
     "run_deployment",
+    "start",
     "thread_placement",
 ]
 

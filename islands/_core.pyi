@@ -20,6 +20,7 @@ __all__: list[str] = [
     "InstanceConfig",
     "IntegrityError",
     "IpcBenchConfig",
+    "RunningInstance",
     "LogConfig",
     "MessageType",
     "MicroConfig",
@@ -45,17 +46,10 @@ __all__: list[str] = [
     "latency_summary",
     "lock_kinds",
     "make_transport",
-    "plp_apply",
-    "plp_attached",
-    "plp_change",
-    "plp_commits",
-    "plp_monitor_recording",
-    "plp_owners",
-    "plp_park",
     "plp_placement",
-    "plp_snapshot",
     "read_log",
     "run",
+    "start",
     "run_counter_bench",
     "run_fixed_transactions",
     "run_ipc_bench",
@@ -364,6 +358,67 @@ class Instance:
     ) -> dict:
         """
         Runs warm-up from start_at_ns (time.monotonic_ns clock) and the window; returns statistics
+        """
+
+class RunningInstance:
+    """
+    A run in progress in this process (islands._core.start): its PLP instance's controls while it runs (each answers None, [] or False while none is attached), then join()
+    """
+    def join(self) -> dict:
+        """
+        Waits for the run to end; its statistics as _core.run returns them (or raises what it raised)
+        """
+    def wait_attached(self, timeout_s: typing.SupportsFloat | typing.SupportsIndex = 60.0) -> bool:
+        """
+        Waits up to timeout_s for the PLP instance to attach (its workers drawing); False when the run ended first, is not PLP, or the time ran out
+        """
+    @property
+    def attached(self) -> bool:
+        """
+        Whether the PLP instance is attached now (its workers drawing transactions)
+        """
+    @property
+    def ended(self) -> bool:
+        """
+        Whether the run is over
+        """
+    def owners(self) -> list[int]:
+        """
+        The owner worker of every routing unit (empty: not attached)
+        """
+    def apply(self, target: collections.abc.Sequence[typing.SupportsInt]) -> typing.Any:
+        """
+        Moves every routing unit u to worker target[u] (freeze, drain, hand over); {units_moved, pause_ns, completed, stall (the drain watchdog's dump, empty normally)}, or None when not attached
+        """
+    def snapshot(self) -> typing.Any:
+        """
+        The monitor (engine.plp_monitor), summed over the workers: actions and cost, sync_count and sync_bytes; and drawn (workers x partitions x 10); None when not attached or the monitor is off
+        """
+    def worker_cpu_ns(self) -> list[int] | None:
+        """
+        The CPU time (ns) each worker thread has had so far (monitor on); None otherwise
+        """
+    def commits(self) -> int | None:
+        """
+        Transactions committed so far (monitor on); None otherwise
+        """
+    def monitor_recording(self, on: bool) -> bool:
+        """
+        Switches the monitor's recording on or off; False when not attached or the monitor is off
+        """
+    def park(self, worker: typing.SupportsInt, parked: bool) -> bool:
+        """
+        Takes worker's core away or gives it back; False when not attached or it has no such worker
+        """
+    def change(
+        self,
+        *,
+        mix: str | None = None,
+        hot_fraction: typing.SupportsFloat | typing.SupportsIndex | None = None,
+        hot_share: typing.SupportsFloat | typing.SupportsIndex | None = None,
+    ) -> bool:
+        """
+        Changes the workload's draw (tatp.mix, tatp.hot_fraction, tatp.hot_share), seen from each worker's next transaction; False when not attached; ConfigError naming the field for a value its settings refuse
         """
 
 class HashIndex:
@@ -716,6 +771,11 @@ def read_log(path: str) -> dict:
     Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, keys of the after-images and their columns, keys of the deletes as deleted, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in the middle (with LSN and file offset).
     """
 
+def start(config: RunConfig) -> RunningInstance:
+    """
+    Starts one instance's run (as _core.run does) on its own thread and returns it at once: a RunningInstance to control (PLP) while it runs and to join()
+    """
+
 def run(config: RunConfig) -> dict:
     """
     Runs one instance (load, warm-up, measured window) and returns its statistics as a dict.
@@ -869,51 +929,6 @@ def atrapos_sub_partitions() -> int:
     Sub-partitions per partition of the ATraPos monitor
     """
 
-def plp_apply(target: collections.abc.Sequence[typing.SupportsInt]) -> typing.Any:
-    """
-    Moves every routing unit u of the running PLP instance to worker target[u] (freeze, drain, hand over); {units_moved, pause_ns, completed, stall (the drain watchdog's dump, empty normally)}, or None when none runs
-    """
-
-def plp_attached() -> bool:
-    """
-    Whether a PLP instance of this process is running (its workers drawing transactions)
-    """
-
-def plp_change(
-    *,
-    mix: str | None = None,
-    hot_fraction: typing.SupportsFloat | typing.SupportsIndex | None = None,
-    hot_share: typing.SupportsFloat | typing.SupportsIndex | None = None,
-) -> bool:
-    """
-    Changes the running PLP instance's workload draw (the settings of those names: tatp.mix, tatp.hot_fraction, tatp.hot_share), seen from each worker's next transaction; False when none runs; ConfigError naming the field for a value its settings refuse (the run goes on unchanged)
-    """
-
-def plp_worker_cpu_ns() -> list[int] | None:
-    """
-    The CPU time (ns) each worker thread of the running PLP instance has had so far (monitor on); None otherwise
-    """
-
-def plp_commits() -> int | None:
-    """
-    Transactions the running PLP instance committed so far (monitor on); None otherwise
-    """
-
-def plp_monitor_recording(on: bool) -> bool:
-    """
-    Switches the running PLP instance's monitor recording on or off (a benchmark measures its cost within one run); False when no PLP instance runs or its monitor is off
-    """
-
-def plp_owners() -> list[int]:
-    """
-    The owner worker of every routing unit of the running PLP instance (empty: none runs)
-    """
-
-def plp_park(worker: typing.SupportsInt, parked: bool) -> bool:
-    """
-    Takes worker's core away (parked: it draws nothing; pinned, its thread runs on the unparked workers' CPUs and serves its units there) or gives it back (on its own CPU again); False when no PLP instance runs or it has no such worker
-    """
-
 def plp_placement(
     kind: str,
     workers: typing.SupportsInt,
@@ -925,9 +940,4 @@ def plp_placement(
 ) -> list[int]:
     """
     The first owner of every routing unit a PLP instance starts with (engine.plp_placement kind: naive, workload_aware or atrapos), in the engine's unit order (site * tables + table) * 10 + sub; used: a bit per table the mix touches; sockets: each worker's (empty: one socket); per_cpu: workers per CPU (engine.plp_workers_per_cpu)
-    """
-
-def plp_snapshot() -> typing.Any:
-    """
-    The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost (partitions x 10 units; a partition per site, or per site and table with engine.plp_units = per_table: site * tables + table), sync_count and sync_bytes; and drawn (workers x partitions x 10: the transactions each worker drew by home unit, sampled); None when none runs or its monitor is off
     """

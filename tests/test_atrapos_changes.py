@@ -1,18 +1,16 @@
 """Workload changes while a PLP instance runs (issue 17 item 4): TATP's mix and skew switched
-through ``_core.plp_change`` (the generators read an atomically replaced parameter set), seen
+through the run handle's ``change`` (the generators read an atomically replaced parameter set), seen
 in the commits and in the monitor's per-unit counts; bad values refused with one-line errors
 naming the setting, the run going on unharmed; the controller firing ``mix``/``skew`` events."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import numpy as np
 import pytest
 
 import islands
-from islands import _core
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.live import Event, run_live
@@ -34,39 +32,33 @@ def tatp(n_cpus=2, duration=0.6, mix="get_subscriber_data", **settings):
 
 
 class Beside:
-    """``islands.run(config)`` in a thread; ``wait()`` until the instance attached."""
+    """``with Beside(config) as run``: the run started (``islands.start``), entered once its
+    instance attached (``run.handle`` acts on it), its result in ``run.result`` after the block."""
 
     def __init__(self, config: RunConfig) -> None:
+        self.running = islands.start(config)
+        self.handle = self.running.handle
         self.result = None
-        self.error: BaseException | None = None
-        self.thread = threading.Thread(target=self._run, args=(config,))
-
-    def _run(self, config: RunConfig) -> None:
-        try:
-            self.result = islands.run(config)
-        except BaseException as e:
-            self.error = e
 
     def __enter__(self) -> Beside:
-        self.thread.start()
-        deadline = time.monotonic() + 60
-        while not _core.plp_attached():
-            assert self.thread.is_alive() and time.monotonic() < deadline, f"the run never attached: {self.error}"
-            time.sleep(0.002)
+        if not self.handle.wait_attached(timeout_s=60):
+            self.running.result()  # raises what the run raised
+            raise AssertionError("the run never attached")
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.thread.join()
-        if self.error is not None:
-            raise self.error
+        self.result = self.running.result()
 
 
 def commits_of(result) -> dict[str, int]:
     return {name: int(result.commits_by_type.get(name, 0)) for name in NAMES}
 
 
-def test_nothing_to_change_when_no_instance_runs():
-    assert _core.plp_change(mix="standard") is False
+def test_nothing_to_change_once_the_run_is_over():
+    running = islands.start(tatp(n_cpus=1, duration=0.05))
+    running.result()
+    assert running.handle.ended and not running.handle.attached
+    assert running.handle.change(mix="standard") is False
 
 
 @two_cpus
@@ -100,16 +92,16 @@ def hot_share_of(actions: np.ndarray, within_site_0: bool = False) -> float:
 
 @two_cpus
 def test_a_skew_change_sends_its_share_of_the_actions_to_the_hot_units():
-    with Beside(tatp(duration=1.6)):
+    with Beside(tatp(duration=1.6)) as run:
         time.sleep(0.2)
-        a = _core.plp_snapshot()
+        a = run.handle.snapshot()
         time.sleep(0.3)
-        b = _core.plp_snapshot()
-        assert _core.plp_change(hot_fraction=0.2, hot_share=0.5) is True
+        b = run.handle.snapshot()
+        assert run.handle.change(hot_fraction=0.2, hot_share=0.5) is True
         time.sleep(0.05)
-        c = _core.plp_snapshot()
+        c = run.handle.snapshot()
         time.sleep(0.3)
-        d = _core.plp_snapshot()
+        d = run.handle.snapshot()
     # before: each worker draws its own site's subscribers uniformly (how fast each worker
     # runs on a shared machine varies, so judged within site 0: its units 0-3 hold 40%)
     before = hot_share_of(np.asarray(b["actions"]) - np.asarray(a["actions"]), within_site_0=True)
@@ -132,11 +124,11 @@ def test_bad_values_are_refused_by_name_and_the_run_goes_on():
             ({"hot_share": 2.0}, "tatp.hot_share"),
         ):
             with pytest.raises(islands.ConfigError, match=field) as e:
-                _core.plp_change(**kwargs)
+                run.handle.change(**kwargs)
             errors.append(str(e.value))
-        commits = _core.plp_commits()
+        commits = run.handle.commits()
         time.sleep(0.2)
-        assert _core.plp_commits() > commits  # still running
+        assert run.handle.commits() > commits  # still running
     assert all("\n" not in m for m in errors)
     assert run.result.check_failures == []
     assert commits_of(run.result)["get_subscriber_data"] == run.result.commits  # nothing changed
@@ -149,8 +141,8 @@ def test_a_workload_without_run_time_changes_says_so():
         engine=EngineConfig(execution="plp", plp_monitor=True),
         driver=DriverConfig(cpus=tuple(CPUS[:2]), warmup_s=0.05, duration_s=0.3),
     )
-    with Beside(config), pytest.raises(islands.ConfigError, match="workload: micro cannot change"):
-        _core.plp_change(mix="standard")
+    with Beside(config) as run, pytest.raises(islands.ConfigError, match="workload: micro cannot change"):
+        run.handle.change(mix="standard")
 
 
 def test_run_live_checks_changes_with_the_engine_before_running():

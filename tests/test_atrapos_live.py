@@ -5,7 +5,6 @@ events (a worker's core taken away and given back), adaptive against static."""
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 
 import pytest
@@ -53,13 +52,30 @@ def test_the_monitor_counts_the_committed_operations_on_their_units(n_cpus):
         assert syncs > 0 and result.multisite_commits > 0
 
 
-def test_the_monitor_is_off_by_default_and_nothing_is_attached_between_runs():
-    result = islands.run(monitored(1, monitor=False))
+def test_the_monitor_is_off_by_default_and_a_run_that_is_over_answers_nothing():
+    running = islands.start(monitored(1, monitor=False))
+    result = running.result()
     assert result.instances[0]["monitor"] is None
-    assert not _core.plp_attached()
-    assert _core.plp_owners() == [] and _core.plp_snapshot() is None and _core.plp_apply([0] * 10) is None
-    assert _core.plp_park(0, True) is False
-    assert _core.plp_monitor_recording(False) is False
+    handle = running.handle
+    assert handle.ended and not handle.attached and not handle.wait_attached(timeout_s=0)
+    assert handle.owners() == [] and handle.snapshot() is None and handle.apply([0] * 10) is None
+    assert handle.park(0, True) is False
+    assert handle.monitor_recording(False) is False
+    assert handle.join() == handle.join()  # joined again: the same statistics
+
+
+def test_a_run_that_is_not_plp_never_attaches_and_its_waiter_wakes_at_its_end():
+    config = dataclasses.replace(monitored(1, duration=0.2), engine=EngineConfig())
+    running = islands.start(config)
+    assert running.handle.wait_attached(timeout_s=600) is False  # woken by the run's end, not the timeout
+    assert running.handle.ended
+    assert running.result().commits > 0
+
+
+def test_a_bad_config_is_refused_before_any_thread_starts():
+    bad = dataclasses.replace(monitored(1), driver=DriverConfig(cpus=(CPUS[0],), duration_s=-1.0))
+    with pytest.raises(islands.ConfigError, match="driver.duration_s"):
+        islands.start(bad)
 
 
 def test_recording_switched_off_records_nothing_until_it_is_switched_back_on():
@@ -67,27 +83,31 @@ def test_recording_switched_off_records_nothing_until_it_is_switched_back_on():
     put while transactions commit, and they grow again once it is back on."""
     seen: dict[str, int] = {}
 
-    def switch() -> None:
-        while not _core.plp_attached():
-            time.sleep(0.001)
-        assert _core.plp_monitor_recording(False)
+    def switch(handle: _core.RunningInstance) -> None:
+        assert handle.wait_attached(timeout_s=60)
+        assert handle.monitor_recording(False)
         time.sleep(0.02)  # a commit that read the flag before the switch records after it
-        seen["off_start"] = _core.plp_commits()
+        seen["off_start"] = handle.commits()
         time.sleep(0.1)
-        seen["off_end"] = _core.plp_commits()
-        assert _core.plp_monitor_recording(True)
+        seen["off_end"] = handle.commits()
+        assert handle.monitor_recording(True)
         time.sleep(0.1)
-        seen["on_end"] = _core.plp_commits()
+        seen["on_end"] = handle.commits()
 
-    thread = threading.Thread(target=switch)
-    thread.start()
-    result = islands.run(monitored(1, duration=0.5))
-    thread.join()
+    result = islands.run_beside(monitored(1, duration=0.5), switch)
     assert result.check_failures == []
     assert seen["off_end"] == seen["off_start"]
     assert seen["on_end"] > seen["off_end"]
     # the commits made while it was off are in the run's count, not in the monitor's
     assert sum(result.instances[0]["monitor"]["actions"]) < 4 * result.checks["committed_txns"]
+
+
+def test_what_fails_beside_the_run_is_raised_once_the_run_is_over():
+    def fail(handle: _core.RunningInstance) -> None:
+        raise RuntimeError("beside the run")
+
+    with pytest.raises(RuntimeError, match="beside the run"):
+        islands.run_beside(monitored(1, duration=0.1), fail)
 
 
 def per_action_cost(monitor: dict, site: int) -> float:

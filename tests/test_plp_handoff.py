@@ -15,9 +15,6 @@ unstarted at the stop, exactly once (handoffs_sent == handoffs_run + handoffs_dr
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -112,26 +109,17 @@ def test_any_window_keeps_every_transaction_once(window):
     assert inst["handoffs_run"] > 0
 
 
-def park_at_attach(worker: int, out: dict) -> None:
-    """Parks `worker` as soon as the instance attaches (its warm-up's first moments)."""
-    deadline = time.monotonic() + 60
-    while not _core.plp_attached():
-        if time.monotonic() > deadline:
-            out["error"] = "the run never attached"
-            return
-        time.sleep(0.0005)
-    out["parked"] = _core.plp_park(worker, True)
-
-
 def test_a_parked_worker_is_never_handed_a_transaction():
     # TATP's hot set is site 0's: worker 1 hands its hot draws to worker 0. With worker 0 parked
     # from the start of the warm-up, worker 1 coordinates them itself, as actions that worker 0
     # serves (its thread on worker 1's CPU), instead of handing them to a worker that draws nothing.
     out: dict = {}
-    thread = threading.Thread(target=park_at_attach, args=(0, out))
-    thread.start()
-    result = islands.run(config("tatp", warmup=0.2))
-    thread.join()
+
+    def park_at_attach(handle: _core.RunningInstance) -> None:
+        assert handle.wait_attached(timeout_s=60), "the run never attached"
+        out["parked"] = handle.park(0, True)
+
+    result = islands.run_beside(config("tatp", warmup=0.2), park_at_attach)
     assert out.get("parked") is True, out
     checked(result)
     assert result.multisite_commits > 0

@@ -1,4 +1,4 @@
-"""A PLP worker whose core is taken away (``_core.plp_park``; 002 Fig 12's static
+"""A PLP worker whose core is taken away (the run handle's ``park``; 002 Fig 12's static
 configuration): it draws no more transactions, and in a pinned run its thread re-pins itself to
 the CPUs of the unparked workers, where it goes on serving its units as any worker does (the OS
 sharing those cores between it and their workers); given back, it runs on its own CPU again and
@@ -8,7 +8,6 @@ draws. Unpinned, parking only stops its drawing. Worker threads are found by nam
 from __future__ import annotations
 
 import os
-import threading
 import time
 from pathlib import Path
 
@@ -70,35 +69,26 @@ def wait_for(predicate, seconds=5.0) -> bool:
     return False
 
 
-def park_then_unpark(seen: dict) -> None:
+def park_then_unpark(handle: _core.RunningInstance, seen: dict) -> None:
     """Beside a run: parks worker 1 once attached, notes where its thread may run, gives it
     back, notes it again (every wait bounded; what it saw goes into `seen`)."""
-    if not wait_for(_core.plp_attached, 60):
+    if not handle.wait_attached(timeout_s=60):
         seen["error"] = "the run never attached"
         return
     wait_for(lambda: affinity_of(1) is not None)
     seen["before"] = affinity_of(1)
-    seen["parked"] = _core.plp_park(1, True)
+    seen["parked"] = handle.park(1, True)
     wait_for(lambda: affinity_of(1) == frozenset({CPUS[0]}))
     seen["while_parked"] = affinity_of(1)
     seen["worker0"] = affinity_of(0)
-    seen["unparked"] = _core.plp_park(1, False)
+    seen["unparked"] = handle.park(1, False)
     wait_for(lambda: affinity_of(1) == frozenset({CPUS[1]}))
     seen["after"] = affinity_of(1)
 
 
-def run_beside(config: RunConfig, action, *args):
-    thread = threading.Thread(target=action, args=args)
-    thread.start()
-    try:
-        return islands.run(config)
-    finally:
-        thread.join()
-
-
 def test_a_parked_worker_runs_on_the_unparked_worker_s_cpu_and_goes_back_when_given_back():
     seen: dict = {}
-    result = run_beside(micro(duration=1.0), park_then_unpark, seen)
+    result = islands.run_beside(micro(duration=1.0), lambda h: park_then_unpark(h, seen))
     assert result.check_failures == []
     assert "error" not in seen, seen
     assert seen["parked"] is True and seen["unparked"] is True
@@ -109,13 +99,13 @@ def test_a_parked_worker_runs_on_the_unparked_worker_s_cpu_and_goes_back_when_gi
     assert result.workers[1].commits > 0  # it drew again once given back (or before the park)
 
 
-def park_at_attach(worker: int, seen: dict, moves: bool = True) -> None:
+def park_at_attach(handle: _core.RunningInstance, worker: int, seen: dict, moves: bool = True) -> None:
     """Beside a run: parks `worker` once attached; notes where its thread may run then (once it
     moved, when it `moves`: a pinned run)."""
-    if not wait_for(_core.plp_attached, 60):
+    if not handle.wait_attached(timeout_s=60):
         seen["error"] = "the run never attached"
         return
-    seen["parked"] = _core.plp_park(worker, True)
+    seen["parked"] = handle.park(worker, True)
     if moves:
         wait_for(lambda: affinity_of(worker) == frozenset({CPUS[0]}), 2)
     else:
@@ -128,7 +118,7 @@ def test_a_parked_worker_s_units_are_still_served_and_every_transaction_stays_co
     # 0's transactions spread to worker 1's partition commit (served on worker 0's CPU, by
     # worker 1's thread), with the history serializable and the ownership check silent.
     seen: dict = {}
-    result = run_beside(micro(duration=0.4, history=True), park_at_attach, 1, seen)
+    result = islands.run_beside(micro(duration=0.4, history=True), lambda h: park_at_attach(h, 1, seen))
     assert seen.get("parked") is True, seen
     assert seen["affinity"] == {CPUS[0]}
     assert result.check_failures == [], result.check_failures
@@ -143,7 +133,7 @@ def test_a_parked_worker_serves_at_a_thread_s_rate_not_now_and_then():
     # worker 0 committed at most 2,000 spread transactions a second. Sharing a CPU, each one
     # costs a switch between the two threads (microseconds), so many more commit.
     seen: dict = {}
-    result = run_beside(micro(duration=0.5), park_at_attach, 1, seen)
+    result = islands.run_beside(micro(duration=0.5), lambda h: park_at_attach(h, 1, seen))
     assert seen.get("parked") is True, seen
     assert result.check_failures == []
     assert result.workers[1].commits == 0
@@ -153,7 +143,7 @@ def test_a_parked_worker_serves_at_a_thread_s_rate_not_now_and_then():
 
 def test_an_unpinned_parked_worker_only_stops_drawing():
     seen: dict = {}
-    result = run_beside(micro(duration=0.3, pin=False), park_at_attach, 1, seen, False)
+    result = islands.run_beside(micro(duration=0.3, pin=False), lambda h: park_at_attach(h, 1, seen, False))
     assert seen.get("parked") is True, seen
     assert result.check_failures == []
     assert len(seen["affinity"] or ()) >= 2  # left to the OS: every CPU this process may use

@@ -5,8 +5,6 @@ worker of its own, so a two-table transaction meets both workers of its CPU."""
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pytest
 
@@ -76,8 +74,8 @@ def test_the_naive_placement_gives_each_table_of_a_cpu_its_own_worker():
     assert _core.plp_placement("naive", 4, 4, 4, 0b0101, [], 1) == _core.plp_placement("naive", 4, 4, 4, 0b0101)
 
 
-def watch_affinities(workers: int, seen: dict) -> None:
-    if not wait_for(_core.plp_attached, 60):
+def watch_affinities(handle: _core.RunningInstance, workers: int, seen: dict) -> None:
+    if not handle.wait_attached(timeout_s=60):
         seen["error"] = "the run never attached"
         return
     wait_for(lambda: len(worker_tids()) >= workers)
@@ -87,12 +85,7 @@ def watch_affinities(workers: int, seen: dict) -> None:
 @pytest.mark.parametrize("cpus", [1, pytest.param(2, marks=pytest.mark.skipif(len(CPUS) < 2, reason="two CPUs"))])
 def test_workers_share_cpus_and_every_transaction_meets_both_workers_of_its_cpu(cpus):
     seen: dict = {}
-    thread = threading.Thread(target=watch_affinities, args=(2 * cpus, seen))
-    thread.start()
-    try:
-        result = consistent(islands.run(oversaturated(cpus)))
-    finally:
-        thread.join()
+    result = consistent(islands.run_beside(oversaturated(cpus), lambda h: watch_affinities(h, 2 * cpus, seen)))
     assert "error" not in seen, seen
     assert seen["affinity"] == {w: {CPUS[w // 2]} for w in range(2 * cpus)}
     assert len(result.workers) == 2 * cpus

@@ -13,7 +13,6 @@
 #include <thread>
 #include <vector>
 
-#include "islands/exec/plp/plp_control.hpp"
 #include "islands/exec/plp/plp_placement.hpp"
 #include "islands/atrapos/monitoring_bench.hpp"
 #include "islands/atrapos/workload_monitor.hpp"
@@ -21,14 +20,14 @@
 namespace py = pybind11;
 using namespace islands::atrapos;
 
-namespace {
-
+//! `v` as a numpy array of `shape` (also running_instance.cpp).
 py::array_t<std::uint64_t> as_array(const std::vector<std::uint64_t>& v, std::vector<py::ssize_t> shape) {
   py::array_t<std::uint64_t> out(shape);
   std::copy(v.begin(), v.end(), out.mutable_data());
   return out;
 }
 
+//! A monitor's counters as numpy arrays (also running_instance.cpp).
 py::dict to_dict(const MonitorSnapshot& s) {
   const auto n = static_cast<py::ssize_t>(s.n_partitions);
   const auto k = static_cast<py::ssize_t>(kSubPartitions);
@@ -39,6 +38,8 @@ py::dict to_dict(const MonitorSnapshot& s) {
   d["sync_bytes"] = as_array(s.sync_bytes, {n, k, n, k});
   return d;
 }
+
+namespace {
 
 void check_partition(const WorkloadMonitor& w, std::size_t p, const char* what) {
   if (p >= w.size()) {
@@ -56,85 +57,6 @@ void check_sub(unsigned sub, const char* what) {
 }  // namespace
 
 void bind_atrapos(py::module_& m) {
-  // The running PLP instance of this process (exec/plp/plp_control.hpp), for a controller thread.
-  // Every call that takes PlpControl's lock releases the GIL first: a re-partitioning holds the
-  // lock through its drain, and a thread blocked on it must not stall every other Python thread.
-  m.def(
-      "plp_attached", [] { return islands::PlpControl::process().attached(); },
-      "Whether a PLP instance of this process is running (its workers drawing transactions)");
-  m.def(
-      "plp_owners", [] { return islands::PlpControl::process().owners(); }, py::call_guard<py::gil_scoped_release>(),
-      "The owner worker of every routing unit of the running PLP instance (empty: none runs)");
-  m.def(
-      "plp_apply",
-      [](const std::vector<std::uint32_t>& target) -> py::object {
-        std::optional<islands::PlpRepartition> done;
-        {
-          py::gil_scoped_release release;
-          done = islands::PlpControl::process().apply(target);
-        }
-        if (!done) return py::none();
-        py::dict d;
-        d["units_moved"] = done->units_moved;
-        d["pause_ns"] = done->pause_ns;
-        d["completed"] = done->completed;
-        d["stall"] = done->stall;
-        return d;
-      },
-      py::arg("target"),
-      "Moves every routing unit u of the running PLP instance to worker target[u] (freeze, drain, hand over); "
-      "{units_moved, pause_ns, completed, stall (the drain watchdog's dump, empty normally)}, or None when none runs");
-  m.def(
-      "plp_snapshot",
-      []() -> py::object {
-        std::optional<MonitorSnapshot> s;
-        std::optional<std::pair<std::size_t, std::vector<std::uint64_t>>> drawn;
-        {
-          py::gil_scoped_release release;
-          s = islands::PlpControl::process().snapshot();
-          drawn = islands::PlpControl::process().drawn();
-        }
-        if (!s || !drawn) return py::none();
-        py::dict d = to_dict(*s);
-        d["drawn"] = as_array(drawn->second, {static_cast<py::ssize_t>(drawn->first),
-                                              static_cast<py::ssize_t>(s->n_partitions),
-                                              static_cast<py::ssize_t>(kSubPartitions)});
-        return d;
-      },
-      "The running PLP instance's monitor (engine.plp_monitor), summed over its workers: actions and cost "
-      "(partitions x 10 units; a partition per site, or per site and table with engine.plp_units = per_table: "
-      "site * tables + table), sync_count and sync_bytes; and drawn (workers x partitions x 10: the "
-      "transactions each worker drew by home unit, sampled); None when none runs or its monitor is off");
-  m.def(
-      "plp_worker_cpu_ns", [] { return islands::PlpControl::process().worker_cpu_ns(); },
-      py::call_guard<py::gil_scoped_release>(),
-      "The CPU time (ns) each worker thread of the running PLP instance has had so far (monitor on); None "
-      "otherwise");
-  m.def(
-      "plp_commits", [] { return islands::PlpControl::process().commits(); }, py::call_guard<py::gil_scoped_release>(),
-      "Transactions the running PLP instance committed so far (monitor on); None otherwise");
-  m.def(
-      "plp_monitor_recording", [](bool on) { return islands::PlpControl::process().set_recording(on); },
-      py::arg("on"), py::call_guard<py::gil_scoped_release>(),
-      "Switches the running PLP instance's monitor recording on or off (a benchmark measures its cost "
-      "within one run); False when no PLP instance runs or its monitor is off");
-  m.def(
-      "plp_park", [](std::size_t worker, bool parked) { return islands::PlpControl::process().park(worker, parked); },
-      py::arg("worker"), py::arg("parked"), py::call_guard<py::gil_scoped_release>(),
-      "Takes worker's core away (parked: it draws nothing; pinned, its thread runs on the unparked workers' CPUs and serves "
-      "its units there) or gives it back (on its own CPU again); "
-      "False when no PLP instance runs or it has no such worker");
-  m.def(
-      "plp_change",
-      [](std::optional<std::string> mix, std::optional<double> hot_fraction, std::optional<double> hot_share) {
-        islands::WorkloadChange change{std::move(mix), hot_fraction, hot_share};
-        py::gil_scoped_release release;
-        return islands::PlpControl::process().change(change);
-      },
-      py::kw_only(), py::arg("mix") = py::none(), py::arg("hot_fraction") = py::none(), py::arg("hot_share") = py::none(),
-      "Changes the running PLP instance's workload draw (the settings of those names: tatp.mix, tatp.hot_fraction, "
-      "tatp.hot_share), seen from each worker's next transaction; False when none runs; ConfigError naming the field "
-      "for a value its settings refuse (the run goes on unchanged)");
   m.def(
       "plp_placement",
       [](const std::string& kind, std::size_t workers, std::size_t sites, std::size_t tables, std::uint64_t used,

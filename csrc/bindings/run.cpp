@@ -35,6 +35,10 @@ py::dict aborts_dict(const std::array<std::uint64_t, kNumAbortReasons>& aborts) 
   return d;
 }
 
+
+}  // namespace
+
+//! A run's statistics as the dict `_core.run` returns (also running_instance.cpp).
 py::dict stats_dict(const RunStats& stats) {
   py::list workers;
   std::array<std::uint64_t, kNumAbortReasons> total_aborts{};
@@ -161,7 +165,6 @@ py::dict stats_dict(const RunStats& stats) {
   return out;
 }
 
-}  // namespace
 
 void bind_run(py::module_& m) {
   m.def(

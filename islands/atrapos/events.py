@@ -6,7 +6,7 @@ Events: a worker's core taken away (``park``) or given back (``unpark``), both n
 and a change of the workload's draw, ``mix`` (the transaction mix, 002 Fig 10 and 13) or
 ``skew`` (``hot_fraction`` of the data getting ``hot_share`` of the requests, 002 Fig 11),
 both giving the new values of the workload's settings of those names (TATP's; the engine
-checks them with the settings' own parsers, ``_core.plp_change``).
+checks them with the settings' own parsers, the run handle's ``change``).
 """
 
 from __future__ import annotations

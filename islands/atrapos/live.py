@@ -2,11 +2,11 @@
 
 Design (issue 17 item 4). The controller runs in a Python thread next to ``islands.run``, which
 releases the GIL while the engine runs. At the end of each interval it reads the instance's
-commit count and monitor (``_core.plp_commits`` / ``plp_snapshot``, summed over the workers'
-thread-local arrays) and its workers' CPU times (``plp_worker_cpu_ns``: the costs are put
+commit count and monitor (the run's handle, ``_core.RunningInstance``: ``commits`` / ``snapshot``,
+summed over the workers' thread-local arrays) and its workers' CPU times (``worker_cpu_ns``: the costs are put
 on an equal footing across workers the machine gave unequal CPU, islands.atrapos.cpu_share),
 feeds the interval's throughput to :class:`AdaptiveLoop` (the paper's
-interval logic and search) and applies a plan through ``_core.plp_apply`` (freeze, drain, hand
+interval logic and search) and applies a plan through the handle's ``apply`` (freeze, drain, hand
 over: exec/plp/plp_routing.hpp). Why not a C++ monitor thread calling Python: the search is Python
 and runs once per interval (1 to 8 s), so calling it from C++ would only add a GIL hand-off and
 a second owner of the loop; the engine side stays a handle (exec/plp/plp_control.hpp) that any
@@ -18,7 +18,7 @@ units there, sharing them) or given back (``unpark``: back on its own CPU, drawi
 controller then ends its current interval at most one shortest interval after the event
 (the interval may have doubled to 8 s) and evaluates the model there: a core change is
 something the system is told. A change of the workload's draw (``mix``, ``skew``:
-``_core.plp_change``, which the generators see from their next transaction) is not told to
+the handle's ``change``, which the generators see from their next transaction) is not told to
 the controller: as in the paper it finds out through its own measurements (the throughput
 leaves the band and the interval resets; the monitor's per-unit counts move), so its
 adaptation time includes the interval then running. Static mode (``adaptive=False``) applies
@@ -103,8 +103,8 @@ def engine_scheme(
     snapshot: dict[str, Any] | None, owners: Sequence[int], n_cores: int, tables: Sequence[str] = ("keys",)
 ) -> tuple[Scheme, WorkloadStats] | None:
     """The scheme the engine runs and the statistics of ``snapshot`` (a difference of two
-    ``plp_snapshot``); None for no snapshot (an interval whose costs are unusable:
-    islands.atrapos.cpu_share). ``owners`` is ``plp_owners()`` (engine order); ``tables`` the
+    the run handle's ``snapshot``); None for no snapshot (an interval whose costs are unusable:
+    islands.atrapos.cpu_share). ``owners`` is the handle's ``owners()`` (engine order); ``tables`` the
     tables the engine routes apart (:func:`routed_tables`): one scheme table each, every site's
     10 units, the snapshot's partition ``site * len(tables) + table`` its partition of that
     site. Raises ``ValueError`` when the owners do not fit the tables."""
@@ -129,12 +129,14 @@ def _difference(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
 
 
 class LiveController(threading.Thread):
-    """The controller thread: waits for the instance to attach, then runs intervals until it
-    detaches (or :meth:`stop`). ``warmup_s`` is the run's warm-up (events count from the
-    window's start); ``adaptive`` False: events only. The run needs ``engine.plp_monitor``."""
+    """The controller thread of the run ``handle`` (:func:`islands.execution.in_process.start`):
+    waits for its instance to attach, then runs intervals until it detaches (or :meth:`stop`).
+    ``warmup_s`` is the run's warm-up (events count from the window's start); ``adaptive``
+    False: events only. The run needs ``engine.plp_monitor``."""
 
     def __init__(
         self,
+        handle: _core.RunningInstance,
         hardware: Hardware,
         adaptive: bool,
         events: Sequence[Event] = (),
@@ -146,6 +148,7 @@ class LiveController(threading.Thread):
     ) -> None:
         super().__init__(name="atrapos-controller", daemon=True)
         check_events(events, hardware.n_cores, workload)
+        self.handle = handle
         self.hardware = hardware
         self.adaptive = adaptive
         self.events = sorted(events, key=lambda e: e.at_s)
@@ -168,21 +171,21 @@ class LiveController(threading.Thread):
             self.error = e
 
     def _run(self) -> None:
-        while not _core.plp_attached():
-            if self._halt.wait(self.poll_s):
-                return
+        handle = self.handle
+        if not handle.wait_attached(timeout_s=float("inf")) or self._halt.is_set():
+            return  # the run ended before its instance attached
         t0 = time.monotonic() + self.warmup_s  # the window's start
         hardware = self.hardware
         pending = list(self.events)
-        commits = _core.plp_commits()
-        snapshot = _core.plp_snapshot()
-        cpu = _core.plp_worker_cpu_ns()
+        commits = handle.commits()
+        snapshot = handle.snapshot()
+        cpu = handle.worker_cpu_ns()
         if commits is None or snapshot is None or cpu is None:
             raise RuntimeError("the ATraPos controller needs engine.plp_monitor = true")
         start = time.monotonic()
-        while _core.plp_attached() and not self._halt.is_set():
+        while handle.attached and not self._halt.is_set():
             end = start + self.loop.controller.interval_s
-            while time.monotonic() < end and _core.plp_attached() and not self._halt.is_set():
+            while time.monotonic() < end and handle.attached and not self._halt.is_set():
                 now = time.monotonic() - t0
                 while pending and pending[0].at_s <= now:
                     event = pending.pop(0)
@@ -191,7 +194,7 @@ class LiveController(threading.Thread):
                         # a core change: evaluate one shortest interval later, not up to 8 s
                         end = min(end, time.monotonic() + self.loop.controller.min_interval_s)
                 self._halt.wait(self.poll_s)
-            now_commits, now_snapshot, now_cpu = _core.plp_commits(), _core.plp_snapshot(), _core.plp_worker_cpu_ns()
+            now_commits, now_snapshot, now_cpu = handle.commits(), handle.snapshot(), handle.worker_cpu_ns()
             if now_commits is None or now_snapshot is None or now_cpu is None:
                 return  # detached meanwhile
             length = time.monotonic() - start
@@ -203,7 +206,7 @@ class LiveController(threading.Thread):
             if not self.adaptive:
                 self.log.intervals.append((at, length, tps, False, False, length))
                 continue
-            owners = _core.plp_owners()
+            owners = handle.owners()
             if not owners:
                 return
             # the costs as if every worker had had the same CPU time (None: one had almost none)
@@ -222,7 +225,7 @@ class LiveController(threading.Thread):
                     decision.plan.scheme.owners()
                 )
                 target = [int(c) for c in target_array]
-                done = _core.plp_apply(target)
+                done = handle.apply(target)
                 if done is not None:
                     self.log.repartitions.append(
                         {
@@ -239,11 +242,11 @@ class LiveController(threading.Thread):
 
     def _fire(self, event: Event, hardware: Hardware, now: float) -> Hardware:
         if event.kind in CHANGE_KINDS:  # the workload's draw: the controller is not told
-            _core.plp_change(**dict(event.settings))
+            self.handle.change(**dict(event.settings))
             self.log.events.append((now, event.kind, event.what()))
             return hardware
         for w in event.workers:
-            _core.plp_park(w, event.kind == "park")
+            self.handle.park(w, event.kind == "park")
         self.log.events.append((now, event.kind, event.workers))
         hardware = hardware.without(event.workers) if event.kind == "park" else hardware.with_cores(event.workers)
         if self.adaptive:
@@ -263,7 +266,7 @@ def run_live(
     :class:`LiveController` beside it; ``hardware`` defaults to one virtual socket per worker.
     ``topology`` is the machine's the run records (default: read). Raises ``ValueError``
     naming a setting the controller cannot work with, or what the controller raised."""
-    from islands.execution.in_process import run
+    from islands.execution.in_process import start
 
     if config.engine.execution != "plp":
         raise ValueError(f"engine.execution: the ATraPos controller adapts plp, not {config.engine.execution}")
@@ -280,12 +283,20 @@ def run_live(
         raise ValueError(f"hardware: {hardware.n_cores} cores for {n} workers")
     check_events(events, n, config.workload)
     check_changes(config, events)  # the engine's parsers, before anything runs
+    running = start(config, topology)
     controller = LiveController(
-        hardware, adaptive, events, config.driver.warmup_s, loop, workload=config.workload, tables=routed_tables(config)
+        running.handle,
+        hardware,
+        adaptive,
+        events,
+        config.driver.warmup_s,
+        loop,
+        workload=config.workload,
+        tables=routed_tables(config),
     )
     controller.start()
     try:
-        result = run(config, topology)
+        result = running.result()
     finally:
         controller.stop()
         controller.join()

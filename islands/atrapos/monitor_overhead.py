@@ -3,7 +3,7 @@
 TATP under PLP with the monitor on (engine.plp_monitor: every committed transaction records
 its actions per unit, a cost and its synchronizations in the workers' own arrays), its
 recording switched off and on within one run: a thread beside the run switches it every
-``phase_s`` seconds (``_core.plp_monitor_recording``), off first; the run's throughput
+``phase_s`` seconds (the run handle's ``monitor_recording``), off first; the run's throughput
 timeline (:data:`INTERVAL_S` intervals) gives each phase's rate, leaving out the intervals
 next to a switch. Within one run the tables, their memory and the workers' placement are the
 same for both, which runs of their own are not (separate runs of the same configuration
@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import statistics
-import threading
 import time
 from typing import Any
 
@@ -36,24 +35,28 @@ INTERVAL_S = 0.01
 PAPER_WORST = 0.0332
 
 
-def switch_recording(phase_s: float, phases: int, warmup_s: float, out: dict[str, Any]) -> None:
-    """Beside the run: once the instance runs and its window opens (``warmup_s`` after it
-    attaches), recording goes off and on every ``phase_s`` (off first), ``phases`` times;
-    ``out["edges"]`` gets the switch times (s into the window) and ``out["error"]`` what went
-    wrong (empty: nothing)."""
+def switch_recording(
+    handle: _core.RunningInstance, phase_s: float, phases: int, warmup_s: float, out: dict[str, Any]
+) -> None:
+    """Beside the run ``handle``: once its instance runs and its window opens (``warmup_s``
+    after it attaches), recording goes off and on every ``phase_s`` (off first), ``phases``
+    times; ``out["edges"]`` gets the switch times (s into the window) and ``out["error"]`` what
+    went wrong (empty: nothing)."""
     out["error"] = ""
-    while not _core.plp_attached():
-        time.sleep(0.001)
+    if not handle.wait_attached(timeout_s=float("inf")):
+        out["error"] = "the instance stopped before it ran"
+        out["edges"] = []
+        return
     t0 = time.perf_counter() + warmup_s  # the window opens a warm-up after the instance attaches
     time.sleep(warmup_s)
     edges = []
     for k in range(phases):
-        if not _core.plp_monitor_recording(k % 2 == 1):
+        if not handle.monitor_recording(k % 2 == 1):
             out["error"] = "the instance stopped early"
             break
         edges.append(time.perf_counter() - t0)
         time.sleep(max(0.0, t0 + (k + 1) * phase_s - time.perf_counter()))
-    _core.plp_monitor_recording(True)
+    handle.monitor_recording(True)
     out["edges"] = edges
 
 
@@ -82,7 +85,7 @@ def measure_monitor_overhead(
     each phase with recording off and on (``error`` says why phases are missing);
     ``topology`` is the machine's the run records (default: read). Raises
     ``ValueError`` for a config that is not PLP or a phase too short to measure."""
-    from islands.execution.in_process import run as run_here
+    from islands.execution.in_process import run_beside
 
     if config.engine.execution != "plp":
         raise ValueError(f"engine.execution: the monitor is PLP's, not {config.engine.execution}'s")
@@ -95,11 +98,8 @@ def measure_monitor_overhead(
     )
     out: dict[str, Any] = {}
     phases = int(run.driver.duration_s / phase_s)
-    thread = threading.Thread(target=switch_recording, args=(phase_s, phases, run.driver.warmup_s, out), daemon=True)
-    thread.start()
-    try:
-        result = run_here(run, topology)
-    finally:
-        thread.join()
+    result = run_beside(
+        run, lambda handle: switch_recording(handle, phase_s, phases, run.driver.warmup_s, out), topology
+    )
     off, on = phase_rates(result.timeline_tps, out.get("edges", []), run.driver.duration_s)
     return result, {"phase_s": phase_s, "off_tps": off, "on_tps": on, "error": out.get("error", "")}

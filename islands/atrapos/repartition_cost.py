@@ -1,7 +1,7 @@
 """The cost of re-partitioning a running PLP instance (paper 002 Fig 9; issue 17 item 3).
 
 While a PLP instance runs (in this process), a thread beside it applies sequences of
-re-partitioning actions through ``_core.plp_apply`` and times each sequence end to end: for
+re-partitioning actions through the run handle's ``apply`` and times each sequence end to end: for
 each N of ``counts``, N actions one after another, each moving one routing unit (a tenth of a
 site's keys) to the next worker. In this engine split, merge and move are one operation, a
 change of the routing table (the rows stay where they are: one process, one shared index), so
@@ -18,7 +18,6 @@ Used by ``benchmarks/atrapos_repartition.py`` and by experiment files with
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -38,18 +37,19 @@ PAPER_MS = 200.0
 PAPER_ROWS = 800_000
 
 
-def apply_sequences(counts: Sequence[int], out: dict[str, Any], settle_s: float = 0.1) -> None:
-    """Beside a run: waits for the PLP instance to attach, lets it run ``settle_s``, then for
+def apply_sequences(
+    handle: _core.RunningInstance, counts: Sequence[int], out: dict[str, Any], settle_s: float = 0.1
+) -> None:
+    """Beside the run ``handle``: waits for its PLP instance to attach, lets it run ``settle_s``, then for
     each N of ``counts`` applies N single-unit moves (unit i of the sequence to the next
     worker). Fills ``out``: ``total_ms``, ``pause_ms``, ``max_pause_us`` (one per count, NaN
     for a sequence the run's end cut short) and ``error`` (what cut it; empty when none)."""
     n_counts = len(counts)
     out.update(total_ms=[math.nan] * n_counts, pause_ms=[math.nan] * n_counts, max_pause_us=[math.nan] * n_counts)
     out["error"] = ""
-    while not _core.plp_attached():
-        time.sleep(0.001)
+    handle.wait_attached(timeout_s=float("inf"))
     time.sleep(settle_s)
-    owners = _core.plp_owners()
+    owners = handle.owners()
     workers = max(owners) + 1 if owners else 0
     if workers < 2:
         out["error"] = "re-partitioning needs at least two PLP workers" if owners else "the instance stopped early"
@@ -60,7 +60,7 @@ def apply_sequences(counts: Sequence[int], out: dict[str, Any], settle_s: float 
         for i in range(n):
             unit = i % len(owners)
             owners[unit] = (owners[unit] + 1) % workers
-            done = _core.plp_apply(owners)
+            done = handle.apply(owners)
             if done is None:
                 out["error"] = f"the instance stopped after {i} of {n} actions"
                 return
@@ -79,7 +79,7 @@ def measure_repartition_cost(
     ``total_ms``, ``pause_ms``, ``max_pause_us`` and ``error``); ``topology`` is the
     machine's the run records (default: read). Raises ``ValueError`` for a config that is not
     PLP or has one worker."""
-    from islands.execution.in_process import run
+    from islands.execution.in_process import run_beside
 
     if config.engine.execution != "plp":
         raise ValueError(f"engine.execution: re-partitioning costs need plp, not {config.engine.execution}")
@@ -87,10 +87,5 @@ def measure_repartition_cost(
         raise ValueError(f"driver.cpus: re-partitioning needs two PLP workers or more, not {len(config.driver.cpus)}")
     out: dict[str, Any] = {"counts": [int(n) for n in counts]}
     settle = config.driver.warmup_s + 0.05 if settle_s is None else settle_s
-    thread = threading.Thread(target=apply_sequences, args=(tuple(counts), out, settle), daemon=True)
-    thread.start()
-    try:
-        result = run(config, topology)
-    finally:
-        thread.join()
+    result = run_beside(config, lambda handle: apply_sequences(handle, tuple(counts), out, settle), topology)
     return result, out

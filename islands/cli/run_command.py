@@ -2,8 +2,9 @@
 
 The workload flags come from the engine's settings (``_core.settings()``: name, type, default,
 range, help) for every workload its registry lists, so a new workload or setting brings its
-flags along; engine and driver flags are written here with their defaults taken from the
-same schema. A setting the engine refuses is reported under the flag the user typed.
+flags along; so do the engine's settings (all but the test-only ones). The driver's flags
+(cores, pinning, warm-up, window, seed) and the deployment's are written here, their defaults
+and help taken from the same schema. A setting the engine refuses is reported under the flag the user typed.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ FLAG_NAMES = {"micro.rows_per_txn": "--rows", "micro.zipf_s": "--zipf", "tpcc.ne
 #: Further spellings of a flag.
 FLAG_ALIASES = {"--mix": ("--tpcc-mix",)}
 _TYPES: dict[str, Any] = {"int": int, "float": float, "str": str}
+#: Engine settings whose default depends on the deployment (config_from_args), as their help says it.
+ENGINE_DEFAULT_BY_DEPLOYMENT = {
+    "cc": "default: none on one CPU, else 2pl",
+    "lock_policy": "default wait_die in one instance, no_wait across several",
+}
 #: Options that only a deployment of several instances takes (refused for a single instance).
 DEPLOYMENT_ONLY = ("--transport",)
 
@@ -58,6 +64,10 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def _dest(name: str) -> str:
     return f"setting_{name}"
+
+
+def _engine_dest(name: str) -> str:
+    return f"engine_{name}"
 
 
 def _default_text(value: Any) -> str:
@@ -99,11 +109,38 @@ def add_workload_arguments(p: argparse.ArgumentParser) -> dict[str, str]:
     return flags
 
 
+def add_engine_arguments(p: argparse.ArgumentParser) -> dict[str, str]:
+    """One flag per engine setting, from the engine's schema (type, choices, help; a switch is
+    ``--x``/``--no-x``), except the test-only ones; returns ``{"engine.field": flag}``. The
+    settings in :data:`ENGINE_DEFAULT_BY_DEPLOYMENT` default to what the deployment needs."""
+    defaults = EngineConfig()
+    flags: dict[str, str] = {}
+    for f in _core.settings()["engine"]:
+        name = f["name"]
+        if name.startswith("test_"):
+            continue
+        flag = "--" + name.replace("_", "-")
+        default = getattr(defaults, name)
+        shown = ENGINE_DEFAULT_BY_DEPLOYMENT.get(name, f"default {_default_text(default)}")
+        kwargs: dict[str, Any] = {"dest": _engine_dest(name), "default": None, "help": f"{f['help']} ({shown})"}
+        if f["type"] == "bool":
+            kwargs["action"] = argparse.BooleanOptionalAction
+        else:
+            kwargs["type"] = _TYPES[f["type"]]
+            kwargs["metavar"] = f["type"].upper()
+            if f["choices"]:
+                kwargs["choices"] = f["choices"]
+                kwargs["metavar"] = None
+        p.add_argument(flag, **kwargs)
+        flags[f"engine.{name}"] = f"--no-{flag[2:]}" if f["type"] == "bool" and default is True else flag
+    return flags
+
+
 def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup: float | None = None) -> None:
     """The options of a run (shared by ``run`` and ``check``); ``duration`` and ``warmup``
     override the driver's defaults (a shorter window from the command line)."""
     schema = {s: {f["name"]: f for f in fields} for s, fields in _core.settings().items()}
-    engine, driver = EngineConfig(), DriverConfig()
+    driver = DriverConfig()
     warmup = driver.warmup_s if warmup is None else warmup
     names = [w["name"] for w in registry()]
     p.add_argument(
@@ -146,42 +183,7 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         help=f"messages between instances: {', '.join(transports)} (unix: sockets, shm: shared-memory "
         "rings; default unix; deployments of several instances only)",
     )
-    index, cc, policy = schema["engine"]["index"], schema["engine"]["cc"], schema["engine"]["lock_policy"]
-    p.add_argument(
-        "--index", default=engine.index, choices=index["choices"], help=f"{index['help']} (default {engine.index})"
-    )
-    p.add_argument(
-        "--cc", default=None, choices=cc["choices"], help=f"{cc['help']} (default: none on one CPU, else 2pl)"
-    )
-    p.add_argument(
-        "--lock-policy",
-        default=None,
-        choices=policy["choices"],
-        help=f"{policy['help']} (default wait_die in one instance, no_wait across several)",
-    )
-    isolation = schema["engine"]["isolation"]
-    p.add_argument(
-        "--isolation",
-        default=engine.isolation,
-        choices=isolation["choices"],
-        help=f"{isolation['help']} (default {engine.isolation})",
-    )
-    execution = schema["engine"]["execution"]
-    p.add_argument(
-        "--execution",
-        default=engine.execution,
-        choices=execution["choices"],
-        help=f"{execution['help']} (default {engine.execution}; plp: one instance)",
-    )
-    structures = schema["engine"]["system_structures"]
-    p.add_argument(
-        "--system-structures",
-        default=engine.system_structures,
-        choices=structures["choices"],
-        help=f"{structures['help']} (default {engine.system_structures})",
-    )
-    p.add_argument("--no-latching", action="store_true", help=f"do not {schema['engine']['latching']['help']}")
-    p.add_argument("--no-prefetch", action="store_true", help=f"do not {schema['engine']['prefetch']['help']}")
+    flags.update(add_engine_arguments(p))
     p.add_argument("--warmup", type=float, default=warmup, help=f"warm-up seconds (default {warmup:g})")
     p.add_argument("--duration", type=float, default=duration, help=f"measured seconds (default {duration:g})")
     p.add_argument(
@@ -204,14 +206,6 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
     )
     flags.update(
         {
-            "engine.index": "--index",
-            "engine.cc": "--cc",
-            "engine.lock_policy": "--lock-policy",
-            "engine.isolation": "--isolation",
-            "engine.execution": "--execution",
-            "engine.system_structures": "--system-structures",
-            "engine.latching": "--no-latching",
-            "engine.prefetch": "--no-prefetch",
             "driver.cpus": "--cores",
             "driver.pin": "--no-pin",
             "driver.warmup_s": "--warmup",
@@ -229,9 +223,14 @@ def config_from_args(
 ) -> RunConfig:
     """The RunConfig the command line asks for (cc defaults to none for one-CPU instances, but
     2pl under PLP)."""
-    plp = getattr(args, "execution", "shared_everything") == "plp"
-    cc = args.cc or ("none" if (per_instance or len(cpus)) == 1 and not plp else "2pl")
-    lock_policy = args.lock_policy or ("wait_die" if n_instances == 1 else "no_wait")
+    engine = {
+        f.name: getattr(args, _engine_dest(f.name))
+        for f in dataclasses.fields(EngineConfig)
+        if getattr(args, _engine_dest(f.name), None) is not None
+    }
+    plp = engine.get("execution") == "plp"
+    engine.setdefault("cc", "none" if (per_instance or len(cpus)) == 1 and not plp else "2pl")
+    engine.setdefault("lock_policy", "wait_die" if n_instances == 1 else "no_wait")
     sections: dict[str, Any] = {}
     flags = list(_field_flags(args).values())
     shared = {key for key, flag in _field_flags(args).items() if flags.count(flag) > 1}
@@ -247,16 +246,7 @@ def config_from_args(
     return RunConfig(
         workload=args.workload,
         **sections,
-        engine=EngineConfig(
-            index=args.index,
-            cc=cc,
-            lock_policy=lock_policy,
-            isolation=args.isolation,
-            execution=getattr(args, "execution", "shared_everything"),
-            system_structures=getattr(args, "system_structures", "none"),
-            latching=not args.no_latching,
-            prefetch=not args.no_prefetch,
-        ),
+        engine=EngineConfig(**engine),
         driver=DriverConfig(
             cpus=cpus, pin=not args.no_pin, warmup_s=args.warmup, duration_s=args.duration, seed=args.seed
         ),

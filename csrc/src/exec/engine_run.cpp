@@ -18,14 +18,14 @@ using Clock = std::chrono::steady_clock;
 
 }  // namespace
 
-RunStats run_engine(const RunConfig& config) {
+RunStats run_engine(const RunConfig& config, PlpControl* control) {
   // A deployment of one instance: the same instance, workers and worker loop as a process of
   // a multi-instance deployment, with no transport (every transaction is local).
   config.validate();
   InstanceConfig instance;
   instance.run = config;
   instance.instance_sites = {static_cast<std::uint32_t>(config.driver.cpus.size())};
-  Instance engine(instance);
+  Instance engine(instance, control);
   engine.load();
   const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                Clock::now().time_since_epoch()).count();

@@ -7,6 +7,8 @@
 
 namespace islands {
 
+class PlpControl;
+
 //! One engine instance of a deployment, run inside its own process: pinned workers that each
 //! drive transactions over the whole key range, execute their instance's part locally and the
 //! rest by one-shot two-phase commit with the instances that own it (000 Sec 3.1):
@@ -23,8 +25,9 @@ namespace islands {
 //! fragment is left without its decision.
 class Instance {
  public:
-  //! Validates the config; starts nothing.
-  explicit Instance(const InstanceConfig& config);
+  //! Validates the config; starts nothing. A PLP instance's run attaches to `control` (not
+  //! owned; null: nothing controls it) while its workers draw (exec/plp/plp_control.hpp).
+  explicit Instance(const InstanceConfig& config, PlpControl* control = nullptr);
   //! Stops and joins the workers if they are still running.
   ~Instance();
   Instance(const Instance&) = delete;

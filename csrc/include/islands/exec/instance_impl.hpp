@@ -52,6 +52,7 @@ class Instance::Impl {
   virtual void load() = 0;                                                               //!< see Instance::load
   virtual RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) = 0;  //!< see Instance::run
   virtual bool checkpoint() = 0;                                                         //!< see Instance::checkpoint
+  virtual void set_plp_control(PlpControl* control) = 0;  //!< the handle a PLP run attaches to (Instance's constructor)
 };
 
 namespace detail {
@@ -167,6 +168,8 @@ class InstanceImpl final : public Instance::Impl {
     stats_.payload_sum_before = figure_or_zero("payload_sum", stats_.checks_before);
   }
 
+  void set_plp_control(PlpControl* control) override { plp_control_ = control; }
+
   RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) override {
     if (threads_.empty()) throw std::logic_error("Instance::run before load");
     const Clock::time_point start{std::chrono::nanoseconds(start_at_ns)};
@@ -177,9 +180,9 @@ class InstanceImpl final : public Instance::Impl {
     PerfCounters cpu_counters(config_.run.profile.events, CounterScope::cpu);
     phase_.store(kWarmup, std::memory_order_release);
     start_reshuffler();
-    if (plp_routing_) {  // a controller thread may now adapt it (exec/plp/plp_control.hpp)
-      PlpControl::process().attach(*plp_routing_, plp_monitor_.get(), plp_parked_.get(), plp_abandon());
-      PlpControl::process().attach_workload([this](const WorkloadChange& c) { change_workload(workload_, c); });
+    if (plp_routing_ && plp_control_) {  // a controller thread may now adapt it (exec/plp/plp_control.hpp)
+      plp_control_->attach(*plp_routing_, plp_monitor_.get(), plp_parked_.get(), plp_abandon(),
+                           [this](const WorkloadChange& c) { change_workload(workload_, c); });
       plp_attached_ = true;
     }
     if (wait_until(warm_end)) {
@@ -417,7 +420,7 @@ class InstanceImpl final : public Instance::Impl {
   // Before the workers stop: the reshuffler and a controller thread finish what they apply.
   void stop_plp_drivers() {
     if (plp_reshuffler_) plp_reshuffler_->stop();
-    if (plp_attached_) PlpControl::process().detach();
+    if (plp_attached_) plp_control_->detach();
     plp_attached_ = false;
   }
 
@@ -490,7 +493,8 @@ class InstanceImpl final : public Instance::Impl {
   std::unique_ptr<PlpRouting> plp_routing_;
   std::unique_ptr<PlpMonitor> plp_monitor_;  // engine.plp_monitor
   std::unique_ptr<std::atomic<bool>[]> plp_parked_;  // per worker: its core taken away (PlpControl::park)
-  bool plp_attached_ = false;                        // to PlpControl::process()
+  PlpControl* plp_control_ = nullptr;                // the run's handle (Instance's constructor), not owned
+  bool plp_attached_ = false;                        // to plp_control_
   std::unique_ptr<PlpReshuffler> plp_reshuffler_;  // engine.plp_reshuffle_s
   std::atomic<std::size_t> plp_finished_{0};
   // Released rows wait for it until no running transaction can hold them (storage/epoch_gate.hpp);

@@ -32,7 +32,6 @@ template <class Workload, class CC>
 class InstanceImpl;
 
 //! Where an instance's run is: workers read it once per transaction.
-enum InstancePhase : int { kLoading, kWaitStart, kWarmup, kMeasure, kStop };
 //! What a worker throws when it stops because another worker of its instance failed (an echo
 //! of that failure, reported only when no worker has a cause of its own).
 inline constexpr const char* kPeerFailed = "another worker of this instance failed";
@@ -80,21 +79,11 @@ class InstanceWorker {
     typename Workload::Txn txn;
     for (;;) {
       // The phase and the transaction under the system-state lock, serving while a phase change bars it.
-      system_.hold([this] { serve(); });
-      const int phase = inst_.phase_.load(std::memory_order_relaxed);
-      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) {
-        system_.release();
-        break;
-      }
-      ComponentClock* const clock = profiler_.begin_span();
-      ctx_->set_clock(clock);
-      serve();
-      if (phase < kWarmup) {
-        system_.release();
-        cpu_relax();
-        continue;
-      }
-      if (phase == kMeasure && !measure_.measuring()) measure_.start(profiler_, config.driver.timeline_interval_s);
+      const PhaseStep step = measure_.gate(system_, inst_.phase_, inst_.failed_, profiler_, *ctx_,
+                                           config.driver.timeline_interval_s, [this] { serve(); }, [this] { serve(); });
+      if (step == PhaseStep::stop) break;
+      if (step == PhaseStep::wait) continue;
+      ComponentClock* const clock = ctx_->clock();
       generate(txn, rng);
       split(txn);
       const bool distributed = remote_parts_ > 0;

@@ -1,14 +1,28 @@
 #pragma once
 #include <time.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
+#include "islands/common/backoff.hpp"
 #include "islands/common/cycle_clock.hpp"
 #include "islands/exec/run_stats.hpp"
+#include "islands/exec/system_access.hpp"
 #include "islands/exec/worker_profiler.hpp"
 
 namespace islands {
+
+//! An instance's run, phase by phase (Instance::phase_): workers draw nothing before kWarmup,
+//! count from kMeasure and leave at kStop.
+enum InstancePhase : int { kLoading, kWaitStart, kWarmup, kMeasure, kStop };
+
+//! What a worker does after the phase gate at the top of its loop (WorkerWindow::gate).
+enum class PhaseStep {
+  stop,  //!< the run stopped or failed: leave the loop
+  wait,  //!< not yet warming up: go round again
+  work,  //!< draw and run a transaction (the system-state lock held shared)
+};
 
 //! A worker's measured window and its commit counting, the same for both worker loops
 //! (InstanceWorker, exec/instance_worker.hpp; PlpWorker, exec/plp/plp_worker.hpp): where the
@@ -36,6 +50,31 @@ class WorkerWindow {
     timeline_ticks_ = static_cast<std::uint64_t>(timeline_interval_s * 1e9 / ns_per_tick_);
     timeline_edge_ = CycleClock::now() + timeline_ticks_;
     stats_.timeline.assign(1, 0);
+  }
+
+  //! The top of both worker loops: takes the system-state lock shared through `system`
+  //! (calling `barred()` while a phase change bars it), reads the run's `phase` and whether
+  //! it `failed`, opens a profiler span on `ctx`'s clock and serves peers (`serve()`), and
+  //! starts the measured window when the measure phase has begun. The lock stays held only
+  //! for PhaseStep::work.
+  template <class Context, class Barred, class Serve>
+  PhaseStep gate(SystemAccess& system, const std::atomic<int>& phase, const std::atomic<bool>& failed,
+                 WorkerProfiler& profiler, Context& ctx, double timeline_interval_s, Barred barred, Serve serve) {
+    system.hold(barred);
+    const int now = phase.load(std::memory_order_relaxed);
+    if (now >= kStop || failed.load(std::memory_order_relaxed)) {
+      system.release();
+      return PhaseStep::stop;
+    }
+    ctx.set_clock(profiler.begin_span());
+    serve();
+    if (now < kWarmup) {
+      system.release();
+      cpu_relax();
+      return PhaseStep::wait;
+    }
+    if (now == kMeasure && !measuring_) start(profiler, timeline_interval_s);
+    return PhaseStep::work;
   }
 
   //! Counts an acknowledged commit that started (first attempt) at `start` (cycle clock).

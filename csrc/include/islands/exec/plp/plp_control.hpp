@@ -1,5 +1,7 @@
 #pragma once
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -16,11 +18,12 @@
 
 namespace islands {
 
-//! The handle a controller thread has on this process's running PLP instance (ATraPos's
-//! adaptive loop, islands/atrapos/live.py, runs beside an in-process run and calls it through
-//! the binding). One per process: a PLP deployment is one in-process instance, which attaches
-//! when its workers start drawing and detaches before they stop; every call made while none
-//! is attached answers "nothing" (nullopt, empty, false).
+//! The handle a controller has on one running PLP instance: Python holds it (the binding's
+//! RunningInstance, csrc/bindings/running_instance.cpp, which owns it and the run's thread) and
+//! gives it to ATraPos's adaptive loop (islands/atrapos/live.py) and to whoever acts on the run.
+//! The instance attaches when its workers start drawing and detaches before they stop; every
+//! call made while it is not attached answers "nothing" (nullopt, empty, false). A thread can
+//! wait for the attachment (wait_attached) instead of polling; the waits end when the run ends.
 //!
 //! What it offers: the routing table (owners of the units) and apply() (a re-partitioning,
 //! exec/plp/plp_routing.hpp); the monitor's counters summed (engine.plp_monitor); the commits so
@@ -33,27 +36,26 @@ namespace islands {
 //! (WorkloadChange), which the generators see from their next transaction.
 class PlpControl {
  public:
-  //! The process's handle.
-  static PlpControl& process() {
-    static PlpControl control;
-    return control;
-  }
+  PlpControl() = default;
+  PlpControl(const PlpControl&) = delete;
+  PlpControl& operator=(const PlpControl&) = delete;
 
   //! Instance side: `routing` (and `monitor`, null when off) of a running instance whose
-  //! workers' parked flags are `parked`; `abandon` as for PlpRouting::apply.
-  void attach(PlpRouting& routing, PlpMonitor* monitor, std::atomic<bool>* parked, std::function<bool()> abandon) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    routing_ = &routing;
-    monitor_ = monitor;
-    parked_ = parked;
-    abandon_ = std::move(abandon);
-    attached_.store(true, std::memory_order_release);
-  }
-  //! Instance side, after attach: how the running workload takes a WorkloadChange
-  //! (change_workload on it; throws ConfigError for a value or workload that cannot be).
-  void attach_workload(std::function<void(const WorkloadChange&)> change) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    change_ = std::move(change);
+  //! workers' parked flags are `parked`; `abandon` as for PlpRouting::apply; `change` how the
+  //! running workload takes a WorkloadChange (change_workload on it; throws ConfigError for a
+  //! value or workload that cannot be). Wakes every wait_attached.
+  void attach(PlpRouting& routing, PlpMonitor* monitor, std::atomic<bool>* parked, std::function<bool()> abandon,
+              std::function<void(const WorkloadChange&)> change) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      routing_ = &routing;
+      monitor_ = monitor;
+      parked_ = parked;
+      abandon_ = std::move(abandon);
+      change_ = std::move(change);
+      attached_.store(true, std::memory_order_release);
+    }
+    notify();
   }
   //! Instance side: detaches, after any call in progress (a re-partitioning's drain needs the
   //! workers still running).
@@ -65,6 +67,28 @@ class PlpControl {
     parked_ = nullptr;
     abandon_ = nullptr;
     change_ = nullptr;
+  }
+  //! Run side: the run is over (returned or failed); it will never attach again. Wakes every
+  //! wait_attached.
+  void end() {
+    {
+      std::lock_guard<std::mutex> lock(wait_mutex_);
+      ended_ = true;
+    }
+    wake_.notify_all();
+  }
+  //! Waits up to `timeout_s` (at most a week; infinity too) for the instance to attach; true
+  //! once it has (and is still attached), false when the run ended first or the time ran out.
+  bool wait_attached(double timeout_s) {
+    const double seconds = timeout_s > 0 ? (timeout_s < kLongestWaitS ? timeout_s : kLongestWaitS) : 0.0;  // NaN: 0
+    std::unique_lock<std::mutex> lock(wait_mutex_);
+    wake_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return ended_ || attached(); });
+    return attached();
+  }
+  //! Whether the run is over (end()).
+  bool ended() {
+    std::lock_guard<std::mutex> lock(wait_mutex_);
+    return ended_;
   }
 
   //! Whether an instance is attached (its workers are drawing transactions).
@@ -133,9 +157,17 @@ class PlpControl {
   }
 
  private:
-  PlpControl() = default;
+  static constexpr double kLongestWaitS = 7 * 24 * 3600.0;
 
-  std::mutex mutex_;
+  void notify() {
+    { std::lock_guard<std::mutex> lock(wait_mutex_); }  // a waiter between its check and its sleep sees it
+    wake_.notify_all();
+  }
+
+  std::mutex mutex_;  // the attached instance's pointers; held through a call (a drain included)
+  std::mutex wait_mutex_;  // wait_attached's, apart: a re-partitioning holds mutex_ through its drain
+  std::condition_variable wake_;
+  bool ended_ = false;
   std::atomic<bool> attached_{false};
   PlpRouting* routing_ = nullptr;
   PlpMonitor* monitor_ = nullptr;

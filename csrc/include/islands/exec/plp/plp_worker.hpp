@@ -165,24 +165,16 @@ class PlpWorker {
     typename Workload::Txn drawn;  // what this worker's own client drew
     for (;;) {
       // The phase and the transaction under the system-state lock, serving while a phase change bars it.
-      system_.hold([this] {
-        serve();
-        note(PlpDrainWatch::Wait::phase_change);
-      });
-      const int phase = inst_.phase_.load(std::memory_order_relaxed);
-      if (phase >= kStop || inst_.failed_.load(std::memory_order_relaxed)) {
-        system_.release();
-        break;
-      }
-      ComponentClock* const clock = profiler_.begin_span();
-      ctx_->set_clock(clock);
-      serve();
-      if (phase < kWarmup) {
-        system_.release();
-        cpu_relax();
-        continue;
-      }
-      if (phase == kMeasure && !measure_.measuring()) measure_.start(profiler_, config.driver.timeline_interval_s);
+      const PhaseStep step = measure_.gate(
+          system_, inst_.phase_, inst_.failed_, profiler_, *ctx_, config.driver.timeline_interval_s,
+          [this] {
+            serve();
+            note(PlpDrainWatch::Wait::phase_change);
+          },
+          [this] { serve(); });
+      if (step == PhaseStep::stop) break;
+      if (step == PhaseStep::wait) continue;
+      ComponentClock* const clock = ctx_->clock();
       const bool parked = inst_.plp_parked_[local_].load(std::memory_order_relaxed);
       if (parked || away_) follow_park(parked);  // pinned: its thread onto the unparked workers' CPUs, or back
       HandedTxn* const handed = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
