@@ -67,8 +67,10 @@ class MicroWorkload {
         table_(sites, config.columns),
         index_(per_unit_index_roots(engine) ? sites * kUnitsPerSite : 1, sites * config.rows_per_site,
                Roots{ReciprocalDivider(config.rows_per_site), std::uint64_t{first_site} * kUnitsPerSite}),
+        total_sites_(total_sites ? total_sites : sites),
         site_keys_(config.rows_per_site, config.zipf_s),
-        all_keys_((total_sites ? total_sites : sites) * config.rows_per_site, config.zipf_s) {}
+        all_keys_(total_sites_ * config.rows_per_site, config.zipf_s),
+        other_keys_(total_sites_ > 1 ? (total_sites_ - 1) * config.rows_per_site : 1, config.zipf_s) {}
 
   //! Creates and indexes the rows of local site `site`; called by its owner (first touch).
   void load_site(std::size_t site) {
@@ -90,7 +92,12 @@ class MicroWorkload {
     index_.set_latching(engine_.latching && !single_threaded && !per_unit_index_roots(engine_));
   }
 
-  //! Draws the next transaction of a worker whose home (global) site is `home`.
+  //! Draws the next transaction of a worker whose home (global) site is `home`. A local one
+  //! reads its rows from the home site. A multisite one (config.multisite of them) touches at
+  //! least two sites whatever the skew, as paper 000 defines it: its first row is at home, its
+  //! second at another site, drawn over every other site's rows with the skew (so the skew
+  //! decides which site gets the remote requests: the hottest rows are at site 0, or site 1
+  //! for site 0's workers), and the rest over the whole data range with the skew.
   void generate(Txn& txn, Random& rng, std::size_t home) const {
     const std::size_t n = config_.rows_per_txn;
     txn.words.clear();
@@ -99,6 +106,10 @@ class MicroWorkload {
     const bool read_only = config_.read_share > 0 && rng.unit() < config_.read_share;
     const std::uint64_t site_base = home * config_.rows_per_site;
     txn.words.push_back(site_base + draw(site_keys_, rng));
+    if (multisite && n > 1 && total_sites_ > 1) {
+      const std::uint64_t other = draw(other_keys_, rng);  // a row of the other sites, in site order
+      txn.words.push_back(other < site_base ? other : other + config_.rows_per_site);
+    }
     while (txn.words.size() < n) {
       const std::uint64_t key = multisite
           ? pick_distinct(txn, all_keys_, 0, rng)
@@ -331,8 +342,10 @@ class MicroWorkload {
   ReciprocalDivider key_units_;  // divides by the keys per site (unit_of)
   Table table_;
   RootedIndex<Index, Roots> index_;
+  std::size_t total_sites_;  // every instance's sites together
   ZipfGenerator site_keys_;
   ZipfGenerator all_keys_;
+  ZipfGenerator other_keys_;  // the rows of every site but one (a multisite transaction's remote row)
 };
 
 }  // namespace islands
