@@ -142,9 +142,7 @@ def plot_monitoring_rows(rows: pd.DataFrame, figure_id: str = "002-table2") -> D
     # its confidence interval: whether this machine can tell the monitor's cost from noise.
     lines = [caption, drawing.summary, "the phases' rates, off / on (islands.results.statistics.ratio):"]
     for name in off:
-        lines.append(
-            f"  {name}: {change_words(off[name], on[name])} ({len(off[name])} phases off, {len(on[name])} on)"
-        )
+        lines.append(f"  {name}: {change_words(off[name], on[name])} ({len(off[name])} phases off, {len(on[name])} on)")
     lines.append(f"issue 17's target: 2% (paper 002: {100 * PAPER_WORST:.2f}%)")
     lines += [f"note: {e}" for e in _errors(rows)]
     return Drawing(drawing.figure, "\n".join(lines), drawing.stem)

@@ -192,9 +192,10 @@ def _summary(timelines: Sequence[Timeline], events: Sequence[Event], end_s: floa
         except ValueError:
             seconds = math.nan
         shown = f"{seconds:.1f} s" if seconds == seconds else None
-        text = event_words(moved, f"re-partitioning after {name}", "").text or claim_words(
-            ADAPTATION_CLAIM, seconds, shown
-        ).text
+        text = (
+            event_words(moved, f"re-partitioning after {name}", "").text
+            or claim_words(ADAPTATION_CLAIM, seconds, shown).text
+        )
         lines.append(f"{chosen.label} adaptation after {name} at {round(start, 2):g} s: {text}")
     repart = [e for e in events if e.kind == "repartition"]
     if repart:

@@ -146,7 +146,9 @@ def winner(candidates: Mapping[str, Sequence[float]], *, lower_is_better: bool =
         if not r.has_interval:
             return Verdict(f"no winner from one run each: {top} vs {second} {numbers}", False)
         if not r.distinguishable:
-            return Verdict(f"{top} and {second} not distinguishable ({numbers.replace(', not distinguishable', '')})", True)
+            return Verdict(
+                f"{top} and {second} not distinguishable ({numbers.replace(', not distinguishable', '')})", True
+            )
         return Verdict(f"{top}, vs {second}: {numbers}", True)
     numbers = format_ratio(r)
     if not r.has_interval:
