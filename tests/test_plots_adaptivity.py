@@ -35,8 +35,8 @@ def test_both_runs_are_drawn_in_bins_with_the_adaptation_time():
     assert "throughput per 0.4 s" in d.summary
     # the bin [2.8, 3.2) mixes both phases; from 3.6 s on every bin is the new 2 M
     assert (
-        "ATraPos adaptation after worker 1's core taken away at 3 s: reproduced (0.6 s; paper 002: ATraPos adapts within 5 s, tolerance ≤ 5 s)"
-        in d.summary
+        "ATraPos adaptation after worker 1's core taken away at 3 s: reproduced (0.6 s; "
+        "paper 002: ATraPos adapts within 5 s, tolerance ≤ 5 s)" in d.summary
     )
     assert "ATraPos re-partitioned 0.40 s after the core was taken away" in d.summary
     assert "static: median txn/s per phase: start 1.00 M, worker 1's core taken away 10.0 K" in d.summary

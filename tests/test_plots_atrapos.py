@@ -94,12 +94,12 @@ def test_fig10_marks_the_phases_and_gives_adaptation_times():
     assert summary[0] == "ATraPos: median txn/s per phase: start 360.0 K, GetNewDest 300.0 K, TATP-Mix 400.0 K"
     assert summary[1].startswith("static: median txn/s per phase: start 220.0 K")
     assert (
-        "ATraPos adaptation after GetNewDest at 30 s: reproduced (3.0 s; paper 002: ATraPos adapts within 5 s, tolerance ≤ 5 s)"
-        in summary
+        "ATraPos adaptation after GetNewDest at 30 s: reproduced (3.0 s; "
+        "paper 002: ATraPos adapts within 5 s, tolerance ≤ 5 s)" in summary
     )
     assert (
-        "ATraPos adaptation after TATP-Mix at 60 s: reproduced (2.0 s; paper 002: ATraPos adapts within 5 s, tolerance ≤ 5 s)"
-        in summary
+        "ATraPos adaptation after TATP-Mix at 60 s: reproduced (2.0 s; "
+        "paper 002: ATraPos adapts within 5 s, tolerance ≤ 5 s)" in summary
     )
     assert summary[-1] == "re-partitionings at 5, 33, 62 s"
 

@@ -46,7 +46,6 @@ __all__ = [
     "machine_note",
     "marker_of",
     "new_grid",
-    "pct",
     "plain_ticks",
     "prepared",
     "ratio_of",
@@ -397,16 +396,6 @@ def fmt_us(v: float) -> str:
     return f"{v:.2g} µs" if v < 10 else f"{v:,.0f} µs"
 
 
-def pct(new: float, old: float) -> str:
-    """``-86%`` or ``+40%``: the change from ``old`` to ``new``; ``×12`` from threefold up."""
-    if not (old and old == old and new == new):
-        return "n/a"
-    ratio = new / old
-    if ratio >= 3:
-        return f"×{ratio:,.0f}" if ratio >= 100 else f"×{ratio:.1f}"
-    return f"{(ratio - 1) * 100:+.0f}%"
-
-
 def series_trend(
     xs: Sequence[float],
     means: Sequence[float],
@@ -427,7 +416,7 @@ def series_trend(
     point's repetitions, aligned with ``means``; the change from the first point to the last
     is then stated with its interval (:func:`islands.results.verdicts.change_words`), also after a
     flat series, and a series whose ends are not distinguishable neither "falls" nor "rises";
-    without samples, as a bare percentage."""
+    without samples, as a change of one value each (``-86%, one run: no interval``)."""
     short = short or fmt
     at_short = at_short or at
     reps = list(samples) if samples is not None else [()] * len(means)
@@ -441,7 +430,7 @@ def series_trend(
     centre = float(np.mean(values))
     spread = max(abs(m - centre) for m in values) / centre if centre else float("inf")
     (x0, m0), (x1, m1) = pairs[0], pairs[-1]
-    change = change_words(kept[-1], kept[0]) if samples is not None else pct(m1, m0)
+    change = change_words(kept[-1], kept[0]) if samples is not None else change_words([m1], [m0])
     if spread <= flat:
         text = f"flat within {max(1, math.ceil(spread * 100))}% around {fmt(centre)}"
         return text + (f" ({at_short(x1)} vs {at_short(x0)}: {change})" if samples is not None else "")

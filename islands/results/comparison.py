@@ -18,8 +18,8 @@ from typing import Any
 import pandas as pd
 
 from islands.results.statistics import PointStats, Ratio, ratio, summarize
-from islands.results.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, direction, words_of
 from islands.results.store import ResultStore, results_directory
+from islands.results.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, direction, words_of
 
 __all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
 
