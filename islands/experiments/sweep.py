@@ -39,6 +39,7 @@ from islands.experiments.spec import ExperimentSpec, load_spec
 from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, SpecLocation, known_transports
 from islands.machine.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.machine.topology import Topology
+from islands.measure.run_noise import timeline_noise
 from islands.measure.system_state import busy_warning
 from islands.results.store import ResultStore
 
@@ -457,6 +458,9 @@ class Sweep:
             }
         )
         row["system"] = dict(done.system)
+        timeline = row.get("timeline")
+        if isinstance(timeline, Mapping) and timeline.get("tps"):
+            row["noise"] = timeline_noise(timeline["tps"], float(timeline.get("interval_s") or 0.1))
         return row
 
 
