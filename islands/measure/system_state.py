@@ -320,8 +320,10 @@ def describe_state(state: dict[str, Any]) -> str:
         f"turbo boost:         {show(state.get('turbo'))}",
         f"CPU frequency:       {show(state.get('cpu_mhz'), '{:.0f} MHz')} now" + _range(state),
         f"load average:        {show(state.get('load_avg_1m'), '{:.2f}')} (1 min), "
-        f"{show(state.get('load_avg_5m'), '{:.2f}')} (5 min); runnable now: {show(state.get('procs_running'), '{:.0f}')}",
-        f"steal time:          {show(state.get('steal_share'), '{:.1%}')} of CPU time over {state.get('sample_s', 0):g} s",
+        f"{show(state.get('load_avg_5m'), '{:.2f}')} (5 min); "
+        f"runnable now: {show(state.get('procs_running'), '{:.0f}')}",
+        f"steal time:          {show(state.get('steal_share'), '{:.1%}')} of CPU time "
+        f"over {state.get('sample_s', 0):g} s",
         f"other processes:     {show(state.get('other_cpu_share'), '{:.1%}')} of the machine's CPU time"
         + (f" ({state['top_processes']})" if state.get("top_processes") else ""),
         f"ASLR:                {show(state.get('aslr'))}",
