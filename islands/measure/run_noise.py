@@ -11,8 +11,9 @@ throughput timeline reached a steady state. Pure functions of the timeline a run
 - ``steady_from_s``: where the steady state starts: the first interval from which the rest of
   the window shows no trend (its first third's median within :data:`STEADY_TOLERANCE` of the
   rest's median, and that first interval within 1.5 times the tolerance), searched up to
-  :data:`STEADY_CAP` of the window; NaN with ``steady`` false when it never settles within the cap (the run never reached a steady state: its
-  throughput is an average over a transient). ``steady_tps``: the mean rate from there on,
+  :data:`STEADY_CAP` of the window; NaN with ``steady`` false when it never settles within
+  the cap (the run never reached a steady state: its throughput is an average over a
+  transient). ``steady_tps``: the mean rate from there on,
   what the run would have measured had its warm-up ended when the timeline became stable.
 
 The engine's warm-up is a fixed number of seconds before the window opens (the driver runs
