@@ -22,6 +22,7 @@ import pandas as pd
 
 from islands.experiments.figure_registry import DRAWN
 from islands.plots._common import Drawing
+from islands.results.verdicts import precision_words
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
 
@@ -124,6 +125,7 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
                 "(system.busy); their numbers may be low"
             )
     summary += "".join(f"\nnote: {line}" for line in noise_notes(rows))
+    summary += "".join(f"\nnote: {line}" for line in precision_words(manifest.get("precision") or {}))
     png, pdf, text = (target / f"{drawing.stem}.png", target / f"{drawing.stem}.pdf", target / "summary.txt")
     try:
         drawing.figure.savefig(png, dpi=130)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from islands.results.statistics import Ratio, format_change, format_ratio, ratio
 
@@ -44,6 +45,7 @@ __all__ = [
     "model_trend_words",
     "ratio_label",
     "ratio_words",
+    "precision_words",
     "winner",
     "words_of",
     "direction",
@@ -232,3 +234,32 @@ def _geomean(values: Sequence[float]) -> float:
 def _bare(numbers: str) -> str:
     """``1.56× (one run: no interval)`` → ``1.56×``."""
     return numbers.split(" (", 1)[0]
+
+
+def precision_words(record: dict[str, Any]) -> list[str]:
+    """The figure summary's lines for a manifest's ``precision`` record (written by the sweep):
+    how many comparisons are conclusive, and each one left open with its interval's
+    half-width. Empty for a sweep that asked for no precision."""
+    if not record:
+        return []
+    groups = record.get("groups", [])
+    open_ = [g for g in groups if not g.get("conclusive")]
+    head = (
+        f"repetitions until precision ±{record['precision']:.0%} (run.precision), interleaved: "
+        f"{len(groups) - len(open_)} of {len(groups)} comparisons conclusive after "
+        f"{record.get('spent_s', math.nan):.0f} s of runs (budget {_budget(record.get('budget_s'))})"
+    )
+    if not open_:
+        return [head]
+    why = record.get("stopped", "budget spent")
+    lines = [head + f"; {len(open_)} stayed inconclusive ({why}): the machine was too noisy for them"]
+    for g in open_:
+        hw = g.get("half_width")
+        width = f"±{hw:.0%}" if isinstance(hw, (int, float)) and math.isfinite(hw) else NO_INTERVAL
+        runs = "/".join(str(n) for n in g.get("runs", []))
+        lines.append(f"  inconclusive: {g['group']}: {' vs '.join(g['compared'])}, interval {width} ({runs} runs)")
+    return lines
+
+
+def _budget(seconds: Any) -> str:
+    return f"{seconds:.0f} s" if isinstance(seconds, (int, float)) else "none"
