@@ -41,7 +41,7 @@ def test_a_timeline_that_keeps_climbing_never_reached_a_steady_state() -> None:
 
 def test_too_short_a_timeline_says_nothing() -> None:
     noise = timeline_noise([1000.0, 1000.0, 1000.0], 0.1)
-    assert noise["steady"] is False and math.isnan(noise["timeline_cv"])
+    assert noise["steady"] is None and math.isnan(noise["timeline_cv"])
 
 
 def test_steal_share_from_proc_stat_ticks() -> None:
@@ -102,7 +102,7 @@ def test_the_summary_notes_name_the_noise_of_the_rows() -> None:
     rows = pd.DataFrame(
         {
             "noise.timeline_cv": [0.05, 0.30, 0.10],
-            "noise.steady": [True, False, True],
+            "noise.steady": [True, False, None],
             "system.steal_share": [0.0, 0.04, 0.01],
             "system.cpu_mhz": [3000.0, 3000.0, 3000.0],
             "system.cpu_mhz_end": [2990.0, 2400.0, 3000.0],

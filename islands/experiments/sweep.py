@@ -453,7 +453,7 @@ class Sweep:
         return SweepOutcome(
             ran=ran,
             skipped=skipped,
-            total=len(runs),
+            total=len(runs) + max(0, ran - len(todo)),  # with the rounds run.precision added
             directory=self.directory,
             notes=tuple(self.notes),
             warnings=(warning,) if warning else (),

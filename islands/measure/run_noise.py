@@ -69,13 +69,14 @@ def steady_start(tps: Sequence[float], tolerance: float = STEADY_TOLERANCE, cap:
     return None
 
 
-def timeline_noise(tps: Sequence[float], interval_s: float) -> dict[str, float | bool]:
+def timeline_noise(tps: Sequence[float], interval_s: float) -> dict[str, float | bool | None]:
     """``timeline_cv``, ``drift``, ``steady``, ``steady_from_s`` and ``steady_tps`` of a run's
-    timeline (NaN where the timeline is too short to say; ``steady`` is then False)."""
+    timeline (NaN where the timeline is too short to say, fewer than :data:`MIN_INTERVALS`
+    full intervals; ``steady`` is then None: not known, which is not "never steady")."""
     nan = math.nan
     a = _full(tps)
     if len(a) < MIN_INTERVALS or not np.isfinite(a).all() or float(a.mean()) <= 0:
-        return {"timeline_cv": nan, "drift": nan, "steady": False, "steady_from_s": nan, "steady_tps": nan}
+        return {"timeline_cv": nan, "drift": nan, "steady": None, "steady_from_s": nan, "steady_tps": nan}
     third = max(1, len(a) // 3)
     first, last = float(np.median(a[:third])), float(np.median(a[-third:]))
     start = steady_start(tps)

@@ -154,7 +154,7 @@ def noise_notes(rows: pd.DataFrame) -> list[str]:
             f"over {len(cv)} runs (noise.timeline_cv)"
         )
     if "noise.steady" in rows.columns:
-        never = int((~rows["noise.steady"].fillna(False).astype(bool)).sum())
+        never = int((rows["noise.steady"] == False).sum())  # noqa: E712 (None: too short to tell)
         if never:
             out.append(
                 f"{never} of {len(rows)} runs never reached a steady state within the first half of their window "
