@@ -35,7 +35,8 @@ def test_a_timeline_that_keeps_climbing_never_reached_a_steady_state() -> None:
     tps = [100.0 * (i + 1) for i in range(12)]
     noise = timeline_noise(tps, 0.1)
     assert noise["steady"] is False
-    assert math.isnan(noise["steady_from_s"]) and math.isnan(noise["steady_tps"])
+    assert math.isnan(noise["steady_from_s"])
+    assert noise["steady_tps"] == pytest.approx(850.0)  # from the cap on: 600..1100 (the last is short)
     assert noise["drift"] > 1
 
 
@@ -114,3 +115,17 @@ def test_the_summary_notes_name_the_noise_of_the_rows() -> None:
     assert "stole up to 4%" in notes[2]
     assert "2400-3000 MHz" in notes[3]
     assert noise_notes(pd.DataFrame({"throughput_tps": [1.0]})) == []
+
+
+def test_steady_warmup_measures_from_where_the_timeline_settled() -> None:
+    from islands.experiments.sweep import steady_measured
+
+    tps = [200.0, 500.0, 800.0] + [1000.0] * 8 + [1000.0]
+    row = {"throughput_tps": 850.0, "throughput_per_core": 425.0, "noise": timeline_noise(tps, 0.1)}
+    steady_measured(row)
+    assert row["throughput_tps"] == pytest.approx(1000.0)
+    assert row["throughput_window_tps"] == 850.0
+    assert row["throughput_per_core"] == pytest.approx(500.0)
+    short = {"throughput_tps": 850.0, "noise": timeline_noise([1.0, 2.0], 0.1)}
+    steady_measured(short)
+    assert short == {"throughput_tps": 850.0, "noise": timeline_noise([1.0, 2.0], 0.1)}

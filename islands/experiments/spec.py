@@ -28,6 +28,11 @@ one machine, because deployments may be written relative to the topology (``1``,
     max_repetitions = 20              # with precision: runs of a point at most (default 20)
     compare = ["deployment"]          # with precision: the grid keys compared (default
                                       # deployment): points equal in every other key
+    steady_warmup = true              # the warm-up goes on into the window until the
+                                      # throughput timeline is steady (at most half the
+                                      # window; islands.measure.run_noise): throughput_tps
+                                      # is the rate from there, throughput_window_tps the
+                                      # whole window's (default false)
 
     [grid]                            # every key is a list of values (or one value);
     deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
@@ -164,6 +169,8 @@ class ExperimentSpec:
     budget_s: float | None = None  #: with precision: seconds of runs in all, at most
     max_repetitions: int = 20  #: with precision: runs of a point at most
     compare: tuple[str, ...] = ("deployment",)  #: with precision: the grid keys compared
+    #: the warm-up ends where the timeline is steady: throughput_tps from there (islands.measure.run_noise)
+    steady_warmup: bool = False
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
@@ -216,6 +223,7 @@ class ExperimentSpec:
             budget_s=run.budget_s,
             max_repetitions=run.max_repetitions,
             compare=run.compare,
+            steady_warmup=run.steady_warmup,
             source=source,
             text=text,
         )
@@ -412,6 +420,8 @@ class ExperimentSpec:
             run["virtual_delay_us"] = self.virtual_delay_us
         if self.live:  # only where given: other specs keep their hashes
             run["controller_interval_s"] = self.controller_interval_s
+        if self.steady_warmup:  # only where given: other specs keep their hashes
+            run["steady_warmup"] = True
         if self.precision is not None:  # only where given: other specs keep their hashes
             run["precision"] = self.precision
             if self.budget_s is not None:

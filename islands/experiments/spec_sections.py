@@ -65,6 +65,7 @@ RUN_KEYS = (
     "budget_s",
     "max_repetitions",
     "compare",
+    "steady_warmup",
 )
 TOP_KEYS = (
     "name",
@@ -350,6 +351,7 @@ class RunSection:
     budget_s: float | None = None  #: seconds of runs the sweep may spend in all, with precision
     max_repetitions: int = 20  #: with precision: repetitions of a point at most
     compare: tuple[str, ...] = ("deployment",)  #: with precision: the grid keys whose values are compared
+    steady_warmup: bool = False  #: the warm-up ends where the timeline is steady (islands.measure.run_noise)
 
 
 def _seconds(where: SpecLocation, key: str, value: Any, positive: bool) -> float:
@@ -420,6 +422,9 @@ def parse_run(run: Mapping[str, Any], where: SpecLocation) -> RunSection:
     compare = [compare] if isinstance(compare, str) else compare
     if not isinstance(compare, list) or not compare or not all(isinstance(k, str) for k in compare):
         raise where.error("run.compare", f"{compare!r} is not a grid key or a list of them")
+    steady = run.get("steady_warmup", False)
+    if not isinstance(steady, bool):
+        raise where.error("run.steady_warmup", f"{steady!r} is not true or false")
     return RunSection(
         warmup,
         duration,
@@ -433,6 +438,7 @@ def parse_run(run: Mapping[str, Any], where: SpecLocation) -> RunSection:
         budget,
         most,
         tuple(compare),
+        steady,
     )
 
 

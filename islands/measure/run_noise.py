@@ -14,7 +14,9 @@ throughput timeline reached a steady state. Pure functions of the timeline a run
   :data:`STEADY_CAP` of the window; NaN with ``steady`` false when it never settles within
   the cap (the run never reached a steady state: its throughput is an average over a
   transient). ``steady_tps``: the mean rate from there on,
-  what the run would have measured had its warm-up ended when the timeline became stable.
+  what the run would have measured had its warm-up ended when the timeline became stable;
+  where it never did, the rate from the cap on (the warm-up ended at the cap, reported by
+  ``steady`` false).
 
 The engine's warm-up is a fixed number of seconds before the window opens (the driver runs
 it in C++); ending the warm-up itself at stability needs the driver to watch its own
@@ -85,5 +87,5 @@ def timeline_noise(tps: Sequence[float], interval_s: float) -> dict[str, float |
         "drift": last / first - 1 if first > 0 else nan,
         "steady": start is not None,
         "steady_from_s": start * interval_s if start is not None else nan,
-        "steady_tps": float(a[start:].mean()) if start is not None else nan,
+        "steady_tps": float(a[start if start is not None else int(len(a) * STEADY_CAP) :].mean()),
     }

@@ -239,6 +239,12 @@ def run_note(df: pd.DataFrame) -> str:
         )
     if "config.driver.duration_s" in df.columns and "config.driver.warmup_s" in df.columns:
         what += f"; {_g(df['config.driver.warmup_s'])} s warm-up + {_g(df['config.driver.duration_s'])} s measured"
+        if "throughput_window_tps" in df.columns and df["throughput_window_tps"].notna().any():
+            start = pd.to_numeric(df.get("noise.steady_from_s"), errors="coerce")
+            what += (
+                f" (warm-up on into the window until the timeline was steady: median {start.median():.1f} s, "
+                "at most half the window)"
+            )
     if workload == "tpcb" and "config.tpcb.accounts_per_branch" in df.columns:
         what += (
             f"; {_g(df['config.tpcb.branches_per_site'])} branch(es) of "
