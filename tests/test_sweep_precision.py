@@ -68,7 +68,7 @@ def test_a_noisy_tie_is_repeated_interleaved_and_stays_inconclusive(tmp_path: Pa
     assert record["stopped"] == "5 repetitions reached"
     lines = precision_words(record)
     assert "stayed inconclusive (5 repetitions reached): the machine was too noisy" in lines[0]
-    assert any(line.startswith("  inconclusive: update=") and " vs " in line for line in lines[1:])
+    assert any(line.startswith("inconclusive: update=") and " vs " in line for line in lines[1:])
     # the extra rounds alternate the compared points: never one point twice in a row
     extra = runner.calls[16:]
     assert extra and all(a.grid_id != b.grid_id for a, b in zip(extra, extra[1:]))

@@ -156,9 +156,14 @@ def noise_notes(rows: pd.DataFrame) -> list[str]:
     if "noise.steady" in rows.columns:
         never = int((rows["noise.steady"] == False).sum())  # noqa: E712 (None: too short to tell)
         if never:
+            measured = (
+                "their throughput is measured from half the window on (run.steady_warmup)"
+                if "throughput_window_tps" in rows.columns
+                else "their throughput averages over a transient"
+            )
             out.append(
                 f"{never} of {len(rows)} runs never reached a steady state within the first half of their window "
-                "(noise.steady = false): their throughput averages over a transient"
+                f"(noise.steady = false): {measured}"
             )
     steal = column("system.steal_share")
     if len(steal) and steal.max() >= 0.01:

@@ -257,7 +257,7 @@ def precision_words(record: dict[str, Any]) -> list[str]:
         hw = g.get("half_width")
         width = f"±{hw:.0%}" if isinstance(hw, (int, float)) and math.isfinite(hw) else NO_INTERVAL
         runs = "/".join(str(n) for n in g.get("runs", []))
-        lines.append(f"  inconclusive: {g['group']}: {' vs '.join(g['compared'])}, interval {width} ({runs} runs)")
+        lines.append(f"inconclusive: {g['group']}: {' vs '.join(g['compared'])}, interval {width} ({runs} runs)")
     return lines
 
 
