@@ -5,7 +5,6 @@ synthetic data, and the command line's files and one-line errors."""
 from __future__ import annotations
 
 import dataclasses
-
 import tomllib
 from pathlib import Path
 
