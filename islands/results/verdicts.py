@@ -66,8 +66,8 @@ MODEL_ERROR_TOLERANCE = 0.25
 @dataclass(frozen=True)
 class Verdict:
     """Words for people and whether they settle the question (a winner with an interval
-    that excludes 1, a tie known to the precision asked for, a claim in or out of its
-    tolerance). ``text`` is what summaries print."""
+    that excludes 1, a claim in or out of its tolerance; "not distinguishable" does not: only
+    :func:`conclusive` knows the precision asked for). ``text`` is what summaries print."""
 
     text: str
     conclusive: bool
@@ -149,14 +149,14 @@ def winner(candidates: Mapping[str, Sequence[float]], *, lower_is_better: bool =
             return Verdict(f"no winner from one run each: {top} vs {second} {numbers}", False)
         if not r.distinguishable:
             return Verdict(
-                f"{top} and {second} not distinguishable ({numbers.replace(', not distinguishable', '')})", True
+                f"{top} and {second} not distinguishable ({numbers.replace(', not distinguishable', '')})", False
             )
         return Verdict(f"{top}, vs {second}: {numbers}", True)
     numbers = format_ratio(r)
     if not r.has_interval:
         return Verdict(f"no winner from one run each: {top} {_bare(numbers)} {second}, no interval", False)
     if not r.distinguishable:
-        return Verdict(f"{top} and {second} not distinguishable: {numbers}", True)
+        return Verdict(f"{top} and {second} not distinguishable: {numbers}", False)
     return Verdict(f"{top}, {numbers} {second}", True)
 
 
