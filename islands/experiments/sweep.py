@@ -488,11 +488,10 @@ class Sweep:
             reps = _repetitions(rows)
             batch = []
             for c in open_:
-                for p in c.points:
-                    done = reps.get(p.grid_id, [])
-                    if len(done) >= spec.max_repetitions:
-                        continue
-                    batch.append(dataclasses.replace(p, repetition=max(done, default=-1) + 1))
+                done = [reps.get(p.grid_id, []) for p in c.points]
+                if any(len(d) >= spec.max_repetitions for d in done):
+                    continue  # this comparison has had its runs: it stays open
+                batch += [dataclasses.replace(p, repetition=max(d, default=-1) + 1) for p, d in zip(c.points, done)]
             if not batch:
                 stopped = f"{spec.max_repetitions} repetitions reached"
                 manifest["precision"]["stopped"] = stopped

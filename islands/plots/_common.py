@@ -240,7 +240,8 @@ def run_note(df: pd.DataFrame) -> str:
     if "config.driver.duration_s" in df.columns and "config.driver.warmup_s" in df.columns:
         what += f"; {_g(df['config.driver.warmup_s'])} s warm-up + {_g(df['config.driver.duration_s'])} s measured"
         if "throughput_window_tps" in df.columns and df["throughput_window_tps"].notna().any():
-            start = pd.to_numeric(df.get("noise.steady_from_s"), errors="coerce")
+            column = df["noise.steady_from_s"] if "noise.steady_from_s" in df.columns else pd.Series(dtype=float)
+            start = pd.to_numeric(column, errors="coerce")
             what += (
                 f" (warm-up on into the window until the timeline was steady: median {start.median():.1f} s, "
                 "at most half the window)"
