@@ -145,3 +145,14 @@ def test_islands_system_shows_the_state_and_what_to_change(cli) -> None:
     assert isinstance(data["suggestions"], list)
     bad = cli("system", "--sample", "-1")
     assert bad.returncode != 0 and "--sample" in bad.stderr
+
+
+def test_a_run_summary_says_whether_and_where_it_became_steady() -> None:
+    from islands.execution.run_result import timeline_lines
+
+    warming = timeline_lines([200.0, 500.0, 800.0] + [1000.0] * 8 + [900.0], 0.1)
+    assert warming[0].endswith("(12 intervals); CV 31%, drift +100%")
+    assert warming[1] == "steady      from 0.3 s into the window"
+    climbing = timeline_lines([100.0 * i for i in range(1, 13)], 0.1)
+    assert climbing[1].startswith("steady      never within the first half of the window")
+    assert len(timeline_lines([1.0, 2.0, 3.0, 4.0], 0.1)) == 1  # too short to tell: no steady line
