@@ -6,8 +6,8 @@ A sweep's question is a comparison: the points that differ only in the ``run.com
 point to the runner-up (:func:`islands.results.verdicts.winner`). After the file's
 ``repetitions`` (the minimum), :meth:`islands.experiments.sweep.Sweep.run` repeats the two
 compared points of every group that is not yet conclusive, one round of one run each at a
-time, groups interleaved, until each is conclusive (:func:`islands.results.verdicts.conclusive`:
-the interval excludes 1, or is within ±precision), a point reaches ``run.max_repetitions``,
+time, groups interleaved, until each is conclusive (its :data:`STOP_CONFIDENCE` interval
+excludes 1, or its 95% interval is within ±precision), a point reaches ``run.max_repetitions``,
 or the next round would not fit in ``run.budget_s`` (counted from the sweep's start). The
 groups left open are the inconclusive ones: the manifest (``precision``) and the figure's
 summary (:func:`islands.results.verdicts.precision_words`) name them.
@@ -26,10 +26,14 @@ import pandas as pd
 
 from islands.experiments.point import Point, show_value
 from islands.results.statistics import ratio
-from islands.results.verdicts import conclusive, half_width
+from islands.results.verdicts import half_width
 
 __all__ = ["Comparison", "comparisons"]
 
+#: A comparison stops being repeated for a winner only when this interval excludes 1 (its
+#: words still give the 95% one): repeating until the 95% interval excludes 1 would find a
+#: winner between equal points more often than 5% of the time.
+STOP_CONFIDENCE = 0.99
 #: The metric compared: a run's throughput.
 METRIC = "throughput_tps"
 
@@ -100,6 +104,9 @@ def comparisons(
         ranked = sorted(members, key=geomean, reverse=True)
         best, second = ranked[0], ranked[1]
         r = ratio(values.get(best.grid_id, []), values.get(second.grid_id, []))
+        # Stopping as soon as an interval excludes 1 would call winners more often than 5% of
+        # the time (optional stopping): a winner stops the rounds only at the stricter level.
+        strict = ratio(values.get(best.grid_id, []), values.get(second.grid_id, []), STOP_CONFIDENCE)
         out.append(
             Comparison(
                 group=" ".join(f"{k}={show_value(v)}" for k, v in key if k in varying) or "all",
@@ -110,7 +117,7 @@ def comparisons(
                 low=r.low,
                 high=r.high,
                 half_width=half_width(r),
-                conclusive=conclusive(r, precision),
+                conclusive=bool(strict.distinguishable) or half_width(r) <= precision,
             )
         )
     return out
