@@ -45,10 +45,10 @@ class Noisy:
 
 
 def test_a_clear_winner_needs_no_more_than_the_minimum(tmp_path: Path) -> None:
-    s = sweep(tmp_path, spec_text())
+    s = sweep(tmp_path, spec_text(reps=3))
     runner = Noisy(factor=2.0, noise=0.02)
     outcome = s.run(runner, progress=False)
-    assert outcome.ran == len(s.points()) == 16  # 4 groups x 2 deployments x 2 repetitions
+    assert outcome.ran == len(s.points()) == 24  # 4 groups x 2 deployments x 3 repetitions
     assert outcome.inconclusive == ()
     record = s.store.manifest()["precision"]
     assert record["stopped"] == "all conclusive"
@@ -113,3 +113,25 @@ def test_precision_does_not_change_the_spec_hash(tmp_path: Path) -> None:
     a.write_text(spec_text(""))
     b.write_text(spec_text("precision = 0.05\nbudget_s = 90"))
     assert load_spec(a).spec_hash() == load_spec(b).spec_hash()
+
+
+def test_a_marginal_winner_does_not_stop_the_rounds(tmp_path: Path) -> None:
+    import pandas as pd
+
+    from islands.experiments.precision import comparisons
+    from islands.results.statistics import ratio
+
+    s = sweep(tmp_path, spec_text())
+    one, per_core = s.grid_points[0], next(p for p in s.grid_points[1:] if p.params[1:] == s.grid_points[0].params[1:])
+    a, b = (1.00, 1.10, 1.05, 0.95), (0.90, 0.98, 0.93, 0.85)
+    assert ratio(a, b).distinguishable and not ratio(a, b, 0.99).distinguishable  # 95% yes, 99% no
+    rows = pd.DataFrame(
+        {
+            "grid_id": [one.grid_id] * 4 + [per_core.grid_id] * 4,
+            "throughput_tps": [*a, *b],
+            "repetition": [0, 1, 2, 3] * 2,
+        }
+    )
+    found = [c for c in comparisons(s.grid_points, rows, ("deployment",), 0.05) if one in c.points]
+    assert len(found) == 1 and not found[0].conclusive
+    assert found[0].low > 1  # the words would still name the winner at 95%
