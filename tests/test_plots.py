@@ -373,7 +373,7 @@ def test_shipped_plot_experiments_plan_on_every_fixture(fixture: str) -> None:
     topo = read_topology(SYSFS / fixture)
     deployments = 2 if topo.n_sockets == 1 else 3
     counts = {
-        "default": deployments * 2 * 6,
+        "default": deployments * 2 * 3,
         "000-fig14-multisite-shm": deployments * 2 * 2 * 6,
         "000-fig20-skew": deployments * 2 * 3 * 7,
     }
