@@ -16,6 +16,7 @@ COMMANDS = (
     "run",
     "check",
     "topology",
+    "system",
     "sweep",
     "bench",
     "plot",

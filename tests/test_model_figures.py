@@ -4,6 +4,7 @@ synthetic data, and the command line's files and one-line errors."""
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from pathlib import Path
 
@@ -86,14 +87,26 @@ def test_model_figure_on_small_data():
     assert sum("measured here vs model" in t for t in titles) == 4
     assert sum("2x8: projected (model)" in t for t in titles) == 4
     assert "median relative error 0.0% over 6 points" in drawing.summary
+    # The paper's trends on the 4x6 machine: reproduced where the model meets the points here...
+    quad = {"4x6": fixture("xeon-e7530-4x6")}
+    trusted = plot_model_figure("000-fig11", params, quad, points, vm)
+    assert "reproduced by the model (criterion: " in trusted.summary
+    # ... and not where it misses them by 127% (as issue 30 saw for Fig 23).
+    off = [dataclasses.replace(pt, measured=pt.measured / 2.268) for pt in points]
+    missed = plot_model_figure("000-fig11", params, quad, off, vm)
+    assert "but not reproduced: the model misses the 6 points measured here by 127%" in missed.summary
+    assert ": reproduced by the model (" not in missed.summary
     assert "paper 000 (4x6 machine): 1ISL flat" in drawing.summary
     assert "not in the model: data size" in drawing.summary
     assert drawing.stem == "000-fig11-model"
     # Projection only (no points): one column per machine, the paper's claims checked there.
     alone = plot_model_figure("000-fig23", params, {"4x6": fixture("xeon-e7530-4x6")})
-    assert "4x6: TPC-B: shared-everything flat as remote grows -> model 1ISL 100%/0% = 1.00: reproduced" in (
-        alone.summary
+    # No point measured here: the model's agreement is a projection, never "reproduced".
+    assert (
+        "4x6: TPC-B: shared-everything flat as remote grows -> model 1ISL 100%/0% = 1.00: model agrees (criterion: "
+        "1.00 +- 0.01); not measured here, a projection only" in alone.summary
     )
+    assert ": reproduced" not in alone.summary
     assert "4x6 TPC-B AccountUpdate 24ISL unix: predicted" in alone.summary
     with pytest.raises(ValueError, match="need the machine"):
         plot_model_figure("000-fig11", params, machines, points)

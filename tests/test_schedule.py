@@ -150,7 +150,7 @@ def test_the_fig12_file_shrunk_runs_stores_the_controller_s_log_and_renders(tmp_
     rendered = render_results(tmp_path / "fig12")
     assert rendered.png.is_file() and rendered.png.name == "002-fig12.png"
     assert "ATraPos adaptation after worker 1's core taken away" in rendered.summary
-    assert "paper 002: within 5 s" in rendered.summary
+    assert "paper 002: ATraPos adapts within 5 s" in rendered.summary
     assert "ATraPos re-partitioned" in rendered.summary and "s after the core was taken away" in rendered.summary
     rows = ResultStore(tmp_path / "fig12").rows().to_dict(orient="records")
     by_mode = {bool(r["atrapos.adaptive"]): r for r in rows}

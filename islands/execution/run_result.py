@@ -13,6 +13,7 @@ from islands.execution.consistency import check_line, describe_workload, figures
 from islands.execution.settings import RunConfig, transaction_names
 from islands.machine.placement import Deployment
 from islands.machine.topology import Topology, format_cpulist
+from islands.measure.run_noise import timeline_noise
 
 #: The transport of a run whose instance talks to no other (every transaction is local).
 NO_TRANSPORT = "none"
@@ -272,14 +273,24 @@ def throughput_timeline(counts: Sequence[Sequence[int]], interval_s: float, meas
 
 
 def timeline_lines(tps: Sequence[float], interval_s: float) -> list[str]:
-    """The summary's timeline line: the spread of the per-interval rates ('' with < 3 intervals)."""
+    """The summary's timeline lines: the spread of the per-interval rates, their CV and drift,
+    and where the throughput became steady (islands.measure.run_noise); none with < 3 intervals."""
     if len(tps) < 3:
         return []
     full = sorted(tps[:-1])  # the last interval may be short
-    return [
+    lines = [
         f"timeline    per {interval_s:g} s: min {full[0]:,.0f}  median {full[len(full) // 2]:,.0f}  "
         f"max {full[-1]:,.0f} txn/s  ({len(tps)} intervals)"
     ]
+    noise = timeline_noise(tps, interval_s)
+    if noise["steady"] is not None:
+        lines[0] += f"; CV {noise['timeline_cv']:.0%}, drift {noise['drift']:+.0%}"
+        lines.append(
+            f"steady      from {noise['steady_from_s']:.1f} s into the window"
+            if noise["steady"]
+            else "steady      never within the first half of the window: the throughput averages over a transient"
+        )
+    return lines
 
 
 def drain_stall_warnings(repartitioning: Mapping[str, Any], prefix: str = "") -> list[str]:

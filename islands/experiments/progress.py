@@ -105,6 +105,12 @@ class SweepProgress:
         if self.progress is not None:
             self.progress.update(self.task, description=text)
 
+    def add_runs(self, n: int) -> None:
+        """``n`` more runs to make (a round of repetitions until precision)."""
+        self.total += n
+        if self.progress is not None:
+            self.progress.update(self.task, total=self.total)
+
     def eta_s(self) -> float:
         """Seconds left at the mean pace of the runs made so far (NaN before the first)."""
         if self.made == 0:

@@ -21,6 +21,18 @@ one machine, because deployments may be written relative to the topology (``1``,
     virtual_delay_us = 2.0            # and inject this delay on messages between them
     controller_interval_s = 1.0       # with a schedule or grid.adaptive: the ATraPos
                                       # controller's first interval (doubling up to 8x)
+    precision = 0.05                  # repeat, interleaved, until every compared ratio's 95%
+                                      # interval excludes 1 or is within ±5% (then
+                                      # repetitions is the minimum, at least 2)
+    budget_s = 180                    # with precision: seconds of runs in all, at most
+    max_repetitions = 20              # with precision: runs of a point at most (default 20)
+    compare = ["deployment"]          # with precision: the grid keys compared (default
+                                      # deployment): points equal in every other key
+    steady_warmup = true              # the warm-up goes on into the window until the
+                                      # throughput timeline is steady (at most half the
+                                      # window; islands.measure.run_noise): throughput_tps
+                                      # is the rate from there, throughput_window_tps the
+                                      # whole window's (default false)
 
     [grid]                            # every key is a list of values (or one value);
     deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
@@ -152,6 +164,13 @@ class ExperimentSpec:
     schedule: tuple[Event, ...] = ()
     controller_interval_s: float = 1.0  #: the ATraPos controller's first interval (live runs)
     probe: Probe | None = None  #: the [probe] measured beside each run (islands.experiments.probes), if any
+    #: repeat until each compared ratio is conclusive to this half-width (None: repetitions runs)
+    precision: float | None = None
+    budget_s: float | None = None  #: with precision: seconds of runs in all, at most
+    max_repetitions: int = 20  #: with precision: runs of a point at most
+    compare: tuple[str, ...] = ("deployment",)  #: with precision: the grid keys compared
+    #: the warm-up ends where the timeline is steady: throughput_tps from there (islands.measure.run_noise)
+    steady_warmup: bool = False
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
@@ -200,6 +219,11 @@ class ExperimentSpec:
             schedule=schedule,
             controller_interval_s=run.controller_interval_s,
             probe=probe,
+            precision=run.precision,
+            budget_s=run.budget_s,
+            max_repetitions=run.max_repetitions,
+            compare=run.compare,
+            steady_warmup=run.steady_warmup,
             source=source,
             text=text,
         )
@@ -208,6 +232,11 @@ class ExperimentSpec:
         spec._check_live(where, fixed["engine"])
         spec._check_probe(where, fixed["engine"])
         spec._check_configs(where)
+        if spec.precision is not None:
+            keys = {k for k, _ in spec.grid}
+            for key in spec.compare:
+                if key not in keys and not (key == "deployment" and "design" in keys):
+                    raise where.error("run.compare", f"{key!r} is not a [grid] key (grid: {', '.join(sorted(keys))})")
         return spec
 
     @property
@@ -391,6 +420,14 @@ class ExperimentSpec:
             run["virtual_delay_us"] = self.virtual_delay_us
         if self.live:  # only where given: other specs keep their hashes
             run["controller_interval_s"] = self.controller_interval_s
+        if self.steady_warmup:  # only where given: other specs keep their hashes
+            run["steady_warmup"] = True
+        if self.precision is not None:  # only where given: other specs keep their hashes
+            run["precision"] = self.precision
+            if self.budget_s is not None:
+                run["budget_s"] = self.budget_s
+            run["max_repetitions"] = self.max_repetitions
+            run["compare"] = list(self.compare)
         extra: dict[str, Any] = {"profile": {k: _plain(v) for k, v in self.profile.items()}} if self.profile else {}
         if self.log:  # only where given: specs without a log keep their hashes
             extra["log"] = {k: _plain(v) for k, v in self.log.items()}
@@ -425,10 +462,12 @@ class ExperimentSpec:
 
     def spec_hash(self) -> str:
         """Stable hash of everything that decides what a point measures (the description
-        and the number of repetitions left out: more repetitions only add runs)."""
+        and the number of repetitions left out: more repetitions only add runs; so are the
+        precision asked for and its budget)."""
         d = self.to_dict()
         d.pop("description")
-        d["run"].pop("repetitions")
+        for key in ("repetitions", "precision", "budget_s", "max_repetitions", "compare"):
+            d["run"].pop(key, None)
         return stable_hash(d)
 
     def with_overrides(

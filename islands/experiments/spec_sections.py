@@ -61,6 +61,11 @@ RUN_KEYS = (
     "virtual_sockets",
     "virtual_delay_us",
     "controller_interval_s",
+    "precision",
+    "budget_s",
+    "max_repetitions",
+    "compare",
+    "steady_warmup",
 )
 TOP_KEYS = (
     "name",
@@ -341,6 +346,12 @@ class RunSection:
     virtual_sockets: int | None = None
     virtual_delay_us: float = 0.0
     controller_interval_s: float = 1.0
+    #: repeat until the compared ratio's interval is this tight (islands.experiments.precision)
+    precision: float | None = None
+    budget_s: float | None = None  #: seconds of runs the sweep may spend in all, with precision
+    max_repetitions: int = 20  #: with precision: repetitions of a point at most
+    compare: tuple[str, ...] = ("deployment",)  #: with precision: the grid keys whose values are compared
+    steady_warmup: bool = False  #: the warm-up ends where the timeline is steady (islands.measure.run_noise)
 
 
 def _seconds(where: SpecLocation, key: str, value: Any, positive: bool) -> float:
@@ -393,7 +404,42 @@ def parse_run(run: Mapping[str, Any], where: SpecLocation) -> RunSection:
     interval = run.get("controller_interval_s", 1.0)
     if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0 < interval <= 3600:
         raise where.error("run.controller_interval_s", f"{interval!r} is not a number of seconds in (0, 3600]")
-    return RunSection(warmup, duration, repetitions, seed, cpus, virtual, float(delay), float(interval))
+    precision = run.get("precision")
+    if precision is not None and (
+        isinstance(precision, bool) or not isinstance(precision, (int, float)) or not 0 < precision < 1
+    ):
+        raise where.error("run.precision", f"{precision!r} is not a half-width in (0, 1) (0.05: ±5%)")
+    for key in ("budget_s", "max_repetitions", "compare"):
+        if key in run and precision is None:
+            raise where.error(f"run.{key}", "only with run.precision")
+    budget = _seconds(where, "budget_s", run["budget_s"], positive=True) if "budget_s" in run else None
+    most = _whole(where, "run.max_repetitions", run.get("max_repetitions", 20), 2)
+    if precision is not None and repetitions < 2:
+        raise where.error("run.repetitions", "with run.precision: at least 2 (an interval needs two runs)")
+    if most < repetitions:
+        raise where.error("run.max_repetitions", f"{most} is fewer than run.repetitions ({repetitions})")
+    compare = run.get("compare", ["deployment"])
+    compare = [compare] if isinstance(compare, str) else compare
+    if not isinstance(compare, list) or not compare or not all(isinstance(k, str) for k in compare):
+        raise where.error("run.compare", f"{compare!r} is not a grid key or a list of them")
+    steady = run.get("steady_warmup", False)
+    if not isinstance(steady, bool):
+        raise where.error("run.steady_warmup", f"{steady!r} is not true or false")
+    return RunSection(
+        warmup,
+        duration,
+        repetitions,
+        seed,
+        cpus,
+        virtual,
+        float(delay),
+        float(interval),
+        float(precision) if precision is not None else None,
+        budget,
+        most,
+        tuple(compare),
+        steady,
+    )
 
 
 def parse_fixed(tables: Mapping[str, Mapping[str, Any]], where: SpecLocation) -> dict[str, dict[str, Any]]:

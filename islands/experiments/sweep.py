@@ -22,10 +22,13 @@ import dataclasses
 import datetime
 import itertools
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pandas as pd
 
 from islands.atrapos.events import check_events
 from islands.execution.launcher import validate as validate_deployment
@@ -34,11 +37,13 @@ from islands.execution.settings import default_log_root as default_log_root
 from islands.experiments.designs import DESIGNS
 from islands.experiments.executors import Executor, Finished, LocalExecutor
 from islands.experiments.point import Point, Runner, default_runner, run_point, show_value
+from islands.experiments.precision import comparisons
 from islands.experiments.progress import SweepProgress, choose_mode
 from islands.experiments.spec import ExperimentSpec, load_spec
 from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, SpecLocation, known_transports
 from islands.machine.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.machine.topology import Topology
+from islands.measure.run_noise import timeline_noise
 from islands.measure.system_state import busy_warning
 from islands.results.store import ResultStore
 
@@ -75,6 +80,8 @@ class SweepOutcome:
     notes: tuple[str, ...] = ()
     #: One line when other processes kept the machine busy during some runs.
     warnings: tuple[str, ...] = ()
+    #: With run.precision: the comparisons left inconclusive (islands.experiments.precision).
+    inconclusive: tuple[str, ...] = ()
 
 
 class Sweep:
@@ -232,6 +239,14 @@ class Sweep:
             f"(warm-up {spec.warmup_s:g} s + {spec.duration_s:g} s measured each)",
             f"results: {self.directory}",
         ]
+        if spec.precision is not None:
+            budget = f"{_duration(spec.budget_s)} of runs in all" if spec.budget_s is not None else "no time budget"
+            lines.insert(
+                3,
+                f"then more repetitions, interleaved, until every comparison of {', '.join(spec.compare)} is "
+                f"conclusive (interval excludes 1 or within ±{spec.precision:.0%}); at most "
+                f"{spec.max_repetitions} repetitions a point, {budget}",
+            )
         if fixed:
             lines.append("fixed: " + ", ".join(f"{k}={show_value(v)}" for k, v in fixed.items()))
         if spec.schedule:
@@ -389,6 +404,8 @@ class Sweep:
             self.store.write_manifest(manifest)
 
         bar = SweepProgress(mode, len(runs), skipped)
+        started = time.monotonic()
+        inconclusive: list[str] = []
         try:
             with bar:
                 if todo:
@@ -401,6 +418,23 @@ class Sweep:
                     bar.finished(done_run.point.describe(), done_run.result, done_run.run_s, busy=busy)
                     if ran % 10 == 0:
                         finish("running")
+                if self.spec.precision is not None:
+                    # Repetitions until the comparisons are answered, within the budget.
+                    for batch in self._rounds(manifest, started):
+                        bar.add_runs(len(batch))
+                        for done_run in executor.run(batch, runner):
+                            states.append(done_run.system)
+                            self.store.append([self._row(done_run, meta, topo)])
+                            ran += 1
+                            busy = bool(done_run.system.get("busy"))
+                            bar.finished(done_run.point.describe(), done_run.result, done_run.run_s, busy=busy)
+                        manifest["runs_total"] = len(runs) + ran - len(todo)
+                        finish("running")
+                    inconclusive = [
+                        f"{g['group']}: {' vs '.join(g['compared'])}"
+                        for g in manifest["precision"]["groups"]
+                        if not g["conclusive"]
+                    ]
         except KeyboardInterrupt:
             finish("interrupted")
             _warn(busy_warning(states))
@@ -419,11 +453,55 @@ class Sweep:
         return SweepOutcome(
             ran=ran,
             skipped=skipped,
-            total=len(runs),
+            total=len(runs) + max(0, ran - len(todo)),  # with the rounds run.precision added
             directory=self.directory,
             notes=tuple(self.notes),
             warnings=(warning,) if warning else (),
+            inconclusive=tuple(inconclusive),
         )
+
+    def _rounds(self, manifest: dict[str, Any], started: float) -> Iterator[list[Point]]:
+        """Rounds of runs until every comparison is conclusive (islands.experiments.precision):
+        each round one more repetition of the two compared points of every open group; it
+        stops when none is open, a point has run.max_repetitions, or the next round would
+        end past run.budget_s from ``started``. Records the state in ``manifest["precision"]``."""
+        spec = self.spec
+        assert spec.precision is not None
+        stopped = "all conclusive"
+        while True:
+            rows = self.store.rows()
+            found = comparisons(self.grid_points, rows, spec.compare, spec.precision)
+            spent = time.monotonic() - started
+            manifest["precision"] = {
+                "precision": spec.precision,
+                "budget_s": spec.budget_s,
+                "max_repetitions": spec.max_repetitions,
+                "compare": list(spec.compare),
+                "spent_s": spent,
+                "stopped": stopped,
+                "groups": [c.to_dict() for c in found],
+            }
+            open_ = [c for c in found if not c.conclusive]
+            if not open_:
+                manifest["precision"]["stopped"] = "all conclusive"
+                return
+            reps = _repetitions(rows)
+            batch = []
+            for c in open_:
+                done = [reps.get(p.grid_id, []) for p in c.points]
+                if any(len(d) >= spec.max_repetitions for d in done):
+                    continue  # this comparison has had its runs: it stays open
+                batch += [dataclasses.replace(p, repetition=max(d, default=-1) + 1) for p, d in zip(c.points, done)]
+            if not batch:
+                stopped = f"{spec.max_repetitions} repetitions reached"
+                manifest["precision"]["stopped"] = stopped
+                return
+            per_run = _mean_run_s(rows, [p.grid_id for p in batch], spec.warmup_s + spec.duration_s + 0.5)
+            if spec.budget_s is not None and spent + per_run * len(batch) > spec.budget_s:
+                stopped = "budget spent"
+                manifest["precision"]["stopped"] = stopped
+                return
+            yield batch
 
     def _row(self, done: Finished, meta: Mapping[str, Any], topo: Mapping[str, Any]) -> dict[str, Any]:
         """One run's row; a run made on a cluster node carries that node's topology and metadata."""
@@ -457,7 +535,48 @@ class Sweep:
             }
         )
         row["system"] = dict(done.system)
+        timeline = row.get("timeline")
+        if isinstance(timeline, Mapping) and timeline.get("tps"):
+            row["noise"] = timeline_noise(timeline["tps"], float(timeline.get("interval_s") or 0.1))
+            if self.spec.steady_warmup:
+                steady_measured(row)
         return row
+
+
+def steady_measured(row: dict[str, Any]) -> None:
+    """run.steady_warmup: the row's throughput becomes the rate from where its timeline was
+    steady (``noise.steady_tps``; from half the window where it never was, ``noise.steady``
+    false), the whole window's kept as ``throughput_window_tps``. Unchanged where the timeline
+    was too short to tell (``noise.steady`` None)."""
+    noise = row.get("noise", {})
+    tps = noise.get("steady_tps", float("nan"))
+    if noise.get("steady") is None or tps != tps:
+        return
+    whole = row.get("throughput_tps", float("nan"))
+    row["throughput_window_tps"] = whole
+    row["throughput_tps"] = tps
+    per_core = row.get("throughput_per_core")
+    if isinstance(per_core, (int, float)) and isinstance(whole, (int, float)) and whole > 0:
+        row["throughput_per_core"] = per_core * tps / whole
+
+
+def _mean_run_s(rows: pd.DataFrame, grid_ids: list[str], default: float) -> float:
+    """The mean seconds a run of these points took (their stored ``run_s``), else ``default``."""
+    if rows.empty or "run_s" not in rows.columns or "grid_id" not in rows.columns:
+        return default
+    mine = rows[rows["grid_id"].astype(str).isin(grid_ids)]
+    times = pd.to_numeric(mine["run_s"], errors="coerce").dropna()
+    return float(times.mean()) if len(times) else default
+
+
+def _repetitions(rows: pd.DataFrame) -> dict[str, list[int]]:
+    """grid_id → the repetitions its stored rows have."""
+    if rows.empty or "grid_id" not in rows.columns or "repetition" not in rows.columns:
+        return {}
+    out: dict[str, list[int]] = {}
+    for grid_id, rep in zip(rows["grid_id"].astype(str), rows["repetition"]):
+        out.setdefault(grid_id, []).append(int(rep))
+    return out
 
 
 def _same_machine(stored: Any, topology: Topology) -> bool:

@@ -15,6 +15,9 @@ metadata does), and whether the machine was busy with other work meanwhile.
   ``other_busy_processes``: how many of them used at least :data:`BUSY_PROCESS_SHARE` of one
   CPU, ``top_processes`` the three busiest (``name[pid] 95%``);
 - ``busiest_other_cpu``: the busiest other process's CPU use, in CPUs (1.0 = one CPU all along);
+- ``steal_share``: the share of the machine's CPU time the hypervisor gave to other guests
+  during the run (``steal`` in ``/proc/stat``; NaN where it is not readable); ``cpu_mhz_end``:
+  the mean frequency again after the run (a drop from ``cpu_mhz``: thermal or power limits);
 - ``busy``: ``other_cpu_share`` ≥ :data:`BUSY_SHARE` of the machine, or one other process used
   at least :data:`BUSY_ONE_PROCESS` of a CPU (on a large machine one spinning process is a
   small share, but it still takes a core a deployment may be pinned to). The load average is
@@ -35,7 +38,19 @@ from typing import Any
 
 import psutil
 
-__all__ = ["BUSY_ONE_PROCESS", "BUSY_PROCESS_SHARE", "BUSY_SHARE", "SystemProbe", "busy_warning", "virtualization"]
+__all__ = [
+    "BUSY_ONE_PROCESS",
+    "BUSY_PROCESS_SHARE",
+    "BUSY_SHARE",
+    "SystemProbe",
+    "busy_warning",
+    "cpu_jiffies",
+    "describe_state",
+    "machine_state",
+    "steal_share",
+    "suggestions",
+    "virtualization",
+]
 
 #: Other processes using this share of the machine's CPU time during a run make it busy.
 BUSY_SHARE = 0.10
@@ -95,6 +110,24 @@ def _cpu_mhz() -> float:
     return float(freq.current) if freq is not None and freq.current else math.nan
 
 
+def cpu_jiffies() -> tuple[int, int] | None:
+    """(steal, total) clock ticks of all CPUs since boot, from ``/proc/stat``'s ``cpu`` line;
+    None where it is not readable."""
+    for line in (_read("/proc/stat") or "").splitlines():
+        if line.startswith("cpu "):
+            fields = [int(x) for x in line.split()[1:]]
+            steal = fields[7] if len(fields) > 7 else 0
+            return steal, sum(fields[:8])
+    return None
+
+
+def steal_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float:
+    """The share of CPU time stolen by the hypervisor between two :func:`cpu_jiffies`."""
+    if before is None or after is None or after[1] <= before[1]:
+        return math.nan
+    return max(0.0, (after[0] - before[0]) / (after[1] - before[1]))
+
+
 def _governors() -> str | None:
     found = {_read(p) for p in Path("/sys/devices/system/cpu").glob("cpu[0-9]*/cpufreq/scaling_governor")}
     found.discard(None)
@@ -120,6 +153,7 @@ class SystemProbe:
         self._start: dict[tuple[int, float], tuple[str, float]] = {}
         self._t0 = 0.0
         self._state: dict[str, Any] = {}
+        self._jiffies: tuple[int, int] | None = None
 
     def start(self) -> None:
         """Records the state before the run and the CPU time every process has used so far."""
@@ -139,6 +173,7 @@ class SystemProbe:
             "virtualization": virtualization(),
         }
         self._start = _cpu_seconds()
+        self._jiffies = cpu_jiffies()
         self._t0 = time.monotonic()
 
     def stop(self) -> dict[str, Any]:
@@ -174,6 +209,8 @@ class SystemProbe:
                 "other_busy_processes": len(busy),
                 "top_processes": ", ".join(f"{n}[{p}] {d / wall:.0%}" for d, n, p in busy[:3]) or None,
                 "busiest_other_cpu": busiest,
+                "steal_share": steal_share(self._jiffies, cpu_jiffies()),
+                "cpu_mhz_end": _cpu_mhz(),
                 "busy": share >= BUSY_SHARE or busiest >= BUSY_ONE_PROCESS,
             }
         )
@@ -192,3 +229,107 @@ def busy_warning(states: list[dict[str, Any]]) -> str | None:
         f"warning: the machine was busy during {len(busy)} of {len(states)} runs: other processes used up to "
         f"{worst['other_cpu_share']:.0%} of its CPU time{top}; those rows have system.busy = true and may be slow"
     )
+
+
+def _turbo(root: Path) -> str | None:
+    """``on``/``off`` from intel_pstate's ``no_turbo`` or cpufreq's ``boost``; None where neither exists."""
+    no_turbo = _read(root / "devices/system/cpu/intel_pstate/no_turbo")
+    if no_turbo in ("0", "1"):
+        return "off" if no_turbo == "1" else "on"
+    boost = _read(root / "devices/system/cpu/cpufreq/boost")
+    if boost in ("0", "1"):
+        return "on" if boost == "1" else "off"
+    return None
+
+
+def machine_state(sample_s: float = 0.5, sysfs: str | Path = "/sys") -> dict[str, Any]:
+    """The machine's measurement state now, as ``islands system`` shows it: what
+    :class:`SystemProbe` records around a run, sampled over ``sample_s`` seconds of doing
+    nothing (load, steal, other processes' CPU), plus turbo, the frequency range, the
+    number of CPUs and the perf counters' permission."""
+    probe = SystemProbe()
+    probe.start()
+    time.sleep(max(0.0, sample_s))
+    state = probe.stop()
+    root = Path(sysfs)
+    state["turbo"] = _turbo(root)
+    lows = [_read(p) for p in root.glob("devices/system/cpu/cpu[0-9]*/cpufreq/scaling_min_freq")]
+    highs = [_read(p) for p in root.glob("devices/system/cpu/cpu[0-9]*/cpufreq/cpuinfo_max_freq")]
+    state["cpu_min_mhz"] = min((int(v) / 1000 for v in lows if v and v.isdigit()), default=math.nan)
+    state["cpu_max_mhz"] = max((int(v) / 1000 for v in highs if v and v.isdigit()), default=math.nan)
+    state["n_cpus"] = os.cpu_count()
+    state["perf_event_paranoid"] = _read("/proc/sys/kernel/perf_event_paranoid")
+    state["sample_s"] = sample_s
+    return state
+
+
+def suggestions(state: dict[str, Any]) -> list[str]:
+    """What a user could change for steadier numbers, from a :func:`machine_state` (or a row's
+    ``system.*``), as ``pyperf system show`` advises: one line each, empty when nothing."""
+    out = []
+    governors = str(state.get("cpu_governor") or "")
+    if governors and governors != "performance":
+        out.append(
+            f"CPU governor {governors}: set 'performance' (cpupower frequency-set -g performance) for a steady clock"
+        )
+    if state.get("turbo") == "on":
+        out.append("turbo boost on: the clock follows temperature and load; turn it off for steadier numbers")
+    if not state.get("isolated_cpus"):
+        out.append("no isolated CPUs: other tasks can run on the measured cores (boot with isolcpus=... nohz_full=...)")
+    steal = state.get("steal_share", math.nan)
+    if isinstance(steal, float) and steal == steal and steal >= 0.01:
+        out.append(
+            f"the hypervisor stole {steal:.0%} of the CPU time: other guests share the host; "
+            "use dedicated (pinned) vCPUs or a bare-metal machine"
+        )
+    virt = state.get("virtualization")
+    if virt and virt != "none" and not (isinstance(steal, float) and steal >= 0.01):
+        out.append(f"virtualized ({virt}): vCPUs may move between physical cores; results vary more than on bare metal")
+    share = state.get("other_cpu_share", 0.0) or 0.0
+    if share >= BUSY_SHARE or (state.get("busiest_other_cpu") or 0.0) >= BUSY_ONE_PROCESS:
+        top = f" ({state['top_processes']})" if state.get("top_processes") else ""
+        out.append(f"other processes used {share:.0%} of the CPU time{top}: stop them, or measure elsewhere")
+    load = state.get("load_avg_1m", math.nan)
+    n = state.get("n_cpus") or os.cpu_count() or 1
+    if isinstance(load, float) and load == load and load >= 0.5 * n:
+        out.append(f"load average {load:.2f} on {n} CPUs: the machine is busy")
+    if state.get("aslr") not in (None, "0"):
+        out.append("ASLR on (randomize_va_space): layouts differ between runs; off (0) removes one source of noise")
+    return out
+
+
+def _range(state: dict[str, Any]) -> str:
+    low, high = state.get("cpu_min_mhz", math.nan), state.get("cpu_max_mhz", math.nan)
+    if isinstance(low, float) and isinstance(high, float) and low == low and high == high:
+        return f" (range {low:.0f}-{high:.0f} MHz)"
+    return " (no cpufreq range)"
+
+
+def describe_state(state: dict[str, Any]) -> str:
+    """``islands system``'s text: one line per item, then what could change."""
+
+    def show(v: Any, fmt: str = "{}") -> str:
+        if v is None or (isinstance(v, float) and v != v):
+            return "not readable"
+        return fmt.format(v)
+
+    lines = [
+        f"virtualization:      {show(state.get('virtualization'))}",
+        f"CPUs:                {show(state.get('n_cpus'))}; isolated: {state.get('isolated_cpus') or 'none'}",
+        f"CPU governor:        {show(state.get('cpu_governor'))}",
+        f"turbo boost:         {show(state.get('turbo'))}",
+        f"CPU frequency:       {show(state.get('cpu_mhz'), '{:.0f} MHz')} now" + _range(state),
+        f"load average:        {show(state.get('load_avg_1m'), '{:.2f}')} (1 min), "
+        f"{show(state.get('load_avg_5m'), '{:.2f}')} (5 min); "
+        f"runnable now: {show(state.get('procs_running'), '{:.0f}')}",
+        f"steal time:          {show(state.get('steal_share'), '{:.1%}')} of CPU time "
+        f"over {state.get('sample_s', 0):g} s",
+        f"other processes:     {show(state.get('other_cpu_share'), '{:.1%}')} of the machine's CPU time"
+        + (f" ({state['top_processes']})" if state.get("top_processes") else ""),
+        f"ASLR:                {show(state.get('aslr'))}",
+        f"perf_event_paranoid: {show(state.get('perf_event_paranoid'))}",
+    ]
+    advice = suggestions(state)
+    lines.append("")
+    lines += [f"to change: {a}" for a in advice] if advice else ["nothing to change: the machine looks quiet"]
+    return "\n".join(lines)

@@ -81,6 +81,10 @@ class Advice:
             )
         if self.simulated:
             lines.append("ranked by the simulated throughput")
+        # What the prediction leaves out (skew in the closed form, derived line costs) is
+        # part of the advice, not only of its JSON.
+        for note in dict.fromkeys(n for p in self.predictions for n in p.notes):
+            lines.append(f"note: {note}")
         return "\n".join(lines)
 
 

@@ -22,6 +22,7 @@ import pandas as pd
 
 from islands.experiments.figure_registry import DRAWN
 from islands.plots._common import Drawing
+from islands.results.verdicts import precision_words
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
 
@@ -123,6 +124,8 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
                 f"\nnote: {busy} of {len(rows)} runs ran while other processes kept the machine busy "
                 "(system.busy); their numbers may be low"
             )
+    summary += "".join(f"\nnote: {line}" for line in noise_notes(rows))
+    summary += "".join(f"\nnote: {line}" for line in precision_words(manifest.get("precision") or {}))
     png, pdf, text = (target / f"{drawing.stem}.png", target / f"{drawing.stem}.pdf", target / "summary.txt")
     try:
         drawing.figure.savefig(png, dpi=130)
@@ -133,6 +136,42 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
             path.unlink(missing_ok=True)
         raise ValueError(f"{target}: cannot write the figure ({e.strerror or e})") from None
     return Rendered(figure_id=manifest["figure"], png=png, pdf=pdf, summary=summary, summary_path=text)
+
+
+def noise_notes(rows: pd.DataFrame) -> list[str]:
+    """The summary's lines on the runs' noise (``noise.*`` and ``system.*`` columns, issue 30):
+    the within-run drift, the runs that never reached a steady state, steal time and the
+    clock; empty for rows that recorded none of it."""
+    out = []
+
+    def column(name: str) -> pd.Series:
+        return pd.to_numeric(rows[name], errors="coerce").dropna() if name in rows.columns else pd.Series(dtype=float)
+
+    cv = column("noise.timeline_cv")
+    if len(cv):
+        out.append(
+            f"within-run noise: throughput timeline CV median {cv.median():.0%}, max {cv.max():.0%} "
+            f"over {len(cv)} runs (noise.timeline_cv)"
+        )
+    if "noise.steady" in rows.columns:
+        never = int((rows["noise.steady"] == False).sum())  # noqa: E712 (None: too short to tell)
+        if never:
+            measured = (
+                "their throughput is measured from half the window on (run.steady_warmup)"
+                if "throughput_window_tps" in rows.columns
+                else "their throughput averages over a transient"
+            )
+            out.append(
+                f"{never} of {len(rows)} runs never reached a steady state within the first half of their window "
+                f"(noise.steady = false): {measured}"
+            )
+    steal = column("system.steal_share")
+    if len(steal) and steal.max() >= 0.01:
+        out.append(f"the hypervisor stole up to {steal.max():.0%} of the CPU time (system.steal_share)")
+    start, end = column("system.cpu_mhz"), column("system.cpu_mhz_end")
+    if len(start) and len(end) and end.min() < 0.9 * start.max():
+        out.append(f"the CPU clock varied: {end.min():.0f}-{start.max():.0f} MHz (system.cpu_mhz, cpu_mhz_end)")
+    return out
 
 
 def _check_writable(target: Path) -> None:

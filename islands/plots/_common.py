@@ -25,7 +25,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from islands.machine.topology import Topology
 from islands.plots._bench_style import COLORS
 from islands.plots.inline_figure import InlineFigure, png_bytes
-from islands.results.statistics import CONFIDENCE, Ratio, format_change, format_ratio, ratio, summarize
+from islands.results.statistics import CONFIDENCE, Ratio, ratio, summarize
+from islands.results.verdicts import change_words, ratio_words
 
 __all__ = [
     "Drawing",
@@ -45,7 +46,6 @@ __all__ = [
     "machine_note",
     "marker_of",
     "new_grid",
-    "pct",
     "plain_ticks",
     "prepared",
     "ratio_of",
@@ -160,14 +160,14 @@ def _values(x: Any) -> Sequence[float]:
 
 def change_text(new: Any, old: Any) -> str:
     """The change from ``old`` to ``new`` (aggregated points) with its interval:
-    ``-86% (95% CI -88% to -84%)`` or ``… not distinguishable``; see :mod:`islands.results.statistics`."""
-    return format_change(ratio_of(new, old))
+    ``-86% (95% CI -88% to -84%)`` or ``… not distinguishable``; see :mod:`islands.results.verdicts`."""
+    return change_words(_values(new), _values(old))
 
 
 def ratio_text(new: Any, old: Any) -> str:
     """``new / old`` (aggregated points) as ``1.6× (95% CI 1.4–1.8)`` or ``… not
-    distinguishable``; see :mod:`islands.results.statistics`."""
-    return format_ratio(ratio_of(new, old))
+    distinguishable``; see :mod:`islands.results.verdicts`."""
+    return ratio_words(_values(new), _values(old))
 
 
 def topology_of(rows: pd.DataFrame) -> Topology | None:
@@ -239,6 +239,13 @@ def run_note(df: pd.DataFrame) -> str:
         )
     if "config.driver.duration_s" in df.columns and "config.driver.warmup_s" in df.columns:
         what += f"; {_g(df['config.driver.warmup_s'])} s warm-up + {_g(df['config.driver.duration_s'])} s measured"
+        if "throughput_window_tps" in df.columns and df["throughput_window_tps"].notna().any():
+            column = df["noise.steady_from_s"] if "noise.steady_from_s" in df.columns else pd.Series(dtype=float)
+            start = pd.to_numeric(column, errors="coerce")
+            what += (
+                f" (warm-up on into the window until the timeline was steady: median {start.median():.1f} s, "
+                "at most half the window)"
+            )
     if workload == "tpcb" and "config.tpcb.accounts_per_branch" in df.columns:
         what += (
             f"; {_g(df['config.tpcb.branches_per_site'])} branch(es) of "
@@ -396,16 +403,6 @@ def fmt_us(v: float) -> str:
     return f"{v:.2g} µs" if v < 10 else f"{v:,.0f} µs"
 
 
-def pct(new: float, old: float) -> str:
-    """``-86%`` or ``+40%``: the change from ``old`` to ``new``; ``×12`` from threefold up."""
-    if not (old and old == old and new == new):
-        return "n/a"
-    ratio = new / old
-    if ratio >= 3:
-        return f"×{ratio:,.0f}" if ratio >= 100 else f"×{ratio:.1f}"
-    return f"{(ratio - 1) * 100:+.0f}%"
-
-
 def series_trend(
     xs: Sequence[float],
     means: Sequence[float],
@@ -424,8 +421,9 @@ def series_trend(
     series mean), for a summary line; ``fmt`` formats a value and ``at`` an x
     (``short``/``at_short``: the second mention, default the same). ``samples``: each
     point's repetitions, aligned with ``means``; the change from the first point to the last
-    is then stated with its interval (:func:`islands.results.statistics.format_change`), also after a
-    flat series; without them, as a bare percentage."""
+    is then stated with its interval (:func:`islands.results.verdicts.change_words`), also after a
+    flat series, and a series whose ends are not distinguishable neither "falls" nor "rises";
+    without samples, as a change of one value each (``-86%, one run: no interval``)."""
     short = short or fmt
     at_short = at_short or at
     reps = list(samples) if samples is not None else [()] * len(means)
@@ -439,10 +437,12 @@ def series_trend(
     centre = float(np.mean(values))
     spread = max(abs(m - centre) for m in values) / centre if centre else float("inf")
     (x0, m0), (x1, m1) = pairs[0], pairs[-1]
-    change = format_change(ratio(kept[-1], kept[0])) if samples is not None else pct(m1, m0)
+    change = change_words(kept[-1], kept[0]) if samples is not None else change_words([m1], [m0])
     if spread <= flat:
         text = f"flat within {max(1, math.ceil(spread * 100))}% around {fmt(centre)}"
         return text + (f" ({at_short(x1)} vs {at_short(x0)}: {change})" if samples is not None else "")
+    if samples is not None and ratio(kept[-1], kept[0]).distinguishable is False:
+        return f"{fmt(m0)} {at(x0)}, {short(m1)} {at_short(x1)} ({change})"
     verb = falls if m1 < m0 else rises
     return f"{fmt(m0)} {at(x0)}, {verb} to {short(m1)} {at_short(x1)} ({change})"
 

@@ -109,7 +109,7 @@ def plot_monitoring_rows(rows: pd.DataFrame, figure_id: str = "002-table2") -> D
     paper's worst case (3.32%). Raises ``ValueError`` (one line) for rows of another probe or
     none, or a transaction without phases on both sides."""
     from islands.atrapos.monitor_overhead import PAPER_WORST
-    from islands.results.statistics import format_change, ratio
+    from islands.results.verdicts import change_words
 
     what = f"figure {figure_id}"
     require(rows, ("probe.kind", "probe.off_tps", "probe.on_tps"), what)
@@ -142,9 +142,7 @@ def plot_monitoring_rows(rows: pd.DataFrame, figure_id: str = "002-table2") -> D
     # its confidence interval: whether this machine can tell the monitor's cost from noise.
     lines = [caption, drawing.summary, "the phases' rates, off / on (islands.results.statistics.ratio):"]
     for name in off:
-        lines.append(
-            f"  {name}: {format_change(ratio(off[name], on[name]))} ({len(off[name])} phases off, {len(on[name])} on)"
-        )
+        lines.append(f"  {name}: {change_words(off[name], on[name])} ({len(off[name])} phases off, {len(on[name])} on)")
     lines.append(f"issue 17's target: 2% (paper 002: {100 * PAPER_WORST:.2f}%)")
     lines += [f"note: {e}" for e in _errors(rows)]
     return Drawing(drawing.figure, "\n".join(lines), drawing.stem)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from islands.machine.topology import Topology
 from islands.plots._bench_style import grouped_bars, machine_caption, new_figure, save
+from islands.results.verdicts import ratio_label
 
 __all__ = ["plot_counter_granularity", "plot_counter_placement"]
 
@@ -76,7 +77,7 @@ def plot_counter_granularity(rows: pd.DataFrame, path: str | Path, topology: Top
         if lo and hi and lo == lo and hi == hi:
             top = max([hi, *points.get((last, lock), [])])  # above the dots, so it stays legible
             ax.annotate(
-                f"{hi / lo:.1f}×",
+                ratio_label(points.get((last, lock), [hi]), points.get((first, lock), [lo])),
                 (xs[(_GRANULARITY_LABEL[last], lock)], top),
                 ha="center",
                 va="bottom",

@@ -27,6 +27,7 @@ from islands.model.predict import Prediction, predict
 from islands.model.validation import Point, Trend, paper_trends, skew_trends
 from islands.plots._common import Drawing, color_of, fmt_tps, fmt_us, marker_of
 from islands.plots.inline_figure import InlineFigure
+from islands.results.verdicts import model_trend_words
 
 #: Parameter draws behind each drawn interval (fewer than a prediction's default: a figure
 #: makes hundreds).
@@ -182,16 +183,19 @@ def plot_model_figure(
     shape = PAPER_SHAPES.get(figure)
     trends = figure_trends(figure, dict(machines), parameters) if machines else []
     text = [f"paper 000 ({shape.machine} machine): {shape.shape} [{shape.source}]" if shape else ""]
+    # A trend the model shows on a paper's machine is reproduced only where the model is
+    # trusted: within its error tolerance on the points measured here.
+    median = statistics.median(errors) if errors else None
     text += [
-        f"{t.machine}: {t.claim} -> model {t.predicted}: {'reproduced' if t.reproduced else 'NOT reproduced'}"
+        f"{t.machine}: {t.claim} -> model {t.predicted}: "
+        f"{model_trend_words(t.reproduced, t.criterion, median, len(errors))}"
         for t in trends
     ]
     if parameters_from:
         text.append(f"model parameters: {parameters_from}")
     if axes_def.unmodelled:
         text.append(f"not in the model: {axes_def.unmodelled}")
-    if errors:
-        median = statistics.median(errors)
+    if median is not None:
         text.append(f"measured here vs model: median relative error {median:.1%} over {len(errors)} points")
     wrapped = "\n".join(textwrap.fill(t, 36 * n_cols) for t in text if t)
     upper.suptitle(

@@ -34,10 +34,10 @@ from islands.plots._common import (
     new_grid,
     plain_ticks,
     prepared,
-    ratio_text,
     run_note,
     series_trend,
 )
+from islands.results.verdicts import winner
 
 __all__ = ["plot_multisite"]
 
@@ -166,8 +166,7 @@ def _panel_summary(
             at = sorted(per_dep.values(), reverse=True)
             if len(at) < 2:
                 continue
-            (_, who, top_values), (_, runner_up, second_values) = at[0], at[1]
-            best.append(f"best at {x:g}%: {who}, {ratio_text(top_values, second_values)} {runner_up}")
+            best.append(f"best at {x:g}%: {winner({who: values for _, who, values in at})}")
     if best:
         out.append("  " + "; ".join(best))
     if several:

@@ -37,7 +37,7 @@ from islands.plots._common import (
     run_note,
     series_trend,
 )
-from islands.results.statistics import format_change, ratio
+from islands.results.verdicts import winner
 
 __all__ = ["plot_txn_size", "time_per_txn_us"]
 
@@ -177,13 +177,8 @@ def _panel_summary(panel: str, series: list[tuple[str, pd.DataFrame]], titles: d
             )
             rows_txt = f"{x} row{'s' if x != 1 else ''}"
             if len(at) >= 2:
-                (low, who, low_values), (_, other, next_values) = at[0], at[1]
-                if at[-1][0] <= low * 1.02:
-                    cheapest.append(f"at {rows_txt} all within 2%")
-                else:
-                    cheapest.append(
-                        f"cheapest at {rows_txt}: {who}, vs {other}: {format_change(ratio(low_values, next_values))}"
-                    )
+                verdict = winner({who: values for _, who, values in at}, lower_is_better=True)
+                cheapest.append(f"cheapest at {rows_txt}: {verdict}")
         if cheapest:
             out.append("  " + "; ".join(cheapest))
     return out

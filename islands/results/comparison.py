@@ -17,8 +17,9 @@ from typing import Any
 
 import pandas as pd
 
-from islands.results.statistics import PointStats, Ratio, format_ratio, ratio, summarize
+from islands.results.statistics import PointStats, Ratio, ratio, summarize
 from islands.results.store import ResultStore, results_directory
+from islands.results.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, direction, words_of
 
 __all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
 
@@ -39,12 +40,7 @@ class PointComparison:
     @property
     def verdict(self) -> str:
         """``B higher``, ``B lower``, ``not distinguishable`` or ``no interval``."""
-        d = self.ratio.distinguishable
-        if d is None:
-            return "no interval"
-        if not d:
-            return "not distinguishable"
-        return "B higher" if self.ratio.value > 1 else "B lower"
+        return direction(self.ratio, "B higher", "B lower")
 
 
 @dataclass(frozen=True)
@@ -95,7 +91,7 @@ class Comparison:
                 f"{_num(p.a.min)}-{_num(p.a.max)}",
                 _num(p.b.median),
                 f"{_num(p.b.min)}-{_num(p.b.max)}",
-                format_ratio(p.ratio),
+                words_of(p.ratio),
                 p.verdict,
             ]
             for p in self.points
@@ -107,8 +103,8 @@ class Comparison:
         lines.append("")
         lines.append(
             f"{len(self.points)} points in both: {verdicts.count('B higher')} B higher, "
-            f"{verdicts.count('B lower')} B lower, {verdicts.count('not distinguishable')} not distinguishable"
-            + (f", {verdicts.count('no interval')} without an interval (one run)" if "no interval" in verdicts else "")
+            f"{verdicts.count('B lower')} B lower, {verdicts.count(NOT_DISTINGUISHABLE)} {NOT_DISTINGUISHABLE}"
+            + (f", {verdicts.count(NO_INTERVAL)} without an interval (one run)" if NO_INTERVAL in verdicts else "")
         )
         if self.only_a or self.only_b:
             lines.append(f"{len(self.only_a)} points only in A, {len(self.only_b)} only in B")

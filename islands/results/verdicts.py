@@ -1,0 +1,265 @@
+"""The words of every verdict islands prints: which point is higher, by how much, whether an
+event happened, whether a paper's claim was reproduced. Summaries, figure notes, gallery
+captions and paper-claim lines take their words from here and nowhere else
+(``tests/test_verdicts.py`` reads the summary and plot modules to hold them to it).
+
+The rules, each one a function:
+
+- a ratio or a change is stated only with its 95% interval (:func:`ratio_words`,
+  :func:`change_words`; the numbers come from :mod:`islands.results.statistics`), and "not
+  distinguishable" when the interval includes 1;
+- a winner is named only when the interval of its ratio to the runner-up excludes 1
+  (:func:`winner`); overlapping intervals say "not distinguishable", single runs say that
+  there is no interval and name no winner;
+- an event that did not happen is "not measured", never a number (:func:`event_words`: an
+  adaptation time without a re-partitioning, an abort rate without aborts);
+- a paper's claim is "reproduced" only when the measured value lies within a tolerance
+  written next to the claim (:class:`Claim`, :func:`claim_words`); a model's trend is
+  "reproduced" only where the model also meets its error tolerance on the points measured
+  here (:func:`model_trend_words`);
+- a question answered by repetitions is "conclusive" when the compared ratio's interval
+  excludes 1 or is narrower than the precision asked for (:func:`conclusive`).
+
+Each function returns plain text; :class:`Verdict` also carries whether the words are
+conclusive, for callers that count them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from islands.results.statistics import Ratio, format_change, format_ratio, ratio
+
+__all__ = [
+    "MODEL_ERROR_TOLERANCE",
+    "Claim",
+    "Verdict",
+    "change_words",
+    "claim_words",
+    "conclusive",
+    "event_words",
+    "half_width",
+    "model_trend_words",
+    "ratio_label",
+    "ratio_words",
+    "precision_words",
+    "winner",
+    "words_of",
+    "direction",
+    "NOT_DISTINGUISHABLE",
+    "NO_INTERVAL",
+]
+
+#: The words for two points whose interval includes 1, and for a comparison without one.
+NOT_DISTINGUISHABLE = "not distinguishable"
+NO_INTERVAL = "no interval"
+
+#: The model's median relative error on the points measured here above which its trends
+#: on the papers' machines are not called reproduced (the ±25% band of the predicted-vs-
+#: measured figure).
+MODEL_ERROR_TOLERANCE = 0.25
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Words for people and whether they settle the question (a winner with an interval
+    that excludes 1, a claim in or out of its tolerance; "not distinguishable" does not: only
+    :func:`conclusive` knows the precision asked for). ``text`` is what summaries print."""
+
+    text: str
+    conclusive: bool
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def ratio_words(new: Iterable[float], old: Iterable[float]) -> str:
+    """``new / old`` of two points' repetitions: ``1.62× (95% CI 1.41–1.85)``, ``1.02× (95%
+    CI 0.95–1.10, not distinguishable)`` or ``1.62× (one run: no interval)``."""
+    return format_ratio(ratio(new, old))
+
+
+def change_words(new: Iterable[float], old: Iterable[float]) -> str:
+    """The change from ``old`` to ``new``: ``-86%, 95% CI -88% to -84%``, ``…, not
+    distinguishable``, ``-86%, one run: no interval`` (for use inside parentheses)."""
+    return format_change(ratio(new, old))
+
+
+def words_of(r: Ratio) -> str:
+    """:func:`ratio_words` of a ratio already computed."""
+    return format_ratio(r)
+
+
+def direction(r: Ratio, higher: str = "higher", lower: str = "lower") -> str:
+    """One word for a comparison's outcome: ``higher``/``lower`` (the interval excludes 1),
+    ``not distinguishable`` (it includes 1) or ``no interval`` (one run)."""
+    d = r.distinguishable
+    if d is None:
+        return NO_INTERVAL
+    if not d:
+        return NOT_DISTINGUISHABLE
+    return higher if r.value > 1 else lower
+
+
+def ratio_label(new: Iterable[float], old: Iterable[float]) -> str:
+    """A ratio short enough for a label on a figure: ``12.3× [11.7–12.9]``, ``1.02× [0.95–1.10]
+    n.d.`` (not distinguishable) or ``12.3× (1 run)``."""
+    r = ratio(new, old)
+    if math.isnan(r.value):
+        return "n/a"
+    if not r.has_interval:
+        return f"{r.value:.1f}× ({min(r.n_new, r.n_old)} run)"
+    nd = " n.d." if not r.distinguishable else ""
+    return f"{r.value:.1f}× [{r.low:.1f}–{r.high:.1f}]{nd}"
+
+
+def half_width(r: Ratio) -> float:
+    """The relative half-width of a ratio's interval on the log scale,
+    ``sqrt(high / low) - 1`` (0.05: the ratio is known to about ±5%); inf without an interval."""
+    if not r.has_interval or r.low <= 0:
+        return math.inf
+    return math.sqrt(r.high / r.low) - 1
+
+
+def conclusive(r: Ratio, precision: float) -> bool:
+    """Whether repetitions have answered the comparison ``r``: its interval excludes 1 (one
+    side is higher), or it is within ``precision`` of its value (the two are the same to that
+    precision)."""
+    return bool(r.distinguishable) or half_width(r) <= precision
+
+
+def winner(candidates: Mapping[str, Sequence[float]], *, lower_is_better: bool = False) -> Verdict:
+    """Who is best among ``candidates`` (name → repetitions) and by how much over the
+    runner-up: ``1ISL, 1.56× (95% CI 1.41–1.73) 2ISL (per-core)``; ``1ISL and 2ISL (per-core)
+    not distinguishable: 1.02× (95% CI 0.95–1.10, …)``; ``no winner from one run each:
+    1ISL 1.56× 2ISL (per-core), no interval``. With ``lower_is_better`` (costs, times) the
+    lowest wins and its change against the runner-up is stated (``-40%, 95% CI …``)."""
+    means = {name: _geomean(v) for name, v in candidates.items()}
+    ranked = sorted((n for n in means if not math.isnan(means[n])), key=lambda n: means[n], reverse=not lower_is_better)
+    if len(ranked) < 2:
+        return Verdict("fewer than two points measured: no comparison", False)
+    top, second = ranked[0], ranked[1]
+    r = ratio(candidates[top], candidates[second])
+    if lower_is_better:
+        numbers = format_change(r)
+        if not r.has_interval:
+            return Verdict(f"no winner from one run each: {top} vs {second} {numbers}", False)
+        if not r.distinguishable:
+            return Verdict(
+                f"{top} and {second} not distinguishable ({numbers.replace(', not distinguishable', '')})", False
+            )
+        return Verdict(f"{top}, vs {second}: {numbers}", True)
+    numbers = format_ratio(r)
+    if not r.has_interval:
+        return Verdict(f"no winner from one run each: {top} {_bare(numbers)} {second}, no interval", False)
+    if not r.distinguishable:
+        return Verdict(f"{top} and {second} not distinguishable: {numbers}", False)
+    return Verdict(f"{top}, {numbers} {second}", True)
+
+
+def event_words(count: float | None, event: str, measured: str) -> Verdict:
+    """``measured`` when the event happened at least once, else ``not measured (no
+    {event})``: an adaptation time needs a re-partitioning, an abort rate needs aborts."""
+    if count is None or (isinstance(count, float) and math.isnan(count)) or count <= 0:
+        return Verdict(f"not measured (no {event})", False)
+    return Verdict(measured, True)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A paper's claim with the tolerance it is judged by, written side by side:
+    ``Claim("002 Fig 10", "adaptation within 5 s", high=5.0, unit=" s")``. ``low``/``high``
+    bound the measured value (either may be open)."""
+
+    source: str
+    text: str
+    low: float = -math.inf
+    high: float = math.inf
+    unit: str = ""
+
+    def tolerance(self) -> str:
+        """``≤ 5 s``, ``≥ 0.5``, ``3.0..6.0``."""
+        if math.isinf(self.low):
+            return f"≤ {self.high:g}{self.unit}"
+        if math.isinf(self.high):
+            return f"≥ {self.low:g}{self.unit}"
+        return f"{self.low:g}..{self.high:g}{self.unit}"
+
+
+def claim_words(claim: Claim, measured: float | None, shown: str | None = None) -> Verdict:
+    """``reproduced (1.6 s; paper 002 Fig 10: adaptation within 5 s, tolerance ≤ 5 s)``,
+    ``NOT reproduced (…)`` or ``not measured (…)`` for a missing value. ``shown``: how the
+    measured value is written (default ``{measured:g}{unit}``)."""
+    where = f"paper {claim.source}: {claim.text}, tolerance {claim.tolerance()}"
+    if measured is None or math.isnan(measured):
+        return Verdict(f"not measured ({where})", False)
+    value = shown if shown is not None else f"{measured:.3g}{claim.unit}"
+    ok = claim.low <= measured <= claim.high
+    return Verdict(f"{'reproduced' if ok else 'NOT reproduced'} ({value}; {where})", True)
+
+
+def model_trend_words(holds: bool, criterion: str, median_error: float | None, n_measured: int = 0) -> Verdict:
+    """A paper trend as the model predicts it on a paper's machine: ``NOT reproduced by the
+    model (criterion …)`` when the prediction misses its criterion; otherwise reproduced only
+    where the model is trusted here: its median relative error on ``n_measured`` points
+    measured here is within :data:`MODEL_ERROR_TOLERANCE`. Without measured points the
+    words say the agreement is the model's alone."""
+    if not holds:
+        return Verdict(f"NOT reproduced by the model (criterion: {criterion})", True)
+    if median_error is None or n_measured == 0 or math.isnan(median_error):
+        return Verdict(f"model agrees (criterion: {criterion}); not measured here, a projection only", False)
+    if median_error > MODEL_ERROR_TOLERANCE:
+        return Verdict(
+            f"model agrees (criterion: {criterion}), but not reproduced: the model misses the {n_measured} "
+            f"points measured here by {median_error:.0%} (median; tolerance {MODEL_ERROR_TOLERANCE:.0%})",
+            True,
+        )
+    return Verdict(
+        f"reproduced by the model (criterion: {criterion}; model within {median_error:.0%} of the "
+        f"{n_measured} points measured here, tolerance {MODEL_ERROR_TOLERANCE:.0%})",
+        True,
+    )
+
+
+def _geomean(values: Sequence[float]) -> float:
+    pos = [float(v) for v in values if v == v and v > 0]
+    if not pos:
+        return math.nan
+    return math.exp(sum(math.log(v) for v in pos) / len(pos))
+
+
+def _bare(numbers: str) -> str:
+    """``1.56× (one run: no interval)`` → ``1.56×``."""
+    return numbers.split(" (", 1)[0]
+
+
+def precision_words(record: dict[str, Any]) -> list[str]:
+    """The figure summary's lines for a manifest's ``precision`` record (written by the sweep):
+    how many comparisons are conclusive, and each one left open with its interval's
+    half-width. Empty for a sweep that asked for no precision."""
+    if not record:
+        return []
+    groups = record.get("groups", [])
+    open_ = [g for g in groups if not g.get("conclusive")]
+    head = (
+        f"repetitions until precision ±{record['precision']:.0%} (run.precision), interleaved: "
+        f"{len(groups) - len(open_)} of {len(groups)} comparisons conclusive after "
+        f"{record.get('spent_s', math.nan):.0f} s of runs (budget {_budget(record.get('budget_s'))})"
+    )
+    if not open_:
+        return [head]
+    why = record.get("stopped", "budget spent")
+    lines = [head + f"; {len(open_)} stayed inconclusive ({why}): the machine was too noisy for them"]
+    for g in open_:
+        hw = g.get("half_width")
+        width = f"±{hw:.0%}" if isinstance(hw, (int, float)) and math.isfinite(hw) else NO_INTERVAL
+        runs = "/".join(str(n) for n in g.get("runs", []))
+        lines.append(f"inconclusive: {g['group']}: {' vs '.join(g['compared'])}, interval {width} ({runs} runs)")
+    return lines
+
+
+def _budget(seconds: Any) -> str:
+    return f"{seconds:.0f} s" if isinstance(seconds, (int, float)) else "none"

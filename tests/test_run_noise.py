@@ -1,0 +1,158 @@
+"""Noise recorded per run (issue 30): the timeline's drift and steady state
+(islands.measure.run_noise), steal time, and ``islands system``'s suggestions on made-up
+machine states (islands.measure.system_state)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from islands.measure.run_noise import steady_start, timeline_noise
+from islands.measure.system_state import describe_state, steal_share, suggestions
+
+
+def test_a_steady_timeline_is_steady_from_the_start() -> None:
+    tps = [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1002.0, 998.0, 1001.0, 400.0]  # last: short
+    noise = timeline_noise(tps, 0.1)
+    assert noise["steady"] is True
+    assert noise["steady_from_s"] == 0.0
+    assert noise["timeline_cv"] == pytest.approx(0.0065, abs=0.002)
+    assert abs(noise["drift"]) < 0.02
+    assert noise["steady_tps"] == pytest.approx(1000.1, rel=1e-3)
+
+
+def test_a_warming_timeline_is_steady_after_its_warm_up() -> None:
+    tps = [200.0, 500.0, 800.0] + [1000.0, 1010.0, 990.0, 1005.0, 995.0, 1000.0, 1002.0, 998.0] + [1000.0]
+    assert steady_start(tps) == 3
+    noise = timeline_noise(tps, 0.1)
+    assert noise["steady_from_s"] == pytest.approx(0.3)
+    assert noise["steady_tps"] == pytest.approx(1000.0, rel=0.01)
+    assert noise["drift"] > 0.5
+
+
+def test_a_timeline_that_keeps_climbing_never_reached_a_steady_state() -> None:
+    tps = [100.0 * (i + 1) for i in range(12)]
+    noise = timeline_noise(tps, 0.1)
+    assert noise["steady"] is False
+    assert math.isnan(noise["steady_from_s"])
+    assert noise["steady_tps"] == pytest.approx(850.0)  # from the cap on: 600..1100 (the last is short)
+    assert noise["drift"] > 1
+
+
+def test_too_short_a_timeline_says_nothing() -> None:
+    noise = timeline_noise([1000.0, 1000.0, 1000.0], 0.1)
+    assert noise["steady"] is None and math.isnan(noise["timeline_cv"])
+
+
+def test_steal_share_from_proc_stat_ticks() -> None:
+    assert steal_share((10, 1000), (60, 2000)) == pytest.approx(0.05)
+    assert math.isnan(steal_share(None, (60, 2000)))
+    assert math.isnan(steal_share((10, 1000), (10, 1000)))
+
+
+QUIET = {
+    "cpu_governor": "performance",
+    "turbo": "off",
+    "isolated_cpus": "2-7",
+    "steal_share": 0.0,
+    "virtualization": "none",
+    "other_cpu_share": 0.01,
+    "busiest_other_cpu": 0.02,
+    "load_avg_1m": 0.1,
+    "n_cpus": 8,
+    "aslr": "0",
+}
+
+
+def test_a_quiet_machine_needs_no_change() -> None:
+    assert suggestions(QUIET) == []
+    assert "nothing to change" in describe_state(QUIET)
+
+
+def test_a_noisy_vm_is_told_what_to_change() -> None:
+    noisy = {
+        **QUIET,
+        "cpu_governor": "powersave",
+        "turbo": "on",
+        "isolated_cpus": None,
+        "steal_share": 0.07,
+        "virtualization": "kvm",
+        "other_cpu_share": 0.5,
+        "top_processes": "cc1plus[12] 95%",
+        "load_avg_1m": 6.0,
+        "aslr": "2",
+    }
+    text = "\n".join(suggestions(noisy))
+    assert "governor powersave" in text
+    assert "turbo boost on" in text
+    assert "isolcpus" in text
+    assert "stole 7%" in text
+    assert "cc1plus[12] 95%" in text
+    assert "load average 6.00 on 8 CPUs" in text
+    assert "ASLR on" in text
+    shown = describe_state({**noisy, "cpu_mhz": math.nan})
+    assert "CPU frequency:       not readable now (no cpufreq range)" in shown
+
+
+def test_the_summary_notes_name_the_noise_of_the_rows() -> None:
+    import pandas as pd
+
+    from islands.plots import noise_notes
+
+    rows = pd.DataFrame(
+        {
+            "noise.timeline_cv": [0.05, 0.30, 0.10],
+            "noise.steady": [True, False, None],
+            "system.steal_share": [0.0, 0.04, 0.01],
+            "system.cpu_mhz": [3000.0, 3000.0, 3000.0],
+            "system.cpu_mhz_end": [2990.0, 2400.0, 3000.0],
+        }
+    )
+    notes = noise_notes(rows)
+    assert notes[0] == "within-run noise: throughput timeline CV median 10%, max 30% over 3 runs (noise.timeline_cv)"
+    assert notes[1].startswith("1 of 3 runs never reached a steady state")
+    assert "stole up to 4%" in notes[2]
+    assert "2400-3000 MHz" in notes[3]
+    assert noise_notes(pd.DataFrame({"throughput_tps": [1.0]})) == []
+
+
+def test_steady_warmup_measures_from_where_the_timeline_settled() -> None:
+    from islands.experiments.sweep import steady_measured
+
+    tps = [200.0, 500.0, 800.0] + [1000.0] * 8 + [1000.0]
+    row = {"throughput_tps": 850.0, "throughput_per_core": 425.0, "noise": timeline_noise(tps, 0.1)}
+    steady_measured(row)
+    assert row["throughput_tps"] == pytest.approx(1000.0)
+    assert row["throughput_window_tps"] == 850.0
+    assert row["throughput_per_core"] == pytest.approx(500.0)
+    short = {"throughput_tps": 850.0, "noise": timeline_noise([1.0, 2.0], 0.1)}
+    steady_measured(short)
+    assert short == {"throughput_tps": 850.0, "noise": timeline_noise([1.0, 2.0], 0.1)}
+
+
+def test_islands_system_shows_the_state_and_what_to_change(cli) -> None:
+    import json
+
+    text = cli("system", "--sample", "0.05")
+    assert text.returncode == 0, text.stderr
+    for item in ("virtualization:", "CPU governor:", "turbo boost:", "load average:", "steal time:", "isolated:"):
+        assert item in text.stdout
+    assert "to change:" in text.stdout or "nothing to change" in text.stdout
+    as_json = cli("system", "--sample", "0", "--json")
+    data = json.loads(as_json.stdout)
+    assert {"steal_share", "cpu_governor", "turbo", "isolated_cpus", "virtualization"} <= set(data["state"])
+    assert isinstance(data["suggestions"], list)
+    bad = cli("system", "--sample", "-1")
+    assert bad.returncode != 0 and "--sample" in bad.stderr
+
+
+def test_a_run_summary_says_whether_and_where_it_became_steady() -> None:
+    from islands.execution.run_result import timeline_lines
+
+    warming = timeline_lines([200.0, 500.0, 800.0] + [1000.0] * 8 + [900.0], 0.1)
+    assert warming[0].endswith("(12 intervals); CV 31%, drift +100%")
+    assert warming[1] == "steady      from 0.3 s into the window"
+    climbing = timeline_lines([100.0 * i for i in range(1, 13)], 0.1)
+    assert climbing[1].startswith("steady      never within the first half of the window")
+    assert len(timeline_lines([1.0, 2.0, 3.0, 4.0], 0.1)) == 1  # too short to tell: no steady line

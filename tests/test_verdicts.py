@@ -1,0 +1,232 @@
+"""The verdict words (islands.results.verdicts) on recorded and made-up repetitions, and a
+reading of the summary and plot modules: none of them words a ratio, a winner or a paper
+claim without going through the verdict module (issue 30)."""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+from islands.results.statistics import ratio
+from islands.results.verdicts import (
+    Claim,
+    claim_words,
+    conclusive,
+    direction,
+    event_words,
+    half_width,
+    model_trend_words,
+    ratio_label,
+    winner,
+)
+
+#: Throughputs recorded on the shared 2-core VM (txn/s; make run's read 10 rows at 0% multisite,
+#: 1 s runs, 20 interleaved repetitions each, 2026-11-27): one instance against one instance per
+#: core. Their first runs alone would make "best at 0%: 2ISL (per-core), 1.14×"; all 20 do not
+#: tell the two apart.
+RECORDED_1ISL = (
+    3048000.0, 4161000.0, 3836000.0, 3979000.0, 1851000.0, 3847000.0, 4436000.0, 3912000.0, 3864000.0, 3898000.0,
+    2125000.0, 3919000.0, 2302000.0, 3242000.0, 3865000.0, 2164000.0, 1905000.0, 2264000.0, 3727000.0, 3748000.0,
+)  # fmt: skip
+RECORDED_PER_CORE = (
+    3481000.0, 1709000.0, 4491000.0, 3149000.0, 3166000.0, 1776000.0, 3234000.0, 3438000.0, 3477000.0, 3352000.0,
+    3241000.0, 3712000.0, 3502000.0, 2929000.0, 3080000.0, 3341000.0, 1830000.0, 1865000.0, 3201000.0, 3150000.0,
+)  # fmt: skip
+
+
+def test_a_clear_winner_is_named_with_its_interval() -> None:
+    fast, slow = (10.0, 10.2, 9.8, 10.0), (5.0, 5.1, 4.9, 5.0)
+    v = winner({"per-core": fast, "1ISL": slow})
+    assert v.conclusive
+    assert v.text.startswith("per-core, 2.00× (95% CI ")
+    assert v.text.endswith(") 1ISL")
+    assert "not distinguishable" not in v.text
+    # costs: the lowest wins
+    cheap = winner({"a": fast, "b": slow}, lower_is_better=True)
+    assert cheap.text.startswith("b, vs a: -50%, 95% CI ")
+
+
+def test_overlapping_intervals_name_no_winner() -> None:
+    v = winner({"1ISL": RECORDED_1ISL, "2ISL (per-core)": RECORDED_PER_CORE})
+    assert "not distinguishable" in v.text and not v.conclusive
+    assert v.text.startswith("1ISL and 2ISL (per-core) not distinguishable: ") or v.text.startswith(
+        "2ISL (per-core) and 1ISL not distinguishable: "
+    )
+    assert "95% CI" in v.text
+    assert direction(ratio(RECORDED_PER_CORE, RECORDED_1ISL)) == "not distinguishable"
+
+
+def test_one_run_each_names_no_winner() -> None:
+    v = winner({"1ISL": RECORDED_1ISL[:1], "2ISL (per-core)": RECORDED_PER_CORE[:1]})
+    assert not v.conclusive
+    assert v.text == "no winner from one run each: 2ISL (per-core) 1.14× 1ISL, no interval"
+    assert direction(ratio(RECORDED_1ISL[:1], RECORDED_PER_CORE[:1])) == "no interval"
+    assert winner({"alone": (1.0, 2.0)}).text == "fewer than two points measured: no comparison"
+
+
+def test_a_missing_event_is_not_measured() -> None:
+    assert event_words(0, "re-partitioning", "1.6 s").text == "not measured (no re-partitioning)"
+    assert event_words(math.nan, "abort", "0.3%").text == "not measured (no abort)"
+    assert event_words(None, "abort", "0.3%").conclusive is False
+    assert event_words(2, "re-partitioning", "1.6 s").text == "1.6 s"
+
+
+def test_a_claim_outside_its_tolerance_is_not_reproduced() -> None:
+    claim = Claim("000 Fig 8", "per-core 4.5x shared-everything", low=3.0, high=6.0, unit="×")
+    assert claim.tolerance() == "3..6×"
+    inside = claim_words(claim, 4.2)
+    assert inside.text.startswith("reproduced (4.2×; paper 000 Fig 8")
+    outside = claim_words(claim, 1.3)
+    assert outside.text.startswith("NOT reproduced (1.3×;") and "tolerance 3..6×" in outside.text
+    assert claim_words(claim, math.nan).text.startswith("not measured (")
+    upper = Claim("002", "adapts within 5 s", high=5.0, unit=" s")
+    assert claim_words(upper, 7.5).text.startswith("NOT reproduced (7.5 s;")
+    assert upper.tolerance() == "≤ 5 s"
+
+
+def test_a_model_trend_is_reproduced_only_where_the_model_is_trusted() -> None:
+    # 000-fig23 --quick --model: 126.8% median error here; the model's trend still holds.
+    words = model_trend_words(True, "1.00 +- 0.01", 1.268, 12)
+    assert "not reproduced" in words.text and "127%" in words.text
+    assert not words.text.startswith("reproduced")
+    assert model_trend_words(True, "c", 0.08, 12).text.startswith("reproduced by the model (criterion: c;")
+    assert model_trend_words(False, "c", 0.08, 12).text.startswith("NOT reproduced by the model")
+    assert "projection only" in model_trend_words(True, "c", None, 0).text
+
+
+def test_precision_and_conclusiveness() -> None:
+    tight = ratio((100.0, 101.0, 99.0, 100.5, 99.5), (100.2, 100.8, 99.1, 100.0, 99.9))
+    assert tight.distinguishable is False
+    assert half_width(tight) < 0.02
+    assert conclusive(tight, 0.05) and not conclusive(tight, 0.001)
+    wide = ratio(RECORDED_1ISL, RECORDED_PER_CORE)
+    assert not conclusive(wide, 0.05)
+    assert half_width(ratio((1.0,), (2.0,))) == math.inf
+    assert ratio_label((10.0, 10.1, 9.9), (1.0, 1.01, 0.99)).startswith("10.0× [")
+    assert ratio_label((10.0,), (1.0,)) == "10.0× (1 run)"
+
+
+# The modules whose text people read: summaries, captions, claim lines. -----------------
+
+PACKAGE = Path(__file__).resolve().parent.parent / "islands"
+#: Where the words are decided: the only modules allowed to write them.
+VERDICT_MODULES = {"results/verdicts.py", "results/statistics.py"}
+#: The summary and plot modules held to it.
+SUMMARY_MODULES = sorted(
+    [*(PACKAGE / "plots").glob("*.py"), *(PACKAGE / "cli").glob("*.py")]
+    + [PACKAGE / p for p in ("experiments/reproduce.py", "experiments/sweep.py", "results/comparison.py")]
+    + [PACKAGE / "model" / "advisor.py"]
+)
+#: Words that are a verdict on their own.
+VERDICT_WORDS = ("reproduced", "not distinguishable", " wins", "no interval")
+#: Words that introduce a verdict: the same f-string must take it from the verdict module.
+VERDICT_LEADS = ("best at", "cheapest at", "adaptation after", "faster than", "slower than")
+#: The functions that produce verdict words (the verdict module's, and _common's two
+#: wrappers of it).
+VERDICT_CALLS = {
+    "winner",
+    "ratio_words",
+    "change_words",
+    "claim_words",
+    "event_words",
+    "model_trend_words",
+    "ratio_label",
+    "words_of",
+    "direction",
+    "ratio_text",
+    "change_text",
+}
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    ids = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                ids.add(id(body[0].value))
+    return ids
+
+
+def _calls_verdict(node: ast.AST) -> bool:
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Call):
+            f = sub.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            if name in VERDICT_CALLS:
+                return True
+        if isinstance(sub, ast.Name) and sub.id in ("verdict", "text"):  # a verdict computed just before
+            return True
+    return False
+
+
+def _bare_ratio(value: ast.FormattedValue, after: str) -> bool:
+    """``{r:.2f}×`` / ``{r:.1f}x``: a number formatted as a float, then the ratio sign."""
+    if after.startswith("×"):
+        return True
+    parts = value.format_spec.values if isinstance(value.format_spec, ast.JoinedStr) else []
+    spec = "".join(p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str))
+    return after[:1] == "x" and after[1:2] in ("", " ", ")", ",", ";") and spec[-1:] in ("f", "g")
+
+
+def violations(source: str, name: str) -> list[str]:
+    """Where ``source`` words a ratio, a winner or a claim by itself."""
+    tree = ast.parse(source)
+    docs = _docstrings(tree)
+    found = []
+    inside_fstring: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            parts = node.values
+            inside_fstring.update(id(p) for p in parts)
+            text = "".join(p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str))
+            for before, after in zip(parts, parts[1:]):
+                after_text = after.value if isinstance(after, ast.Constant) and isinstance(after.value, str) else ""
+                if isinstance(before, ast.FormattedValue) and _bare_ratio(before, after_text):
+                    found.append(f"{name}:{node.lineno}: a number followed by {after_text[:1]!r}: a bare ratio")
+            if any(lead in text for lead in VERDICT_LEADS) and not _calls_verdict(node):
+                found.append(f"{name}:{node.lineno}: {text[:40]!r} without a verdict function")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            if any(re.search(rf"{w}\b", node.value) for w in VERDICT_WORDS):
+                found.append(f"{name}:{node.lineno}: the verdict word in {node.value[:40]!r} is written by hand")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "islands.results.statistics":
+            hand = {a.name for a in node.names} & {"format_ratio", "format_change"}
+            if hand:
+                found.append(f"{name}:{node.lineno}: imports {', '.join(sorted(hand))}: use islands.results.verdicts")
+    return found
+
+
+def test_no_summary_or_plot_module_words_a_verdict_by_itself() -> None:
+    found = []
+    for path in SUMMARY_MODULES:
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel in VERDICT_MODULES:
+            continue
+        found += violations(path.read_text(), rel)
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'line = f"best at {x}%: {who}, {a / b:.2f}× {other}"',
+        'line = f"{name}: {ratio:.1f}x faster"',
+        'label = "reproduced" if ok else "NOT reproduced"',
+        'line = f"adaptation after {name}: {seconds:.1f} s (paper: within 5 s)"',
+        "from islands.results.statistics import format_ratio",
+        'word = "not distinguishable"',
+    ],
+)
+def test_the_reading_catches_a_verdict_written_by_hand(source: str) -> None:
+    assert violations(source, "made-up.py")
+
+
+def test_the_reading_lets_the_verdict_module_speak() -> None:
+    ok = 'line = f"best at {x:g}%: {winner(values)}"\ntitle = f"{n} sockets × {m} cores"'
+    assert violations(ok, "made-up.py") == []
