@@ -41,7 +41,7 @@ def test_parse_cachegrind():
 
 
 needs_valgrind = pytest.mark.skipif(
-    shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)"
+    shutil.which("valgrind") is None, reason="valgrind is not installed (make tools adds it)"
 )
 
 
@@ -68,14 +68,24 @@ def test_cachegrind_for_real_on_a_tiny_run(small):
     assert set(small.caches) == {"I1", "D1", "LL"}
 
 
-def test_simulate_refuses_bad_input_and_reports_a_missing_valgrind(tmp_path):
+def test_a_missing_valgrind_is_nan_with_one_line_naming_how_to_install_it(monkeypatch, capsys):
+    from islands.measure import missing_tools
+
+    which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "valgrind" else which(name))
+    monkeypatch.setattr(missing_tools, "_said", set())
+    first, second = simulate(_config()), simulate(_config())
+    assert first.reason == "valgrind is not installed (make tools, or apt-get install valgrind)"
+    assert all(math.isnan(v) for v in first.per_txn.values()) and second.reason == first.reason
+    said = capsys.readouterr().err.splitlines()
+    assert said == [f"islands: note: {first.reason}; its counters are NaN"]  # once per process
+
+
+def test_simulate_refuses_bad_input_and_reports_a_broken_valgrind(tmp_path):
     with pytest.raises(ValueError, match="cpus: the simulated run is one single-threaded instance"):
         simulate(RunConfig(driver=DriverConfig(cpus=(0, 1))))
     with pytest.raises(ValueError, match="transactions"):
         simulate(_config(), transactions=0)
-    missing = simulate(_config(), valgrind=None) if shutil.which("valgrind") is None else None
-    if missing is not None:
-        assert "valgrind is not installed" in missing.reason
     broken = tmp_path / "valgrind"
     broken.write_text("#!/bin/sh\necho 'valgrind: broken' >&2\nexit 3\n")
     broken.chmod(0o755)

@@ -235,9 +235,9 @@ def simulate(
     nan = dict.fromkeys(SIMULATED_METRICS, math.nan)
     valgrind = valgrind or shutil.which("valgrind")
     if valgrind is None:
-        return SimulatedCounters(
-            nan, 0, cache_model=model.describe(), reason="valgrind is not installed (make install adds it)"
-        )
+        from islands.measure.missing_tools import missing_tool_reason
+
+        return SimulatedCounters(nan, 0, cache_model=model.describe(), reason=missing_tool_reason("valgrind"))
     from islands import _core
 
     if method == "auto":
