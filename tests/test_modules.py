@@ -180,7 +180,9 @@ def test_sample_this_process_falls_back_to_pyspy(monkeypatch):
     )
     with sample_this_process(fallback=MICRO) as sampling:
         pass
-    assert sampling.profile().reason == "perf: perf is not installed (make tools, or apt-get install linux-perf); py-spy: no ptrace"
+    assert sampling.profile().reason == (
+        "perf: perf is not installed (make tools, or apt-get install linux-perf); py-spy: no ptrace"
+    )
     with sample_this_process() as sampling:  # no fallback: perf's reason alone
         pass
     assert sampling.profile().reason.startswith("perf is not installed")

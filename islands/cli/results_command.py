@@ -2,8 +2,9 @@
 
 By default a table of the rows (one per run: the point, its repetition, the axes that vary,
 the measured columns and whether the machine was busy, in the terminal's width:
-:mod:`islands.results.tables`; ``--all-columns`` shows every column); ``--points`` one line per point instead, with the median,
-min–max and 95% confidence interval of its repetitions (:func:`islands.results.statistics.summarize`).
+:mod:`islands.results.tables`; ``--all-columns`` shows every column); ``--points`` one line per
+point instead, with the median, min–max and 95% confidence interval of its repetitions
+(:func:`islands.results.statistics.summarize`).
 ``--where KEY=VALUE`` (also ``!=``, ``<``, ``<=``, ``>``, ``>=``; repeatable, all must hold)
 keeps matching rows; KEY is a column or the last part of one (``workload`` is
 ``config.workload``, ``multisite`` is ``config.micro.multisite``, ``deployment`` is

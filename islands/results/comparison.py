@@ -23,6 +23,7 @@ from islands.results.tables import point_axes
 
 __all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
 
+
 @dataclass(frozen=True)
 class PointComparison:
     """One point in both directories: its key, a label, each side's statistics and B / A."""

@@ -76,8 +76,7 @@ def short_names(columns: Sequence[str]) -> dict[str, str]:
     ``config.``."""
     last = [c.rsplit(".", 1)[-1] for c in columns]
     return {
-        c: HEADERS.get(c)
-        or (tail if last.count(tail) == 1 and c.startswith("config.") else c.removeprefix("config."))
+        c: HEADERS.get(c) or (tail if last.count(tail) == 1 and c.startswith("config.") else c.removeprefix("config."))
         for c, tail in zip(columns, last)
     }
 
@@ -118,9 +117,7 @@ def fit_table(table: pd.DataFrame, width: int | None = None) -> str:
     widths = {c: max([len(headers[c]), *(len(s) for s in cells[c])]) for c in shown}
 
     def line(parts: dict[str, str]) -> str:
-        return "  ".join(
-            parts[c].rjust(widths[c]) if numeric[c] else parts[c].ljust(widths[c]) for c in shown
-        ).rstrip()
+        return "  ".join(parts[c].rjust(widths[c]) if numeric[c] else parts[c].ljust(widths[c]) for c in shown).rstrip()
 
     lines = [line(headers)] + [line({c: cells[c][i] for c in shown}) for i in range(len(table))]
     left = len(columns) - len(shown)
