@@ -5,7 +5,7 @@ BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test test-slow test-cpp install tools browser wheel lint bench clean test-sanitize test-asan test-tsan settings
+.PHONY: run test test-slow test-cpp install tools browser wheel catalog lint bench clean test-sanitize test-asan test-tsan settings
 
 # A virtual environment; Debian splits venv support into python3-venv, so fetch it if missing.
 $(PY):
@@ -71,6 +71,11 @@ test: install tools browser
 # fails until they are).
 settings: install
 	$(PY) -m islands.execution.settings_codegen
+
+# docs/figures.md, the figure catalog, written again from islands/experiments/figure_registry.py
+# (tests/test_figure_catalog.py fails until it is).
+catalog: install
+	$(PY) -m islands.experiments.figure_catalog
 
 test-slow: install tools
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)
