@@ -143,3 +143,29 @@ def test_after_load_simulates_only_the_transactions(small):
     assert data_bytes(big) > 4 * 35 * 2**20  # auto would take after-load for it
     with pytest.raises(ValueError, match="method: 'fast' is not one of"):
         simulate(config, method="fast")
+
+
+def test_a_difference_below_zero_is_floored_and_named(monkeypatch):
+    """The whole method subtracts a run of N transactions from one of 2N; a count whose
+    difference comes out below zero (below what the method resolves) is 0, named in floored."""
+    from islands.measure import cachegrind
+
+    runs: list[int] = []
+
+    def one(valgrind, config_json, n, workdir, timeout_s, args, warmup=None):
+        runs.append(n)
+        misses = {10: 5000, 20: 4600}[n]  # the longer run missed 400 fewer: -0.4 per transaction
+        return {"Ir": 1000 * n, "I1mr": misses, "Dr": 200 * n, "D1mr": 3 * n}, {"LL": "x"}
+
+    monkeypatch.setattr(cachegrind, "_one", one)
+    counted = simulate(_config(), transactions=10, method="whole", valgrind="valgrind")
+    assert runs == [10, 20]  # both runs run transactions
+    assert counted.per_txn["instructions"] == 1000 and counted.per_txn["l1d_misses"] == 3
+    assert counted.per_txn["l1i_misses"] == 0.0 and counted.floored == ("l1i_misses",)
+    assert counted.to_dict()["floored"] == ["l1i_misses"]
+
+
+@needs_valgrind
+def test_simulated_counts_of_a_cache_resident_run_are_not_negative():
+    counted = simulate(_config(), transactions=1000, method="whole")
+    assert all(v >= 0 for v in counted.per_txn.values()), counted.per_txn
