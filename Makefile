@@ -37,13 +37,27 @@ $(VENV)/.browser: | $(PY)
 	touch $@
 
 # Editable install into the persistent build directory, with the C++ unit tests: a C++ edit
-# rebuilds only what changed. The profile extra is py-spy (code-module profiles where perf
-# record cannot run). Only what `make run` needs: no browser, no perf, no valgrind.
+# rebuilds only what changed. Only what `make run` needs: no test tools, no browser, no perf,
+# no valgrind, no py-spy.
 install: $(VENV)/.build-deps
 	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) \
-	  -C cmake.define.ISLANDS_BUILD_TESTS=ON -e ".[test,profile]"
+	  -C cmake.define.ISLANDS_BUILD_TESTS=ON -e .
 
-tools: $(VENV)/.system-tools
+# The test and profile extras of pyproject.toml (pytest, ruff, mypy, nbclient, selenium, ...;
+# py-spy for code-module profiles where perf record cannot run), installed without touching
+# the editable build.
+OPTIONAL_DEPS = import tomllib, sys; extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; print("\n".join(d for e in sys.argv[1:] for d in extras[e]))
+$(VENV)/.test-deps: pyproject.toml | $(PY)
+	$(PY) -c '$(OPTIONAL_DEPS)' test profile > $(VENV)/test-requirements.txt
+	$(PY) -m pip install -q -r $(VENV)/test-requirements.txt
+	touch $@
+
+$(VENV)/.profile-deps: pyproject.toml | $(PY)
+	$(PY) -c '$(OPTIONAL_DEPS)' profile > $(VENV)/profile-requirements.txt
+	$(PY) -m pip install -q -r $(VENV)/profile-requirements.txt
+	touch $@
+
+tools: $(VENV)/.system-tools $(VENV)/.profile-deps
 
 browser: $(VENV)/.browser
 
@@ -57,12 +71,12 @@ run: install
 	$(PY) -m islands plot results/default
 
 # Lint, format and type checks; settings live in pyproject.toml ([tool.ruff], [tool.mypy]).
-lint: install
+lint: install $(VENV)/.test-deps
 	$(VENV)/bin/ruff check islands tests benchmarks
 	$(VENV)/bin/ruff format --check islands tests benchmarks
 	$(VENV)/bin/mypy islands
 
-test: install tools browser
+test: install $(VENV)/.test-deps tools browser
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
 	ctest --test-dir $(BUILD) --output-on-failure
 
@@ -77,7 +91,7 @@ settings: install
 catalog: install
 	$(PY) -m islands.experiments.figure_catalog
 
-test-slow: install tools
+test-slow: install $(VENV)/.test-deps tools
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)
 
 test-cpp: install

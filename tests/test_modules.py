@@ -204,7 +204,7 @@ def _can_sample(sampler: str) -> bool:
 )
 def test_profile_modules_for_real(sampler, busy):
     if not _can_sample(sampler):
-        pytest.skip(f"{sampler} is not installed (make install adds linux-perf and py-spy)")
+        pytest.skip(f"{sampler} is not installed (make tools adds linux-perf and py-spy)")
     profile = profile_modules(MICRO, attach_s=0.5, sampler=sampler)
     if profile.reason:
         pytest.skip(f"{sampler} cannot sample here: {profile.reason}")

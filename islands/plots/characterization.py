@@ -174,6 +174,7 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
     # the measurement records it as 0 and names it (simulated.floored); rows of an older
     # method may still hold a negative rate, drawn at 0 and named the same way.
     floored: set[str] = set()
+    tallest = 0.0
     names = {"l1i": "L1i", "l1d": "L1d", "ll": "LL", "branch": "branch mispred."}
     if "simulated.floored" in sim.columns:
         for text in sim["simulated.floored"].dropna().astype(str):
@@ -190,8 +191,10 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
         if (values < 0).any():
             floored.add(name)
         ax.bar(x + (i - 1.5) * width, np.clip(values, 0, None), width, color=color_of(i), label=name)
+        tallest = max(tallest, float(np.nanmax(values)) if np.isfinite(values).any() else 0.0)
     ax.set_xticks(x, x_labels)
     ax.set_ylabel("misses per 1000 instructions (simulated)")
+    ax.set_ylim(0, tallest * 1.35 if tallest > 0 else 1.0)  # room for the legends above the bars
     ax.set_xlabel(xlabel)
     twin = ax.twinx()
     instructions = sim["simulated.instructions"].to_numpy(dtype=float)
