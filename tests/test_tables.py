@@ -85,3 +85,28 @@ def test_fit_table_drops_empty_columns_and_says_what_it_left_off():
     assert lines[-1].startswith("(") and "--all-columns" in lines[-1]
     shown = len(lines[0].split())
     assert lines[-1].startswith(f"({31 - shown} more columns")
+
+
+def test_a_benchmarks_rows_list_what_varies(tmp_path, capsys, monkeypatch):
+    from islands.results.store import ResultStore
+
+    monkeypatch.setenv("COLUMNS", "120")
+    store = ResultStore(tmp_path / "bench")
+    store.create({"bench": "ipc", "figure": "000-fig2"})
+    store.append(
+        {
+            "bench": "ipc",
+            "mechanism": m,
+            "config.mechanism": m,
+            "config.message_bytes": 256,
+            "repetition": r,
+            "rtt_p50_us": 20.0 + r if m == "pipe" else 0.2,
+            "metadata.hostname": "vm",
+            "system.busy": False,
+        }
+        for m in ("pipe", "shm_ring")
+        for r in (0, 1)
+    )
+    lines = run_cli(capsys, "results", str(tmp_path / "bench"))
+    assert lines[0].split() == ["mechanism", "rep", "rtt_p50_us"]  # constants and host columns left out
+    assert len(lines) == 5 and lines[1].split() == ["pipe", "0", "20"]

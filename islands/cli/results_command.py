@@ -30,6 +30,12 @@ __all__ = ["filter_rows", "main", "point_table", "register", "resolve_column"]
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.\-]*?)\s*(!=|>=|<=|=|<|>)\s*(.*?)\s*$")
 _ALIASES = {"deployment": "deployment.name"}
 _LIST_COLUMNS = ("point_index", "repetition", "deployment.name", "transport")
+#: Column prefixes a default listing of a benchmark's rows leaves to --all-columns.
+_NOT_SHOWN = ("metadata.", "topology.", "system.", "host_", "config_hash")
+
+
+def _varies(column: pd.Series) -> bool:
+    return column.map(lambda v: repr(v) if isinstance(v, list | tuple | dict) else v).astype(str).nunique() > 1
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -171,7 +177,15 @@ def main(args: argparse.Namespace) -> int:
     elif not chosen and not args.points:
         shown = [c for c in _LIST_COLUMNS if c in table.columns] + point_axes(table)
         shown += [c for c in MEASURED if c in table.columns]
-        table = table[shown] if len(shown) > len(_LIST_COLUMNS) else table
+        if "point_index" not in table.columns:  # not a sweep's rows (a benchmark's): what varies
+            shown = [
+                c
+                for c in table.columns
+                if not c.startswith(_NOT_SHOWN)
+                and not (c.startswith("config.") and c.removeprefix("config.") in table.columns)
+                and _varies(table[c])
+            ]
+        table = table[shown] if shown else table
     if args.json:
         text = dumps(table.to_dict(orient="records"))
     elif args.csv:
