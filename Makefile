@@ -5,7 +5,7 @@ BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test test-slow test-cpp install lint bench clean test-sanitize test-asan test-tsan settings
+.PHONY: run test test-slow test-cpp install tools browser wheel catalog lint bench clean test-sanitize test-asan test-tsan settings
 
 # A virtual environment; Debian splits venv support into python3-venv, so fetch it if missing.
 $(PY):
@@ -19,7 +19,9 @@ $(VENV)/.build-deps: pyproject.toml | $(PY)
 
 # System tools the characterization needs: perf (software counters checked against perf
 # stat, perf record for code-module profiles) and valgrind (simulated counters). Debian
-# packages, installed once when missing.
+# packages, installed once when missing, by `make tools` and `make test` only: `make run` does
+# not need them, and a run that asks for them without them gets NaN and one line saying
+# `make tools` (islands.measure.missing_tools).
 $(VENV)/.system-tools: | $(PY)
 	@command -v perf >/dev/null && perf version >/dev/null 2>&1 || { apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq linux-perf; }
@@ -34,22 +36,47 @@ $(VENV)/.browser: | $(PY)
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
 	touch $@
 
-# Editable install into the persistent build directory: a C++ edit rebuilds only what changed.
-# The profile extra is py-spy (code-module profiles where perf record cannot run).
-install: $(VENV)/.build-deps $(VENV)/.system-tools $(VENV)/.browser
-	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) -e ".[test,profile]"
+# Editable install into the persistent build directory, with the C++ unit tests: a C++ edit
+# rebuilds only what changed. Only what `make run` needs: no test tools, no browser, no perf,
+# no valgrind, no py-spy.
+install: $(VENV)/.build-deps
+	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) \
+	  -C cmake.define.ISLANDS_BUILD_TESTS=ON -e .
+
+# The test and profile extras of pyproject.toml (pytest, ruff, mypy, nbclient, selenium, ...;
+# py-spy for code-module profiles where perf record cannot run), installed without touching
+# the editable build.
+OPTIONAL_DEPS = import tomllib, sys; extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]; print("\n".join(d for e in sys.argv[1:] for d in extras[e]))
+$(VENV)/.test-deps: pyproject.toml | $(PY)
+	$(PY) -c '$(OPTIONAL_DEPS)' test profile > $(VENV)/test-requirements.txt
+	$(PY) -m pip install -q -r $(VENV)/test-requirements.txt
+	touch $@
+
+$(VENV)/.profile-deps: pyproject.toml | $(PY)
+	$(PY) -c '$(OPTIONAL_DEPS)' profile > $(VENV)/profile-requirements.txt
+	$(PY) -m pip install -q -r $(VENV)/profile-requirements.txt
+	touch $@
+
+tools: $(VENV)/.system-tools $(VENV)/.profile-deps
+
+browser: $(VENV)/.browser
+
+# A wheel in dist/, built in its own directory (build/wheel/<tag>, [tool.scikit-build] in
+# pyproject.toml) without the C++ unit tests; it carries the git revision it was built from.
+wheel: $(VENV)/.build-deps
+	$(PY) -m pip wheel -q --no-build-isolation --no-deps -w dist .
 
 run: install
 	$(PY) -m islands sweep experiments/default.toml --fresh
 	$(PY) -m islands plot results/default
 
 # Lint, format and type checks; settings live in pyproject.toml ([tool.ruff], [tool.mypy]).
-lint: install
+lint: install $(VENV)/.test-deps
 	$(VENV)/bin/ruff check islands tests benchmarks
 	$(VENV)/bin/ruff format --check islands tests benchmarks
 	$(VENV)/bin/mypy islands
 
-test: install
+test: install $(VENV)/.test-deps tools browser
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
 	ctest --test-dir $(BUILD) --output-on-failure
 
@@ -59,7 +86,12 @@ test: install
 settings: install
 	$(PY) -m islands.execution.settings_codegen
 
-test-slow: install
+# docs/figures.md, the figure catalog, written again from islands/experiments/figure_registry.py
+# (tests/test_figure_catalog.py fails until it is).
+catalog: install
+	$(PY) -m islands.experiments.figure_catalog
+
+test-slow: install $(VENV)/.test-deps tools
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)
 
 test-cpp: install

@@ -55,6 +55,7 @@ def test_bench_ipc_end_to_end(cli, tmp_path) -> None:
     assert manifest["figure"] == "000-fig2" and manifest["settings"]["message_bytes"] == 64
     assert (tmp_path / "ipc" / "fig2-ipc.png").read_bytes().startswith(PNG)
     assert "shm_ring" in out.stdout and "p50" in out.stdout and "fig2-ipc.png" in out.stdout
+    assert not any("\u2500" <= ch <= "\u257f" for ch in out.stdout), "box drawing written into a pipe"
     if HERE.n_sockets == 1:
         assert "no cross-socket pair" in out.stdout
 

@@ -171,13 +171,18 @@ def test_help_lists_choices_without_markup(cli, path):
     out = cli(*path, "--help")
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())  # argparse wraps lines
-    for marker in ("``", "[/", "[dim]", "[bold", ":func:", ":class:"):
+    for marker in ("``", "[/", "[dim]", "[bold", ":func:", ":class:", "%%"):
         assert marker not in text, f"markup {marker!r} in islands {' '.join(path)} --help"
     parser = dict(LEAVES)[path]
     for action in parser._actions:
         if action.choices and not isinstance(action.choices, dict):
             for choice in action.choices:
                 assert str(choice) in text, f"{action.dest}: choice {choice!r} not in the help"
+
+
+def test_no_pin_says_what_it_does(cli):
+    text = " ".join(cli("run", "--help").stdout.split())
+    assert "--no-pin do not pin workers: leave placement to the OS scheduler" in text
 
 
 @pytest.mark.parametrize("command", ["run", "check"])

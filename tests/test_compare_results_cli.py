@@ -43,7 +43,10 @@ def no_nan(text: str) -> Any:
     return json.loads(text, parse_constant=refuse)
 
 
-def test_compare_reports_ratios_intervals_and_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compare_reports_ratios_intervals_and_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough for one line per point (tests/test_tables.py: narrow)
     a, b = record(tmp_path, "a", 1.0), record(tmp_path, "b", 1.5)
     capsys.readouterr()
     assert cli_main(["compare", str(a), str(b)]) == 0
@@ -108,7 +111,7 @@ def test_results_lists_filters_and_exports(tmp_path: Path, capsys: pytest.Captur
     capsys.readouterr()
     assert cli_main(["results", str(a)]) == 0
     table = capsys.readouterr().out.splitlines()
-    assert table[0].split()[:4] == ["point_index", "repetition", "deployment.name", "transport"]
+    assert table[0].split()[:4] == ["point", "rep", "deployment", "transport"]
     assert len(table) == 1 + 12
 
     assert cli_main(["results", str(a), "--where", "update=true", "--where", "multisite>0", "--csv"]) == 0

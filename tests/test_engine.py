@@ -166,3 +166,6 @@ def test_every_run_records_its_throughput_timeline():
     assert round(sum(v * s for v, s in zip(tps, lengths))) == result.commits
     assert result.to_dict()["timeline"] == {"interval_s": 0.1, "tps": tps}
     assert "timeline    per 0.1 s" in result.summary()
+    # A read-only run aborts nothing: its aborts line lists no zero counters.
+    (aborts,) = [line for line in result.summary().splitlines() if line.startswith("aborts")]
+    assert sum(result.aborts.values()) == 0 and aborts.startswith("aborts      none  (rate 0.00%)"), aborts

@@ -1,8 +1,8 @@
 """``islands gallery RESULTS``: the page, checked in a real headless browser (Debian's chromium
 driven by selenium through chromedriver): it loads, every image renders, every link resolves.
 
-The browser is part of the test's requirements (``make install`` installs chromium and
-chromium-driver); where it is missing the test fails and says so, it does not skip."""
+The browser is part of the test's requirements (``make test`` and ``make browser`` install
+chromium and chromium-driver); where it is missing the test fails and says so, it does not skip."""
 
 from __future__ import annotations
 
@@ -55,13 +55,13 @@ def browser():
         from selenium import webdriver
         from selenium.webdriver.chrome.service import Service
     except ImportError:
-        pytest.fail("selenium is not installed: pip install -e '.[test]' (make install does)")
+        pytest.fail("selenium is not installed: pip install -e '.[test]' (make test does)")
     binary = next((shutil.which(name) for name in CHROMIUM if shutil.which(name)), None)
     driver = shutil.which(CHROMEDRIVER)
     if binary is None or driver is None:
         missing = " and ".join(n for n, p in (("chromium", binary), ("chromedriver", driver)) if p is None)
         pytest.fail(
-            f"no headless browser: {missing} not found (make install runs apt-get install chromium chromium-driver)"
+            f"no headless browser: {missing} not found (make browser runs apt-get install chromium chromium-driver)"
         )
     options = webdriver.ChromeOptions()
     options.binary_location = binary
@@ -77,6 +77,20 @@ def test_find_results_refuses_what_is_not_a_results_root(tmp_path):
         find_results(tmp_path / "nope")
     with pytest.raises(ValueError, match="no results directories in it"):
         find_results(tmp_path)
+
+
+def test_two_directories_of_one_experiment_are_two_entries(results, tmp_path):
+    root = tmp_path / "results"
+    root.mkdir()
+    for name in ("smoke-before", "smoke-after"):  # one experiment, two runs of it
+        shutil.copytree(results / "smoke", root / name)
+    shutil.copytree(results / "waiting", root / "waiting")
+    page = build_gallery(root).read_text()
+    assert page.count("<section ") == 3
+    assert f"3 results directories under <code>{root}</code>" in page
+    for name in ("smoke-before", "smoke-after"):
+        assert f"id='entry-{name}'" in page and f"— smoke ({name})</h2>" in page
+        assert list((root / "gallery" / name).glob("*.png")), f"no figure copied for {name}"
 
 
 def test_gallery_cli_json_and_bad_input(cli, results, tmp_path):

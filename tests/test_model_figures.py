@@ -30,7 +30,7 @@ def test_every_paper_000_experiment_is_drawn_or_says_why_not():
     for figure in figures:
         assert figure in FIGURE_AXES or figure in NOT_EXPRESSED, figure
         if figure in FIGURE_AXES:
-            assert paper_shape(figure).source.startswith("FIGURES.md")
+            assert paper_shape(figure).source.startswith("docs/figures.md")
     with pytest.raises(ValueError, match="no micro-architectural terms"):
         figure_axes("000-fig12")
     with pytest.raises(ValueError, match="the model draws 000-fig11"):

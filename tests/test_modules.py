@@ -180,7 +180,9 @@ def test_sample_this_process_falls_back_to_pyspy(monkeypatch):
     )
     with sample_this_process(fallback=MICRO) as sampling:
         pass
-    assert sampling.profile().reason == "perf: perf is not installed (make install adds linux-perf); py-spy: no ptrace"
+    assert sampling.profile().reason == (
+        "perf: perf is not installed (make tools, or apt-get install linux-perf); py-spy: no ptrace"
+    )
     with sample_this_process() as sampling:  # no fallback: perf's reason alone
         pass
     assert sampling.profile().reason.startswith("perf is not installed")
@@ -202,7 +204,7 @@ def _can_sample(sampler: str) -> bool:
 )
 def test_profile_modules_for_real(sampler, busy):
     if not _can_sample(sampler):
-        pytest.skip(f"{sampler} is not installed (make install adds linux-perf and py-spy)")
+        pytest.skip(f"{sampler} is not installed (make tools adds linux-perf and py-spy)")
     profile = profile_modules(MICRO, attach_s=0.5, sampler=sampler)
     if profile.reason:
         pytest.skip(f"{sampler} cannot sample here: {profile.reason}")

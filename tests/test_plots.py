@@ -581,3 +581,17 @@ def test_the_run_note_names_each_workloads_own_size() -> None:
     assert "100,000 subscribers per site" in tatp and "rows per site" not in tatp
     micro = run_note(pd.DataFrame({**rows, "config.workload": ["micro"]}))
     assert "10,000 rows per site" in micro and "subscribers" not in micro
+
+
+def test_figures_label_plain_numbers_without_an_offset(tmp_path: Path):
+    from islands.plots.inline_figure import InlineFigure
+
+    fig = InlineFigure(figsize=(4, 3))
+    ax = fig.subplots()
+    ax.bar([0, 1], [2_000_000.0, 2_000_150.0])
+    ax.set_ylim(1_999_900, 2_000_200)  # a range that matplotlib labels "+2e6" above the axis
+    fig.savefig(tmp_path / "f.png")
+    formatter = ax.yaxis.get_major_formatter()
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert formatter.get_offset() == "" and "1e6" not in "".join(labels)
+    assert any(label.replace(",", "").startswith("2000") for label in labels), labels

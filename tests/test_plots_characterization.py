@@ -87,6 +87,19 @@ def test_microarch_says_why_hardware_panels_are_empty_and_shows_simulated(tmp_pa
     save_both(drawing, tmp_path)
 
 
+def test_simulated_counts_below_zero_are_drawn_at_zero_and_named():
+    rows = make_rows("vm-1x2", lambda *a: 1e5, updates=(False,), multisite=(0.0,), repetitions=1, figure="000-fig12")
+    simulated = {"simulated.instructions": 450.0, "simulated.l1d_mpki": 6.5, "simulated.ll_mpki": 0.4}
+    simulated |= {"simulated.branch_mpki": 1.2, "simulated.reason": "", "simulated.cache_model": "xeon-e5-2680v4"}
+    for l1i, floored in ((-0.9, ""), (0.0, "l1i_misses")):  # an older row's negative rate; a floored one
+        drawing = plot_microarch(_with(rows, {**simulated, "simulated.l1i_mpki": l1i, "simulated.floored": floored}))
+        panel = next(ax for ax in drawing.figure.axes if "SIMULATED" in ax.get_title())
+        assert all(bar.get_height() >= 0 for c in panel.containers for bar in c.patches)
+        assert "below the simulation's resolution, drawn at 0: L1i" in panel.get_title()
+        assert "caches: xeon-e5-2680v4" in panel.get_title()
+        assert "simulated misses below the simulation's resolution (drawn at 0): L1i" in drawing.summary
+
+
 def test_microarch_draws_measured_counters():
     rows = make_rows(
         "xeon-e5-2640v2-2x8", lambda *a: 1e5, updates=(False,), multisite=(0.0,), repetitions=1, figure="000-fig12"

@@ -93,7 +93,7 @@ def _with_perf_stat_attached(n: int) -> tuple[dict[str, float], dict[str, float]
     return ours, theirs
 
 
-@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed (make install adds linux-perf)")
+@pytest.mark.skipif(shutil.which("perf") is None, reason="perf is not installed (make tools adds linux-perf)")
 def test_software_counters_agree_with_perf_stat():
     # perf stat counts the whole process while attached, a little more than our window
     # (the "go" handshake): ours must be within it and not far below it.

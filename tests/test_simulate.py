@@ -41,7 +41,7 @@ def test_parse_cachegrind():
 
 
 needs_valgrind = pytest.mark.skipif(
-    shutil.which("valgrind") is None, reason="valgrind is not installed (make install adds it)"
+    shutil.which("valgrind") is None, reason="valgrind is not installed (make tools adds it)"
 )
 
 
@@ -68,14 +68,24 @@ def test_cachegrind_for_real_on_a_tiny_run(small):
     assert set(small.caches) == {"I1", "D1", "LL"}
 
 
-def test_simulate_refuses_bad_input_and_reports_a_missing_valgrind(tmp_path):
+def test_a_missing_valgrind_is_nan_with_one_line_naming_how_to_install_it(monkeypatch, capsys):
+    from islands.measure import missing_tools
+
+    which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "valgrind" else which(name))
+    monkeypatch.setattr(missing_tools, "_said", set())
+    first, second = simulate(_config()), simulate(_config())
+    assert first.reason == "valgrind is not installed (make tools, or apt-get install valgrind)"
+    assert all(math.isnan(v) for v in first.per_txn.values()) and second.reason == first.reason
+    said = capsys.readouterr().err.splitlines()
+    assert said == [f"islands: note: {first.reason}; its counters are NaN"]  # once per process
+
+
+def test_simulate_refuses_bad_input_and_reports_a_broken_valgrind(tmp_path):
     with pytest.raises(ValueError, match="cpus: the simulated run is one single-threaded instance"):
         simulate(RunConfig(driver=DriverConfig(cpus=(0, 1))))
     with pytest.raises(ValueError, match="transactions"):
         simulate(_config(), transactions=0)
-    missing = simulate(_config(), valgrind=None) if shutil.which("valgrind") is None else None
-    if missing is not None:
-        assert "valgrind is not installed" in missing.reason
     broken = tmp_path / "valgrind"
     broken.write_text("#!/bin/sh\necho 'valgrind: broken' >&2\nexit 3\n")
     broken.chmod(0o755)
@@ -133,3 +143,29 @@ def test_after_load_simulates_only_the_transactions(small):
     assert data_bytes(big) > 4 * 35 * 2**20  # auto would take after-load for it
     with pytest.raises(ValueError, match="method: 'fast' is not one of"):
         simulate(config, method="fast")
+
+
+def test_a_difference_below_zero_is_floored_and_named(monkeypatch):
+    """The whole method subtracts a run of N transactions from one of 2N; a count whose
+    difference comes out below zero (below what the method resolves) is 0, named in floored."""
+    from islands.measure import cachegrind
+
+    runs: list[int] = []
+
+    def one(valgrind, config_json, n, workdir, timeout_s, args, warmup=None):
+        runs.append(n)
+        misses = {10: 5000, 20: 4600}[n]  # the longer run missed 400 fewer: -0.4 per transaction
+        return {"Ir": 1000 * n, "I1mr": misses, "Dr": 200 * n, "D1mr": 3 * n}, {"LL": "x"}
+
+    monkeypatch.setattr(cachegrind, "_one", one)
+    counted = simulate(_config(), transactions=10, method="whole", valgrind="valgrind")
+    assert runs == [10, 20]  # both runs run transactions
+    assert counted.per_txn["instructions"] == 1000 and counted.per_txn["l1d_misses"] == 3
+    assert counted.per_txn["l1i_misses"] == 0.0 and counted.floored == ("l1i_misses",)
+    assert counted.to_dict()["floored"] == ["l1i_misses"]
+
+
+@needs_valgrind
+def test_simulated_counts_of_a_cache_resident_run_are_not_negative():
+    counted = simulate(_config(), transactions=1000, method="whole")
+    assert all(v >= 0 for v in counted.per_txn.values()), counted.per_txn

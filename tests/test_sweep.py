@@ -545,7 +545,7 @@ BAD = [
     ("name = 'x'\nfigure = \n", r"exp.toml: not valid TOML: .*line 2"),
     ("figure = 'none'\n", r"exp.toml: name: missing"),
     ("name = 'a b'\nfigure = 'none'\n", r"exp.toml:1: name: 'a b': use letters"),
-    ("name = 'x'\nfigure = 'fig 11'\n", r"exp.toml:2: figure: 'fig 11' is not a FIGURES.md id"),
+    ("name = 'x'\nfigure = 'fig 11'\n", r"exp.toml:2: figure: 'fig 11' is not a figure id \(docs/figures.md\)"),
     ("name = 'x'\nfigure = 'none'\ncolour = 1\n", r"exp.toml:3: colour: unknown key"),
     (
         "name = 'x'\nfigure = 'none'\n[grid]\nmultisit = [0.1]\n",

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from rich import box
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
@@ -242,8 +243,9 @@ def main(args: argparse.Namespace) -> int:
         )
         return 0
     console = Console(highlight=False)
-    if not console.is_terminal:  # piped or captured: wide enough that no name is cut
+    if not console.is_terminal:  # piped or captured: plain ASCII, wide enough that no name is cut
         console.width = 140
+        table.box = box.ASCII
     console.print(table)
     for note in outcome.notes:
         console.print(f"note: {note}")

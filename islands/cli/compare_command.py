@@ -26,7 +26,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "compare",
         help="compare two results directories point by point, with confidence intervals",
         description="Compare results directory B against A point by point: medians, min-max, the ratio "
-        "B / A with its 95%% confidence interval, and whether the two are distinguishable.",
+        "B / A with its 95% confidence interval, and whether the two are distinguishable.",
     )
     p.add_argument("a", metavar="A", help="the baseline results directory")
     p.add_argument("b", metavar="B", help="the results directory compared against A")
@@ -47,10 +47,11 @@ def main(args: argparse.Namespace) -> int:
     results_directory(args.a), results_directory(args.b)  # before pandas loads
     from islands.cli.json_output import dumps
     from islands.results.comparison import compare_dirs
+    from islands.results.tables import terminal_width
 
     by = tuple(c.strip() for c in args.by.split(",") if c.strip())
     if not by:
         raise ValueError("--by: name at least one column")
     comparison = compare_dirs(args.a, args.b, metric=args.metric, by=by)
-    print(dumps(comparison.to_dict()) if args.json else comparison.table())
+    print(dumps(comparison.to_dict()) if args.json else comparison.table(width=terminal_width()))
     return 0

@@ -1,8 +1,10 @@
 """``islands results DIR``: list, filter and export a results directory's rows.
 
-By default a table of the rows (one per run: the point, its repetition, the throughput and
-whether the machine was busy); ``--points`` one line per point instead, with the median,
-min–max and 95% confidence interval of its repetitions (:func:`islands.results.statistics.summarize`).
+By default a table of the rows (one per run: the point, its repetition, the axes that vary,
+the measured columns and whether the machine was busy, in the terminal's width:
+:mod:`islands.results.tables`; ``--all-columns`` shows every column); ``--points`` one line per
+point instead, with the median, min–max and 95% confidence interval of its repetitions
+(:func:`islands.results.statistics.summarize`).
 ``--where KEY=VALUE`` (also ``!=``, ``<``, ``<=``, ``>``, ``>=``; repeatable, all must hold)
 keeps matching rows; KEY is a column or the last part of one (``workload`` is
 ``config.workload``, ``multisite`` is ``config.micro.multisite``, ``deployment`` is
@@ -28,7 +30,12 @@ __all__ = ["filter_rows", "main", "point_table", "register", "resolve_column"]
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.\-]*?)\s*(!=|>=|<=|=|<|>)\s*(.*?)\s*$")
 _ALIASES = {"deployment": "deployment.name"}
 _LIST_COLUMNS = ("point_index", "repetition", "deployment.name", "transport")
-_TAIL_COLUMNS = ("throughput_tps", "run_s", "system.busy")
+#: Column prefixes a default listing of a benchmark's rows leaves to --all-columns.
+_NOT_SHOWN = ("metadata.", "topology.", "system.", "host_", "config_hash")
+
+
+def _varies(column: pd.Series) -> bool:
+    return column.map(lambda v: repr(v) if isinstance(v, list | tuple | dict) else v).astype(str).nunique() > 1
 
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
@@ -37,7 +44,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "results",
         help="list, filter and export the rows of a results directory (table, CSV, JSON)",
         description="List a results directory's rows (or, with --points, each point's median, min-max and "
-        "95%% confidence interval), keep those matching --where, and export them as CSV or JSON.",
+        "95% confidence interval), keep those matching --where, and export them as CSV or JSON.",
     )
     p.add_argument("results", metavar="RESULTS_DIR", help="a results directory (made by islands sweep or bench)")
     p.add_argument(
@@ -48,6 +55,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         help="keep rows where KEY=VALUE (also !=, <, <=, >, >=); repeat to combine",
     )
     p.add_argument("--columns", metavar="COLS", default=None, help="comma-separated columns to show, or 'all'")
+    p.add_argument(
+        "--all-columns",
+        action="store_true",
+        help="every column, however wide (by default: the axes that vary and the measured columns, "
+        "in the terminal's width; --csv and --json always keep every column)",
+    )
     p.add_argument(
         "--points", action="store_true", help="one line per point: median, min-max and 95%% CI of the repetitions"
     )
@@ -124,15 +137,6 @@ def filter_rows(rows: pd.DataFrame, conditions: list[str]) -> pd.DataFrame:
     return rows[keep]
 
 
-def _varying_params(rows: pd.DataFrame) -> list[str]:
-    skip = ("config.driver.cpus", "config.driver.pin", "config.engine.cc")
-    return [
-        c
-        for c in rows.columns
-        if c.startswith("config.") and c not in skip and rows[c].astype(str).nunique(dropna=False) > 1
-    ]
-
-
 def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFrame:
     """One row per point (``grid_id``, else every distinct config): its name columns, ``n``,
     ``median``, ``min``, ``max``, ``mean`` and the 95% interval ``ci_low``–``ci_high`` of
@@ -140,11 +144,12 @@ def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFr
     import pandas as pd
 
     from islands.results.statistics import summarize
+    from islands.results.tables import IDENTITY, point_axes
 
     if metric not in rows.columns:
         raise ValueError(f"--metric: the rows have no column {metric!r}")
     key = ["grid_id"] if "grid_id" in rows.columns else [c for c in rows.columns if c.startswith("config.")]
-    names = [c for c in ("deployment.name", "transport") if c in rows.columns] + _varying_params(rows)
+    names = [c for c in IDENTITY if c in rows.columns] + point_axes(rows)
     records = []
     for _, group in rows.groupby(key, sort=False, dropna=False):
         first = group.iloc[0]
@@ -162,14 +167,24 @@ def main(args: argparse.Namespace) -> int:
     results_directory(args.results)  # before pandas loads
     from islands.cli.json_output import dumps
     from islands.results.comparison import load_rows
+    from islands.results.tables import MEASURED, fit_table, point_axes
 
     rows = filter_rows(load_rows(args.results), args.where)
     table = point_table(rows, args.metric) if args.points else rows
+    chosen = bool(args.columns) or args.all_columns or args.csv or args.json
     if args.columns and args.columns != "all":
         table = table[[resolve_column(table, c.strip()) for c in args.columns.split(",") if c.strip()]]
-    elif not args.columns and not args.points and not (args.csv or args.json):
-        shown = [c for c in _LIST_COLUMNS if c in table.columns] + _varying_params(table)
-        shown += [c for c in _TAIL_COLUMNS if c in table.columns]
+    elif not chosen and not args.points:
+        shown = [c for c in _LIST_COLUMNS if c in table.columns] + point_axes(table)
+        shown += [c for c in MEASURED if c in table.columns]
+        if "point_index" not in table.columns:  # not a sweep's rows (a benchmark's): what varies
+            shown = [
+                c
+                for c in table.columns
+                if not c.startswith(_NOT_SHOWN)
+                and not (c.startswith("config.") and c.removeprefix("config.") in table.columns)
+                and _varies(table[c])
+            ]
         table = table[shown] if shown else table
     if args.json:
         text = dumps(table.to_dict(orient="records"))
@@ -177,8 +192,10 @@ def main(args: argparse.Namespace) -> int:
         text = table.to_csv(index=False).rstrip("\n")
     elif table.empty:
         text = "no rows match" if args.where else "no rows"
-    else:
+    elif chosen:
         text = table.to_string(index=False, float_format=lambda v: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}")
+    else:
+        text = fit_table(table)
     if args.output is None:
         print(text)
     else:

@@ -151,7 +151,8 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
     )
     flags = {"workload": "--workload", **add_workload_arguments(p)}
     p.add_argument("--cores", default=None, help="CPUs for the workers, e.g. 0,1 or 0-3 (default: every online CPU)")
-    p.add_argument("--no-pin", action="store_true", help=f"{schema['driver']['pin']['help']}: do not pin workers")
+    unpinned = schema["driver"]["pin"]["help"].removeprefix("false: ")
+    p.add_argument("--no-pin", action="store_true", help=f"do not pin workers: {unpinned}")
     p.add_argument(
         "--deployment",
         default="1",

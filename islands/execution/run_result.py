@@ -213,7 +213,7 @@ class RunResult:
                 else f", {self.multisite_commits:,} of {self.commits:,} distributed"
             ),
             "aborts      "
-            + ", ".join(f"{k}={v:,}" for k, v in self.aborts.items())
+            + (", ".join(f"{k}={v:,}" for k, v in self.aborts.items() if v) or "none")
             + f"  (rate {self.abort_rate:.2%})"
             + (f"; user rollbacks {self.user_rollbacks:,}" if self.user_rollbacks else ""),
             f"latency us  p50 {self.latency.p50_us:.2f}  p99 {self.latency.p99_us:.2f}  "

@@ -6,7 +6,7 @@ one machine, because deployments may be written relative to the topology (``1``,
 ``per-socket``, ``per-core``, ``all``; see :func:`islands.machine.placement.expand_relative`)::
 
     name = "000-fig11-multisite"      # results go to results/<name>/ by default
-    figure = "000-fig11"              # the FIGURES.md entry it feeds ("none" if none)
+    figure = "000-fig11"              # the figure it feeds (docs/figures.md) ("none" if none)
     description = "..."               # optional prose
     workload = "micro"                # optional (default micro)
 

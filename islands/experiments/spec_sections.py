@@ -318,7 +318,7 @@ def parse_header(d: Mapping[str, Any], where: SpecLocation) -> Header:
         raise where.error("name", f"{name!r}: use letters, digits, '.', '_' and '-' (it names a directory)")
     figure = text_value("figure")
     if not _FIGURE_RE.fullmatch(figure):
-        raise where.error("figure", f"{figure!r} is not a FIGURES.md id such as '000-fig11' (or 'none')")
+        raise where.error("figure", f"{figure!r} is not a figure id (docs/figures.md) such as '000-fig11' (or 'none')")
     return Header(name, figure, text_value("description", ""), text_value("workload", DEFAULT_WORKLOAD))
 
 

@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import IO
 
 from islands.execution.settings import RunConfig
+from islands.measure.missing_tools import missing_tool_reason
 
 __all__ = ["MODULES", "SAMPLERS", "ModuleProfile", "fold_pyspy", "fold_samples", "module_of_source", "profile_modules"]
 
@@ -459,7 +460,7 @@ def _profile_perf(config: RunConfig, frequency: int, attach_s: float) -> ModuleP
     from islands import _core
 
     if shutil.which("perf") is None:
-        return _no_samples("perf is not installed (make install adds linux-perf)")
+        return _no_samples(missing_tool_reason("perf"))
     dso = str(Path(_core.__file__).resolve())
     with tempfile.TemporaryDirectory(prefix="islands-perf-") as tmp:
         data = Path(tmp) / "perf.data"
@@ -581,7 +582,7 @@ class _Sampling:
         self.reason = ""
         self.record: subprocess.Popen[str] | None = None
         if shutil.which("perf") is None:
-            self.reason = "perf is not installed (make install adds linux-perf)"
+            self.reason = missing_tool_reason("perf")
             return
         self.record = _perf_record(os.getpid(), frequency, self.data)
         time.sleep(attach_s)

@@ -3,11 +3,12 @@ in words and the numbers it gave, each with its source.
 
 The model's figures (:mod:`islands.plots.model_figures`) draw a figure's projection onto the
 papers' machines beside this, and say where the projection keeps the paper's shape and where
-it does not. Sources: the figure table of /work/shared/FIGURES.md ("shape reported"), which
-summarizes paper 000 (VLDB Journal 2016; the conference version is 001); the section named
-with each entry is the paper's text the numbers come from. Machines are named by their
-fixture shape (``tests/fixtures/sysfs``): ``4x6`` the quad-socket Xeon E7530 most of 000's
-figures ran on, ``2x8`` the dual-socket and ``8x10`` the octo-socket of Fig 16 and Table 1.
+it does not. Sources: the figure catalog, docs/figures.md ("shape the paper reported"; written
+from :mod:`islands.experiments.figure_registry`), which summarizes paper 000 (VLDB Journal
+2016; the conference version is 001); the section named with each entry is the paper's text
+the numbers come from. Machines are named by their fixture shape (``tests/fixtures/sysfs``):
+``4x6`` the quad-socket Xeon E7530 most of 000's figures ran on, ``2x8`` the dual-socket and
+``8x10`` the octo-socket of Fig 16 and Table 1.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ class PaperShape:
     source: str = ""
 
 
-_TABLE = "FIGURES.md (000 / 001 table)"
+_TABLE = "docs/figures.md (paper 000)"
 
-#: Paper 000's figures, by FIGURES.md id.
+#: Paper 000's figures, by figure id (docs/figures.md).
 PAPER_SHAPES: dict[str, PaperShape] = {
     s.figure: s
     for s in (

@@ -1,7 +1,7 @@
 """Figures, one module per figure family; each draws from stored result rows into a PNG.
 
 :data:`FIGURES` is the one registry of the figures ``islands plot`` draws from a sweep's
-results directory: the FIGURES.md id a manifest names → the function that draws it. A
+results directory: the figure id (docs/figures.md) a manifest names → the function that draws it. A
 figure function takes the rows (``ResultStore.rows()``) and the figure id and returns a
 :class:`~islands.plots._common.Drawing` (figure, text summary, file stem);
 :func:`render_results` saves it as PNG and PDF with the summary beside them. The hardware
@@ -26,7 +26,7 @@ from islands.results.verdicts import precision_words
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
 
-#: FIGURES.md id → the function that draws it from a sweep's rows (the table is
+#: Figure id (docs/figures.md) → the function that draws it from a sweep's rows (the table is
 #: :data:`islands.experiments.figure_registry.DRAWN`, which names them without importing them).
 FIGURES: dict[str, Callable[[pd.DataFrame, str], Drawing]] = {
     figure_id: getattr(importlib.import_module(where.split(":")[0]), where.split(":")[1])

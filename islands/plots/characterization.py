@@ -109,6 +109,9 @@ def _stack(
         bottom += v
     ax.set_xticks(x, labels)
     ax.set_ylabel(ylabel)
+    top = float(np.max(bottom)) if len(bottom) else 0.0
+    if top > 0:  # headroom: the tallest bar is whole, never cut by the frame
+        ax.set_ylim(0, top * 1.08)
 
 
 def plot_breakdown(rows: pd.DataFrame, figure_id: str = "000-fig13") -> Drawing:
@@ -167,6 +170,15 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
         return ["simulated counters: none"]
     x = np.arange(len(x_labels))
     width = 0.2
+    # A count whose two-run difference fell below zero is below what the simulation resolves:
+    # the measurement records it as 0 and names it (simulated.floored); rows of an older
+    # method may still hold a negative rate, drawn at 0 and named the same way.
+    floored: set[str] = set()
+    tallest = 0.0
+    names = {"l1i": "L1i", "l1d": "L1d", "ll": "LL", "branch": "branch mispred."}
+    if "simulated.floored" in sim.columns:
+        for text in sim["simulated.floored"].dropna().astype(str):
+            floored |= {names.get(m.strip().split("_")[0], m.strip()) for m in text.split(",") if m.strip()}
     for i, (col, name) in enumerate(
         (
             ("simulated.l1i_mpki", "L1i"),
@@ -175,9 +187,14 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
             ("simulated.branch_mpki", "branch mispred."),
         )
     ):
-        ax.bar(x + (i - 1.5) * width, sim[col].to_numpy(dtype=float), width, color=color_of(i), label=name)
+        values = sim[col].to_numpy(dtype=float)
+        if (values < 0).any():
+            floored.add(name)
+        ax.bar(x + (i - 1.5) * width, np.clip(values, 0, None), width, color=color_of(i), label=name)
+        tallest = max(tallest, float(np.nanmax(values)) if np.isfinite(values).any() else 0.0)
     ax.set_xticks(x, x_labels)
     ax.set_ylabel("misses per 1000 instructions (simulated)")
+    ax.set_ylim(0, tallest * 1.35 if tallest > 0 else 1.0)  # room for the legends above the bars
     ax.set_xlabel(xlabel)
     twin = ax.twinx()
     instructions = sim["simulated.instructions"].to_numpy(dtype=float)
@@ -192,8 +209,11 @@ def _simulated_panel(ax: Axes, x_labels: Sequence[str], sim: pd.DataFrame, xlabe
     if "simulated.cache_model" in sim.columns:
         models = [m for m in dict.fromkeys(sim["simulated.cache_model"].dropna().astype(str)) if m]
     model = " / ".join(models) if models else "host caches (model not recorded)"
-    ax.set_title(f"SIMULATED: valgrind, a single-threaded copy\ncaches: {model}", fontsize=8, wrap=True)
+    below = f"\nbelow the simulation's resolution, drawn at 0: {', '.join(sorted(floored))}" if floored else ""
+    ax.set_title(f"SIMULATED: valgrind, a single-threaded copy\ncaches: {model}{below}", fontsize=8, wrap=True)
     lines.append(f"simulated cache model: {model}")
+    if floored:
+        lines.append(f"simulated misses below the simulation's resolution (drawn at 0): {', '.join(sorted(floored))}")
     for label, (_, row) in zip(x_labels, sim.iterrows()):
         how = ""
         if isinstance(row.get("simulated.method"), str) and row["simulated.method"]:

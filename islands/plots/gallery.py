@@ -150,15 +150,11 @@ def _draw_bench(entry: Entry, store: Any, target: Path) -> None:
         entry.problem = "its rows cannot show a figure (for instance one placement only)"
 
 
-def _latest(entries: list[Entry]) -> list[Entry]:
-    """Per experiment, the most recently updated directory (a re-run under another name
-    replaces the older one on the page); ordered by figure id, then name."""
-    best: dict[str, Entry] = {}
-    for e in entries:
-        key = str(e.manifest.get("experiment") or e.name)
-        if key not in best or str(e.manifest.get("updated_utc", "")) > str(best[key].manifest.get("updated_utc", "")):
-            best[key] = e
-    return sorted(best.values(), key=lambda e: (e.figure_id or "~", e.name))
+def _ordered(entries: list[Entry]) -> list[Entry]:
+    """Every directory, ordered by figure id, then experiment, then name: two directories of
+    one experiment (the before and after that ``islands compare`` reads) are two entries, side
+    by side."""
+    return sorted(entries, key=lambda e: (e.figure_id or "~", str(e.manifest.get("experiment") or ""), e.name))
 
 
 def build_gallery(results: str | Path, out: str | Path | None = None) -> Path:
@@ -175,7 +171,7 @@ def build_gallery(results: str | Path, out: str | Path | None = None) -> Path:
     resolved = target.resolve()
     sources = [s for s in sources if s.resolve() != resolved]
     try:
-        entries = _latest([_collect(s, target) for s in sources])
+        entries = _ordered([_collect(s, target) for s in sources])
         page = target / INDEX
         page.write_text(_page(root, entries))
     except OSError as e:
@@ -211,7 +207,8 @@ def _config(manifest: dict[str, Any]) -> str:
 
 def _section(e: Entry) -> str:
     m = e.manifest
-    title = f"{e.figure_id or 'no figure'} — {m.get('experiment', e.name)}"
+    experiment = str(m.get("experiment") or e.name)
+    title = f"{e.figure_id or 'no figure'} — {experiment}" + (f" ({e.name})" if experiment != e.name else "")
     facts = ", ".join(
         f"{k} {_esc(m[k])}" for k in ("status", "runs_done", "runs_total", "updated_utc", "spec_hash") if k in m
     )

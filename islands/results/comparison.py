@@ -19,12 +19,10 @@ import pandas as pd
 
 from islands.results.statistics import PointStats, Ratio, ratio, summarize
 from islands.results.store import ResultStore, results_directory
+from islands.results.tables import point_axes
 from islands.results.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, direction, words_of
 
 __all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
-
-#: Config columns that never name a point for people (they follow from the deployment).
-_NOT_PARAMS = ("config.driver.cpus", "config.driver.pin", "config.engine.cc")
 
 
 @dataclass(frozen=True)
@@ -81,8 +79,10 @@ class Comparison:
             "busy_runs_b": self.busy_b,
         }
 
-    def table(self) -> str:
-        """The comparison for people: one line per point and a closing count."""
+    def table(self, width: int | None = None) -> str:
+        """The comparison for people: one line per point and a closing count. Where that line
+        is wider than ``width`` (default: no limit), each point takes two: its label and the
+        medians, then, indented, B / A and the verdict."""
         header = ["point", "A median", "A min-max", "B median", "B min-max", "B / A", "verdict"]
         rows = [
             [
@@ -98,7 +98,12 @@ class Comparison:
         ]
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         lines = [f"A: {self.a}", f"B: {self.b}", f"{self.metric}, points matched on {', '.join(self.by)}", ""]
-        lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+        if width is None or sum(widths) + 2 * (len(widths) - 1) <= width:
+            lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+        else:
+            for r in [header, *rows]:
+                lines.append("  ".join(c.ljust(w) for c, w in zip(r[:5], widths)).rstrip())
+                lines.append(("    " + "  ".join(c.ljust(w) for c, w in zip(r[5:], widths[5:]))).rstrip())
         verdicts = [p.verdict for p in self.points]
         lines.append("")
         lines.append(
@@ -143,7 +148,7 @@ def compare_dirs(
             "match on other columns with --by, e.g. --by deployment.name,transport,config.micro.multisite"
         )
     union = pd.concat([ra, rb], ignore_index=True)
-    params = _varying(union, by)
+    params = point_axes(union, skip=by)
     points = []
     for k in both:
         va = pd.to_numeric(ga[k][metric], errors="coerce").to_list()
@@ -172,17 +177,6 @@ def _busy(rows: pd.DataFrame) -> int:
     if "system.busy" not in rows.columns:
         return 0
     return int(rows["system.busy"].fillna(False).astype(bool).sum())
-
-
-def _varying(rows: pd.DataFrame, by: tuple[str, ...]) -> list[str]:
-    """The config columns whose values differ between the rows (what tells points apart)."""
-    out = []
-    for c in rows.columns:
-        if not c.startswith("config.") or c in _NOT_PARAMS or c in by:
-            continue
-        if rows[c].astype(str).nunique(dropna=False) > 1:
-            out.append(c)
-    return out
 
 
 def _label(row: pd.Series, by: tuple[str, ...], params: list[str]) -> str:

@@ -1,0 +1,97 @@
+"""The figure catalog in the repository, ``docs/figures.md``, written from the figure registry
+(:mod:`islands.experiments.figure_registry`): for every figure of the papers, the paper (by
+title and venue), what it shows, the parameters the paper used, the shape it reported, and the
+command and experiment files that draw it here.
+
+``python -m islands.experiments.figure_catalog`` writes it again (``make catalog``);
+tests/test_figure_catalog.py fails while the file in the repository differs from what this
+writes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from islands.experiments.figure_registry import BENCH_COMMANDS, CATALOG, DRAWN, PAPERS, Figure
+
+__all__ = ["CATALOG_PATH", "catalog_markdown", "main"]
+
+_REPO = Path(__file__).resolve().parents[2]
+#: Where the catalog lives in a source checkout.
+CATALOG_PATH = _REPO / "docs" / "figures.md"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def _how(figure: Figure, experiments: Path) -> str:
+    from islands.experiments.reproduce import experiments_for
+
+    parts = []
+    for fid in figure.ids:
+        if fid in DRAWN:
+            try:
+                files = [p.name for p in experiments_for(fid, experiments)]
+            except ValueError:
+                files = []
+            where = f" ({', '.join(f'`experiments/{f}`' for f in files)})" if files else ""
+            parts.append(f"`islands reproduce {fid}`{where}")
+        elif fid in BENCH_COMMANDS:
+            parts.append(f"`{BENCH_COMMANDS[fid]}`")
+    seen: list[str] = []
+    for p in parts:  # one command for ids drawn together (000-fig5 and fig7: one benchmark)
+        if p not in seen:
+            seen.append(p)
+    return "<br>".join(seen) if seen else "not drawn yet"
+
+
+def catalog_markdown(experiments: Path | None = None) -> str:
+    """The text of ``docs/figures.md``."""
+    experiments = experiments or _REPO / "experiments"
+    lines = [
+        "# The papers' figures",
+        "",
+        "<!-- Written by `python -m islands.experiments.figure_catalog` (make catalog) from",
+        "     islands/experiments/figure_registry.py; edit the registry, not this file. -->",
+        "",
+        "Every figure and table of the papers that islands mirrors: what it shows, the parameters",
+        "the paper used, the shape the paper reported, and the command that draws it on this",
+        "machine (`islands reproduce ID` runs the experiment files named beside it, then draws the",
+        "figure; `--quick` runs a shrunken copy). Parameters scale with the machine: per-core is",
+        "one single-threaded instance per core, per-socket one instance per socket, 1ISL one",
+        "instance on every core; on a one-socket machine per-socket and 1ISL coincide, and a",
+        "virtual topology (`--virtual-sockets`) may stand in, which the figure then says.",
+        "",
+        "## Papers",
+        "",
+    ]
+    lines += [f"- **{number}**: *{p.title}*. {p.venue}, {p.year}." for number, p in PAPERS.items()]
+    for number, paper in PAPERS.items():
+        figures = [f for f in CATALOG if f.paper == number]
+        if not figures:
+            continue
+        lines += [
+            "",
+            f"## {number}: {paper.title} ({paper.venue}, {paper.year})",
+            "",
+            "| figure | what | parameters | shape the paper reported | draw it |",
+            "|---|---|---|---|---|",
+        ]
+        for f in figures:
+            cells = (_cell(f.label), _cell(f.what), _cell(f.parameters), _cell(f.shape), _how(f, experiments))
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Writes ``docs/figures.md`` (or the path given) and says where."""
+    args = sys.argv[1:] if argv is None else argv
+    target = Path(args[0]) if args else CATALOG_PATH
+    target.write_text(catalog_markdown())
+    print(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

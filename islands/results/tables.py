@@ -1,0 +1,126 @@
+"""Result tables that people can read in a terminal: the axes that tell a directory's points
+apart and the measured columns, in the terminal's width (``islands results``, ``--points``,
+``compare``). Everything else stays in the rows: ``--all-columns``, ``--csv`` and ``--json``
+keep every column.
+
+A point's *axes* are the config columns with two or more values among the rows, less those
+that follow from the others: a column present on some rows only (``config.log.*`` where
+read-only points run unlogged) or one another axis decides (``config.engine.cc`` where
+``cc = "auto"`` resolves per deployment) says nothing the others do not."""
+
+from __future__ import annotations
+
+import math
+import shutil
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+__all__ = ["MEASURED", "fit_table", "point_axes", "short_names", "terminal_width"]
+
+#: Config columns that never name a point for people (they follow from the deployment).
+NOT_AXES = ("config.driver.cpus", "config.driver.pin", "config.engine.cc")
+#: Columns that name what was deployed, shown before the config axes.
+IDENTITY = ("deployment.name", "transport")
+#: The measured columns a listing shows, where the rows have them (and not all NaN).
+MEASURED = ("throughput_tps", "abort_rate", "latency.p50_us", "latency.p99_us", "run_s", "system.busy")
+
+
+def terminal_width(default: int = 120) -> int:
+    """The terminal's width (``COLUMNS`` first); ``default`` when output is not a terminal."""
+    return shutil.get_terminal_size((default, 24)).columns
+
+
+def _values(column: pd.Series) -> pd.Series:
+    return column.map(lambda v: repr(v) if isinstance(v, list | tuple | dict) else v)
+
+
+def point_axes(rows: pd.DataFrame, skip: Sequence[str] = ()) -> list[str]:
+    """The config columns that tell ``rows``' points apart (see the module), in column order."""
+    identity = [c for c in IDENTITY if c in rows.columns]
+    values = {
+        c: _values(rows[c])
+        for c in rows.columns
+        if c.startswith("config.") and c not in NOT_AXES and c not in skip and rows[c].notna().any()
+    }
+    candidates = [c for c, v in values.items() if v.dropna().astype(str).nunique() > 1]
+    axes = list(candidates)
+    for c in reversed(candidates):  # the later of two columns that decide each other goes
+        others = identity + [a for a in axes if a != c]
+        if not others:
+            continue
+        keyed = pd.DataFrame({o: _values(rows[o]).astype(str) for o in others})
+        keyed["_value"] = values[c].astype(str)
+        if (keyed.groupby(others, sort=False)["_value"].nunique(dropna=False) <= 1).all():
+            axes.remove(c)
+    return axes
+
+
+#: Headers of the usual columns (the rest: see :func:`short_names`).
+HEADERS = {
+    "point_index": "point",
+    "repetition": "rep",
+    "deployment.name": "deployment",
+    "throughput_tps": "txn/s",
+    "abort_rate": "aborts",
+    "latency.p50_us": "p50_us",
+    "latency.p99_us": "p99_us",
+    "system.busy": "busy",
+}
+
+
+def short_names(columns: Sequence[str]) -> dict[str, str]:
+    """Column -> header: :data:`HEADERS`, else the last dotted part of a config column where
+    that names one column (``update`` for ``config.micro.update``), else the name without
+    ``config.``."""
+    last = [c.rsplit(".", 1)[-1] for c in columns]
+    return {
+        c: HEADERS.get(c) or (tail if last.count(tail) == 1 and c.startswith("config.") else c.removeprefix("config."))
+        for c, tail in zip(columns, last)
+    }
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, bool):
+        return str(v).lower()
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float):
+        if v.is_integer() and abs(v) < 1e15:
+            return f"{int(v):,}" if abs(v) >= 1000 else str(int(v))
+        return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}"
+    if isinstance(v, int):
+        return f"{v:,}" if abs(v) >= 1000 else str(v)
+    if hasattr(v, "item"):
+        return _cell(v.item())
+    return str(v)
+
+
+def fit_table(table: pd.DataFrame, width: int | None = None) -> str:
+    """``table`` as aligned text no wider than ``width`` (the terminal's): short headers, no
+    column that is NaN throughout, and the columns that do not fit left off with a closing
+    line that says how many and how to see them."""
+    width = terminal_width() if width is None else width
+    columns = [c for c in table.columns if table[c].notna().any()]
+    headers = short_names(columns)
+    cells = {c: [_cell(v) for v in table[c].tolist()] for c in columns}
+    numeric = {c: pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c]) for c in columns}
+    shown: list[str] = []
+    used = 0
+    for c in columns:
+        w = max([len(headers[c]), *(len(s) for s in cells[c])])
+        if used + w + (2 if shown else 0) > width and shown:
+            break
+        shown.append(c)
+        used += w + (2 if len(shown) > 1 else 0)
+    widths = {c: max([len(headers[c]), *(len(s) for s in cells[c])]) for c in shown}
+
+    def line(parts: dict[str, str]) -> str:
+        return "  ".join(parts[c].rjust(widths[c]) if numeric[c] else parts[c].ljust(widths[c]) for c in shown).rstrip()
+
+    lines = [line(headers)] + [line({c: cells[c][i] for c in shown}) for i in range(len(table))]
+    left = len(columns) - len(shown)
+    if left:
+        lines.append(f"({left} more columns: --all-columns or --csv)")
+    return "\n".join(lines)
