@@ -180,15 +180,18 @@ def test_the_controller_adapts_tables_routed_apart():
     # Subscriber on worker 0, Special_Facility on worker 1 (workload_aware); worker 1's core is
     # taken away 0.3 s into the window: the controller, seeing one scheme table per engine
     # table, moves every unit of every table to worker 0 (its plan mapped back to the engine's
-    # unit order), and the run stays consistent and serializable.
+    # unit order), and the run stays consistent (its history is not recorded: 1.6 s of it takes
+    # the checker longer than the run; re-partitioning under a recorded history is
+    # test_plp_repartition's).
     from islands.atrapos.adaptive_loop import AdaptiveLoop
     from islands.atrapos.controller import IntervalController
     from islands.atrapos.live import Event, run_live
 
     config = tatp(mix="update_subscriber_data", placement="workload_aware", duration=1.6, plp_monitor=True)
+    config = dataclasses.replace(config, engine=dataclasses.replace(config.engine, record_history=False))
     loop = AdaptiveLoop(IntervalController(min_interval_s=0.2, max_interval_s=0.8))
     result, log = run_live(config, adaptive=True, events=[Event(0.3, "park", (1,))], loop=loop)
-    consistent(result)
+    assert result.check_failures == [] and result.commits > 0
     after = [r for r in log.repartitions if r["at_s"] >= log.events[0][0]]
     assert after, log
     assert len(after[-1]["owners"]) == 2 * TABLES * 10 and set(after[-1]["owners"]) == {0}

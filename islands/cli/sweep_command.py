@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from islands.cli.json_output import dumps
 from islands.cli.topology_args import add_topology_arguments, topology_from_args
-from islands.experiments.sweep import Sweep, load_spec
+
+if TYPE_CHECKING:
+    from islands.experiments.sweep import Sweep
 
 __all__ = ["main", "plan", "register"]
 
@@ -84,6 +86,8 @@ def main(args: argparse.Namespace) -> int:
     """Lists or runs the sweep; returns the exit status."""
     if args.sysfs is not None and not args.dry_run:
         raise ValueError("--sysfs: only with --dry-run (runs happen on this machine)")
+    from islands.experiments.sweep import Sweep, load_spec  # pandas: only once a sweep runs
+
     spec = load_spec(args.spec).with_overrides(
         duration_s=args.duration, warmup_s=args.warmup, repetitions=args.repetitions
     )

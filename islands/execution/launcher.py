@@ -9,6 +9,7 @@ removed. Instance processes also die with the launcher (PR_SET_PDEATHSIG).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import selectors
@@ -262,9 +263,8 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
     check_cpus(deployment.cpus, topology)
     for i, cpus in enumerate(deployment.instances):
         core = _core.InstanceConfig()
-        core.run = RunConfig.from_dict(
-            {**config.to_dict(), "driver": {**config.to_dict()["driver"], "cpus": list(cpus)}}
-        ).to_core(total_sites=deployment.n_cpus)
+        instance = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=tuple(cpus)))
+        core.run = instance.to_core(total_sites=deployment.n_cpus)
         core.instance_id = i
         core.instance_sites = [len(c) for c in deployment.instances]
         core.transport = transport

@@ -37,7 +37,6 @@ from islands.execution.settings import default_log_root as default_log_root
 from islands.experiments.designs import DESIGNS
 from islands.experiments.executors import Executor, Finished, LocalExecutor
 from islands.experiments.point import Point, Runner, default_runner, run_point, show_value
-from islands.experiments.precision import comparisons
 from islands.experiments.progress import SweepProgress, choose_mode
 from islands.experiments.spec import ExperimentSpec, load_spec
 from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, SpecLocation, known_transports
@@ -470,6 +469,8 @@ class Sweep:
         stopped = "all conclusive"
         while True:
             rows = self.store.rows()
+            from islands.experiments.precision import comparisons  # scipy: only a sweep with a precision
+
             found = comparisons(self.grid_points, rows, spec.compare, spec.precision)
             spent = time.monotonic() - started
             manifest["precision"] = {
