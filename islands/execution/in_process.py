@@ -4,6 +4,7 @@ a RunResult (the same result type as a deployment's: a single instance is a depl
 from __future__ import annotations
 
 from islands import _core
+from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import (
     NO_TRANSPORT,
     Latency,
@@ -64,6 +65,8 @@ def run(config: RunConfig, topology: Topology | None = None) -> RunResult:
     topology = topology or read_topology()
     check_cpus(config.driver.cpus, topology)
     core_config = config.to_core(events=profile_events(config.profile))
+    if topology.source == LIVE_SYSFS:
+        check_load_fits(config, len(config.driver.cpus))
     if config.profile.modules:
         from islands.measure.code_modules import sample_this_process
 

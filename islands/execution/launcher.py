@@ -25,11 +25,14 @@ from typing import IO, Any
 
 from islands import _core
 from islands.execution.in_process import check_cpus
+from islands.execution.log_files import check_logs
+from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import RunResult, collect
 from islands.execution.settings import RunConfig
 from islands.machine.memory_placement import memory_nodes
 from islands.machine.placement import Deployment
 from islands.machine.topology import Topology, format_cpulist, read_topology
+from islands.results.guarded_files import make_directory, remove_created
 
 #: Seconds an instance may take to load its data and attach to its peers.
 LOAD_TIMEOUT_S = 120.0
@@ -70,9 +73,88 @@ def _run_directory() -> Path:
             os.kill(pid, 0)
         except ProcessLookupError:
             shutil.rmtree(stale, ignore_errors=True)
+            continue
         except PermissionError:
-            pass  # alive, another user's
+            continue  # alive, another user's
+        if _started_after(pid, st.st_mtime):  # the pid was reused: its launcher is long gone
+            shutil.rmtree(stale, ignore_errors=True)
     return Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
+
+
+def _started_after(pid: int, when: float) -> bool:
+    """True when process ``pid`` started after ``when`` (seconds since the epoch): it cannot have
+    made a directory last changed then. False when /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().decode(errors="replace").rpartition(")")[2].split()
+        ticks = int(fields[19])  # starttime, the 22nd field: clock ticks after boot
+        with open("/proc/stat") as f:
+            boot = next(int(line.split()[1]) for line in f if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
+    return boot + ticks / os.sysconf("SC_CLK_TCK") > when + 2.0  # btime is whole seconds
+
+
+#: What the janitor of a run directory runs (``python -S -c``, so that it starts fast): it waits
+#: until its stdin closes (the launcher finished, or died: SIGKILL included) and then removes the
+#: run directory, so that a killed launcher leaves no ring files in /dev/shm.
+_JANITOR = """
+import os, shutil, signal, sys, time
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+    signal.signal(s, signal.SIG_IGN)
+sys.stdin.buffer.read()
+for _ in range(3):  # the instances die with the launcher; let them finish dying
+    shutil.rmtree(sys.argv[1], ignore_errors=True)
+    if not os.path.lexists(sys.argv[1]):
+        break
+    time.sleep(0.2)
+"""
+
+
+def _start_janitor(directory: Path) -> subprocess.Popen[bytes] | None:
+    """A process that removes ``directory`` once this launcher is gone, however it went (None
+    when it cannot be started: the next launch's stale-directory sweep still removes it)."""
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-S", "-c", _JANITOR, str(directory)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            start_new_session=True,  # Ctrl-C of the terminal is the launcher's to handle
+        )
+    except OSError:
+        return None
+
+
+def _stop_janitor(janitor: subprocess.Popen[bytes] | None) -> None:
+    if janitor is None:
+        return
+    with contextlib.suppress(OSError):
+        _pipe(janitor.stdin).close()
+    try:
+        janitor.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        janitor.kill()
+        janitor.wait()
+
+
+#: Seconds an instance may stay stopped (SIGSTOP, a debugger) before the run names it and ends:
+#: the others would wait for it until a timeout otherwise.
+STOPPED_GRACE_S = 2.0
+
+
+def _process_state(pid: int) -> str:
+    """The state letter of a process (/proc/PID/stat: R, S, D, T stopped, t traced, Z ...);
+    "" when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return ""
+    # The command name is in parentheses and may hold spaces: the state follows the last ')'.
+    rest = text.rpartition(")")[2].split()
+    return rest[0] if rest else ""
 
 
 def _how_it_ended(code: int | None) -> str:
@@ -149,11 +231,15 @@ class _Instances:
     def collect(self, event: str, deadline: float) -> list[dict[str, Any]]:
         """Waits until every instance said `event`; raises InstanceFailed otherwise."""
         got: dict[int, dict[str, Any]] = {}
+        stopped_since: dict[int, float] = {}
         while len(got) < len(self.procs):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                waiting = min(set(range(len(self.procs))) - set(got))
-                raise self.failure(waiting, f"did not say '{event}' in time")
+                waiting = sorted(set(range(len(self.procs))) - set(got))
+                # The one that is stopped, if one is, is why the others wait.
+                culprit = next((i for i in waiting if i in stopped_since), waiting[0])
+                raise self.failure(culprit, f"did not say '{event}' in time")
+            self.check_stopped(got, stopped_since)
             for key, _ in self.selector.select(timeout=min(remaining, 0.5)):
                 i = key.data
                 chunk = os.read(key.fd, 1 << 16)
@@ -178,6 +264,23 @@ class _Instances:
                     if self.selector.get_map().get(_pipe(proc.stdout).fileno()) is None:
                         raise self.failure(i)
         return [got[i] for i in range(len(self.procs))]
+
+    def check_stopped(self, got: dict[int, Any], stopped_since: dict[int, float]) -> None:
+        """Raises InstanceFailed naming an instance that has been stopped (state T: SIGSTOP, a
+        debugger) for STOPPED_GRACE_S: every other instance would wait on it until a timeout."""
+        now = time.monotonic()
+        for i, proc in enumerate(self.procs):
+            if i in got or proc.poll() is not None:
+                stopped_since.pop(i, None)
+                continue
+            if _process_state(proc.pid) in ("T", "t"):
+                since = stopped_since.setdefault(i, now)
+                if now - since >= STOPPED_GRACE_S:
+                    raise self.failure(
+                        i, f"was stopped (SIGSTOP or a debugger) for {now - since:.0f} s and stalled the run"
+                    )
+            else:
+                stopped_since.pop(i, None)
 
     def other_errors(self, first: int, wait_s: float = 2.0) -> str:
         """The errors other instances report within `wait_s` of the first one (one failure
@@ -270,6 +373,8 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
         core.transport = transport
         core.directory = "/nonexistent-checked-later"
         core.validate()
+    if topology.source == LIVE_SYSFS:  # this machine's memory (a plan for another is not judged)
+        check_load_fits(config, deployment.n_cpus)
 
 
 def run_deployment(
@@ -299,14 +404,19 @@ def run_deployment(
     topology = topology or read_topology()
     validate(deployment, config, transport, topology)
     memory_nodes(topology, deployment, memory)  # a policy the machine cannot give: refused now
-    if config.log.mode != "off":
-        try:
-            Path(config.log.directory).mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ValueError(f"log.directory: cannot create {config.log.directory}: {error.strerror}") from None
-        _core.check_log_directory(config.log.directory)
     if recover and config.log.mode == "off":
         raise ValueError("recover: recovery replays the log, but log.mode is off")
+    log_warnings: list[str] = []
+    if config.log.mode != "off":
+        # Owner-only whatever the umask; a directory it had to make is removed again when refused.
+        created = make_directory(config.log.directory, 0o700, what="log.directory", check=False)
+        try:
+            _core.check_log_directory(config.log.directory)
+            if recover:
+                log_warnings = check_logs(config.log.directory, [len(c) for c in deployment.instances])
+        except BaseException:
+            remove_created(created)
+            raise
     if config.log.mode != "off" and not recover:
         earlier = sorted(Path(config.log.directory).glob("instance-*.log"))
         if earlier:
@@ -315,6 +425,7 @@ def run_deployment(
                 "(restart with recover=True, or use an empty directory)"
             )
     directory = _run_directory()
+    janitor = _start_janitor(directory)
     instances = None
     killer = None
     try:
@@ -358,7 +469,9 @@ def run_deployment(
         if instances is not None:
             instances.kill()
         shutil.rmtree(directory, ignore_errors=True)
+        _stop_janitor(janitor)
     result = collect(config, deployment, transport, topology, results)
+    result.warnings.extend(log_warnings)
     for instance, spec in zip(result.instances, specs):
         instance["memory_nodes"] = spec["numa_nodes"]  # None: not bound (the kernel's default)
     if config.profile.simulate:  # cachegrind's copy runs after the instances are gone

@@ -40,6 +40,7 @@ from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, Sp
 from islands.machine.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.machine.topology import Topology
 from islands.measure.system_state import busy_warning
+from islands.results.guarded_files import DIRECTORY_MODE, make_directory
 from islands.results.store import ResultStore
 
 __all__ = [
@@ -302,7 +303,7 @@ class Sweep:
                 f"results directory {d} {mismatch}: use --fresh to start over, --force to add to it, or another --out"
             )
         try:
-            d.mkdir(parents=True, exist_ok=True)
+            make_directory(d, DIRECTORY_MODE, "results directory")
             probe = d / ".write-test"
             probe.write_text("")
             probe.unlink()
