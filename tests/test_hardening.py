@@ -169,6 +169,7 @@ def test_a_fifo_in_place_of_an_experiment_file_is_refused_not_waited_on(tmp_path
         ("[run]\nwarmup_s = 1e12\n", "run.warmup_s"),
         ("[run]\nseed = 18446744073709551616\n", "run.seed"),
         ("[run]\nvirtual_sockets = 1000000000\n", "run.virtual_sockets"),
+        ("[engine]\ncc = {}\n", "engine.cc"),  # found by the fuzz suite: was a KeyError traceback
     ],
 )
 def test_extreme_experiment_values_are_refused_in_one_line(tmp_path, capsys, body, message):

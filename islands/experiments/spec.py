@@ -306,9 +306,12 @@ class ExperimentSpec:
                 config = dataclasses.replace(base, **{part: dataclasses.replace(getattr(base, part), **{key: value})})
                 if part == "engine" and _is_resolved(self.engine.get("cc", "auto")) and "cc" not in grid_keys:
                     # as run_config resolves it
-                    cc = _resolve_cc(
-                        self.engine.get("cc", "auto"), (1,), config.engine.execution, config.engine.isolation
-                    )
+                    try:
+                        cc = _resolve_cc(
+                            self.engine.get("cc", "auto"), (1,), config.engine.execution, config.engine.isolation
+                        )
+                    except ValueError as e:
+                        raise where.error("engine.cc", str(e).split(": ", 1)[-1]) from None
                     config = dataclasses.replace(config, engine=dataclasses.replace(config.engine, cc=cc))
                 try:
                     config.to_core(total_sites=sites)
@@ -340,12 +343,15 @@ class ExperimentSpec:
         engine = {**self.engine, **design, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
         if self.live:  # the controller reads the monitor
             engine["plp_monitor"] = True
-        engine["cc"] = _resolve_cc(
-            engine.get("cc", "auto"),
-            sizes,
-            engine.get("execution", "shared_everything"),
-            engine.get("isolation", "serializable"),
-        )
+        try:
+            engine["cc"] = _resolve_cc(
+                engine.get("cc", "auto"),
+                sizes,
+                engine.get("execution", "shared_everything"),
+                engine.get("isolation", "serializable"),
+            )
+        except ValueError as e:
+            raise ValueError(f"{self.source}: {e}") from None
         # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
         # in process where it is one instance, and keeps the config hash it had without [log].
         read_only = self.workload == "micro" and not workloads["micro"].update
@@ -517,6 +523,9 @@ def _resolve_cc(
     level (``cc = {serializable = "table_2pl", snapshot = "mvcc"}``): the scheme of the point's
     level (004 Fig 4: a table-locking engine whose snapshot level is its multi-version mode)."""
     if isinstance(cc, Mapping):
+        if isolation not in cc:
+            named = ", ".join(map(str, cc)) or "none"
+            raise ValueError(f"engine.cc: the table of schemes names no scheme for isolation {isolation!r} ({named})")
         return cc[isolation]
     if cc != "auto":
         return cc
