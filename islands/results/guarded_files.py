@@ -78,7 +78,7 @@ def make_directory(
             check_directory(path, what)
     except OSError as e:
         remove_created(created)
-        raise ValueError(f"{what} {path}: cannot create: {e.strerror}") from None
+        raise ValueError(f"{what} {path}: not writable (cannot create it: {e.strerror})") from None
     except BaseException:
         remove_created(created)
         raise
