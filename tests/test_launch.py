@@ -275,7 +275,7 @@ launch.run_deployment(deployment, config)
 """
 
 
-def test_a_killed_launcher_leaves_no_instances_and_its_directory_is_swept_later(private_run_root):
+def test_a_killed_launcher_leaves_no_instances_and_no_run_directory(private_run_root):
     import os
     import subprocess
     import sys
@@ -293,9 +293,13 @@ def test_a_killed_launcher_leaves_no_instances_and_its_directory_is_swept_later(
     # The instances follow their launcher (parent-death signal) ...
     gone, alive = psutil.wait_procs(instances, timeout=10)
     assert alive == []
-    # ... but its run directory stays until the next launch sweeps it up.
-    (stale,) = run_dirs()
-    assert stale.startswith(f"islands-run-{launcher.pid}-")
+    # ... and its janitor removes its run directory (issue 33: no wait for the next launch).
+    deadline = time.monotonic() + 30
+    while run_dirs() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert run_dirs() == set()
+    # Where no janitor could run, the next launch sweeps the dead launcher's directory up.
+    (private_run_root / f"islands-run-{launcher.pid}-left").mkdir(mode=0o700)
     live = private_run_root / f"islands-run-{os.getppid()}-keep"  # a launcher still alive
     live.mkdir()
     run_deployment(plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2]), config(duration=0.1))

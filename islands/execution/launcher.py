@@ -111,32 +111,55 @@ for _ in range(3):  # the instances die with the launcher; let them finish dying
 """
 
 
-def _start_janitor(directory: Path) -> subprocess.Popen[bytes] | None:
-    """A process that removes ``directory`` once this launcher is gone, however it went (None
-    when it cannot be started: the next launch's stale-directory sweep still removes it)."""
+def _start_janitor(directory: Path) -> tuple[int, int] | None:
+    """A process that removes ``directory`` once this launcher is gone, however it went: its pid
+    and the write end of its stdin (None when it cannot be started: the next launch's
+    stale-directory sweep still removes it). Spawned directly, in a session of its own (Ctrl-C
+    of the terminal is the launcher's to handle), not through subprocess: it is no instance."""
     try:
-        return subprocess.Popen(
-            [sys.executable, "-S", "-c", _JANITOR, str(directory)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
-            start_new_session=True,  # Ctrl-C of the terminal is the launcher's to handle
-        )
+        read_end, write_end = os.pipe()  # both close-on-exec; the child gets read_end as stdin
     except OSError:
         return None
+    try:
+        pid = os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-S", "-c", _JANITOR, str(directory)],
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, read_end, 0),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+            setsid=True,
+        )
+    except OSError:
+        os.close(write_end)
+        return None
+    finally:
+        os.close(read_end)
+    return pid, write_end
 
 
-def _stop_janitor(janitor: subprocess.Popen[bytes] | None) -> None:
+def _stop_janitor(janitor: tuple[int, int] | None) -> None:
+    """Tells the janitor the launcher is done (its stdin closes) and reaps it."""
     if janitor is None:
         return
+    pid, write_end = janitor
     with contextlib.suppress(OSError):
-        _pipe(janitor.stdin).close()
-    try:
-        janitor.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        janitor.kill()
-        janitor.wait()
+        os.close(write_end)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    if not done:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
 
 
 #: Seconds an instance may stay stopped (SIGSTOP, a debugger) before the run names it and ends:
