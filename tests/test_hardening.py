@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import signal
 import stat
 import subprocess
@@ -406,13 +407,13 @@ def test_a_scribbled_ring_tail_is_reported_as_malformed(private_run_root):
 def test_a_run_directory_whose_pid_was_reused_is_removed(private_run_root):
     sleeper = subprocess.Popen(["sleep", "60"])
     try:
+        # Made by a launcher that started at tick 1, long before the live process with its pid.
         stale = private_run_root / f"islands-run-{sleeper.pid}-abc"
         stale.mkdir(mode=0o700)
+        (stale / launcher.LAUNCHER_FILE).write_text("1")
         (stale / "ring-0-to-1").write_bytes(b"x")
-        old = time.time() - 3600  # made an hour before the live process with that pid started
-        os.utime(stale, (old, old))
         fresh = launcher._run_directory()
-        fresh.rmdir()
+        shutil.rmtree(fresh)
         assert not stale.exists()
     finally:
         sleeper.kill()
@@ -420,11 +421,14 @@ def test_a_run_directory_whose_pid_was_reused_is_removed(private_run_root):
 
 
 def test_a_live_launchers_run_directory_is_kept(private_run_root):
-    mine = private_run_root / f"islands-run-{os.getpid()}-abc"
+    mine = private_run_root / f"islands-run-{os.getpid()}-abc"  # a name from before start times
     mine.mkdir(mode=0o700)
     fresh = launcher._run_directory()
-    fresh.rmdir()
-    assert mine.exists()
+    assert (fresh / launcher.LAUNCHER_FILE).read_text() == str(launcher._start_ticks(os.getpid()))
+    again = launcher._run_directory()  # this launcher's own directory is alive and kept
+    assert mine.exists() and fresh.exists()
+    shutil.rmtree(fresh)
+    shutil.rmtree(again)
 
 
 @two_cpus

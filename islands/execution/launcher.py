@@ -54,8 +54,10 @@ RUN_ROOT: str | None = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 def _run_directory() -> Path:
-    """A new private run directory (mode 0700) named after this process, after removing those
-    of launchers that died without cleaning up (SIGKILL, power loss of a terminal).
+    """A new private run directory (mode 0700) named after this process, holding its start time
+    (:data:`LAUNCHER_FILE`), after removing those of launchers that died without cleaning up
+    (SIGKILL, power loss of a terminal): their pid is gone, or now names a process that started
+    at another time than the one recorded.
 
     The root is shared (/dev/shm), so only a real directory of this user is ever removed: an
     entry another user made under the same name pattern (a link to elsewhere, their own
@@ -76,23 +78,46 @@ def _run_directory() -> Path:
             continue
         except PermissionError:
             continue  # alive, another user's
-        if _started_after(pid, st.st_mtime):  # the pid was reused: its launcher is long gone
+        # Alive: the launcher itself, or another process the pid was given to since. The
+        # directory says when its launcher started, so a reused pid shows (without it: kept).
+        made_by = _recorded_start(stale)
+        if made_by is not None and _start_ticks(pid) not in (None, made_by):
             shutil.rmtree(stale, ignore_errors=True)
-    return Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
+    directory = Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
+    ticks = _start_ticks(os.getpid())
+    if ticks is not None:
+        (directory / LAUNCHER_FILE).write_text(str(ticks))
+    return directory
 
 
-def _started_after(pid: int, when: float) -> bool:
-    """True when process ``pid`` started after ``when`` (seconds since the epoch): it cannot have
-    made a directory last changed then. False when /proc cannot say."""
+#: The file of a run directory that holds its launcher's start time (/proc ticks after boot).
+LAUNCHER_FILE = ".launcher"
+
+
+def _recorded_start(directory: Path) -> int | None:
+    """The start time a run directory's launcher recorded; None without one (or unreadable)."""
+    try:
+        fd = os.open(directory / LAUNCHER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        text = os.read(fd, 32).decode(errors="replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return int(text) if text.isdigit() else None
+
+
+def _start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks after boot (/proc/PID/stat's 22nd field:
+    never changed by a wall-clock step); None when /proc cannot say."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             fields = f.read().decode(errors="replace").rpartition(")")[2].split()
-        ticks = int(fields[19])  # starttime, the 22nd field: clock ticks after boot
-        with open("/proc/stat") as f:
-            boot = next(int(line.split()[1]) for line in f if line.startswith("btime "))
-    except (OSError, ValueError, IndexError, StopIteration):
-        return False
-    return boot + ticks / os.sysconf("SC_CLK_TCK") > when + 2.0  # btime is whole seconds
+        return int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 #: What the janitor of a run directory runs (``python -S -c``, so that it starts fast): it waits
