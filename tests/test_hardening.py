@@ -464,3 +464,17 @@ def test_a_killed_launcher_leaves_no_run_directory(tmp_path):
             break
         time.sleep(0.1)
     assert list(root.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["bench", "counters", "--increments", "100000000000000", "--quiet"], "increments"),
+        (["bench", "ipc", "--round-trips", "100000000000000", "--quiet"], "round-trips"),
+    ],
+)
+def test_fixed_count_benchmarks_have_a_range(tmp_path, capsys, argv, message):
+    """Found probing the CLI: 10^14 increments ran for hours; refused before anything starts."""
+    assert cli_main([*argv, "--out", str(tmp_path / "b")]) == 2
+    one_line_error(capsys, message)
+    assert not (tmp_path / "b").exists()
