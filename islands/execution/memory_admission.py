@@ -10,8 +10,7 @@ up-front hash table, TPC-B about 50). TPC-C keeps its own, finer check in the en
 every workload is judged against the same available memory.
 
 The memory that can be used is the smallest of: the machine's available memory
-(``MemAvailable``) less ``driver.min_free_memory_mib`` (a run stops early below it anyway),
-the cgroup's limit less what it already holds, and the address-space limit (``RLIMIT_AS``)
+(``MemAvailable``), the cgroup's limit less what it already holds, and the address-space limit (``RLIMIT_AS``)
 less this process's address space.
 """
 
@@ -36,7 +35,6 @@ INDEX_BYTES_PER_KEY = {"micro": 64, "tpcb": 64, "tatp": 100}
 _TATP_ROWS = ((25, 1.0), (6, 2.5), (6, 2.5), (6, 3.75))
 #: TPC-B's payload columns of branch, teller and account rows.
 _TPCB_COLUMNS = 21
-_MIB = 1 << 20
 
 
 def row_bytes(columns: int) -> int:
@@ -138,25 +136,23 @@ def _gib(n: float) -> str:
 
 def check_load_fits(config: RunConfig, total_sites: int, available: int | None = None) -> None:
     """Raises ``ConfigError`` (a ``ValueError``) naming the setting that sizes the load when the
-    load of ``total_sites`` sites cannot fit ``available`` bytes (default: :func:`available_bytes`
-    less ``driver.min_free_memory_mib``)."""
+    load of ``total_sites`` sites cannot fit ``available`` bytes (default: :func:`available_bytes`).
+
+    ``driver.min_free_memory_mib`` is not taken off: a load that fits but leaves less than that
+    floor starts and stops early at once, saying so (``stopped_early``), as it always did."""
     need = load_bytes(config, total_sites)
     if need <= 0:
         return
-    reserve = config.driver.min_free_memory_mib * _MIB
     if available is None:
-        room = available_bytes()
-        if room is None:
+        available = available_bytes()
+        if available is None:
             return  # nothing says how much there is: the engine's own stops apply
-        available = room - reserve
     if need > available:
         from islands import _core
 
         field = SIZE_FIELD.get(config.workload, config.workload)
-        kept = f" (after driver.min_free_memory_mib = {config.driver.min_free_memory_mib})" if reserve else ""
         raise _core.ConfigError(
             field,
             f"the load of {total_sites} site{'s' if total_sites != 1 else ''} needs about {_gib(need)} but only "
-            f"{_gib(max(available, 0))} of memory is available{kept}: "
-            f"lower {field.split('.', 1)[1]} or use fewer cores",
+            f"{_gib(max(available, 0))} of memory is available: lower {field.split('.', 1)[1]} or use fewer cores",
         )
