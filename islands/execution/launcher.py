@@ -3,7 +3,9 @@ window everywhere at once, statistics collected as JSON, and nothing left behind
 
 Any instance that dies, a timeout or Ctrl-C ends the run: the others are killed, the error
 names the instance and how it ended, and the private run directory (sockets, rings) is
-removed. Instance processes also die with the launcher (PR_SET_PDEATHSIG).
+removed. An instance stopped (SIGSTOP, a debugger) for STOPPED_GRACE_S is named and ends the
+run too. Instance processes also die with the launcher (PR_SET_PDEATHSIG), and a janitor
+process removes the run directory once the launcher is gone, SIGKILL included.
 """
 
 from __future__ import annotations
