@@ -1,5 +1,6 @@
-"""Fuzzing the inputs (issue 33): random command lines for ``islands run`` and random experiment
-files (``islands sweep --dry-run``) with extreme values. Each case must end in a one-line error
+"""Fuzzing the inputs (issue 33): random command lines for ``islands run``, random experiment
+files (``islands sweep --dry-run``) with extreme values, and random corruptions of a logged
+run's logs before recovery. Each case must end in a one-line error
 (exit 2, or 1 for a run that failed) or a correct run (exit 0): never a traceback, never a
 hang. A short version runs by default; ``make test-slow`` runs the long one. Each test prints
 its counts (tried, clean error, correct run, anything else)."""
@@ -168,3 +169,96 @@ def test_fuzz_run_command_line_long(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.slow
 def test_fuzz_experiment_files_long(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _fuzz_specs(600, 3333, tmp_path, capsys)
+
+
+def _logged_config(log_dir: Path) -> islands.RunConfig:
+    return islands.RunConfig(
+        micro=islands.MicroConfig(update=True, multisite=0.3, rows_per_site=500),
+        engine=islands.EngineConfig(cc="none"),
+        driver=islands.DriverConfig(warmup_s=0.0, duration_s=0.1),
+        log=islands.LogConfig(mode="group_commit", directory=str(log_dir), record_acks=True, checkpoint=False),
+    )
+
+
+def _corrupt(rng: random.Random, log_dir: Path) -> str:
+    """One random corruption of one instance's log or snapshot; returns what it did."""
+    import os
+
+    target = log_dir / f"instance-{rng.randrange(2)}.log"
+    size = target.stat().st_size
+    kind = rng.choice(["flip", "truncate", "empty", "fifo", "directory", "link", "garbage"])
+    if kind == "flip" and size:
+        data = bytearray(target.read_bytes())
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(size)] ^= 1 << rng.randrange(8)
+        target.write_bytes(bytes(data))
+    elif kind == "truncate" and size:
+        os.truncate(target, rng.randrange(size))
+    elif kind == "empty":
+        os.truncate(target, 0)
+    elif kind == "garbage":
+        target.write_bytes(rng.randbytes(rng.randint(1, 4096)))
+    else:
+        target.unlink()
+        if kind == "fifo":
+            os.mkfifo(target, 0o600)
+        elif kind == "directory":
+            target.mkdir(mode=0o700)
+        else:
+            target.symlink_to(log_dir / "elsewhere")
+    return f"{kind} {target.name}"
+
+
+def _fuzz_logs(n: int, seed: int, tmp_path: Path) -> Counter[str]:
+    """Random corruptions of a logged run's logs, each recovered: a one-line refusal
+    (ValueError or InstanceFailed) or a run, never another exception or a hang."""
+    import shutil
+
+    from islands.execution.launcher import InstanceFailed, run_deployment
+    from islands.machine.placement import plan_deployment
+
+    topology = islands.read_topology()
+    if len(topology.cpus) < 2:
+        pytest.skip("needs two online CPUs")
+    deployment = plan_deployment(topology, "per-core", cpus=topology.cpus[:2])
+    original = tmp_path / "original"
+    run_deployment(deployment, _logged_config(original), transport="unix")
+    rng = random.Random(seed)
+    counts: Counter[str] = Counter()
+    others = []
+    for k in range(n):
+        log_dir = tmp_path / f"case-{k}"
+        shutil.copytree(original, log_dir)
+        what = _corrupt(rng, log_dir)
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(CASE_LIMIT_S)
+        counts["tried"] += 1
+        try:
+            run_deployment(deployment, _logged_config(log_dir), transport="unix", recover=True)
+            counts["run"] += 1
+        except (ValueError, InstanceFailed) as e:
+            if "\n" in str(e):
+                others.append(f"{what}: a many-line error {e!r}")
+            counts["error"] += 1
+        except Hang:
+            others.append(f"{what}: hang")
+        except Exception as e:  # anything that would have been a traceback
+            others.append(f"{what}: {type(e).__name__}: {e}")
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+    counts["other"] = len(others)
+    print(f"fuzz logs: {dict(counts)}")
+    assert not others, others[:5]
+    return counts
+
+
+@pytest.mark.usefixtures("private_run_root")
+def test_fuzz_log_corruptions_short(tmp_path: Path) -> None:
+    _fuzz_logs(8, 33, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("private_run_root")
+def test_fuzz_log_corruptions_long(tmp_path: Path) -> None:
+    _fuzz_logs(80, 3333, tmp_path)
