@@ -109,8 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:  # bad input: config, CPUs, sysfs trees, experiment files
         print(f"islands: error: {error}", file=sys.stderr)
         return 2
+    except RecursionError:  # input nested too deep for the parsers
+        print("islands: error: input nested too deeply", file=sys.stderr)
+        return 2
     except RuntimeError as error:  # a run that failed while running
         print(f"islands: failed: {error}", file=sys.stderr)
+        return 1
+    except MemoryError:  # an allocation the admission check did not foresee: one line all the same
+        print("islands: failed: out of memory (lower the load's size or use fewer cores)", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("islands: interrupted", file=sys.stderr)
@@ -118,6 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (``… | head``): stop quietly, like cat does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 141
+    except OSError as error:  # a file or directory the command needed: one line naming it
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"islands: failed: {where}{error.strerror or error}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -106,7 +106,7 @@ def test_none_needs_a_single_thread():
 @pytest.mark.parametrize(
     "field,value,message",
     [
-        ("rows_per_txn", 0, "rows_per_txn: must be at least 1"),
+        ("rows_per_txn", 0, "rows_per_txn: must be between 1 and 10000"),
         ("rows_per_site", 0, "rows_per_site: must be at least 1"),
         ("rows_per_txn", 20, "do not fit in a site of 10 rows"),
         ("zipf_s", 11.0, "zipf_s: must be between 0 and 10"),
@@ -134,9 +134,10 @@ def test_config_round_trip_and_hash():
 
 
 def test_a_run_stops_early_when_the_machine_runs_short_of_memory():
-    # A floor above any machine's available memory: the run stops in its warm-up, saying why,
-    # with an empty window (NaN rates, no commits) and consistent data.
-    floor = 1 << 40  # MiB
+    # A floor above any machine's available memory (the largest the setting takes, 1 PiB): the
+    # run stops in its warm-up, saying why, with an empty window (NaN rates, no commits) and
+    # consistent data.
+    floor = 1 << 30  # MiB
     config = RunConfig(driver=DriverConfig(cpus=(0,), warmup_s=5.0, duration_s=5.0, min_free_memory_mib=floor))
     result = islands.run(config)
     assert len(result.stopped_early) == 1 and f"below driver.min_free_memory_mib {floor}" in result.stopped_early[0]

@@ -210,10 +210,10 @@ def test_cli_errors_name_the_flag(capsys):
     from islands.__main__ import main
 
     for argv, needle in [
-        (["--rows", "0"], "--rows: must be at least 1, got 0"),
+        (["--rows", "0"], "--rows: must be between 1 and 10000, got 0"),
         (["--workload", "tpcc", "--remote-item", "2"], "--remote-item: must be between 0 and 1, got 2"),
         (["--workload", "tpcb", "--branches-per-site", "0"], "--branches-per-site: must be between 1 and 1000000"),
-        (["--duration", "0"], "--duration: must be at least 0.001"),
+        (["--duration", "0"], "--duration: must be between 0.001 and 86400"),
         (["--workload", "tatp", "--mix", "nope"], "--mix: unknown transaction 'nope'"),
     ]:
         assert main(["run", "--cores", "0", "--warmup", "0", "--duration", "0.05", *argv]) == 2

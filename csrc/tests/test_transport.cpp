@@ -500,6 +500,24 @@ void test_ring_edges() {
   CHECK(ring.try_push(a, 4));
   CHECK(reader.peek(length) == RingPeek::record && length == 4);
   reader.pop();
+  // A tail more than a ring ahead of what was read (the control block overwritten) is no place
+  // to resynchronise to: the consumer would skip everything written next. tail_impossible tells
+  // it from a broken record (the transport then names the ring as malformed).
+  CHECK(!reader.tail_impossible());
+  const std::uint64_t honest_tail = ring.control().tail.load();
+  ring.control().tail.store(honest_tail + 4 * capacity);
+  p = RingPeek::empty;
+  peeks = 0;
+  while (p == RingPeek::empty && peeks++ < 10 * SpscRing::kTailCheckInterval) p = reader.peek(length);
+  CHECK(p == RingPeek::corrupt);
+  CHECK(reader.tail_impossible());
+  ring.control().tail.store(honest_tail);
+  // A head ahead of the producer's tail would keep the ring full for ever: head_impossible.
+  CHECK(!ring.head_impossible());
+  ring.control().head.store(ring.own_tail() + 8 * capacity);
+  while (ring.try_push(a, 5)) {
+  }
+  CHECK(ring.head_impossible());
   // Garbage in the control block and data area: every peek returns, whatever it says, and
   // reads stay inside the region (masked), which the sanitizer build checks.
   std::mt19937_64 rng(3);

@@ -44,6 +44,11 @@ def _add_common(p: argparse.ArgumentParser, reps: int, duration: float, warmup: 
     p.add_argument("--json", action="store_true", help="print the rows and where they went as JSON")
 
 
+#: The most round trips or increments a fixed-count benchmark makes (about a minute's worth at
+#: tens of nanoseconds each; more is a mistyped number, and would run for hours).
+MAX_COUNT = 10**9
+
+
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Adds the ``bench`` subcommand and its three benchmarks (``func=main``)."""
     from islands.bench.counters import GRANULARITIES, LOCK_KINDS, PLACEMENTS
@@ -186,8 +191,8 @@ def main(args: argparse.Namespace) -> int:
             pairs = [cpu_relation(topology, *parse_cpu_pair(text, topology)) for text in args.cpus]
         if args.size <= 0:
             raise ValueError(f"size: {args.size} is not a message size in bytes >= 1")
-        if args.round_trips < 0:
-            raise ValueError(f"round-trips: {args.round_trips} is not a number >= 0")
+        if not 0 <= args.round_trips <= MAX_COUNT:
+            raise ValueError(f"round-trips: {args.round_trips} is not a number from 0 to {MAX_COUNT}")
         outcome = suite.bench_ipc(
             topology,
             mechanisms=mechanisms,
@@ -199,8 +204,8 @@ def main(args: argparse.Namespace) -> int:
         )
         table = ipc_table(outcome.rows)
     elif args.bench == "counters":
-        if args.increments < 0:
-            raise ValueError(f"increments: {args.increments} is not a number >= 0")
+        if not 0 <= args.increments <= MAX_COUNT:
+            raise ValueError(f"increments: {args.increments} is not a number from 0 to {MAX_COUNT}")
         outcome = suite.bench_counters(
             topology,
             locks=parse_choices(args.locks, LOCK_KINDS, "locks", "lock kind"),

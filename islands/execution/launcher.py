@@ -3,7 +3,9 @@ window everywhere at once, statistics collected as JSON, and nothing left behind
 
 Any instance that dies, a timeout or Ctrl-C ends the run: the others are killed, the error
 names the instance and how it ended, and the private run directory (sockets, rings) is
-removed. Instance processes also die with the launcher (PR_SET_PDEATHSIG).
+removed. An instance stopped (SIGSTOP, a debugger) for STOPPED_GRACE_S is named and ends the
+run too. Instance processes also die with the launcher (PR_SET_PDEATHSIG), and a janitor
+process removes the run directory once the launcher is gone, SIGKILL included.
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ from typing import IO, Any
 
 from islands import _core
 from islands.execution.in_process import check_cpus
+from islands.execution.log_files import check_logs
+from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import RunResult, collect
 from islands.execution.settings import RunConfig
 from islands.machine.memory_placement import memory_nodes
 from islands.machine.placement import Deployment
 from islands.machine.topology import Topology, format_cpulist, read_topology
+from islands.results.guarded_files import make_directory, remove_created
 
 #: Seconds an instance may take to load its data and attach to its peers.
 LOAD_TIMEOUT_S = 120.0
@@ -52,8 +57,10 @@ RUN_ROOT: str | None = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 def _run_directory() -> Path:
-    """A new private run directory (mode 0700) named after this process, after removing those
-    of launchers that died without cleaning up (SIGKILL, power loss of a terminal).
+    """A new private run directory (mode 0700) named after this process, holding its start time
+    (:data:`LAUNCHER_FILE`), after removing those of launchers that died without cleaning up
+    (SIGKILL, power loss of a terminal): their pid is gone, or now names a process that started
+    at another time than the one recorded.
 
     The root is shared (/dev/shm), so only a real directory of this user is ever removed: an
     entry another user made under the same name pattern (a link to elsewhere, their own
@@ -71,9 +78,134 @@ def _run_directory() -> Path:
             os.kill(pid, 0)
         except ProcessLookupError:
             shutil.rmtree(stale, ignore_errors=True)
+            continue
         except PermissionError:
-            pass  # alive, another user's
-    return Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
+            continue  # alive, another user's
+        # Alive: the launcher itself, or another process the pid was given to since. The
+        # directory says when its launcher started, so a reused pid shows (without it: kept).
+        made_by = _recorded_start(stale)
+        if made_by is not None and _start_ticks(pid) not in (None, made_by):
+            shutil.rmtree(stale, ignore_errors=True)
+    directory = Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
+    ticks = _start_ticks(os.getpid())
+    if ticks is not None:
+        (directory / LAUNCHER_FILE).write_text(str(ticks))
+    return directory
+
+
+#: The file of a run directory that holds its launcher's start time (/proc ticks after boot).
+LAUNCHER_FILE = ".launcher"
+
+
+def _recorded_start(directory: Path) -> int | None:
+    """The start time a run directory's launcher recorded; None without one (or unreadable)."""
+    try:
+        fd = os.open(directory / LAUNCHER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        text = os.read(fd, 32).decode(errors="replace").strip()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return int(text) if text.isdigit() else None
+
+
+def _start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks after boot (/proc/PID/stat's 22nd field:
+    never changed by a wall-clock step); None when /proc cannot say."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().decode(errors="replace").rpartition(")")[2].split()
+        return int(fields[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+#: What the janitor of a run directory runs (``python -S -c``, so that it starts fast): it waits
+#: until its stdin closes (the launcher finished, or died: SIGKILL included) and then removes the
+#: run directory, so that a killed launcher leaves no ring files in /dev/shm.
+_JANITOR = """
+import os, shutil, signal, sys, time
+for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+    signal.signal(s, signal.SIG_IGN)
+sys.stdin.buffer.read()
+for _ in range(3):  # the instances die with the launcher; let them finish dying
+    shutil.rmtree(sys.argv[1], ignore_errors=True)
+    if not os.path.lexists(sys.argv[1]):
+        break
+    time.sleep(0.2)
+"""
+
+
+def _start_janitor(directory: Path) -> tuple[int, int] | None:
+    """A process that removes ``directory`` once this launcher is gone, however it went: its pid
+    and the write end of its stdin (None when it cannot be started: the next launch's
+    stale-directory sweep still removes it). Spawned directly, in a session of its own (Ctrl-C
+    of the terminal is the launcher's to handle), not through subprocess: it is no instance."""
+    try:
+        read_end, write_end = os.pipe()  # both close-on-exec; the child gets read_end as stdin
+    except OSError:
+        return None
+    try:
+        pid = os.posix_spawn(
+            sys.executable,
+            [sys.executable, "-S", "-c", _JANITOR, str(directory)],
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, read_end, 0),
+                (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+            ],
+            setsid=True,
+        )
+    except OSError:
+        os.close(write_end)
+        return None
+    finally:
+        os.close(read_end)
+    return pid, write_end
+
+
+def _stop_janitor(janitor: tuple[int, int] | None) -> None:
+    """Tells the janitor the launcher is done (its stdin closes) and reaps it."""
+    if janitor is None:
+        return
+    pid, write_end = janitor
+    with contextlib.suppress(OSError):
+        os.close(write_end)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
+    if not done:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+
+
+#: Seconds an instance may stay stopped (SIGSTOP, a debugger) before the run names it and ends:
+#: the others would wait for it until a timeout otherwise.
+STOPPED_GRACE_S = 2.0
+
+
+def _process_state(pid: int) -> str:
+    """The state letter of a process (/proc/PID/stat: R, S, D, T stopped, t traced, Z ...);
+    "" when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            text = f.read().decode(errors="replace")
+    except OSError:
+        return ""
+    # The command name is in parentheses and may hold spaces: the state follows the last ')'.
+    rest = text.rpartition(")")[2].split()
+    return rest[0] if rest else ""
 
 
 def _how_it_ended(code: int | None) -> str:
@@ -150,11 +282,15 @@ class _Instances:
     def collect(self, event: str, deadline: float) -> list[dict[str, Any]]:
         """Waits until every instance said `event`; raises InstanceFailed otherwise."""
         got: dict[int, dict[str, Any]] = {}
+        stopped_since: dict[int, float] = {}
         while len(got) < len(self.procs):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                waiting = min(set(range(len(self.procs))) - set(got))
-                raise self.failure(waiting, f"did not say '{event}' in time")
+                waiting = sorted(set(range(len(self.procs))) - set(got))
+                # The one that is stopped, if one is, is why the others wait.
+                culprit = next((i for i in waiting if i in stopped_since), waiting[0])
+                raise self.failure(culprit, f"did not say '{event}' in time")
+            self.check_stopped(got, stopped_since)
             for key, _ in self.selector.select(timeout=min(remaining, 0.5)):
                 i = key.data
                 chunk = os.read(key.fd, 1 << 16)
@@ -179,6 +315,23 @@ class _Instances:
                     if self.selector.get_map().get(_pipe(proc.stdout).fileno()) is None:
                         raise self.failure(i)
         return [got[i] for i in range(len(self.procs))]
+
+    def check_stopped(self, got: dict[int, Any], stopped_since: dict[int, float]) -> None:
+        """Raises InstanceFailed naming an instance that has been stopped (state T: SIGSTOP, a
+        debugger) for STOPPED_GRACE_S: every other instance would wait on it until a timeout."""
+        now = time.monotonic()
+        for i, proc in enumerate(self.procs):
+            if i in got or proc.poll() is not None:
+                stopped_since.pop(i, None)
+                continue
+            if _process_state(proc.pid) in ("T", "t"):
+                since = stopped_since.setdefault(i, now)
+                if now - since >= STOPPED_GRACE_S:
+                    raise self.failure(
+                        i, f"was stopped (SIGSTOP or a debugger) for {now - since:.0f} s and stalled the run"
+                    )
+            else:
+                stopped_since.pop(i, None)
 
     def other_errors(self, first: int, wait_s: float = 2.0) -> str:
         """The errors other instances report within `wait_s` of the first one (one failure
@@ -270,6 +423,8 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
         core.transport = transport
         core.directory = "/nonexistent-checked-later"
         core.validate()
+    if topology.source == LIVE_SYSFS:  # this machine's memory (a plan for another is not judged)
+        check_load_fits(config, deployment.n_cpus)
 
 
 def run_deployment(
@@ -299,14 +454,19 @@ def run_deployment(
     topology = topology or read_topology()
     validate(deployment, config, transport, topology)
     memory_nodes(topology, deployment, memory)  # a policy the machine cannot give: refused now
-    if config.log.mode != "off":
-        try:
-            Path(config.log.directory).mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            raise ValueError(f"log.directory: cannot create {config.log.directory}: {error.strerror}") from None
-        _core.check_log_directory(config.log.directory)
     if recover and config.log.mode == "off":
         raise ValueError("recover: recovery replays the log, but log.mode is off")
+    log_warnings: list[str] = []
+    if config.log.mode != "off":
+        # Owner-only whatever the umask; a directory it had to make is removed again when refused.
+        created = make_directory(config.log.directory, 0o700, what="log.directory", check=False)
+        try:
+            _core.check_log_directory(config.log.directory)
+            if recover:
+                log_warnings = check_logs(config.log.directory, [len(c) for c in deployment.instances])
+        except BaseException:
+            remove_created(created)
+            raise
     if config.log.mode != "off" and not recover:
         earlier = sorted(Path(config.log.directory).glob("instance-*.log"))
         if earlier:
@@ -315,6 +475,7 @@ def run_deployment(
                 "(restart with recover=True, or use an empty directory)"
             )
     directory = _run_directory()
+    janitor = _start_janitor(directory)
     instances = None
     killer = None
     try:
@@ -358,7 +519,9 @@ def run_deployment(
         if instances is not None:
             instances.kill()
         shutil.rmtree(directory, ignore_errors=True)
+        _stop_janitor(janitor)
     result = collect(config, deployment, transport, topology, results)
+    result.warnings.extend(log_warnings)
     for instance, spec in zip(result.instances, specs):
         instance["memory_nodes"] = spec["numa_nodes"]  # None: not bound (the kernel's default)
     if config.profile.simulate:  # cachegrind's copy runs after the instances are gone

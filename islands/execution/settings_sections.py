@@ -134,8 +134,8 @@ class DriverConfig(_Section):
 
     cpus: tuple[int, ...] = (0,)  #: one worker per entry, pinned there; one site per worker
     pin: bool = True  #: false: leave placement to the OS scheduler
-    warmup_s: float = 1.0  #: seconds run before measuring
-    duration_s: float = 5.0  #: seconds measured
+    warmup_s: float = 1.0  #: seconds run before measuring (at most a day)
+    duration_s: float = 5.0  #: seconds measured (at most a day)
     seed: int = 1  #: base random seed; worker i uses seed + i
     timeline_interval_s: float = 0.1  #: the throughput timeline counts commits per interval of this many seconds
     #: the run stops early, keeping what it measured, when the machine's available memory falls below this many MiB (0:

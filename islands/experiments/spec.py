@@ -88,6 +88,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -112,6 +114,8 @@ from islands.experiments.schedule import LiveRun, parse_schedule
 from islands.experiments.spec_sections import (
     DEPLOY_KEYS,
     ENGINE_FIELDS,
+    MAX_REPETITIONS,
+    MAX_SECONDS,
     SpecLocation,
     goes_to,
     order_grid,
@@ -331,9 +335,12 @@ class ExperimentSpec:
                 config = dataclasses.replace(base, **{part: dataclasses.replace(getattr(base, part), **{key: value})})
                 if part == "engine" and _is_resolved(self.engine.get("cc", "auto")) and "cc" not in grid_keys:
                     # as run_config resolves it
-                    cc = _resolve_cc(
-                        self.engine.get("cc", "auto"), (1,), config.engine.execution, config.engine.isolation
-                    )
+                    try:
+                        cc = _resolve_cc(
+                            self.engine.get("cc", "auto"), (1,), config.engine.execution, config.engine.isolation
+                        )
+                    except ValueError as e:
+                        raise where.error("engine.cc", str(e).split(": ", 1)[-1]) from None
                     config = dataclasses.replace(config, engine=dataclasses.replace(config.engine, cc=cc))
                 try:
                     config.to_core(total_sites=sites)
@@ -365,12 +372,15 @@ class ExperimentSpec:
         engine = {**self.engine, **design, **{k: v for k, v in chosen.items() if k in ENGINE_FIELDS}}
         if self.live:  # the controller reads the monitor
             engine["plp_monitor"] = True
-        engine["cc"] = _resolve_cc(
-            engine.get("cc", "auto"),
-            sizes,
-            engine.get("execution", "shared_everything"),
-            engine.get("isolation", "serializable"),
-        )
+        try:
+            engine["cc"] = _resolve_cc(
+                engine.get("cc", "auto"),
+                sizes,
+                engine.get("execution", "shared_everything"),
+                engine.get("isolation", "serializable"),
+            )
+        except ValueError as e:
+            raise ValueError(f"{self.source}: {e}") from None
         # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
         # in process where it is one instance, and keeps the config hash it had without [log].
         read_only = self.workload == "micro" and not workloads["micro"].update
@@ -476,16 +486,18 @@ class ExperimentSpec:
         """The same spec with the command line's ``--duration``/``--warmup``/``--repetitions``."""
         changes: dict[str, Any] = {}
         if duration_s is not None:
-            if not (isinstance(duration_s, (int, float)) and math.isfinite(duration_s) and duration_s > 0):
-                raise ValueError(f"--duration: {duration_s!r} must be a number of seconds > 0")
+            finite = isinstance(duration_s, (int, float)) and math.isfinite(duration_s)
+            if not (finite and 0 < duration_s <= MAX_SECONDS):
+                raise ValueError(f"--duration: {duration_s!r} must be seconds > 0 and at most {MAX_SECONDS:g}")
             changes["duration_s"] = float(duration_s)
         if warmup_s is not None:
-            if not (isinstance(warmup_s, (int, float)) and math.isfinite(warmup_s) and warmup_s >= 0):
-                raise ValueError(f"--warmup: {warmup_s!r} must be a number of seconds >= 0")
+            if not (isinstance(warmup_s, (int, float)) and math.isfinite(warmup_s) and 0 <= warmup_s <= MAX_SECONDS):
+                raise ValueError(f"--warmup: {warmup_s!r} must be a number of seconds >= 0 and at most {MAX_SECONDS:g}")
             changes["warmup_s"] = float(warmup_s)
         if repetitions is not None:
-            if isinstance(repetitions, bool) or not isinstance(repetitions, int) or repetitions < 1:
-                raise ValueError(f"--repetitions: {repetitions!r} must be a whole number >= 1")
+            whole = isinstance(repetitions, int) and not isinstance(repetitions, bool)
+            if not (whole and 1 <= repetitions <= MAX_REPETITIONS):
+                raise ValueError(f"--repetitions: {repetitions!r} must be a whole number from 1 to {MAX_REPETITIONS}")
             changes["repetitions"] = repetitions
         return dataclasses.replace(self, **changes)
 
@@ -502,19 +514,41 @@ def _plain(value: Any) -> Any:
     return value
 
 
+#: The largest experiment file read (the biggest checked-in one is a few KiB).
+MAX_SPEC_BYTES = 1 << 20
+
+
 def load_spec(path: str | Path) -> ExperimentSpec:
     """Read and check an experiment file. Raises ``ValueError`` (one line, naming the file,
     the key and where known the line) for a missing file, bad TOML or a bad key or value."""
     path = Path(path)
     try:
-        text = path.read_text()
+        # Non-blocking, so that a FIFO in its place is refused rather than waited on.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise ValueError(f"{path}: not a regular file")
+            raw = os.read(fd, MAX_SPEC_BYTES + 1)
+        finally:
+            os.close(fd)
     except OSError as e:
         raise ValueError(f"{path}: cannot read the experiment file ({e.strerror})") from None
+    if len(raw) > MAX_SPEC_BYTES:
+        raise ValueError(f"{path}: larger than {MAX_SPEC_BYTES // 1024} KiB; not an experiment file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}: not UTF-8 text (byte {e.start}); a binary file?") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ValueError(f"{path}: not valid TOML: {e}") from None
-    return ExperimentSpec.from_dict(data, source=str(path), text=text)
+    except RecursionError:
+        raise ValueError(f"{path}: not an experiment file: nested too deeply") from None
+    try:
+        return ExperimentSpec.from_dict(data, source=str(path), text=text)
+    except RecursionError:
+        raise ValueError(f"{path}: not an experiment file: nested too deeply") from None
 
 
 def _resolve_cc(
@@ -528,6 +562,9 @@ def _resolve_cc(
     level (``cc = {serializable = "table_2pl", snapshot = "mvcc"}``): the scheme of the point's
     level (004 Fig 4: a table-locking engine whose snapshot level is its multi-version mode)."""
     if isinstance(cc, Mapping):
+        if isolation not in cc:
+            named = ", ".join(map(str, cc)) or "none"
+            raise ValueError(f"engine.cc: the table of schemes names no scheme for isolation {isolation!r} ({named})")
         return cc[isolation]
     if cc != "auto":
         return cc

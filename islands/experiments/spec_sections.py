@@ -354,17 +354,29 @@ class RunSection:
     steady_warmup: bool = False  #: the warm-up ends where the timeline is steady (islands.measure.run_noise)
 
 
+#: The longest warm-up or measured window of a run (the engine's driver.duration_s range).
+MAX_SECONDS = 86400.0
+#: The most repetitions of a point: beyond it a sweep is a mistyped number, not a study.
+MAX_REPETITIONS = 1000
+#: The largest seed (the engine's is an unsigned 64-bit number).
+MAX_SEED = 2**64 - 1
+#: The most made-up sockets of a virtual topology.
+MAX_VIRTUAL_SOCKETS = 1024
+
+
 def _seconds(where: SpecLocation, key: str, value: Any, positive: bool) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise where.error(f"run.{key}", f"{value!r} is not a number of seconds")
-    if value < 0 or (positive and value <= 0):
-        raise where.error(f"run.{key}", f"{value!r} must be {'> 0' if positive else '>= 0'}")
+    if value < 0 or (positive and value <= 0) or value > MAX_SECONDS:
+        low = "> 0" if positive else ">= 0"
+        raise where.error(f"run.{key}", f"{value!r} must be {low} and at most {MAX_SECONDS:g} (a day)")
     return float(value)
 
 
-def _whole(where: SpecLocation, key: str, value: Any, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise where.error(key, f"{value!r} is not a whole number >= {low}")
+def _whole(where: SpecLocation, key: str, value: Any, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bound = f" and at most {high}" if high is not None else ""
+        raise where.error(key, f"{value!r} is not a whole number >= {low}{bound}")
     return value
 
 
@@ -390,12 +402,12 @@ def parse_run(run: Mapping[str, Any], where: SpecLocation) -> RunSection:
             raise where.error(f"run.{key}", unknown_key(key, RUN_KEYS))
     warmup = _seconds(where, "warmup_s", run.get("warmup_s", 1.0), positive=False)
     duration = _seconds(where, "duration_s", run.get("duration_s", 5.0), positive=True)
-    repetitions = _whole(where, "run.repetitions", run.get("repetitions", 1), 1)
-    seed = _whole(where, "run.seed", run.get("seed", 1), 0)
+    repetitions = _whole(where, "run.repetitions", run.get("repetitions", 1), 1, MAX_REPETITIONS)
+    seed = _whole(where, "run.seed", run.get("seed", 1), 0, MAX_SEED)
     cpus = _cpus(where, run["cpus"]) if run.get("cpus") is not None else None
     virtual = run.get("virtual_sockets")
     if virtual is not None:
-        _whole(where, "run.virtual_sockets", virtual, 1)
+        _whole(where, "run.virtual_sockets", virtual, 1, MAX_VIRTUAL_SOCKETS)
     delay = run.get("virtual_delay_us", 0.0)
     if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0 <= delay <= 1e6:
         raise where.error("run.virtual_delay_us", f"{delay!r} is not a delay in [0, 1000000] microseconds")

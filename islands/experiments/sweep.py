@@ -44,6 +44,7 @@ from islands.machine.placement import Deployment, expand_relative, leading_cpus,
 from islands.machine.topology import Topology
 from islands.measure.run_noise import timeline_noise
 from islands.measure.system_state import busy_warning
+from islands.results.guarded_files import DIRECTORY_MODE, make_directory
 from islands.results.store import ResultStore
 
 __all__ = [
@@ -316,7 +317,7 @@ class Sweep:
                 f"results directory {d} {mismatch}: use --fresh to start over, --force to add to it, or another --out"
             )
         try:
-            d.mkdir(parents=True, exist_ok=True)
+            make_directory(d, DIRECTORY_MODE, "results directory")
             probe = d / ".write-test"
             probe.write_text("")
             probe.unlink()

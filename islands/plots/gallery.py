@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from islands.results.guarded_files import DIRECTORY_MODE, make_directory, write_by_rename
+
 __all__ = ["Entry", "build_gallery", "find_results"]
 
 #: The page's file name in the output directory.
@@ -95,7 +97,7 @@ def _collect(source: Path, out: Path) -> Entry:
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True)
-    if store.manifest_path.is_file():
+    if not problem and store.manifest_path.is_file():
         shutil.copyfile(store.manifest_path, target / store.manifest_path.name)
         entry.files.append(f"{source.name}/{store.manifest_path.name}")
     if problem:
@@ -164,16 +166,14 @@ def build_gallery(results: str | Path, out: str | Path | None = None) -> Path:
     root = Path(results)
     sources = find_results(root)
     target = Path(out) if out is not None else root / "gallery"
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ValueError(f"--out {target}: cannot create it ({e.strerror})") from None
+    # Made owner-writable whatever the umask; a planted link or another user's directory refused.
+    make_directory(target, DIRECTORY_MODE, "gallery directory")
     resolved = target.resolve()
     sources = [s for s in sources if s.resolve() != resolved]
     try:
         entries = _ordered([_collect(s, target) for s in sources])
         page = target / INDEX
-        page.write_text(_page(root, entries))
+        write_by_rename(page, _page(root, entries))  # replaces a link planted there, never follows it
     except OSError as e:
         raise ValueError(f"{target}: cannot write the gallery ({e.strerror or e})") from None
     return page

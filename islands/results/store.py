@@ -27,6 +27,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from islands.results.guarded_files import DIRECTORY_MODE, make_directory, read_regular
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -99,14 +101,21 @@ class ResultStore:
 
     def create(self, manifest: dict[str, Any]) -> None:
         """Creates the directory and writes the manifest (replacing an older one)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
+        make_directory(self.directory, DIRECTORY_MODE, "results directory")
         self.write_manifest(manifest)
 
     def manifest(self) -> dict[str, Any]:
         """The manifest, or {} when none was written."""
-        if not self.manifest_path.exists():
+        if not os.path.lexists(self.manifest_path):
             return {}
-        return json.loads(self.manifest_path.read_text())
+        data = read_regular(self.manifest_path, "manifest")  # never through a planted link
+        try:
+            manifest = json.loads(data)
+        except ValueError as e:  # bad JSON or bad UTF-8
+            raise ValueError(f"manifest {self.manifest_path}: not valid JSON ({e})") from None
+        if not isinstance(manifest, dict):
+            raise ValueError(f"manifest {self.manifest_path}: not a JSON object")
+        return manifest
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Replaces the manifest atomically."""
@@ -158,7 +167,7 @@ class ResultStore:
         new = pd.DataFrame([flatten(r) for r in rows])
         if new.empty:
             return None
-        self.parts_dir.mkdir(parents=True, exist_ok=True)
+        make_directory(self.parts_dir, DIRECTORY_MODE, "rows directory")
         # Names sort in the order written; the random part keeps concurrent writers apart.
         path = self.parts_dir / f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
         _atomic_write(path, lambda tmp: new.to_parquet(tmp, index=False))

@@ -33,14 +33,28 @@ void check_log_directory(const std::string& directory) {
 }
 
 int open_private_file(const std::string& path, int flags, const char* who) {
-  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, 0600);
+  // O_NONBLOCK so that a FIFO planted in place of a log cannot hang open() waiting for a
+  // writer (or a reader); anything but a regular file is refused once it is open.
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0600);
   if (fd < 0) {
     const int e = errno;
     struct stat st;
-    const bool link = e == ELOOP || (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode));
+    const bool exists = ::lstat(path.c_str(), &st) == 0;
+    const bool link = e == ELOOP || (exists && S_ISLNK(st.st_mode));
+    const bool special = !link && exists && !S_ISREG(st.st_mode);
     throw std::runtime_error(std::string(who) + ": cannot open " + path + ": " +
-                             (link ? "it is a symbolic link (refused)" : std::strerror(e)));
+                             (link      ? "it is a symbolic link (refused)"
+                              : special ? "it is not a regular file (refused)"
+                                        : std::strerror(e)));
   }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw std::runtime_error(std::string(who) + ": cannot open " + path +
+                             ": it is not a regular file (refused)");
+  }
+  const int status = ::fcntl(fd, F_GETFL);
+  if (status >= 0) ::fcntl(fd, F_SETFL, status & ~O_NONBLOCK);
   return fd;
 }
 

@@ -196,7 +196,17 @@ bool ShmRingTransport::push(std::uint32_t dest, const void* first, std::size_t f
     ring_doorbell(dest);  // after the record is published: see doorbell.hpp
     return true;
   }
-  // Full. A consumer that died without cleanup never drains, so look (once per refused
+  // Full. A head no consumer can publish (scribbled shared memory) would keep it full for
+  // ever: name the ring instead of stalling.
+  if (ring.head_impossible()) {
+    throw std::runtime_error("shm transport: ring " + outbound_[dest].path + " to peer instance " +
+                             std::to_string(dest) + " is malformed: its head (" +
+                             std::to_string(ring.seen_head()) +
+                             ") is not within one ring of what this instance wrote (" +
+                             std::to_string(ring.own_tail()) +
+                             "); its shared memory was overwritten");
+  }
+  // A consumer that died without cleanup never drains, so look (once per refused
   // send, off the fast path) whether its process still exists.
   const std::int32_t pid = control.consumer_pid.load(std::memory_order_acquire);
   if (pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH) {
@@ -246,6 +256,16 @@ bool ShmRingTransport::poll(Message& out) {
       const RingPeek peek = ring.peek(length);
       if (peek == RingPeek::empty) break;
       if (peek == RingPeek::corrupt) {
+        if (ring.tail_impossible()) {
+          // Not a broken record but a broken ring: resynchronising would jump past everything
+          // the producer writes next and stall the run, so name the ring instead.
+          throw std::runtime_error(
+              "shm transport: ring " + inbound_[src].path + " from peer instance " +
+              std::to_string(src) + " is malformed: its tail (" +
+              std::to_string(ring.seen_tail()) + ") is more than the ring's " +
+              std::to_string(ring.capacity()) + " bytes ahead of what this instance read (" +
+              std::to_string(ring.own_head()) + "); its shared memory was overwritten");
+        }
         // The frame cannot be trusted, so neither can where the next record starts: drop all
         // that is published and pick up cleanly from what the producer writes next.
         count_malformed(DecodeStatus::bad_frame);

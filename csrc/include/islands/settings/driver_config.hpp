@@ -12,11 +12,11 @@ namespace islands {
 #define ISLANDS_DRIVER_FIELDS(F)                                                                       \
   F(std::vector<int>, cpus, {}, kUnbounded, kUnbounded, "one worker per entry, pinned there; one site per worker") \
   F(bool, pin, true, kUnbounded, kUnbounded, "false: leave placement to the OS scheduler")            \
-  F(double, warmup_s, 1.0, 0, kUnbounded, "seconds run before measuring")                            \
-  F(double, duration_s, 5.0, 0.001, kUnbounded, "seconds measured")                                  \
+  F(double, warmup_s, 1.0, 0, 86400, "seconds run before measuring (at most a day)")                     \
+  F(double, duration_s, 5.0, 0.001, 86400, "seconds measured (at most a day)")                        \
   F(std::uint64_t, seed, 1, kUnbounded, kUnbounded, "base random seed; worker i uses seed + i")         \
-  F(double, timeline_interval_s, 0.1, 0.001, kUnbounded, "the throughput timeline counts commits per interval of this many seconds") \
-  F(std::uint64_t, min_free_memory_mib, 512, kUnbounded, kUnbounded,                                  \
+  F(double, timeline_interval_s, 0.1, 0.001, 3600, "the throughput timeline counts commits per interval of this many seconds") \
+  F(std::uint64_t, min_free_memory_mib, 512, 0, 1073741824,                                  \
     "the run stops early, keeping what it measured, when the machine's available memory falls below this many MiB (0: never)")
 
 //! The closed-loop in-process driver: one worker thread per CPU, each a client that runs

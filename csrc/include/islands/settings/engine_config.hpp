@@ -36,7 +36,7 @@ namespace islands {
     "test mode: count each worker's accesses to system structures kept by another socket")         \
   F(double, cross_socket_delay_ns, 0.0, 0.0, 1e6, \
     "injected delay on each access to system structures kept by another socket (virtual topologies), ns") \
-  F(double, plp_reshuffle_s, 0.0, 0.0, kUnbounded,                                                 \
+  F(double, plp_reshuffle_s, 0.0, 0.0, 86400,                                                 \
     "test mode (plp): every this many seconds while transactions run, move 1-3 random routing units to other workers (0: never)") \
   F(bool, test_skip_drain, false, kUnbounded, kUnbounded,                                          \
     "test only (plp): hand moved units over without draining them (broken on purpose; the ownership check must catch it)") \

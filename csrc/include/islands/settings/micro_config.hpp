@@ -10,7 +10,7 @@ namespace islands {
 #define ISLANDS_MICRO_FIELDS(F)                                                                             \
   F(std::uint64_t, rows_per_site, 10000, 1, kUnbounded, "rows in each site (one site per worker core)")     \
   F(std::uint32_t, columns, 10, 1, 4096, "int32 payload columns per row (10 = 40 bytes)")                   \
-  F(std::uint32_t, rows_per_txn, 10, 1, kUnbounded, "distinct rows each transaction reads or updates")      \
+  F(std::uint32_t, rows_per_txn, 10, 1, 10000, "distinct rows each transaction reads or updates")          \
   F(bool, update, false, kUnbounded, kUnbounded, "false: read the rows; true: update every column")         \
   F(double, multisite, 0.0, 0, 1, "fraction of transactions that are multisite, 0..1")                     \
   F(double, zipf_s, 0.0, 0, ZipfGenerator::kMaxSkew, "Zipf exponent of the row choice; 0 = uniform")     \

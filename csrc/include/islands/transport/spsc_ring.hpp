@@ -235,6 +235,27 @@ class SpscRing {
     control_->head.store(local_head_, std::memory_order_release);
   }
 
+  //! Consumer: true when the producer's published tail is more than a whole ring ahead of
+  //! this consumer's head, which no producer can reach (it never overwrites unread bytes):
+  //! the shared control block was scribbled. Resynchronising to such a tail would skip past
+  //! every record the producer writes next, so the caller reports the ring as malformed.
+  //! Judged on the tail the last peek read (the one that made it report corrupt), so that a
+  //! producer publishing meanwhile cannot hide it.
+  bool tail_impossible() const { return ahead(cached_tail_) && cached_tail_ - local_head_ > capacity_; }
+
+  //! Producer: true when the consumer's published head is ahead of this producer's tail or
+  //! more than a ring behind it, which no consumer can reach: the control block was scribbled,
+  //! and the ring would look full for ever.
+  //! Judged on the head the last refused try_push read.
+  bool head_impossible() const { return local_tail_ - cached_head_ > capacity_; }
+
+  //! The tail this consumer last read and the head this producer last read (error messages).
+  std::uint64_t seen_tail() const { return cached_tail_; }
+  std::uint64_t seen_head() const { return cached_head_; }
+  //! This view's own position: the consumer's head, or the producer's tail.
+  std::uint64_t own_head() const { return local_head_; }
+  std::uint64_t own_tail() const { return local_tail_; }
+
   //! Consumer: drops everything published so far (resynchronises after corrupt).
   void discard_all() {
     // Only ever forwards: tail is stored after a record's stamp, so it may still lag behind

@@ -1,0 +1,81 @@
+"""What recovery is handed, checked before any instance starts: every instance's log and
+snapshot must be a regular file (a FIFO in place of a log would hang the instance's open(), a
+device or a directory is no log), and an empty log is judged against what the instance said
+it acknowledged.
+
+A log the engine made is never empty: its writer writes and syncs a file header before any
+record (csrc/src/log/log_writer.cpp). So a zero-byte log lost everything it held. When the
+instance's acknowledgement records (``log.record_acks``: ``acks-<site>.bin``) say it
+acknowledged commits, recovering from it would silently lose them: refused. Otherwise
+recovery goes on from the initial load (or the snapshot), with a warning that says so.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["check_logs", "READ_ONLY_ACK_TAG"]
+
+#: The tag of a read-only transaction's acknowledgement entry (exec/commit_pipeline.hpp).
+READ_ONLY_ACK_TAG = 0xFFFF << 48
+
+
+def _acknowledged(directory: Path, sites: range) -> int:
+    """Commits the instance owning ``sites`` recorded as acknowledged (read-only entries apart)."""
+    count = 0
+    for site in sites:
+        path = directory / f"acks-{site}.bin"
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            raise ValueError(f"log.directory: {path} is not a regular file (refused)")
+        data = path.read_bytes()
+        for at in range(0, len(data) // 8 * 8, 8):
+            value = int.from_bytes(data[at : at + 8], "little")
+            if value & READ_ONLY_ACK_TAG != READ_ONLY_ACK_TAG:
+                count += 1
+    return count
+
+
+def check_logs(directory: str | Path, sizes: Sequence[int]) -> list[str]:
+    """Checks the logs and snapshots a recovery of instances of ``sizes`` sites each would read
+    in ``directory``; returns warnings, raises ``ValueError`` (one line naming the file) for a
+    file that is not a regular file or an empty log whose instance acknowledged commits."""
+    directory = Path(directory)
+    warnings = []
+    first_site = 0
+    for i, n_sites in enumerate(sizes):
+        sites = range(first_site, first_site + n_sites)
+        first_site += n_sites
+        for name in (f"instance-{i}.log", f"instance-{i}.snapshot"):
+            path = directory / name
+            try:
+                st = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                kind = (
+                    "a FIFO"
+                    if stat.S_ISFIFO(st.st_mode)
+                    else "a symbolic link"
+                    if stat.S_ISLNK(st.st_mode)
+                    else "not a regular file"
+                )
+                raise ValueError(f"log.directory: {path} is {kind}, not a log the engine wrote (refused)")
+            if name.endswith(".log") and st.st_size == 0:
+                acked = _acknowledged(directory, sites)
+                if acked:
+                    raise ValueError(
+                        f"log.directory: {path} is empty (0 bytes) but instance {i} acknowledged {acked} "
+                        "commit(s): its log was lost, and recovering from it would lose them (refused)"
+                    )
+                warnings.append(
+                    f"recovery: {path} is empty (0 bytes; a log the engine wrote has at least its header): "
+                    f"instance {i} recovers nothing from it"
+                )
+    return warnings
