@@ -5,7 +5,7 @@ BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test test-slow test-cpp install tools browser wheel catalog lint bench clean test-sanitize test-asan test-tsan settings
+.PHONY: run test test-slow test-cpp cpp-tests install tools browser wheel catalog lint bench clean test-sanitize test-asan test-tsan settings
 
 # A virtual environment; Debian splits venv support into python3-venv, so fetch it if missing.
 $(PY):
@@ -36,12 +36,17 @@ $(VENV)/.browser: | $(PY)
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }
 	touch $@
 
-# Editable install into the persistent build directory, with the C++ unit tests: a C++ edit
-# rebuilds only what changed. Only what `make run` needs: no test tools, no browser, no perf,
-# no valgrind, no py-spy.
+# Editable install into the persistent build directory: a C++ edit rebuilds only what changed.
+# Only what `make run` needs: the module, without the C++ unit tests (configured, built by
+# cpp-tests), test tools, browser, perf, valgrind or py-spy.
 install: $(VENV)/.build-deps
 	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) \
-	  -C cmake.define.ISLANDS_BUILD_TESTS=ON -e .
+	  -C cmake.define.ISLANDS_BUILD_TESTS=ON -C cmake.define.ISLANDS_TESTS_IN_ALL=OFF -e .
+
+# The C++ unit tests of the editable build, which `make install` leaves out (make run needs
+# only the module): compiled here, before ctest runs them.
+cpp-tests: install
+	cmake --build $(BUILD) --target cpp_tests -j $(shell nproc)
 
 # The test and profile extras of pyproject.toml (pytest, ruff, mypy, nbclient, selenium, ...;
 # py-spy for code-module profiles where perf record cannot run), installed without touching
@@ -76,7 +81,7 @@ lint: install $(VENV)/.test-deps
 	$(VENV)/bin/ruff format --check islands tests benchmarks
 	$(VENV)/bin/mypy islands
 
-test: install $(VENV)/.test-deps tools browser
+test: install cpp-tests $(VENV)/.test-deps tools browser
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
 	ctest --test-dir $(BUILD) --output-on-failure
 
@@ -94,7 +99,7 @@ catalog: install
 test-slow: install $(VENV)/.test-deps tools
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)
 
-test-cpp: install
+test-cpp: install cpp-tests
 	ctest --test-dir $(BUILD) --output-on-failure
 
 # Sanitizer builds of the engine and the C++ unit tests (ASan+UBSan, TSan), each in its own build

@@ -512,6 +512,26 @@ def test_cli_plot_unwritable_output(tmp_path: Path, read_only_dir: Path, capsys:
     assert not list(read_only_dir.iterdir())
 
 
+def test_cli_plot_replaces_planted_links_and_refuses_a_linked_out(tmp_path: Path, capsys) -> None:
+    # issue 33: the figure and summary are written by rename (a link planted where they go is
+    # replaced, its target untouched) and --out is guarded like a results directory
+    d = results_dir(tmp_path / "r", make_rows("vm-1x2", fig11_throughput, repetitions=1))
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep")
+    (d / "summary.txt").symlink_to(outside)
+    assert cli_main(["plot", str(d)]) == 0
+    assert outside.read_text() == "keep" and not (d / "summary.txt").is_symlink()
+    assert "000-fig11" in (d / "summary.txt").read_text() or (d / "summary.txt").stat().st_size > 0
+    real = tmp_path / "real-out"
+    real.mkdir()
+    (tmp_path / "linked-out").symlink_to(real)
+    capsys.readouterr()
+    assert cli_main(["plot", str(d), "--out", str(tmp_path / "linked-out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "symbolic link" in err
+    assert not list(real.iterdir())
+
+
 def test_cli_plot_of_a_real_smoke_sweep(cli, tmp_path: Path) -> None:
     out = tmp_path / "smoke"
     swept = cli("sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(out), "--no-progress")

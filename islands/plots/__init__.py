@@ -12,6 +12,7 @@ microbenchmark figures (``bench_*``) are drawn by ``islands bench`` after its ru
 from __future__ import annotations
 
 import importlib
+import io
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ import pandas as pd
 
 from islands.experiments.figure_registry import DRAWN
 from islands.plots._common import Drawing
+from islands.results.guarded_files import make_directory, write_by_rename
 from islands.results.verdicts import precision_words
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
@@ -127,10 +129,12 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
     summary += "".join(f"\nnote: {line}" for line in noise_notes(rows))
     summary += "".join(f"\nnote: {line}" for line in precision_words(manifest.get("precision") or {}))
     png, pdf, text = (target / f"{drawing.stem}.png", target / f"{drawing.stem}.pdf", target / "summary.txt")
-    try:
-        drawing.figure.savefig(png, dpi=130)
-        drawing.figure.savefig(pdf)
-        text.write_text(summary + "\n")
+    try:  # each file written by rename: a link planted in the directory is replaced, not followed
+        for path, options in ((png, {"dpi": 130}), (pdf, {})):
+            image = io.BytesIO()
+            drawing.figure.savefig(image, format=path.suffix[1:], **options)
+            write_by_rename(path, image.getvalue())
+        write_by_rename(text, summary + "\n")
     except OSError as e:
         for path in (png, pdf, text):
             path.unlink(missing_ok=True)
@@ -175,11 +179,12 @@ def noise_notes(rows: pd.DataFrame) -> list[str]:
 
 
 def _check_writable(target: Path) -> None:
+    """The output directory: made (whatever the umask) or checked as the results directories
+    are (islands.results.guarded_files: not a link, this user's, not writable by others)."""
     if target.exists() and not target.is_dir():
         raise ValueError(f"--out {target}: exists and is not a directory")
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ValueError(f"--out {target}: cannot create it ({e.strerror})") from None
+    if target.is_dir() and not target.is_symlink() and not os.access(target, os.W_OK | os.X_OK):
+        raise ValueError(f"{target}: not writable")
+    make_directory(target, what="--out")
     if not os.access(target, os.W_OK | os.X_OK):
         raise ValueError(f"{target}: not writable")

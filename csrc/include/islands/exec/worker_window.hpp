@@ -78,7 +78,10 @@ class WorkerWindow {
   }
 
   //! Counts an acknowledged commit that started (first attempt) at `start` (cycle clock).
-  void count_commit(std::uint64_t start, std::uint64_t rows, std::size_t type, bool distributed) {
+  //! Always inlined into the worker loops: an out-of-line copy is a COMDAT function whose
+  //! line table addr2line may resolve to another header (the code-module profile then counted
+  //! its samples as transport in a run without one).
+  [[gnu::always_inline]] void count_commit(std::uint64_t start, std::uint64_t rows, std::size_t type, bool distributed) {
     ++stats_.commits;
     ++stats_.commits_by_type[type];
     ++stats_.commits_all_phases;
