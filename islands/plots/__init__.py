@@ -130,9 +130,9 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
     summary += "".join(f"\nnote: {line}" for line in precision_words(manifest.get("precision") or {}))
     png, pdf, text = (target / f"{drawing.stem}.png", target / f"{drawing.stem}.pdf", target / "summary.txt")
     try:  # each file written by rename: a link planted in the directory is replaced, not followed
-        for path, options in ((png, {"dpi": 130}), (pdf, {})):
+        for path, dpi in ((png, 130), (pdf, None)):
             image = io.BytesIO()
-            drawing.figure.savefig(image, format=path.suffix[1:], **options)
+            drawing.figure.savefig(image, format=path.suffix[1:], dpi=dpi)
             write_by_rename(path, image.getvalue())
         write_by_rename(text, summary + "\n")
     except OSError as e:
