@@ -230,3 +230,28 @@ def test_the_reading_catches_a_verdict_written_by_hand(source: str) -> None:
 def test_the_reading_lets_the_verdict_module_speak() -> None:
     ok = 'line = f"best at {x:g}%: {winner(values)}"\ntitle = f"{n} sockets × {m} cores"'
     assert violations(ok, "made-up.py") == []
+
+
+def test_a_trend_within_the_flat_band_but_with_an_established_change_is_not_called_flat():
+    # every mean within 5% of their centre, yet the last point is 7% below the first with an
+    # interval that excludes 0 (make run's update line on a quiet machine): a fall, not "flat"
+    from islands.plots._common import series_trend
+
+    first, middle, last = [940.0, 950, 960, 955], [905.0, 910, 900, 908], [880.0, 885, 890, 878]
+    xs, means = [0, 50, 100], [sum(first) / 4, sum(middle) / 4, sum(last) / 4]
+
+    def text(samples):
+        return series_trend(
+            xs,
+            means,
+            lambda v: f"{v:.0f}",
+            lambda x: f"at {x}%",
+            short=lambda v: f"{v:.0f}",
+            at_short=lambda x: f"{x}%",
+            samples=samples,
+        )
+
+    fell = text([first, middle, last])
+    assert "flat" not in fell and "falls to" in fell and "not distinguishable" not in fell, fell
+    noisy = text([[800.0, 1100, 950, 960], middle, [700.0, 1050, 900, 866]])  # the same means, wide runs
+    assert noisy.startswith("flat within") and "not distinguishable" in noisy, noisy

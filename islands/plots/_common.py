@@ -438,7 +438,10 @@ def series_trend(
     spread = max(abs(m - centre) for m in values) / centre if centre else float("inf")
     (x0, m0), (x1, m1) = pairs[0], pairs[-1]
     change = change_words(kept[-1], kept[0]) if samples is not None else change_words([m1], [m0])
-    if spread <= flat:
+    # flat only when no change from the first to the last point is established: within 5% of
+    # their mean, but -7% from end to end with an interval that excludes 0, is a fall
+    moved = samples is not None and bool(ratio(kept[-1], kept[0]).distinguishable)
+    if spread <= flat and not moved:
         text = f"flat within {max(1, math.ceil(spread * 100))}% around {fmt(centre)}"
         return text + (f" ({at_short(x1)} vs {at_short(x0)}: {change})" if samples is not None else "")
     if samples is not None and ratio(kept[-1], kept[0]).distinguishable is False:
