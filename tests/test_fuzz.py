@@ -71,6 +71,16 @@ def _alarm(*_: object) -> None:
     raise Hang
 
 
+def _tally(outcome: str, counts: Counter[str], others: list[str]) -> None:
+    """Counts one try: a clean error, a correct run, or anything else (kept to show)."""
+    counts["tried"] += 1
+    if outcome in ("error", "run"):
+        counts[outcome] += 1
+    else:
+        counts["other"] += 1
+        others.append(outcome)
+
+
 def _outcome(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     """'error', 'run' or what else happened (a traceback's type, a hang, a bad error line)."""
     old = signal.signal(signal.SIGALRM, _alarm)
@@ -117,12 +127,7 @@ def _fuzz_run(n: int, seed: int, capsys: pytest.CaptureFixture[str]) -> Counter[
             value = rng.choice([*map(str, action.choices or ()), *NUMBERS])
             argv += [f"{flag}={value}"]
         outcome = _outcome(argv, capsys)
-        counts["tried"] += 1
-        if outcome in ("error", "run"):
-            counts[outcome] += 1
-        else:
-            counts["other"] += 1
-            others.append(outcome)
+        _tally(outcome, counts, others)
     print(f"fuzz run: {dict(counts)}")
     assert not others, others[:5]
     return counts
@@ -142,12 +147,7 @@ def _fuzz_specs(n: int, seed: int, tmp_path: Path, capsys: pytest.CaptureFixture
         path = tmp_path / f"fuzz-{k}.toml"
         path.write_text("\n".join(lines) + "\n")
         outcome = _outcome(["sweep", str(path), "--dry-run"], capsys)
-        counts["tried"] += 1
-        if outcome in ("error", "run"):
-            counts[outcome] += 1
-        else:
-            counts["other"] += 1
-            others.append(outcome)
+        _tally(outcome, counts, others)
     print(f"fuzz experiment files: {dict(counts)}")
     assert not others, others[:5]
     return counts

@@ -76,6 +76,16 @@ def _default_text(value: Any) -> str:
     )
 
 
+def _value_kwargs(field: dict[str, Any]) -> dict[str, Any]:
+    """How argparse reads a schema field's value: a switch (``--x``/``--no-x``) for a bool, else
+    its type, shown as the choices when it has some or as its type name."""
+    if field["type"] == "bool":
+        return {"action": argparse.BooleanOptionalAction}
+    if field["choices"]:
+        return {"type": _TYPES[field["type"]], "choices": field["choices"]}
+    return {"type": _TYPES[field["type"]], "metavar": field["type"].upper()}
+
+
 def add_workload_arguments(p: argparse.ArgumentParser) -> dict[str, str]:
     """One flag per workload setting, from the engine's schema; returns ``{"section.field":
     flag}``. A field that several workloads have (``mix``) is one flag that goes to the
@@ -95,14 +105,7 @@ def add_workload_arguments(p: argparse.ArgumentParser) -> dict[str, str]:
         default = first["default"] if len(defaults) == 1 else None
         what = "; ".join(f"{f['section']}: {f['help']}" for f in fields)
         shown = f" (default {_default_text(default)})" if default is not None else " (default: the workload's own)"
-        kwargs: dict[str, Any] = {"dest": _dest(name), "default": default, "help": what + shown}
-        if first["type"] == "bool":
-            kwargs["action"] = argparse.BooleanOptionalAction
-        else:
-            kwargs["type"] = _TYPES[first["type"]]
-            kwargs["metavar"] = first["type"].upper()
-            if first["choices"]:
-                kwargs["choices"] = first["choices"]
+        kwargs = {"dest": _dest(name), "default": default, "help": what + shown, **_value_kwargs(first)}
         p.add_argument(flag, *FLAG_ALIASES.get(flag, ()), **kwargs)
         for f in fields:
             flags[f"{f['section']}.{name}"] = flag
@@ -122,16 +125,7 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> dict[str, str]:
         flag = "--" + name.replace("_", "-")
         default = getattr(defaults, name)
         shown = ENGINE_DEFAULT_BY_DEPLOYMENT.get(name, f"default {_default_text(default)}")
-        kwargs: dict[str, Any] = {"dest": _engine_dest(name), "default": None, "help": f"{f['help']} ({shown})"}
-        if f["type"] == "bool":
-            kwargs["action"] = argparse.BooleanOptionalAction
-        else:
-            kwargs["type"] = _TYPES[f["type"]]
-            kwargs["metavar"] = f["type"].upper()
-            if f["choices"]:
-                kwargs["choices"] = f["choices"]
-                kwargs["metavar"] = None
-        p.add_argument(flag, **kwargs)
+        p.add_argument(flag, dest=_engine_dest(name), default=None, help=f"{f['help']} ({shown})", **_value_kwargs(f))
         flags[f"engine.{name}"] = f"--no-{flag[2:]}" if f["type"] == "bool" and default is True else flag
     return flags
 
