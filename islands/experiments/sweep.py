@@ -406,16 +406,22 @@ class Sweep:
         bar = SweepProgress(mode, len(runs), skipped)
         started = time.monotonic()
         inconclusive: list[str] = []
+
+        def record(done_run: Finished) -> int:
+            """Stores one finished run's row and shows it; 1 (a run made)."""
+            states.append(done_run.system)
+            self.store.append([self._row(done_run, meta, topo)])
+            bar.finished(
+                done_run.point.describe(), done_run.result, done_run.run_s, busy=bool(done_run.system.get("busy"))
+            )
+            return 1
+
         try:
             with bar:
                 if todo:
                     bar.describe(todo[0].describe())
                 for done_run in executor.run(todo, runner):
-                    states.append(done_run.system)
-                    self.store.append([self._row(done_run, meta, topo)])
-                    ran += 1
-                    busy = bool(done_run.system.get("busy"))
-                    bar.finished(done_run.point.describe(), done_run.result, done_run.run_s, busy=busy)
+                    ran += record(done_run)
                     if ran % 10 == 0:
                         finish("running")
                 if self.spec.precision is not None:
@@ -423,11 +429,7 @@ class Sweep:
                     for batch in self._rounds(manifest, started):
                         bar.add_runs(len(batch))
                         for done_run in executor.run(batch, runner):
-                            states.append(done_run.system)
-                            self.store.append([self._row(done_run, meta, topo)])
-                            ran += 1
-                            busy = bool(done_run.system.get("busy"))
-                            bar.finished(done_run.point.describe(), done_run.result, done_run.run_s, busy=busy)
+                            ran += record(done_run)
                         manifest["runs_total"] = len(runs) + ran - len(todo)
                         finish("running")
                     inconclusive = [
