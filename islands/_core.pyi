@@ -190,6 +190,10 @@ class DriverConfig:
     seed: int
     timeline_interval_s: float
     min_free_memory_mib: int
+    clients: str
+    client_count: int
+    think_us: float
+    offered_rate: float
     def __init__(self) -> None: ...
     def validate(self) -> None:
         """

@@ -21,10 +21,18 @@ py::dict latency_dict(const LatencyHistogram& h) {
   d["count"] = h.count();
   d["mean_ns"] = h.mean();
   d["p50_ns"] = h.quantile(0.50);
+  d["p95_ns"] = h.quantile(0.95);
   d["p99_ns"] = h.quantile(0.99);
   d["p999_ns"] = h.quantile(0.999);
   d["max_ns"] = h.quantile(1.0);
   return d;
+}
+
+// Sparse (bucket, count) pairs, so that instances merge exactly.
+py::list sparse_buckets(const LatencyHistogram& h) {
+  py::list buckets;
+  h.for_each_bucket([&](int b, std::uint64_t c) { buckets.append(py::make_tuple(b, c)); });
+  return buckets;
 }
 
 py::dict aborts_dict(const std::array<std::uint64_t, kNumAbortReasons>& aborts) {
@@ -76,9 +84,19 @@ py::dict stats_dict(const RunStats& stats) {
     d["read_only_vote_waits"] = w.read_only_vote_waits;
     d["cpu_ns"] = w.cpu_ns;
     d["timeline"] = w.timeline;
-    py::list buckets;  // sparse (bucket, count) pairs, so that instances merge exactly
-    w.latency.for_each_bucket([&](int b, std::uint64_t c) { buckets.append(py::make_tuple(b, c)); });
-    d["latency_buckets"] = buckets;
+    d["latency_buckets"] = sparse_buckets(w.latency);
+    py::list by_type;  // per transaction type (commits_by_type's numbering), sparse buckets
+    for (const LatencyHistogram& h : w.latency_by_type) by_type.append(sparse_buckets(h));
+    d["latency_buckets_by_type"] = by_type;
+    py::dict clients;
+    clients["submitted"] = w.clients.submitted;
+    clients["refused"] = w.clients.refused;
+    clients["taken"] = w.clients.taken;
+    clients["answered"] = w.clients.answered;
+    clients["client_ticks"] = w.clients.client_ticks;
+    clients["idle_ticks"] = w.clients.idle_ticks;
+    clients["queue_lengths"] = w.clients.queue_lengths;
+    d["clients"] = clients;
     py::list counters;
     for (const CounterReading& r : w.counters) counters.append(counter_reading_dict(r));
     d["counters"] = counters;
@@ -96,6 +114,8 @@ py::dict stats_dict(const RunStats& stats) {
   out["measured_s"] = stats.measured_s;
   out["stopped_early"] = stats.stopped_early;
   out["quiesce_ns"] = stats.quiesce_ns;
+  out["requests_queued_at_end"] = stats.requests_queued_at_end;
+  out["requests_refused"] = stats.requests_refused;
   out["longest_active_ns"] = stats.longest_active_ns;
   out["commits"] = stats.commits();
   std::uint64_t rollbacks = 0;

@@ -64,7 +64,7 @@ int main() {
   // Optimistic readers racing a writer that inserts (and so splits nodes and grows
   // partitions): every preloaded key is always found with its value.
   const auto race = [](auto& index) {
-    constexpr std::uint64_t kPreloaded = 20000, kInserted = 200000;
+    constexpr std::uint64_t kPreloaded = 20000, kInserted = 200000 / islands_test::kRaceScale;
     for (std::uint64_t k = 0; k < kPreloaded; ++k) index.insert(k * 2, k * 3);
     std::atomic<bool> done{false};
     std::atomic<long> wrong{0}, reads{0};
@@ -97,7 +97,7 @@ int main() {
   // index shifts keys of a probe run back into each gap and the tree's leaves shrink and
   // refill: every even key is always found with its value.
   const auto race_erase = [](auto& index) {
-    constexpr std::uint64_t kKeys = 20000, kRounds = 20;
+    constexpr std::uint64_t kKeys = 20000, kRounds = 20 / islands_test::kRaceScale + 1;
     for (std::uint64_t k = 0; k < 2 * kKeys; ++k) index.insert(k, k * 3);
     std::atomic<bool> done{false};
     std::atomic<long> wrong{0}, reads{0};

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from islands.execution.client_load import client_lines, client_load, latency_by_type
 from islands.execution.consistency import check_line, describe_workload, figures_at_start, verify
 from islands.execution.settings import RunConfig, transaction_names
 from islands.machine.placement import Deployment
@@ -29,6 +30,7 @@ class Latency:
     p99_us: float
     p999_us: float
     max_us: float
+    p95_us: float = math.nan
 
     @classmethod
     def from_core(cls, d: Mapping[str, Any]) -> Latency:
@@ -40,6 +42,7 @@ class Latency:
             p99_us=d["p99_ns"] / 1e3,
             p999_us=d["p999_ns"] / 1e3,
             max_us=d["max_ns"] / 1e3,
+            p95_us=d.get("p95_ns", math.nan) / 1e3,
         )
 
 
@@ -134,6 +137,11 @@ class RunResult:
     #: engine.record_history: each instance's recorded transactions (islands.results.history_check
     #: reads them); None when the mode was off. Not part of to_dict or the stored rows.
     history: list[bytes] | None = field(default=None, repr=False)
+    #: driver.clients closed or open: the client layer's account (islands.execution.client_load);
+    #: empty when every worker was its own client
+    clients: dict[str, Any] = field(default_factory=dict)
+    #: latency per transaction type, as the engine summarizes it (ns; types that committed nothing left out)
+    latency_by_type: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def new_order_per_min(self) -> float:
@@ -184,6 +192,8 @@ class RunResult:
             "warnings": self.warnings,
             "stopped_early": self.stopped_early,
             "timeline": {"interval_s": self.config.driver.timeline_interval_s, "tps": self.timeline_tps},
+            "clients": self.clients,
+            "latency_by_type": self.latency_by_type,
             **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
@@ -221,6 +231,7 @@ class RunResult:
             check_line(self.check_failures),
             f"config      {self.config_hash}  git {str(self.metadata.get('git_revision', 'unknown'))[:12]}",
         ]
+        lines += client_lines(self.clients, self.latency_by_type)
         lines += timeline_lines(self.timeline_tps, self.config.driver.timeline_interval_s)
         lines += [f"stopped     {why}" for why in self.stopped_early]
         lines += profile_lines(self.profile)
@@ -461,4 +472,6 @@ def collect(
         timeline_tps=throughput_timeline(
             [w.get("timeline", []) for w in all_workers], config.driver.timeline_interval_s, seconds
         ),
+        clients=client_load(config, [s["workers"] for s in stats_list], stats_list, seconds),
+        latency_by_type=latency_by_type(config.workload, all_workers),
     )

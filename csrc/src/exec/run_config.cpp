@@ -24,6 +24,11 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     throw ConfigError("log.mode", workload + " does not log its writes yet (" + names + " do); use log.mode off for " +
                                       workload);
   }
+  if (driver.clients != ClientKind::workers && engine.execution == ExecutionKind::plp) {
+    throw ConfigError("driver.clients", std::string(enum_name(driver.clients)) +
+                                            " clients serve shared-everything instances and deployments; plp runs "
+                                            "take their transactions from their workers (driver.clients workers)");
+  }
   if (engine.isolation == IsolationLevel::snapshot && engine.cc != CcKind::mvcc) {
     throw ConfigError("engine.isolation", "snapshot needs multi-version concurrency control (engine.cc mvcc); " +
                                               std::string(enum_name(engine.cc)) + " runs serializable or read_committed");

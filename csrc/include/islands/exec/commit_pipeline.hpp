@@ -35,7 +35,9 @@ struct PendingCommit {
   std::uint64_t txn = 0;                     //!< the transaction id its record carries (0: read-only)
   std::unique_ptr<TxnContext> ctx;           //!< its locks and images (null: released already, or the worker's current one)
   std::vector<std::uint32_t> notify;         //!< coordinator: participants waiting for phase 2
-  std::uint64_t start = 0;                   //!< first attempt, cycle clock
+  std::uint64_t start = 0;                   //!< first attempt (client layer: submission), cycle clock
+  std::uint32_t client = 0;                  //!< the client layer's client to answer (with `answer`)
+  bool answer = false;                       //!< a client layer's request: answer its client once acknowledged
   std::uint64_t rows = 0;                    //!< rows it updated
   std::size_t type = 0;                      //!< the workload's transaction type
   bool distributed = false;                  //!< it had fragments at other instances

@@ -145,6 +145,11 @@ class InstanceImpl final : public Instance::Impl {
         plp_routing_->set_ownership_check(plp_ownership_.get());
       }
     }
+    if (config_.run.driver.clients != ClientKind::workers) {
+      client_board_ = std::make_unique<ClientBoard>(
+          config_.instance_id, static_cast<std::uint32_t>(config_.instance_sites.size()),
+          ClientDriver::queue_capacity(config_.run.driver, total_sites_), config_.directory, config_.attach_timeout_ms);
+    }
     for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_main(i); });
     while (ready_.load() < n && !failed_.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
     if (failed_.load()) {
@@ -203,6 +208,10 @@ class InstanceImpl final : public Instance::Impl {
     for (std::thread& t : threads_) t.join();
     threads_.clear();
     if (plp_routing_) stats_.repartitioning = plp_routing_->totals();
+    if (client_board_) {
+      stats_.requests_queued_at_end = client_board_->own().length();
+      stats_.requests_refused = client_board_->own().refused();
+    }
     if (plp_monitor_) stats_.monitor = plp_monitor_->snapshot();
     if (log_) log_->check();  // a failed log is the cause; the workers' errors follow from it
     rethrow_first_error();
@@ -487,6 +496,8 @@ class InstanceImpl final : public Instance::Impl {
   std::vector<HistorySink> histories_;
   // engine.execution = plp: the workers' queues, and how many stopped drawing transactions.
   std::unique_ptr<PlpBus> plp_bus_;
+  // driver.clients = closed or open: every instance's request queue (exec/client_board.hpp).
+  std::unique_ptr<ClientBoard> client_board_;
   // The active-transaction lists and system-state lock (engine.system_structures).
   std::unique_ptr<SystemStructures> system_;
   std::unique_ptr<PlpOwnershipCheck> plp_ownership_;  // test mode (engine.record_history)

@@ -12,6 +12,7 @@
 #include "islands/common/cycle_clock.hpp"
 #include "islands/common/random.hpp"
 #include "islands/common/spin_latch.hpp"
+#include "islands/exec/client_driver.hpp"
 #include "islands/exec/commit_pipeline.hpp"
 #include "islands/exec/context_pool.hpp"
 #include "islands/exec/fragment.hpp"
@@ -56,7 +57,9 @@ class InstanceWorker {
         parts_(instance.config_.instance_sites.size()),
         transport_(instance.failed_),
         profiler_(instance.config_.run.profile),
-        system_(instance.system_access(local)) {}
+        system_(instance.system_access(local)),
+        clients_(instance.config_.run.driver, instance.client_board_.get(), instance.instance_of_site_, gid_,
+                 stats_.clients) {}
 
   //! Joins the transport mesh (waiting for every peer); nothing to join when this instance is
   //! the whole deployment.
@@ -77,17 +80,36 @@ class InstanceWorker {
     Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
     typename Workload::Txn txn;
+    const auto sample_ticks =
+        static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / measure_.ns_per_tick()) + 1;
+    ClientRequest request;  // the client layer's request being served
     for (;;) {
       // The phase and the transaction under the system-state lock, serving while a phase change bars it.
+      const bool measured_before = measure_.measuring();
       const PhaseStep step = measure_.gate(system_, inst_.phase_, inst_.failed_, profiler_, *ctx_,
                                            config.driver.timeline_interval_s, [this] { serve(); }, [this] { serve(); });
       if (step == PhaseStep::stop) break;
       if (step == PhaseStep::wait) continue;
       ComponentClock* const clock = ctx_->clock();
-      generate(txn, rng);
+      if (clients_.active()) {
+        const std::uint64_t now = CycleClock::now();
+        if (!measured_before && measure_.measuring()) clients_.start_window(now);
+        clients_.turn(inst_.workload_, now, measure_.measuring(), sample_ticks, measure_.ns_per_tick());
+        if (!clients_.take(request, now, measure_.measuring())) {
+          system_.release();  // idle: nothing to run, so no hold on the system state
+          serve();
+          cpu_relax();
+          continue;
+        }
+        take_request(txn, request);
+      } else {
+        generate(txn, rng);
+      }
       split(txn);
       const bool distributed = remote_parts_ > 0;
       const std::uint64_t start = CycleClock::now();
+      // Latency from the client's submission (queueing included), or from the first attempt.
+      const std::uint64_t latency_from = clients_.active() ? request.submitted : start;
       ctx_->begin(start - inst_.tick0_);
       system_.begin(start);
       bool committed = false, rolled_back = false;
@@ -110,6 +132,7 @@ class InstanceWorker {
       system_.end();  // decided: committed (its record appended), rolled back or given up
       if (rolled_back) {
         ++stats_.user_rollbacks;
+        if (clients_.active()) clients_.answered(inst_.workload_, request.client, CycleClock::now(), measure_.measuring());
         continue;
       }
       if (!committed) break;
@@ -120,12 +143,16 @@ class InstanceWorker {
         if (read_dependency == 0) {
           // The common case: no log record to wait for and no participant to tell.
           ctx_->commit();
-          measure_.count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
+          measure_.count_commit(latency_from, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn),
+                                distributed);
+          if (clients_.active()) {
+            clients_.answered(inst_.workload_, request.client, CycleClock::now(), measure_.measuring());
+          }
           profiler_.end_span(clock);
           continue;
         }
       }
-      finish_commit(start, txn, distributed, clock, read_dependency);
+      finish_commit(latency_from, txn, distributed, clock, read_dependency, request);
       profiler_.end_span(clock);
     }
     ctx_->set_clock(nullptr);
@@ -162,6 +189,15 @@ class InstanceWorker {
     if (inst_.failed_.load()) throw std::runtime_error(kPeerFailed);
   }
   void recycle(std::unique_ptr<TxnContext> ctx) { contexts_.put(std::move(ctx)); }
+
+  // The transaction of a client's request, drawn here from its seed: its home is this
+  // instance's (the clients route every request to the instance owning its home).
+  [[gnu::flatten]] void take_request(typename Workload::Txn& txn, const ClientRequest& request) {
+    ISLANDS_CHECK(request.site < inst_.instance_of_site_.size() &&
+                      inst_.instance_of_site_[request.site] == inst_.config_.instance_id,
+                  "a client request reached an instance that does not own its home");
+    generate_request(inst_.workload_, txn, request);
+  }
 
   // The next transaction of this worker's client (flattened as attempt_local is).
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
@@ -204,8 +240,11 @@ class InstanceWorker {
   // A read-only transaction releases its (shared) locks at once either way: nothing can
   // depend on it; only its acknowledgement waits for what it read.
   [[gnu::noinline]] void finish_commit(std::uint64_t start, const typename Workload::Txn& txn, bool distributed,
-                                       ComponentClock* clock, std::uint64_t read_dependency) {
+                                       ComponentClock* clock, std::uint64_t read_dependency,
+                                       const ClientRequest& request) {
     PendingCommit done;
+    done.answer = clients_.active();
+    done.client = request.client;
     done.read_only = read_dependency != 0;
     done.lsn = done.read_only ? read_dependency : committed_.lsn;
     done.txn = done.read_only ? 0 : committed_.txn;
@@ -287,6 +326,7 @@ class InstanceWorker {
       ctx_->commit();
     }
     measure_.count_commit(done.start, done.rows, done.type, done.distributed);
+    if (done.answer) clients_.answered(inst_.workload_, done.client, CycleClock::now(), measure_.measuring());
     pipeline_.record_ack(done);
   }
 
@@ -410,6 +450,7 @@ class InstanceWorker {
   TwoPhaseParticipant participant_;
   WorkerProfiler profiler_;
   SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
+  ClientDriver clients_;  // the client layer's side on this worker (driver.clients)
 };
 
 }  // namespace islands

@@ -16,6 +16,21 @@
 
 namespace islands {
 
+//! A worker's part in the client layer (driver.clients = closed or open, exec/client_driver.hpp);
+//! all zero when every worker is its own client. Requests are conserved: over a deployment,
+//! submitted = refused + taken + what its queues still hold, and taken = answered + those a
+//! worker abandoned at the stop (at most one each).
+struct ClientStats {
+  std::uint64_t submitted = 0;     //!< requests this worker's clients submitted, whole run
+  std::uint64_t refused = 0;       //!< of those, refused by a full queue (open loop), whole run
+  std::uint64_t taken = 0;         //!< requests this worker took from its instance's queue, whole run
+  std::uint64_t answered = 0;      //!< of those, decided: committed (acknowledged) or rolled back, whole run
+  std::uint64_t client_ticks = 0;  //!< cycle-clock ticks spent drawing and submitting requests, measured window
+  std::uint64_t idle_ticks = 0;    //!< ticks with no request to take, measured window
+  //! its instance's queue length once per driver.timeline_interval_s, measured window
+  std::vector<std::uint64_t> queue_lengths;
+};
+
 //! What one worker did in the measured window (and a few whole-run totals for checks).
 struct WorkerStats {
   int cpu = -1;                                    //!< CPU the worker was pinned to (-1: not pinned)
@@ -27,7 +42,10 @@ struct WorkerStats {
   std::array<std::uint64_t, 8> commits_by_type{};
   std::uint64_t user_rollbacks = 0;                //!< transactions that rolled themselves back (the specification's), not retried
   std::array<std::uint64_t, kNumAbortReasons> aborts{};  //!< aborted attempts per reason
-  LatencyHistogram latency;                        //!< first attempt to commit, ns
+  LatencyHistogram latency;                        //!< first attempt (client layer: submission) to commit, ns
+  //! the same by transaction type (commits_by_type's numbering)
+  std::array<LatencyHistogram, 8> latency_by_type;
+  ClientStats clients;                             //!< the client layer's part (driver.clients)
   //! Commits per driver.timeline_interval_s of the measured window, from its start (the last
   //! interval may be partial; intervals after the last commit are not listed)
   std::vector<std::uint64_t> timeline;
@@ -82,6 +100,10 @@ struct WorkerStats {
     staged_commits = 0;
     aborts.fill(0);
     latency.clear();
+    for (LatencyHistogram& h : latency_by_type) h.clear();
+    clients.client_ticks = 0;
+    clients.idle_ticks = 0;
+    clients.queue_lengths.clear();
     timeline.clear();
   }
 };
@@ -134,6 +156,10 @@ struct RunStats {
   std::uint64_t quiesce_ns = 0;
   std::uint64_t longest_active_ns = 0;
   RepartitionStats repartitioning;  //!< engine.execution = plp: the run's re-partitionings
+  //! The client layer (driver.clients): requests left in this instance's queue at the end, and
+  //! how many its full queue refused, whole run
+  std::uint64_t requests_queued_at_end = 0;
+  std::uint64_t requests_refused = 0;
   //! engine.plp_monitor: ATraPos's trace of the whole run (sites x units; exec/plp/plp_monitor.hpp)
   atrapos::MonitorSnapshot monitor;
 

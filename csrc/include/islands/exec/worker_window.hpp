@@ -77,7 +77,8 @@ class WorkerWindow {
     return PhaseStep::work;
   }
 
-  //! Counts an acknowledged commit that started (first attempt) at `start` (cycle clock).
+  //! Counts an acknowledged commit that started (first attempt, or its submission by a client)
+  //! at `start` (cycle clock).
   //! Always inlined into the worker loops: an out-of-line copy is a COMDAT function whose
   //! line table addr2line may resolve to another header (the code-module profile then counted
   //! its samples as transport in a run without one).
@@ -89,7 +90,9 @@ class WorkerWindow {
     stats_.row_updates_all_phases += rows;
     if (measuring_) {
       const std::uint64_t now = CycleClock::now();
-      stats_.latency.record(static_cast<std::uint64_t>(static_cast<double>(now - start) * ns_per_tick_));
+      const auto ns = now > start ? static_cast<std::uint64_t>(static_cast<double>(now - start) * ns_per_tick_) : 0;
+      stats_.latency.record(ns);
+      stats_.latency_by_type[type].record(ns);
       for (; now >= timeline_edge_; timeline_edge_ += timeline_ticks_) stats_.timeline.push_back(0);
       ++stats_.timeline.back();
     }

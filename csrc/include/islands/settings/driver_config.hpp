@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "islands/common/setting_field.hpp"
+#include "islands/settings/client_kind.hpp"
 
 namespace islands {
 
@@ -17,10 +18,16 @@ namespace islands {
   F(std::uint64_t, seed, 1, kUnbounded, kUnbounded, "base random seed; worker i uses seed + i")         \
   F(double, timeline_interval_s, 0.1, 0.001, 3600, "the throughput timeline counts commits per interval of this many seconds") \
   F(std::uint64_t, min_free_memory_mib, 512, 0, 1073741824,                                  \
-    "the run stops early, keeping what it measured, when the machine's available memory falls below this many MiB (0: never)")
+    "the run stops early, keeping what it measured, when the machine's available memory falls below this many MiB (0: never)") \
+  F(ClientKind, clients, ClientKind::workers, kUnbounded, kUnbounded,                                   \
+    "who submits transactions: workers (each its own closed-loop client at its site), closed (client_count clients routed to the home instance), open (Poisson arrivals at offered_rate)") \
+  F(std::uint32_t, client_count, 0, 0, 1048576, "clients = closed: how many clients (0: four per worker)") \
+  F(double, think_us, 0, 0, 1e7, "clients = closed: microseconds a client waits after an answer before its next transaction") \
+  F(double, offered_rate, 0, 0, 1e9, "clients = open: transactions per second offered to the whole deployment (Poisson arrivals)")
 
-//! The closed-loop in-process driver: one worker thread per CPU, each a client that runs
-//! transactions back to back (retrying aborts) through a warm-up and a measured window.
+//! The in-process driver: one worker thread per CPU running transactions (retrying aborts)
+//! through a warm-up and a measured window, submitted by the workers themselves or by a client
+//! layer apart from them (driver.clients, settings/client_kind.hpp).
 struct DriverConfig {
   ISLANDS_SETTINGS(DriverConfig, "driver", "Closed-loop driver: workers, timing, seed", ISLANDS_DRIVER_FIELDS)
 
@@ -36,6 +43,9 @@ struct DriverConfig {
     std::sort(sorted.begin(), sorted.end());
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
       throw ConfigError("driver.cpus", "a CPU is listed twice (one worker per CPU)");
+    }
+    if (clients == ClientKind::open && offered_rate <= 0) {
+      throw ConfigError("driver.offered_rate", "open clients need a rate above 0 transactions per second");
     }
   }
 };

@@ -20,6 +20,7 @@
 #include "islands/index/rooted_index.hpp"
 #include "islands/storage/table.hpp"
 #include "islands/txn/txn_context.hpp"
+#include "islands/exec/client_driver.hpp"
 #include "islands/exec/routing_unit.hpp"
 #include "islands/settings/micro_config.hpp"
 #include "islands/exec/txn_part.hpp"
@@ -121,6 +122,25 @@ class MicroWorkload {
     }
   }
 
+  //! A client's next home (driver.clients closed or open): a row drawn over the whole data range
+  //! with the skew (the hottest rows at site 0), and the site that holds it.
+  ClientHome client_home(Random& rng) const {
+    const std::uint64_t key = draw(all_keys_, rng);
+    return {key, static_cast<std::uint32_t>(key_units_.divide(key))};
+  }
+
+  //! The transaction of a client's request whose home row is `home`: that row first, the rest
+  //! drawn as generate(txn, rng, home's site) draws them.
+  void generate_at(Txn& txn, Random& rng, std::uint64_t home) const {
+    const std::size_t site = key_units_.divide(home);
+    generate(txn, rng, site);
+    const std::uint64_t mark = txn.words[0] & kReadOnly;
+    const std::uint64_t first = home | mark;
+    for (std::size_t i = 1; i < txn.words.size(); ++i) {
+      if (txn.words[i] == first) txn.words[i] = txn.words[0];  // keep the keys distinct
+    }
+    txn.words[0] = first;
+  }
 
   //! Reads or updates the rows of keys[0, n) (all held by this instance) under `cc`, leaving
   //! locks and before-images in ctx for the caller to commit or, on failure, already undone.

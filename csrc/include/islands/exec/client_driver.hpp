@@ -1,0 +1,213 @@
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "islands/common/cycle_clock.hpp"
+#include "islands/common/random.hpp"
+#include "islands/exec/client_board.hpp"
+#include "islands/exec/client_queue.hpp"
+#include "islands/exec/run_stats.hpp"
+#include "islands/settings/driver_config.hpp"
+
+namespace islands {
+
+//! Where a client's transaction lives: the workload's home (micro: its first row's key; a
+//! workload without client_home: the site) and the global site that owns it.
+struct ClientHome {
+  std::uint64_t home = 0;  //!< passed back to the workload's generate_at (or generate)
+  std::uint32_t site = 0;  //!< the global site that owns it: its instance serves the request
+};
+
+namespace detail {
+template <class W, class = void>
+struct HasClientHome : std::false_type {};
+template <class W>
+struct HasClientHome<W, std::void_t<decltype(std::declval<const W&>().client_home(std::declval<Random&>()))>>
+    : std::true_type {};
+}  // namespace detail
+
+//! Draws a client's next home over the whole database: the workload's client_home(rng) where it
+//! has one (its own distribution, skew included), else a site drawn uniformly.
+template <class Workload>
+ClientHome draw_client_home(const Workload& workload, Random& rng, std::uint32_t total_sites) {
+  if constexpr (detail::HasClientHome<Workload>::value) {
+    return workload.client_home(rng);
+  } else {
+    const auto site = static_cast<std::uint32_t>(rng.below(total_sites));
+    return {site, site};
+  }
+}
+
+//! Draws the transaction of `request` into txn: the workload's generate_at(txn, rng, home)
+//! where it has one, else generate(txn, rng, site), from the request's seed.
+template <class Workload>
+void generate_request(const Workload& workload, typename Workload::Txn& txn, const ClientRequest& request) {
+  Random rng(request.seed);
+  if constexpr (detail::HasClientHome<Workload>::value) {
+    workload.generate_at(txn, rng, request.home);
+  } else {
+    workload.generate(txn, rng, request.site);
+  }
+}
+
+//! One worker's share of the client layer (driver.clients = closed or open; internal to
+//! exec/instance_worker.hpp). The clients are not threads: each client's code runs on the
+//! worker that answered its last request (closed) or on every worker in turn for its share of
+//! the arrivals (open), and what it costs is timed (ClientStats::client_ticks). Each request is
+//! drawn over the whole database and pushed to the queue of the instance that owns its home
+//! (ClientBoard); the instance's workers take requests from their own queue only, so every
+//! transaction runs at its home. Closed: client c starts on the worker whose global site is
+//! c mod total_sites; after its answer it waits driver.think_us, then submits again. Open:
+//! every worker draws Poisson arrivals at offered_rate / total_sites; an arrival is stamped
+//! with when it was due (not when the worker got to it), so latency includes the lag.
+class ClientDriver {
+ public:
+  //! The clients' side of the worker of global site `site`, in instance `instance`.
+  ClientDriver(const DriverConfig& driver, ClientBoard* board, const std::vector<std::uint32_t>& instance_of_site,
+               std::uint32_t site, ClientStats& stats)
+      : driver_(driver),
+        board_(board),
+        instance_of_site_(instance_of_site),
+        site_(site),
+        total_sites_(static_cast<std::uint32_t>(instance_of_site.size())),
+        stats_(stats),
+        rng_(driver.seed * 0xd1b54a32d192ed03ULL + site + 0x5bd1e995) {}
+
+  //! Whether a client layer submits this run's transactions (false: every worker is its own client).
+  bool active() const { return driver_.clients != ClientKind::workers; }
+  //! How many clients a closed run has.
+  static std::uint32_t clients_of(const DriverConfig& driver, std::size_t total_sites) {
+    return driver.client_count > 0 ? driver.client_count : static_cast<std::uint32_t>(4 * total_sites);
+  }
+  //! Slots each instance's queue needs: every closed client at once (so a closed client is
+  //! never refused), or a second's worth of
+  //! open arrivals (at least 4096, at most 2^20; arrivals past it are refused and counted).
+  static std::size_t queue_capacity(const DriverConfig& driver, std::size_t total_sites) {
+    if (driver.clients == ClientKind::closed) {
+      return ClientQueue::capacity_for(std::max<std::size_t>(4096, clients_of(driver, total_sites)));
+    }
+    const double second = std::min(driver.offered_rate, double{1 << 20});
+    return ClientQueue::capacity_for(std::max<std::size_t>(4096, static_cast<std::size_t>(second)));
+  }
+
+  //! Once per loop turn, from the warm-up on: the first turn submits this worker's initial
+  //! clients (closed) or arms its arrivals (open); every turn submits what has come due, and
+  //! in the measured window samples its instance's queue length once per `sample_ticks`.
+  template <class Workload>
+  void turn(const Workload& workload, std::uint64_t now, bool measuring, std::uint64_t sample_ticks, double ns_per_tick) {
+    if (!started_) start(workload, now, ns_per_tick);
+    if (driver_.clients == ClientKind::open) {
+      for (std::uint32_t n = 0; now >= next_arrival_ && n < 256; ++n) {
+        submit(workload, kOpenArrival, next_arrival_, measuring);
+        next_arrival_ += next_gap();
+      }
+    } else {
+      while (!thinking_.empty() && thinking_.top().first <= now) {
+        const std::uint32_t client = thinking_.top().second;
+        thinking_.pop();
+        submit(workload, client, now, measuring);
+      }
+    }
+    if (measuring) {
+      if (next_sample_ == 0) next_sample_ = now;
+      if (now >= next_sample_) {
+        stats_.queue_lengths.push_back(board_->own().length());
+        next_sample_ += sample_ticks;
+      }
+    }
+  }
+
+  //! Takes the next request of this worker's instance into `request`; false (the worker is
+  //! idle from now, counted in the measured window) when none waits.
+  bool take(ClientRequest& request, std::uint64_t now, bool measuring) {
+    if (!board_->own().pop(request)) {
+      if (idle_since_ == 0) idle_since_ = now;
+      return false;
+    }
+    if (idle_since_ != 0) {
+      if (measuring) stats_.idle_ticks += now - idle_since_;
+      idle_since_ = 0;
+    }
+    ++stats_.taken;
+    return true;
+  }
+
+  //! The request of `client` was decided (committed and acknowledged, or rolled back): its
+  //! client thinks, then submits its next (closed); nothing for an open arrival.
+  template <class Workload>
+  void answered(const Workload& workload, std::uint32_t client, std::uint64_t now, bool measuring) {
+    ++stats_.answered;
+    if (client == kOpenArrival) return;
+    if (driver_.think_us > 0) {
+      thinking_.emplace(now + static_cast<std::uint64_t>(driver_.think_us * 1e3 / ns_per_tick_), client);
+    } else {
+      submit(workload, client, now, measuring);
+    }
+  }
+
+  //! The measured window starts: idle time counts from now.
+  void start_window(std::uint64_t now) {
+    if (idle_since_ != 0) idle_since_ = now;
+    next_sample_ = 0;
+  }
+
+ private:
+  template <class Workload>
+  void start(const Workload& workload, std::uint64_t now, double ns_per_tick) {
+    started_ = true;
+    ns_per_tick_ = ns_per_tick;
+    if (driver_.clients == ClientKind::open) {
+      rate_per_tick_ = driver_.offered_rate / total_sites_ * ns_per_tick * 1e-9;
+      next_arrival_ = now + next_gap();
+      return;
+    }
+    const std::uint32_t clients = clients_of(driver_, total_sites_);
+    for (std::uint32_t c = site_; c < clients; c += total_sites_) submit(workload, c, now, false);
+  }
+
+  // An exponential gap (in ticks) of this worker's share of the arrival rate.
+  std::uint64_t next_gap() {
+    return static_cast<std::uint64_t>(-std::log1p(-rng_.unit()) / rate_per_tick_) + 1;
+  }
+
+  template <class Workload>
+  void submit(const Workload& workload, std::uint32_t client, std::uint64_t submitted, bool measuring) {
+    const std::uint64_t t0 = CycleClock::now();
+    const ClientHome home = draw_client_home(workload, rng_, total_sites_);
+    ClientRequest request;
+    request.client = client;
+    request.site = home.site;
+    request.home = home.home;
+    request.seed = rng_.next();
+    request.submitted = submitted;
+    ++stats_.submitted;
+    if (!board_->queue(instance_of_site_[home.site]).push(request)) ++stats_.refused;
+    if (measuring) stats_.client_ticks += CycleClock::now() - t0;
+  }
+
+  const DriverConfig& driver_;
+  ClientBoard* board_;
+  const std::vector<std::uint32_t>& instance_of_site_;
+  std::uint32_t site_;
+  std::uint32_t total_sites_;
+  ClientStats& stats_;
+  Random rng_;
+  bool started_ = false;
+  double ns_per_tick_ = 1;
+  double rate_per_tick_ = 0;
+  std::uint64_t next_arrival_ = 0;
+  std::uint64_t next_sample_ = 0;
+  std::uint64_t idle_since_ = 0;
+  // closed clients thinking on this worker: (when they submit again, client), soonest first
+  std::priority_queue<std::pair<std::uint64_t, std::uint32_t>, std::vector<std::pair<std::uint64_t, std::uint32_t>>,
+                      std::greater<>>
+      thinking_;
+};
+
+}  // namespace islands
