@@ -163,6 +163,7 @@ class EngineConfig:
     test_skip_write_conflict: bool
     system_structures: str
     test_count_cross_socket: bool
+    test_service_us: float
     cross_socket_delay_ns: float
     plp_reshuffle_s: float
     test_skip_drain: bool

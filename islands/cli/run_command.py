@@ -46,6 +46,8 @@ ENGINE_DEFAULT_BY_DEPLOYMENT = {
     "cc": "default: none on one CPU, else 2pl",
     "lock_policy": "default wait_die in one instance, no_wait across several",
 }
+#: The driver's client-layer settings, each a flag of its own name (--clients, --think-us, ...).
+CLIENT_FIELDS = ("clients", "client_count", "think_us", "offered_rate")
 #: Options that only a deployment of several instances takes (refused for a single instance).
 DEPLOYMENT_ONLY = ("--transport",)
 
@@ -184,6 +186,16 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
     p.add_argument(
         "--seed", type=int, default=driver.seed, help=f"{schema['driver']['seed']['help']} (default {driver.seed})"
     )
+    for name in CLIENT_FIELDS:  # the client layer's settings, from the schema
+        f = schema["driver"][name]
+        p.add_argument(
+            "--" + name.replace("_", "-"),
+            dest=f"driver_{name}",
+            default=getattr(driver, name),
+            help=f"{f['help']} (default {_default_text(getattr(driver, name))})",
+            **_value_kwargs(f),
+        )
+        flags[f"driver.{name}"] = "--" + name.replace("_", "-")
     p.add_argument("--json", action="store_true", help="print the whole result as JSON")
     mode = schema["log"]["mode"]
     p.add_argument(
@@ -243,7 +255,12 @@ def config_from_args(
         **sections,
         engine=EngineConfig(**engine),
         driver=DriverConfig(
-            cpus=cpus, pin=not args.no_pin, warmup_s=args.warmup, duration_s=args.duration, seed=args.seed
+            cpus=cpus,
+            pin=not args.no_pin,
+            warmup_s=args.warmup,
+            duration_s=args.duration,
+            seed=args.seed,
+            **{name: getattr(args, f"driver_{name}", getattr(DriverConfig, name)) for name in CLIENT_FIELDS},
         ),
     )
 

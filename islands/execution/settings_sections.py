@@ -100,6 +100,8 @@ class EngineConfig(_Section):
     system_structures: str = "none"
     #: test mode: count each worker's accesses to system structures kept by another socket
     test_count_cross_socket: bool = False
+    #: test mode: every transaction busy-waits this many microseconds before its first attempt (a known service time)
+    test_service_us: float = 0.0
     #: injected delay on each access to system structures kept by another socket (virtual topologies), ns
     cross_socket_delay_ns: float = 0.0
     #: test mode (plp): every this many seconds while transactions run, move 1-3 random routing units to other workers

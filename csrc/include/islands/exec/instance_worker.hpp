@@ -83,6 +83,8 @@ class InstanceWorker {
     const auto sample_ticks =
         static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / measure_.ns_per_tick()) + 1;
     ClientRequest request;  // the client layer's request being served
+    // engine.test_service_us: a known service time added to every transaction (latency tests)
+    const auto service_ticks = static_cast<std::uint64_t>(config.engine.test_service_us * 1e3 / measure_.ns_per_tick());
     for (;;) {
       // The phase and the transaction under the system-state lock, serving while a phase change bars it.
       const bool measured_before = measure_.measuring();
@@ -110,6 +112,9 @@ class InstanceWorker {
       const std::uint64_t start = CycleClock::now();
       // Latency from the client's submission (queueing included), or from the first attempt.
       const std::uint64_t latency_from = clients_.active() ? request.submitted : start;
+      if (service_ticks > 0) {
+        while (CycleClock::now() - start < service_ticks) cpu_relax();
+      }
       ctx_->begin(start - inst_.tick0_);
       system_.begin(start);
       bool committed = false, rolled_back = false;

@@ -34,6 +34,8 @@ namespace islands {
     "active-transaction list and system-state lock: none, centralized (one for all workers) or per_socket (each worker its socket's)") \
   F(bool, test_count_cross_socket, false, kUnbounded, kUnbounded,                                  \
     "test mode: count each worker's accesses to system structures kept by another socket")         \
+  F(double, test_service_us, 0.0, 0.0, 1e6,                                                        \
+    "test mode: every transaction busy-waits this many microseconds before its first attempt (a known service time)") \
   F(double, cross_socket_delay_ns, 0.0, 0.0, 1e6, \
     "injected delay on each access to system structures kept by another socket (virtual topologies), ns") \
   F(double, plp_reshuffle_s, 0.0, 0.0, 86400,                                                 \
