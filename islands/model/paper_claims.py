@@ -36,7 +36,17 @@ from islands.model.predict import predict
 from islands.model.workload_spec import ModelWorkload
 from islands.results.verdicts import Claim, model_claim_words
 
-__all__ = ["CLAIMS", "MACHINES", "TOLERANCE", "ClaimRow", "ClaimsTable", "PaperClaim", "claims_table"]
+__all__ = [
+    "CLAIMS",
+    "MACHINES",
+    "TOLERANCE",
+    "ClaimRow",
+    "ClaimsTable",
+    "PaperClaim",
+    "claims_table",
+    "comparable_error",
+    "paper_topologies",
+]
 
 #: The relative distance from the paper's number within which the model's value lands.
 TOLERANCE = 0.25
@@ -73,6 +83,12 @@ class PaperClaim:
     #: the model's value misses)
     gap: str = ""
     compute: Compute | None = field(default=None, repr=False, compare=False)
+    #: the workload kind it is about (:data:`~islands.model.workload_spec.KINDS`): the
+    #: advisor's comparable claims
+    workload: str = ""
+    #: what the number is: ``ratio`` of throughputs, ``drop`` (1 - after/before) or ``gain``
+    #: (after/before - 1); how an error in it becomes an error in throughput
+    measure: str = "ratio"
 
     def claim(self) -> Claim:
         """The claim with its tolerance band (:data:`TOLERANCE` either side)."""
@@ -98,6 +114,20 @@ class ClaimRow:
         """``model / paper - 1`` (NaN without a model value)."""
         return self.model / self.claim.value - 1 if self.model == self.model else math.nan
 
+    @property
+    def throughput_error(self) -> float:
+        """The relative error of the throughput the claim is about: the ratio's error for a
+        ratio, ``(1 - model) / (1 - paper) - 1`` for a drop, ``(1 + model) / (1 + paper) - 1``
+        for a gain (a drop of 27% against 22% is 7% less throughput than the paper's)."""
+        m, p = self.model, self.claim.value
+        if m != m:
+            return math.nan
+        if self.claim.measure == "drop":
+            return (1 - m) / (1 - p) - 1
+        if self.claim.measure == "gain":
+            return (1 + m) / (1 + p) - 1
+        return m / p - 1
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
         c = self.claim
@@ -115,6 +145,7 @@ class ClaimRow:
             "low": self.low,
             "high": self.high,
             "error": self.error,
+            "throughput_error": self.throughput_error,
             "status": self.status,
             "fitted": c.fitted,
             "unmodelled": c.unmodelled,
@@ -287,68 +318,80 @@ CLAIMS: tuple[PaperClaim, ...] = (
         gap="the paper puts it 'in large part to contention on the Warehouse table' (24 rows on one page): the "
         "model's contention is the microbenchmark's, per thread",
         compute=_ratio("4x6", "24ISL", "1ISL", _PAY),
+        workload="tpcc-payment", measure="ratio",
     ),
     PaperClaim(
         "fig11 memory-resident 24ISL", "000-fig11", "4x6",
         "memory-resident data (2.4 M rows) costs the fine-grained configuration the most of 5-25%",
         "decreases by 5-25% with larger decrease for the fine-grained configuration", "000 Sec 6.1", 0.25,
         unmodelled=_SIZE,
+        workload="micro-read", measure="drop",
     ),
     PaperClaim(
         "fig11 memory-resident 4ISL", "000-fig11", "4x6",
         "memory-resident data costs the coarse configuration the least of 5-25%",
         "decreases by 5-25% with larger decrease for the fine-grained configuration", "000 Sec 6.1", 0.05,
         unmodelled=_SIZE,
+        workload="micro-read", measure="drop",
     ),
     PaperClaim(
         "fig14 read gain 24ISL", "000-fig14", "4x6",
         "shared memory over unix sockets, 100% multisite 10-row reads, per-core: gain",
         "improves by 60% and 4ISL by 25%", "000 Sec 6.4", 0.60,
         fitted="distr.*.read.work_us", compute=_gain("4x6", "24ISL", _READ.with_multisite(1.0)),
+        workload="micro-read", measure="gain",
     ),
     PaperClaim(
         "fig14 read gain 4ISL", "000-fig14", "4x6",
         "shared memory over unix sockets, 100% multisite 10-row reads, per-socket: gain",
         "improves by 60% and 4ISL by 25%", "000 Sec 6.4", 0.25,
         compute=_gain("4x6", "4ISL", _READ.with_multisite(1.0)),
+        workload="micro-read", measure="gain",
     ),
     PaperClaim(
         "fig14 update gain 24ISL", "000-fig14", "4x6",
         "shared memory over unix sockets, 100% multisite 10-row updates, per-core: gain",
         "measuring 22% and 12% respectively", "000 Sec 6.4", 0.22,
         fitted="distr.*.update.work_us", compute=_gain("4x6", "24ISL", _UPDATE.with_multisite(1.0)),
+        workload="micro-update", measure="gain",
     ),
     PaperClaim(
         "fig14 update gain 4ISL", "000-fig14", "4x6",
         "shared memory over unix sockets, 100% multisite 10-row updates, per-socket: gain",
         "measuring 22% and 12% respectively", "000 Sec 6.4", 0.12,
         compute=_gain("4x6", "4ISL", _UPDATE.with_multisite(1.0)),
+        workload="micro-update", measure="gain",
     ),
     PaperClaim(
         "fig17 per-core cost/next", "000-fig17", "4x6",
         "local 10-row read: per-core time per transaction over the next best configuration's",
         "roughly 40% lower costs than the next best configuration", "000 Sec 7.1.1", 0.6,
         compute=_next_best_cost("4x6", _READ),
+        workload="micro-read", measure="ratio",
     ),
     PaperClaim(
         "fig19 QPI/IMC SE", "000-fig19", "8x10",
         "QPI/IMC traffic ratio, read-only, 80 cores: shared-everything",
         "1.73 for SE, 1.54 for CG, and 1.52 for FG", "000 Sec 7.2", 1.73, unmodelled=_QPI,
+        workload="micro-read", measure="ratio",
     ),
     PaperClaim(
         "fig19 QPI/IMC CG", "000-fig19", "8x10",
         "QPI/IMC traffic ratio, read-only, 80 cores: coarse-grained",
         "1.73 for SE, 1.54 for CG, and 1.52 for FG", "000 Sec 7.2", 1.54, unmodelled=_QPI,
+        workload="micro-read", measure="ratio",
     ),
     PaperClaim(
         "fig19 QPI/IMC FG", "000-fig19", "8x10",
         "QPI/IMC traffic ratio, read-only, 80 cores: fine-grained",
         "1.73 for SE, 1.54 for CG, and 1.52 for FG", "000 Sec 7.2", 1.52, unmodelled=_QPI,
+        workload="micro-read", measure="ratio",
     ),
     PaperClaim(
         "fig19 local traffic SE/SN", "000-fig19", "8x10",
         "inter-socket traffic of local-only transactions, shared-everything over shared-nothing (2000 vs 100 Mb/s)",
         "while SE exceeds 2000 Mb/s", "000 Sec 7.2", 20.0, "x", unmodelled=_QPI,
+        workload="micro-read", measure="ratio",
     ),
     PaperClaim(
         "fig22 tpcb drop 24ISL", "000-fig22", "4x6",
@@ -357,6 +400,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         gap="the paper's cause, the hot Branch row locked through both phases of 2PC, is the simulation's, not the "
         "closed form's",
         compute=_drop("4x6", "24ISL", _TPCB, _TPCB.with_multisite(0.15)),
+        workload="tpcb", measure="drop",
     ),
     PaperClaim(
         "fig22 tpcb drop 4ISL", "000-fig22", "4x6",
@@ -365,50 +409,87 @@ CLAIMS: tuple[PaperClaim, ...] = (
         gap="the paper's cause, the hot Branch row locked through both phases of 2PC, is the simulation's, not the "
         "closed form's",
         compute=_drop("4x6", "4ISL", _TPCB, _TPCB.with_multisite(0.15)),
+        workload="tpcb", measure="drop",
     ),
     PaperClaim(
         "fig11 1ISL flat read", "000-fig11", "4x6",
         "shared-everything reads: throughput at 100% multisite over 0%",
         "is not affected by varying the percentage of multisite transactions", "000 Sec 6.1", 1.0, "x", "implied",
         compute=_ratio("4x6", "1ISL", "1ISL", _READ.with_multisite(1.0), _READ),
+        workload="micro-read", measure="ratio",
     ),
     PaperClaim(
         "fig11 1ISL flat update", "000-fig11", "4x6",
         "shared-everything updates: throughput at 100% multisite over 0%",
         "is not affected by varying the percentage of multisite transactions", "000 Sec 6.1", 1.0, "x", "implied",
         compute=_ratio("4x6", "1ISL", "1ISL", _UPDATE.with_multisite(1.0), _UPDATE),
+        workload="micro-update", measure="ratio",
     ),
     PaperClaim(
         "fig19 fine scales", "000-fig19", "4x6",
         "20% multisite reads: per-core on 24 cores over 4 x on one socket's 6 (efficiency)",
         "The shared-nothing configurations scale linearly", "000 Sec 7.2", 1.0, "", "implied",
         compute=_efficiency("4x6", "per-core", _READ.with_multisite(0.2)),
+        workload="micro-read", measure="ratio",
     ),
     PaperClaim(
         "fig19 coarse scales", "000-fig19", "4x6",
         "20% multisite reads: per-socket on 24 cores over 4 x on one socket's 6 (efficiency)",
         "The shared-nothing configurations scale linearly", "000 Sec 7.2", 1.0, "", "implied",
         compute=_efficiency("4x6", "per-socket", _READ.with_multisite(0.2)),
+        workload="micro-read", measure="ratio",
     ),
     PaperClaim(
         "fig23 tpcb 1ISL flat", "000-fig23", "4x6",
         "TPC-B shared-everything: throughput at 100% remote over 0%",
         "The shared-everything system is not affected by the re", "000 Sec 8.2", 1.0, "x", "implied",
         compute=_ratio("4x6", "1ISL", "1ISL", _TPCB.with_multisite(1.0), _TPCB),
+        workload="tpcb", measure="ratio",
     ),
     PaperClaim(
         "fig23 tpcb drops alike", "000-fig23", "4x6",
         "TPC-B 0 to 100% remote: per-socket's drop over per-core's",
         "configurations follow the same trend", "000 Sec 8.2", 1.0, "x", "implied",
         compute=_drop_ratio("4x6", "4ISL", "24ISL", _TPCB, _TPCB.with_multisite(1.0)),
+        workload="tpcb", measure="ratio",
     ),
     PaperClaim(
         "fig24 payment 1ISL flat", "000-fig24", "4x6",
         "Payment shared-everything: throughput at 100% remote over 0%",
         "the performance of shared-everything configuration remains stable", "000 Sec 8.4", 1.0, "x", "implied",
         compute=_ratio("4x6", "1ISL", "1ISL", _PAY.with_multisite(1.0), _PAY),
+        workload="tpcc-payment", measure="ratio",
     ),
 )
+
+
+def paper_topologies() -> dict[str, Topology]:
+    """The papers' machines as fixture topologies (``tests/fixtures/sysfs`` of the source
+    tree), by shape; ``ValueError`` where the tree has no fixtures (an installed package)."""
+    from pathlib import Path
+
+    from islands.machine.topology import read_topology
+
+    root = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sysfs"
+    if not root.is_dir():
+        raise ValueError(f"paper claims: no fixture machines at {root} (run from a clone of the source tree)")
+    return {shape: read_topology(root / name) for shape, name in MACHINES.items()}
+
+
+def comparable_error(table: ClaimsTable, kind: str) -> tuple[float, int, list[str]]:
+    """The median absolute throughput error of the table's checks about workload ``kind``
+    (stated numbers; the implied shapes where none is stated), how many and which: the
+    advisor's "calibration error on comparable points" for an engine derived from the papers.
+    NaN and 0 where no check is about ``kind``."""
+    import statistics
+
+    for wanted in ("stated", "implied"):
+        rows = [r for r in table.rows if r.claim.workload == kind and r.claim.kind == wanted]
+        rows = [r for r in rows if r.status in ("lands", "misses")]
+        if rows:
+            errors = [abs(r.throughput_error) for r in rows]
+            return statistics.median(errors), len(rows), [r.claim.id for r in rows]
+    return math.nan, 0, []
 
 
 def _fitted_to(engine: EngineCosts, claim: PaperClaim) -> bool:
