@@ -105,8 +105,17 @@ class Prediction:
     #: predictions with the same parameters and seed share their draws, so ratios pair up
     samples: tuple[float, ...] = field(default=(), repr=False, compare=False)
 
+    @property
+    def simulated_interval(self) -> tuple[float, float]:
+        """The simulated throughput's interval: the closed form's relative interval (the
+        parameters' spread and the model's error) around it; NaN where not simulated."""
+        if self.simulated != self.simulated or not self.throughput > 0:
+            return math.nan, math.nan
+        return self.simulated * self.low / self.throughput, self.simulated * self.high / self.throughput
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
+        sim_low, sim_high = self.simulated_interval
         return {
             "deployment": self.deployment,
             "throughput": self.throughput,
@@ -117,6 +126,8 @@ class Prediction:
             "linear_throughput": self.linear_throughput,
             "distributed_share": self.distributed_share,
             "simulated": self.simulated,
+            "simulated_low": sim_low,
+            "simulated_high": sim_high,
             "applies": self.applies,
             "notes": list(self.notes),
         }
