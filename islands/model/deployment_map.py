@@ -71,6 +71,7 @@ class Mark:
     label: str
     local_us: float
     round_trip_us: float
+    engine: str = ""
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,11 @@ class DeploymentMap:
         for m in self.marks:
             c = self.cell_at(m.local_us, m.round_trip_us)
             out.append(f"{m.label} (local {m.local_us:.3g} us, round trip {m.round_trip_us:.3g} us): {c.words}")
+        if any(m.engine and m.engine != self.engine for m in self.marks):
+            out.append(
+                f"a mark of another engine sits at its local cost and round trip; its cell is {self.engine}'s "
+                "proportions at that speed, not that engine's own (draw its map with its --engine)"
+            )
         out.append("cells per deployment: " + ", ".join(f"{k} {v}" for k, v in sorted(self.regions().items())))
         return out
 
@@ -218,7 +224,7 @@ def marks_for(
                 if key in seen:
                     continue
                 seen.add(key)
-                out.append(Mark(f"{e.name} / {transport} ({m.name})", x, rtt))
+                out.append(Mark(f"{e.name} / {transport} ({m.name})", x, rtt, e.name))
     return out
 
 
