@@ -533,7 +533,12 @@ def claims_table(
             words = model_claim_words(claim, math.nan, unmodelled=c.unmodelled or "no model value")
             rows.append(ClaimRow(c, math.nan, math.nan, math.nan, "not in the model", words.text))
             continue
-        value, draws = c.compute(ctx)
+        try:
+            value, draws = c.compute(ctx)
+        except ValueError as e:  # the engine lacks a cost the claim needs (a calibration without TPC-C)
+            words = model_claim_words(claim, math.nan, unmodelled=f"the engine has no cost for it ({e})")
+            rows.append(ClaimRow(c, math.nan, math.nan, math.nan, "not in the model", words.text))
+            continue
         low, high = (float(x) for x in np.percentile(np.asarray(draws), [10, 90]))
         fitted = c.fitted if _fitted_to(engine, c) else ""
         words = model_claim_words(claim, value, low, high, fitted=fitted)
