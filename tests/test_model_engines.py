@@ -40,10 +40,15 @@ def test_an_engine_on_another_machine_pays_that_machines_round_trips_at_its_cloc
     params = hand_parameters()
     quad = fixture("xeon-e7530-4x6")
     composed, engine, machine = engine_on_machine("here", quad, params)
-    assert machine.shape == (4, 6) and machine.round_trip_us["unix"] == paper_machine("xeon-e7530-4x6").round_trip_us["unix"]
+    assert (
+        machine.shape == (4, 6)
+        and machine.round_trip_us["unix"] == paper_machine("xeon-e7530-4x6").round_trip_us["unix"]
+    )
     factor = 2.13 / 1.86  # the hand parameters' clock over the quad-socket's
     assert composed.costs["local.micro.none.txn_us"] == pytest.approx(1.0 * factor)
-    assert composed.costs["distr.unix.read.participant_us"] == pytest.approx(2.0 * factor + machine.round_trip_us["unix"])
+    assert composed.costs["distr.unix.read.participant_us"] == pytest.approx(
+        2.0 * factor + machine.round_trip_us["unix"]
+    )
     # the machine's clock: the prediction scales nothing further
     assert composed.machine["ghz"] == machine.ghz
 

@@ -3,7 +3,6 @@ source is in the paper, that the counts it states are the rows' own, and its fig
 
 from __future__ import annotations
 
-import json
 import re
 import statistics
 from pathlib import Path
@@ -67,7 +66,19 @@ def test_the_table_rows_and_counts_agree(table):
     rows = table.to_dict()["rows"]
     assert [r["id"] for r in rows] == [c.id for c in CLAIMS]
     for r, row in zip(rows, table.rows):
-        assert set(r) >= {"id", "figure", "machine", "claim", "source", "quote", "paper", "model", "low", "high", "status"}
+        assert set(r) >= {
+            "id",
+            "figure",
+            "machine",
+            "claim",
+            "source",
+            "quote",
+            "paper",
+            "model",
+            "low",
+            "high",
+            "status",
+        }
         assert r["status"] in STATUSES
         if r["status"] == "not in the model":
             assert r["model"] != r["model"] and r["unmodelled"]

@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="SPEC",
         default=None,
         help="kind[:key=value,...]: micro-read, micro-update, tpcb, tpcc-payment, tpcc-new_order; "
-        "keys rows, multisite, zipf, rows_per_site (e.g. micro-update:rows=10,multisite=0.2); required but with --claims",
+        "keys rows, multisite, zipf, rows_per_site (e.g. micro-update:rows=10,multisite=0.2); "
+        "required but with --claims",
     )
     p.add_argument("--sysfs", metavar="ROOT", default="/sys", help="sysfs tree of the machine (default: %(default)s)")
     p.add_argument("--transport", default="unix", choices=TRANSPORTS, help="how instances talk (default: unix)")
@@ -55,7 +56,8 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--engine",
         default="here",
         choices=ENGINES,
-        help="whose costs: here (this engine as calibrated) or paper (Shore-MT, from the papers' numbers) (default: here)",
+        help="whose costs: here (this engine as calibrated) or paper (Shore-MT, from the papers' numbers) "
+        "(default: here)",
     )
     p.add_argument(
         "--profile",
@@ -85,11 +87,20 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     p.add_argument("--map", action="store_true", help="write the deployment map of the workload (figure and summary)")
     p.add_argument(
+        "--grid",
+        metavar="N",
+        type=int,
+        default=13,
+        help="with --map: points per axis, 0.1 us to 1 ms on both (default: %(default)s)",
+    )
+    p.add_argument(
         "--claims",
         action="store_true",
         help="paper 000's numbers (Figs 8, 11, 14, 17-24) beside the model's with the engine on the papers' machines",
     )
-    p.add_argument("--out", metavar="DIR", default=None, help=f"where --map and --claims write (default: {DEFAULT_OUT})")
+    p.add_argument(
+        "--out", metavar="DIR", default=None, help=f"where --map and --claims write (default: {DEFAULT_OUT})"
+    )
     p.add_argument("--json", action="store_true", help="print the advice as JSON")
     p.set_defaults(func=main)
     return p
@@ -104,6 +115,8 @@ def main(args: argparse.Namespace) -> int:
         raise ValueError("--map and --claims: choose one")
     if args.out is not None and not (args.map or args.claims):
         raise ValueError("--out: only with --map or --claims")
+    if args.grid < 2:
+        raise ValueError(f"--grid {args.grid}: the map needs at least 2 points per axis")
     if args.claims:
         parameters, source = chosen_parameters(args.params)
         return _claims(args, parameters, source)
@@ -166,12 +179,17 @@ def _map(args: argparse.Namespace, workload: object, topology: object, parameter
     machines = [machine]
     if machine.shape is not None:  # a paper machine: mark this machine's mechanisms too
         machines.append(here_machine(parameters, profile_for(topology, "here")))  # type: ignore[arg-type]
+    import numpy as np
+
+    axis = tuple(float(x) for x in np.logspace(-1, 3, args.grid))
     m = deployment_map(
         topology,  # type: ignore[arg-type]
         workload,  # type: ignore[arg-type]
         engine,
         machine,
         transport=args.transport,
+        local_us=axis,
+        round_trip_us=axis,
         marks=marks_for(workload, engines, machines, machine),  # type: ignore[arg-type]
     )
     drawing = plot_map(m)

@@ -136,12 +136,17 @@ def advice_text(d: Mapping[str, Any]) -> str:
         lines.append(f"refused: {reason}")
     best = d["predictions"][0]
     tail = f" simulated {_tps(best['simulated'])}" if d["ranked_by"] == "simulation" else ""
-    lines.append(f"best: {best['deployment']}  {_tps(best['throughput'])} ({_tps(best['low'])} .. {_tps(best['high'])}){tail}")
+    lines.append(
+        f"best: {best['deployment']}  {_tps(best['throughput'])} ({_tps(best['low'])} .. {_tps(best['high'])}){tail}"
+    )
     lines.append(f"verdict: {d['verdict']}")
     lines.append(f"why: {d['why']}")
     c = d.get("comparable_error") or {}
     if c:
-        lines.append(f"model error on comparable points: {_pct(c.get('error'))} ({c.get('basis', '')}; refused above {_pct(c.get('threshold'))})")
+        lines.append(
+            f"model error on comparable points: {_pct(c.get('error'))} ({c.get('basis', '')}; "
+            f"refused above {_pct(c.get('threshold'))})"
+        )
     p = d.get("paper_000") or {}
     if p:
         lines.append(
@@ -219,7 +224,8 @@ def _why(ranked: list[Prediction], close: list[str], simulated: bool = False) ->
             text += (
                 "; their intervals overlap, so the model cannot tell them apart"
                 if simulated
-                else "; over the parameters' spread their ratio's interval includes 1, so the model cannot tell them apart"
+                else "; over the parameters' spread their ratio's interval includes 1, "
+                "so the model cannot tell them apart"
             )
     worst = ranked[-1]
     if worst is not best and worst is not ranked[1 if len(ranked) > 1 else 0]:
@@ -322,8 +328,9 @@ def advise(
         )
     if workload.rows_per_site > CACHE_RESIDENT_ROWS:
         refused.append(
-            f"{workload.rows_per_site:,} rows per site is beyond the cache-resident {CACHE_RESIDENT_ROWS:,}: data size is not "
-            "in the model (it has no cache term; 000 Fig 21: shared-nothing's advantage shrinks as data leaves the caches)"
+            f"{workload.rows_per_site:,} rows per site is beyond the cache-resident {CACHE_RESIDENT_ROWS:,}: data size "
+            "is not in the model (it has no cache term; 000 Fig 21: shared-nothing's advantage shrinks as data leaves "
+            "the caches)"
         )
     recommendation = None if refused else tuple(close)
     conclusion = paper_conclusion(workload, topology)
@@ -375,8 +382,13 @@ def _simulated(
     out = []
     for p in ranked:
         sim = simulate_deployment(
-            topology, plan_deployment(topology, p.deployment), workload, parameters, transport=transport,
-            profile=profile, duration_us=duration,
+            topology,
+            plan_deployment(topology, p.deployment),
+            workload,
+            parameters,
+            transport=transport,
+            profile=profile,
+            duration_us=duration,
         )
         out.append(dataclasses.replace(p, simulated=sim.throughput))
     return out

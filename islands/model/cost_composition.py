@@ -57,7 +57,9 @@ def compose(engine: EngineCosts, machine: MachineCosts) -> Parameters:
     costs.update(machine.log)
     notes = [f"engine: {engine.name}; machine: {machine.name}"]
     if factor != 1.0:
-        notes.append(f"engine CPU costs x {factor:.3g} (its clock {engine.ghz:.3g} GHz over the machine's {machine.ghz:.3g})")
+        notes.append(
+            f"engine CPU costs x {factor:.3g} (its clock {engine.ghz:.3g} GHz over the machine's {machine.ghz:.3g})"
+        )
     return Parameters(
         costs=costs,
         spread={k: v for k, v in spread.items() if k in costs},

@@ -139,7 +139,14 @@ class DeploymentMap:
             "deployments": list(self.deployments),
             "cells": [
                 [
-                    {"best": c.best, "second": c.second, "ratio": c.ratio, "low": c.low, "high": c.high, "words": c.words}
+                    {
+                        "best": c.best,
+                        "second": c.second,
+                        "ratio": c.ratio,
+                        "low": c.low,
+                        "high": c.high,
+                        "words": c.words,
+                    }
                     for c in row
                 ]
                 for row in self.cells
@@ -183,7 +190,9 @@ def deployment_map(
             params = compose(engine.scaled(float(x) / base), m)
             draws = {
                 d.label: np.array(
-                    predict(topology, d, workload, params, transport=transport, profile=m.profile, samples=samples).samples
+                    predict(
+                        topology, d, workload, params, transport=transport, profile=m.profile, samples=samples
+                    ).samples
                 )
                 for d in plans
             }

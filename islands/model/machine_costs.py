@@ -73,8 +73,11 @@ class MachineCosts:
             "name": self.name,
             "profile": self.profile.to_dict(),
             "round_trip_us": {
-                t: {"value": v, "spread": self.spread.get(f"message.{t}.round_trip_us", 0.0),
-                    "source": self.sources.get(f"message.{t}.round_trip_us", "")}
+                t: {
+                    "value": v,
+                    "spread": self.spread.get(f"message.{t}.round_trip_us", 0.0),
+                    "source": self.sources.get(f"message.{t}.round_trip_us", ""),
+                }
                 for t, v in sorted(self.round_trip_us.items())
             },
             "log": {k: {"value": v, "source": self.sources.get(k, "")} for k, v in sorted(self.log.items())},
@@ -121,7 +124,9 @@ def paper_machine(profile: MachineProfile | str) -> MachineCosts:
     return MachineCosts(profile.name, profile, trips, spread, {}, sources)
 
 
-def machine_for(topology: Topology, parameters: Parameters, profile: MachineProfile | str | None = None) -> MachineCosts:
+def machine_for(
+    topology: Topology, parameters: Parameters, profile: MachineProfile | str | None = None
+) -> MachineCosts:
     """The machine a prediction on ``topology`` runs on: a paper's machine where the profile
     (``profile``, else the one whose shape matches the topology) is one of the papers', else
     this machine as calibrated (``parameters``)."""

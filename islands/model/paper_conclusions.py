@@ -58,25 +58,33 @@ def paper_conclusion(workload: ModelWorkload, topology: Topology) -> PaperConclu
     if workload.zipf_s >= HEAVY_SKEW or share >= HEAVY_MULTISITE:
         what = "heavy skew" if workload.zipf_s >= HEAVY_SKEW else "not easily partitionable"
         return PaperConclusion(
-            what, "shared-everything", se,
+            what,
+            "shared-everything",
+            se,
             "situation is completely opposite for non-partitionable workloads and workloads that exhibit heavy skew",
             "000 Sec 11",
         )
     if share == 0 and workload.zipf_s == 0:
         return PaperConclusion(
-            "perfectly partitionable", "fine-grained shared-nothing", fine,
+            "perfectly partitionable",
+            "fine-grained shared-nothing",
+            fine,
             "fine grained configurations are an ideal choice since they incur no synchronization overheads",
             "000 Sec 10",
         )
     if workload.family != "micro" and workload.multisite <= STANDARD_SHARES[workload.kind] + 1e-9:
         return PaperConclusion(
-            "standard workload, few multisite", "socket-sized islands", islands,
+            "standard workload, few multisite",
+            "socket-sized islands",
+            islands,
             "favor partitioned deployments whose optimal granularity depends on the specifics of the workload. "
             "In this case, socket-sized islands are a good choice",
             "000 Sec 10",
         )
     return PaperConclusion(
-        "moderate multisite or skew", "socket-sized islands", islands,
+        "moderate multisite or skew",
+        "socket-sized islands",
+        islands,
         "Islands are robust under the presence of moderate skews and multisite transactions",
         "000 Sec 10",
     )

@@ -42,7 +42,8 @@ What is simulated (time in microseconds):
 ``simulate_deployment(..., latency=False, coordinator_share=1.0, flush_us=0)`` charges every
 cost to the initiating worker and waits for nothing: then it is the closed form, which the
 tests check (with ``routing="worker"``: routed clients add queueing, about 1% at uniform load with
-:data:`CLIENTS_PER_WORKER` clients per worker). The module-level :func:`events_per_second` says how fast simpy runs it here.
+:data:`CLIENTS_PER_WORKER` clients per worker). The module-level :func:`events_per_second`
+says how fast simpy runs it here.
 """
 
 from __future__ import annotations

@@ -192,9 +192,7 @@ def prediction_errors(
     )
 
 
-def errors_by_kind(
-    points: Sequence[Point], topology: Topology, parameters: Parameters
-) -> dict[str, tuple[float, int]]:
+def errors_by_kind(points: Sequence[Point], topology: Topology, parameters: Parameters) -> dict[str, tuple[float, int]]:
     """The calibrated model's median relative error and point count per workload kind (over
     every transport and figure): the advisor's comparable points for this engine. Points of
     skewed or larger-than-cache workloads are left out (what the closed form does not model is

@@ -65,7 +65,8 @@ def plot_claims(tables: Sequence[ClaimsTable]) -> Drawing:
     axes[0].invert_yaxis()
     fig.suptitle(
         "Paper 000's numbers (Figs 8, 11, 14, 17-24) beside the Islands model on the papers' machines\n"
-        "green: within ±25%, red: outside, hollow: a parameter was fitted to it (no check), grey text: not in the model",
+        "green: within ±25%, red: outside, hollow: a parameter was fitted to it (no check), "
+        "grey text: not in the model",
         fontsize=8.5,
     )
     lines = []

@@ -39,8 +39,14 @@ def plot_map(m: DeploymentMap) -> Drawing:
         )
     for i, mark in enumerate(m.marks):
         ax.plot(
-            [mark.local_us], [mark.round_trip_us], marker=MARK_SHAPES[i % len(MARK_SHAPES)], ms=10,
-            color="black", markerfacecolor="white", linestyle="none", label=mark.label,
+            [mark.local_us],
+            [mark.round_trip_us],
+            marker=MARK_SHAPES[i % len(MARK_SHAPES)],
+            ms=10,
+            color="black",
+            markerfacecolor="white",
+            linestyle="none",
+            label=mark.label,
         )
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -50,7 +56,9 @@ def plot_map(m: DeploymentMap) -> Drawing:
     ax.set_ylabel(f"round trip over {m.transport} (µs)", fontsize=8)
     ax.tick_params(labelsize=7)
     handles = [Patch(color=color_of(i), alpha=0.75, label=f"{d} predicted fastest") for i, d in enumerate(order)]
-    handles.append(Patch(facecolor="white", hatch="///", edgecolor="black", label=f"{NOT_DISTINGUISHABLE} from the runner-up"))
+    handles.append(
+        Patch(facecolor="white", hatch="///", edgecolor="black", label=f"{NOT_DISTINGUISHABLE} from the runner-up")
+    )
     legend = ax.legend(handles=handles, fontsize=6.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.add_artist(legend)
     if m.marks:
