@@ -142,3 +142,40 @@ def test_the_cli_explains_why_the_engines_differ(cli):
     assert bad.returncode == 2 and "invalid choice: 'silo'" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     missing = cli("advise", "--sysfs", str(SYSFS / "xeon-e7530-4x6"))
     assert missing.returncode == 2 and "--workload" in missing.stderr
+
+
+def test_points_measured_here_are_the_comparable_points(tmp_path):
+    from islands.model import predict
+    from islands.model.validation import errors_by_kind, load_points
+
+    vm, params = fixture("vm-1x2"), hand_parameters()
+    w = ModelWorkload("micro-read", multisite=0.2)
+    exact = predict(vm, "per-core", w, params, samples=1).throughput
+    rows = [
+        {
+            "figure": "000-fig11",
+            "deployment": "per-core",
+            "workload": dataclasses.asdict(w),
+            "transport": "unix",
+            "measured": exact * 1.5,
+        },
+        {
+            "figure": "000-fig20",
+            "deployment": "per-core",
+            "workload": dataclasses.asdict(dataclasses.replace(w, zipf_s=1.0)),
+            "transport": "unix",
+            "measured": exact,
+        },
+    ]
+    path = tmp_path / "points.json"
+    path.write_text(json.dumps(rows))
+    errors = errors_by_kind(load_points(str(path)), vm, params)
+    # the skewed point is left out: the closed form does not apply to it
+    assert errors == {"micro-read": (pytest.approx(1 - 1 / 1.5), 1)}
+    advice = advise(QUAD, w, params, engine="here", validation=errors)
+    assert advice.recommendation is None and "33%" in advice.refused[0]
+    path.write_text("[{}]")
+    with pytest.raises(ValueError, match="not a list of measured points"):
+        load_points(str(path))
+    with pytest.raises(ValueError, match="points file /nonexistent"):
+        load_points("/nonexistent/points.json")

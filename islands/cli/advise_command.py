@@ -48,7 +48,7 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default=None,
         help="kind[:key=value,...]: micro-read, micro-update, tpcb, tpcc-payment, tpcc-new_order; "
         "keys rows, multisite, zipf, rows_per_site (e.g. micro-update:rows=10,multisite=0.2); "
-        "required but with --claims",
+        "required except with --claims",
     )
     p.add_argument("--sysfs", metavar="ROOT", default="/sys", help="sysfs tree of the machine (default: %(default)s)")
     p.add_argument("--transport", default="unix", choices=TRANSPORTS, help="how instances talk (default: unix)")
