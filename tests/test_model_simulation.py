@@ -3,6 +3,8 @@ conflicts), and what only it shows: lock conflicts under skew, the most-loaded i
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from islands.model import ModelWorkload, predict
@@ -11,7 +13,7 @@ from model_cases import fixture, hand_parameters
 
 # With every cost charged to the initiating worker, no message latency and no group-commit
 # delay, the simulation is the closed form; only its random draws differ.
-CLOSED = {"latency": False, "coordinator_share": 1.0, "flush_us": 0.0}
+CLOSED = {"latency": False, "coordinator_share": 1.0, "flush_us": 0.0, "routing": "worker"}
 
 
 @pytest.mark.parametrize(
@@ -51,7 +53,8 @@ def test_skewed_updates_conflict_and_load_one_instance():
     params = hand_parameters()
     uniform = ModelWorkload("micro-update", rows=2, multisite=0.2, rows_per_site=10_000)
     skewed = ModelWorkload("micro-update", rows=2, multisite=0.2, rows_per_site=10_000, zipf_s=1.5)
-    run = {"duration_us": 10_000, "flush_us": 20.0}
+    # every worker its own client (the engine's runs): skew shows as conflicts
+    run = {"duration_us": 10_000, "flush_us": 20.0, "routing": "worker"}
     calm = simulate_deployment(quad, "24ISL", uniform, params, **run)
     hot = simulate_deployment(quad, "24ISL", skewed, params, **run)
     assert calm.abort_rate < 0.02
@@ -60,12 +63,33 @@ def test_skewed_updates_conflict_and_load_one_instance():
     assert hot.events > 0 and hot.wall_s > 0
 
 
+def test_routed_clients_saturate_the_hot_instance_and_the_others_wait():
+    quad = fixture("xeon-e7530-4x6")
+    params = hand_parameters()
+    run = {"duration_us": 10_000}
+    uniform = ModelWorkload("micro-read", rows=2, multisite=0.2)
+    calm = simulate_deployment(quad, "24ISL", uniform, params, **run)
+    hot = simulate_deployment(quad, "24ISL", dataclasses.replace(uniform, zipf_s=1.5), params, **run)
+    assert calm.routing == hot.routing == "home"
+    # uniform: every instance gets about its share and is busy
+    assert max(calm.started_share) < 2.5 / 24 and min(calm.utilization) > 0.5
+    # Zipf 1.5 over 240,000 rows: ~99% of the home rows are in the first site
+    assert hot.started_share[0] > 0.9
+    assert hot.utilization[0] > 0.9 and max(hot.utilization[1:]) < 0.2
+    assert hot.throughput < 0.2 * calm.throughput
+    # the closed form does not route: it says it does not apply
+    closed = predict(quad, "24ISL", dataclasses.replace(uniform, zipf_s=1.5), params)
+    assert not closed.applies and "instance 0" in " ".join(closed.notes)
+
+
 def test_simulation_rejects_bad_input():
     vm = fixture("vm-1x2")
     with pytest.raises(ValueError, match="coordinator_share"):
         simulate_deployment(vm, "per-core", ModelWorkload(), hand_parameters(), coordinator_share=2.0)
     with pytest.raises(ValueError, match="does not fit"):
         simulate_deployment(vm, "5ISL", ModelWorkload(), hand_parameters())
+    with pytest.raises(ValueError, match="routing"):
+        simulate_deployment(vm, "per-core", ModelWorkload(), hand_parameters(), routing="random")
 
 
 def test_a_log_bound_instance_commits_at_its_logs_limit():

@@ -139,6 +139,8 @@ VERDICT_CALLS = {
     "direction",
     "ratio_text",
     "change_text",
+    "model_winner",
+    "model_claim_words",
 }
 
 
@@ -255,3 +257,25 @@ def test_a_trend_within_the_flat_band_but_with_an_established_change_is_not_call
     assert "flat" not in fell and "falls to" in fell and "not distinguishable" not in fell, fell
     noisy = text([[800.0, 1100, 950, 960], middle, [700.0, 1050, 900, 866]])  # the same means, wide runs
     assert noisy.startswith("flat within") and "not distinguishable" in noisy, noisy
+
+
+def test_a_model_names_a_winner_only_where_its_interval_excludes_1():
+    from islands.results.verdicts import model_winner
+
+    clear = model_winner("24ISL", "4ISL", 1.8, 1.2, 2.6)
+    assert clear.conclusive and clear.text.startswith("24ISL, 1.80× (model 10-90% 1.20–2.60) 4ISL")
+    unclear = model_winner("24ISL", "4ISL", 1.3, 0.9, 1.7)
+    assert not unclear.conclusive and "not distinguishable by the model" in unclear.text
+
+
+def test_a_paper_number_beside_a_model_value_says_which_it_is():
+    from islands.results.verdicts import model_claim_words
+
+    claim = Claim("000 Sec 4.2", "per-core over shared-everything", 3.375, 5.625, "x")
+    assert model_claim_words(claim, 4.0, 3.5, 4.4).text.startswith("model within tolerance (4x, interval 3.5-4.4x;")
+    out = model_claim_words(claim, 2.0, 1.4, 3.6)
+    assert out.text.startswith("model outside tolerance") and "its interval reaches the band" in out.text
+    fitted = model_claim_words(claim, 4.5, fitted="distr.*.read.work_us")
+    assert fitted.text.startswith("fitted to this number: no check") and not fitted.conclusive
+    missing = model_claim_words(claim, math.nan, unmodelled="data size")
+    assert missing.text.startswith("not in the model: data size") and not missing.conclusive

@@ -1,33 +1,66 @@
 """The deployment advisor (000's stated future work): for a topology and a workload, every
 equal-size deployment (``1ISL`` .. ``NISL``, islands placement) predicted by the model, the
-best first, with intervals and the cost that dominates each.
+best first, each with its interval and the cost that dominates it, and a recommendation that
+knows what it does not know.
 
-A deployment is called best when its predicted throughput is the highest; where the runner-up's
-interval overlaps the best's, the advice says the two cannot be told apart by the model. With
-``simulate``, every candidate is also simulated (:func:`islands.model.simulation.simulate_deployment`:
-waiting for votes, lock conflicts, skew, the most-loaded instance) and the ranking follows the
-simulated throughput.
+- **An engine on a machine.** With ``engine`` (``"here"``: this engine as calibrated,
+  ``"paper"``: Shore-MT as paper 000 ran it, :mod:`islands.model.engine_costs`) the
+  parameters are that engine's costs on the target's machine
+  (:mod:`islands.model.cost_composition`); without, the parameters are taken as they are.
+- **Intervals.** Every prediction has one (the parameters' spread and the model's error); a
+  simulated throughput carries its closed form's relative interval.
+- **Skew.** The closed form does not apply to a skewed workload (its prediction says so):
+  every deployment is then simulated with clients routed to their home row's instance and
+  ranked by that, as with ``simulate``.
+- **The recommendation** is the best deployment and every one the model cannot tell from it:
+  the 10-90% interval of their throughput ratio over the parameters' paired draws includes 1
+  (simulated: their intervals overlap). The model's own error is not in that interval: it
+  decides whether to recommend at all. It is refused, with the reasons, when the model's error on
+  comparable points is above :data:`REFUSE_ABOVE` (points measured here for this engine:
+  ``validation``; paper 000's numbers about the same workload for the paper's engine:
+  :func:`islands.model.paper_claims.comparable_error`), or when the workload needs what the
+  model leaves out (data beyond the cache-resident size: the model has no cache term).
+- **The paper's answer** for the workload's class (:mod:`islands.model.paper_conclusions`) is
+  set beside it, with the costs that explain where an engine's answer differs: what a local
+  transaction costs against a participant of a distributed one.
+
+:meth:`Advice.describe` (text) is written from :meth:`Advice.to_dict` (JSON), so the two say
+the same things.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from islands.machine.placement import deployment_choices, plan_deployment
 from islands.machine.topology import Topology
+from islands.model.engine_costs import EngineCosts, round_trips_of
 from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters
 from islands.model.predict import COMPONENTS, Prediction, predict
 from islands.model.workload_spec import ModelWorkload
+from islands.results.verdicts import MODEL_ERROR_TOLERANCE, model_winner
 
-__all__ = ["Advice", "advise"]
+__all__ = ["REFUSE_ABOVE", "Advice", "advice_text", "advise", "engine_costs_line"]
+
+#: The model's relative error on comparable points above which the advisor refuses to
+#: recommend (the verdicts' tolerance for a model).
+REFUSE_ABOVE = MODEL_ERROR_TOLERANCE
+#: Rows per site beyond which data size matters and the model, which has no cache term, does
+#: not know what it does (000's cache-resident dataset: 10,000 rows per core, Sec 3.2).
+CACHE_RESIDENT_ROWS = 10_000
+#: Simulated time per deployment, at least this many of the engine's local transactions.
+SIMULATED_TRANSACTIONS = 300
 
 
 @dataclass(frozen=True)
 class Advice:
-    """The predictions of every candidate deployment, best first, and why the best wins."""
+    """The predictions of every candidate deployment, best first, the recommendation (or why
+    it is refused) and what it rests on (module docstring)."""
 
     workload: ModelWorkload
     transport: str
@@ -37,6 +70,15 @@ class Advice:
     why: str
     parameters_from: str = ""
     simulated: bool = False
+    engine: str = ""
+    machine: str = ""
+    recommendation: tuple[str, ...] | None = None
+    verdict: str = ""
+    refused: tuple[str, ...] = ()
+    comparable: dict[str, Any] = field(default_factory=dict)
+    paper: dict[str, Any] = field(default_factory=dict)
+    costs: tuple[str, ...] = ()
+    sources: dict[str, str] = field(default_factory=dict)
 
     @property
     def best(self) -> Prediction:
@@ -44,52 +86,108 @@ class Advice:
         return self.predictions[0]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict."""
+        """A JSON-ready dict: everything :meth:`describe` prints."""
+        notes = list(dict.fromkeys(n for p in self.predictions for n in p.notes))
         return {
             "topology": self.topology,
             "workload": self.workload.describe(),
             "transport": self.transport,
+            "engine": self.engine,
+            "machine": self.machine,
             "profile": self.profile.to_dict(),
             "parameters": self.parameters_from,
             "best": self.best.deployment,
+            "recommendation": list(self.recommendation) if self.recommendation is not None else None,
+            "verdict": self.verdict,
+            "refused": list(self.refused),
             "ranked_by": "simulation" if self.simulated else "closed form",
             "why": self.why,
+            "comparable_error": dict(self.comparable),
+            "paper_000": dict(self.paper),
+            "costs": list(self.costs),
             "predictions": [p.to_dict() for p in self.predictions],
+            "notes": notes,
+            "sources": dict(self.sources),
         }
 
     def describe(self) -> str:
-        """The advice as text: the best deployment, why, and a table of the alternatives."""
-        derived = ", derived" if self.profile.derived else ""
-        lines = [
-            f"advice for {self.workload.describe()} over {self.transport} on {self.topology}",
-            f"  hardware costs: {self.profile.name}{derived}; parameters: {self.parameters_from}",
-            "",
-            f"best: {self.best.deployment}  {_tps(self.best.throughput)} "
-            f"({_tps(self.best.low)} .. {_tps(self.best.high)})",
-            f"why: {self.why}",
-            "",
-            f"{'deployment':<12} {'predicted':>12} {'interval':>25} "
-            + (f"{'simulated':>12} " if self.simulated else "")
-            + f"{'distributed':>12}  dominant cost",
-        ]
-        for p in self.predictions:
-            interval = f"{_tps(p.low)} .. {_tps(p.high)}"
-            simulated = f"{_tps(p.simulated):>12} " if self.simulated else ""
-            lines.append(
-                f"{p.deployment:<12} {_tps(p.throughput):>12} {interval:>25} {simulated}{p.distributed_share:>11.0%}  "
-                f"{p.dominant_cost} ({p.breakdown[p.dominant_cost]:.2f} us of {sum(p.breakdown.values()):.2f})"
-            )
-        if self.simulated:
-            lines.append("ranked by the simulated throughput")
-        # What the prediction leaves out (skew in the closed form, derived line costs) is
-        # part of the advice, not only of its JSON.
-        for note in dict.fromkeys(n for p in self.predictions for n in p.notes):
-            lines.append(f"note: {note}")
-        return "\n".join(lines)
+        """The advice as text (:func:`advice_text` of :meth:`to_dict`)."""
+        return advice_text(self.to_dict())
+
+
+def advice_text(d: Mapping[str, Any]) -> str:
+    """The text of an advice's dict (:meth:`Advice.to_dict`): every field of it, in words."""
+    profile = d["profile"]
+    derived = ", derived" if profile.get("derived") else ""
+    head = f"advice for {d['workload']} over {d['transport']} on {d['topology']}"
+    lines = [head]
+    if d.get("engine"):
+        lines.append(f"  engine: {d['engine']}; machine: {d['machine']}")
+    lines.append(f"  hardware costs: {profile['name']}{derived}; parameters: {d['parameters']}")
+    lines.append("")
+    rec = d["recommendation"]
+    if rec is None:
+        lines.append("recommendation: none, refused")
+    elif len(rec) == 1:
+        lines.append(f"recommendation: {rec[0]}")
+    else:
+        lines.append(f"recommendation: one of {', '.join(rec)}")
+    for reason in d["refused"]:
+        lines.append(f"refused: {reason}")
+    best = d["predictions"][0]
+    tail = f" simulated {_tps(best['simulated'])}" if d["ranked_by"] == "simulation" else ""
+    lines.append(
+        f"best: {best['deployment']}  {_tps(best['throughput'])} ({_tps(best['low'])} .. {_tps(best['high'])}){tail}"
+    )
+    lines.append(f"verdict: {d['verdict']}")
+    lines.append(f"why: {d['why']}")
+    c = d.get("comparable_error") or {}
+    if c:
+        lines.append(
+            f"model error on comparable points: {_pct(c.get('error'))} ({c.get('basis', '')}; "
+            f"refused above {_pct(c.get('threshold'))})"
+        )
+    p = d.get("paper_000") or {}
+    if p:
+        lines.append(
+            f"paper 000 for a {p['workload_class']} workload: {p['kind']} ({p['deployment']}), "
+            f"'{p['quote']}' ({p['source']}); the recommendation {p['agreement']}"
+        )
+    for line in d.get("costs", []):
+        lines.append(f"costs: {line}")
+    lines.append("")
+    simulated = d["ranked_by"] == "simulation"
+    lines.append(
+        f"{'deployment':<12} {'predicted':>12} {'interval':>25} "
+        + (f"{'simulated':>12} {'sim. interval':>25} " if simulated else "")
+        + f"{'distributed':>12}  dominant cost"
+    )
+    for q in d["predictions"]:
+        interval = f"{_tps(q['low'])} .. {_tps(q['high'])}"
+        sim = ""
+        if simulated:
+            sim_interval = f"{_tps(q.get('simulated_low', math.nan))} .. {_tps(q.get('simulated_high', math.nan))}"
+            sim = f"{_tps(q['simulated']):>12} {sim_interval:>25} "
+        total = sum(q["breakdown"].values())
+        lines.append(
+            f"{q['deployment']:<12} {_tps(q['throughput']):>12} {interval:>25} {sim}{q['distributed_share']:>11.0%}  "
+            f"{q['dominant_cost']} ({q['breakdown'][q['dominant_cost']]:.2f} us of {total:.2f})"
+        )
+    if simulated:
+        lines.append("ranked by the simulated throughput")
+    for note in d.get("notes", []):
+        lines.append(f"note: {note}")
+    for key, source in sorted((d.get("sources") or {}).items()):
+        lines.append(f"source: {key}: {source}")
+    return "\n".join(lines)
+
+
+def _pct(x: Any) -> str:
+    return f"{x:.0%}" if isinstance(x, (int, float)) and x == x else "n/a"
 
 
 def _tps(x: float) -> str:
-    if x != x:
+    if x is None or x != x:
         return "n/a"
     if x >= 1e6:
         return f"{x / 1e6:.2f} M/s"
@@ -98,29 +196,86 @@ def _tps(x: float) -> str:
     return f"{x:.0f} /s"
 
 
-def _why(ranked: list[Prediction], simulated: bool = False) -> str:
+def _value(p: Prediction, simulated: bool) -> tuple[float, float, float]:
+    if simulated:
+        scale = p.simulated / p.throughput if p.throughput > 0 else math.nan
+        return p.simulated, p.low * scale, p.high * scale
+    return p.throughput, p.low, p.high
+
+
+def _why(ranked: list[Prediction], close: list[str], simulated: bool = False) -> str:
     best = ranked[0]
     total = sum(best.breakdown.values())
     parts = ", ".join(f"{c} {best.breakdown[c]:.2f}" for c in COMPONENTS if best.breakdown[c] > 0.005 * total)
     text = (
-        f"{best.deployment} spends {total:.2f} us of worker time per transaction ({parts}); "
-        f"{best.dominant_cost} dominates"
+        f"{best.deployment} spends {total:.2f} us of worker time per transaction "
+        f"({parts}{'; the closed form' if simulated else ''}); {best.dominant_cost} dominates"
     )
     if len(ranked) > 1:
         second = ranked[1]
-        value = (lambda p: p.simulated) if simulated else (lambda p: p.throughput)
-        gap = 1 - value(second) / value(best)
+        b, s = _value(best, simulated), _value(second, simulated)
+        gap = 1 - s[0] / b[0]
         text += (
             f". Next, {second.deployment}, is {'simulated' if simulated else 'predicted'} {gap:.0%} slower, "
             f"dominated by {second.dominant_cost} "
             f"({second.breakdown[second.dominant_cost]:.2f} us)"
         )
-        if not simulated and second.high >= best.low:
-            text += "; their intervals overlap, so the model cannot tell them apart"
+        if second.deployment in close:
+            text += (
+                "; their intervals overlap, so the model cannot tell them apart"
+                if simulated
+                else "; over the parameters' spread their ratio's interval includes 1, "
+                "so the model cannot tell them apart"
+            )
     worst = ranked[-1]
     if worst is not best and worst is not ranked[1 if len(ranked) > 1 else 0]:
         text += f". Slowest, {worst.deployment}: {worst.dominant_cost} ({worst.breakdown[worst.dominant_cost]:.2f} us)"
     return text
+
+
+def _separate(ranked: list[Prediction], simulated: bool) -> tuple[list[str], str]:
+    """The deployments the model cannot tell from the best, and the verdict on best against
+    runner-up. Closed form: the ratio of throughputs over the parameters' paired draws (the
+    costs every deployment shares cancel), 10th-90th percentile; simulated: the two
+    intervals (no paired draws)."""
+    import numpy as np
+
+    best = ranked[0]
+    close = [best.deployment]
+    intervals = {}
+    for p in ranked[1:]:
+        if simulated or not best.samples or not p.samples:
+            b, o = _value(best, simulated), _value(p, simulated)
+            value, low, high = b[0] / o[0], b[1] / o[2], b[2] / o[1]
+        else:
+            ratios = np.array(best.samples) / np.array(p.samples)
+            value = best.throughput / p.throughput
+            low, high = (float(x) for x in np.percentile(ratios, [10, 90]))
+        intervals[p.deployment] = (value, low, high)
+        if low <= 1.0:
+            close.append(p.deployment)
+    if len(ranked) < 2:
+        return close, f"{best.deployment} is the only deployment"
+    second = ranked[1].deployment
+    level = "interval" if simulated else "10-90%"
+    return close, model_winner(best.deployment, second, *intervals[second], level).text
+
+
+def engine_costs_line(engine: EngineCosts, parameters: Parameters, workload: ModelWorkload, transport: str) -> str:
+    """What a local transaction of ``workload`` costs a single-threaded instance against a
+    participant of a distributed one over ``transport``, with ``engine`` on the machine of
+    ``parameters`` (composed): the proportion that sets where the answer lies."""
+    factor = engine.ghz / float(parameters.machine.get("ghz", math.nan))
+    factor = factor if factor == factor and factor > 0 else 1.0
+    local = engine.local_us(workload.kind, workload.rows) * factor
+    participant = parameters.get(f"distr.{transport}.{workload.op}.participant_us")
+    rtt = parameters.get(f"message.{transport}.round_trip_us")
+    n = round_trips_of(workload.op)
+    return (
+        f"{engine.name}: a local {workload.kind} transaction {local:.3g} us, a participant of a distributed one "
+        f"{participant:.3g} us over {transport} ({n} round trip{'s' if n > 1 else ''} of {rtt:.3g} us and the "
+        f"engine's two-phase commit), {participant / local:.3g} local transactions' worth"
+    )
 
 
 def advise(
@@ -133,31 +288,62 @@ def advise(
     parameters_from: str = "",
     simulate: bool = False,
     simulated_us: float = 5_000.0,
+    engine: str | EngineCosts | None = None,
+    validation: Mapping[str, tuple[float, int]] | None = None,
 ) -> Advice:
     """Predicts every ``NISL`` deployment of ``topology`` (one instance per divisor of its
-    cores, islands placement) for ``workload`` and ranks them; with ``simulate`` also
-    simulates each for ``simulated_us`` (simulated microseconds) and ranks by that."""
+    cores, islands placement) for ``workload`` and ranks them (module docstring). ``engine``:
+    ``"here"``, ``"paper"`` or an engine, composed with the target's machine (``parameters``
+    are this machine's calibration); ``None`` takes ``parameters`` as they are.
+    ``validation``: the model's median relative error and point count per workload kind on
+    points measured here (:func:`islands.model.validation.errors_by_kind`). With ``simulate``,
+    or where the closed form does not apply, every deployment is also simulated for at least
+    ``simulated_us`` and ranked by that."""
+    from islands.model.cost_composition import engine_on_machine
+    from islands.model.paper_conclusions import paper_conclusion
+
+    engine_costs: EngineCosts | None = None
+    machine_name = ""
+    calibration = parameters
+    if engine is not None:
+        parameters, engine_costs, machine = engine_on_machine(engine, topology, parameters, profile, parameters_from)
+        profile, machine_name = machine.profile, machine.name
     if not isinstance(profile, MachineProfile):
         profile = profile_for(topology, profile)
-    ranked = []
-    for label in deployment_choices(topology):
-        deployment = plan_deployment(topology, label)
-        prediction = predict(topology, deployment, workload, parameters, transport=transport, profile=profile)
-        if simulate:
-            from islands.model.simulation import simulate_deployment
-
-            sim = simulate_deployment(
-                topology,
-                deployment,
-                workload,
-                parameters,
-                transport=transport,
-                profile=profile,
-                duration_us=simulated_us,
-            )
-            prediction = dataclasses.replace(prediction, simulated=sim.throughput)
-        ranked.append(prediction)
+    ranked = [
+        predict(topology, plan_deployment(topology, label), workload, parameters, transport=transport, profile=profile)
+        for label in deployment_choices(topology)
+    ]
+    simulate = simulate or any(not p.applies for p in ranked)
+    if simulate:
+        ranked = _simulated(topology, ranked, workload, parameters, transport, profile, simulated_us)
     ranked.sort(key=lambda p: -(p.simulated if simulate else p.throughput))
+    close, verdict = _separate(ranked, simulate)
+    comparable = _comparable(engine_costs, parameters, workload, validation)
+    refused = []
+    if comparable["error"] == comparable["error"] and comparable["error"] > REFUSE_ABOVE:
+        refused.append(
+            f"the model's error on comparable points is {comparable['error']:.0%} ({comparable['basis']}), "
+            f"above {REFUSE_ABOVE:.0%}"
+        )
+    if workload.rows_per_site > CACHE_RESIDENT_ROWS:
+        refused.append(
+            f"{workload.rows_per_site:,} rows per site is beyond the cache-resident {CACHE_RESIDENT_ROWS:,}: data size "
+            "is not in the model (it has no cache term; 000 Fig 21: shared-nothing's advantage shrinks as data leaves "
+            "the caches)"
+        )
+    recommendation = None if refused else tuple(close)
+    conclusion = paper_conclusion(workload, topology)
+    if recommendation is None:
+        agreement = "is refused"
+    elif list(recommendation) == [conclusion.deployment]:
+        agreement = "agrees"
+    elif conclusion.deployment in recommendation:
+        agreement = (
+            f"includes it among {len(recommendation)} the model cannot tell apart, so it neither agrees nor differs"
+        )
+    else:
+        agreement = f"differs ({', '.join(recommendation)})"
     shape = f"{topology.n_sockets} socket{'s' if topology.n_sockets != 1 else ''}, {topology.n_cores} cores"
     return Advice(
         workload=workload,
@@ -165,7 +351,110 @@ def advise(
         topology=f"{topology.source} ({shape})",
         profile=profile,
         predictions=tuple(ranked),
-        why=_why(ranked, simulate),
+        why=_why(ranked, close, simulate),
         parameters_from=parameters_from,
         simulated=simulate,
+        engine=engine_costs.name if engine_costs else "",
+        machine=machine_name,
+        recommendation=recommendation,
+        verdict=verdict,
+        refused=tuple(refused),
+        comparable=comparable,
+        paper={**conclusion.to_dict(), "agreement": agreement},
+        costs=_costs(engine_costs, topology, calibration, parameters, workload, transport, profile),
+        sources=dict(sorted(engine_costs.sources.items())) if engine_costs and engine == "paper" else {},
     )
+
+
+def _simulated(
+    topology: Topology,
+    ranked: list[Prediction],
+    workload: ModelWorkload,
+    parameters: Parameters,
+    transport: str,
+    profile: MachineProfile,
+    simulated_us: float,
+) -> list[Prediction]:
+    from islands.model.simulation import simulate_deployment
+
+    slowest = max(p.breakdown["execution"] + p.breakdown["logging"] for p in ranked)
+    duration = max(simulated_us, SIMULATED_TRANSACTIONS * slowest)
+    out = []
+    for p in ranked:
+        sim = simulate_deployment(
+            topology,
+            plan_deployment(topology, p.deployment),
+            workload,
+            parameters,
+            transport=transport,
+            profile=profile,
+            duration_us=duration,
+        )
+        out.append(dataclasses.replace(p, simulated=sim.throughput))
+    return out
+
+
+def _comparable(
+    engine: EngineCosts | None,
+    parameters: Parameters,
+    workload: ModelWorkload,
+    validation: Mapping[str, tuple[float, int]] | None,
+) -> dict[str, Any]:
+    """The model's error on points comparable to ``workload``: paper 000's numbers about it for
+    the paper's engine, points measured here for this one, else the parameters' stated error."""
+    threshold = REFUSE_ABOVE
+    if engine is not None and any("000 " in s or "001 " in s for s in engine.sources.values()):
+        from islands.model.paper_claims import claims_table, comparable_error, paper_topologies
+
+        table = claims_table(engine, paper_topologies())
+        error, n, ids = comparable_error(table, workload.kind)
+        if n:
+            return {
+                "error": error,
+                "n": n,
+                "basis": f"median throughput error on paper 000's {n} number{'s' if n > 1 else ''} about "
+                f"{workload.kind}: {', '.join(ids)}",
+                "threshold": threshold,
+            }
+    elif validation and workload.kind in validation:
+        error, n = validation[workload.kind]
+        return {
+            "error": float(error),
+            "n": int(n),
+            "basis": f"median error on {n} point{'s' if n != 1 else ''} of {workload.kind} measured here",
+            "threshold": threshold,
+        }
+    return {
+        "error": parameters.model_error,
+        "n": 0,
+        "basis": f"no comparable point: the parameters' stated error, not a measured one, for {workload.kind}",
+        "threshold": threshold,
+    }
+
+
+def _costs(
+    engine: EngineCosts | None,
+    topology: Topology,
+    calibration: Parameters,
+    parameters: Parameters,
+    workload: ModelWorkload,
+    transport: str,
+    profile: MachineProfile,
+) -> tuple[str, ...]:
+    """The advised engine's proportion of local to distributed cost and, beside it, the other
+    engine's on the same machine: why the engines' answers differ."""
+    if engine is None:
+        return ()
+    from islands.model.cost_composition import engine_on_machine
+    from islands.model.engine_costs import engine_for
+
+    lines = []
+    try:
+        lines.append(engine_costs_line(engine, parameters, workload, transport))
+        paper = any("000 " in s for s in engine.sources.values())
+        other = engine_for("here" if paper else "paper", calibration)
+        other_params, _, _ = engine_on_machine(other, topology, calibration, profile)
+        lines.append(engine_costs_line(other, other_params, workload, transport))
+    except (KeyError, ValueError, ZeroDivisionError):
+        pass
+    return tuple(line for line in lines if "nan" not in line)

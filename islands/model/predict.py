@@ -40,7 +40,11 @@ measured cost from its spread (lognormal, :data:`SAMPLES` draws, 10th-90th perce
 widens that by the parameters' ``model_error``.
 
 What the closed form leaves out (skew, lock conflicts, the most-loaded instance) is the
-simulation's (:mod:`islands.model.simulation`).
+simulation's (:mod:`islands.model.simulation`). For a skewed workload (Zipf ``s`` > 0) the
+closed form does not apply: transactions routed to their home row's instance load the first
+instance beyond its share (:mod:`islands.model.routing`) and hot rows conflict. The prediction
+then says so (``applies`` false, a note naming the hot instance's share and the bound it sets)
+rather than answer as if the load were uniform.
 """
 
 from __future__ import annotations
@@ -95,12 +99,23 @@ class Prediction:
     notes: tuple[str, ...] = ()
     #: the simulation's throughput (:mod:`islands.model.simulation`), NaN where not simulated
     simulated: float = math.nan
+    #: whether the closed form applies to the workload (not under skew: see the notes)
+    applies: bool = True
     #: the throughput under each parameter draw (the first: the parameters themselves); two
     #: predictions with the same parameters and seed share their draws, so ratios pair up
     samples: tuple[float, ...] = field(default=(), repr=False, compare=False)
 
+    @property
+    def simulated_interval(self) -> tuple[float, float]:
+        """The simulated throughput's interval: the closed form's relative interval (the
+        parameters' spread and the model's error) around it; NaN where not simulated."""
+        if self.simulated != self.simulated or not self.throughput > 0:
+            return math.nan, math.nan
+        return self.simulated * self.low / self.throughput, self.simulated * self.high / self.throughput
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
+        sim_low, sim_high = self.simulated_interval
         return {
             "deployment": self.deployment,
             "throughput": self.throughput,
@@ -111,6 +126,9 @@ class Prediction:
             "linear_throughput": self.linear_throughput,
             "distributed_share": self.distributed_share,
             "simulated": self.simulated,
+            "simulated_low": sim_low,
+            "simulated_high": sim_high,
+            "applies": self.applies,
             "notes": list(self.notes),
         }
 
@@ -267,6 +285,7 @@ def predict(
     throughput = np.zeros(max(samples, 1))
     distributed = 0.0
     bound = 0
+    capacities = []
     for i, cpus in enumerate(deployment.instances):
         parts, q, communication = instance_costs(costs, topology, deployment, i, workload, transport, profile, speed)
         t = sum(parts.values())
@@ -279,6 +298,7 @@ def predict(
         inst = len(cpus) / t * 1e6
         throughput = throughput + inst
         value = float(inst[0])
+        capacities.append(value)
         total += value
         t_local = float(t[0] - parts["communication"][0])
         t_distr = t_local + float(np.asarray(communication)[0]) if q > 0 else t_local
@@ -297,8 +317,9 @@ def predict(
             f"log-bound: {bound} of {deployment.n_instances} instances at their log's throughput limit "
             "(log.write_mb_s / bytes per commit)"
         )
-    if workload.zipf_s > 0:
-        notes.append("skew is not in the closed form: see islands.model.simulation")
+    applies = workload.zipf_s == 0
+    if not applies:
+        notes.append(_skew_note(workload, deployment, capacities))
     return Prediction(
         deployment=deployment.name,
         throughput=total,
@@ -309,5 +330,27 @@ def predict(
         linear_throughput=linear,
         distributed_share=distributed / total,
         notes=tuple(notes),
+        applies=applies,
         samples=tuple(float(x) for x in throughput),
+    )
+
+
+def _skew_note(workload: ModelWorkload, deployment: Deployment, capacities: Sequence[float]) -> str:
+    """Why the closed form does not apply to a skewed workload on ``deployment``."""
+    from islands.model.routing import home_shares, routing_limit
+
+    s = workload.zipf_s
+    if deployment.n_instances == 1:
+        return (
+            f"closed form does not apply: Zipf s={s:g} makes a few rows hot and their locks conflict, which it has no "
+            "term for; simulate (islands.model.simulation)"
+        )
+    shares = home_shares(workload, deployment)
+    hot = max(range(len(shares)), key=lambda i: shares[i] / len(deployment.instances[i]))
+    fair = len(deployment.instances[hot]) / deployment.n_cpus
+    limit = routing_limit(capacities, shares)
+    return (
+        f"closed form does not apply: Zipf s={s:g} sends {shares[hot]:.0%} of the transactions home to instance {hot} "
+        f"(its share of the cores: {fair:.0%}), which bounds the deployment at {limit:,.0f} txn/s (its capacity over "
+        "its share) while the others wait, and makes hot rows conflict; simulate (islands.model.simulation)"
     )

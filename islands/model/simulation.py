@@ -7,10 +7,17 @@ What is simulated (time in microseconds):
 - every worker is a process pinned to its own CPU (a simpy ``PriorityResource`` of capacity
   1); between its own transactions it serves the fragments sent to its site first, as the
   engine's worker loop does (``exec/instance_worker.hpp``);
-- a transaction draws its rows as the engine's microbenchmark does: the first from the home
-  site, the others from the home site (local) or from all sites (multisite), Zipf-distributed
-  with exponent ``zipf_s`` over the site (local) or over all rows (multisite), so that under
-  skew the low-numbered sites and their instance get more of the work;
+- who starts a transaction (``routing``): ``"home"`` (the default, the client layer's routing,
+  :mod:`islands.model.routing`): :data:`CLIENTS_PER_WORKER` closed-loop clients per worker
+  each draw a home row by Zipf ``zipf_s`` over all rows (the hottest in the first site) and
+  queue the transaction at the instance that owns it, whose workers take them in turn; under
+  skew the first instance's queue grows, it saturates and the clients of the others wait in
+  it. ``"worker"``: every worker is its own client and starts its transactions at its own
+  site (the engine's runs today, issue 29);
+- a transaction's other rows are drawn as the engine's microbenchmark does: from the home
+  site (local) or from all sites (multisite), Zipf-distributed with exponent ``zipf_s`` over
+  the site (local) or over all rows (multisite); a remote TPC-B teller or Payment customer
+  comes from another site, the Zipf's first outside the home site under ``"home"`` routing;
 - local work costs the closed form's local time per transaction
   (:func:`islands.model.predict.instance_costs`), split evenly over the rows; a distributed
   transaction sends a fragment to each other instance holding some of its rows (a one-way
@@ -34,7 +41,9 @@ What is simulated (time in microseconds):
 
 ``simulate_deployment(..., latency=False, coordinator_share=1.0, flush_us=0)`` charges every
 cost to the initiating worker and waits for nothing: then it is the closed form, which the
-tests check. The module-level :func:`events_per_second` says how fast simpy runs it here.
+tests check (with ``routing="worker"``: routed clients add queueing, about 1% at uniform load with
+:data:`CLIENTS_PER_WORKER` clients per worker). The module-level :func:`events_per_second`
+says how fast simpy runs it here.
 """
 
 from __future__ import annotations
@@ -60,6 +69,12 @@ __all__ = ["SimulationResult", "events_per_second", "simulate_deployment"]
 
 #: Backoff before an aborted attempt is retried (µs).
 RETRY_BACKOFF_US = 1.0
+#: Closed-loop clients per worker under ``"home"`` routing: enough that at uniform load an
+#: instance's queue is seldom empty (per-core on the 4x6 fixture, 10-row reads: within 1% of
+#: workers as their own clients; with 4 per worker, 10% below).
+CLIENTS_PER_WORKER = 16
+#: How transactions reach the workers (module docstring).
+ROUTINGS = ("home", "worker")
 #: Commits a worker may have waiting for their flush before it waits too (the engine's
 #: ``log.max_pending`` default).
 MAX_PENDING = 64
@@ -79,6 +94,11 @@ class SimulationResult:
     events: int
     wall_s: float
     notes: tuple[str, ...] = field(default=())
+    #: each instance's share of the transactions started (routing sends them home)
+    started_share: tuple[float, ...] = field(default=())
+    #: the busy share of each instance's workers' time over the window
+    utilization: tuple[float, ...] = field(default=())
+    routing: str = "worker"
 
     @property
     def most_loaded_share(self) -> float:
@@ -120,8 +140,10 @@ class _Sim:
         coordinator_share: float,
         flush_us: float,
         seed: int,
+        routing: str = "worker",
     ) -> None:
         self.env = simpy.Environment()
+        self.routing = routing
         self.workload = workload
         self.deployment = deployment
         self.rng = np.random.default_rng(seed)
@@ -152,6 +174,8 @@ class _Sim:
         self.site_zipf = _Zipf(workload.rows_per_site, workload.zipf_s, self.rng)
         self.all_zipf = _Zipf(workload.rows_per_site * self.sites, workload.zipf_s, self.rng)
         self.unit = self.rng.random
+        self.queues = [simpy.Store(self.env) for _ in range(deployment.n_instances)]
+        self.busy_us = [0.0] * self.sites
         self.commits = [0] * deployment.n_instances
         self.started = [0] * deployment.n_instances
         self.aborts = 0
@@ -235,6 +259,40 @@ class _Sim:
                 rows.append(r)
         return rows, multisite
 
+    def draw_routed(self) -> tuple[list[int], int]:
+        """A transaction as a client draws it: its home row by Zipf over all rows, then the
+        rest as :meth:`draw_rows` does from that row's site; returns the rows and the instance
+        that owns the home row."""
+        w = self.workload
+        home_row = self.all_zipf.draw()
+        home = home_row // self.rows_per_site
+        base = home * self.rows_per_site
+        multisite = self.unit() < w.multisite_share
+        rows = [home_row]
+        want = w.rows if w.family == "micro" else 1 + (1 if multisite else 0)
+        while len(rows) < want:
+            if multisite:
+                r = self.all_zipf.draw() if w.family == "micro" else self._skewed_other_site_row(home)
+            else:
+                r = base + self.site_zipf.draw()
+            if r not in rows:
+                rows.append(r)
+        return rows, self.instance_of_site[home]
+
+    def _skewed_other_site_row(self, home: int) -> int:
+        for _ in range(64):
+            r = self.all_zipf.draw()
+            if r // self.rows_per_site != home:
+                return r
+        return self._other_site_row(home)
+
+    def client(self) -> Generator[Any, Any, None]:
+        while True:
+            rows, instance = self.draw_routed()
+            done = self.env.event()
+            yield self.queues[instance].put((rows, done))
+            yield done
+
     def _other_site_row(self, home: int) -> int:
         site = int(self.unit() * (self.sites - 1))
         site += site >= home
@@ -244,6 +302,8 @@ class _Sim:
         with self.cpu[site].request(priority=priority) as req:
             yield req
             yield self.env.timeout(us)
+        if self.measuring:
+            self.busy_us[site] += us
         self.events += 2
 
     def fragment(
@@ -274,7 +334,11 @@ class _Sim:
             if len(pending) >= MAX_PENDING:
                 yield pending[0]  # as the engine's worker, which has log.max_pending in flight
                 continue
-            rows, multisite = self.draw_rows(site)
+            done = None
+            if self.routing == "home":
+                rows, done = yield self.queues[instance].get()
+            else:
+                rows, _ = self.draw_rows(site)
             if self.measuring:
                 self.started[instance] += 1
             committed = False
@@ -299,10 +363,12 @@ class _Sim:
                         self.unlock(mine)
                         flushed = self.durable(instance)
                         pending.append(flushed)
-                        self.env.process(self._count_after(flushed, instance))
+                        self.env.process(self._count_after(flushed, instance, done))
                     else:
                         self.unlock(mine)
                         self.commits[instance] += self.measuring
+                        if done is not None:
+                            done.succeed()
                     continue
                 # Distributed: fragments out, our part, votes in, decision.
                 share = self.coordinator_share
@@ -326,13 +392,17 @@ class _Sim:
                 if all_ok:
                     committed = True
                     self.commits[instance] += self.measuring
+                    if done is not None:
+                        done.succeed()
                 else:
                     self.aborts += self.measuring
                     yield self.env.timeout(RETRY_BACKOFF_US)
 
-    def _count_after(self, event: Any, instance: int) -> Generator[Any, Any, None]:
+    def _count_after(self, event: Any, instance: int, done: Any = None) -> Generator[Any, Any, None]:
         yield event
         self.commits[instance] += self.measuring
+        if done is not None:
+            done.succeed()
 
 
 def _expected_participants(workload: ModelWorkload, deployment: Deployment, instance: int) -> float:
@@ -355,11 +425,14 @@ def simulate_deployment(
     coordinator_share: float = 0.5,
     flush_us: float | None = None,
     seed: int = 1,
+    routing: str = "home",
 ) -> SimulationResult:
     """Simulates ``deployment`` running ``workload`` for ``duration_us`` after ``warmup_us``
     (simulated microseconds) and returns its throughput. Costs as
     :func:`islands.model.predict.predict` takes them; ``flush_us`` defaults to the
-    parameters' ``log.flush_us`` (0 where they have none: no group commit delay)."""
+    parameters' ``log.flush_us`` (0 where they have none: no group commit delay); ``routing``
+    is ``"home"`` (clients routed to the home row's instance) or ``"worker"`` (each worker its
+    own client; module docstring)."""
     parameters = parameters or default_parameters()
     if not isinstance(deployment, Deployment):
         deployment = plan_deployment(topology, deployment)
@@ -367,6 +440,8 @@ def simulate_deployment(
         profile = profile_for(topology, profile)
     if not 0.0 <= coordinator_share <= 1.0:
         raise ValueError(f"coordinator_share: {coordinator_share!r} is not in [0, 1]")
+    if routing not in ROUTINGS:
+        raise ValueError(f"routing: {routing!r} is not one of {', '.join(ROUTINGS)}")
     calibrated_ghz = float(parameters.machine.get("ghz", math.nan))
     speed = 1.0 if profile.shape is None or not calibrated_ghz > 0 else calibrated_ghz / profile.ghz
     flush = parameters.get("log.flush_us", 0.0) if flush_us is None else flush_us
@@ -382,10 +457,14 @@ def simulate_deployment(
         coordinator_share,
         flush if workload.logs else 0.0,
         seed,
+        routing,
     )
     start = time.perf_counter()
     for site in range(sim.sites):
         sim.env.process(sim.worker(site))
+    if routing == "home":
+        for _ in range(CLIENTS_PER_WORKER * sim.sites):
+            sim.env.process(sim.client())
     if sim.group_commit:
         for i in range(deployment.n_instances):
             sim.env.process(sim.flusher(i))
@@ -395,6 +474,12 @@ def simulate_deployment(
     wall = time.perf_counter() - start
     commits = sum(sim.commits)
     attempts = commits + sim.aborts
+    started = sum(sim.started)
+    utilization = []
+    site = 0
+    for cpus in deployment.instances:
+        utilization.append(sum(sim.busy_us[site : site + len(cpus)]) / (len(cpus) * duration_us))
+        site += len(cpus)
     return SimulationResult(
         deployment=deployment.name,
         throughput=commits / duration_us * 1e6,
@@ -403,6 +488,9 @@ def simulate_deployment(
         commits=commits,
         events=sim.events,
         wall_s=wall,
+        started_share=tuple(x / started if started else math.nan for x in sim.started),
+        utilization=tuple(utilization),
+        routing=routing,
     )
 
 

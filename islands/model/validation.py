@@ -32,6 +32,8 @@ from islands.model.workload_spec import ModelWorkload, participants
 
 __all__ = [
     "Point",
+    "errors_by_kind",
+    "load_points",
     "Trend",
     "leave_one_out",
     "leave_one_out_components",
@@ -188,6 +190,47 @@ def prediction_errors(
         rows,
         {fig: statistics.median(v) for fig, v in per_cpu.items()},
     )
+
+
+def errors_by_kind(points: Sequence[Point], topology: Topology, parameters: Parameters) -> dict[str, tuple[float, int]]:
+    """The calibrated model's median relative error and point count per workload kind (over
+    every transport and figure): the advisor's comparable points for this engine. Points of
+    skewed or larger-than-cache workloads are left out (what the closed form does not model is
+    the advisor's refusal, not an error)."""
+    per: dict[str, list[float]] = {}
+    for pt in points:
+        if pt.workload.zipf_s > 0 or pt.workload.rows_per_site > 10_000 or not pt.measured > 0:
+            continue
+        predicted = predict(topology, pt.deployment, pt.workload, parameters, transport=pt.transport, samples=1)
+        per.setdefault(pt.workload.kind, []).append(abs(predicted.throughput - pt.measured) / pt.measured)
+    return {kind: (statistics.median(v), len(v)) for kind, v in per.items()}
+
+
+def load_points(path: str) -> list[Point]:
+    """Measured points from a JSON file (``benchmarks/model_validation.py --points``: a list of
+    ``{figure, deployment, workload: {...}, transport, measured, ...}``); ``ValueError`` naming
+    the file and what is wrong."""
+    import json
+    from pathlib import Path
+
+    try:
+        data = json.loads(Path(path).read_text())
+        return [
+            Point(
+                d["figure"],
+                d["deployment"],
+                ModelWorkload(**d["workload"]),
+                d["transport"],
+                float(d["measured"]),
+                float(d.get("cpu_measured", float("nan"))),
+                float(d.get("other_cpu_share", float("nan"))),
+            )
+            for d in data
+        ]
+    except OSError as e:
+        raise ValueError(f"points file {path}: {e.strerror}") from None
+    except (json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"points file {path}: not a list of measured points ({e})") from None
 
 
 @dataclass(frozen=True)

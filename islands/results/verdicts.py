@@ -17,6 +17,11 @@ The rules, each one a function:
   written next to the claim (:class:`Claim`, :func:`claim_words`); a model's trend is
   "reproduced" only where the model also meets its error tolerance on the points measured
   here (:func:`model_trend_words`);
+- a paper's number beside a model's value (:func:`model_claim_words`) says whether the model's
+  value lands within the claim's tolerance, with the model's interval, and says so apart when
+  the model was fitted to that very number (no check) or has no term for it;
+- a deployment the model predicts fastest is named only when the interval of its ratio to the
+  runner-up over the parameters' draws excludes 1 (:func:`model_winner`);
 - a question answered by repetitions is "conclusive" when the compared ratio's interval
   excludes 1 or is narrower than the precision asked for (:func:`conclusive`).
 
@@ -42,7 +47,9 @@ __all__ = [
     "conclusive",
     "event_words",
     "half_width",
+    "model_claim_words",
     "model_trend_words",
+    "model_winner",
     "ratio_label",
     "ratio_words",
     "precision_words",
@@ -222,6 +229,50 @@ def model_trend_words(holds: bool, criterion: str, median_error: float | None, n
         f"{n_measured} points measured here, tolerance {MODEL_ERROR_TOLERANCE:.0%})",
         True,
     )
+
+
+def model_claim_words(
+    claim: Claim,
+    value: float,
+    low: float = math.nan,
+    high: float = math.nan,
+    *,
+    fitted: str = "",
+    unmodelled: str = "",
+    shown: str | None = None,
+) -> Verdict:
+    """A paper's number (``claim``, its tolerance written beside it) against the model's
+    ``value`` and interval ``low``..``high``: ``model within tolerance (3.9, interval 3.1-4.6;
+    paper 000 Sec 4.2: ..., tolerance 3.38..5.62)``, ``model outside tolerance (...)`` (adding
+    whether the interval reaches the band), ``fitted to this number: no check (...)`` where a
+    parameter was derived from it, ``not in the model: <why> (...)`` where the model has no term
+    for it. Conclusive only for a check (within or outside)."""
+    where = f"paper {claim.source}: {claim.text}, tolerance {claim.tolerance()}"
+    if unmodelled:
+        return Verdict(f"not in the model: {unmodelled} ({where})", False)
+    if value is None or math.isnan(value):
+        return Verdict(f"not measured by the model ({where})", False)
+    number = shown if shown is not None else f"{value:.3g}{claim.unit}"
+    interval = f", interval {low:.3g}-{high:.3g}{claim.unit}" if low == low and high == high else ""
+    if fitted:
+        return Verdict(f"fitted to this number: no check ({number}{interval}; {where}; it sets {fitted})", False)
+    inside = claim.low <= value <= claim.high
+    if inside:
+        return Verdict(f"model within tolerance ({number}{interval}; {where})", True)
+    reaches = low == low and high == high and low <= claim.high and high >= claim.low
+    tail = "; its interval reaches the band" if reaches else ""
+    return Verdict(f"model outside tolerance ({number}{interval}; {where}{tail})", True)
+
+
+def model_winner(top: str, second: str, value: float, low: float, high: float, level: str = "10-90%") -> Verdict:
+    """The deployment a model predicts fastest against the runner-up, from the ratio of their
+    throughputs over the parameters' paired draws (``value``, interval ``low``..``high`` at
+    ``level``): ``24ISL, 3.2× (model 10-90% 2.9–3.6) 4ISL`` where the interval excludes 1, else
+    ``24ISL and 4ISL not distinguishable by the model: 1.05× (model 10-90% 0.93–1.19)``."""
+    numbers = f"{value:.2f}× (model {level} {low:.2f}–{high:.2f})"
+    if not (low == low and high == high) or low <= 1.0 <= high:
+        return Verdict(f"{top} and {second} {NOT_DISTINGUISHABLE} by the model: {numbers}", False)
+    return Verdict(f"{top}, {numbers} {second}", True)
 
 
 def _geomean(values: Sequence[float]) -> float:
