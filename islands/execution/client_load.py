@@ -31,7 +31,10 @@ def latency_by_type(workload: str, workers: Sequence[Mapping[str, Any]]) -> dict
 
 
 def client_load(
-    config: Any, instance_workers: Sequence[Sequence[Mapping[str, Any]]], stats: Sequence[Mapping[str, Any]], seconds: float
+    config: Any,
+    instance_workers: Sequence[Sequence[Mapping[str, Any]]],
+    stats: Sequence[Mapping[str, Any]],
+    seconds: float,
 ) -> dict[str, Any]:
     """The client layer's account of a run, from each instance's workers' engine statistics
     (``instance_workers``) and each instance's run statistics (``stats``); ``{}`` when every

@@ -1,0 +1,136 @@
+"""The client layer (driver.clients closed/open, exec/client_driver.hpp): requests routed to the
+instance that owns their home, none lost between clients and workers, open loop at its rate,
+latency from the submission, the multisite share kept under skew."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import pytest
+
+import islands
+from islands.execution.launcher import run_deployment
+from islands.execution.settings import RunConfig
+from islands.machine.placement import Deployment
+
+SHORT = {"warmup_s": 0.1, "duration_s": 0.4}
+
+
+def config(clients: str = "closed", cpus=(0, 1), **settings) -> RunConfig:
+    """A short micro run with the client layer; ``settings`` by section: driver=, micro=, engine=."""
+    c = RunConfig()
+    driver = dataclasses.replace(c.driver, cpus=tuple(cpus), clients=clients, **{**SHORT, **settings.get("driver", {})})
+    engine = dataclasses.replace(c.engine, **settings.get("engine", {}))
+    return dataclasses.replace(
+        c, driver=driver, micro=dataclasses.replace(c.micro, **settings.get("micro", {})), engine=engine
+    )
+
+
+def per_core(c: RunConfig, transport: str = "shm"):
+    """c on one single-threaded instance per core (cc none, as the command line defaults it)."""
+    c = dataclasses.replace(c, engine=dataclasses.replace(c.engine, cc="none", lock_policy="no_wait"))
+    return run_deployment(Deployment(instances=((0,), (1,)), label="per-core"), c, transport=transport)
+
+
+def conserved(result) -> None:
+    """Nothing lost between clients and workers, and nothing answered twice."""
+    load = result.clients
+    assert load["submitted"] == load["refused"] + load["taken"] + load["queued_at_end"]
+    assert load["conserved"]
+    assert 0 <= load["abandoned"] <= len(result.workers)  # at most the one each worker had at the stop
+
+
+def test_every_request_runs_at_its_home_and_skew_overloads_one_instance():
+    # Local transactions only: one that ran at another instance than its home would have had
+    # to send its rows' site a fragment, and counted as distributed.
+    uniform = per_core(config(micro={"zipf_s": 0.0}))
+    skewed = per_core(config(micro={"zipf_s": 1.0}))
+    for result in (uniform, skewed):
+        assert result.commits > 0
+        assert result.multisite_commits == 0
+        assert sum(i["fragments_sent"] for i in result.instances) == 0
+        conserved(result)
+    shares = [i["share"] for i in uniform.clients["instances"]]
+    assert shares == pytest.approx([0.5, 0.5], abs=0.05)
+    # Zipf s = 1 over 20,000 rows puts about 93% of the homes on the first site's 10,000.
+    hot, cold = (i["share"] for i in skewed.clients["instances"])
+    assert hot > 0.85 and cold < 0.15
+    assert skewed.clients["instances"][0]["queue_lengths"]
+
+
+def test_one_instance_serves_every_request_and_loses_none():
+    result = islands.run(config(driver={"client_count": 5}))
+    conserved(result)
+    assert result.clients["mode"] == "closed" and result.clients["clients"] == 5
+    assert result.clients["instances"][0]["share"] == 1.0
+    # Closed: never more requests in the queue than clients.
+    assert max(result.clients["instances"][0]["queue_lengths"]) <= 5
+    assert 0 < result.clients["client_cpu_share"] < 1
+    # Every worker its own client: no client layer to account for.
+    assert islands.run(config("workers")).clients == {}
+
+
+def test_think_time_spaces_each_client_s_requests():
+    # 4 clients that each think 2 ms between answers can submit at most 2,000 per second.
+    result = islands.run(config(driver={"client_count": 4, "think_us": 2000.0}))
+    conserved(result)
+    assert 0 < result.throughput_tps <= 2000 * 1.05
+    busy = result.clients["instances"][0]["utilization"]
+    assert busy < 0.5  # the workers wait for the clients, not the other way round
+
+
+def test_open_loop_reaches_its_target_below_capacity():
+    result = per_core(config("open", driver={"offered_rate": 20000.0, "duration_s": 1.0}))
+    conserved(result)
+    assert result.clients["refused"] == 0
+    # Poisson arrivals at 20,000/s for 1 s: the count's standard deviation is 0.7%.
+    assert result.throughput_tps == pytest.approx(20000, rel=0.02)
+
+
+def test_latency_runs_from_the_submission_and_matches_a_known_service_time():
+    # Each transaction busy-waits 200 us (engine.test_service_us); offered 500/s on two workers,
+    # the workers are busy 5% of the time, so most transactions wait for nothing before it.
+    result = islands.run(
+        config("open", driver={"offered_rate": 500.0, "duration_s": 1.0}, engine={"test_service_us": 200.0})
+    )
+    conserved(result)
+    assert 200 <= result.latency.p50_us <= 200 * 1.25
+    assert result.latency.p95_us >= result.latency.p50_us
+    micro = result.latency_by_type["micro"]
+    assert micro["count"] == result.commits
+    # A closed loop of 8 clients on 2 workers queues: each waits for about 3 others ahead of it.
+    queued = islands.run(config(driver={"client_count": 8}, engine={"test_service_us": 200.0}))
+    assert queued.latency.p50_us >= 200 * 3
+
+
+@pytest.mark.parametrize("zipf_s", [0.0, 1.5])
+def test_the_multisite_share_holds_under_skew_with_clients(zipf_s):
+    result = per_core(config(micro={"multisite": 0.2, "zipf_s": zipf_s}))
+    conserved(result)
+    share = result.multisite_commits / result.commits
+    assert share == pytest.approx(0.2, abs=0.03)
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "islands", "run", "--cores", "0,1", "--duration", "0.2", "--warmup", "0.05", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_the_command_line_runs_clients_and_names_bad_settings():
+    ok = run_cli("--deployment", "per-core", "--transport", "shm", "--clients", "closed", "--json")
+    assert ok.returncode == 0, ok.stderr
+    out = json.loads(ok.stdout)
+    assert out["clients"]["mode"] == "closed" and out["clients"]["conserved"]
+    no_rate = run_cli("--clients", "open")
+    assert no_rate.returncode == 2
+    assert no_rate.stderr.strip().splitlines()[-1].startswith("islands: error: --offered-rate:")
+    plp = run_cli("--clients", "closed", "--execution", "plp")
+    assert plp.returncode == 2
+    assert "--clients:" in plp.stderr and "plp" in plp.stderr
