@@ -50,7 +50,7 @@ def client_load(
     driver = config.driver
     if driver.clients == "workers":
         return {}
-    totals = {key: 0 for key in ("submitted", "refused", "taken", "answered")}
+    totals = dict.fromkeys(("submitted", "refused", "taken", "answered"), 0)
     client_ticks = 0
     n_workers = 0
     per_instance = []
