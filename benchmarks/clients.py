@@ -97,10 +97,10 @@ def client_cost(repetitions: int, duration: float) -> None:
         )
         cpu = statistics.mean(r.clients["client_cpu_share"] for r in got["closed"])
         busy = statistics.mean(statistics.mean(i["utilization"] for i in r.clients["instances"]) for r in got["closed"])
+        workers, closed = statistics.median(tps(got["workers"])), statistics.median(tps(got["closed"]))
         print(
             f"  {name:8} {format_ratio(ratio(tps(got['closed']), tps(got['workers'])))}; "
-            f"workers {statistics.median(tps(got['workers'])):,.0f}, closed {statistics.median(tps(got['closed'])):,.0f} "
-            f"txn/s; the clients' CPU share {cpu:.1%}; workers busy {busy:.0%}"
+            f"workers {workers:,.0f}, closed {closed:,.0f} txn/s; the clients' CPU share {cpu:.1%}; workers busy {busy:.0%}"
         )
 
 

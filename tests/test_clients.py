@@ -8,6 +8,7 @@ import dataclasses
 import json
 import subprocess
 import sys
+import tomllib
 
 import pytest
 
@@ -134,3 +135,28 @@ def test_the_command_line_runs_clients_and_names_bad_settings():
     plp = run_cli("--clients", "closed", "--execution", "plp")
     assert plp.returncode == 2
     assert "--clients:" in plp.stderr and "plp" in plp.stderr
+
+
+def test_an_experiment_sets_clients_in_its_table_and_sweeps_the_offered_rate(tmp_path):
+    from islands.experiments.spec import ExperimentSpec
+
+    spec = ExperimentSpec.from_dict(
+        {
+            "name": "lt",
+            "figure": "none",
+            "clients": {"clients": "open"},
+            "grid": {"deployment": ["1"], "offered_rate": [1000.0, 2000.0]},
+        }
+    )
+    configs = [spec.run_config({"offered_rate": r}, cpus=(0, 1), sizes=(2,)) for r in (1000.0, 2000.0)]
+    assert [c.driver.clients for c in configs] == ["open", "open"]
+    assert [c.driver.offered_rate for c in configs] == [1000.0, 2000.0]
+    assert spec.to_dict()["clients"]["clients"] == "open"
+    assert ExperimentSpec.from_dict(spec.to_dict()).spec_hash() == spec.spec_hash()
+    # A spec without clients has no [clients] table (its hash is what it was).
+    plain = ExperimentSpec.from_dict({"name": "p", "figure": "none", "grid": {"deployment": ["1"]}})
+    assert "clients" not in plain.to_dict()
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "bad"\nfigure = "none"\n[clients]\nclients = "open"\n')
+    with pytest.raises(ValueError, match=r"bad.toml:\d+: clients.offered_rate: open clients need a rate"):
+        ExperimentSpec.from_dict(tomllib.loads(bad.read_text()), source=str(bad), text=bad.read_text())

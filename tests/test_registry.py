@@ -62,7 +62,7 @@ def test_sections_derive_from_the_registration():
     assert list(SECTIONS)[: len(WORKLOAD_SETTINGS)] == list(WORKLOAD_SETTINGS)
     assert {k: v for k, v in SECTIONS.items() if k in WORKLOAD_SETTINGS} == WORKLOAD_SETTINGS
     assert list(ALL_SECTIONS)[: len(SECTIONS)] == list(SECTIONS)
-    assert list(SECTION_FIELDS) == [*WORKLOAD_SETTINGS, "engine"]
+    assert list(SECTION_FIELDS) == [*WORKLOAD_SETTINGS, "engine", "clients"]
     assert set(WORKLOAD_SETTINGS) <= set(TOP_KEYS)
 
 

@@ -112,6 +112,7 @@ from islands.experiments.designs import DESIGNS
 from islands.experiments.probes import Probe, parse_probe
 from islands.experiments.schedule import LiveRun, parse_schedule
 from islands.experiments.spec_sections import (
+    CLIENT_FIELDS,
     DEPLOY_KEYS,
     ENGINE_FIELDS,
     MAX_REPETITIONS,
@@ -155,6 +156,8 @@ class ExperimentSpec:
     #: section -> its fixed settings, for the workload tables the file gives
     workload_settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     engine: Mapping[str, Any] = field(default_factory=dict)
+    #: the [clients] table: the client layer's fixed settings (driver.clients and its numbers)
+    clients: Mapping[str, Any] = field(default_factory=dict)
     warmup_s: float = 1.0
     duration_s: float = 5.0
     repetitions: int = 1
@@ -187,6 +190,8 @@ class ExperimentSpec:
         """The fixed settings of one table: a workload's section or ``engine`` (empty if none)."""
         if section == "engine":
             return self.engine
+        if section == "clients":
+            return self.clients
         return self.workload_settings.get(section, {})
 
     @classmethod
@@ -211,6 +216,7 @@ class ExperimentSpec:
             workload=header.workload,
             workload_settings={section: fixed[section] for section in WORKLOAD_SETTINGS if fixed[section]},
             engine=fixed["engine"],
+            clients=fixed["clients"],
             warmup_s=run.warmup_s,
             duration_s=run.duration_s,
             repetitions=run.repetitions,
@@ -332,7 +338,8 @@ class ExperimentSpec:
             for value in values:
                 if key == "cc" and value == "auto":
                     continue
-                config = dataclasses.replace(base, **{part: dataclasses.replace(getattr(base, part), **{key: value})})
+                attr = "driver" if part == "clients" else part  # the client layer's fields are the driver's
+                config = dataclasses.replace(base, **{attr: dataclasses.replace(getattr(base, attr), **{key: value})})
                 if part == "engine" and _is_resolved(self.engine.get("cc", "auto")) and "cc" not in grid_keys:
                     # as run_config resolves it
                     try:
@@ -388,7 +395,14 @@ class ExperimentSpec:
             workload=self.workload,
             **workloads,
             engine=EngineConfig(**engine),
-            driver=DriverConfig(cpus=cpus, pin=pin, warmup_s=self.warmup_s, duration_s=self.duration_s, seed=self.seed),
+            driver=DriverConfig(
+                cpus=cpus,
+                pin=pin,
+                warmup_s=self.warmup_s,
+                duration_s=self.duration_s,
+                seed=self.seed,
+                **{**self.clients, **{k: v for k, v in chosen.items() if k in CLIENT_FIELDS}},
+            ),
             profile=self.profile_config(),
             log=LogConfig() if read_only else self.log_config(),
         )
@@ -459,6 +473,10 @@ class ExperimentSpec:
             "engine": _fixed(EngineConfig(cc="auto"), self.engine, grid_keys),
             **extra,
         }
+        if self.clients or grid_keys & set(CLIENT_FIELDS):  # only where used: other specs keep their hashes
+            defaults = DriverConfig()
+            given = {name: getattr(defaults, name) for name in CLIENT_FIELDS} | dict(self.clients)
+            out["clients"] = {k: v for k, v in given.items() if k not in grid_keys}
         if self.live and "plp_monitor" not in grid_keys:  # what its runs use (run_config sets it)
             out["engine"]["plp_monitor"] = True
         if self.probe is not None and self.probe.kind == "monitor_overhead" and "plp_monitor" not in grid_keys:

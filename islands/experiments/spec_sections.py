@@ -20,6 +20,7 @@ from islands.execution.settings import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
     WORKLOADS,
+    DriverConfig,
     EngineConfig,
     LogConfig,
     RunConfig,
@@ -48,7 +49,14 @@ WORKLOAD_FIELDS = {
 }
 #: The fixed-settings tables of an experiment file and the config fields each holds (a
 #: [grid] key names its table, but for the fields in SHARED_FIELDS).
-SECTION_FIELDS = {**WORKLOAD_FIELDS, "engine": ENGINE_FIELDS}
+#: The client layer's settings (DriverConfig's; exec/client_driver.hpp): an experiment's [clients]
+#: table and grid keys (``offered_rate`` swept for a latency-throughput curve).
+CLIENT_FIELDS = {
+    f.name: f
+    for f in dataclasses.fields(DriverConfig)
+    if f.name in ("clients", "client_count", "think_us", "offered_rate")
+}
+SECTION_FIELDS = {**WORKLOAD_FIELDS, "engine": ENGINE_FIELDS, "clients": CLIENT_FIELDS}
 #: Field names more than one workload's section has (TATP's and TPC-C's mix): a [grid] value
 #: of one goes to the experiment's own workload.
 SHARED_FIELDS = {k for f in WORKLOAD_FIELDS.values() for k in f if sum(k in g for g in WORKLOAD_FIELDS.values()) > 1}
@@ -194,6 +202,8 @@ def spec_key(error: ValueError, workload: str, grid_keys: Sequence[str]) -> tupl
     if section in SECTION_FIELDS or section in ("log", "profile"):
         return f"{section}.{name}", why
     if section == "driver":
+        if name in CLIENT_FIELDS:
+            return f"clients.{name}", why
         return (f"run.{name}" if name in RUN_KEYS else "run"), why
     return (name if name in TOP_KEYS else "run"), why
 
