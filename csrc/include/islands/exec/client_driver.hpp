@@ -102,23 +102,24 @@ class ClientDriver {
   template <class Workload>
   void turn(const Workload& workload, std::uint64_t now, bool measuring, std::uint64_t sample_ticks, double ns_per_tick) {
     if (!started_) start(workload, now, ns_per_tick);
+    if (measuring) {  // before this turn's submissions: what the worker finds waiting
+      if (next_sample_ == 0) next_sample_ = now;
+      if (now >= next_sample_) {
+        stats_.queue_lengths.push_back(board_->own().length());
+        next_sample_ += sample_ticks;
+      }
+    }
+    std::uint64_t tick = now;
     if (driver_.clients == ClientKind::open) {
       for (std::uint32_t n = 0; now >= next_arrival_ && n < 256; ++n) {
-        submit(workload, kOpenArrival, next_arrival_, measuring);
+        tick = submit(workload, kOpenArrival, next_arrival_, measuring, tick);
         next_arrival_ += next_gap();
       }
     } else {
       while (!thinking_.empty() && thinking_.top().first <= now) {
         const std::uint32_t client = thinking_.top().second;
         thinking_.pop();
-        submit(workload, client, now, measuring);
-      }
-    }
-    if (measuring) {
-      if (next_sample_ == 0) next_sample_ = now;
-      if (now >= next_sample_) {
-        stats_.queue_lengths.push_back(board_->own().length());
-        next_sample_ += sample_ticks;
+        tick = submit(workload, client, now, measuring, tick);
       }
     }
   }
@@ -147,7 +148,7 @@ class ClientDriver {
     if (driver_.think_us > 0) {
       thinking_.emplace(now + static_cast<std::uint64_t>(driver_.think_us * 1e3 / ns_per_tick_), client);
     } else {
-      submit(workload, client, now, measuring);
+      submit(workload, client, now, measuring, now);
     }
   }
 
@@ -168,7 +169,7 @@ class ClientDriver {
       return;
     }
     const std::uint32_t clients = clients_of(driver_, total_sites_);
-    for (std::uint32_t c = site_; c < clients; c += total_sites_) submit(workload, c, now, false);
+    for (std::uint32_t c = site_; c < clients; c += total_sites_) submit(workload, c, now, false, now);
   }
 
   // An exponential gap (in ticks) of this worker's share of the arrival rate.
@@ -176,9 +177,11 @@ class ClientDriver {
     return static_cast<std::uint64_t>(-std::log1p(-rng_.unit()) / rate_per_tick_) + 1;
   }
 
+  // Draws and pushes one request stamped `submitted`; `now` is the clock when the client's
+  // work began (one clock read per request: the one after it, returned for the next).
   template <class Workload>
-  void submit(const Workload& workload, std::uint32_t client, std::uint64_t submitted, bool measuring) {
-    const std::uint64_t t0 = CycleClock::now();
+  std::uint64_t submit(const Workload& workload, std::uint32_t client, std::uint64_t submitted, bool measuring,
+                       std::uint64_t now) {
     const ClientHome home = draw_client_home(workload, rng_, total_sites_);
     ClientRequest request;
     request.client = client;
@@ -188,7 +191,10 @@ class ClientDriver {
     request.submitted = submitted;
     ++stats_.submitted;
     if (!board_->queue(instance_of_site_[home.site]).push(request)) ++stats_.refused;
-    if (measuring) stats_.client_ticks += CycleClock::now() - t0;
+    if (!measuring) return now;
+    const std::uint64_t done = CycleClock::now();
+    stats_.client_ticks += done - now;
+    return done;
   }
 
   const DriverConfig& driver_;
