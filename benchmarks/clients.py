@@ -4,7 +4,7 @@ transaction to its home instance, what the clients cost, and an open loop agains
 Every comparison is made of interleaved repetitions (each round runs every point once, in the
 same order) and printed as a ratio with its 95% interval (islands.results.statistics).
 
-1. Fig 20, 20% multisite, read and update: per-core (one instance per core, shm) against one
+1. Fig 20, 2 rows per transaction, 20% multisite, read and update: per-core (one instance per core, shm) against one
    shared-everything instance (1ISL, 2pl) for Zipf s in 0, 0.5, 1, 1.5, with closed-loop clients;
    the measured distributed share of per-core and its hot instance's share and utilization.
 2. What the clients cost: closed clients against every worker its own client (driver.clients
@@ -66,11 +66,11 @@ def tps(results: list) -> list[float]:
 
 
 def fig20(skews: list[float], repetitions: int, duration: float) -> None:
-    print("1. Fig 20 with closed-loop clients (8 per run), 20% multisite: per-core / 1ISL throughput")
+    print("1. Fig 20 with closed-loop clients (8 per run), 2 rows, 20% multisite: per-core / 1ISL throughput")
     for update in (False, True):
         kind = "update" if update else "read"
         for s in skews:
-            micro = {"multisite": 0.2, "zipf_s": s, "update": update}
+            micro = {"multisite": 0.2, "zipf_s": s, "update": update, "rows_per_txn": 2}
             got = rounds(
                 {"1ISL": (one_isl, base(duration, **micro)), "per-core": (per_core, base(duration, **micro))},
                 repetitions,
