@@ -1,5 +1,6 @@
 #include "islands/index/hash_index.hpp"
 
+#include <new>
 #include <algorithm>
 
 namespace islands {
@@ -22,13 +23,21 @@ HashIndex::HashIndex(std::size_t expected_keys, bool latching) : latching_(latch
   const std::size_t partitions =
       std::clamp<std::size_t>(slots / kMinPartitionSlots, 1, kMaxPartitions);
   partitions_ = std::vector<Partition>(partitions);
-  for (Partition& p : partitions_) allocate(p, std::max<std::size_t>(slots / partitions, 16));
+  const std::size_t each = std::max<std::size_t>(slots / partitions, 16);
+  slab_.reset(allocate_large(partitions * each * sizeof(Slot)));
+  Slot* next = static_cast<Slot*>(slab_.get());
+  for (Partition& p : partitions_) {
+    allocate(p, each, next);
+    next += each;
+  }
 }
 
-void HashIndex::allocate(Partition& p, std::size_t capacity) {
+void HashIndex::allocate(Partition& p, std::size_t capacity, Slot* memory) {
   auto array = std::make_unique<SlotArray>();
-  array->slots.reset(new Slot[capacity]);
-  for (std::size_t i = 0; i < capacity; ++i) array->slots[i].key = kEmpty;
+  const bool owned = memory == nullptr;
+  array->slots = std::unique_ptr<Slot[], FreeSlots>(
+      owned ? static_cast<Slot*>(allocate_large(capacity * sizeof(Slot))) : memory, FreeSlots{owned});
+  for (std::size_t i = 0; i < capacity; ++i) new (&array->slots[i]) Slot{kEmpty, 0};
   array->mask = capacity - 1;
   p.table.store(array.get(), std::memory_order_release);
   p.arrays.push_back(std::move(array));

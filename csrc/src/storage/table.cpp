@@ -1,5 +1,7 @@
 #include "islands/storage/table.hpp"
 
+#include "islands/common/huge_pages.hpp"
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -20,9 +22,8 @@ Table::~Table() {
 
 Table::Chunk Table::new_chunk(std::size_t rows) const {
   // Cache-line aligned and left untouched here: the first write decides the NUMA node.
-  const std::size_t bytes = (rows * stride_ + 63) / 64 * 64;
-  void* data = std::aligned_alloc(64, bytes);
-  if (!data) throw std::bad_alloc();
+  // A site's reserve is one chunk of all its rows: huge pages where it is large.
+  void* data = allocate_large(rows * stride_);
   return Chunk{static_cast<std::byte*>(data), rows, 0};
 }
 

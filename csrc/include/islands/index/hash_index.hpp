@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "islands/common/huge_pages.hpp"
 #include "islands/common/optimistic_latch.hpp"
 
 namespace islands {
@@ -46,9 +47,18 @@ class HashIndex {
   };
   // One partition's slots with their mask, replaced whole when the partition grows so that
   // a reader always sees a matching pointer and mask.
+  // Frees an array allocate_large made for it; an array carved from the index's slab is not its to free.
+  struct FreeSlots {
+    FreeSlots() noexcept : owned(true) {}
+    explicit FreeSlots(bool own) noexcept : owned(own) {}
+    bool owned;
+    void operator()(Slot* p) const {
+      if (owned) FreeLarge{}(p);
+    }
+  };
   struct SlotArray {
     std::uint64_t mask;
-    std::unique_ptr<Slot[]> slots;
+    std::unique_ptr<Slot[], FreeSlots> slots;
   };
   struct Partition {
     mutable OptimisticLatch latch;
@@ -74,12 +84,16 @@ class HashIndex {
   }
   const Partition& partition_of(std::uint64_t h) const { return partitions_[partition_index(h)]; }
   Partition& partition_of(std::uint64_t h) { return partitions_[partition_index(h)]; }
-  static void allocate(Partition& p, std::size_t capacity);
+  // A new array of `capacity` empty slots for p: at `memory` (carved from the slab) or its own.
+  static void allocate(Partition& p, std::size_t capacity, Slot* memory = nullptr);
   static bool insert_unlatched(Partition& p, std::uint64_t h, std::uint64_t key, std::uint64_t value);
   static Slot* find(const SlotArray& t, std::uint64_t h, std::uint64_t key);
   static void grow(Partition& p);
 
   std::vector<Partition> partitions_;
+  // Every partition's first array in one region, so that an index larger than a huge page is
+  // backed by huge pages (common/huge_pages.hpp) however small its partitions are.
+  std::unique_ptr<void, FreeLarge> slab_;
   bool latching_;
 };
 
