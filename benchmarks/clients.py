@@ -9,14 +9,14 @@ same order) and printed as a ratio with its 95% interval (islands.results.statis
    the measured distributed share of per-core and its hot instance's share and utilization.
 2. What the clients cost: closed clients against every worker its own client (driver.clients
    workers), both deployments at s = 0; the clients' share of the workers' CPU.
-3. Open loop: the achieved rate against targets at 25, 50 and 75% of the closed-loop
-   capacity of 1ISL, with p50/p99 latency (points of a latency-throughput curve).
+3. Open loop: the achieved rate against targets from 10% to 110% of each deployment's
+   closed-loop capacity, with p50/p99 latency: a latency-throughput curve (--plot FILE draws it).
 4. Paper 002 Figs 10-11 (static PLP vs ATraPos under skew): not measured; the client layer
    does not drive PLP runs yet (driver.clients is refused with engine.execution plp).
 
 Prints; asserts nothing.
 
-    python benchmarks/clients.py [--repetitions N] [--duration S] [--skews 0,0.5,1,1.5]
+    python benchmarks/clients.py [--repetitions N] [--duration S] [--skews 0,0.5,1,1.5] [--plot FILE]
 """
 
 from __future__ import annotations
@@ -100,24 +100,51 @@ def client_cost(repetitions: int, duration: float) -> None:
         workers, closed = statistics.median(tps(got["workers"])), statistics.median(tps(got["closed"]))
         print(
             f"  {name:8} {format_ratio(ratio(tps(got['closed']), tps(got['workers'])))}; "
-            f"workers {workers:,.0f}, closed {closed:,.0f} txn/s; the clients' CPU share {cpu:.1%}; workers busy {busy:.0%}"
+            f"workers {workers:,.0f}, closed {closed:,.0f} txn/s; the clients' CPU share {cpu:.1%}; "
+            f"workers busy {busy:.0%}"
         )
 
 
-def open_loop(repetitions: int, duration: float) -> None:
-    capacity = statistics.median(tps([one_isl(base(duration)) for _ in range(repetitions)]))
-    print(f"3. Open loop on 1ISL (closed-loop capacity {capacity:,.0f} txn/s): achieved / target, latency")
-    for load in (0.25, 0.5, 0.75):
-        target = capacity * load
-        got = [one_isl(_open(duration, target)) for _ in range(repetitions)]
-        achieved = [r.throughput_tps / target for r in got]
-        p50 = statistics.median(r.latency.p50_us for r in got)
-        p99 = statistics.median(r.latency.p99_us for r in got)
-        refused = sum(r.clients["refused"] for r in got)
-        print(
-            f"  {load:.0%} of capacity: target {target:,.0f}, achieved/target median {statistics.median(achieved):.3f} "
-            f"(min {min(achieved):.3f}, max {max(achieved):.3f}); p50 {p50:.2f} us, p99 {p99:.2f} us; refused {refused}"
-        )
+def open_loop(repetitions: int, duration: float, plot: str | None) -> None:
+    """Open-loop points of a latency-throughput curve per deployment: offered load from 10% to
+    110% of the closed-loop capacity, achieved rate and p50/p99 latency (medians of the runs)."""
+    print("3. Open loop: achieved / target and latency as the offered load nears capacity (s = 0, local)")
+    curves: dict[str, list[tuple[float, float, float]]] = {}
+    for name, runner in (("1ISL", one_isl), ("per-core", per_core)):
+        capacity = statistics.median(tps([runner(base(duration)) for _ in range(repetitions)]))
+        print(f"  {name}: closed-loop capacity {capacity:,.0f} txn/s")
+        for load in (0.1, 0.25, 0.5, 0.75, 0.9, 1.1):
+            target = capacity * load
+            got = [runner(_open(duration, target)) for _ in range(repetitions)]
+            achieved = [r.throughput_tps / target for r in got]
+            p50 = statistics.median(r.latency.p50_us for r in got)
+            p99 = statistics.median(r.latency.p99_us for r in got)
+            refused = sum(r.clients["refused"] for r in got)
+            curves.setdefault(name, []).append((statistics.median(tps(got)), p50, p99))
+            print(
+                f"    {load:>4.0%} of capacity: target {target:>11,.0f}, achieved/target median "
+                f"{statistics.median(achieved):.3f} (min {min(achieved):.3f}, max {max(achieved):.3f}); "
+                f"p50 {p50:,.2f} us, p99 {p99:,.2f} us; refused {refused:,}"
+            )
+    if plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for name, points in curves.items():
+            x = [p[0] / 1e6 for p in points]
+            ax.plot(x, [p[1] for p in points], marker="o", label=f"{name} p50")
+            ax.plot(x, [p[2] for p in points], marker="^", linestyle="--", label=f"{name} p99")
+        ax.set_yscale("log")
+        ax.set_xlabel("achieved throughput (M txn/s)")
+        ax.set_ylabel("latency from submission (µs, log)")
+        ax.set_title(f"Latency vs throughput, open loop (medians of {repetitions} runs)")
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(plot)
+        print(f"  figure: {plot}")
 
 
 def _open(duration: float, rate: float) -> RunConfig:
@@ -130,10 +157,11 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--duration", type=float, default=1.0)
     parser.add_argument("--skews", default="0,0.5,1,1.5")
+    parser.add_argument("--plot", default=None, metavar="FILE", help="also draw the latency-throughput curve")
     args = parser.parse_args()
     fig20([float(s) for s in args.skews.split(",")], args.repetitions, args.duration)
     client_cost(args.repetitions, args.duration)
-    open_loop(args.repetitions, args.duration)
+    open_loop(args.repetitions, args.duration, args.plot)
     print("4. Paper 002 Figs 10-11 with clients: not measured (the client layer does not drive PLP runs yet)")
 
 
