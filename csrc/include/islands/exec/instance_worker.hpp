@@ -4,8 +4,6 @@
 #include <memory>
 #include <stdexcept>
 #include <thread>
-#include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "islands/common/abort_reason.hpp"
@@ -33,14 +31,6 @@ namespace islands {
 
 template <class Workload, class CC>
 class InstanceImpl;
-
-namespace detail {
-template <class W, class = void>
-struct PrefetchesTxn : std::false_type {};
-template <class W>
-struct PrefetchesTxn<W, std::void_t<decltype(std::declval<const W&>().prefetch_txn(
-                            std::declval<const typename W::Txn&>()))>> : std::true_type {};
-}  // namespace detail
 
 //! Where an instance's run is: workers read it once per transaction.
 //! What a worker throws when it stops because another worker of its instance failed (an echo
@@ -115,7 +105,7 @@ class InstanceWorker {
         }
         take_request(txn, request);
       } else {
-        generate_ahead(txn, rng);
+        generate(txn, rng);
       }
       split(txn);
       const bool distributed = remote_parts_ > 0;
@@ -212,27 +202,6 @@ class InstanceWorker {
                       inst_.instance_of_site_[request.site] == inst_.config_.instance_id,
                   "a client request reached an instance that does not own its home");
     generate_request(inst_.workload_, txn, request);
-  }
-
-  // The next transaction of this worker's client. Where the instance is the whole deployment
-  // and engine.prefetch is on, the one after it is drawn now and its index slots prefetched,
-  // so that their misses overlap this transaction's work instead of stalling the next one
-  // (the transactions drawn, and their order, are what they were).
-  void generate_ahead(typename Workload::Txn& txn, Random& rng) {
-    if constexpr (detail::PrefetchesTxn<Workload>::value) {
-      if (parts_.size() == 1 && inst_.config_.run.engine.prefetch) {
-        if (drawn_ahead_) {
-          std::swap(txn, ahead_);
-        } else {
-          generate(txn, rng);
-        }
-        generate(ahead_, rng);
-        inst_.workload_.prefetch_txn(ahead_);
-        drawn_ahead_ = true;
-        return;
-      }
-    }
-    generate(txn, rng);
   }
 
   // The next transaction of this worker's client (flattened as attempt_local is).
@@ -487,8 +456,6 @@ class InstanceWorker {
   WorkerProfiler profiler_;
   SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
   ClientDriver clients_;  // the client layer's side on this worker (driver.clients)
-  typename Workload::Txn ahead_;  // the transaction after the current one (generate_ahead)
-  bool drawn_ahead_ = false;
 };
 
 }  // namespace islands

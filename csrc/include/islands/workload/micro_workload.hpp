@@ -122,11 +122,6 @@ class MicroWorkload {
     }
   }
 
-  //! Brings the index slots of txn's keys into the cache (drawn one transaction ahead).
-  void prefetch_txn(const Txn& txn) const {
-    for (std::uint64_t key : txn.words) index_.prefetch(key & ~kReadOnly);
-  }
-
   //! A client's next home (driver.clients closed or open): a row drawn over the whole data range
   //! with the skew (the hottest rows at site 0), and the site that holds it.
   ClientHome client_home(Random& rng) const {
