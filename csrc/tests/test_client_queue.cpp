@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -96,15 +97,18 @@ void two_instances_share_their_queues() {
   const std::string dir = islands_test::make_temp_dir("clients");
   {
     // Instance 1 creates its file first, then waits for instance 0's, as separate processes would.
+    // (What it sees is checked after the join: the check tally is not for two threads at once.)
+    bool pushed_to_zero = false;
+    std::uint32_t got_from_zero = 0;
     std::thread second([&] {
       ClientBoard one(1, 2, 128, dir, 5000);
       ClientRequest r;
       r.client = 11;
       r.site = 0;
-      CHECK(one.queue(0).push(r));  // to instance 0
+      pushed_to_zero = one.queue(0).push(r);  // to instance 0
       // Wait for instance 0's request to it.
       for (int i = 0; i < 5000 && !one.own().pop(r); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      CHECK(r.client == 22);
+      got_from_zero = r.client;
     });
     ClientBoard zero(0, 2, 128, dir, 5000);
     ClientRequest r;
@@ -114,6 +118,8 @@ void two_instances_share_their_queues() {
     for (int i = 0; i < 5000 && !(got = zero.own().pop(r)); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     CHECK(got && r.client == 11);
     second.join();
+    CHECK(pushed_to_zero);
+    CHECK(got_from_zero == 22);
   }
   CHECK(islands_test::list_dir(dir).empty());  // each board removed its own file
   ::rmdir(dir.c_str());
