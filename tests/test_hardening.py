@@ -478,3 +478,17 @@ def test_fixed_count_benchmarks_have_a_range(tmp_path, capsys, argv, message):
     assert cli_main([*argv, "--out", str(tmp_path / "b")]) == 2
     one_line_error(capsys, message)
     assert not (tmp_path / "b").exists()
+
+
+def test_a_rows_file_planted_as_a_link_is_refused_naming_it(tmp_path):
+    from islands.results.store import ResultStore
+
+    store = ResultStore(tmp_path / "results")
+    store.append([{"throughput_tps": 1.0, "config": {"workload": "micro"}}])
+    assert len(store.rows()) == 1
+    outside = tmp_path / "elsewhere.parquet"
+    outside.write_bytes(store.parts()[0].read_bytes())
+    planted = store.parts_dir / "part-9999-planted.parquet"
+    planted.symlink_to(outside)
+    with pytest.raises(ValueError, match=r"part-9999-planted.parquet is a symbolic link \(refused\)"):
+        store.rows()

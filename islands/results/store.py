@@ -17,6 +17,7 @@ before the dataset layout (one ``rows.parquet``) is still read, its rows first.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shutil
@@ -126,7 +127,7 @@ class ResultStore:
         """The part files in the order they were written (temporary dot-files left out)."""
         if not self.parts_dir.is_dir():
             return []
-        return sorted(p for p in self.parts_dir.glob("part-*.parquet") if p.is_file())
+        return sorted(p for p in self.parts_dir.glob("part-*.parquet") if p.is_file() or p.is_symlink())
 
     def has_rows(self) -> bool:
         """Whether any rows are stored (a part file or the single-file table)."""
@@ -143,11 +144,12 @@ class ResultStore:
         naming a part file that cannot be read."""
         import pandas as pd  # here, not at the top: storing rows needs it, flatten() does not
 
-        files = ([self.rows_path] if self.rows_path.exists() else []) + self.parts()
+        files = ([self.rows_path] if self.rows_path.exists() or self.rows_path.is_symlink() else []) + self.parts()
         frames = []
         for path in files:
+            data = read_regular(path, "rows file")  # a planted link or FIFO is refused, never followed
             try:
-                frames.append(pd.read_parquet(path))
+                frames.append(pd.read_parquet(io.BytesIO(data)))
             except Exception as e:
                 raise ValueError(
                     f"{path}: not a readable Parquet file ({e}); move it away to read the others"
