@@ -164,8 +164,10 @@ def test_bench_placement_end_to_end(cli, tmp_path) -> None:
     assert "mean" in out.stdout and "mixed" in out.stdout
 
 
-def test_default_out_dir_is_timestamped(cli, tmp_path) -> None:
-    out = cli("bench", "ipc", "--mechanisms", "pipe", "--round-trips", "10", "--warmup", "0", "--no-figure", "--quiet")
+def test_default_out_dir_is_timestamped(cli_here, tmp_path) -> None:
+    out = cli_here(
+        "bench", "ipc", "--mechanisms", "pipe", "--round-trips", "10", "--warmup", "0", "--no-figure", "--quiet"
+    )
     assert out.returncode == 0, out.stderr
     (directory,) = (tmp_path / "results").iterdir()
     assert directory.name.startswith("bench-ipc-") and directory.name.endswith("Z")
@@ -192,15 +194,16 @@ def test_default_out_dir_is_timestamped(cli, tmp_path) -> None:
         (["nope"], "invalid choice: 'nope'"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args: list, needle: str) -> None:
-    out = cli("bench", *args, "--out", "bad", "--quiet") if args != ["nope"] else cli("bench", *args)
+def test_bad_input_is_one_line_and_exit_2(cli_here, tmp_path, args: list, needle: str) -> None:
+    # In this process (cli_here): the end-to-end tests above run the command as a process.
+    out = cli_here("bench", *args, "--out", "bad", "--quiet") if args != ["nope"] else cli_here("bench", *args)
     assert out.returncode == 2, (out.stdout, out.stderr)
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("islands: error: ") and needle in lines[0], out.stderr
     assert not ResultStore(tmp_path / "bad").has_rows()
 
 
-def test_existing_results_are_not_mixed(cli, tmp_path) -> None:
+def test_existing_results_are_not_mixed(cli_here, tmp_path) -> None:
     args = (
         "bench",
         "ipc",
@@ -215,8 +218,8 @@ def test_existing_results_are_not_mixed(cli, tmp_path) -> None:
         "--out",
         "same",
     )
-    assert cli(*args).returncode == 0
-    out = cli(*args)
+    assert cli_here(*args).returncode == 0
+    out = cli_here(*args)
     assert out.returncode == 2 and "already holds results" in out.stderr
 
 

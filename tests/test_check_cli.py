@@ -58,7 +58,7 @@ def test_check_json_carries_the_figures(cli):
     assert result["check_failures"] == [] and result["checks"]["condition_2_districts"] == 0
 
 
-def test_check_bad_input_is_one_line_and_exit_2(cli):
-    out = cli("check", "--workload", "tpcc", "--tpcc-mix", "new_order:10", "--cores", str(CPUS[0]))
+def test_check_bad_input_is_one_line_and_exit_2(cli_here):
+    out = cli_here("check", "--workload", "tpcc", "--tpcc-mix", "new_order:10", "--cores", str(CPUS[0]))
     assert out.returncode == 2
     assert "mix: the weights sum to 10, not 100" in out.stderr and len(out.stderr.strip().splitlines()) == 1

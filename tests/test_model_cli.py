@@ -84,16 +84,16 @@ def test_advise_uses_the_reference_parameters_without_a_calibration(cli):
         ([], "--workload"),
     ],
 )
-def test_advise_bad_input(cli, args, message):
-    done = cli("advise", *args)
+def test_advise_bad_input(cli_here, args, message):
+    done = cli_here("advise", *args)
     assert done.returncode == 2
     assert done.stdout == ""
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_advise_names_a_cost_the_parameters_lack(cli, params_file):
-    done = cli("advise", "--workload", "tpcc-payment", "--sysfs", QUAD, "--params", params_file)
+def test_advise_names_a_cost_the_parameters_lack(cli_here, params_file):
+    done = cli_here("advise", "--workload", "tpcc-payment", "--sysfs", QUAD, "--params", params_file)
     assert done.returncode == 2
     assert "local.tpcc-payment" in done.stderr and "islands calibrate" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -108,8 +108,8 @@ def test_advise_names_a_cost_the_parameters_lack(cli, params_file):
         (["--sysfs", "/nonexistent-sysfs"], "/nonexistent-sysfs"),
     ],
 )
-def test_calibrate_bad_input(cli, args, message):
-    done = cli("calibrate", "--quick", *args)
+def test_calibrate_bad_input(cli_here, args, message):
+    done = cli_here("calibrate", "--quick", *args)
     assert done.returncode == 2
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

@@ -159,8 +159,8 @@ def test_cli_model_figure_from_a_figure_id(cli, tmp_path):
         (("reproduce", "000-fig12", "--model"), "cannot draw it"),
     ],
 )
-def test_cli_model_figure_bad_input(cli, args, message):
-    done = cli(*args)
+def test_cli_model_figure_bad_input(cli_here, args, message):
+    done = cli_here(*args)
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
 

@@ -92,11 +92,11 @@ def test_a_probe_runs_beside_one_plp_instance(tmp_path, change, key, why):
         load_spec(path)
 
 
-def test_bad_input_to_reproduce_is_one_line(cli, tmp_path):
+def test_bad_input_to_reproduce_is_one_line(cli_here, tmp_path):
     experiments = tmp_path / "experiments"
     experiments.mkdir()
     (experiments / "002-fig9-bad.toml").write_text(BASE + '[probe]\nkind = "repartition_cost"\nactions = "all"\n')
-    out = cli("reproduce", "002-fig9", "--quick", "--experiments", str(experiments), "--results", str(tmp_path))
+    out = cli_here("reproduce", "002-fig9", "--quick", "--experiments", str(experiments), "--results", str(tmp_path))
     assert out.returncode == 2, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "probe.actions: 'all' is not a list of action counts" in lines[0], out.stderr

@@ -46,8 +46,8 @@ def test_every_drawn_figure_has_an_experiment_and_a_quick_version(figure):
                 assert values == full or (len(values) == 3 and values[0] == full[0] and values[-1] == full[-1])
 
 
-def test_unknown_figures_are_one_line(cli):
-    out = cli("reproduce", "000-fig99")
+def test_unknown_figures_are_one_line(cli_here):
+    out = cli_here("reproduce", "000-fig99")
     assert out.returncode == 2 and "invalid choice: '000-fig99'" in out.stderr
     with pytest.raises(ValueError, match="no experiment file in .* feeds it"):
         experiments_for("000-fig11", Path(__file__).parent)  # tests/ holds no experiment file

@@ -148,21 +148,21 @@ def test_the_conditions_catch_a_dangling_row():
         ("get_subscriber_data:50,get_subscriber_data:50", "listed twice"),
     ],
 )
-def test_bad_mix_is_one_line_and_exit_2(cli, mix, needle):
-    out = cli("run", "--workload", "tatp", "--mix", mix, "--cores", str(CPUS[0]), "--duration", "0.1")
+def test_bad_mix_is_one_line_and_exit_2(cli_here, mix, needle):
+    out = cli_here("run", "--workload", "tatp", "--mix", mix, "--cores", str(CPUS[0]), "--duration", "0.1")
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
 @two_cpus
-def test_an_unknown_subscriber_draw_is_one_line_and_exit_2(cli):
-    out = cli("run", "--workload", "tatp", "--id-draw", "zipf", "--cores", str(CPUS[0]), "--duration", "0.1")
+def test_an_unknown_subscriber_draw_is_one_line_and_exit_2(cli_here):
+    out = cli_here("run", "--workload", "tatp", "--id-draw", "zipf", "--cores", str(CPUS[0]), "--duration", "0.1")
     assert out.returncode == 2
     assert "'zipf' is neither nonuniform nor uniform" in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_no_latching_with_inserts_in_a_shared_instance_is_refused(cli):
-    out = cli(
+def test_no_latching_with_inserts_in_a_shared_instance_is_refused(cli_here):
+    out = cli_here(
         "run", "--workload", "tatp", "--cores", ",".join(map(str, CPUS[:2])), "--no-latching", "--duration", "0.1"
     )
     assert out.returncode == 2

@@ -167,14 +167,14 @@ def test_the_conditions_catch_a_lost_update():
         (["--remote-pick", "branch"], "--remote-pick: 'branch' is neither teller nor account"),
     ],
 )
-def test_bad_tpcb_input_is_one_line_and_exit_2(cli, args, needle):
-    out = cli("run", "--workload", "tpcb", "--cores", str(CPUS[0]), "--duration", "0.1", *args)
+def test_bad_tpcb_input_is_one_line_and_exit_2(cli_here, args, needle):
+    out = cli_here("run", "--workload", "tpcb", "--cores", str(CPUS[0]), "--duration", "0.1", *args)
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_unknown_workload_is_one_line_and_exit_2(cli):
-    out = cli("run", "--workload", "tpcz", "--cores", str(CPUS[0]), "--duration", "0.1")
+def test_unknown_workload_is_one_line_and_exit_2(cli_here):
+    out = cli_here("run", "--workload", "tpcz", "--cores", str(CPUS[0]), "--duration", "0.1")
     assert out.returncode == 2
     assert "argument --workload: invalid choice: 'tpcz' (choose from 'micro', 'tpcb'" in out.stderr
 
@@ -253,9 +253,9 @@ def test_sweep_stores_tpcb_rows_and_plots_them(cli, tmp_path, figure, remote):
     assert "TPC-B" in (tmp_path / "res" / "summary.txt").read_text()
 
 
-def test_sweep_names_a_bad_tpcb_value(cli, tmp_path):
+def test_sweep_names_a_bad_tpcb_value(cli_here, tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text(SWEEP.format(figure="000-fig23", cpus=CPUS[0], deployments='["1"]', remote="[0.0, 1.5]"))
-    out = cli("sweep", str(spec), "--dry-run")
+    out = cli_here("sweep", str(spec), "--dry-run")
     assert out.returncode == 2
     assert "grid.remote" in out.stderr and "1.5" in out.stderr

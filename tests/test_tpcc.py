@@ -298,8 +298,8 @@ def test_spec_layout_rows_are_wider_and_labelled():
     assert_consistent(result)
 
 
-def test_an_oversized_load_is_refused_before_allocating(cli):
-    out = cli(
+def test_an_oversized_load_is_refused_before_allocating(cli_here):
+    out = cli_here(
         "run", "--workload", "tpcc", "--cores", str(CPUS[0]), "--warehouses-per-site", "64",
         "--items", "1000000", "--customers-per-district", "100000", "--duration", "0.1",
     )  # fmt: skip
@@ -336,8 +336,8 @@ def test_a_run_stops_cleanly_at_its_memory_budget():
         (["--payment-remote", "2"], "--payment-remote: must be between 0 and 1, got 2"),
     ],
 )
-def test_bad_tpcc_input_is_one_line_and_exit_2(cli, args, needle):
-    out = cli("run", "--workload", "tpcc", "--cores", str(CPUS[0]), "--items", "1000", "--duration", "0.1", *args)
+def test_bad_tpcc_input_is_one_line_and_exit_2(cli_here, args, needle):
+    out = cli_here("run", "--workload", "tpcc", "--cores", str(CPUS[0]), "--items", "1000", "--duration", "0.1", *args)
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 

@@ -142,10 +142,10 @@ def test_an_injected_delay_holds_every_message_between_virtual_sockets(transport
     assert all(i["messages_delayed"] == 0 for i in result.instances) and result.multisite_commits > 0
 
 
-def test_a_delay_needs_virtual_sockets_and_a_sane_value(cli):
+def test_a_delay_needs_virtual_sockets_and_a_sane_value(cli_here):
     with pytest.raises(TopologyError, match="--virtual-delay-us"):
         virtual_sockets(read_topology(SYSFS / "vm-1x2"), 2, message_delay_us=-1)
-    out = cli("topology", "--virtual-delay-us", "5")
+    out = cli_here("topology", "--virtual-delay-us", "5")
     assert out.returncode == 2 and "--virtual-delay-us: only with --virtual-sockets" in out.stderr
-    out = cli("topology", "--virtual-sockets", "2", "--virtual-delay-us", "5")
+    out = cli_here("topology", "--virtual-sockets", "2", "--virtual-delay-us", "5")
     assert out.returncode == 0 and "injected delay: 5 us" in out.stdout
