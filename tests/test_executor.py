@@ -18,7 +18,10 @@ from tiny_spec import tiny
 
 distributed = pytest.importorskip("distributed")
 
-SPEC = tiny(deployment='["1", "2"]', name="cluster")
+# One repetition: eight runs (two deployments x read/update x two shares) are as many as the
+# cluster's two workers need to share the work, lose a worker and name a failing point.
+SPEC = tiny(repetitions=1, deployment='["1", "2"]', name="cluster")
+RUNS = 8
 
 
 def sweep_in(tmp_path: Path, out: str) -> Sweep:
@@ -46,10 +49,10 @@ def cluster() -> Iterator[Any]:
 
 def test_cluster_and_local_sweeps_store_the_same_runs(tmp_path: Path, cluster: Any) -> None:
     local = sweep_in(tmp_path, "local")
-    assert local.run(progress=False, executor=LocalExecutor()).ran == 16
+    assert local.run(progress=False, executor=LocalExecutor()).ran == RUNS
     remote = sweep_in(tmp_path, "remote")
     outcome = remote.run(progress=False, executor=DaskExecutor(cluster, remote.topology))
-    assert outcome.ran == 16
+    assert outcome.ran == RUNS
     a = local.store.rows().set_index("point_id").sort_index()
     b = remote.store.rows().set_index("point_id").sort_index()
     assert list(a.index) == list(b.index)  # every run once, the same ids
@@ -84,7 +87,7 @@ def test_a_killed_worker_has_its_run_made_again(tmp_path: Path, cluster: Any) ->
     sweep = sweep_in(tmp_path, "killed")
     outcome = sweep.run(runner, progress=False, executor=DaskExecutor(cluster, sweep.topology, use_runner=True))
     assert marker.exists()
-    assert outcome.ran == 16
+    assert outcome.ran == RUNS
     rows = sweep.store.rows()
     assert sorted(rows["point_id"]) == sorted(p.point_id for p in sweep.points())
 
@@ -121,7 +124,7 @@ def test_the_sweep_command_runs_on_a_scheduler(tmp_path: Path, cluster: Any, cli
     address = cluster.scheduler_info()["address"]
     done = cli("sweep", str(spec_file), "--cluster", address, "--out", "res", "--no-progress")
     assert done.returncode == 0, done.stderr
-    assert "16 runs made" in done.stdout
+    assert f"{RUNS} runs made" in done.stdout
     assert set(Sweep(load_spec(spec_file), read_topology(), tmp_path / "res").store.rows()["node"]) <= set(
         cluster.scheduler_info()["workers"]
     )
