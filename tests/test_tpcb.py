@@ -236,19 +236,19 @@ branches_per_site = 2
 
 
 @pytest.mark.parametrize("figure,remote", [("000-fig23", "[0.0, 0.5, 1.0]"), ("000-fig22", "[0.0, 0.15]")])
-def test_sweep_stores_tpcb_rows_and_plots_them(cli, tmp_path, figure, remote):
+def test_sweep_stores_tpcb_rows_and_plots_them(cli_here, tmp_path, figure, remote):
     deployments = '["1", "per-core"]' if len(CPUS) > 1 else '["1"]'
     spec = tmp_path / "tpcb.toml"
     spec.write_text(
         SWEEP.format(figure=figure, cpus=",".join(map(str, CPUS[:2])), deployments=deployments, remote=remote)
     )
-    out = cli("sweep", str(spec), "--out", str(tmp_path / "res"), "--no-progress")
+    out = cli_here("sweep", str(spec), "--out", str(tmp_path / "res"), "--no-progress")
     assert out.returncode == 0, out.stderr
     rows = ResultStore(tmp_path / "res").rows()
     assert set(rows["config.workload"]) == {"tpcb"}
     assert sorted(set(rows["config.tpcb.remote"])) == sorted(json.loads(remote))
     assert all(json.loads(f) == [] for f in rows["check_failures"])  # stored as JSON text
-    drawn = cli("plot", str(tmp_path / "res"))
+    drawn = cli_here("plot", str(tmp_path / "res"))
     assert drawn.returncode == 0, drawn.stderr
     assert "TPC-B" in (tmp_path / "res" / "summary.txt").read_text()
 
