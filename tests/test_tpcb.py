@@ -52,15 +52,18 @@ def assert_balanced(result) -> None:
     assert c["committed_row_updates"] == 3 * c["committed_txns"]
 
 
+# Each index alone and contended (under one lock policy each); the other policy per index, slow.
 @pytest.mark.parametrize(
-    "cc,cpus,policy",
+    "index,cc,cpus,policy",
     [
-        ("none", 1, "wait_die"),
-        pytest.param("2pl", 2, "wait_die", marks=two_cpus),
-        pytest.param("2pl", 2, "no_wait", marks=two_cpus),
+        pytest.param("hash", "none", 1, "wait_die", id="hash-none-1-wait_die"),
+        pytest.param("hash", "2pl", 2, "wait_die", id="hash-2pl-2-wait_die", marks=[two_cpus, pytest.mark.slow]),
+        pytest.param("hash", "2pl", 2, "no_wait", id="hash-2pl-2-no_wait", marks=two_cpus),
+        pytest.param("btree", "none", 1, "wait_die", id="btree-none-1-wait_die"),
+        pytest.param("btree", "2pl", 2, "wait_die", id="btree-2pl-2-wait_die", marks=two_cpus),
+        pytest.param("btree", "2pl", 2, "no_wait", id="btree-2pl-2-no_wait", marks=[two_cpus, pytest.mark.slow]),
     ],
 )
-@pytest.mark.parametrize("index", ["hash", "btree"])
 def test_one_instance_keeps_balances(cc, cpus, policy, index):
     # One branch per worker and every teller remote: workers collide on each other's tellers.
     result = islands.run(
@@ -76,9 +79,20 @@ def test_one_instance_keeps_balances(cc, cpus, policy, index):
     assert_balanced(result)
 
 
+# none over unix and 2pl over shm: each scheme and each transport once; the other two pairs, slow.
 @two_cpus
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
+@pytest.mark.parametrize(
+    "cc, transport",
+    [
+        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if kept else pytest.mark.slow)
+        for cc, transport, kept in (
+            ("none", "unix", True),
+            ("none", "shm", False),
+            ("2pl", "unix", False),
+            ("2pl", "shm", True),
+        )
+    ],
+)
 def test_instances_keep_balances_across_2pc(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(

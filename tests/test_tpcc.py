@@ -102,15 +102,28 @@ def assert_consistent(result) -> None:
     assert result.commits == sum(result.commits_by_type.values())
 
 
+def cc_and_transport(*kept: tuple[str, str]) -> list:
+    """(cc, transport) pairs of none and 2pl over both transports: those `kept` in the default
+    suite, the others slow."""
+    return [
+        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if (cc, transport) in kept else pytest.mark.slow)
+        for cc in ("none", "2pl")
+        for transport in ("unix", "shm")
+    ]
+
+
+# Each index alone and contended (under one lock policy each); the other policy per index, slow.
 @pytest.mark.parametrize(
-    "cc,n,policy",
+    "index,cc,n,policy",
     [
-        ("none", 1, "wait_die"),
-        pytest.param("2pl", 2, "wait_die", marks=two_cpus),
-        pytest.param("2pl", 2, "no_wait", marks=two_cpus),
+        pytest.param("hash", "none", 1, "wait_die", id="hash-none-1-wait_die"),
+        pytest.param("hash", "2pl", 2, "wait_die", id="hash-2pl-2-wait_die", marks=[two_cpus, pytest.mark.slow]),
+        pytest.param("hash", "2pl", 2, "no_wait", id="hash-2pl-2-no_wait", marks=two_cpus),
+        pytest.param("btree", "none", 1, "wait_die", id="btree-none-1-wait_die"),
+        pytest.param("btree", "2pl", 2, "wait_die", id="btree-2pl-2-wait_die", marks=two_cpus),
+        pytest.param("btree", "2pl", 2, "no_wait", id="btree-2pl-2-no_wait", marks=[two_cpus, pytest.mark.slow]),
     ],
 )
-@pytest.mark.parametrize("index", ["hash", "btree"])
 def test_one_instance_keeps_the_conditions(cc, n, policy, index):
     result = islands.run(tpcc(cpus=CPUS[:n], cc=cc, lock_policy=policy, index=index, rollback=0.05))
     assert_consistent(result)
@@ -119,9 +132,10 @@ def test_one_instance_keeps_the_conditions(cc, n, policy, index):
     assert math.isclose(result.new_order_per_min, result.commits_by_type["new_order"] * 60 / result.measured_s)
 
 
+# This test and test_standard_mix_per_core_keeps_the_conditions below each keep two of the four
+# (cc, transport) pairs, one each other's complement: every pair runs in the default suite.
 @two_cpus
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
+@pytest.mark.parametrize("cc, transport", cc_and_transport(("none", "unix"), ("2pl", "shm")))
 def test_instances_keep_the_conditions_across_2pc(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(
@@ -165,8 +179,7 @@ def test_standard_and_004_mixes_keep_the_conditions(mix, cc, n, policy):
 
 
 @two_cpus
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
+@pytest.mark.parametrize("cc, transport", cc_and_transport(("none", "shm"), ("2pl", "unix")))
 def test_standard_mix_per_core_keeps_the_conditions(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(
