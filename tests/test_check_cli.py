@@ -7,7 +7,7 @@ import islands
 CPUS = islands.read_topology().cpus
 
 
-def test_check_runs_each_workload_and_reports_consistency(cli):
+def test_check_runs_each_workload_and_reports_consistency(cli_here):
     cores = ",".join(map(str, CPUS[:2]))
     deployment = "per-core" if len(CPUS) > 1 else "1"
     transport = ["--transport", "shm"] if len(CPUS) > 1 else []  # a single instance takes none
@@ -17,7 +17,7 @@ def test_check_runs_each_workload_and_reports_consistency(cli):
         ["--workload", "tatp", "--subscribers-per-site", "1000"],
         ["--update", "--multisite", "0.2"],
     ):
-        out = cli(
+        out = cli_here(
             "check",
             *args,
             "--cores",
@@ -34,10 +34,10 @@ def test_check_runs_each_workload_and_reports_consistency(cli):
         assert "consistent: every condition holds" in out.stdout
 
 
-def test_check_json_carries_the_figures(cli):
+def test_check_json_carries_the_figures(cli_here):
     import json
 
-    out = cli(
+    out = cli_here(
         "check",
         "--workload",
         "tpcc",

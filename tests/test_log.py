@@ -357,11 +357,11 @@ def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, reques
         ("tatp", ("--subscribers-per-site", "200")),
     ],
 )
-def test_islands_run_logs_tpcc_and_tatp(cli, tmp_path, workload, sizes):
+def test_islands_run_logs_tpcc_and_tatp(cli_here, tmp_path, workload, sizes):
     """``islands run --log`` logs a single run (one instance, as a deployment) into --log-dir,
     which a clean run leaves checkpointed."""
     log_dir = tmp_path / "log"
-    out = cli(
+    out = cli_here(
         "run",
         "--workload",
         workload,

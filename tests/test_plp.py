@@ -221,9 +221,9 @@ rows_per_txn = 1
         assert islands.run(config).commits > 0
 
 
-def test_the_command_line_runs_plp_and_defaults_its_cc_to_2pl(cli):
-    done = cli("run", "--execution", "plp", "--cores", str(CPUS[0]), "--duration", "0.05", "--warmup", "0")
+def test_the_command_line_runs_plp_and_defaults_its_cc_to_2pl(cli_here):
+    done = cli_here("run", "--execution", "plp", "--cores", str(CPUS[0]), "--duration", "0.05", "--warmup", "0")
     assert done.returncode == 0, done.stderr
     assert "cc=2pl" in done.stdout and "execution=plp" in done.stdout
-    refused = cli("run", "--execution", "plp", "--cc", "none", "--cores", str(CPUS[0]), "--duration", "0.05")
+    refused = cli_here("run", "--execution", "plp", "--cc", "none", "--cores", str(CPUS[0]), "--duration", "0.05")
     assert refused.returncode != 0 and "--execution: plp" in refused.stderr and "2pl only" in refused.stderr

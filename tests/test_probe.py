@@ -160,8 +160,8 @@ def _reproduce(cli, tmp_path, figure, name, text):
 
 
 @two_cpus
-def test_reproduce_quick_draws_fig9_from_the_probes_rows(cli, tmp_path):
-    done, rows = _reproduce(cli, tmp_path, "002-fig9", "002-fig9-tiny", FIG9)
+def test_reproduce_quick_draws_fig9_from_the_probes_rows(cli_here, tmp_path):
+    done, rows = _reproduce(cli_here, tmp_path, "002-fig9", "002-fig9-tiny", FIG9)
     assert done["ran"] == 1
     [row] = rows.to_dict("records")
     assert json.loads(row["probe.actions"]) == [1, 4, 8] and row["probe.error"] == ""
@@ -173,8 +173,8 @@ def test_reproduce_quick_draws_fig9_from_the_probes_rows(cli, tmp_path):
 
 
 @two_cpus
-def test_reproduce_quick_draws_table2_from_the_probes_rows(cli, tmp_path):
-    done, rows = _reproduce(cli, tmp_path, "002-table2", "002-table2-tiny", TABLE2)
+def test_reproduce_quick_draws_table2_from_the_probes_rows(cli_here, tmp_path):
+    done, rows = _reproduce(cli_here, tmp_path, "002-table2", "002-table2-tiny", TABLE2)
     assert done["ran"] == 2
     for row in rows.to_dict("records"):
         off, on = json.loads(row["probe.off_tps"]), json.loads(row["probe.on_tps"])

@@ -194,8 +194,8 @@ def test_unknown_workload_is_one_line_and_exit_2(cli_here):
 
 
 @two_cpus
-def test_cli_runs_tpcb_per_core_and_stores_its_config(cli):
-    out = cli(
+def test_cli_runs_tpcb_per_core_and_stores_its_config(cli_here):
+    out = cli_here(
         "run",
         "--workload",
         "tpcb",
