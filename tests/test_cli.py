@@ -34,8 +34,8 @@ def test_run_prints_throughput_aborts_and_latency(cli):
     assert "txn/s" in out.stdout and "aborts" in out.stdout and "p99" in out.stdout
 
 
-def test_run_json_carries_config_and_metadata(cli):
-    out = cli("run", "--duration", "0.2", "--warmup", "0", "--index", "btree", "--json")
+def test_run_json_carries_config_and_metadata(cli_here):
+    out = cli_here("run", "--duration", "0.2", "--warmup", "0", "--index", "btree", "--json")
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
     assert row["config"]["engine"]["index"] == "btree"

@@ -83,8 +83,8 @@ def test_every_command_takes_json(path):
     assert "--json" in parser._option_string_actions, f"islands {path} has no --json"
 
 
-def test_run_json_is_strict_with_null_for_what_was_not_measured(cli):
-    out = cli("run", "--duration", "0.1", "--warmup", "0", "--json")
+def test_run_json_is_strict_with_null_for_what_was_not_measured(cli_here):
+    out = cli_here("run", "--duration", "0.1", "--warmup", "0", "--json")
     assert out.returncode == 0, out.stderr
     row = strict(out.stdout)
     assert row["new_order_per_min"] is None  # the micro workload has no NewOrders: NaN in Python
@@ -113,8 +113,8 @@ def test_sweep_plot_and_topology_json(cli_here, tmp_path):
     assert out.returncode == 0 and strict(out.stdout)["cpus"]
 
 
-def test_bench_json(cli, tmp_path):
-    out = cli(
+def test_bench_json(cli_here, tmp_path):
+    out = cli_here(
         "bench",
         "counters",
         "--locks",
