@@ -63,9 +63,20 @@ def test_standard_mix_in_one_instance_keeps_references(cc, n, policy, index):
     assert result.user_rollbacks > 0
 
 
+# none over unix and 2pl over shm: each scheme and each transport once; the other two pairs, slow.
 @two_cpus
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
+@pytest.mark.parametrize(
+    "cc, transport",
+    [
+        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if kept else pytest.mark.slow)
+        for cc, transport, kept in (
+            ("none", "unix", True),
+            ("none", "shm", False),
+            ("2pl", "unix", False),
+            ("2pl", "shm", True),
+        )
+    ],
+)
 def test_standard_mix_per_core_keeps_references(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(deployment, tatp(cpus=CPUS[:2], cc=cc, lock_policy="no_wait"), transport=transport)

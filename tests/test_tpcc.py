@@ -156,13 +156,22 @@ def test_instances_keep_the_conditions_across_2pc(transport, cc):
     assert_consistent(result)
 
 
-@pytest.mark.parametrize("mix", ["standard", "50-50", "80-20", "100-0"])
+# Every mix alone (none) and contended under 2PL's wait-die; no-wait, whose path the one-instance
+# tests above run, only for the standard mix (the other three, slow).
 @pytest.mark.parametrize(
-    "cc,n,policy",
+    "mix,cc,n,policy",
     [
-        ("none", 1, "wait_die"),
-        pytest.param("2pl", 2, "wait_die", marks=two_cpus),
-        pytest.param("2pl", 2, "no_wait", marks=two_cpus),
+        pytest.param(
+            mix,
+            *mode,
+            id=f"{'-'.join(map(str, mode))}-{mix}",
+            marks=[
+                *([two_cpus] if mode[1] > 1 else []),
+                *([pytest.mark.slow] if mode[2] == "no_wait" and mix != "standard" else []),
+            ],
+        )
+        for mode in (("none", 1, "wait_die"), ("2pl", 2, "wait_die"), ("2pl", 2, "no_wait"))
+        for mix in ("standard", "50-50", "80-20", "100-0")
     ],
 )
 def test_standard_and_004_mixes_keep_the_conditions(mix, cc, n, policy):
