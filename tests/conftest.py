@@ -24,6 +24,34 @@ def cli(tmp_path):
 
 
 @pytest.fixture
+def cli_here(tmp_path, monkeypatch, capsys):
+    """Runs ``islands ARGS`` in this process (islands.__main__.main), from tmp_path as ``cli`` does;
+    returns a CompletedProcess with its exit status and what it printed. Without the ~0.6 s that
+    each ``python -m islands`` takes to start: for commands that stop at bad input or do little
+    work. ``cli`` stays the one for what only a process shows (the console script, signals, a
+    reader going away) and for the end-to-end runs, whose status passes through ``sys.exit``."""
+    import os
+    import subprocess
+
+    from islands.__main__ import main
+
+    monkeypatch.chdir(tmp_path)
+    # A child's output is a pipe: argparse and rich wrap at 80 columns unless COLUMNS says otherwise.
+    monkeypatch.setenv("COLUMNS", os.environ.get("COLUMNS", "80"))
+
+    def run(*args: str):
+        capsys.readouterr()
+        try:
+            status = main(list(args))
+        except SystemExit as stop:  # argparse: --help, --version and usage errors
+            status = stop.code if isinstance(stop.code, int) else (0 if stop.code is None else 1)
+        printed = capsys.readouterr()
+        return subprocess.CompletedProcess(["islands", *args], status, printed.out, printed.err)
+
+    return run
+
+
+@pytest.fixture
 def private_run_root(tmp_path, monkeypatch):
     """Deployment run directories of this test only (islands.execution.launcher.RUN_ROOT), so that other
     users of /dev/shm do not count; returns the directory."""

@@ -60,9 +60,9 @@ def test_bench_ipc_end_to_end(cli, tmp_path) -> None:
         assert "no cross-socket pair" in out.stdout
 
 
-def test_bench_ipc_explicit_pair(cli, tmp_path) -> None:
+def test_bench_ipc_explicit_pair(cli_here, tmp_path) -> None:
     a = HERE.cpus[-1]
-    out = cli(
+    out = cli_here(
         "bench",
         "ipc",
         "--mechanisms",
@@ -84,8 +84,8 @@ def test_bench_ipc_explicit_pair(cli, tmp_path) -> None:
     assert not (tmp_path / "one" / "fig2-ipc.png").exists()
 
 
-def test_bench_counters_end_to_end(cli, tmp_path) -> None:
-    out = cli(
+def test_bench_counters_end_to_end(cli_here, tmp_path) -> None:
+    out = cli_here(
         "bench",
         "counters",
         "--locks",
@@ -112,8 +112,8 @@ def test_bench_counters_end_to_end(cli, tmp_path) -> None:
     assert "increments" in out.stdout and "mcs" in out.stdout
 
 
-def test_bench_counters_fixed_increments(cli, tmp_path) -> None:
-    out = cli(
+def test_bench_counters_fixed_increments(cli_here, tmp_path) -> None:
+    out = cli_here(
         "bench",
         "counters",
         "--locks",
@@ -138,8 +138,8 @@ def test_bench_counters_fixed_increments(cli, tmp_path) -> None:
     assert not (tmp_path / "c1" / "fig5-counters-placement.png").exists()  # one placement: no Fig 5
 
 
-def test_bench_placement_end_to_end(cli, tmp_path) -> None:
-    out = cli(
+def test_bench_placement_end_to_end(cli_here, tmp_path) -> None:
+    out = cli_here(
         "bench",
         "placement",
         "--duration",
@@ -164,8 +164,10 @@ def test_bench_placement_end_to_end(cli, tmp_path) -> None:
     assert "mean" in out.stdout and "mixed" in out.stdout
 
 
-def test_default_out_dir_is_timestamped(cli, tmp_path) -> None:
-    out = cli("bench", "ipc", "--mechanisms", "pipe", "--round-trips", "10", "--warmup", "0", "--no-figure", "--quiet")
+def test_default_out_dir_is_timestamped(cli_here, tmp_path) -> None:
+    out = cli_here(
+        "bench", "ipc", "--mechanisms", "pipe", "--round-trips", "10", "--warmup", "0", "--no-figure", "--quiet"
+    )
     assert out.returncode == 0, out.stderr
     (directory,) = (tmp_path / "results").iterdir()
     assert directory.name.startswith("bench-ipc-") and directory.name.endswith("Z")
@@ -192,15 +194,16 @@ def test_default_out_dir_is_timestamped(cli, tmp_path) -> None:
         (["nope"], "invalid choice: 'nope'"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(cli, tmp_path, args: list, needle: str) -> None:
-    out = cli("bench", *args, "--out", "bad", "--quiet") if args != ["nope"] else cli("bench", *args)
+def test_bad_input_is_one_line_and_exit_2(cli_here, tmp_path, args: list, needle: str) -> None:
+    # In this process (cli_here), as all but test_bench_ipc_end_to_end (what a pipe is written).
+    out = cli_here("bench", *args, "--out", "bad", "--quiet") if args != ["nope"] else cli_here("bench", *args)
     assert out.returncode == 2, (out.stdout, out.stderr)
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("islands: error: ") and needle in lines[0], out.stderr
     assert not ResultStore(tmp_path / "bad").has_rows()
 
 
-def test_existing_results_are_not_mixed(cli, tmp_path) -> None:
+def test_existing_results_are_not_mixed(cli_here, tmp_path) -> None:
     args = (
         "bench",
         "ipc",
@@ -215,8 +218,8 @@ def test_existing_results_are_not_mixed(cli, tmp_path) -> None:
         "--out",
         "same",
     )
-    assert cli(*args).returncode == 0
-    out = cli(*args)
+    assert cli_here(*args).returncode == 0
+    out = cli_here(*args)
     assert out.returncode == 2 and "already holds results" in out.stderr
 
 

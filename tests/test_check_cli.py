@@ -7,7 +7,7 @@ import islands
 CPUS = islands.read_topology().cpus
 
 
-def test_check_runs_each_workload_and_reports_consistency(cli):
+def test_check_runs_each_workload_and_reports_consistency(cli_here):
     cores = ",".join(map(str, CPUS[:2]))
     deployment = "per-core" if len(CPUS) > 1 else "1"
     transport = ["--transport", "shm"] if len(CPUS) > 1 else []  # a single instance takes none
@@ -17,7 +17,7 @@ def test_check_runs_each_workload_and_reports_consistency(cli):
         ["--workload", "tatp", "--subscribers-per-site", "1000"],
         ["--update", "--multisite", "0.2"],
     ):
-        out = cli(
+        out = cli_here(
             "check",
             *args,
             "--cores",
@@ -34,10 +34,10 @@ def test_check_runs_each_workload_and_reports_consistency(cli):
         assert "consistent: every condition holds" in out.stdout
 
 
-def test_check_json_carries_the_figures(cli):
+def test_check_json_carries_the_figures(cli_here):
     import json
 
-    out = cli(
+    out = cli_here(
         "check",
         "--workload",
         "tpcc",
@@ -58,7 +58,7 @@ def test_check_json_carries_the_figures(cli):
     assert result["check_failures"] == [] and result["checks"]["condition_2_districts"] == 0
 
 
-def test_check_bad_input_is_one_line_and_exit_2(cli):
-    out = cli("check", "--workload", "tpcc", "--tpcc-mix", "new_order:10", "--cores", str(CPUS[0]))
+def test_check_bad_input_is_one_line_and_exit_2(cli_here):
+    out = cli_here("check", "--workload", "tpcc", "--tpcc-mix", "new_order:10", "--cores", str(CPUS[0]))
     assert out.returncode == 2
     assert "mix: the weights sum to 10, not 100" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -34,8 +34,8 @@ def test_run_prints_throughput_aborts_and_latency(cli):
     assert "txn/s" in out.stdout and "aborts" in out.stdout and "p99" in out.stdout
 
 
-def test_run_json_carries_config_and_metadata(cli):
-    out = cli("run", "--duration", "0.2", "--warmup", "0", "--index", "btree", "--json")
+def test_run_json_carries_config_and_metadata(cli_here):
+    out = cli_here("run", "--duration", "0.2", "--warmup", "0", "--index", "btree", "--json")
     assert out.returncode == 0, out.stderr
     row = json.loads(out.stdout)
     assert row["config"]["engine"]["index"] == "btree"
@@ -61,8 +61,8 @@ def test_run_json_carries_config_and_metadata(cli):
         (["--rows", "ten"], "argument --rows: invalid int value"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(cli, args, needle):
-    out = cli("run", "--duration", "0.1", *args)
+def test_bad_input_is_one_line_and_exit_2(cli_here, args, needle):
+    out = cli_here("run", "--duration", "0.1", *args)
     assert out.returncode == 2
     assert needle in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
@@ -70,10 +70,10 @@ def test_bad_input_is_one_line_and_exit_2(cli, args, needle):
     assert out.stdout == ""
 
 
-def test_missing_sysfs_files_are_one_line(cli, tmp_path):
+def test_missing_sysfs_files_are_one_line(cli_here, tmp_path):
     broken = tmp_path / "sys"
     (broken / "devices/system/cpu").mkdir(parents=True)
-    out = cli("topology", "--sysfs", str(broken))
+    out = cli_here("topology", "--sysfs", str(broken))
     assert out.returncode == 2
     assert "devices/system/cpu/online" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1

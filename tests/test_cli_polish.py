@@ -83,38 +83,38 @@ def test_every_command_takes_json(path):
     assert "--json" in parser._option_string_actions, f"islands {path} has no --json"
 
 
-def test_run_json_is_strict_with_null_for_what_was_not_measured(cli):
-    out = cli("run", "--duration", "0.1", "--warmup", "0", "--json")
+def test_run_json_is_strict_with_null_for_what_was_not_measured(cli_here):
+    out = cli_here("run", "--duration", "0.1", "--warmup", "0", "--json")
     assert out.returncode == 0, out.stderr
     row = strict(out.stdout)
     assert row["new_order_per_min"] is None  # the micro workload has no NewOrders: NaN in Python
     assert row["throughput_tps"] > 0
 
 
-def test_sweep_plot_and_topology_json(cli, tmp_path):
-    out = cli("sweep", str(EXPERIMENTS / "smoke.toml"), "--dry-run", "--json")
+def test_sweep_plot_and_topology_json(cli_here, tmp_path):
+    out = cli_here("sweep", str(EXPERIMENTS / "smoke.toml"), "--dry-run", "--json")
     assert out.returncode == 0, out.stderr
     plan = strict(out.stdout)
     assert plan["experiment"] == "smoke" and plan["runs"] == 2 and len(plan["points"]) == 2
     assert {p["params"]["update"] for p in plan["points"]} == {False, True}
 
     results = tmp_path / "r"
-    out = cli("sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(results), "--no-progress", "--json")
+    out = cli_here("sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(results), "--no-progress", "--json")
     assert out.returncode == 0, out.stderr
     done = strict(out.stdout)
     assert (done["ran"], done["skipped"], done["total"]) == (2, 0, 2)
 
-    out = cli("plot", str(results), "--json")
+    out = cli_here("plot", str(results), "--json")
     assert out.returncode == 0, out.stderr
     drawn = strict(out.stdout)
     assert drawn["figure"] == "000-fig11" and Path(drawn["png"]).is_file() and "1ISL" in drawn["summary"]
 
-    out = cli("topology", "--json")
+    out = cli_here("topology", "--json")
     assert out.returncode == 0 and strict(out.stdout)["cpus"]
 
 
-def test_bench_json(cli, tmp_path):
-    out = cli(
+def test_bench_json(cli_here, tmp_path):
+    out = cli_here(
         "bench",
         "counters",
         "--locks",
@@ -167,8 +167,8 @@ def test_module_and_console_script_agree(cli):
 
 
 @pytest.mark.parametrize("path", [p for p, _ in LEAVES], ids=[" ".join(p) for p, _ in LEAVES])
-def test_help_lists_choices_without_markup(cli, path):
-    out = cli(*path, "--help")
+def test_help_lists_choices_without_markup(cli_here, path):
+    out = cli_here(*path, "--help")
     assert out.returncode == 0, out.stderr
     text = " ".join(out.stdout.split())  # argparse wraps lines
     for marker in ("``", "[/", "[dim]", "[bold", ":func:", ":class:", "%%"):
@@ -180,21 +180,21 @@ def test_help_lists_choices_without_markup(cli, path):
                 assert str(choice) in text, f"{action.dest}: choice {choice!r} not in the help"
 
 
-def test_no_pin_says_what_it_does(cli):
-    text = " ".join(cli("run", "--help").stdout.split())
+def test_no_pin_says_what_it_does(cli_here):
+    text = " ".join(cli_here("run", "--help").stdout.split())
     assert "--no-pin do not pin workers: leave placement to the OS scheduler" in text
 
 
 @pytest.mark.parametrize("command", ["run", "check"])
-def test_an_unknown_transport_is_refused(cli, command):
-    out = cli(command, "--transport", "pigeon", "--duration", "0.1")
+def test_an_unknown_transport_is_refused(cli_here, command):
+    out = cli_here(command, "--transport", "pigeon", "--duration", "0.1")
     assert out.returncode == 2
     assert "--transport: invalid choice: 'pigeon'" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
 
 
-def test_a_single_instance_refuses_a_transport(cli):
-    out = cli("run", "--deployment", "1", "--transport", "shm", "--duration", "0.1")
+def test_a_single_instance_refuses_a_transport(cli_here):
+    out = cli_here("run", "--deployment", "1", "--transport", "shm", "--duration", "0.1")
     assert out.returncode == 2
     assert out.stderr.strip() == (
         "islands: error: --transport: only a deployment of several instances takes it; --deployment 1 is one instance"

@@ -36,6 +36,21 @@ def record(tmp_path: Path, name: str, update_factor: float, repetitions: int = 3
     return out
 
 
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory):
+    """``record`` made once per module for each (name, update_factor, repetitions): the tests only
+    read the directories (compare and results write nothing into them)."""
+    made: dict[tuple[str, float, int], Path] = {}
+
+    def get(name: str, update_factor: float, repetitions: int = 3) -> Path:
+        key = (name, update_factor, repetitions)
+        if key not in made:
+            made[key] = record(tmp_path_factory.mktemp("recorded"), name, update_factor, repetitions)
+        return made[key]
+
+    return get
+
+
 def no_nan(text: str) -> Any:
     def refuse(name: str) -> None:
         raise AssertionError(f"{name} is not JSON")
@@ -44,10 +59,10 @@ def no_nan(text: str) -> Any:
 
 
 def test_compare_reports_ratios_intervals_and_verdicts(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # wide enough for one line per point (tests/test_tables.py: narrow)
-    a, b = record(tmp_path, "a", 1.0), record(tmp_path, "b", 1.5)
+    a, b = recorded("a", 1.0), recorded("b", 1.5)
     capsys.readouterr()
     assert cli_main(["compare", str(a), str(b)]) == 0
     out = capsys.readouterr().out
@@ -63,9 +78,11 @@ def test_compare_reports_ratios_intervals_and_verdicts(
     assert "4 points in both: 2 B higher, 0 B lower, 2 not distinguishable" in out
 
 
-def test_compare_json_is_valid_and_has_null_for_missing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = record(tmp_path, "a", 1.0)
-    b = record(tmp_path, "b", 1.5, repetitions=1)  # one run a side: no interval
+def test_compare_json_is_valid_and_has_null_for_missing(
+    recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = recorded("a", 1.0)
+    b = recorded("b", 1.5, repetitions=1)  # one run a side: no interval
     capsys.readouterr()
     assert cli_main(["compare", str(a), str(b), "--json"]) == 0
     doc = no_nan(capsys.readouterr().out)
@@ -78,10 +95,10 @@ def test_compare_json_is_valid_and_has_null_for_missing(tmp_path: Path, capsys: 
         assert p["a"]["median"] == pytest.approx(1000.0 if "update=false" in p["label"] else 500.0)
 
 
-def test_compare_with_spread_uses_the_t_test(tmp_path: Path) -> None:
+def test_compare_with_spread_uses_the_t_test(recorded, tmp_path: Path) -> None:
     from islands.results.comparison import compare_dirs
 
-    a, b = record(tmp_path, "a", 1.0), record(tmp_path, "b", 1.01)
+    a, b = recorded("a", 1.0), recorded("b", 1.01)
     # b's update points differ by 1%, well inside ±2% spread over 3 runs: not distinguishable
     rows_b = pd.concat([pd.read_parquet(p) for p in sorted((b / "rows").glob("part-*.parquet"))])
     assert len(rows_b) == 12
@@ -90,8 +107,8 @@ def test_compare_with_spread_uses_the_t_test(tmp_path: Path) -> None:
     assert all(p.verdict == "not distinguishable" and p.ratio.low < 1 < p.ratio.high for p in ups)
 
 
-def test_compare_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = record(tmp_path, "a", 1.0)
+def test_compare_bad_input_is_one_line(recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = recorded("a", 1.0)
     assert cli_main(["compare", str(a), str(tmp_path / "missing")]) == 2
     assert capsys.readouterr().err.strip().endswith("missing: no such results directory")
     assert cli_main(["compare", str(a), str(a), "--metric", "nope"]) == 2
@@ -106,8 +123,8 @@ def test_compare_bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFix
     assert "update=true multisite=0.5" in capsys.readouterr().out
 
 
-def test_results_lists_filters_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = record(tmp_path, "a", 1.0)
+def test_results_lists_filters_and_exports(recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = recorded("a", 1.0)
     capsys.readouterr()
     assert cli_main(["results", str(a)]) == 0
     table = capsys.readouterr().out.splitlines()
@@ -133,8 +150,8 @@ def test_results_lists_filters_and_exports(tmp_path: Path, capsys: pytest.Captur
         assert p["median"] == pytest.approx(1000.0 if p["config.micro.update"] is False else 500.0)
 
 
-def test_results_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = record(tmp_path, "a", 1.0)
+def test_results_bad_input(recorded, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = recorded("a", 1.0)
     capsys.readouterr()
     for args, message in (
         (["--where", "nonsense"], "write KEY=VALUE"),

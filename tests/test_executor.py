@@ -18,12 +18,19 @@ from tiny_spec import tiny
 
 distributed = pytest.importorskip("distributed")
 
-SPEC = tiny(deployment='["1", "2"]', name="cluster")
+# One repetition: eight runs (two deployments x read/update x two shares), a deployment of two
+# instances among them, for the comparison of cluster and local sweeps; the four runs of the
+# shared instance alone (SMALL) are as many as the cluster's two workers need to share the work,
+# lose a worker, name a failing point and serve the command line.
+SPEC = tiny(repetitions=1, deployment='["1", "2"]', name="cluster")
+RUNS = 8
+SMALL = tiny(repetitions=1, name="cluster")
+SMALL_RUNS = 4
 
 
-def sweep_in(tmp_path: Path, out: str) -> Sweep:
+def sweep_in(tmp_path: Path, out: str, spec: str = SPEC) -> Sweep:
     spec_file = tmp_path / "cluster.toml"
-    spec_file.write_text(SPEC)
+    spec_file.write_text(spec)
     return Sweep(load_spec(spec_file), read_topology(), tmp_path / out)
 
 
@@ -46,10 +53,10 @@ def cluster() -> Iterator[Any]:
 
 def test_cluster_and_local_sweeps_store_the_same_runs(tmp_path: Path, cluster: Any) -> None:
     local = sweep_in(tmp_path, "local")
-    assert local.run(progress=False, executor=LocalExecutor()).ran == 16
+    assert local.run(progress=False, executor=LocalExecutor()).ran == RUNS
     remote = sweep_in(tmp_path, "remote")
     outcome = remote.run(progress=False, executor=DaskExecutor(cluster, remote.topology))
-    assert outcome.ran == 16
+    assert outcome.ran == RUNS
     a = local.store.rows().set_index("point_id").sort_index()
     b = remote.store.rows().set_index("point_id").sort_index()
     assert list(a.index) == list(b.index)  # every run once, the same ids
@@ -81,10 +88,10 @@ def test_a_killed_worker_has_its_run_made_again(tmp_path: Path, cluster: Any) ->
         os.kill(os.getpid(), signal.SIGKILL)
         raise AssertionError("unreachable")
 
-    sweep = sweep_in(tmp_path, "killed")
+    sweep = sweep_in(tmp_path, "killed", SMALL)
     outcome = sweep.run(runner, progress=False, executor=DaskExecutor(cluster, sweep.topology, use_runner=True))
     assert marker.exists()
-    assert outcome.ran == 16
+    assert outcome.ran == SMALL_RUNS
     rows = sweep.store.rows()
     assert sorted(rows["point_id"]) == sorted(p.point_id for p in sweep.points())
 
@@ -93,7 +100,7 @@ def test_a_failing_run_names_its_point_on_the_cluster(tmp_path: Path, cluster: A
     def runner(point: Point) -> dict[str, Any]:
         raise ValueError("no such table")
 
-    sweep = sweep_in(tmp_path, "failing")
+    sweep = sweep_in(tmp_path, "failing", SMALL)
     with pytest.raises(ValueError, match=r"point .*: no such table"):
         sweep.run(runner, progress=False, executor=DaskExecutor(cluster, sweep.topology, use_runner=True))
     assert sweep.store.manifest()["status"] == "failed"
@@ -117,11 +124,11 @@ def test_an_unreachable_scheduler_is_one_clear_error() -> None:
 
 def test_the_sweep_command_runs_on_a_scheduler(tmp_path: Path, cluster: Any, cli: Any) -> None:
     spec_file = tmp_path / "cluster.toml"
-    spec_file.write_text(SPEC)
+    spec_file.write_text(SMALL)
     address = cluster.scheduler_info()["address"]
     done = cli("sweep", str(spec_file), "--cluster", address, "--out", "res", "--no-progress")
     assert done.returncode == 0, done.stderr
-    assert "16 runs made" in done.stdout
+    assert f"{SMALL_RUNS} runs made" in done.stdout
     assert set(Sweep(load_spec(spec_file), read_topology(), tmp_path / "res").store.rows()["node"]) <= set(
         cluster.scheduler_info()["workers"]
     )

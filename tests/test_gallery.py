@@ -93,11 +93,11 @@ def test_two_directories_of_one_experiment_are_two_entries(results, tmp_path):
         assert list((root / "gallery" / name).glob("*.png")), f"no figure copied for {name}"
 
 
-def test_gallery_cli_json_and_bad_input(cli, results, tmp_path):
-    out = cli("gallery", str(results), "--out", str(tmp_path / "g"), "--json")
+def test_gallery_cli_json_and_bad_input(cli_here, results, tmp_path):
+    out = cli_here("gallery", str(results), "--out", str(tmp_path / "g"), "--json")
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["page"] == str(tmp_path / "g" / "index.html")
-    bad = cli("gallery", str(tmp_path / "missing"))
+    bad = cli_here("gallery", str(tmp_path / "missing"))
     assert bad.returncode == 2 and bad.stderr.startswith("islands: error:") and len(bad.stderr.splitlines()) == 1
 
 

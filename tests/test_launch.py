@@ -57,8 +57,17 @@ def run_dirs() -> set[str]:
     return {p.name for p in Path(islands.execution.launcher.RUN_ROOT).glob("islands-run-*")}
 
 
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("update", [True, False])
+# Updates over unix and reads over shm: each transport and each kind of 2PC once; the other two
+# pairings, slow (test_atomicity_over_randomized_runs draws transports for updates too).
+@pytest.mark.parametrize(
+    "update, transport",
+    [
+        pytest.param(True, "unix", id="True-unix"),
+        pytest.param(True, "shm", id="True-shm", marks=pytest.mark.slow),
+        pytest.param(False, "unix", id="False-unix", marks=pytest.mark.slow),
+        pytest.param(False, "shm", id="False-shm"),
+    ],
+)
 def test_distributed_transactions_commit_everywhere_or_nowhere(transport, update):
     before = run_dirs()
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
@@ -243,7 +252,7 @@ def test_read_only_participants_get_no_phase_two_message():
     assert received == sent
 
 
-@pytest.mark.parametrize("seed", [3, 17, 2024] + [pytest.param(s, marks=pytest.mark.slow) for s in range(100, 160)])
+@pytest.mark.parametrize("seed", [3, *(pytest.param(s, marks=pytest.mark.slow) for s in (17, 2024, *range(100, 160)))])
 def test_atomicity_over_randomized_runs(seed):
     import random
 

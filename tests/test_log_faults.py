@@ -275,15 +275,34 @@ def crash_and_recover(
     )
 
 
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
-@pytest.mark.parametrize("workload", ["micro", "tpcb"])
+def slow_unless(kept: bool) -> tuple:
+    """The marks of a variant the default suite does not keep (make test-slow runs it)."""
+    return () if kept else (pytest.mark.slow,)
+
+
+# Each workload, scheme and transport once, in two of the eight (the shared-instance, PLP and
+# TPC-C/TATP cases below cross them again); the other six repeat those paths (and
+# test_many_random_kills draws them all), under slow.
+KEPT = {("micro", "none", "unix"), ("tpcb", "2pl", "shm")}
+
+
+@pytest.mark.parametrize(
+    "workload, cc, transport",
+    [
+        pytest.param(w, c, t, id=f"{w}-{c}-{t}", marks=slow_unless((w, c, t) in KEPT))
+        for w in ("micro", "tpcb")
+        for c in ("none", "2pl")
+        for t in ("unix", "shm")
+    ],
+)
 def test_killed_instance_loses_nothing_acknowledged(tmp_path, transport, cc, workload):
     rng = random.Random(f"{workload}-{transport}-{cc}")
     crash_and_recover(tmp_path / "log", transport, cc, rng, workload)
 
 
-@pytest.mark.parametrize("workload", ["micro", "tpcb"])
+# micro: its read-only transactions are what may read a commit not yet durable; TPC-B's
+# commit pipeline is the per-core cases' above.
+@pytest.mark.parametrize("workload", ["micro", pytest.param("tpcb", marks=pytest.mark.slow)])
 def test_killed_shared_instance_loses_nothing_acknowledged(tmp_path, workload):
     """One instance of two workers (2PL, early lock release): the commit pipeline of a shared
     instance, where another worker may read a row whose commit is not durable yet."""
@@ -291,16 +310,24 @@ def test_killed_shared_instance_loses_nothing_acknowledged(tmp_path, workload):
     crash_and_recover(tmp_path / "log", "none", "2pl", rng, workload, instances=1)
 
 
-@pytest.mark.parametrize("workload", ["micro", "tpcb"])
+@pytest.mark.parametrize("workload", ["micro", pytest.param("tpcb", marks=pytest.mark.slow)])
 def test_killed_instance_without_early_lock_release(tmp_path, workload):
     """Early lock release off: locks held until the flush, as before it."""
     rng = random.Random(f"no-elr-{workload}")
     crash_and_recover(tmp_path / "log", "shm", "2pl", rng, workload, early=False)
 
 
+# micro with early lock release on and off, and TPC-C (inserts and deletes in one commit record);
+# TPC-B's and TATP's PLP records (TATP's twice more below) under slow.
 @pytest.mark.parametrize(
     "workload, early",
-    [("micro", True), ("micro", False), ("tpcb", True), ("tatp", True), ("tpcc", True)],
+    [
+        ("micro", True),
+        ("micro", False),
+        pytest.param("tpcb", True, marks=pytest.mark.slow),
+        pytest.param("tatp", True, marks=pytest.mark.slow),
+        ("tpcc", True),
+    ],
 )
 def test_killed_plp_instance_loses_nothing_acknowledged(tmp_path, workload, early):
     """One PLP instance of two workers (engine.execution = plp): actions routed between the
@@ -314,7 +341,8 @@ def test_killed_plp_instance_loses_nothing_acknowledged(tmp_path, workload, earl
     [
         pytest.param("tatp", {"plp_units": "per_table", "plp_placement": "workload_aware"}, id="tatp-per-table"),
         pytest.param("micro", {"plp_handoff": 4}, id="micro-handoff"),
-        pytest.param("tatp", {"plp_handoff": 4}, id="tatp-handoff"),
+        # handoff's path again: slow
+        pytest.param("tatp", {"plp_handoff": 4}, id="tatp-handoff", marks=pytest.mark.slow),
     ],
 )
 def test_killed_plp_instance_with_tables_apart_or_handed_transactions(tmp_path, workload, engine):
@@ -334,8 +362,22 @@ DEPLOYMENTS = [
 ]
 
 
-@pytest.mark.parametrize("instances, transport, cc", DEPLOYMENTS)
-@pytest.mark.parametrize("workload, layout", [("tpcc", "spec"), ("tpcc", "narrow"), ("tatp", "spec")])
+WORKLOADS = [("tpcc", "spec"), ("tpcc", "narrow"), ("tatp", "spec")]
+
+
+# The default suite runs each deployment once and each workload and layout once (a Latin
+# square's diagonal); the other six pairs, slow (test_many_random_tpcc_and_tatp_kills draws
+# them all again).
+@pytest.mark.parametrize(
+    "workload, layout, instances, transport, cc",
+    [
+        pytest.param(
+            *workload, *deployment.values, id=f"{'-'.join(workload)}-{deployment.id}", marks=slow_unless(i == j)
+        )
+        for i, workload in enumerate(WORKLOADS)
+        for j, deployment in enumerate(DEPLOYMENTS)
+    ],
+)
 def test_killed_tpcc_and_tatp_lose_nothing_acknowledged(tmp_path, instances, transport, cc, workload, layout):
     rng = random.Random(f"{workload}-{layout}-{instances}-{transport}-{cc}")
     crash_and_recover(tmp_path / "log", transport, cc, rng, workload, instances, layout)

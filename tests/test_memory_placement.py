@@ -75,8 +75,8 @@ def test_a_central_deployment_runs_bound_to_the_first_node(private_run_root) -> 
     assert [i["memory_nodes"] for i in local.instances] == (expected or [None] * topo.n_cores)
 
 
-def test_the_command_line_takes_a_policy(cli) -> None:
-    done = cli(
+def test_the_command_line_takes_a_policy(cli_here) -> None:
+    done = cli_here(
         "run",
         "--deployment",
         "per-core",
@@ -91,7 +91,7 @@ def test_the_command_line_takes_a_policy(cli) -> None:
     assert done.returncode == 0, done.stderr
     assert {str(i["memory_nodes"]) for i in json.loads(done.stdout)["instances"]} == {"[0]"}
     if read_topology().n_numa_nodes == 1:
-        bad = cli("run", "--deployment", "per-core", "--memory", "remote", "--duration", "0.1")
+        bad = cli_here("run", "--deployment", "per-core", "--memory", "remote", "--duration", "0.1")
         assert bad.returncode == 2
         assert bad.stderr.strip().splitlines() == [
             "islands: error: memory: remote needs two NUMA nodes; this machine has one"

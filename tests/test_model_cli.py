@@ -26,8 +26,8 @@ def params_file(tmp_path):
     return str(hand_parameters(spread=0.05, model_error=0.1).save(tmp_path / "params.json"))
 
 
-def test_advise_ranks_every_deployment_of_the_fixture(cli, params_file):
-    done = cli("advise", "--workload", "micro-read:multisite=0", "--sysfs", QUAD, "--params", params_file)
+def test_advise_ranks_every_deployment_of_the_fixture(cli_here, params_file):
+    done = cli_here("advise", "--workload", "micro-read:multisite=0", "--sysfs", QUAD, "--params", params_file)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "best: 24ISL" in out
@@ -37,8 +37,10 @@ def test_advise_ranks_every_deployment_of_the_fixture(cli, params_file):
     assert "why: 24ISL spends" in out and "execution dominates" in out
 
 
-def test_advise_json_is_sorted_and_explains(cli, params_file):
-    done = cli("advise", "--workload", "micro-read:multisite=1", "--sysfs", QUAD, "--params", params_file, "--json")
+def test_advise_json_is_sorted_and_explains(cli_here, params_file):
+    done = cli_here(
+        "advise", "--workload", "micro-read:multisite=1", "--sysfs", QUAD, "--params", params_file, "--json"
+    )
     assert done.returncode == 0, done.stderr
     advice = json.loads(done.stdout)
     predictions = advice["predictions"]
@@ -70,8 +72,8 @@ def test_advisor_says_when_the_model_cannot_tell(params_file):
     assert advice.recommendation is None and "30%" in advice.refused[0]
 
 
-def test_advise_uses_the_reference_parameters_without_a_calibration(cli):
-    done = cli("advise", "--workload", "tpcb", "--sysfs", str(SYSFS / "vm-1x2"))
+def test_advise_uses_the_reference_parameters_without_a_calibration(cli_here):
+    done = cli_here("advise", "--workload", "tpcb", "--sysfs", str(SYSFS / "vm-1x2"))
     assert done.returncode == 0, done.stderr
     assert "parameters: reference parameters (measured on" in done.stdout
     reference = default_parameters()
@@ -90,16 +92,16 @@ def test_advise_uses_the_reference_parameters_without_a_calibration(cli):
         ([], "--workload"),
     ],
 )
-def test_advise_bad_input(cli, args, message):
-    done = cli("advise", *args)
+def test_advise_bad_input(cli_here, args, message):
+    done = cli_here("advise", *args)
     assert done.returncode == 2
     assert done.stdout == ""
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 
-def test_advise_names_a_cost_the_parameters_lack(cli, params_file):
-    done = cli("advise", "--workload", "tpcc-payment", "--sysfs", QUAD, "--params", params_file)
+def test_advise_names_a_cost_the_parameters_lack(cli_here, params_file):
+    done = cli_here("advise", "--workload", "tpcc-payment", "--sysfs", QUAD, "--params", params_file)
     assert done.returncode == 2
     assert "local.tpcc-payment" in done.stderr and "islands calibrate" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -114,8 +116,8 @@ def test_advise_names_a_cost_the_parameters_lack(cli, params_file):
         (["--sysfs", "/nonexistent-sysfs"], "/nonexistent-sysfs"),
     ],
 )
-def test_calibrate_bad_input(cli, args, message):
-    done = cli("calibrate", "--quick", *args)
+def test_calibrate_bad_input(cli_here, args, message):
+    done = cli_here("calibrate", "--quick", *args)
     assert done.returncode == 2
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -186,8 +188,8 @@ def test_calibrate_quick_writes_a_file_that_round_trips(cli, tmp_path):
     assert load_parameters(params.save(tmp_path / "q.json")) == params
 
 
-def test_advise_can_rank_by_simulation(cli, params_file):
-    done = cli(
+def test_advise_can_rank_by_simulation(cli_here, params_file):
+    done = cli_here(
         "advise",
         "--workload",
         "micro-read:multisite=0.1",

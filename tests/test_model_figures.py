@@ -129,11 +129,11 @@ def test_time_figures_plot_cpu_microseconds_per_transaction():
     assert ax.get_ylabel() == "CPU-µs per transaction"
 
 
-def test_cli_model_figure_from_a_results_directory(cli, tmp_path):
+def test_cli_model_figure_from_a_results_directory(cli_here, tmp_path):
     rows = make_rows("vm-1x2", lambda dep, update, ms, n, s, rep: 1e6 / (1 + 5 * ms) * dep.n_instances)
     d = results_dir(tmp_path / "r", rows)
     params = str(hand_parameters(spread=0.05).save(tmp_path / "params.json"))
-    done = cli("plot", str(d), "--model", "--params", params, timeout=300)
+    done = cli_here("plot", str(d), "--model", "--params", params)
     assert done.returncode == 0, done.stderr
     for name in ("000-fig11-model.png", "000-fig11-model.pdf", "000-fig11-model-summary.txt"):
         assert (d / name).stat().st_size > 0 and name in done.stdout
@@ -141,9 +141,9 @@ def test_cli_model_figure_from_a_results_directory(cli, tmp_path):
     assert "measured here vs model: median relative error" in text and f"model parameters: {params}" in text
 
 
-def test_cli_model_figure_from_a_figure_id(cli, tmp_path):
+def test_cli_model_figure_from_a_figure_id(cli_here, tmp_path):
     params = str(hand_parameters().save(tmp_path / "params.json"))
-    done = cli("plot", "--model", "000-fig23", "--params", params, "--out", str(tmp_path / "m"), "--json")
+    done = cli_here("plot", "--model", "000-fig23", "--params", params, "--out", str(tmp_path / "m"), "--json")
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "m" / "000-fig23-model.png").stat().st_size > 0
     assert '"figure": "000-fig23"' in done.stdout
@@ -159,8 +159,8 @@ def test_cli_model_figure_from_a_figure_id(cli, tmp_path):
         (("reproduce", "000-fig12", "--model"), "cannot draw it"),
     ],
 )
-def test_cli_model_figure_bad_input(cli, args, message):
-    done = cli(*args)
+def test_cli_model_figure_bad_input(cli_here, args, message):
+    done = cli_here(*args)
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
 

@@ -19,13 +19,13 @@ EXPERIMENTS = NOTEBOOKS.parent / "experiments"
 #: Settings that keep each notebook short, injected after its ``parameters`` cell (as
 #: papermill does): every notebook in notebooks/ has an entry.
 SMALL = {
-    "quickstart.ipynb": "DURATION_S = 0.2\nWARMUP_S = 0.05",
+    "quickstart.ipynb": "DURATION_S = 0.05\nWARMUP_S = 0.02",
     "multisite.ipynb": (
-        "DURATION_S = 0.2\nWARMUP_S = 0.05\nDEPLOYMENTS = ['1', 'per-core']\nMULTISITE = [0.0, 1.0]\nUPDATE = [True]"
+        "DURATION_S = 0.05\nWARMUP_S = 0.02\nDEPLOYMENTS = ['1', 'per-core']\nMULTISITE = [0.0, 1.0]\nUPDATE = [True]"
     ),
-    "breakdowns.ipynb": "DURATION_S = 0.2\nWARMUP_S = 0.05\nMULTISITE = [0.0, 1.0]\nUPDATE = [True]",
+    "breakdowns.ipynb": "DURATION_S = 0.05\nWARMUP_S = 0.02\nMULTISITE = [0.0, 1.0]\nUPDATE = [True]",
     "simulated_counters.ipynb": "TRANSACTIONS = 50\nROWS_PER_SITE = [20_000]",
-    "standard_workloads.ipynb": "DURATION_S = 0.2\nWARMUP_S = 0.05",
+    "standard_workloads.ipynb": "DURATION_S = 0.05\nWARMUP_S = 0.02",
     "explore_results.ipynb": "",  # reads ../results/default, which the test fills with a smoke sweep
 }
 #: Names a notebook may not use: the public API only.

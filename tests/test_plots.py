@@ -532,11 +532,11 @@ def test_cli_plot_replaces_planted_links_and_refuses_a_linked_out(tmp_path: Path
     assert not list(real.iterdir())
 
 
-def test_cli_plot_of_a_real_smoke_sweep(cli, tmp_path: Path) -> None:
+def test_cli_plot_of_a_real_smoke_sweep(cli_here, tmp_path: Path) -> None:
     out = tmp_path / "smoke"
-    swept = cli("sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(out), "--no-progress")
+    swept = cli_here("sweep", str(EXPERIMENTS / "smoke.toml"), "--out", str(out), "--no-progress")
     assert swept.returncode == 0, swept.stderr
-    plotted = cli("plot", str(out))
+    plotted = cli_here("plot", str(out))
     assert plotted.returncode == 0, plotted.stderr
     assert (out / "000-fig11.png").stat().st_size > 0 and (out / "000-fig11.pdf").stat().st_size > 0
     summary = (out / "summary.txt").read_text()
@@ -562,16 +562,16 @@ rows_per_site = 1000
 """
 
 
-def test_cli_plot_of_a_real_multi_instance_sweep(cli, tmp_path: Path) -> None:
+def test_cli_plot_of_a_real_multi_instance_sweep(cli_here, tmp_path: Path) -> None:
     topo = read_topology()
     if topo.n_cores < 2:
         pytest.skip("needs two cores for a per-core deployment of several instances")
     spec = tmp_path / "tiny.toml"
     spec.write_text(TINY)
     out = tmp_path / "tiny"
-    swept = cli("sweep", str(spec), "--out", str(out), "--no-progress", timeout=300)
+    swept = cli_here("sweep", str(spec), "--out", str(out), "--no-progress")
     assert swept.returncode == 0, swept.stderr
-    plotted = cli("plot", str(out), "--out", str(tmp_path / "figs"))
+    plotted = cli_here("plot", str(out), "--out", str(tmp_path / "figs"))
     assert plotted.returncode == 0, plotted.stderr
     figs = tmp_path / "figs"
     assert (figs / "000-fig11.png").stat().st_size > 0 and (figs / "000-fig11.pdf").stat().st_size > 0

@@ -19,9 +19,10 @@ EXPERIMENTS = ROOT / "experiments"
 FIXTURE = ROOT / "tests" / "fixtures" / "sysfs" / "xeon-e5-2640v2-2x8"
 
 
-def made_up(point: Point) -> dict[str, Any]:
+def made_up(point: Point, spread: bool = True) -> dict[str, Any]:
     """The shared engine is flat at 100 K latched and scales linearly latch-free; the
-    aggregate scales linearly at 120 K per client."""
+    aggregate scales linearly at 120 K per client. ``spread``: repetitions 0 and 1 at -1% and
+    +1% of it (their mean on the line), else every run on it."""
     dep, engine = point.deployment, point.config.engine
     n = dep.n_cpus
     if dep.n_instances == n and n > 1:
@@ -30,13 +31,16 @@ def made_up(point: Point) -> dict[str, Any]:
         tps = 100e3
     else:
         tps = 100e3 * (n if not engine.latching else 1)
-    return {"throughput_tps": tps * (1.01 if point.repetition else 0.99), "commits": 1}
+    return {"throughput_tps": tps * ((1.01 if point.repetition else 0.99) if spread else 1.0), "commits": 1}
 
 
-def rows_of(name: str, tmp_path: Path):
-    spec = load_spec(EXPERIMENTS / name).with_overrides(repetitions=2)
+def rows_of(name: str, tmp_path: Path, repetitions: int = 2):
+    """The rows of experiment file ``name`` planned on the fixture and run by ``made_up``:
+    two repetitions (a spread about each line), or one (the lines alone: Figs 4 and 5-8 plan
+    60 and 72 points, whose runs and rows the store takes seconds over)."""
+    spec = load_spec(EXPERIMENTS / name).with_overrides(repetitions=repetitions)
     sweep = Sweep(spec, read_topology(FIXTURE), tmp_path / name)
-    sweep.run(made_up, progress=False)
+    sweep.run(lambda point: made_up(point, spread=repetitions > 1), progress=False)
     return sweep.store.rows()
 
 
@@ -47,8 +51,14 @@ def lines_of(ax) -> dict[str, tuple[list[float], list[float]]]:
     return out
 
 
-def test_fig3_shared_engine_against_the_aggregate(tmp_path: Path) -> None:
-    rows = rows_of("004-fig3-read-only.toml", tmp_path)
+@pytest.fixture(scope="module")
+def fig3_rows(tmp_path_factory: pytest.TempPathFactory):
+    """Fig 3's rows, which two tests read."""
+    return rows_of("004-fig3-read-only.toml", tmp_path_factory.mktemp("fig3"))
+
+
+def test_fig3_shared_engine_against_the_aggregate(fig3_rows) -> None:
+    rows = fig3_rows
     drawing = figure_function("004-fig3")(rows, "004-fig3")
     (ax,) = [a for a in drawing.figure.axes if a.get_visible()]
     assert ax.get_title() == "100-0 mix" and ax.get_xlabel() == "clients (cores)"
@@ -63,7 +73,7 @@ def test_fig3_shared_engine_against_the_aggregate(tmp_path: Path) -> None:
 
 
 def test_fig5_8_latch_free_against_latched_per_mix(tmp_path: Path) -> None:
-    rows = rows_of("004-fig5-8-latch-free.toml", tmp_path)
+    rows = rows_of("004-fig5-8-latch-free.toml", tmp_path, repetitions=1)
     drawing = plot_engines(rows, "004-fig5")
     visible = [a for a in drawing.figure.axes if a.get_visible()]
     assert [a.get_title() for a in visible] == ["standard mix", "50-50 mix", "80-20 mix", "100-0 mix"]
@@ -79,7 +89,7 @@ def test_fig5_8_latch_free_against_latched_per_mix(tmp_path: Path) -> None:
 
 
 def test_fig4_lines_per_isolation_level(tmp_path: Path) -> None:
-    rows = rows_of("004-fig4-isolation.toml", tmp_path)
+    rows = rows_of("004-fig4-isolation.toml", tmp_path, repetitions=1)
     drawing = plot_engines(rows, "004-fig4")
     visible = [a for a in drawing.figure.axes if a.get_visible()]
     assert len(visible) == 4
@@ -91,7 +101,6 @@ def test_fig4_lines_per_isolation_level(tmp_path: Path) -> None:
     }
 
 
-def test_rows_of_another_figure_are_refused(tmp_path: Path) -> None:
-    rows = rows_of("004-fig3-read-only.toml", tmp_path)
+def test_rows_of_another_figure_are_refused(fig3_rows) -> None:
     with pytest.raises(ValueError, match="no column 'config.tpcc.mix'"):
-        plot_engines(rows.drop(columns=["config.tpcc.mix"]))
+        plot_engines(fig3_rows.drop(columns=["config.tpcc.mix"]))

@@ -230,13 +230,13 @@ def test_hardware_events_unsupported_here_read_nan_with_reason():
     assert task["error"] == "" and task["value"] > 0
 
 
-def test_pmu_cli_reports_capabilities(cli):
-    done = cli("pmu")
+def test_pmu_cli_reports_capabilities(cli_here):
+    done = cli_here("pmu")
     assert done.returncode == 0, done.stderr
     assert "software" in done.stdout and "task_clock_ns" in done.stdout
     if not HERE_HAS_CPU_PMU:
         assert "no core PMU" in done.stdout
-    fixture = cli(
+    fixture = cli_here(
         "pmu",
         "--sysfs",
         str(PMU_FIXTURES / SKX / "sys"),
@@ -246,5 +246,5 @@ def test_pmu_cli_reports_capabilities(cli):
     )
     assert fixture.returncode == 0, fixture.stderr
     assert "GenuineIntel:6:85" in fixture.stdout and "uncore_imc_0" in fixture.stdout
-    bad = cli("pmu", "--sets", "nonsense")
+    bad = cli_here("pmu", "--sets", "nonsense")
     assert bad.returncode == 2 and "unknown event set 'nonsense'" in bad.stderr

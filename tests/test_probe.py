@@ -92,11 +92,11 @@ def test_a_probe_runs_beside_one_plp_instance(tmp_path, change, key, why):
         load_spec(path)
 
 
-def test_bad_input_to_reproduce_is_one_line(cli, tmp_path):
+def test_bad_input_to_reproduce_is_one_line(cli_here, tmp_path):
     experiments = tmp_path / "experiments"
     experiments.mkdir()
     (experiments / "002-fig9-bad.toml").write_text(BASE + '[probe]\nkind = "repartition_cost"\nactions = "all"\n')
-    out = cli("reproduce", "002-fig9", "--quick", "--experiments", str(experiments), "--results", str(tmp_path))
+    out = cli_here("reproduce", "002-fig9", "--quick", "--experiments", str(experiments), "--results", str(tmp_path))
     assert out.returncode == 2, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "probe.actions: 'all' is not a list of action counts" in lines[0], out.stderr
@@ -160,8 +160,8 @@ def _reproduce(cli, tmp_path, figure, name, text):
 
 
 @two_cpus
-def test_reproduce_quick_draws_fig9_from_the_probes_rows(cli, tmp_path):
-    done, rows = _reproduce(cli, tmp_path, "002-fig9", "002-fig9-tiny", FIG9)
+def test_reproduce_quick_draws_fig9_from_the_probes_rows(cli_here, tmp_path):
+    done, rows = _reproduce(cli_here, tmp_path, "002-fig9", "002-fig9-tiny", FIG9)
     assert done["ran"] == 1
     [row] = rows.to_dict("records")
     assert json.loads(row["probe.actions"]) == [1, 4, 8] and row["probe.error"] == ""
@@ -173,8 +173,8 @@ def test_reproduce_quick_draws_fig9_from_the_probes_rows(cli, tmp_path):
 
 
 @two_cpus
-def test_reproduce_quick_draws_table2_from_the_probes_rows(cli, tmp_path):
-    done, rows = _reproduce(cli, tmp_path, "002-table2", "002-table2-tiny", TABLE2)
+def test_reproduce_quick_draws_table2_from_the_probes_rows(cli_here, tmp_path):
+    done, rows = _reproduce(cli_here, tmp_path, "002-table2", "002-table2-tiny", TABLE2)
     assert done["ran"] == 2
     for row in rows.to_dict("records"):
         off, on = json.loads(row["probe.off_tps"]), json.loads(row["probe.on_tps"])

@@ -46,14 +46,14 @@ def test_every_drawn_figure_has_an_experiment_and_a_quick_version(figure):
                 assert values == full or (len(values) == 3 and values[0] == full[0] and values[-1] == full[-1])
 
 
-def test_unknown_figures_are_one_line(cli):
-    out = cli("reproduce", "000-fig99")
+def test_unknown_figures_are_one_line(cli_here):
+    out = cli_here("reproduce", "000-fig99")
     assert out.returncode == 2 and "invalid choice: '000-fig99'" in out.stderr
     with pytest.raises(ValueError, match="no experiment file in .* feeds it"):
         experiments_for("000-fig11", Path(__file__).parent)  # tests/ holds no experiment file
 
 
-def test_reproduce_quick_sweeps_and_draws(cli, tmp_path):
+def test_reproduce_quick_sweeps_and_draws(cli_here, tmp_path):
     experiments = tmp_path / "experiments"
     experiments.mkdir()
     (experiments / "000-fig11-tiny.toml").write_text(
@@ -74,7 +74,7 @@ rows_per_site = 1000
 """
     )
     results = tmp_path / "results"
-    out = cli(
+    out = cli_here(
         "reproduce",
         "000-fig11",
         "--quick",
@@ -93,7 +93,7 @@ rows_per_site = 1000
     assert manifest["spec"]["run"]["duration_s"] == QUICK_DURATION_S
     assert Path(done["png"]).is_file() and Path(done["pdf"]).is_file()
     assert "1ISL" in done["summary"]
-    again = cli("reproduce", "000-fig11", "--quick", "--experiments", str(experiments), "--results", str(results))
+    again = cli_here("reproduce", "000-fig11", "--quick", "--experiments", str(experiments), "--results", str(results))
     assert again.returncode == 0, again.stderr
     assert "0 runs made, 3 already done" in again.stdout
 

@@ -131,19 +131,19 @@ def test_steady_warmup_measures_from_where_the_timeline_settled() -> None:
     assert short == {"throughput_tps": 850.0, "noise": timeline_noise([1.0, 2.0], 0.1)}
 
 
-def test_islands_system_shows_the_state_and_what_to_change(cli) -> None:
+def test_islands_system_shows_the_state_and_what_to_change(cli_here) -> None:
     import json
 
-    text = cli("system", "--sample", "0.05")
+    text = cli_here("system", "--sample", "0.05")
     assert text.returncode == 0, text.stderr
     for item in ("virtualization:", "CPU governor:", "turbo boost:", "load average:", "steal time:", "isolated:"):
         assert item in text.stdout
     assert "to change:" in text.stdout or "nothing to change" in text.stdout
-    as_json = cli("system", "--sample", "0", "--json")
+    as_json = cli_here("system", "--sample", "0", "--json")
     data = json.loads(as_json.stdout)
     assert {"steal_share", "cpu_governor", "turbo", "isolated_cpus", "virtualization"} <= set(data["state"])
     assert isinstance(data["suggestions"], list)
-    bad = cli("system", "--sample", "-1")
+    bad = cli_here("system", "--sample", "-1")
     assert bad.returncode != 0 and "--sample" in bad.stderr
 
 

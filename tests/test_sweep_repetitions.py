@@ -21,11 +21,12 @@ from islands.measure.system_state import SystemProbe, busy_warning
 from tiny_spec import tiny
 
 TINY = tiny(repetitions=3)
+ONCE = tiny(repetitions=1)  # the four points once each
 
 
-def tiny(tmp_path: Path, out: str = "out") -> Sweep:
+def tiny(tmp_path: Path, out: str = "out", text: str = TINY) -> Sweep:
     path = tmp_path / "exp.toml"
-    path.write_text(TINY)
+    path.write_text(text)
     return Sweep(load_spec(path), read_topology(), tmp_path / out)
 
 
@@ -100,15 +101,16 @@ def spinner() -> Any:
 def test_a_busy_machine_is_recorded_and_warned_about(
     tmp_path: Path, spinner: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    outcome = tiny(tmp_path).run(Recorder(sleep_s=0.4), progress=False)
+    # Each run's window 0.2 s, twenty clock ticks of the spinner's: four runs, not twelve of 0.4 s.
+    outcome = tiny(tmp_path, text=ONCE).run(Recorder(sleep_s=0.2), progress=False)
     err = capsys.readouterr().err
-    rows = tiny(tmp_path).store.rows()
+    rows = tiny(tmp_path, text=ONCE).store.rows()
     assert rows["system.busy"].all()
     # the spinner alone uses a whole CPU of the machine's os.cpu_count() for the whole run
     assert (rows["system.other_cpu_share"] >= 0.5 / (os.cpu_count() or 1)).all()
     assert (rows["system.other_busy_processes"] >= 1).all()
     warnings = [line for line in err.splitlines() if line.startswith("warning: the machine was busy")]
-    assert len(warnings) == 1 and "during 12 of 12 runs" in warnings[0]
+    assert len(warnings) == 1 and "during 4 of 4 runs" in warnings[0]
     assert outcome.warnings == (warnings[0],)
 
 

@@ -60,8 +60,17 @@ def _check(result, topology: Topology, cpus: list[int], layout: str) -> None:
     assert off > 0 and counted >= 4 * off
 
 
-@pytest.mark.parametrize("fixture", FIXTURES)
-@pytest.mark.parametrize("execution", EXECUTIONS)
+# Every fixture's sockets once, under the two executions in turn (each on half the fixtures);
+# the other execution on each fixture, slow: the socket a CPU belongs to is the fixture's, the
+# structures' paths the execution's, and test_virtual_sockets_here_pinned runs both here.
+@pytest.mark.parametrize(
+    "execution, fixture",
+    [
+        pytest.param(execution, fixture, marks=() if EXECUTIONS[i % 2] == execution else pytest.mark.slow)
+        for execution in EXECUTIONS
+        for i, fixture in enumerate(FIXTURES)
+    ],
+)
 def test_per_socket_structures_are_never_touched_across_sockets(fixture, execution, private_run_root):
     topology = read_topology(SYSFS / fixture)
     if topology.n_sockets == 1:

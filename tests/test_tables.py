@@ -7,6 +7,7 @@ column."""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,12 @@ REPO = Path(__file__).resolve().parents[1]
 
 def stored_sweep(tmp_path: Path, name: str, factor: float = 1.0) -> Path:
     """experiments/default.toml recorded with a runner of known throughput (no engine)."""
-    spec = (REPO / "experiments" / "default.toml").read_text().replace("repetitions = 1", "repetitions = 2")
+    # Two repetitions a point and no precision rounds: the file's 5 and its rounds stored 60 runs
+    # a sweep, seconds of the store's writes; the tables need a spread, not its size.
+    spec = (REPO / "experiments" / "default.toml").read_text()
+    spec, repetitions = re.subn(r"(?m)^repetitions = \d+$", "repetitions = 2", spec)
+    spec, precision = re.subn(r"(?m)^(precision|budget_s|max_repetitions) = .*$", "", spec)
+    assert (repetitions, precision) == (1, 3)
     spec_file = tmp_path / "default.toml"
     spec_file.write_text(spec)
     out = tmp_path / name

@@ -63,9 +63,20 @@ def test_standard_mix_in_one_instance_keeps_references(cc, n, policy, index):
     assert result.user_rollbacks > 0
 
 
+# none over unix and 2pl over shm: each scheme and each transport once; the other two pairs, slow.
 @two_cpus
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
+@pytest.mark.parametrize(
+    "cc, transport",
+    [
+        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if kept else pytest.mark.slow)
+        for cc, transport, kept in (
+            ("none", "unix", True),
+            ("none", "shm", False),
+            ("2pl", "unix", False),
+            ("2pl", "shm", True),
+        )
+    ],
+)
 def test_standard_mix_per_core_keeps_references(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(deployment, tatp(cpus=CPUS[:2], cc=cc, lock_policy="no_wait"), transport=transport)
@@ -148,21 +159,21 @@ def test_the_conditions_catch_a_dangling_row():
         ("get_subscriber_data:50,get_subscriber_data:50", "listed twice"),
     ],
 )
-def test_bad_mix_is_one_line_and_exit_2(cli, mix, needle):
-    out = cli("run", "--workload", "tatp", "--mix", mix, "--cores", str(CPUS[0]), "--duration", "0.1")
+def test_bad_mix_is_one_line_and_exit_2(cli_here, mix, needle):
+    out = cli_here("run", "--workload", "tatp", "--mix", mix, "--cores", str(CPUS[0]), "--duration", "0.1")
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
 @two_cpus
-def test_an_unknown_subscriber_draw_is_one_line_and_exit_2(cli):
-    out = cli("run", "--workload", "tatp", "--id-draw", "zipf", "--cores", str(CPUS[0]), "--duration", "0.1")
+def test_an_unknown_subscriber_draw_is_one_line_and_exit_2(cli_here):
+    out = cli_here("run", "--workload", "tatp", "--id-draw", "zipf", "--cores", str(CPUS[0]), "--duration", "0.1")
     assert out.returncode == 2
     assert "'zipf' is neither nonuniform nor uniform" in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_no_latching_with_inserts_in_a_shared_instance_is_refused(cli):
-    out = cli(
+def test_no_latching_with_inserts_in_a_shared_instance_is_refused(cli_here):
+    out = cli_here(
         "run", "--workload", "tatp", "--cores", ",".join(map(str, CPUS[:2])), "--no-latching", "--duration", "0.1"
     )
     assert out.returncode == 2

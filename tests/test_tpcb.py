@@ -52,15 +52,18 @@ def assert_balanced(result) -> None:
     assert c["committed_row_updates"] == 3 * c["committed_txns"]
 
 
+# Each index alone and contended (under one lock policy each); the other policy per index, slow.
 @pytest.mark.parametrize(
-    "cc,cpus,policy",
+    "index,cc,cpus,policy",
     [
-        ("none", 1, "wait_die"),
-        pytest.param("2pl", 2, "wait_die", marks=two_cpus),
-        pytest.param("2pl", 2, "no_wait", marks=two_cpus),
+        pytest.param("hash", "none", 1, "wait_die", id="hash-none-1-wait_die"),
+        pytest.param("hash", "2pl", 2, "wait_die", id="hash-2pl-2-wait_die", marks=[two_cpus, pytest.mark.slow]),
+        pytest.param("hash", "2pl", 2, "no_wait", id="hash-2pl-2-no_wait", marks=two_cpus),
+        pytest.param("btree", "none", 1, "wait_die", id="btree-none-1-wait_die"),
+        pytest.param("btree", "2pl", 2, "wait_die", id="btree-2pl-2-wait_die", marks=two_cpus),
+        pytest.param("btree", "2pl", 2, "no_wait", id="btree-2pl-2-no_wait", marks=[two_cpus, pytest.mark.slow]),
     ],
 )
-@pytest.mark.parametrize("index", ["hash", "btree"])
 def test_one_instance_keeps_balances(cc, cpus, policy, index):
     # One branch per worker and every teller remote: workers collide on each other's tellers.
     result = islands.run(
@@ -76,9 +79,20 @@ def test_one_instance_keeps_balances(cc, cpus, policy, index):
     assert_balanced(result)
 
 
+# none over unix and 2pl over shm: each scheme and each transport once; the other two pairs, slow.
 @two_cpus
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
+@pytest.mark.parametrize(
+    "cc, transport",
+    [
+        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if kept else pytest.mark.slow)
+        for cc, transport, kept in (
+            ("none", "unix", True),
+            ("none", "shm", False),
+            ("2pl", "unix", False),
+            ("2pl", "shm", True),
+        )
+    ],
+)
 def test_instances_keep_balances_across_2pc(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(
@@ -167,21 +181,21 @@ def test_the_conditions_catch_a_lost_update():
         (["--remote-pick", "branch"], "--remote-pick: 'branch' is neither teller nor account"),
     ],
 )
-def test_bad_tpcb_input_is_one_line_and_exit_2(cli, args, needle):
-    out = cli("run", "--workload", "tpcb", "--cores", str(CPUS[0]), "--duration", "0.1", *args)
+def test_bad_tpcb_input_is_one_line_and_exit_2(cli_here, args, needle):
+    out = cli_here("run", "--workload", "tpcb", "--cores", str(CPUS[0]), "--duration", "0.1", *args)
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
-def test_unknown_workload_is_one_line_and_exit_2(cli):
-    out = cli("run", "--workload", "tpcz", "--cores", str(CPUS[0]), "--duration", "0.1")
+def test_unknown_workload_is_one_line_and_exit_2(cli_here):
+    out = cli_here("run", "--workload", "tpcz", "--cores", str(CPUS[0]), "--duration", "0.1")
     assert out.returncode == 2
     assert "argument --workload: invalid choice: 'tpcz' (choose from 'micro', 'tpcb'" in out.stderr
 
 
 @two_cpus
-def test_cli_runs_tpcb_per_core_and_stores_its_config(cli):
-    out = cli(
+def test_cli_runs_tpcb_per_core_and_stores_its_config(cli_here):
+    out = cli_here(
         "run",
         "--workload",
         "tpcb",
@@ -236,26 +250,26 @@ branches_per_site = 2
 
 
 @pytest.mark.parametrize("figure,remote", [("000-fig23", "[0.0, 0.5, 1.0]"), ("000-fig22", "[0.0, 0.15]")])
-def test_sweep_stores_tpcb_rows_and_plots_them(cli, tmp_path, figure, remote):
+def test_sweep_stores_tpcb_rows_and_plots_them(cli_here, tmp_path, figure, remote):
     deployments = '["1", "per-core"]' if len(CPUS) > 1 else '["1"]'
     spec = tmp_path / "tpcb.toml"
     spec.write_text(
         SWEEP.format(figure=figure, cpus=",".join(map(str, CPUS[:2])), deployments=deployments, remote=remote)
     )
-    out = cli("sweep", str(spec), "--out", str(tmp_path / "res"), "--no-progress")
+    out = cli_here("sweep", str(spec), "--out", str(tmp_path / "res"), "--no-progress")
     assert out.returncode == 0, out.stderr
     rows = ResultStore(tmp_path / "res").rows()
     assert set(rows["config.workload"]) == {"tpcb"}
     assert sorted(set(rows["config.tpcb.remote"])) == sorted(json.loads(remote))
     assert all(json.loads(f) == [] for f in rows["check_failures"])  # stored as JSON text
-    drawn = cli("plot", str(tmp_path / "res"))
+    drawn = cli_here("plot", str(tmp_path / "res"))
     assert drawn.returncode == 0, drawn.stderr
     assert "TPC-B" in (tmp_path / "res" / "summary.txt").read_text()
 
 
-def test_sweep_names_a_bad_tpcb_value(cli, tmp_path):
+def test_sweep_names_a_bad_tpcb_value(cli_here, tmp_path):
     spec = tmp_path / "bad.toml"
     spec.write_text(SWEEP.format(figure="000-fig23", cpus=CPUS[0], deployments='["1"]', remote="[0.0, 1.5]"))
-    out = cli("sweep", str(spec), "--dry-run")
+    out = cli_here("sweep", str(spec), "--dry-run")
     assert out.returncode == 2
     assert "grid.remote" in out.stderr and "1.5" in out.stderr

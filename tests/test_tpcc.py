@@ -102,15 +102,28 @@ def assert_consistent(result) -> None:
     assert result.commits == sum(result.commits_by_type.values())
 
 
+def cc_and_transport(*kept: tuple[str, str]) -> list:
+    """(cc, transport) pairs of none and 2pl over both transports: those `kept` in the default
+    suite, the others slow."""
+    return [
+        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if (cc, transport) in kept else pytest.mark.slow)
+        for cc in ("none", "2pl")
+        for transport in ("unix", "shm")
+    ]
+
+
+# Each index alone and contended (under one lock policy each); the other policy per index, slow.
 @pytest.mark.parametrize(
-    "cc,n,policy",
+    "index,cc,n,policy",
     [
-        ("none", 1, "wait_die"),
-        pytest.param("2pl", 2, "wait_die", marks=two_cpus),
-        pytest.param("2pl", 2, "no_wait", marks=two_cpus),
+        pytest.param("hash", "none", 1, "wait_die", id="hash-none-1-wait_die"),
+        pytest.param("hash", "2pl", 2, "wait_die", id="hash-2pl-2-wait_die", marks=[two_cpus, pytest.mark.slow]),
+        pytest.param("hash", "2pl", 2, "no_wait", id="hash-2pl-2-no_wait", marks=two_cpus),
+        pytest.param("btree", "none", 1, "wait_die", id="btree-none-1-wait_die"),
+        pytest.param("btree", "2pl", 2, "wait_die", id="btree-2pl-2-wait_die", marks=two_cpus),
+        pytest.param("btree", "2pl", 2, "no_wait", id="btree-2pl-2-no_wait", marks=[two_cpus, pytest.mark.slow]),
     ],
 )
-@pytest.mark.parametrize("index", ["hash", "btree"])
 def test_one_instance_keeps_the_conditions(cc, n, policy, index):
     result = islands.run(tpcc(cpus=CPUS[:n], cc=cc, lock_policy=policy, index=index, rollback=0.05))
     assert_consistent(result)
@@ -119,9 +132,10 @@ def test_one_instance_keeps_the_conditions(cc, n, policy, index):
     assert math.isclose(result.new_order_per_min, result.commits_by_type["new_order"] * 60 / result.measured_s)
 
 
+# This test and test_standard_mix_per_core_keeps_the_conditions below each keep two of the four
+# (cc, transport) pairs, one each other's complement: every pair runs in the default suite.
 @two_cpus
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
+@pytest.mark.parametrize("cc, transport", cc_and_transport(("none", "unix"), ("2pl", "shm")))
 def test_instances_keep_the_conditions_across_2pc(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(
@@ -142,13 +156,22 @@ def test_instances_keep_the_conditions_across_2pc(transport, cc):
     assert_consistent(result)
 
 
-@pytest.mark.parametrize("mix", ["standard", "50-50", "80-20", "100-0"])
+# Every mix alone (none) and contended under 2PL's wait-die; no-wait, whose path the one-instance
+# tests above run, only for the standard mix (the other three, slow).
 @pytest.mark.parametrize(
-    "cc,n,policy",
+    "mix,cc,n,policy",
     [
-        ("none", 1, "wait_die"),
-        pytest.param("2pl", 2, "wait_die", marks=two_cpus),
-        pytest.param("2pl", 2, "no_wait", marks=two_cpus),
+        pytest.param(
+            mix,
+            *mode,
+            id=f"{'-'.join(map(str, mode))}-{mix}",
+            marks=[
+                *([two_cpus] if mode[1] > 1 else []),
+                *([pytest.mark.slow] if mode[2] == "no_wait" and mix != "standard" else []),
+            ],
+        )
+        for mode in (("none", 1, "wait_die"), ("2pl", 2, "wait_die"), ("2pl", 2, "no_wait"))
+        for mix in ("standard", "50-50", "80-20", "100-0")
     ],
 )
 def test_standard_and_004_mixes_keep_the_conditions(mix, cc, n, policy):
@@ -165,8 +188,7 @@ def test_standard_and_004_mixes_keep_the_conditions(mix, cc, n, policy):
 
 
 @two_cpus
-@pytest.mark.parametrize("transport", ["unix", "shm"])
-@pytest.mark.parametrize("cc", ["none", "2pl"])
+@pytest.mark.parametrize("cc, transport", cc_and_transport(("none", "shm"), ("2pl", "unix")))
 def test_standard_mix_per_core_keeps_the_conditions(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(
@@ -298,8 +320,8 @@ def test_spec_layout_rows_are_wider_and_labelled():
     assert_consistent(result)
 
 
-def test_an_oversized_load_is_refused_before_allocating(cli):
-    out = cli(
+def test_an_oversized_load_is_refused_before_allocating(cli_here):
+    out = cli_here(
         "run", "--workload", "tpcc", "--cores", str(CPUS[0]), "--warehouses-per-site", "64",
         "--items", "1000000", "--customers-per-district", "100000", "--duration", "0.1",
     )  # fmt: skip
@@ -336,8 +358,8 @@ def test_a_run_stops_cleanly_at_its_memory_budget():
         (["--payment-remote", "2"], "--payment-remote: must be between 0 and 1, got 2"),
     ],
 )
-def test_bad_tpcc_input_is_one_line_and_exit_2(cli, args, needle):
-    out = cli("run", "--workload", "tpcc", "--cores", str(CPUS[0]), "--items", "1000", "--duration", "0.1", *args)
+def test_bad_tpcc_input_is_one_line_and_exit_2(cli_here, args, needle):
+    out = cli_here("run", "--workload", "tpcc", "--cores", str(CPUS[0]), "--items", "1000", "--duration", "0.1", *args)
     assert out.returncode == 2, out.stderr
     assert needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
@@ -362,29 +384,31 @@ warehouses_per_site = 2
 
 
 @pytest.mark.parametrize(
-    "figure,grid",
+    "figure,grid,multi",
     [
-        ("000-fig24", 'mix = "payment"\npayment_remote = [0.0, 1.0]'),
+        ("000-fig24", 'mix = "payment"\npayment_remote = [0.0, 1.0]', True),
+        # Fig 22's 8 points in one instance only: per core, its runs took 10 s (Fig 24 runs both).
         (
             "000-fig22",
             'mix = ["payment", "new_order"]\npayment_remote = [0.0, 0.15]\nnew_order_remote_item = [0.0, 0.01]',
+            False,
         ),
     ],
 )
-def test_sweep_stores_tpcc_rows_and_plots_them(cli, tmp_path, figure, grid):
+def test_sweep_stores_tpcc_rows_and_plots_them(cli_here, tmp_path, figure, grid, multi):
     import json
 
     from islands.results.store import ResultStore
 
-    deployments = '["1", "per-core"]' if len(CPUS) > 1 else '["1"]'
+    deployments = '["1", "per-core"]' if len(CPUS) > 1 and multi else '["1"]'
     spec = tmp_path / "tpcc.toml"
     spec.write_text(SWEEP.format(figure=figure, cpus=",".join(map(str, CPUS[:2])), deployments=deployments, grid=grid))
-    out = cli("sweep", str(spec), "--out", str(tmp_path / "res"), "--no-progress")
+    out = cli_here("sweep", str(spec), "--out", str(tmp_path / "res"), "--no-progress")
     assert out.returncode == 0, out.stderr
     rows = ResultStore(tmp_path / "res").rows()
     assert set(rows["config.workload"]) == {"tpcc"}
     assert all(json.loads(f) == [] for f in rows["check_failures"])
-    drawn = cli("plot", str(tmp_path / "res"))
+    drawn = cli_here("plot", str(tmp_path / "res"))
     assert drawn.returncode == 0, drawn.stderr
     summary = (tmp_path / "res" / "summary.txt").read_text()
     assert "TPC-C Payment" in summary and "TPC-C spec layout" in summary

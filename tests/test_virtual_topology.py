@@ -68,18 +68,18 @@ def test_figures_say_the_topology_is_virtual():
     assert "VIRTUAL" not in machine_note(real)
 
 
-def test_the_cli_plans_and_runs_on_virtual_sockets(cli):
+def test_the_cli_plans_and_runs_on_virtual_sockets(cli_here):
     here = read_topology()
-    out = cli("topology", "--virtual-sockets", str(here.n_cores + 1))
+    out = cli_here("topology", "--virtual-sockets", str(here.n_cores + 1))
     assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1 and "--virtual-sockets" in out.stderr
-    out = cli("topology", "--virtual-distance", "30")
+    out = cli_here("topology", "--virtual-distance", "30")
     assert out.returncode == 2 and "only with --virtual-sockets" in out.stderr
-    out = cli("topology", "--sysfs", str(SYSFS / "xeon-e5-2640v2-2x8"), "--virtual-sockets", "4", "--json")
+    out = cli_here("topology", "--sysfs", str(SYSFS / "xeon-e5-2640v2-2x8"), "--virtual-sockets", "4", "--json")
     assert out.returncode == 0 and len(json.loads(out.stdout)["sockets"]) == 4
     if here.n_cores < 2:
         pytest.skip("one core: no second virtual socket to run on")
     args = ("run", "--virtual-sockets", "2", "--deployment", "per-socket", "--duration", "0.2", "--warmup", "0.05")
-    out = cli(*args, "--json")
+    out = cli_here(*args, "--json")
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     assert result["deployment"]["label"] == "2ISL" and result["topology"]["virtual"]
@@ -142,10 +142,10 @@ def test_an_injected_delay_holds_every_message_between_virtual_sockets(transport
     assert all(i["messages_delayed"] == 0 for i in result.instances) and result.multisite_commits > 0
 
 
-def test_a_delay_needs_virtual_sockets_and_a_sane_value(cli):
+def test_a_delay_needs_virtual_sockets_and_a_sane_value(cli_here):
     with pytest.raises(TopologyError, match="--virtual-delay-us"):
         virtual_sockets(read_topology(SYSFS / "vm-1x2"), 2, message_delay_us=-1)
-    out = cli("topology", "--virtual-delay-us", "5")
+    out = cli_here("topology", "--virtual-delay-us", "5")
     assert out.returncode == 2 and "--virtual-delay-us: only with --virtual-sockets" in out.stderr
-    out = cli("topology", "--virtual-sockets", "2", "--virtual-delay-us", "5")
+    out = cli_here("topology", "--virtual-sockets", "2", "--virtual-delay-us", "5")
     assert out.returncode == 0 and "injected delay: 5 us" in out.stdout
