@@ -11,14 +11,13 @@ namespace islands {
 
 //! One transaction a client submits: who asked, where its data lives and how to draw it.
 //! The serving worker draws the transaction itself from `seed` around `home` (so a request is
-//! 40 bytes whatever the transaction's size), and answers `client` when it is decided.
+//! 32 bytes whatever the transaction's size), and answers `client` when it is decided.
 struct ClientRequest {
   std::uint32_t client = 0;     //!< the submitting client (closed loop), or kOpenArrival
   std::uint32_t site = 0;       //!< the global site that owns `home`
   std::uint64_t home = 0;       //!< the workload's home (micro: the first row's key; others: the site)
   std::uint64_t seed = 0;       //!< the random seed the serving worker draws the rest from
   std::uint64_t submitted = 0;  //!< cycle clock when it was submitted (open loop: when it arrived)
-  std::uint64_t padding = 0;    //!< (keeps a slot at 48 bytes)
 };
 
 //! The client of every open-loop arrival (no client waits for its answer).
@@ -43,7 +42,7 @@ class ClientQueue {
 
   ClientQueue() = default;
   //! Initialises an empty queue of `capacity` slots (a power of two) in `memory` (bytes(capacity)
-  //! bytes, 64-byte aligned, zeroed).
+  //! bytes, 64-byte aligned, zeroed; page-aligned so that no other data shares its lines).
   static ClientQueue create(void* memory, std::size_t capacity) {
     ClientQueue q;
     q.header_ = new (memory) Header();
@@ -155,12 +154,14 @@ class ClientQueue {
     alignas(64) std::atomic<std::uint64_t> head{0};
     alignas(64) std::atomic<std::uint64_t> refused{0};
   };
-  struct Slot {
+  // One slot per cache line: a producer filling slot i + 1 never shares a line with the
+  // consumer reading slot i.
+  struct alignas(64) Slot {
     std::atomic<std::uint64_t> sequence{0};
     ClientRequest request;
   };
   static_assert(std::atomic<std::uint64_t>::is_always_lock_free, "shared between processes");
-  static_assert(sizeof(Slot) == 48, "a slot is 48 bytes");
+  static_assert(sizeof(Slot) == 64, "a slot is one cache line");
 
   Header* header_ = nullptr;
   Slot* slots_ = nullptr;
