@@ -5,6 +5,7 @@ machine states (islands.measure.system_state)."""
 from __future__ import annotations
 
 import math
+import os
 
 import pytest
 
@@ -142,6 +143,9 @@ def test_islands_system_shows_the_state_and_what_to_change(cli_here) -> None:
     as_json = cli_here("system", "--sample", "0", "--json")
     data = json.loads(as_json.stdout)
     assert {"steal_share", "cpu_governor", "turbo", "isolated_cpus", "virtualization"} <= set(data["state"])
+    assert "cross-core trip:" in text.stdout
+    if len(os.sched_getaffinity(0)) >= 2:  # a real round trip between two CPUs, in ns
+        assert 0 < data["state"]["cross_core_round_trip_ns"] < 1e6
     assert isinstance(data["suggestions"], list)
     bad = cli_here("system", "--sample", "-1")
     assert bad.returncode != 0 and "--sample" in bad.stderr
@@ -156,3 +160,10 @@ def test_a_run_summary_says_whether_and_where_it_became_steady() -> None:
     climbing = timeline_lines([100.0 * i for i in range(1, 13)], 0.1)
     assert climbing[1].startswith("steady      never within the first half of the window")
     assert len(timeline_lines([1.0, 2.0, 3.0, 4.0], 0.1)) == 1  # too short to tell: no steady line
+
+
+def test_the_cross_core_round_trip_needs_two_cpus() -> None:
+    from islands.measure.system_state import cross_core_round_trip
+
+    value, why = cross_core_round_trip([0])
+    assert math.isnan(value) and why == "one CPU: no pair to measure"

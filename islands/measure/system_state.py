@@ -242,11 +242,34 @@ def _turbo(root: Path) -> str | None:
     return None
 
 
+def cross_core_round_trip(cpus: list[int] | None = None, seconds: float = 0.1) -> tuple[float, str]:
+    """The median round trip (ns) of a 64-byte message between the first two of ``cpus`` (this
+    process's allowed CPUs) over a shared-memory ring (bench ipc's), and which pair it was; NaN
+    and the reason when there is no second CPU or the ring cannot run. On a virtual machine it
+    tells how far apart the host placed two vCPUs now (sharing a cache or not): it can change
+    during a session, and every cross-core handoff (the client layer's queues, 2PC messages)
+    costs accordingly."""
+    from islands import _core
+
+    cpus = sorted(os.sched_getaffinity(0)) if cpus is None else cpus
+    if len(cpus) < 2:
+        return math.nan, "one CPU: no pair to measure"
+    config = _core.IpcBenchConfig()
+    config.mechanism, config.client_cpu, config.server_cpu = "shm_ring", cpus[0], cpus[1]
+    config.message_bytes, config.warmup_s, config.duration_s = 64, 0.02, seconds
+    try:
+        stats = _core.run_ipc_bench(config)
+    except (RuntimeError, ValueError, OSError) as e:
+        return math.nan, f"the ring could not run: {e}"
+    return float(stats["round_trip"]["p50_ns"]), f"CPUs {cpus[0]} and {cpus[1]}"
+
+
 def machine_state(sample_s: float = 0.5, sysfs: str | Path = "/sys") -> dict[str, Any]:
     """The machine's measurement state now, as ``islands system`` shows it: what
     :class:`SystemProbe` records around a run, sampled over ``sample_s`` seconds of doing
     nothing (load, steal, other processes' CPU), plus turbo, the frequency range, the
-    number of CPUs and the perf counters' permission."""
+    number of CPUs, the perf counters' permission and the cross-core round trip now
+    (:func:`cross_core_round_trip`)."""
     probe = SystemProbe()
     probe.start()
     time.sleep(max(0.0, sample_s))
@@ -260,6 +283,7 @@ def machine_state(sample_s: float = 0.5, sysfs: str | Path = "/sys") -> dict[str
     state["n_cpus"] = os.cpu_count()
     state["perf_event_paranoid"] = _read("/proc/sys/kernel/perf_event_paranoid")
     state["sample_s"] = sample_s
+    state["cross_core_round_trip_ns"], state["cross_core_pair"] = cross_core_round_trip()
     return state
 
 
@@ -329,6 +353,11 @@ def describe_state(state: dict[str, Any]) -> str:
         f"ASLR:                {show(state.get('aslr'))}",
         f"perf_event_paranoid: {show(state.get('perf_event_paranoid'))}",
     ]
+    if "cross_core_round_trip_ns" in state:
+        lines.append(
+            f"cross-core trip:     {show(state.get('cross_core_round_trip_ns'), '{:.0f} ns')} round trip, "
+            f"{state.get('cross_core_pair', '')} (shared-memory ring; on a VM it changes when the host moves vCPUs)"
+        )
     advice = suggestions(state)
     lines.append("")
     lines += [f"to change: {a}" for a in advice] if advice else ["nothing to change: the machine looks quiet"]
