@@ -3,7 +3,7 @@
 repetitions interleaved
 (A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each, the
 ratio B / A with its 95% interval and "not distinguishable" when the interval includes 1
-(:mod:`islands.results.statistics`), and the median and min-max of the per-repetition ratios. A benchmark,
+(:mod:`islands.analysis.statistics`), and the median and min-max of the per-repetition ratios. A benchmark,
 not a test: it prints, it asserts nothing.
 
     python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--reps N]
@@ -91,7 +91,7 @@ def main() -> None:
         "--multisite", type=float, default=0.0, help="share of distributed transactions (micro multisite, TPC-B remote)"
     )
     args = parser.parse_args()
-    from islands.results.statistics import format_ratio, ratio
+    from islands.analysis.statistics import format_ratio, ratio
 
     print(
         f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13}"

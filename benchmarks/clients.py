@@ -2,7 +2,7 @@
 transaction to its home instance, what the clients cost, and an open loop against its target.
 
 Every comparison is made of interleaved repetitions (each round runs every point once, in the
-same order) and printed as a ratio with its 95% interval (islands.results.statistics).
+same order) and printed as a ratio with its 95% interval (islands.analysis.statistics).
 
 1. Fig 20, 2 rows per transaction, 20% multisite, read and update: per-core (one instance per core, shm) against one
    shared-everything instance (1ISL, 2pl) for Zipf s in 0, 0.5, 1, 1.5, with closed-loop clients;
@@ -26,10 +26,10 @@ import dataclasses
 import statistics
 
 import islands
+from islands.analysis.statistics import format_ratio, ratio
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import RunConfig
 from islands.machine.placement import Deployment
-from islands.results.statistics import format_ratio, ratio
 
 PER_CORE = Deployment(instances=((0,), (1,)), label="per-core")
 

@@ -12,7 +12,7 @@ record is appended and only the acknowledgement waits (exec/commit_pipeline.hpp)
 
 Repetitions are interleaved (every configuration once per round, the order rotated round by
 round). Prints, per setup, the geometric mean throughput with ELR off and on and their ratio
-on/off (of those geometric means) with its 95% interval (islands.results.statistics, Welch's t on the
+on/off (of those geometric means) with its 95% interval (islands.analysis.statistics, Welch's t on the
 logarithms), the mean records per flush (group size) and whether every run's consistency check
 held. Asserts nothing.
 
@@ -26,11 +26,11 @@ import shutil
 import statistics
 import tempfile
 
+from islands.analysis.statistics import format_ratio, ratio
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpcbConfig
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
-from islands.results.statistics import format_ratio, ratio
 
 # (label, deployment spec, remote share)
 SETUPS = (("1ISL", 1, 0.0), ("per-core", "per-core", 0.0), ("per-core", "per-core", 0.15))

@@ -18,12 +18,12 @@ import argparse
 import math
 import statistics
 
+from islands.analysis.statistics import format_change, ratio
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.memory_placement import MEMORY_POLICIES, memory_nodes
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
-from islands.results.statistics import format_change, ratio
 
 
 def main() -> None:

@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from islands.analysis.verdicts import model_trend_words
 from islands.bench.calibration_runs import measure_throughput
 from islands.execution.settings import (
     DriverConfig,
@@ -48,7 +49,6 @@ from islands.model.validation import (
     prediction_errors,
     skew_trends,
 )
-from islands.results.verdicts import model_trend_words
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs"
 MACHINES = {"2x8": "xeon-e5-2640v2-2x8", "4x6": "xeon-e7530-4x6", "8x10": "xeon-e7l8867-8x10"}
@@ -189,12 +189,12 @@ def main() -> None:
         f"{params.machine.get('timestamp_utc', '?')})"
     )
     # The model's error on the points measured here: its trends are reproduced only where it
-    # is within its tolerance (islands.results.verdicts.model_trend_words).
+    # is within its tolerance (islands.analysis.verdicts.model_trend_words).
     errors_here: list[float] = []
     if not args.no_measure:
         if args.results:
+            from islands.analysis.store import ResultStore
             from islands.model.figure_axes import points_from_rows
-            from islands.results.store import ResultStore
 
             points = []
             for directory in args.results:

@@ -27,8 +27,8 @@ import statistics
 
 import islands
 from islands import _core
+from islands.analysis.statistics import format_ratio, ratio
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
-from islands.results.statistics import format_ratio, ratio
 
 
 def move_units(handle: _core.RunningInstance, units: int) -> None:

@@ -10,7 +10,7 @@ switch. Within one run the tables, their memory and the worker's placement are t
 both, which runs of their own are not (separate runs of the same configuration differ by up to
 10% here). Printed per transaction type: the median rate of the phases with recording off and
 on, and the overhead off/on - 1 (the extra time per transaction recording costs) with its
-confidence interval over the phases (islands.results.statistics.ratio). Paper 002 Table 2: at most 3.32%;
+confidence interval over the phases (islands.analysis.statistics.ratio). Paper 002 Table 2: at most 3.32%;
 issue 17's target: 2%. Prints figures; asserts nothing. The measurement is
 islands.atrapos.monitor_overhead's; ``islands reproduce 002-table2`` draws Table 2 from an
 experiment file (experiments/002-table2-monitoring.toml).
@@ -24,9 +24,9 @@ import argparse
 import statistics
 
 import islands
+from islands.analysis.statistics import CONFIDENCE, format_change, ratio
 from islands.atrapos.monitor_overhead import measure_monitor_overhead
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
-from islands.results.statistics import CONFIDENCE, format_change, ratio
 
 MIXES = (
     "get_subscriber_data",

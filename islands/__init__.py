@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from islands._core import ConfigError
+    from islands.analysis.store import ResultStore
     from islands.execution.in_process import Latency, RunResult, WorkerResult, run, run_beside, start
     from islands.execution.launcher import DeploymentResult, InstanceFailed, run_deployment
     from islands.execution.settings import (
@@ -43,7 +44,6 @@ if TYPE_CHECKING:
     from islands.machine.placement import Deployment, expand_relative, plan_deployment, thread_placement
     from islands.machine.topology import Topology, TopologyError, parse_cpulist, read_topology
     from islands.measure.host_metadata import collect_metadata
-    from islands.results.store import ResultStore
 
 #: Each public name and the module that defines it.
 _EXPORTS = {
@@ -67,7 +67,7 @@ _EXPORTS = {
     **dict.fromkeys(
         ("Deployment", "expand_relative", "plan_deployment", "thread_placement"), "islands.machine.placement"
     ),
-    "ResultStore": "islands.results.store",
+    "ResultStore": "islands.analysis.store",
     **dict.fromkeys(
         ("Latency", "RunResult", "WorkerResult", "run", "run_beside", "start"), "islands.execution.in_process"
     ),

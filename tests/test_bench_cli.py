@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import islands
-from islands.results.store import ResultStore
+from islands.analysis.store import ResultStore
 
 HERE = islands.read_topology()
 PNG = b"\x89PNG\r\n\x1a\n"

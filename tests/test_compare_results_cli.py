@@ -96,7 +96,7 @@ def test_compare_json_is_valid_and_has_null_for_missing(
 
 
 def test_compare_with_spread_uses_the_t_test(recorded, tmp_path: Path) -> None:
-    from islands.results.comparison import compare_dirs
+    from islands.analysis.comparison import compare_dirs
 
     a, b = recorded("a", 1.0), recorded("b", 1.01)
     # b's update points differ by 1%, well inside ±2% spread over 3 runs: not distinguishable

@@ -236,7 +236,7 @@ def umask_zero():
 
 
 def test_a_new_results_directory_under_umask_0_is_not_writable_by_others(tmp_path, umask_zero):
-    from islands.results.store import ResultStore
+    from islands.analysis.store import ResultStore
 
     store = ResultStore(tmp_path / "a" / "b")
     store.create({"experiment": "x"})
@@ -481,7 +481,7 @@ def test_fixed_count_benchmarks_have_a_range(tmp_path, capsys, argv, message):
 
 
 def test_a_rows_file_planted_as_a_link_is_refused_naming_it(tmp_path):
-    from islands.results.store import ResultStore
+    from islands.analysis.store import ResultStore
 
     store = ResultStore(tmp_path / "results")
     store.append([{"throughput_tps": 1.0, "config": {"workload": "micro"}}])

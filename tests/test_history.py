@@ -1,5 +1,5 @@
 """Every concurrency-control mode checked for what it promises: runs record their committed
-transactions' reads and writes (engine.record_history) and islands.results.history_check builds the
+transactions' reads and writes (engine.record_history) and islands.analysis.history_check builds the
 direct serialization graph. The checker on made-up histories (a serializable one, write skew,
 an aborted read, a lost update, snapshot isolation's write skew allowed and its forbidden
 anomalies caught); randomized micro, TPC-B, TPC-C and TATP runs under none, 2pl, table_2pl, occ
@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import islands
+from islands.analysis.history_check import check_history, parse_history
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.placement import Deployment, plan_deployment
-from islands.results.history_check import check_history, parse_history
 from small_workloads import small_sections
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -27,32 +27,32 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "islands.execution.settings": ("islands._core", "islands.execution.settings_sections"),
     "islands.execution.settings_sections": (),
     # stored rows and their statistics: never launch, never draw
-    "islands.results": ("islands.machine", "islands.execution.settings"),
+    "islands.analysis": ("islands.machine", "islands.execution.settings"),
     # what is measured around a run: never draws
-    "islands.measure": ("islands._core", "islands.machine", "islands.execution.settings", "islands.results"),
+    "islands.measure": ("islands._core", "islands.machine", "islands.execution.settings", "islands.analysis"),
     # one run, in this process or as a deployment of instance processes
-    "islands.execution": ("islands._core", "islands.machine", "islands.measure", "islands.results"),
+    "islands.execution": ("islands._core", "islands.machine", "islands.measure", "islands.analysis"),
     # ATraPos: the paper's algorithms, and the controller that drives a live run
-    "islands.atrapos": ("islands._core", "islands.machine", "islands.execution", "islands.measure", "islands.results"),
+    "islands.atrapos": ("islands._core", "islands.machine", "islands.execution", "islands.measure", "islands.analysis"),
     # experiment files, sweeps and where their runs happen; reproduce draws what it ran
     "islands.experiments": (
         "islands._core",
         "islands.machine",
         "islands.execution",
         "islands.measure",
-        "islands.results",
+        "islands.analysis",
         "islands.atrapos",
         "islands.plots",
     ),
     # the model computes from parameters and stored measurements: it never runs anything
-    "islands.model": ("islands.machine", "islands.execution.settings", "islands.results"),
+    "islands.model": ("islands.machine", "islands.execution.settings", "islands.analysis"),
     # the hardware microbenchmarks and the model's calibration runs
     "islands.bench": (
         "islands._core",
         "islands.machine",
         "islands.execution",
         "islands.measure",
-        "islands.results",
+        "islands.analysis",
         "islands.experiments.progress",
         "islands.model",
     ),
@@ -61,7 +61,7 @@ MAY_IMPORT: dict[str, tuple[str, ...]] = {
     "islands.plots": (
         "islands.machine",
         "islands.execution.settings",
-        "islands.results",
+        "islands.analysis",
         "islands.model",
         "islands.atrapos",
         "islands.measure.revision",
@@ -270,7 +270,7 @@ def test_importing_the_package_loads_neither_the_engine_nor_pandas():
 PURE = [
     "islands.machine.topology",
     "islands.machine.placement",
-    "islands.results.store",
+    "islands.analysis.store",
     "islands.execution.settings",
     "islands.experiments.spec",
     "islands.model",

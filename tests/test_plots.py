@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 
 from islands.__main__ import main as cli_main
+from islands.analysis.store import ResultStore, flatten
 from islands.experiments.sweep import Sweep, load_spec
 from islands.machine.placement import expand_relative, plan_deployment, roles_of
 from islands.machine.topology import read_topology
@@ -25,7 +26,6 @@ from islands.plots import FIGURES, Drawing, figure_function, render_results
 from islands.plots.multisite import plot_multisite
 from islands.plots.skew import plot_skew
 from islands.plots.txn_size import plot_txn_size
-from islands.results.store import ResultStore, flatten
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"

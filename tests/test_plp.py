@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import islands
 from islands import _core
+from islands.analysis.history_check import check_history
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import (
     DriverConfig,
@@ -27,7 +28,6 @@ from islands.execution.settings import (
     RunConfig,
 )
 from islands.machine.placement import plan_deployment
-from islands.results.history_check import check_history
 from small_workloads import small_sections
 
 TOPOLOGY = islands.read_topology()

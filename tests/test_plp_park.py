@@ -15,8 +15,8 @@ import pytest
 
 import islands
 from islands import _core
+from islands.analysis.history_check import check_history
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
-from islands.results.history_check import check_history
 
 CPUS = islands.read_topology().cpus
 pytestmark = [

@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 import islands
+from islands.analysis.history_check import check_history
 from islands.atrapos.live import TATP_ROUTED_TABLES, engine_scheme, routed_tables, scheme_order
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.experiments.designs import DESIGNS, design_of
-from islands.results.history_check import check_history
 
 CPUS = islands.read_topology().cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")

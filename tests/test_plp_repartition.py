@@ -17,8 +17,8 @@ import dataclasses
 import pytest
 
 import islands
+from islands.analysis.history_check import check_history
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig
-from islands.results.history_check import check_history
 from small_workloads import small_sections
 
 CPUS = islands.read_topology().cpus

@@ -154,7 +154,7 @@ def _reproduce(cli, tmp_path, figure, name, text):
     assert out.returncode == 0, out.stderr
     [done] = json.loads(out.stdout)
     assert Path(done["png"]).is_file() and Path(done["pdf"]).is_file()
-    from islands.results.store import ResultStore
+    from islands.analysis.store import ResultStore
 
     return done, ResultStore(results / f"{name}-quick").rows()
 

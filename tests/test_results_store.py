@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from islands.results.store import FILE_MODE, ResultStore
+from islands.analysis.store import FILE_MODE, ResultStore
 
 
 def row(i: int, **extra: object) -> dict[str, object]:
@@ -42,7 +42,7 @@ def test_each_append_is_one_new_part_and_nothing_is_rewritten(tmp_path: Path) ->
 def test_parts_read_back_as_the_single_table_did(tmp_path: Path) -> None:
     """What the store used to do (concatenate and rewrite one file per append) and what it
     does now give the same frame."""
-    from islands.results.store import flatten
+    from islands.analysis.store import flatten
 
     rows = [row(i, **({"extra": 1.5} if i == 2 else {})) for i in range(4)]
     store = ResultStore(tmp_path / "r")

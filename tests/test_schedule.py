@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 import islands
+from islands.analysis.store import ResultStore
 from islands.atrapos.live import Event
 from islands.experiments.reproduce import QUICK_LIVE_DURATION_S, quick_spec
 from islands.experiments.schedule import scaled
 from islands.experiments.spec import ExperimentSpec
 from islands.experiments.sweep import Sweep, load_spec
 from islands.plots import render_results
-from islands.results.store import ResultStore
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 two_cpus = pytest.mark.skipif(len(islands.read_topology().cpus) < 2, reason="needs two online CPUs")

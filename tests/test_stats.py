@@ -1,4 +1,4 @@
-"""islands.results.statistics: the intervals of repetitions and of ratios on data whose answers are
+"""islands.analysis.statistics: the intervals of repetitions and of ratios on data whose answers are
 known (worked by hand from the formulas), and the wording every summary uses."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from islands.results.statistics import format_change, format_ratio, ratio, summarize
+from islands.analysis.statistics import format_change, format_ratio, ratio, summarize
 
 
 def test_summarize_known_data() -> None:

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 
 from islands.__main__ import main as cli_main
+from islands.analysis.store import ResultStore
 from islands.experiments.sweep import ExperimentSpec, Point, Sweep, load_spec, run_point
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import read_topology
-from islands.results.store import ResultStore
 from tiny_spec import TINY
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from islands.analysis.verdicts import precision_words
 from islands.experiments.sweep import Point, Sweep, load_spec
 from islands.machine.topology import read_topology
-from islands.results.verdicts import precision_words
 from tiny_spec import tiny
 
 FIXTURES = Path(__file__).parent / "fixtures" / "sysfs"
@@ -118,8 +118,8 @@ def test_precision_does_not_change_the_spec_hash(tmp_path: Path) -> None:
 def test_a_marginal_winner_does_not_stop_the_rounds(tmp_path: Path) -> None:
     import pandas as pd
 
+    from islands.analysis.statistics import ratio
     from islands.experiments.precision import comparisons
-    from islands.results.statistics import ratio
 
     s = sweep(tmp_path, spec_text())
     one, per_core = s.grid_points[0], next(p for p in s.grid_points[1:] if p.params[1:] == s.grid_points[0].params[1:])

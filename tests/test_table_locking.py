@@ -11,11 +11,11 @@ import pytest
 
 import islands
 from islands import _core
+from islands.analysis.history_check import check_history
+from islands.analysis.store import flatten
 from islands.execution.launcher import validate
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpccConfig
 from islands.machine.placement import plan_deployment
-from islands.results.history_check import check_history
-from islands.results.store import flatten
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus

@@ -1,4 +1,4 @@
-"""Result tables that fit a terminal (islands.results.tables): ``islands results``,
+"""Result tables that fit a terminal (islands.analysis.tables): ``islands results``,
 ``--points`` and ``compare`` on a stored sweep of the default experiment (its read-only points
 run unlogged, so the config.log.* columns are empty on half the rows) show the axes that vary
 and the measured columns within 120 characters; ``--all-columns`` and ``--csv`` keep every
@@ -15,10 +15,10 @@ import pandas as pd
 import pytest
 
 from islands.__main__ import main as cli_main
+from islands.analysis.comparison import compare_dirs, load_rows
+from islands.analysis.tables import fit_table, point_axes
 from islands.experiments.sweep import Point, Sweep, load_spec
 from islands.machine.topology import read_topology
-from islands.results.comparison import compare_dirs, load_rows
-from islands.results.tables import fit_table, point_axes
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -94,7 +94,7 @@ def test_fit_table_drops_empty_columns_and_says_what_it_left_off():
 
 
 def test_a_benchmarks_rows_list_what_varies(tmp_path, capsys, monkeypatch):
-    from islands.results.store import ResultStore
+    from islands.analysis.store import ResultStore
 
     monkeypatch.setenv("COLUMNS", "120")
     store = ResultStore(tmp_path / "bench")

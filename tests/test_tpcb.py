@@ -8,11 +8,11 @@ import json
 import pytest
 
 import islands
+from islands.analysis.store import ResultStore
 from islands.execution.consistency import verify
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpcbConfig
 from islands.machine.placement import plan_deployment
-from islands.results.store import ResultStore
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus

@@ -398,7 +398,7 @@ warehouses_per_site = 2
 def test_sweep_stores_tpcc_rows_and_plots_them(cli_here, tmp_path, figure, grid, multi):
     import json
 
-    from islands.results.store import ResultStore
+    from islands.analysis.store import ResultStore
 
     deployments = '["1", "per-core"]' if len(CPUS) > 1 and multi else '["1"]'
     spec = tmp_path / "tpcc.toml"

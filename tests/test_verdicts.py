@@ -1,4 +1,4 @@
-"""The verdict words (islands.results.verdicts) on recorded and made-up repetitions, and a
+"""The verdict words (islands.analysis.verdicts) on recorded and made-up repetitions, and a
 reading of the summary and plot modules: none of them words a ratio, a winner or a paper
 claim without going through the verdict module (issue 30)."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from islands.results.statistics import ratio
-from islands.results.verdicts import (
+from islands.analysis.statistics import ratio
+from islands.analysis.verdicts import (
     Claim,
     claim_words,
     conclusive,
@@ -114,11 +114,11 @@ def test_precision_and_conclusiveness() -> None:
 
 PACKAGE = Path(__file__).resolve().parent.parent / "islands"
 #: Where the words are decided: the only modules allowed to write them.
-VERDICT_MODULES = {"results/verdicts.py", "results/statistics.py"}
+VERDICT_MODULES = {"analysis/verdicts.py", "analysis/statistics.py"}
 #: The summary and plot modules held to it.
 SUMMARY_MODULES = sorted(
     [*(PACKAGE / "plots").glob("*.py"), *(PACKAGE / "cli").glob("*.py")]
-    + [PACKAGE / p for p in ("experiments/reproduce.py", "experiments/sweep.py", "results/comparison.py")]
+    + [PACKAGE / p for p in ("experiments/reproduce.py", "experiments/sweep.py", "analysis/comparison.py")]
     + [PACKAGE / "model" / "advisor.py"]
 )
 #: Words that are a verdict on their own.
@@ -197,10 +197,10 @@ def violations(source: str, name: str) -> list[str]:
             if any(re.search(rf"{w}\b", node.value) for w in VERDICT_WORDS):
                 found.append(f"{name}:{node.lineno}: the verdict word in {node.value[:40]!r} is written by hand")
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module == "islands.results.statistics":
+        if isinstance(node, ast.ImportFrom) and node.module == "islands.analysis.statistics":
             hand = {a.name for a in node.names} & {"format_ratio", "format_change"}
             if hand:
-                found.append(f"{name}:{node.lineno}: imports {', '.join(sorted(hand))}: use islands.results.verdicts")
+                found.append(f"{name}:{node.lineno}: imports {', '.join(sorted(hand))}: use islands.analysis.verdicts")
     return found
 
 
@@ -221,7 +221,7 @@ def test_no_summary_or_plot_module_words_a_verdict_by_itself() -> None:
         'line = f"{name}: {ratio:.1f}x faster"',
         'label = "reproduced" if ok else "NOT reproduced"',
         'line = f"adaptation after {name}: {seconds:.1f} s (paper: within 5 s)"',
-        "from islands.results.statistics import format_ratio",
+        "from islands.analysis.statistics import format_ratio",
         'word = "not distinguishable"',
     ],
 )
@@ -260,7 +260,7 @@ def test_a_trend_within_the_flat_band_but_with_an_established_change_is_not_call
 
 
 def test_a_model_names_a_winner_only_where_its_interval_excludes_1():
-    from islands.results.verdicts import model_winner
+    from islands.analysis.verdicts import model_winner
 
     clear = model_winner("24ISL", "4ISL", 1.8, 1.2, 2.6)
     assert clear.conclusive and clear.text.startswith("24ISL, 1.80× (model 10-90% 1.20–2.60) 4ISL")
@@ -269,7 +269,7 @@ def test_a_model_names_a_winner_only_where_its_interval_excludes_1():
 
 
 def test_a_paper_number_beside_a_model_value_says_which_it_is():
-    from islands.results.verdicts import model_claim_words
+    from islands.analysis.verdicts import model_claim_words
 
     claim = Claim("000 Sec 4.2", "per-core over shared-everything", 3.375, 5.625, "x")
     assert model_claim_words(claim, 4.0, 3.5, 4.4).text.startswith("model within tolerance (4x, interval 3.5-4.4x;")

@@ -10,11 +10,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from islands.analysis.store import flatten
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import Topology, TopologyError, read_topology
 from islands.machine.virtual_topology import virtual_sockets
 from islands.plots._common import machine_note
-from islands.results.store import flatten
 
 SYSFS = Path(__file__).parent / "fixtures" / "sysfs"
 FIXTURES = sorted(p.name for p in SYSFS.iterdir() if p.is_dir())

@@ -8,7 +8,7 @@ timeline (:data:`INTERVAL_S` intervals) gives each phase's rate, leaving out the
 next to a switch. Within one run the tables, their memory and the workers' placement are the
 same for both, which runs of their own are not (separate runs of the same configuration
 differ by up to 10% here). The overhead is off / on - 1 (the extra time per transaction that
-recording costs), over the phases' rates (:func:`islands.results.statistics.ratio`).
+recording costs), over the phases' rates (:func:`islands.analysis.statistics.ratio`).
 
 Used by ``benchmarks/plp_monitoring.py`` and by experiment files with
 ``[probe] kind = "monitor_overhead"`` (:mod:`islands.experiments.probes`; 002 Table 2 from

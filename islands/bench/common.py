@@ -1,6 +1,6 @@
 """What the hardware microbenchmarks share: result directories, row identity, summaries.
 
-Each benchmark writes its results the way a sweep does: a :class:`~islands.results.store.ResultStore`
+Each benchmark writes its results the way a sweep does: a :class:`~islands.analysis.store.ResultStore`
 (Parquet part files under ``rows/`` and ``manifest.json``) in ``results/bench-<name>-<UTC timestamp>/`` unless
 ``--out`` says otherwise, one row per measured point and repetition, each row carrying its
 full config, the config's hash, the topology and the host metadata.
@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from islands.analysis.store import ResultStore
 from islands.machine.topology import Topology, format_cpulist
-from islands.results.store import ResultStore
 
 __all__ = [
     "check_online",

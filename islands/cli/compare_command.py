@@ -5,7 +5,7 @@ For every point both directories hold (matched on ``grid_id``, or on the columns
 ``--by``): each side's median and min–max, the ratio B / A of their geometric means with its
 95% confidence interval, and a verdict (``B higher``, ``B lower``, ``not distinguishable``
 when the interval includes 1, ``no interval`` with one run a side); see
-:mod:`islands.results.comparison` and :mod:`islands.results.statistics`. ``--json`` prints the same as JSON (null
+:mod:`islands.analysis.comparison` and :mod:`islands.analysis.statistics`. ``--json`` prints the same as JSON (null
 for a missing number). Bad input (a missing directory, one without rows, an unknown column,
 no point in common) raises ``ValueError``: one line, exit status 2.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from islands.results.store import results_directory
+from islands.analysis.store import results_directory
 
 __all__ = ["main", "register"]
 
@@ -45,9 +45,9 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
 def main(args: argparse.Namespace) -> int:
     """Prints the comparison; returns the exit status."""
     results_directory(args.a), results_directory(args.b)  # before pandas loads
+    from islands.analysis.comparison import compare_dirs
+    from islands.analysis.tables import terminal_width
     from islands.cli.json_output import dumps
-    from islands.results.comparison import compare_dirs
-    from islands.results.tables import terminal_width
 
     by = tuple(c.strip() for c in args.by.split(",") if c.strip())
     if not by:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from islands.results.store import results_directory
+from islands.analysis.store import results_directory
 
 __all__ = ["main", "register"]
 

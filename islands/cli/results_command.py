@@ -2,9 +2,9 @@
 
 By default a table of the rows (one per run: the point, its repetition, the axes that vary,
 the measured columns and whether the machine was busy, in the terminal's width:
-:mod:`islands.results.tables`; ``--all-columns`` shows every column); ``--points`` one line per
+:mod:`islands.analysis.tables`; ``--all-columns`` shows every column); ``--points`` one line per
 point instead, with the median, min–max and 95% confidence interval of its repetitions
-(:func:`islands.results.statistics.summarize`).
+(:func:`islands.analysis.statistics.summarize`).
 ``--where KEY=VALUE`` (also ``!=``, ``<``, ``<=``, ``>``, ``>=``; repeatable, all must hold)
 keeps matching rows; KEY is a column or the last part of one (``workload`` is
 ``config.workload``, ``multisite`` is ``config.micro.multisite``, ``deployment`` is
@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from islands.results.store import results_directory
+from islands.analysis.store import results_directory
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -143,8 +143,8 @@ def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFr
     ``metric`` over its repetitions, and how many of them ran on a busy machine."""
     import pandas as pd
 
-    from islands.results.statistics import summarize
-    from islands.results.tables import IDENTITY, point_axes
+    from islands.analysis.statistics import summarize
+    from islands.analysis.tables import IDENTITY, point_axes
 
     if metric not in rows.columns:
         raise ValueError(f"--metric: the rows have no column {metric!r}")
@@ -165,9 +165,9 @@ def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFr
 def main(args: argparse.Namespace) -> int:
     """Lists, filters or exports the rows; returns the exit status."""
     results_directory(args.results)  # before pandas loads
+    from islands.analysis.comparison import load_rows
+    from islands.analysis.tables import MEASURED, fit_table, point_axes
     from islands.cli.json_output import dumps
-    from islands.results.comparison import load_rows
-    from islands.results.tables import MEASURED, fit_table, point_axes
 
     rows = filter_rows(load_rows(args.results), args.where)
     table = point_table(rows, args.metric) if args.points else rows

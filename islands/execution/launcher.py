@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from islands import _core
+from islands.analysis.guarded_files import make_directory, remove_created
 from islands.execution.in_process import check_cpus
 from islands.execution.log_files import check_logs
 from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
@@ -35,7 +36,6 @@ from islands.execution.settings import RunConfig
 from islands.machine.memory_placement import memory_nodes
 from islands.machine.placement import Deployment
 from islands.machine.topology import Topology, format_cpulist, read_topology
-from islands.results.guarded_files import make_directory, remove_created
 
 #: Seconds an instance may take to load its data and attach to its peers.
 LOAD_TIMEOUT_S = 120.0

@@ -134,7 +134,7 @@ class RunResult:
     #: committed transactions per second in each interval of the measured window (all workers;
     #: intervals of ``config.driver.timeline_interval_s``, the last one possibly shorter)
     timeline_tps: list[float] = field(default_factory=list)
-    #: engine.record_history: each instance's recorded transactions (islands.results.history_check
+    #: engine.record_history: each instance's recorded transactions (islands.analysis.history_check
     #: reads them); None when the mode was off. Not part of to_dict or the stored rows.
     history: list[bytes] | None = field(default=None, repr=False)
     #: driver.clients closed or open: the client layer's account (islands.execution.client_load);

@@ -3,14 +3,14 @@
 
 A sweep's question is a comparison: the points that differ only in the ``run.compare`` keys
 (by default the deployment) form a group, and the group's verdict is the ratio of its best
-point to the runner-up (:func:`islands.results.verdicts.winner`). After the file's
+point to the runner-up (:func:`islands.analysis.verdicts.winner`). After the file's
 ``repetitions`` (the minimum), :meth:`islands.experiments.sweep.Sweep.run` repeats the two
 compared points of every group that is not yet conclusive, one round of one run each at a
 time, groups interleaved, until each is conclusive (its :data:`STOP_CONFIDENCE` interval
 excludes 1, or its 95% interval is within ±precision), a point reaches ``run.max_repetitions``,
 or the next round would not fit in ``run.budget_s`` (counted from the sweep's start). The
 groups left open are the inconclusive ones: the manifest (``precision``) and the figure's
-summary (:func:`islands.results.verdicts.precision_words`) name them.
+summary (:func:`islands.analysis.verdicts.precision_words`) name them.
 
 :func:`comparisons` is pure: grid points and stored rows in, one :class:`Comparison` per group out.
 """
@@ -24,9 +24,9 @@ from typing import Any
 
 import pandas as pd
 
+from islands.analysis.statistics import ratio
+from islands.analysis.verdicts import half_width
 from islands.experiments.point import Point, show_value
-from islands.results.statistics import ratio
-from islands.results.verdicts import half_width
 
 __all__ = ["Comparison", "comparisons"]
 

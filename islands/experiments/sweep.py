@@ -1,5 +1,5 @@
 """Sweeps: an experiment file's grid of deployments × workload settings × transports ×
-repetitions, run point by point into a :class:`~islands.results.store.ResultStore`.
+repetitions, run point by point into a :class:`~islands.analysis.store.ResultStore`.
 
 The experiment file's schema and its checks live in :mod:`islands.experiments.spec`; where a point
 runs (in this process or as a deployment, with a fresh log directory) in
@@ -30,6 +30,8 @@ from typing import Any
 
 import pandas as pd
 
+from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory
+from islands.analysis.store import ResultStore
 from islands.atrapos.events import check_events
 from islands.execution.launcher import validate as validate_deployment
 from islands.execution.settings import DEFAULT_WORKLOAD, WORKLOADS
@@ -44,8 +46,6 @@ from islands.machine.placement import Deployment, expand_relative, leading_cpus,
 from islands.machine.topology import Topology
 from islands.measure.run_noise import timeline_noise
 from islands.measure.system_state import busy_warning
-from islands.results.guarded_files import DIRECTORY_MODE, make_directory
-from islands.results.store import ResultStore
 
 __all__ = [
     "ExperimentSpec",

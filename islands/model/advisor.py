@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from islands.analysis.verdicts import MODEL_ERROR_TOLERANCE, model_winner
 from islands.machine.placement import deployment_choices, plan_deployment
 from islands.machine.topology import Topology
 from islands.model.engine_costs import EngineCosts, round_trips_of
@@ -43,7 +44,6 @@ from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters
 from islands.model.predict import COMPONENTS, Prediction, predict
 from islands.model.workload_spec import ModelWorkload
-from islands.results.verdicts import MODEL_ERROR_TOLERANCE, model_winner
 
 __all__ = ["REFUSE_ABOVE", "Advice", "advice_text", "advise", "engine_costs_line"]
 

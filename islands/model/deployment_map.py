@@ -12,7 +12,7 @@ over decades.
 
 Each cell holds the best deployment, the runner-up and the ratio of their throughputs over the
 parameters' paired draws (10th-90th percentile): where that interval includes 1 the model
-cannot tell them apart (:func:`islands.results.verdicts.model_winner`). :class:`Mark` places
+cannot tell them apart (:func:`islands.analysis.verdicts.model_winner`). :class:`Mark` places
 today's engines (this one as calibrated, Shore-MT as paper 000 ran it) at their local cost on
 this machine's clock and the mechanisms' round trips (unix sockets, shared memory; this
 machine's and the paper machine's).
@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from islands.analysis.verdicts import model_winner
 from islands.machine.placement import deployment_choices, plan_deployment
 from islands.machine.topology import Topology
 from islands.model.cost_composition import compose
@@ -34,7 +35,6 @@ from islands.model.engine_costs import EngineCosts
 from islands.model.machine_costs import MachineCosts
 from islands.model.predict import predict
 from islands.model.workload_spec import ModelWorkload
-from islands.results.verdicts import model_winner
 
 __all__ = ["DEFAULT_AXIS", "DeploymentMap", "Mark", "MapCell", "deployment_map", "marks_for"]
 
@@ -99,7 +99,7 @@ class DeploymentMap:
     def regions(self) -> dict[str, int]:
         """How many cells each deployment is best in (the ones the model cannot tell apart
         counted under ``"not distinguishable"``)."""
-        from islands.results.verdicts import NOT_DISTINGUISHABLE
+        from islands.analysis.verdicts import NOT_DISTINGUISHABLE
 
         out: dict[str, int] = {}
         for row in self.cells:

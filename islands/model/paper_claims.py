@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from islands.analysis.verdicts import Claim, model_claim_words
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import Topology
 from islands.model.cost_composition import compose
@@ -34,7 +35,6 @@ from islands.model.machine_costs import MachineCosts, paper_machine
 from islands.model.parameters import Parameters
 from islands.model.predict import predict
 from islands.model.workload_spec import ModelWorkload
-from islands.results.verdicts import Claim, model_claim_words
 
 __all__ = [
     "CLAIMS",

@@ -21,10 +21,10 @@ from typing import Any
 
 import pandas as pd
 
+from islands.analysis.guarded_files import make_directory, write_by_rename
+from islands.analysis.verdicts import precision_words
 from islands.experiments.figure_registry import DRAWN
 from islands.plots._common import Drawing
-from islands.results.guarded_files import make_directory, write_by_rename
-from islands.results.verdicts import precision_words
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
 
@@ -73,7 +73,7 @@ def draw_results(results: str | Path) -> Drawing:
 
 
 def _draw(directory: Path) -> tuple[Drawing, dict[str, Any], pd.DataFrame]:
-    from islands.results.store import ResultStore, results_directory
+    from islands.analysis.store import ResultStore, results_directory
 
     results_directory(directory)
     store = ResultStore(directory)
@@ -180,7 +180,7 @@ def noise_notes(rows: pd.DataFrame) -> list[str]:
 
 def _check_writable(target: Path) -> None:
     """The output directory: made (whatever the umask) or checked as the results directories
-    are (islands.results.guarded_files: not a link, this user's, not writable by others)."""
+    are (islands.analysis.guarded_files: not a link, this user's, not writable by others)."""
     if target.exists() and not target.is_dir():
         raise ValueError(f"--out {target}: exists and is not a directory")
     if target.is_dir() and not target.is_symlink() and not os.access(target, os.W_OK | os.X_OK):

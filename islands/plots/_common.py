@@ -22,11 +22,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from islands.analysis.statistics import CONFIDENCE, Ratio, ratio, summarize
+from islands.analysis.verdicts import change_words, ratio_words
 from islands.machine.topology import Topology
 from islands.plots._bench_style import COLORS
 from islands.plots.inline_figure import InlineFigure, png_bytes
-from islands.results.statistics import CONFIDENCE, Ratio, ratio, summarize
-from islands.results.verdicts import change_words, ratio_words
 
 __all__ = [
     "Drawing",
@@ -132,7 +132,7 @@ def deployment_titles(df: pd.DataFrame) -> dict[str, str]:
 
 
 def aggregate(df: pd.DataFrame, by: Sequence[str], value: str = "throughput_tps") -> pd.DataFrame:
-    """The repetitions of each ``by`` group summarized by :func:`islands.results.statistics.summarize`:
+    """The repetitions of each ``by`` group summarized by :func:`islands.analysis.statistics.summarize`:
     ``n``, ``mean``, ``median``, ``min``, ``max``, ``sd`` and the 95% confidence interval of
     the mean (``ci_low``, ``ci_high``; NaN for a single repetition), plus ``values`` (the
     repetitions themselves, for :func:`ratio_of`); the group columns come back as columns."""
@@ -160,13 +160,13 @@ def _values(x: Any) -> Sequence[float]:
 
 def change_text(new: Any, old: Any) -> str:
     """The change from ``old`` to ``new`` (aggregated points) with its interval:
-    ``-86% (95% CI -88% to -84%)`` or ``… not distinguishable``; see :mod:`islands.results.verdicts`."""
+    ``-86% (95% CI -88% to -84%)`` or ``… not distinguishable``; see :mod:`islands.analysis.verdicts`."""
     return change_words(_values(new), _values(old))
 
 
 def ratio_text(new: Any, old: Any) -> str:
     """``new / old`` (aggregated points) as ``1.6× (95% CI 1.4–1.8)`` or ``… not
-    distinguishable``; see :mod:`islands.results.verdicts`."""
+    distinguishable``; see :mod:`islands.analysis.verdicts`."""
     return ratio_words(_values(new), _values(old))
 
 
@@ -421,7 +421,7 @@ def series_trend(
     series mean), for a summary line; ``fmt`` formats a value and ``at`` an x
     (``short``/``at_short``: the second mention, default the same). ``samples``: each
     point's repetitions, aligned with ``means``; the change from the first point to the last
-    is then stated with its interval (:func:`islands.results.verdicts.change_words`), also after a
+    is then stated with its interval (:func:`islands.analysis.verdicts.change_words`), also after a
     flat series, and a series whose ends are not distinguishable neither "falls" nor "rises";
     without samples, as a change of one value each (``-86%, one run: no interval``)."""
     short = short or fmt

@@ -108,8 +108,8 @@ def plot_monitoring_rows(rows: pd.DataFrame, figure_id: str = "002-table2") -> D
     over repetitions) and the overhead off / on - 1 with its confidence interval, against the
     paper's worst case (3.32%). Raises ``ValueError`` (one line) for rows of another probe or
     none, or a transaction without phases on both sides."""
+    from islands.analysis.verdicts import change_words
     from islands.atrapos.monitor_overhead import PAPER_WORST
-    from islands.results.verdicts import change_words
 
     what = f"figure {figure_id}"
     require(rows, ("probe.kind", "probe.off_tps", "probe.on_tps"), what)
@@ -140,7 +140,7 @@ def plot_monitoring_rows(rows: pd.DataFrame, figure_id: str = "002-table2") -> D
     drawing = plot_monitoring_overhead(off, on, note=textwrap.fill(caption, int(10 * width)))
     # The drawn overhead (1 - on / off of the medians), then the phases' ratio off / on with
     # its confidence interval: whether this machine can tell the monitor's cost from noise.
-    lines = [caption, drawing.summary, "the phases' rates, off / on (islands.results.statistics.ratio):"]
+    lines = [caption, drawing.summary, "the phases' rates, off / on (islands.analysis.statistics.ratio):"]
     for name in off:
         lines.append(f"  {name}: {change_words(off[name], on[name])} ({len(off[name])} phases off, {len(on[name])} on)")
     lines.append(f"issue 17's target: 2% (paper 002: {100 * PAPER_WORST:.2f}%)")

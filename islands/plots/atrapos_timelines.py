@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
+from islands.analysis.verdicts import Claim, claim_words, event_words
 from islands.atrapos.adaptation import adaptation_time
 from islands.atrapos.controller import Check
 from islands.plots._common import Drawing, color_of, fmt_tps, marker_of, new_grid, plain_ticks
-from islands.results.verdicts import Claim, claim_words, event_words
 
 __all__ = [
     "EVENT_KINDS",

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from islands.analysis.verdicts import ratio_label
 from islands.machine.topology import Topology
 from islands.plots._bench_style import grouped_bars, machine_caption, new_figure, save
-from islands.results.verdicts import ratio_label
 
 __all__ = ["plot_counter_granularity", "plot_counter_placement"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from islands.results.guarded_files import DIRECTORY_MODE, make_directory, write_by_rename
+from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory, write_by_rename
 
 __all__ = ["Entry", "build_gallery", "find_results"]
 
@@ -69,7 +69,7 @@ def find_results(root: str | Path) -> list[Path]:
     """The results directories under ``root`` (those holding a manifest.json): ``root`` itself
     if it is one, else its subdirectories that are, sorted by name. ValueError (one line) when
     ``root`` does not exist or holds none."""
-    from islands.results.store import MANIFEST_FILE, results_directory
+    from islands.analysis.store import MANIFEST_FILE, results_directory
 
     base = results_directory(root)
     if (base / MANIFEST_FILE).is_file():
@@ -82,8 +82,8 @@ def find_results(root: str | Path) -> list[Path]:
 
 def _collect(source: Path, out: Path) -> Entry:
     """Copies what the page shows of one results directory into ``out/<its name>/``."""
+    from islands.analysis.store import ResultStore
     from islands.plots import FIGURES, render_results
-    from islands.results.store import ResultStore
 
     store = ResultStore(source)
     try:

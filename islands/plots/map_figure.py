@@ -11,10 +11,10 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch, Rectangle
 
+from islands.analysis.verdicts import NOT_DISTINGUISHABLE
 from islands.model.deployment_map import DeploymentMap
 from islands.plots._common import Drawing, color_of
 from islands.plots.inline_figure import InlineFigure
-from islands.results.verdicts import NOT_DISTINGUISHABLE
 
 __all__ = ["plot_map"]
 

@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from islands.analysis.verdicts import model_trend_words
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import Topology
 from islands.model.figure_axes import X_LABELS, FigureAxes, figure_axes
@@ -27,7 +28,6 @@ from islands.model.predict import Prediction, predict
 from islands.model.validation import Point, Trend, paper_trends, skew_trends
 from islands.plots._common import Drawing, color_of, fmt_tps, fmt_us, marker_of
 from islands.plots.inline_figure import InlineFigure
-from islands.results.verdicts import model_trend_words
 
 #: Parameter draws behind each drawn interval (fewer than a prediction's default: a figure
 #: makes hundreds).

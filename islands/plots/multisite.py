@@ -5,7 +5,7 @@ memory-resident below). The caption says whether and how the runs logged.
 
 Each point is the mean throughput over a point's repetitions with its 95% confidence
 interval as error bars; the summary states every ratio with its interval
-(:mod:`islands.results.statistics`). Where the rows hold several transports (the Fig 14 experiment runs shared
+(:mod:`islands.analysis.statistics`). Where the rows hold several transports (the Fig 14 experiment runs shared
 memory and unix sockets side by side), a multi-instance deployment gets one line per
 transport (shared memory solid, unix sockets dashed); a single instance sends no messages,
 so its runs over either transport make one line.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from islands.analysis.verdicts import winner
 from islands.plots._common import (
     TRANSPORT_STYLES,
     Drawing,
@@ -37,7 +38,6 @@ from islands.plots._common import (
     run_note,
     series_trend,
 )
-from islands.results.verdicts import winner
 
 __all__ = ["plot_multisite"]
 

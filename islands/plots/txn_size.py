@@ -9,7 +9,7 @@ histogram counts (committed attempts only), so deployments of any shape compare 
 axis. Each point is ``cpus × 10⁶ / mean throughput`` over the repetitions (not the mean of
 per-run times, which one stalled run would dominate); the error bar is the 95% confidence
 interval of the mean throughput mapped to time (``[k / high, k / low]``), and the summary
-states every change with its interval (:mod:`islands.results.statistics`). When the rows hold both read and update runs
+states every change with its interval (:mod:`islands.analysis.statistics`). When the rows hold both read and update runs
 the figure has two rows: Fig 17 on top, Fig 18 below.
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from islands.analysis.verdicts import winner
 from islands.plots._common import (
     Drawing,
     aggregate,
@@ -37,7 +38,6 @@ from islands.plots._common import (
     run_note,
     series_trend,
 )
-from islands.results.verdicts import winner
 
 __all__ = ["plot_txn_size", "time_per_txn_us"]
 

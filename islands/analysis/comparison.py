@@ -1,7 +1,7 @@
 """Two results directories compared point by point, with significance (as ``pyperf
 compare_to`` does): for every point both hold, each side's median, min–max and confidence
 interval, the ratio B / A with its interval, and whether the two are distinguishable
-(:mod:`islands.results.statistics`).
+(:mod:`islands.analysis.statistics`).
 
 Points are matched on ``grid_id`` by default (the same deployment, config and transport;
 e.g. one spec run at two git revisions); ``by`` names other columns to match on (say
@@ -17,10 +17,10 @@ from typing import Any
 
 import pandas as pd
 
-from islands.results.statistics import PointStats, Ratio, ratio, summarize
-from islands.results.store import ResultStore, results_directory
-from islands.results.tables import point_axes
-from islands.results.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, direction, words_of
+from islands.analysis.statistics import PointStats, Ratio, ratio, summarize
+from islands.analysis.store import ResultStore, results_directory
+from islands.analysis.tables import point_axes
+from islands.analysis.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, direction, words_of
 
 __all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
 

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from islands.results.guarded_files import DIRECTORY_MODE, make_directory, read_regular
+from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory, read_regular
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -6,7 +6,7 @@ captions and paper-claim lines take their words from here and nowhere else
 The rules, each one a function:
 
 - a ratio or a change is stated only with its 95% interval (:func:`ratio_words`,
-  :func:`change_words`; the numbers come from :mod:`islands.results.statistics`), and "not
+  :func:`change_words`; the numbers come from :mod:`islands.analysis.statistics`), and "not
   distinguishable" when the interval includes 1;
 - a winner is named only when the interval of its ratio to the runner-up excludes 1
   (:func:`winner`); overlapping intervals say "not distinguishable", single runs say that
@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from islands.results.statistics import Ratio, format_change, format_ratio, ratio
+from islands.analysis.statistics import Ratio, format_change, format_ratio, ratio
 
 __all__ = [
     "MODEL_ERROR_TOLERANCE",

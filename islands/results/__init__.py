@@ -1,1 +1,0 @@
-"""Stored results: the store, statistics of repetitions, comparisons and history checks."""
