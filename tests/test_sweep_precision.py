@@ -135,3 +135,56 @@ def test_a_marginal_winner_does_not_stop_the_rounds(tmp_path: Path) -> None:
     found = [c for c in comparisons(s.grid_points, rows, ("deployment",), 0.05) if one in c.points]
     assert len(found) == 1 and not found[0].conclusive
     assert found[0].low > 1  # the words would still name the winner at 95%
+
+
+class Clocked:
+    """An executor whose runs each took ``run_s`` seconds (as the rows say), made at once;
+    Ctrl-C after ``stop_after`` runs in all (``None``: never)."""
+
+    def __init__(self, run_s: float, stop_after: int | None = None) -> None:
+        self.run_s, self.stop_after, self.made = run_s, stop_after, 0
+
+    def run(self, points, runner):
+        from islands.experiments.executors import Finished
+
+        for point in points:
+            if self.stop_after is not None and self.made >= self.stop_after:
+                raise KeyboardInterrupt
+            self.made += 1
+            yield Finished(point, dict(runner(point)), self.run_s, {})
+
+
+def test_a_resumed_sweep_goes_on_from_the_budget_it_spent(tmp_path: Path) -> None:
+    # 16 runs of 10 s (as their rows say), then Ctrl-C in the first round: 160 s of a 100 s
+    # budget are spent, so the resumed sweep runs no round (a fresh budget would run rounds).
+    text = spec_text("precision = 0.01\nbudget_s = 100\nmax_repetitions = 10")
+    runner = Noisy(factor=1.0, noise=0.3)
+    with pytest.raises(KeyboardInterrupt):
+        sweep(tmp_path, text).run(runner, progress=False, executor=Clocked(10.0, stop_after=17))
+    s = sweep(tmp_path, text)
+    assert s.store.manifest()["status"] == "interrupted"
+    outcome = s.run(runner, progress=False, executor=Clocked(10.0))
+    assert outcome.ran == 0 and outcome.inconclusive
+    manifest = s.store.manifest()
+    assert manifest["precision"]["stopped"] == "budget spent"
+    assert manifest["precision"]["spent_s"] >= 170  # the 17 stored runs' seconds
+    assert manifest["elapsed_s"] >= 170
+    assert len(manifest["history"]) == 2
+    # a larger budget leaves room for rounds again (timed by the clock from here on)
+    more = sweep(tmp_path, text.replace("budget_s = 100", "budget_s = 260"))
+    assert more.run(runner, progress=False, executor=Clocked(10.0)).ran > 0
+    # --fresh starts the budget over: the minimum and rounds again
+    fresh = sweep(tmp_path, text).run(runner, progress=False, fresh=True, executor=Clocked(1.0))
+    assert fresh.ran > 16
+
+
+def test_the_seconds_spent_before_count_the_manifest_and_the_rows() -> None:
+    import pandas as pd
+
+    from islands.experiments.precision import spent_before
+
+    rows = pd.DataFrame({"spec_hash": ["a", "a", "b"], "run_s": [2.0, 3.0, 100.0]})
+    assert spent_before({"spec_hash": "a", "elapsed_s": 1.0}, rows, "a") == 5.0  # rows a killed session stored
+    assert spent_before({"spec_hash": "a", "elapsed_s": 9.0}, rows, "a") == 9.0  # time between runs too
+    assert spent_before({"spec_hash": "b", "elapsed_s": 9.0}, rows, "a") == 5.0  # another spec's (--force)
+    assert spent_before({}, pd.DataFrame(), "a") == 0.0

@@ -8,9 +8,11 @@ point to the runner-up (:func:`islands.analysis.verdicts.winner`). After the fil
 compared points of every group that is not yet conclusive, one round of one run each at a
 time, groups interleaved, until each is conclusive (its :data:`STOP_CONFIDENCE` interval
 excludes 1, or its 95% interval is within ±precision), a point reaches ``run.max_repetitions``,
-or the next round would not fit in ``run.budget_s`` (counted from the sweep's start). The
-groups left open are the inconclusive ones: the manifest (``precision``) and the figure's
-summary (:func:`islands.analysis.verdicts.precision_words`) name them.
+or the next round would not fit in ``run.budget_s``. The budget counts every
+session of the sweep's directory: a resumed sweep starts from the seconds its earlier
+sessions spent (:func:`spent_before`), not from a fresh budget. The groups left open are the
+inconclusive ones: the manifest (``precision``) and the figure's summary
+(:func:`islands.analysis.verdicts.precision_words`) name them.
 
 :func:`comparisons` is pure: grid points and stored rows in, one :class:`Comparison` per group out.
 """
@@ -18,7 +20,7 @@ summary (:func:`islands.analysis.verdicts.precision_words`) name them.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +30,7 @@ from islands.analysis.statistics import ratio
 from islands.analysis.verdicts import half_width
 from islands.experiments.point import Point, show_value
 
-__all__ = ["Comparison", "comparisons"]
+__all__ = ["Comparison", "comparisons", "spent_before"]
 
 #: A comparison stops being repeated for a winner only when this interval excludes 1 (its
 #: words still give the 95% one): repeating until the 95% interval excludes 1 would find a
@@ -121,6 +123,23 @@ def comparisons(
             )
         )
     return out
+
+
+def spent_before(previous: Mapping[str, Any], rows: pd.DataFrame, spec_hash: str) -> float:
+    """The seconds earlier sessions of a sweep's directory spent, which count against
+    ``run.budget_s`` when it is resumed: the larger of the ``elapsed_s`` its manifest
+    ``previous`` recorded (each session adds its own, saved with the manifest) and the sum
+    of the ``run_s`` of the stored ``rows`` of this spec (``spec_hash``), which also holds
+    the runs a killed session stored after its last manifest save. 0 for a new directory;
+    a manifest of another spec (``--force``) contributes nothing."""
+    recorded = previous.get("elapsed_s") if previous.get("spec_hash") == spec_hash else None
+    recorded = float(recorded) if isinstance(recorded, (int, float)) and math.isfinite(recorded) else 0.0
+    stored = 0.0
+    if not rows.empty and "run_s" in rows.columns:
+        mine = rows[rows["spec_hash"].astype(str) == spec_hash] if "spec_hash" in rows.columns else rows
+        times = pd.to_numeric(mine["run_s"], errors="coerce")
+        stored = float(times[times > 0].sum())
+    return max(recorded, stored)
 
 
 def _finite(x: float) -> float | None:

@@ -25,6 +25,7 @@ one machine, because deployments may be written relative to the topology (``1``,
                                       # interval excludes 1 or is within ±5% (then
                                       # repetitions is the minimum, at least 2)
     budget_s = 180                    # with precision: seconds of runs in all, at most
+                                      # (a resumed sweep counts what it spent before)
     max_repetitions = 20              # with precision: runs of a point at most (default 20)
     compare = ["deployment"]          # with precision: the grid keys compared (default
                                       # deployment): points equal in every other key

@@ -326,6 +326,14 @@ class Sweep:
         from islands.measure.host_metadata import collect_metadata
 
         now = _now()
+        # The seconds earlier sessions spent: a resumed sweep's run.budget_s goes on from them.
+        if self.spec.precision is not None and manifest:
+            from islands.experiments.precision import spent_before  # scipy: only a sweep with a precision
+
+            elapsed = spent_before(manifest, self.store.rows() if has_rows else pd.DataFrame(), spec_hash)
+        else:
+            recorded = manifest.get("elapsed_s") if manifest.get("spec_hash") == spec_hash else None
+            elapsed = float(recorded) if isinstance(recorded, (int, float)) else 0.0
         history = list(manifest.get("history", []))
         history.append({"started_utc": now, "spec_hash": spec_hash, "forced": bool(mismatch and force)})
         return {
@@ -344,6 +352,7 @@ class Sweep:
             "repetitions": self.spec.repetitions,
             "runs_total": len(self.points()),
             "runs_done": 0,
+            "elapsed_s": elapsed,
             "notes": list(self.notes),
             "history": history,
         }
@@ -388,6 +397,7 @@ class Sweep:
         meta = manifest["metadata"]
         topo = manifest["topology"]
         mode = choose_mode(progress)
+        before = float(manifest["elapsed_s"])  # earlier sessions' seconds (a resumed sweep)
         ran = 0
         states: list[dict[str, Any]] = []
 
@@ -396,15 +406,17 @@ class Sweep:
         def finish(status: str, error: str | None = None) -> None:
             # Counted from the store: an interrupt may land between a write and `ran += 1`.
             stored = len(self.done_ids() & all_ids) if status != "running" else skipped + ran
-            manifest.update(status=status, updated_utc=_now(), runs_done=stored)
+            manifest.update(
+                status=status, updated_utc=_now(), runs_done=stored, elapsed_s=before + time.monotonic() - started
+            )
             if error is not None:
                 manifest["error"] = error
             else:
                 manifest.pop("error", None)
             self.store.write_manifest(manifest)
 
-        bar = SweepProgress(mode, len(runs), skipped)
         started = time.monotonic()
+        bar = SweepProgress(mode, len(runs), skipped)
         inconclusive: list[str] = []
 
         def record(done_run: Finished) -> int:
@@ -426,7 +438,7 @@ class Sweep:
                         finish("running")
                 if self.spec.precision is not None:
                     # Repetitions until the comparisons are answered, within the budget.
-                    for batch in self._rounds(manifest, started):
+                    for batch in self._rounds(manifest, started - before):
                         bar.add_runs(len(batch))
                         for done_run in executor.run(batch, runner):
                             ran += record(done_run)
@@ -466,7 +478,9 @@ class Sweep:
         """Rounds of runs until every comparison is conclusive (islands.experiments.precision):
         each round one more repetition of the two compared points of every open group; it
         stops when none is open, a point has run.max_repetitions, or the next round would
-        end past run.budget_s from ``started``. Records the state in ``manifest["precision"]``."""
+        end past run.budget_s from ``started`` (a ``time.monotonic()`` moved back by the
+        seconds earlier sessions of a resumed sweep spent). Records the state in
+        ``manifest["precision"]``."""
         spec = self.spec
         assert spec.precision is not None
         stopped = "all conclusive"
