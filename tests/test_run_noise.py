@@ -112,24 +112,86 @@ def test_the_summary_notes_name_the_noise_of_the_rows() -> None:
     )
     notes = noise_notes(rows)
     assert notes[0] == "within-run noise: throughput timeline CV median 10%, max 30% over 3 runs (noise.timeline_cv)"
-    assert notes[1].startswith("1 of 3 runs never reached a steady state")
+    assert notes[1] == (
+        "1 of 3 runs never steady within the first 50% of the window (noise.steady = false): "
+        "their throughput averages over a transient"
+    )
     assert "stole up to 4%" in notes[2]
     assert "2400-3000 MHz" in notes[3]
     assert noise_notes(pd.DataFrame({"throughput_tps": [1.0]})) == []
 
 
 def test_steady_warmup_measures_from_where_the_timeline_settled() -> None:
-    from islands.experiments.sweep import steady_measured
+    from islands.measure.steady_warmup import measure_from_steady
 
     tps = [200.0, 500.0, 800.0] + [1000.0] * 8 + [1000.0]
-    row = {"throughput_tps": 850.0, "throughput_per_core": 425.0, "noise": timeline_noise(tps, 0.1)}
-    steady_measured(row)
+    row = {"throughput_tps": 850.0, "throughput_per_core": 425.0, "timeline": {"interval_s": 0.1, "tps": tps}}
+    measure_from_steady(row, warmup_s=0.3)
     assert row["throughput_tps"] == pytest.approx(1000.0)
     assert row["throughput_window_tps"] == 850.0
     assert row["throughput_per_core"] == pytest.approx(500.0)
-    short = {"throughput_tps": 850.0, "noise": timeline_noise([1.0, 2.0], 0.1)}
-    steady_measured(short)
-    assert short == {"throughput_tps": 850.0, "noise": timeline_noise([1.0, 2.0], 0.1)}
+    noise = row["noise"]
+    assert noise["steady"] is True
+    assert noise["warmup_end_s"] == pytest.approx(0.6)  # 0.3 s fixed, then 3 intervals until steady
+    assert noise["warmup_cap_s"] == pytest.approx(0.8)  # 0.3 s + half of the 11 full intervals (5)
+    short = {"throughput_tps": 850.0, "timeline": {"interval_s": 0.1, "tps": [1.0, 2.0]}}
+    measure_from_steady(short, warmup_s=0.3)
+    assert short["throughput_tps"] == 850.0 and "throughput_window_tps" not in short
+    assert short["noise"]["steady"] is None
+
+
+def test_a_run_that_never_became_steady_is_measured_from_the_cap_and_says_so() -> None:
+    import pandas as pd
+
+    from islands.measure.steady_warmup import measure_from_steady
+    from islands.plots import noise_notes
+
+    climbing = [100.0 * i for i in range(1, 13)]  # 11 full intervals, still rising
+    row = {"throughput_tps": 650.0, "timeline": {"interval_s": 0.1, "tps": climbing}}
+    measure_from_steady(row, warmup_s=0.3)
+    assert row["noise"]["steady"] is False
+    assert row["noise"]["warmup_end_s"] == pytest.approx(0.8) == row["noise"]["warmup_cap_s"]
+    assert row["throughput_tps"] == pytest.approx(850.0)  # intervals 5..10, from the cap on
+    rows = pd.DataFrame(
+        {
+            "noise.steady": [True, False],
+            "noise.warmup_cap_s": [0.8, row["noise"]["warmup_cap_s"]],
+            "throughput_window_tps": [1.0, 650.0],
+        }
+    )
+    assert noise_notes(rows) == [
+        "1 of 2 runs never steady within 0.8 s, the warm-up's cap (run.warmup_s + half the window; "
+        "noise.steady = false): their throughput is measured from the cap on"
+    ]
+
+
+def test_a_run_summary_says_where_its_warm_up_ended() -> None:
+    from islands.execution.run_result import warmup_words
+
+    assert warmup_words({}, 1.0, 0.3) == "over 1.00 s"
+    steady = {"steady": True, "warmup_end_s": 0.6, "warmup_cap_s": 0.8}
+    assert (
+        warmup_words(steady, 1.0, 0.3)
+        == "over the last 0.70 s of 1.00 s: steady 0.60 s after the warm-up began (cap 0.80 s)"
+    )
+    never = {"steady": False, "warmup_end_s": 0.8, "warmup_cap_s": 0.8}
+    assert warmup_words(never, 1.0, 0.3) == (
+        "over the last 0.50 s of 1.00 s: never steady within 0.8 s, measured from the cap on"
+    )
+    at_once = {"steady": True, "warmup_end_s": 0.3, "warmup_cap_s": 0.8}
+    assert warmup_words(at_once, 1.0, 0.3) == "over 1.00 s: steady from the window's start (warm-up cap 0.80 s)"
+
+
+def test_sweeps_measure_from_the_steady_state_unless_told_not_to(tmp_path) -> None:
+    from islands.experiments.spec import ExperimentSpec, load_spec
+    from tiny_spec import TINY
+
+    (tmp_path / "a.toml").write_text(TINY)
+    (tmp_path / "b.toml").write_text(TINY.replace("[grid]", "steady_warmup = false\n\n[grid]"))
+    default, fixed = load_spec(tmp_path / "a.toml"), load_spec(tmp_path / "b.toml")
+    assert default.steady_warmup is True and fixed.steady_warmup is False
+    assert ExperimentSpec.from_dict(fixed.to_dict()).steady_warmup is False
+    assert default.spec_hash() != fixed.spec_hash()  # measured differently: their rows do not mix
 
 
 def test_islands_system_shows_the_state_and_what_to_change(cli_here) -> None:

@@ -60,6 +60,13 @@ def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
         description="Run one engine instance on pinned worker threads.",
     )
     add_run_arguments(p)
+    p.add_argument(
+        "--fixed-warmup",
+        action="store_true",
+        help="measure the whole window after --warmup (default: the warm-up goes on into the window until the "
+        "throughput timeline is steady, at most to --warmup + half of --duration, and the throughput is the rate "
+        "from there; islands.measure.steady_warmup)",
+    )
     p.set_defaults(func=main)
     return p
 
@@ -280,6 +287,8 @@ def flag_of(args: argparse.Namespace, field: str) -> str:
 def main(args: argparse.Namespace) -> int:
     """Runs and prints; returns the exit status (1 when a consistency condition failed)."""
     result = run_from_args(args)
+    if not getattr(args, "fixed_warmup", False):
+        result = result.measured_from_steady()
     print(dumps(result.to_dict()) if args.json else result.summary())
     return 1 if result.check_failures else 0
 

@@ -142,6 +142,9 @@ class RunResult:
     clients: dict[str, Any] = field(default_factory=dict)
     #: latency per transaction type, as the engine summarizes it (ns; types that committed nothing left out)
     latency_by_type: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: set by :meth:`measured_from_steady`: where the warm-up ended (islands.measure.steady_warmup:
+    #: ``steady``, ``warmup_end_s``, ``warmup_cap_s``, ``window_tps``); empty: after driver.warmup_s
+    warmup: dict[str, Any] = field(default_factory=dict)
 
     @property
     def new_order_per_min(self) -> float:
@@ -163,8 +166,26 @@ class RunResult:
         """Throughput divided by the number of workers."""
         return self.throughput_tps / len(self.workers)
 
+    def measured_from_steady(self) -> RunResult:
+        """This run measured from where its throughput timeline became steady, or from the
+        cap where it never did (islands.measure.steady_warmup): ``throughput_tps`` the rate
+        from there, the whole window's kept in ``warmup["window_tps"]``. Unchanged but for
+        ``warmup["steady"]`` None where the timeline is too short to tell."""
+        import dataclasses
+
+        from islands.measure.steady_warmup import steady_fields
+
+        fields = steady_fields(self.timeline_tps, self.config.driver.timeline_interval_s, self.config.driver.warmup_s)
+        warmup = {k: fields[k] for k in ("steady", "steady_from_s", "warmup_end_s", "warmup_cap_s")}
+        if fields["steady"] is None or fields["steady_tps"] != fields["steady_tps"]:
+            return dataclasses.replace(self, warmup={**warmup, "steady": None})
+        return dataclasses.replace(
+            self, throughput_tps=fields["steady_tps"], warmup={**warmup, "window_tps": self.throughput_tps}
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict: the config, deployment, topology and metadata travel with the numbers."""
+        steady = {"throughput_window_tps": self.warmup["window_tps"]} if "window_tps" in self.warmup else {}
         return {
             "deployment": self.deployment.to_dict(),
             "config": self.config.to_dict(),
@@ -194,6 +215,8 @@ class RunResult:
             "timeline": {"interval_s": self.config.driver.timeline_interval_s, "tps": self.timeline_tps},
             "clients": self.clients,
             "latency_by_type": self.latency_by_type,
+            **({"warmup": self.warmup} if self.warmup else {}),
+            **steady,
             **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
@@ -215,7 +238,7 @@ class RunResult:
         lines = [
             head,
             f"throughput  {self.throughput_tps:,.0f} txn/s  ({self.throughput_per_core:,.0f} per core) "
-            f"over {self.measured_s:.2f} s"
+            + warmup_words(self.warmup, self.measured_s, c.driver.warmup_s)
             + new_order_note(self.new_order_per_min)
             + (
                 ""
@@ -232,7 +255,7 @@ class RunResult:
             f"config      {self.config_hash}  git {str(self.metadata.get('git_revision', 'unknown'))[:12]}",
         ]
         lines += client_lines(self.clients, self.latency_by_type)
-        lines += timeline_lines(self.timeline_tps, self.config.driver.timeline_interval_s)
+        lines += timeline_lines(self.timeline_tps, self.config.driver.timeline_interval_s, steady_line=not self.warmup)
         lines += [f"stopped     {why}" for why in self.stopped_early]
         lines += profile_lines(self.profile)
         lines += [f"warning     {w}" for w in self.warnings]
@@ -283,9 +306,30 @@ def throughput_timeline(counts: Sequence[Sequence[int]], interval_s: float, meas
     return [total / length for total, length in zip(totals, lengths, strict=True)]
 
 
-def timeline_lines(tps: Sequence[float], interval_s: float) -> list[str]:
+def warmup_words(warmup: Mapping[str, Any], measured_s: float, warmup_s: float) -> str:
+    """The end of a summary's throughput line: ``over 1.00 s`` (after the fixed warm-up), or,
+    measured from the steady state (:meth:`RunResult.measured_from_steady`), ``over the last
+    0.70 s of 1.00 s: steady 0.60 s after the warm-up began (cap 0.80 s)`` or ``...: never
+    steady within 0.80 s, measured from the cap on``."""
+    if not warmup:
+        return f"over {measured_s:.2f} s"
+    if warmup.get("steady") is None:
+        return f"over {measured_s:.2f} s (the timeline is too short to tell where it became steady)"
+    end, cap = float(warmup["warmup_end_s"]), float(warmup["warmup_cap_s"])
+    last = f"over the last {max(0.0, measured_s - (end - warmup_s)):.2f} s of {measured_s:.2f} s"
+    if warmup["steady"] and end <= warmup_s:
+        return f"over {measured_s:.2f} s: steady from the window's start (warm-up cap {cap:.2f} s)"
+    if warmup["steady"]:
+        return f"{last}: steady {end:.2f} s after the warm-up began (cap {cap:.2f} s)"
+    from islands.measure.steady_warmup import never_steady_words
+
+    return f"{last}: {never_steady_words([cap])}, measured from the cap on"
+
+
+def timeline_lines(tps: Sequence[float], interval_s: float, steady_line: bool = True) -> list[str]:
     """The summary's timeline lines: the spread of the per-interval rates, their CV and drift,
-    and where the throughput became steady (islands.measure.run_noise); none with < 3 intervals."""
+    and (``steady_line``) where the throughput became steady (islands.measure.run_noise); none
+    with < 3 intervals."""
     if len(tps) < 3:
         return []
     full = sorted(tps[:-1])  # the last interval may be short
@@ -296,6 +340,7 @@ def timeline_lines(tps: Sequence[float], interval_s: float) -> list[str]:
     noise = timeline_noise(tps, interval_s)
     if noise["steady"] is not None:
         lines[0] += f"; CV {noise['timeline_cv']:.0%}, drift {noise['drift']:+.0%}"
+    if noise["steady"] is not None and steady_line:
         lines.append(
             f"steady      from {noise['steady_from_s']:.1f} s into the window"
             if noise["steady"]

@@ -29,11 +29,13 @@ one machine, because deployments may be written relative to the topology (``1``,
     max_repetitions = 20              # with precision: runs of a point at most (default 20)
     compare = ["deployment"]          # with precision: the grid keys compared (default
                                       # deployment): points equal in every other key
-    steady_warmup = true              # the warm-up goes on into the window until the
-                                      # throughput timeline is steady (at most half the
-                                      # window; islands.measure.run_noise): throughput_tps
+    steady_warmup = true              # (the default) after warmup_s, the warm-up goes on
+                                      # into the window until the throughput timeline is
+                                      # steady, at most to warmup_s + half the window (the
+                                      # cap; islands.measure.steady_warmup): throughput_tps
                                       # is the rate from there, throughput_window_tps the
-                                      # whole window's (default false)
+                                      # whole window's, noise.steady false where the cap
+                                      # ended it; false: warm-up is warmup_s, fixed
 
     [grid]                            # every key is a list of values (or one value);
     deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
@@ -177,8 +179,9 @@ class ExperimentSpec:
     budget_s: float | None = None  #: with precision: seconds of runs in all, at most
     max_repetitions: int = 20  #: with precision: runs of a point at most
     compare: tuple[str, ...] = ("deployment",)  #: with precision: the grid keys compared
-    #: the warm-up ends where the timeline is steady: throughput_tps from there (islands.measure.run_noise)
-    steady_warmup: bool = False
+    #: the warm-up ends where the timeline is steady, at a cap: throughput_tps from there
+    #: (islands.measure.steady_warmup); false: after the fixed warmup_s
+    steady_warmup: bool = True
     source: str = field(default="<memory>", compare=False)
     text: str | None = field(default=None, compare=False, repr=False)  #: the file's text
 
@@ -445,8 +448,9 @@ class ExperimentSpec:
             run["virtual_delay_us"] = self.virtual_delay_us
         if self.live:  # only where given: other specs keep their hashes
             run["controller_interval_s"] = self.controller_interval_s
-        if self.steady_warmup:  # only where given: other specs keep their hashes
-            run["steady_warmup"] = True
+        # Always written: the default changed to true (issue 30), so a spec measured with the
+        # fixed warm-up (false) and one measured from the steady state hash apart.
+        run["steady_warmup"] = self.steady_warmup
         if self.precision is not None:  # only where given: other specs keep their hashes
             run["precision"] = self.precision
             if self.budget_s is not None:

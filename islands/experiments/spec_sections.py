@@ -361,7 +361,9 @@ class RunSection:
     budget_s: float | None = None  #: seconds of runs the sweep may spend in all, with precision
     max_repetitions: int = 20  #: with precision: repetitions of a point at most
     compare: tuple[str, ...] = ("deployment",)  #: with precision: the grid keys whose values are compared
-    steady_warmup: bool = False  #: the warm-up ends where the timeline is steady (islands.measure.run_noise)
+    #: the warm-up ends where the timeline is steady, at a cap (islands.measure.steady_warmup);
+    #: false: after the fixed warmup_s
+    steady_warmup: bool = True
 
 
 #: The longest warm-up or measured window of a run (the engine's driver.duration_s range).
@@ -444,7 +446,7 @@ def parse_run(run: Mapping[str, Any], where: SpecLocation) -> RunSection:
     compare = [compare] if isinstance(compare, str) else compare
     if not isinstance(compare, list) or not compare or not all(isinstance(k, str) for k in compare):
         raise where.error("run.compare", f"{compare!r} is not a grid key or a list of them")
-    steady = run.get("steady_warmup", False)
+    steady = run.get("steady_warmup", True)
     if not isinstance(steady, bool):
         raise where.error("run.steady_warmup", f"{steady!r} is not true or false")
     return RunSection(

@@ -45,6 +45,7 @@ from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, Sp
 from islands.machine.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.machine.topology import Topology
 from islands.measure.run_noise import timeline_noise
+from islands.measure.steady_warmup import measure_from_steady
 from islands.measure.system_state import busy_warning
 
 __all__ = [
@@ -556,26 +557,9 @@ class Sweep:
         timeline = row.get("timeline")
         if isinstance(timeline, Mapping) and timeline.get("tps"):
             row["noise"] = timeline_noise(timeline["tps"], float(timeline.get("interval_s") or 0.1))
-            if self.spec.steady_warmup:
-                steady_measured(row)
+            if self.spec.steady_warmup:  # the default: warm-up until steady, capped
+                measure_from_steady(row, point.config.driver.warmup_s)
         return row
-
-
-def steady_measured(row: dict[str, Any]) -> None:
-    """run.steady_warmup: the row's throughput becomes the rate from where its timeline was
-    steady (``noise.steady_tps``; from half the window where it never was, ``noise.steady``
-    false), the whole window's kept as ``throughput_window_tps``. Unchanged where the timeline
-    was too short to tell (``noise.steady`` None)."""
-    noise = row.get("noise", {})
-    tps = noise.get("steady_tps", float("nan"))
-    if noise.get("steady") is None or tps != tps:
-        return
-    whole = row.get("throughput_tps", float("nan"))
-    row["throughput_window_tps"] = whole
-    row["throughput_tps"] = tps
-    per_core = row.get("throughput_per_core")
-    if isinstance(per_core, (int, float)) and isinstance(whole, (int, float)) and whole > 0:
-        row["throughput_per_core"] = per_core * tps / whole
 
 
 def _mean_run_s(rows: pd.DataFrame, grid_ids: list[str], default: float) -> float:

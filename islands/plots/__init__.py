@@ -160,15 +160,16 @@ def noise_notes(rows: pd.DataFrame) -> list[str]:
     if "noise.steady" in rows.columns:
         never = int((rows["noise.steady"] == False).sum())  # noqa: E712 (None: too short to tell)
         if never:
-            measured = (
-                "their throughput is measured from half the window on (run.steady_warmup)"
-                if "throughput_window_tps" in rows.columns
-                else "their throughput averages over a transient"
-            )
-            out.append(
-                f"{never} of {len(rows)} runs never reached a steady state within the first half of their window "
-                f"(noise.steady = false): {measured}"
-            )
+            from islands.measure.steady_warmup import never_steady_words
+
+            unsteady = rows[rows["noise.steady"] == False]  # noqa: E712
+            caps = column("noise.warmup_cap_s").reindex(unsteady.index).dropna().tolist()
+            words = f"{never} of {len(rows)} runs {never_steady_words(caps)}"
+            if "throughput_window_tps" in rows.columns:  # measured from the steady state (run.steady_warmup)
+                where = ", the warm-up's cap (run.warmup_s + half the window; " if caps else " ("
+                out.append(f"{words}{where}noise.steady = false): their throughput is measured from the cap on")
+            else:
+                out.append(f"{words} (noise.steady = false): their throughput averages over a transient")
     steal = column("system.steal_share")
     if len(steal) and steal.max() >= 0.01:
         out.append(f"the hypervisor stole up to {steal.max():.0%} of the CPU time (system.steal_share)")

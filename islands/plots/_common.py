@@ -222,6 +222,11 @@ def machine_note(rows: pd.DataFrame) -> str:
     return text
 
 
+def _numbers(df: pd.DataFrame, name: str) -> pd.Series:
+    """A column's numbers (none where the column is missing)."""
+    return pd.to_numeric(df[name], errors="coerce").dropna() if name in df.columns else pd.Series(dtype=float)
+
+
 def run_note(df: pd.DataFrame) -> str:
     """Repetitions, warm-up and measured window, for a figure's title."""
     workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else "micro"
@@ -238,14 +243,20 @@ def run_note(df: pd.DataFrame) -> str:
             " (interleaved)"
         )
     if "config.driver.duration_s" in df.columns and "config.driver.warmup_s" in df.columns:
-        what += f"; {_g(df['config.driver.warmup_s'])} s warm-up + {_g(df['config.driver.duration_s'])} s measured"
-        if "throughput_window_tps" in df.columns and df["throughput_window_tps"].notna().any():
-            column = df["noise.steady_from_s"] if "noise.steady_from_s" in df.columns else pd.Series(dtype=float)
-            start = pd.to_numeric(column, errors="coerce")
+        warmup, duration = _g(df["config.driver.warmup_s"]), _g(df["config.driver.duration_s"])
+        end = _numbers(df, "noise.warmup_end_s")
+        if "throughput_window_tps" in df.columns and df["throughput_window_tps"].notna().any() and len(end):
+            # run.steady_warmup (islands.measure.steady_warmup): the warm-up ended where the
+            # timeline became steady, or at its cap
+            never = int((df["noise.steady"] == False).sum()) if "noise.steady" in df.columns else 0  # noqa: E712
+            unsteady = f"; {never} never steady within it" if never else ""
+            cap = _numbers(df, "noise.warmup_cap_s").max()
             what += (
-                f" (warm-up on into the window until the timeline was steady: median {start.median():.1f} s, "
-                "at most half the window)"
+                f"; warm-up until the throughput was steady (median {end.median():.1f} s, cap {cap:.1f} s"
+                f"{unsteady}), measured from there to the end of {warmup} + {duration} s"
             )
+        else:
+            what += f"; {warmup} s warm-up + {duration} s measured"
     if workload == "tpcb" and "config.tpcb.accounts_per_branch" in df.columns:
         what += (
             f"; {_g(df['config.tpcb.branches_per_site'])} branch(es) of "
