@@ -21,6 +21,7 @@ import argparse
 import statistics
 
 import islands
+from islands.analysis.verdicts import change_words
 from islands.atrapos.adaptation import adaptation_time
 from islands.atrapos.live import Event, run_live
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
@@ -56,7 +57,10 @@ def main() -> None:
         tps = list(result.timeline_tps)
         k = int(args.at / INTERVAL_S)
         before, after = statistics.median(tps[:k]), statistics.median(tps[k + 1 :])
-        print(f"{label:>8}: before {before:,.0f} txn/s, after {after:,.0f} txn/s ({after / before:.0%})")
+        change = change_words(tps[k + 1 :], tps[:k])  # the intervals after the event against those before
+        print(
+            f"{label:>8}: before {before:,.0f} txn/s, after {after:,.0f} txn/s ({change}, {INTERVAL_S:g} s intervals)"
+        )
         for r in log.repartitions:
             pause_ms = r["pause_ns"] / 1e6
             print(f"          re-partitioned at {r['at_s']:.2f} s: {r['units_moved']} units, pause {pause_ms:.3f} ms")

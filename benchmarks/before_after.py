@@ -91,7 +91,7 @@ def main() -> None:
         "--multisite", type=float, default=0.0, help="share of distributed transactions (micro multisite, TPC-B remote)"
     )
     args = parser.parse_args()
-    from islands.analysis.statistics import format_ratio, ratio
+    from islands.analysis.verdicts import ratio_words
 
     print(
         f"{'workload':13} {'deployment':10} {'before txn/s':>13} {'after txn/s':>13}"
@@ -106,7 +106,7 @@ def main() -> None:
                 before.append(measure(args.before, spec))
                 after.append(measure(sys.executable, spec))
             b, a = statistics.median(before), statistics.median(after)
-            change = format_ratio(ratio(after, before))
+            change = ratio_words(after, before)
             # Each repetition's after / before (the two ran back to back): their spread says how
             # far the machine's noise reaches.
             paired = [y / x for x, y in zip(before, after, strict=True)]

@@ -26,7 +26,7 @@ import dataclasses
 import statistics
 
 import islands
-from islands.analysis.statistics import format_ratio, ratio
+from islands.analysis.verdicts import ratio_words
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import RunConfig
 from islands.machine.placement import Deployment
@@ -82,7 +82,7 @@ def fig20(skews: list[float], repetitions: int, duration: float) -> None:
             hot_busy = statistics.mean(r.clients["instances"][hot]["utilization"] for r in pc)
             other_busy = statistics.mean(r.clients["instances"][1 - hot]["utilization"] for r in pc)
             print(
-                f"  {kind:6} s={s:<4g} per-core/1ISL {format_ratio(ratio(tps(pc), tps(got['1ISL'])))}; "
+                f"  {kind:6} s={s:<4g} per-core/1ISL {ratio_words(tps(pc), tps(got['1ISL']))}; "
                 f"1ISL {statistics.median(tps(got['1ISL'])):,.0f}, per-core {statistics.median(tps(pc)):,.0f} txn/s; "
                 f"distributed {share:.1%}; hot instance {hot}: {hot_share:.0%} of requests, busy {hot_busy:.0%} "
                 f"(other {other_busy:.0%})"
@@ -99,7 +99,7 @@ def client_cost(repetitions: int, duration: float) -> None:
         busy = statistics.mean(statistics.mean(i["utilization"] for i in r.clients["instances"]) for r in got["closed"])
         workers, closed = statistics.median(tps(got["workers"])), statistics.median(tps(got["closed"]))
         print(
-            f"  {name:8} {format_ratio(ratio(tps(got['closed']), tps(got['workers'])))}; "
+            f"  {name:8} {ratio_words(tps(got['closed']), tps(got['workers']))}; "
             f"workers {workers:,.0f}, closed {closed:,.0f} txn/s; the clients' CPU share {cpu:.1%}; "
             f"workers busy {busy:.0%}"
         )

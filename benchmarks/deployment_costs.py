@@ -17,6 +17,7 @@ import statistics
 import tempfile
 
 from islands import _core
+from islands.analysis.verdicts import ratio_label
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.placement import plan_deployment
@@ -73,7 +74,7 @@ def main() -> None:
         bare = bare_round_trip(mechanism, cpus, payload, args.duration)
         print(
             f"  {transport:5} engine transport {engine:7.2f} us   bare {mechanism:15} {bare:7.2f} us   "
-            f"ratio {engine / bare:5.2f}"
+            f"ratio {ratio_label([engine], [bare], digits=2)}"
         )
     print("\ntime per transaction, 2 single-threaded instances (per-core), 10 rows")
     deployment = plan_deployment(topology, "per-core", cpus=cpus)
@@ -92,7 +93,7 @@ def main() -> None:
             print(
                 f"  {transport:5} {'update' if update else 'read':6}  local {local:6.2f} us/txn "
                 f"(p50 {local_p50:5.2f})   distributed {dist:6.2f} us/txn (p50 {dist_p50:6.2f})   "
-                f"x{dist / local:5.1f}"
+                f"distributed / local {ratio_label([dist], [local])}"
             )
 
 

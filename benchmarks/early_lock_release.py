@@ -26,7 +26,7 @@ import shutil
 import statistics
 import tempfile
 
-from islands.analysis.statistics import format_ratio, ratio
+from islands.analysis.verdicts import ratio_words
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpcbConfig
 from islands.machine.placement import plan_deployment
@@ -99,7 +99,7 @@ def main() -> None:
             f"{label:<10} {remote:>6.0%} {statistics.geometric_mean(tps[off]):>14,.0f} "
             f"{statistics.geometric_mean(tps[on]):>13,.0f} "
             f"{statistics.mean(groups[off]):>13.1f} {statistics.mean(groups[on]):>6.1f}  "
-            f"{format_ratio(ratio(tps[on], tps[off])):<40} {ok}"
+            f"{ratio_words(tps[on], tps[off]):<40} {ok}"
         )
 
 

@@ -16,6 +16,7 @@ import argparse
 import dataclasses
 
 from islands import _core
+from islands.analysis.verdicts import ratio_label
 from islands.execution.in_process import run
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.topology import read_topology
@@ -39,7 +40,7 @@ def main() -> None:
     prefetches = [True] if args.quick else [True, False]
     print(
         f"{'data':16} {'instance':15} {'index':6} {'pf':3} {'txn':7} "
-        f"{'engine/core':>12} {'bare':>12} {'overhead':>8} {'p50 us':>7}"
+        f"{'engine/core':>12} {'bare':>12} {'bare/engine':>14} {'p50 us':>7}"
     )
     for data_name, data in DATASETS.items():
         for label, run_cpus, cc in deployments:
@@ -69,7 +70,7 @@ def main() -> None:
                         print(
                             f"{data_name:16} {label:15} {index:6} {'on' if prefetch else 'off':3} "
                             f"{'update' if update else 'read':7} {per_core:12,.0f} {bare:12,.0f} "
-                            f"{bare / per_core:8.2f} {result.latency.p50_us:7.2f}",
+                            f"{ratio_label([bare], [per_core], digits=2):>14} {result.latency.p50_us:7.2f}",
                             flush=True,
                         )
 

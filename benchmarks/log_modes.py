@@ -19,6 +19,7 @@ import shutil
 import statistics
 import tempfile
 
+from islands.analysis.verdicts import ratio_label
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import (
     DriverConfig,
@@ -70,7 +71,7 @@ def main() -> None:
     )
     share_name = "multisite" if args.workload == "micro" else "remote"
     print(
-        f"{'deployment':<10} {share_name:>9} {'log':<18} {'txn/s':>12} {'vs off':>7} "
+        f"{'deployment':<10} {share_name:>9} {'log':<18} {'txn/s':>12} {'vs off [95% CI]':>24} "
         f"{'logging':>8} {'rec/flush':>9}  check"
     )
     for label, spec in (("1ISL", "1"), ("per-core", "per-core")):
@@ -109,10 +110,11 @@ def main() -> None:
                     groups.append(group)
                     held = held and ok
                 tps = statistics.median(samples)
-                base = tps if mode == "off" else base
+                base = samples if mode == "off" else base
                 name = mode if place is None else f"{mode} ({place})"
+                versus = ratio_label(samples, base, digits=2)  # the ratio, its 95% interval, "n.d." or "(1 run)"
                 print(
-                    f"{label:<10} {multisite:>9.0%} {name:<18} {tps:>12,.0f} {tps / base:>7.2f} "
+                    f"{label:<10} {multisite:>9.0%} {name:<18} {tps:>12,.0f} {versus:>24} "
                     f"{statistics.median(shares):>8.1%} {statistics.median(groups):>9.1f}  "
                     f"{'ok' if held else 'FAILED'}"
                 )

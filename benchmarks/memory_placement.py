@@ -18,7 +18,7 @@ import argparse
 import math
 import statistics
 
-from islands.analysis.statistics import format_change, ratio
+from islands.analysis.verdicts import change_words
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.memory_placement import MEMORY_POLICIES, memory_nodes
@@ -74,7 +74,7 @@ def main() -> None:
             continue
         medians = [statistics.median(r[i] for r in tps[policy]) for i in range(deployment.n_instances)]
         means = [statistics.fmean(r) for r in tps[policy]]
-        change = "" if policy == "local" or not local else format_change(ratio(means, local))
+        change = "" if policy == "local" or not local else change_words(means, local)
         cells = "".join(f"{m:>13,.0f}" if math.isfinite(m) else f"{'NaN':>13}" for m in medians)
         print(f"{policy:8}{cells}   {change}")
     print("\n002 Table 1 (8 sockets): central -2.5 to -6.2%, remote -3.3 to -7% against local")

@@ -27,7 +27,8 @@ import statistics
 
 import islands
 from islands import _core
-from islands.analysis.statistics import format_ratio, ratio
+from islands.analysis.statistics import ratio
+from islands.analysis.verdicts import words_of
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 
 
@@ -100,11 +101,11 @@ def main() -> None:
             r = ratio([x["tps"] for x in rs], [x["tps"] for x in base])
             per_cpu = ratio([x["per_cpu"] for x in rs], [x["per_cpu"] for x in base])
             print(
-                f"  W = {w:<2} / W = 0: {format_ratio(r)}; median {statistics.median(x['tps'] for x in rs):,.0f} txn/s,"
+                f"  W = {w:<2} / W = 0: {words_of(r)}; median {statistics.median(x['tps'] for x in rs):,.0f} txn/s,"
                 f" handed {statistics.median(x['handed'] for x in rs):.0%},"
                 f" spread {statistics.median(x['spread'] for x in rs):.0%}"
             )
-            print(f"           per worker CPU-second: {format_ratio(per_cpu)}")
+            print(f"           per worker CPU-second: {words_of(per_cpu)}")
 
 
 if __name__ == "__main__":

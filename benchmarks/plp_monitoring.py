@@ -24,7 +24,8 @@ import argparse
 import statistics
 
 import islands
-from islands.analysis.statistics import CONFIDENCE, format_change, ratio
+from islands.analysis.statistics import CONFIDENCE
+from islands.analysis.verdicts import change_words
 from islands.atrapos.monitor_overhead import measure_monitor_overhead
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 
@@ -70,7 +71,7 @@ def main() -> None:
     print(f"{'transaction':<24} {'off txn/s':>11} {'on txn/s':>11}  {head}")
     for mix in args.types:
         off, on = phases_tps(mix, args.duration, args.phase, cpus)
-        change = format_change(ratio(off, on))
+        change = change_words(off, on)
         print(f"{mix:<24} {statistics.median(off):>11,.0f} {statistics.median(on):>11,.0f}  {change}")
     print("paper 002 Table 2: <= 3.32%; issue 17 target: <= 2%")
 

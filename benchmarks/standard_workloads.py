@@ -22,6 +22,7 @@ import shutil
 import statistics
 import tempfile
 
+from islands.analysis.verdicts import ratio_words
 from islands.execution.in_process import run
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import (
@@ -156,9 +157,12 @@ def tpcc_layouts(topology, duration: float, repetitions: int) -> None:
                 rows = sum(last[n] for n in ROW_FIGURES)
                 failures = [f for r in runs for f in r.check_failures]
                 log_bytes = statistics.median(log_bytes_per_txn(r) for r in runs)
+                versus = ratio_words(
+                    [r.throughput_tps for r in runs], [r.throughput_tps for r in results[("spec", "off")]]
+                )
                 print(
                     f"    {name:15}: {tps[(layout, log_mode)]:12,.0f} txn/s  "
-                    f"({tps[(layout, log_mode)] / tps[('spec', 'off')]:5.2f}x spec unlogged)  "
+                    f"({versus} spec unlogged)  "
                     f"NewOrder {statistics.median(r.new_order_per_min for r in runs):12,.0f}/min  "
                     f"{last['row_bytes'] / rows:7.1f} bytes/row ({rows:,} rows, {last['row_bytes'] / 2**20:,.0f} MiB)  "
                     f"{statistics.median(r.bytes_per_txn for r in runs):7.0f} bytes/txn of growth"

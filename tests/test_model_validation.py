@@ -80,7 +80,7 @@ def test_paper_trends_on_the_fixtures():
     fig8 = next(t for t in trends if t.figure == "000-fig8")
     # 24 single-threaded instances at 2 us against one 2PL instance of 24 threads at 4 us
     # plus contention and remote memory: well above 4.5x with these round numbers.
-    assert not fig8.reproduced and float(fig8.predicted.split("x")[0]) > 6
+    assert not fig8.reproduced and float(fig8.predicted.split("×")[0]) > 6
     assert "10-90%" in fig8.predicted
     flat = next(t for t in trends if t.claim == "1ISL flat as multisite grows")
     assert flat.reproduced

@@ -229,3 +229,30 @@ def test_the_cross_core_round_trip_needs_two_cpus() -> None:
 
     value, why = cross_core_round_trip([0])
     assert math.isnan(value) and why == "one CPU: no pair to measure"
+
+
+def test_a_figure_caption_says_where_the_warm_up_ended_and_its_cap() -> None:
+    import pandas as pd
+
+    from islands.plots._common import run_note
+
+    rows = pd.DataFrame(
+        {
+            "deployment": ["1ISL"] * 3,
+            "via": ["in-process"] * 3,
+            "config.workload": ["micro"] * 3,
+            "config.driver.warmup_s": [0.3] * 3,
+            "config.driver.duration_s": [1.0] * 3,
+            "throughput_window_tps": [1.0, 2.0, 3.0],
+            "noise.steady": [True, True, False],
+            "noise.warmup_end_s": [0.3, 0.5, 0.8],
+            "noise.warmup_cap_s": [0.8, 0.8, 0.8],
+        }
+    )
+    note = run_note(rows)
+    assert (
+        "; warm-up until the throughput was steady (median 0.5 s, cap 0.8 s; 1 never steady within it), "
+        "measured from there to the end of 0.3 + 1 s" in note
+    ), note
+    fixed = run_note(rows.drop(columns=["throughput_window_tps"]))
+    assert "; 0.3 s warm-up + 1 s measured" in fixed, fixed

@@ -112,19 +112,23 @@ def test_precision_and_conclusiveness() -> None:
 
 # The modules whose text people read: summaries, captions, claim lines. -----------------
 
-PACKAGE = Path(__file__).resolve().parent.parent / "islands"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "islands"
 #: Where the words are decided: the only modules allowed to write them.
 VERDICT_MODULES = {"analysis/verdicts.py", "analysis/statistics.py"}
-#: The summary and plot modules held to it.
+#: The summary and plot modules held to it: the plots, the commands, the sweep and reproduce
+#: lines, the result comparisons, every model module (advise, the paper claims and trends,
+#: the validation that `reproduce --model` and benchmarks/model_validation.py print) and the
+#: benchmarks, which print figures: a ratio or verdict word they print comes with its interval.
 SUMMARY_MODULES = sorted(
-    [*(PACKAGE / "plots").glob("*.py"), *(PACKAGE / "cli").glob("*.py")]
+    [*(PACKAGE / "plots").glob("*.py"), *(PACKAGE / "cli").glob("*.py"), *(PACKAGE / "model").glob("*.py")]
     + [PACKAGE / p for p in ("experiments/reproduce.py", "experiments/sweep.py", "analysis/comparison.py")]
-    + [PACKAGE / "model" / "advisor.py"]
+    + [*(ROOT / "benchmarks").glob("*.py")]
 )
 #: Words that are a verdict on their own.
 VERDICT_WORDS = ("reproduced", "not distinguishable", " wins", "no interval")
 #: Words that introduce a verdict: the same f-string must take it from the verdict module.
-VERDICT_LEADS = ("best at", "cheapest at", "adaptation after", "faster than", "slower than")
+VERDICT_LEADS = ("best at", "cheapest at", "adaptation after", "adapted", "faster", "slower", " wins")
 #: The functions that produce verdict words (the verdict module's, and _common's two
 #: wrappers of it).
 VERDICT_CALLS = {
@@ -141,6 +145,7 @@ VERDICT_CALLS = {
     "change_text",
     "model_winner",
     "model_claim_words",
+    "model_ratio_words",
 }
 
 
@@ -175,6 +180,14 @@ def _bare_ratio(value: ast.FormattedValue, after: str) -> bool:
     return after[:1] == "x" and after[1:2] in ("", " ", ")", ",", ";") and spec[-1:] in ("f", "g")
 
 
+def _ratio_sign_before(before: str, value: ast.FormattedValue) -> bool:
+    """``x{r:5.1f}`` / ``×{r:.2f}``: the ratio sign, then a number formatted as a float."""
+    parts = value.format_spec.values if isinstance(value.format_spec, ast.JoinedStr) else []
+    spec = "".join(p.value for p in parts if isinstance(p, ast.Constant) and isinstance(p.value, str))
+    sign = before[-1:] in ("x", "×") and before[-2:-1] in ("", " ", "(")
+    return sign and spec[-1:] in ("f", "g")
+
+
 def violations(source: str, name: str) -> list[str]:
     """Where ``source`` words a ratio, a winner or a claim by itself."""
     tree = ast.parse(source)
@@ -190,6 +203,9 @@ def violations(source: str, name: str) -> list[str]:
                 after_text = after.value if isinstance(after, ast.Constant) and isinstance(after.value, str) else ""
                 if isinstance(before, ast.FormattedValue) and _bare_ratio(before, after_text):
                     found.append(f"{name}:{node.lineno}: a number followed by {after_text[:1]!r}: a bare ratio")
+                before_text = before.value if isinstance(before, ast.Constant) and isinstance(before.value, str) else ""
+                if isinstance(after, ast.FormattedValue) and _ratio_sign_before(before_text, after):
+                    found.append(f"{name}:{node.lineno}: {before_text[-1:]!r} then a number: a bare ratio")
             if any(lead in text for lead in VERDICT_LEADS) and not _calls_verdict(node):
                 found.append(f"{name}:{node.lineno}: {text[:40]!r} without a verdict function")
     for node in ast.walk(tree):
@@ -205,9 +221,11 @@ def violations(source: str, name: str) -> list[str]:
 
 
 def test_no_summary_or_plot_module_words_a_verdict_by_itself() -> None:
+    assert any(p.parent.name == "benchmarks" for p in SUMMARY_MODULES)
+    assert PACKAGE / "model" / "validation.py" in SUMMARY_MODULES
     found = []
     for path in SUMMARY_MODULES:
-        rel = path.relative_to(PACKAGE).as_posix()
+        rel = path.relative_to(PACKAGE if path.is_relative_to(PACKAGE) else ROOT).as_posix()
         if rel in VERDICT_MODULES:
             continue
         found += violations(path.read_text(), rel)
@@ -219,6 +237,9 @@ def test_no_summary_or_plot_module_words_a_verdict_by_itself() -> None:
     [
         'line = f"best at {x}%: {who}, {a / b:.2f}× {other}"',
         'line = f"{name}: {ratio:.1f}x faster"',
+        'line = f"Next, {name}, is predicted {gap:.0%} slower"',
+        'line = f"{name} adapted after {seconds:.1f} s"',
+        'line = f"distributed {dist:6.2f} us   x{dist / local:5.1f}"',
         'label = "reproduced" if ok else "NOT reproduced"',
         'line = f"adaptation after {name}: {seconds:.1f} s (paper: within 5 s)"',
         "from islands.analysis.statistics import format_ratio",
@@ -279,3 +300,22 @@ def test_a_paper_number_beside_a_model_value_says_which_it_is():
     assert fitted.text.startswith("fitted to this number: no check") and not fitted.conclusive
     missing = model_claim_words(claim, math.nan, unmodelled="data size")
     assert missing.text.startswith("not in the model: data size") and not missing.conclusive
+
+
+def test_a_model_ratio_says_it_is_the_model_s_and_whether_it_has_an_interval():
+    from islands.analysis.verdicts import model_ratio_words
+
+    assert model_ratio_words(1.93) == "1.93× (model, one draw: no interval)"
+    assert model_ratio_words(4.32, 3.9, 4.7) == "4.32× (model 10-90% 3.90–4.70)"
+    assert model_ratio_words(math.nan) == "n/a (not predicted)"
+    assert ratio_label((1.234,), (1.0,), digits=2) == "1.23× (1 run)"
+
+
+def test_the_model_trends_word_their_ratios_through_the_verdict_module():
+    from islands.model.validation import paper_trends
+    from model_cases import fixture, hand_parameters
+
+    machines = {"2x8": fixture("xeon-e5-2640v2-2x8"), "8x10": fixture("xeon-e7l8867-8x10")}
+    trends = paper_trends(machines, hand_parameters())
+    ratios = [t.predicted for t in trends if "ISL/" in t.predicted]
+    assert ratios and all("× (model" in text for text in ratios), ratios

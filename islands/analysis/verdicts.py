@@ -20,6 +20,8 @@ The rules, each one a function:
 - a paper's number beside a model's value (:func:`model_claim_words`) says whether the model's
   value lands within the claim's tolerance, with the model's interval, and says so apart when
   the model was fitted to that very number (no check) or has no term for it;
+- a ratio the model predicts says it is the model's, with its interval over the parameters'
+  draws or "one draw: no interval" (:func:`model_ratio_words`);
 - a deployment the model predicts fastest is named only when the interval of its ratio to the
   runner-up over the parameters' draws excludes 1 (:func:`model_winner`);
 - a question answered by repetitions is "conclusive" when the compared ratio's interval
@@ -48,6 +50,7 @@ __all__ = [
     "event_words",
     "half_width",
     "model_claim_words",
+    "model_ratio_words",
     "model_trend_words",
     "model_winner",
     "ratio_label",
@@ -111,16 +114,17 @@ def direction(r: Ratio, higher: str = "higher", lower: str = "lower") -> str:
     return higher if r.value > 1 else lower
 
 
-def ratio_label(new: Iterable[float], old: Iterable[float]) -> str:
-    """A ratio short enough for a label on a figure: ``12.3× [11.7–12.9]``, ``1.02× [0.95–1.10]
-    n.d.`` (not distinguishable) or ``12.3× (1 run)``."""
+def ratio_label(new: Iterable[float], old: Iterable[float], digits: int = 1) -> str:
+    """A ratio short enough for a label on a figure or a table's column: ``12.3× [11.7–12.9]``,
+    ``1.0× [0.9–1.1] n.d.`` (not distinguishable) or ``12.3× (1 run)``; ``digits`` after the
+    point."""
     r = ratio(new, old)
     if math.isnan(r.value):
         return "n/a"
     if not r.has_interval:
-        return f"{r.value:.1f}× ({min(r.n_new, r.n_old)} run)"
+        return f"{r.value:.{digits}f}× ({min(r.n_new, r.n_old)} run)"
     nd = " n.d." if not r.distinguishable else ""
-    return f"{r.value:.1f}× [{r.low:.1f}–{r.high:.1f}]{nd}"
+    return f"{r.value:.{digits}f}× [{r.low:.{digits}f}–{r.high:.{digits}f}]{nd}"
 
 
 def half_width(r: Ratio) -> float:
@@ -273,6 +277,17 @@ def model_winner(top: str, second: str, value: float, low: float, high: float, l
     if not (low == low and high == high) or low <= 1.0 <= high:
         return Verdict(f"{top} and {second} {NOT_DISTINGUISHABLE} by the model: {numbers}", False)
     return Verdict(f"{top}, {numbers} {second}", True)
+
+
+def model_ratio_words(value: float, low: float = math.nan, high: float = math.nan, level: str = "10-90%") -> str:
+    """A ratio the model predicts (not a measurement): ``1.93× (model 10-90% 1.71–2.20)``
+    with an interval over the parameters' draws, ``1.93× (model, one draw: no interval)``
+    without one (a point prediction from the parameters' central values)."""
+    if math.isnan(value):
+        return "n/a (not predicted)"
+    if low == low and high == high:
+        return f"{value:.2f}× (model {level} {low:.2f}–{high:.2f})"
+    return f"{value:.2f}× (model, one draw: {NO_INTERVAL})"
 
 
 def _geomean(values: Sequence[float]) -> float:

@@ -213,11 +213,10 @@ def _why(ranked: list[Prediction], close: list[str], simulated: bool = False) ->
     )
     if len(ranked) > 1:
         second = ranked[1]
-        b, s = _value(best, simulated), _value(second, simulated)
-        gap = 1 - s[0] / b[0]
+        # how far behind it is, with the model's interval, is the verdict line's (model_winner)
         text += (
-            f". Next, {second.deployment}, is {'simulated' if simulated else 'predicted'} {gap:.0%} slower, "
-            f"dominated by {second.dominant_cost} "
+            f". Next as {'simulated' if simulated else 'predicted'}, {second.deployment} (how far behind: the "
+            f"verdict), dominated by {second.dominant_cost} "
             f"({second.breakdown[second.dominant_cost]:.2f} us)"
         )
         if second.deployment in close:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from islands.analysis.verdicts import model_ratio_words
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import Topology
 from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighted, linear_throughput
@@ -265,7 +266,7 @@ def paper_trends(machines: dict[str, Topology], parameters: Parameters) -> list[
                 "000-fig8",
                 "4x6",
                 "per-core 4.5x shared-everything, local TPC-C Payment, 24 cores",
-                f"{ratio:.2f}x (10-90%: {low:.2f}x..{high:.2f}x over the parameters' spread)",
+                f"{model_ratio_words(ratio, low, high)} over the parameters' spread",
                 "ratio within 3.0x..6.0x (4.5x +-33%)",
                 3.0 <= ratio <= 6.0,
             )
@@ -289,7 +290,7 @@ def paper_trends(machines: dict[str, Topology], parameters: Parameters) -> list[
             add(
                 "000-fig11",
                 "4x6",
-                f"{op}: per-core best at 0% multisite",
+                f"{op}: per-core highest at 0% multisite",
                 " > ".join(f"{d} {x / 1e6:.2f}M" for d, x in zip(("24ISL", "4ISL", "1ISL"), order)),
                 "24ISL > 4ISL and 24ISL > 1ISL",
                 order[0] > order[1] and order[0] > order[2],
@@ -411,7 +412,7 @@ def paper_trends(machines: dict[str, Topology], parameters: Parameters) -> list[
             "000-fig16",
             "2x8",
             "16ISL almost 2x the others, local read",
-            f"16ISL/2ISL {t16 / t2:.2f}x, 16ISL/1ISL {t16 / t1:.2f}x",
+            f"16ISL/2ISL {model_ratio_words(t16 / t2)}, 16ISL/1ISL {model_ratio_words(t16 / t1)}",
             "both within 1.5x..2.5x",
             1.5 <= t16 / t2 <= 2.5 and 1.5 <= t16 / t1 <= 2.5,
         )
@@ -419,7 +420,7 @@ def paper_trends(machines: dict[str, Topology], parameters: Parameters) -> list[
             "000-fig16",
             "2x8",
             "2ISL slightly better than 1ISL, local read",
-            f"2ISL/1ISL {t2 / t1:.2f}x",
+            f"2ISL/1ISL {model_ratio_words(t2 / t1)}",
             "within 1.0x..1.3x",
             1.0 < t2 / t1 <= 1.3,
         )
@@ -429,8 +430,8 @@ def paper_trends(machines: dict[str, Topology], parameters: Parameters) -> list[
             "000-fig16",
             "8x10",
             "SE much lower than partitioned, local read",
-            f"8ISL/1ISL {t8[('8ISL', 0.0)] / t8[('1ISL', 0.0)]:.2f}x, "
-            f"80ISL/1ISL {t8[('80ISL', 0.0)] / t8[('1ISL', 0.0)]:.2f}x",
+            f"8ISL/1ISL {model_ratio_words(t8[('8ISL', 0.0)] / t8[('1ISL', 0.0)])}, "
+            f"80ISL/1ISL {model_ratio_words(t8[('80ISL', 0.0)] / t8[('1ISL', 0.0)])}",
             "both > 2x",
             t8[("8ISL", 0.0)] > 2 * t8[("1ISL", 0.0)] and t8[("80ISL", 0.0)] > 2 * t8[("1ISL", 0.0)],
         )
@@ -472,7 +473,7 @@ def _size_and_remote_trends(topology: Topology, parameters: Parameters) -> list[
     add(
         "000-fig17",
         "local read: per-core ~40% cheaper than the next best configuration",
-        f"24ISL / next best at {mid} rows = {ratio:.2f}",
+        f"24ISL / next best at {mid} rows: {model_ratio_words(ratio)}",
         "within 0.4..0.8 (0.6 +- 0.2)",
         0.4 <= ratio <= 0.8,
     )
