@@ -113,7 +113,7 @@ def test_the_summary_notes_name_the_noise_of_the_rows() -> None:
     notes = noise_notes(rows)
     assert notes[0] == "within-run noise: throughput timeline CV median 10%, max 30% over 3 runs (noise.timeline_cv)"
     assert notes[1] == (
-        "1 of 3 runs never steady within the first 50% of the window (noise.steady = false): "
+        "1 of 3 runs never steady within the first half of the window (noise.steady = false): "
         "their throughput averages over a transient"
     )
     assert "stole up to 4%" in notes[2]

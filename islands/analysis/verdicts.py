@@ -20,6 +20,8 @@ The rules, each one a function:
 - a paper's number beside a model's value (:func:`model_claim_words`) says whether the model's
   value lands within the claim's tolerance, with the model's interval, and says so apart when
   the model was fitted to that very number (no check) or has no term for it;
+- a run whose throughput never became steady says so, with the warm-up's cap
+  (:func:`never_steady_words`);
 - a ratio the model predicts says it is the model's, with its interval over the parameters'
   draws or "one draw: no interval" (:func:`model_ratio_words`);
 - a deployment the model predicts fastest is named only when the interval of its ratio to the
@@ -53,6 +55,7 @@ __all__ = [
     "model_ratio_words",
     "model_trend_words",
     "model_winner",
+    "never_steady_words",
     "ratio_label",
     "ratio_words",
     "precision_words",
@@ -288,6 +291,18 @@ def model_ratio_words(value: float, low: float = math.nan, high: float = math.na
     if low == low and high == high:
         return f"{value:.2f}× (model {level} {low:.2f}–{high:.2f})"
     return f"{value:.2f}× (model, one draw: {NO_INTERVAL})"
+
+
+def never_steady_words(caps_s: Iterable[float]) -> str:
+    """A run whose throughput never became steady before its warm-up's cap
+    (islands.measure.steady_warmup), with the caps of such runs: ``never steady within 0.8 s``,
+    ``never steady within 0.7-0.8 s`` where they differ, ``never steady within the first half of
+    the window`` where no cap was recorded."""
+    caps = sorted(float(c) for c in caps_s if isinstance(c, (int, float)) and c == c)
+    if not caps:
+        return "never steady within the first half of the window"
+    span = f"{caps[0]:.1f} s" if caps[-1] - caps[0] < 0.05 else f"{caps[0]:.1f}-{caps[-1]:.1f} s"
+    return f"never steady within {span}"
 
 
 def _geomean(values: Sequence[float]) -> float:

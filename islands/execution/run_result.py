@@ -321,7 +321,7 @@ def warmup_words(warmup: Mapping[str, Any], measured_s: float, warmup_s: float) 
         return f"over {measured_s:.2f} s: steady from the window's start (warm-up cap {cap:.2f} s)"
     if warmup["steady"]:
         return f"{last}: steady {end:.2f} s after the warm-up began (cap {cap:.2f} s)"
-    from islands.measure.steady_warmup import never_steady_words
+    from islands.analysis.verdicts import never_steady_words
 
     return f"{last}: {never_steady_words([cap])}, measured from the cap on"
 

@@ -8,7 +8,8 @@ on into the window until the timeline is steady (:func:`islands.measure.run_nois
 no trend left from that interval on), and the run's throughput is the rate from there to the
 window's end. The search stops at a cap, ``driver.warmup_s`` plus :data:`STEADY_CAP` of the
 window: a run whose timeline is not steady by then is measured from the cap on and marked
-``steady`` false, and the words that show it say "never steady within <cap> s". A timeline too
+``steady`` false, and the words that show it say "never steady within <cap> s"
+(:func:`islands.analysis.verdicts.never_steady_words`). A timeline too
 short to tell (fewer than :data:`~islands.measure.run_noise.MIN_INTERVALS` intervals) leaves
 the run measured over its whole window (``steady`` None).
 
@@ -24,7 +25,7 @@ from typing import Any
 
 from islands.measure.run_noise import STEADY_CAP, timeline_noise
 
-__all__ = ["STEADY_CAP", "measure_from_steady", "never_steady_words", "steady_fields"]
+__all__ = ["STEADY_CAP", "measure_from_steady", "steady_fields"]
 
 
 def steady_fields(tps: Sequence[float], interval_s: float, warmup_s: float) -> dict[str, Any]:
@@ -63,13 +64,3 @@ def measure_from_steady(row: dict[str, Any], warmup_s: float) -> None:
     per_core = row.get("throughput_per_core")
     if isinstance(per_core, (int, float)) and isinstance(whole, (int, float)) and whole > 0:
         row["throughput_per_core"] = per_core * tps / whole
-
-
-def never_steady_words(caps_s: Sequence[float]) -> str:
-    """``never steady within 0.8 s`` (the caps of the runs that never were; ``0.8-1.3 s`` where
-    they differ; ``within the first half of the window`` where no cap was recorded)."""
-    caps = sorted(c for c in caps_s if isinstance(c, (int, float)) and c == c)
-    if not caps:
-        return f"never steady within the first {STEADY_CAP:.0%} of the window"
-    span = f"{caps[0]:.1f} s" if caps[-1] - caps[0] < 0.05 else f"{caps[0]:.1f}-{caps[-1]:.1f} s"
-    return f"never steady within {span}"

@@ -160,7 +160,7 @@ def noise_notes(rows: pd.DataFrame) -> list[str]:
     if "noise.steady" in rows.columns:
         never = int((rows["noise.steady"] == False).sum())  # noqa: E712 (None: too short to tell)
         if never:
-            from islands.measure.steady_warmup import never_steady_words
+            from islands.analysis.verdicts import never_steady_words
 
             unsteady = rows[rows["noise.steady"] == False]  # noqa: E712
             caps = column("noise.warmup_cap_s").reindex(unsteady.index).dropna().tolist()
