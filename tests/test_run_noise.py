@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+from pathlib import Path
 
 import pytest
 
@@ -256,3 +257,14 @@ def test_a_figure_caption_says_where_the_warm_up_ended_and_its_cap() -> None:
     ), note
     fixed = run_note(rows.drop(columns=["throughput_window_tps"]))
     assert "; 0.3 s warm-up + 1 s measured" in fixed, fixed
+
+
+def test_runs_that_change_their_throughput_on_purpose_keep_the_fixed_warm_up(tmp_path) -> None:
+    from islands.experiments.spec import load_spec
+
+    text = (Path(__file__).parent.parent / "experiments" / "002-fig10-workload-change.toml").read_text()
+    (tmp_path / "live.toml").write_text(text)
+    assert load_spec(tmp_path / "live.toml").steady_warmup is False
+    (tmp_path / "bad.toml").write_text(text.replace("[run]", "[run]\nsteady_warmup = true", 1))
+    with pytest.raises(ValueError, match="run.steady_warmup: a \\[\\[schedule\\]\\] or grid.adaptive"):
+        load_spec(tmp_path / "bad.toml")

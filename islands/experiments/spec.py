@@ -35,7 +35,9 @@ one machine, because deployments may be written relative to the topology (``1``,
                                       # cap; islands.measure.steady_warmup): throughput_tps
                                       # is the rate from there, throughput_window_tps the
                                       # whole window's, noise.steady false where the cap
-                                      # ended it; false: warm-up is warmup_s, fixed
+                                      # ended it; false: warm-up is warmup_s, fixed (the
+                                      # default, and the only choice, with a [[schedule]]
+                                      # or grid.adaptive: their throughput changes on purpose)
 
     [grid]                            # every key is a list of values (or one value);
     deployment = ["1", "per-socket", "per-core"]   # the sweep runs their product:
@@ -212,6 +214,12 @@ class ExperimentSpec:
         profile = parse_profile(tables["profile"], where)
         log = parse_log(tables["log"], where)
         grid = order_grid(parse_grid(tables["grid"], where), fixed, where)
+        # A schedule or grid.adaptive changes the throughput on purpose: no steady state to wait for.
+        live = bool(schedule) or any(k == "adaptive" for k, _ in grid)
+        if run.steady_warmup and live:
+            raise where.error(
+                "run.steady_warmup", "a [[schedule]] or grid.adaptive changes the throughput on purpose: set it false"
+            )
         spec = cls(
             name=header.name,
             figure=header.figure,
@@ -237,7 +245,7 @@ class ExperimentSpec:
             budget_s=run.budget_s,
             max_repetitions=run.max_repetitions,
             compare=run.compare,
-            steady_warmup=run.steady_warmup,
+            steady_warmup=run.steady_warmup if run.steady_warmup is not None else not live,
             source=source,
             text=text,
         )

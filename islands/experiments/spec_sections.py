@@ -362,8 +362,9 @@ class RunSection:
     max_repetitions: int = 20  #: with precision: repetitions of a point at most
     compare: tuple[str, ...] = ("deployment",)  #: with precision: the grid keys whose values are compared
     #: the warm-up ends where the timeline is steady, at a cap (islands.measure.steady_warmup);
-    #: false: after the fixed warmup_s
-    steady_warmup: bool = True
+    #: false: after the fixed warmup_s; None (not given): true unless the runs change their
+    #: throughput on purpose (a [[schedule]] or grid.adaptive)
+    steady_warmup: bool | None = None
 
 
 #: The longest warm-up or measured window of a run (the engine's driver.duration_s range).
@@ -446,8 +447,8 @@ def parse_run(run: Mapping[str, Any], where: SpecLocation) -> RunSection:
     compare = [compare] if isinstance(compare, str) else compare
     if not isinstance(compare, list) or not compare or not all(isinstance(k, str) for k in compare):
         raise where.error("run.compare", f"{compare!r} is not a grid key or a list of them")
-    steady = run.get("steady_warmup", True)
-    if not isinstance(steady, bool):
+    steady = run.get("steady_warmup")
+    if steady is not None and not isinstance(steady, bool):
         raise where.error("run.steady_warmup", f"{steady!r} is not true or false")
     return RunSection(
         warmup,
