@@ -9,8 +9,10 @@
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "islands/log/log_record.hpp"
+#include "islands/log/private_file.hpp"
 #include "islands/log/redo_entry.hpp"
 #include "islands/log/snapshot.hpp"
 
@@ -22,15 +24,67 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+// The acknowledgement file's entry of a read-only transaction (exec/commit_pipeline.hpp's
+// kReadOnlyAckTag): no commit, so nothing the log must hold.
+constexpr std::uint64_t kReadOnlyAckTag = 0xffffULL << 48;
+
+// The epoch in a transaction id ([site:16][epoch:16][sequence:32]).
+std::uint32_t epoch_of(std::uint64_t txn) { return static_cast<std::uint32_t>((txn >> 32) & 0xffff); }
+
+// What the acknowledgement files of sites [first, first + n) say the log must hold: the
+// commits of epochs after `covered` (the snapshot's), and the files read, for the message.
+struct Acknowledged {
+  std::vector<std::uint64_t> txns;
+  std::string files;
+};
+
+Acknowledged read_acknowledged(const std::string& directory, std::uint32_t first, std::uint32_t n,
+                               std::uint32_t covered) {
+  Acknowledged out;
+  for (std::uint32_t site = first; site < first + n; ++site) {
+    const std::string path = ack_file_path(directory, site);
+    if (!exists(path)) continue;
+    const MappedFile data(path, "log.record_acks");
+    out.files += (out.files.empty() ? "" : ", ") + path;
+    for (std::size_t at = 0; at + 8 <= data.size(); at += 8) {
+      std::uint64_t txn;
+      std::memcpy(&txn, data.data() + at, 8);
+      if ((txn & kReadOnlyAckTag) == kReadOnlyAckTag || epoch_of(txn) <= covered) continue;
+      out.txns.push_back(txn);
+    }
+  }
+  return out;
+}
+
+// Refuses a recovery that lost acknowledged commits: every commit of `acked` must be in
+// `recovered` (the commits and coordinator decisions of the log); counts them in stats.
+void check_acknowledged(const Acknowledged& acked, const std::unordered_set<std::uint64_t>& recovered,
+                        const std::string& log, std::uint32_t instance, RecoveryStats& stats) {
+  stats.acknowledged = acked.txns.size();
+  stats.acknowledged_recovered = 0;
+  for (const std::uint64_t txn : acked.txns) stats.acknowledged_recovered += recovered.count(txn);
+  if (stats.acknowledged_recovered == stats.acknowledged) return;
+  throw std::runtime_error("recovery: instance " + std::to_string(instance) + " lost acknowledged commits: " +
+                           acked.files + " say acknowledged " + std::to_string(stats.acknowledged) +
+                           (stats.snapshot_epoch ? " after its snapshot" : "") + ", recovered " +
+                           std::to_string(stats.acknowledged_recovered) + " from " + log +
+                           " (cut at a record boundary, or an older copy?); refusing to recover");
+}
+
 }  // namespace
 
+std::string ack_file_path(const std::string& directory, std::uint32_t site) {
+  return directory + "/acks-" + std::to_string(site) + ".bin";
+}
+
 RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
-                               const RedoTarget& target) {
+                               const RedoTarget& target, std::uint32_t first_site, std::uint32_t sites) {
   const auto t0 = std::chrono::steady_clock::now();
   RecoveryStats stats;
   const std::string path = log_file_path(directory, instance);
   const std::string snapshot = snapshot_path(directory, instance);
-  if (exists(snapshot)) {
+  const bool have_snapshot = exists(snapshot);
+  if (have_snapshot) {
     bool cleared = false;  // once the snapshot verified: a refused snapshot leaves the data as loaded
     const SnapshotInfo info = read_snapshot(snapshot, columns, [&](std::uint64_t key, const std::int32_t* image,
                                                                    std::size_t n) {
@@ -47,14 +101,32 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
     stats.snapshot_rows = info.rows;
     stats.snapshot_lsn = info.end_lsn;
     stats.max_epoch = info.epoch;
+    stats.snapshot_epoch = info.epoch;
     stats.base_lsn = stats.end_lsn = info.end_lsn;  // where a new log starts if there is none
   }
-  if (!exists(path)) return stats;
+  const Acknowledged acked = read_acknowledged(directory, first_site, sites, stats.snapshot_epoch);
+  std::unordered_set<std::uint64_t> recovered;  // commits and decisions in the log (with acknowledgements only)
+  if (!exists(path)) {
+    check_acknowledged(acked, recovered, path + " (missing)", instance, stats);
+    return stats;
+  }
   const LogFile log(path);
   stats.performed = true;
+  if (!acked.txns.empty()) {
+    for (const LogRecord& r : log.records()) {
+      if (r.type() == LogRecordType::commit || r.type() == LogRecordType::decision_commit) recovered.insert(r.header.txn);
+    }
+  }
+  if (log.base_lsn() > 0 && !have_snapshot) {
+    // Only a checkpoint starts a log past LSN 0, and it writes the snapshot first.
+    throw std::runtime_error("recovery: " + path + " starts at LSN " + std::to_string(log.base_lsn()) +
+                             ", after a checkpoint, but its snapshot " + snapshot +
+                             " is missing: every commit before it would be lost; refusing to recover");
+  }
   if (log.end_lsn() <= stats.snapshot_lsn && stats.snapshot_rows > 0) {
     // A crash after the snapshot but before the new log: the snapshot covers all of this one.
     stats.records = log.records().size();
+    check_acknowledged(acked, recovered, path, instance, stats);
     return stats;
   }
   stats.records = log.records().size();
@@ -145,6 +217,7 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
         break;
     }
   }
+  check_acknowledged(acked, recovered, path, instance, stats);
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return stats;
 }

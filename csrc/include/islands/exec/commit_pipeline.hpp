@@ -93,7 +93,7 @@ class CommitPipeline {
     max_pending_ = config.max_pending;
     stats_ = &stats;
     ns_per_tick_ = ns_per_tick;
-    if (log != nullptr && config.record_acks) open_ack_file(config.directory + "/acks-" + std::to_string(site) + ".bin");
+    if (log != nullptr && config.record_acks) open_ack_file(ack_file_path(config.directory, site));
   }
 
   //! Whether a commit (or vote) whose record is `lsn` must wait in the pipeline: group commit
