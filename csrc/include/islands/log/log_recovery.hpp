@@ -63,7 +63,10 @@ struct RedoTarget {
 //! (acks-<site>.bin, log.record_acks), every commit they list that the snapshot does not
 //! cover (its epoch is after the snapshot's: a checkpoint is taken with no transaction
 //! running, after every acknowledgement of its run) must be a commit or coordinator decision
-//! in this log: one missing is a log cut at a record boundary, or replaced by an older one,
+//! in this log, and so must the prepare record of each of its parts of a distributed commit
+//! that some site acknowledged (a peer's coordinator decision naming this instance; read from
+//! the peers' logs, instance-0.log on, and every acks-*.bin in the directory): one missing
+//! is a log cut at a record boundary, or replaced by an older one,
 //! which no checksum shows. Without acknowledgement files such a cut after the last record
 //! anyone saw cannot be told from a run that committed less: no write-ahead log can.
 RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
