@@ -471,7 +471,7 @@ def _fuzz_rings(n: int, seed: int, run_root: Path) -> Counter[str]:
     deployment = plan_deployment(topology, "per-core", cpus=topology.cpus[:2])
     config = islands.RunConfig(
         micro=islands.MicroConfig(update=True, multisite=0.5, rows_per_site=1000),
-        engine=islands.EngineConfig(cc="2pl"),
+        engine=islands.EngineConfig(cc="2pl", lock_policy="no_wait"),
         driver=islands.DriverConfig(warmup_s=0.0, duration_s=RING_RUN_S),
     )
     rng = random.Random(seed)
