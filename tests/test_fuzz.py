@@ -1,6 +1,8 @@
 """Fuzzing the inputs (issue 33): random command lines for ``islands run``, random experiment
-files (``islands sweep --dry-run``) with extreme values, and random corruptions of a logged
-run's logs before recovery. Each case must end in a one-line error
+files (``islands sweep --dry-run``) with extreme values, random corruptions of a logged
+run's logs (record-boundary cuts included) and of its checkpoint snapshots before recovery
+(a recovery counts as correct only when every instance is back where the run ended), and
+random scribbles over the shared-memory rings of a running deployment. Each case must end in a one-line error
 (exit 2, or 1 for a run that failed) or a correct run (exit 0): never a traceback, never a
 hang. A short version runs by default; ``make test-slow`` runs the long one. Each test prints
 its counts (tried, clean error, correct run, anything else)."""
