@@ -14,6 +14,7 @@
 #include "islands/common/cycle_clock.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/log/log_config.hpp"
+#include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/log/private_file.hpp"
 #include "islands/perf/component_clock.hpp"
