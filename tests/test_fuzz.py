@@ -1,6 +1,8 @@
 """Fuzzing the inputs (issue 33): random command lines for ``islands run``, random experiment
-files (``islands sweep --dry-run``) with extreme values, and random corruptions of a logged
-run's logs before recovery. Each case must end in a one-line error
+files (``islands sweep --dry-run``) with extreme values, random corruptions of a logged
+run's logs (record-boundary cuts included) and of its checkpoint snapshots before recovery
+(a recovery counts as correct only when every instance is back where the run ended), and
+random scribbles over the shared-memory rings of a running deployment. Each case must end in a one-line error
 (exit 2, or 1 for a run that failed) or a correct run (exit 0): never a traceback, never a
 hang. A short version runs by default; ``make test-slow`` runs the long one. Each test prints
 its counts (tried, clean error, correct run, anything else)."""
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import random
 import signal
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -186,8 +189,13 @@ def _corrupt(rng: random.Random, log_dir: Path) -> str:
 
     target = log_dir / f"instance-{rng.randrange(2)}.log"
     size = target.stat().st_size
-    kind = rng.choice(["flip", "truncate", "empty", "fifo", "directory", "link", "garbage"])
-    if kind == "flip" and size:
+    kind = rng.choice(["flip", "truncate", "boundary", "empty", "fifo", "directory", "link", "garbage"])
+    if kind == "boundary" and size:  # a clean cut: no torn record, no checksum to fail
+        from islands import _core
+
+        records = _core.read_log(str(target))["records"]
+        os.truncate(target, rng.choice(records)["offset"] if records else 0)
+    elif kind == "flip" and size:
         data = bytearray(target.read_bytes())
         for _ in range(rng.randint(1, 4)):
             data[rng.randrange(size)] ^= 1 << rng.randrange(8)
@@ -209,6 +217,15 @@ def _corrupt(rng: random.Random, log_dir: Path) -> str:
     return f"{kind} {target.name}"
 
 
+def _recovered_wrong(result: islands.DeploymentResult, expected: list[int]) -> str:
+    """'' when every instance recovered to the payload sum `expected` of it and the restarted
+    run is consistent; else what is wrong."""
+    got = [i["payload_sum_before"] for i in result.instances]
+    if got != expected:
+        return f"payload sums {got} after recovery, {expected} when the run ended"
+    return "; ".join(result.check_failures)
+
+
 def _fuzz_logs(n: int, seed: int, tmp_path: Path) -> Counter[str]:
     """Random corruptions of a logged run's logs, each recovered: a one-line refusal
     (ValueError or InstanceFailed) or a run, never another exception or a hang."""
@@ -222,7 +239,8 @@ def _fuzz_logs(n: int, seed: int, tmp_path: Path) -> Counter[str]:
         pytest.skip("needs two online CPUs")
     deployment = plan_deployment(topology, "per-core", cpus=topology.cpus[:2])
     original = tmp_path / "original"
-    run_deployment(deployment, _logged_config(original), transport="unix")
+    ended = run_deployment(deployment, _logged_config(original), transport="unix")
+    expected = [i["payload_sum_after"] for i in ended.instances]
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     others = []
@@ -234,8 +252,14 @@ def _fuzz_logs(n: int, seed: int, tmp_path: Path) -> Counter[str]:
         signal.alarm(CASE_LIMIT_S)
         counts["tried"] += 1
         try:
-            run_deployment(deployment, _logged_config(log_dir), transport="unix", recover=True)
-            counts["run"] += 1
+            again = run_deployment(deployment, _logged_config(log_dir), transport="unix", recover=True)
+            # Correct: every instance back where the run ended (its log held only acknowledged
+            # commits once it closed), and the restarted run consistent.
+            lost = _recovered_wrong(again, expected)
+            if lost:
+                others.append(f"{what}: recovered silently wrong: {lost}")
+            else:
+                counts["run"] += 1
         except (ValueError, InstanceFailed) as e:
             if "\n" in str(e):
                 others.append(f"{what}: a many-line error {e!r}")
@@ -262,3 +286,260 @@ def test_fuzz_log_corruptions_short(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("private_run_root")
 def test_fuzz_log_corruptions_long(tmp_path: Path) -> None:
     _fuzz_logs(80, 3333, tmp_path)
+
+
+#: What a snapshot corruption may be (tests below): a flipped bit anywhere or in the header, a
+#: cut at a random byte or at a row boundary, emptied, garbage, deleted, or replaced by a
+#: FIFO, a directory or a link.
+SNAPSHOT_CORRUPTIONS = (
+    "flip",
+    "header",
+    "truncate",
+    "boundary",
+    "empty",
+    "garbage",
+    "delete",
+    "fifo",
+    "directory",
+    "link",
+)
+SNAPSHOT_HEADER_BYTES = 40  # csrc/src/log/snapshot.cpp: magic, end LSN, epoch, columns, rows, CRC
+
+
+def _corrupt_snapshot(rng: random.Random, log_dir: Path) -> str:
+    """One random corruption of one instance's snapshot; returns what it did."""
+    import os
+
+    target = log_dir / f"instance-{rng.randrange(2)}.snapshot"
+    data = bytearray(target.read_bytes())
+    size = len(data)
+    kind = rng.choice(SNAPSHOT_CORRUPTIONS)
+    if kind in ("flip", "header"):
+        span = SNAPSHOT_HEADER_BYTES if kind == "header" else size
+        for _ in range(rng.randint(1, 4)):
+            data[rng.randrange(span)] ^= 1 << rng.randrange(8)
+        target.write_bytes(bytes(data))
+    elif kind == "truncate":
+        os.truncate(target, rng.randrange(size))
+    elif kind == "boundary":  # rows are of one width here: the header says how many
+        rows = int.from_bytes(data[24:32], "little")
+        entry = (size - SNAPSHOT_HEADER_BYTES) // rows
+        assert SNAPSHOT_HEADER_BYTES + rows * entry == size, "rows of one width"
+        os.truncate(target, SNAPSHOT_HEADER_BYTES + entry * rng.randrange(rows))
+    elif kind == "empty":
+        os.truncate(target, 0)
+    elif kind == "garbage":
+        target.write_bytes(rng.randbytes(rng.randint(1, 4096)))
+    else:
+        target.unlink()
+        if kind == "fifo":
+            os.mkfifo(target, 0o600)
+        elif kind == "directory":
+            target.mkdir(mode=0o700)
+        elif kind == "link":
+            target.symlink_to(log_dir / "elsewhere")
+    return f"{kind} {target.name}"
+
+
+def _fuzz_snapshots(n: int, seed: int, tmp_path: Path) -> Counter[str]:
+    """Random corruptions of the snapshots of a checkpointed deployment whose logs then went
+    on (a restart, no checkpoint after it), each recovered: a one-line refusal or a recovery
+    that is correct (every instance back at the payload sum the run ended with: no commit,
+    acknowledged ones included, lost), never a traceback, a hang or silently wrong data."""
+    import dataclasses
+    import shutil
+
+    from islands.execution.launcher import InstanceFailed, run_deployment
+    from islands.machine.placement import plan_deployment
+
+    topology = islands.read_topology()
+    if len(topology.cpus) < 2:
+        pytest.skip("needs two online CPUs")
+    deployment = plan_deployment(topology, "per-core", cpus=topology.cpus[:2])
+    original = tmp_path / "original"
+    plain = _logged_config(original)
+    run_deployment(deployment, dataclasses.replace(plain, log=dataclasses.replace(plain.log, checkpoint=True)))
+    ended = run_deployment(deployment, plain, transport="unix", recover=True)
+    expected = [i["payload_sum_after"] for i in ended.instances]
+    rng = random.Random(seed)
+    counts: Counter[str] = Counter()
+    others = []
+    for k in range(n):
+        log_dir = tmp_path / f"case-{k}"
+        shutil.copytree(original, log_dir, symlinks=True)
+        what = _corrupt_snapshot(rng, log_dir)
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(CASE_LIMIT_S)
+        counts["tried"] += 1
+        try:
+            again = run_deployment(deployment, _logged_config(log_dir), transport="unix", recover=True)
+            wrong = _recovered_wrong(again, expected)
+            if wrong:
+                others.append(f"{what}: recovered silently wrong: {wrong}")
+            else:
+                counts["run"] += 1
+        except (ValueError, InstanceFailed) as e:
+            if "\n" in str(e):
+                others.append(f"{what}: a many-line error {e!r}")
+            counts["error"] += 1
+        except Hang:
+            others.append(f"{what}: hang")
+        except Exception as e:  # anything that would have been a traceback
+            others.append(f"{what}: {type(e).__name__}: {e}")
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+    counts["other"] = len(others)
+    print(f"fuzz snapshots: {dict(counts)}")
+    assert not others, others[:5]
+    return counts
+
+
+@pytest.mark.usefixtures("private_run_root")
+def test_fuzz_snapshot_corruptions_short(tmp_path: Path) -> None:
+    _fuzz_snapshots(8, 33, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("private_run_root")
+def test_fuzz_snapshot_corruptions_long(tmp_path: Path) -> None:
+    _fuzz_snapshots(80, 3333, tmp_path)
+
+
+#: Where a scribble lands in a ring file (transport/spsc_ring.hpp's SpscRingControl): the
+#: producer's tail, the consumer's head, the set-up words (magic, version, capacity, salt), the
+#: pid and closed words, the records in flight (between head and tail), or anywhere.
+RING_TAIL, RING_HEAD, RING_PIDS, RING_DATA = 128, 256, 384, 512
+RING_SCRIBBLES = ("tail", "head", "setup", "pids", "records", "anywhere")
+#: Seconds of a ring-fuzzing run, and how long past it a trial may take before it counts as a
+#: hang (a dropped message used to stall a run until the launcher's 60 s grace).
+RING_RUN_S = 1.0
+RING_HANG_S = 30
+
+
+def _scribble(rng: random.Random, ring: Path, kind: str) -> None:
+    """Writes random bytes over one part of a live ring file (one kind of RING_SCRIBBLES)."""
+    with open(ring, "r+b") as f:
+        size = f.seek(0, 2)
+        capacity = size - RING_DATA
+        if kind in ("tail", "head"):
+            f.seek(RING_TAIL if kind == "tail" else RING_HEAD)
+            word = int.from_bytes(f.read(8), "little")
+            mutate = rng.choice(["random", "bit", "small"])
+            if mutate == "random":
+                word = rng.getrandbits(64)
+            elif mutate == "bit":
+                word ^= 1 << rng.randrange(64)
+            else:
+                word = (word + rng.randint(-4096, 4096)) % (1 << 64)
+            f.seek(RING_TAIL if kind == "tail" else RING_HEAD)
+            f.write(word.to_bytes(8, "little"))
+        elif kind == "setup":
+            f.seek(rng.randrange(32))
+            f.write(rng.randbytes(rng.randint(1, 8)))
+        elif kind == "pids":
+            f.seek(RING_PIDS + rng.randrange(12))
+            f.write(rng.randbytes(rng.randint(1, 4)))
+        elif kind == "records":  # repeatedly, so that some land on records not yet read
+            for _ in range(200):
+                f.seek(RING_HEAD)
+                head = int.from_bytes(f.read(8), "little")
+                f.seek(RING_TAIL)
+                tail = int.from_bytes(f.read(8), "little")
+                at = head + rng.randrange(max(tail - head, 0) + 32)
+                n = rng.randint(1, 8)
+                for i in range(n):  # byte-wise: a record may wrap round the data area
+                    f.seek(RING_DATA + (at + i) % capacity)
+                    f.write(rng.randbytes(1))
+                time.sleep(0.0005)
+        else:
+            f.seek(rng.randrange(size))
+            f.write(rng.randbytes(rng.randint(1, 16)))
+
+
+def _fuzz_rings(n: int, seed: int, run_root: Path) -> Counter[str]:
+    """Random scribbles over the shared-memory rings of a running deployment (micro, half
+    distributed, 2PC between two instances): each trial ends in a one-line error naming an
+    instance, or a run whose data is consistent; never a traceback, a hang (RING_HANG_S past
+    the run), or a crash the launcher does not name."""
+    import threading
+
+    from islands.execution.launcher import InstanceFailed, run_deployment
+    from islands.machine.placement import plan_deployment
+
+    topology = islands.read_topology()
+    if len(topology.cpus) < 2:
+        pytest.skip("needs two online CPUs")
+    deployment = plan_deployment(topology, "per-core", cpus=topology.cpus[:2])
+    config = islands.RunConfig(
+        micro=islands.MicroConfig(update=True, multisite=0.5, rows_per_site=1000),
+        engine=islands.EngineConfig(cc="2pl", lock_policy="no_wait"),
+        driver=islands.DriverConfig(warmup_s=0.0, duration_s=RING_RUN_S),
+    )
+    rng = random.Random(seed)
+    counts: Counter[str] = Counter()
+    others = []
+    for _ in range(n):
+        kind = rng.choice(RING_SCRIBBLES)
+        delay = rng.uniform(0.0, RING_RUN_S * 0.8)
+        trial = random.Random(rng.getrandbits(64))
+        done = threading.Event()
+        hit: list[str] = []
+
+        def scribble(kind: str = kind, delay: float = delay, trial: random.Random = trial, done=done, hit=hit) -> None:
+            rings: list[Path] = []
+            while not done.is_set() and not rings:
+                rings = sorted(run_root.glob("islands-run-*/ring-*-to-*"))
+                time.sleep(0.005)
+            if done.wait(delay) or not rings:
+                return
+            ring = trial.choice(rings)
+            try:
+                _scribble(trial, ring, kind)
+                hit.append(ring.name)
+            except OSError:  # the run ended and removed it
+                pass
+
+        thread = threading.Thread(target=scribble, daemon=True)
+        what = f"{kind} after {delay:.2f} s"
+        old = signal.signal(signal.SIGALRM, _alarm)
+        signal.alarm(int(RING_RUN_S) + RING_HANG_S)
+        counts["tried"] += 1
+        thread.start()
+        try:
+            result = run_deployment(deployment, config, transport="shm")
+            if result.check_failures:
+                others.append(f"{what} {hit}: inconsistent run: {result.check_failures}")
+            else:
+                counts["run"] += 1
+        except InstanceFailed as e:
+            line = str(e)
+            if "\n" in line or not line.startswith("instance "):
+                others.append(f"{what} {hit}: an error that is not one line naming an instance: {line!r}")
+            else:
+                counts["error"] += 1
+        except Hang:
+            others.append(f"{what} {hit}: hang")
+        except Exception as e:  # anything that would have been a traceback
+            others.append(f"{what} {hit}: {type(e).__name__}: {e}")
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+            done.set()
+            thread.join()
+        leftovers = list(run_root.glob("islands-run-*"))
+        if leftovers:
+            others.append(f"{what} {hit}: left {leftovers}")
+    counts["other"] = len(others)
+    print(f"fuzz ring scribbles: {dict(counts)}")
+    assert not others, others[:5]
+    return counts
+
+
+def test_fuzz_ring_scribbles_short(private_run_root: Path) -> None:
+    _fuzz_rings(6, 33, private_run_root)
+
+
+@pytest.mark.slow
+def test_fuzz_ring_scribbles_long(private_run_root: Path) -> None:
+    _fuzz_rings(60, 3333, private_run_root)

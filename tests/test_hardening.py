@@ -8,7 +8,9 @@ directories of killed launchers cleaned up."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import resource
 import shutil
 import signal
@@ -331,6 +333,71 @@ def test_an_empty_log_without_acknowledgements_warns(tmp_path):
     os.truncate(log_dir / "instance-1.log", 0)
     result = run_deployment(per_core(), logged(log_dir, record_acks=False), transport="unix", recover=True)
     assert any("instance-1.log is empty" in w for w in result.warnings), result.warnings
+
+
+def _cut_at_a_record_boundary(log: Path) -> int:
+    """Truncates `log` at the start of its middle commit record: no torn record, no checksum
+    to fail, the later commits simply gone. Returns the commits cut."""
+    records = _core.read_log(str(log))["records"]
+    commits = [r for r in records if r["type"] in ("commit", "decision_commit")]
+    assert len(commits) >= 2, "the run committed too little to cut"
+    at = len(commits) // 2
+    os.truncate(log, commits[at]["offset"])
+    return len(commits) - at
+
+
+@two_cpus
+@pytest.mark.usefixtures("private_run_root")
+def test_a_log_cut_at_a_record_boundary_is_refused_against_the_acknowledgements(tmp_path):
+    """Acknowledged commits cut from a log's end at a record boundary: recovery compares
+    what it recovered with acks-<site>.bin and refuses in one line with both counts."""
+    log_dir = tmp_path / "log"
+    run_deployment(per_core(), logged(log_dir), transport="unix")
+    _cut_at_a_record_boundary(log_dir / "instance-1.log")
+    with pytest.raises(InstanceFailed) as failed:
+        run_deployment(per_core(), logged(log_dir), transport="unix", recover=True)
+    line = str(failed.value)
+    assert "\n" not in line
+    counts = r"acknowledged (\d+), recovered (\d+) from \S*instance-1.log \(per \S*acks-1.bin"
+    assert re.search(r"instance 1 lost acknowledged commits: " + counts, line), line
+    acked, recovered = map(int, re.search(r"acknowledged (\d+), recovered (\d+)", line).groups())
+    assert recovered < acked
+
+
+@two_cpus
+@pytest.mark.usefixtures("private_run_root")
+def test_acknowledgements_a_snapshot_covers_are_not_asked_of_the_log(tmp_path):
+    """A checkpoint starts the log afresh: the commits acknowledged before it are in the
+    snapshot (its epoch covers them); those after it must be in the log, and are checked."""
+    log_dir = tmp_path / "log"
+    checkpointed = dataclasses.replace(logged(log_dir), log=dataclasses.replace(logged(log_dir).log, checkpoint=True))
+    first = run_deployment(per_core(), checkpointed, transport="unix")
+    assert first.commits > 0
+    second = run_deployment(per_core(), logged(log_dir), transport="unix", recover=True)  # no checkpoint after it
+    assert all(i["recovery"]["acknowledged"] == 0 for i in second.instances)  # all in the snapshots
+    third = run_deployment(per_core(), checkpointed, transport="unix", recover=True)
+    recovery = [i["recovery"] for i in third.instances]
+    assert sum(r["acknowledged"] for r in recovery) > 0
+    assert all(r["acknowledged"] == r["acknowledged_recovered"] for r in recovery), recovery
+    # third checkpointed: a fourth restart from it, then the log of the fourth cut.
+    run_deployment(per_core(), logged(log_dir), transport="unix", recover=True)
+    _cut_at_a_record_boundary(log_dir / "instance-0.log")
+    with pytest.raises(InstanceFailed, match=r"instance 0 lost acknowledged commits: .* after its snapshot, recovered"):
+        run_deployment(per_core(), logged(log_dir), transport="unix", recover=True)
+
+
+@two_cpus
+@pytest.mark.usefixtures("private_run_root")
+def test_a_log_after_a_checkpoint_without_its_snapshot_is_refused(tmp_path):
+    """A log that starts past LSN 0 follows a checkpoint: without the snapshot every commit
+    before it would be lost, acknowledgement files or not."""
+    log_dir = tmp_path / "log"
+    cfg = logged(log_dir, record_acks=False)
+    checkpointed = dataclasses.replace(cfg, log=dataclasses.replace(cfg.log, checkpoint=True))
+    run_deployment(per_core(), checkpointed, transport="unix")
+    (log_dir / "instance-1.snapshot").unlink()
+    with pytest.raises(InstanceFailed, match=r"instance-1.log starts at LSN \d+, after a checkpoint, but its snapshot"):
+        run_deployment(per_core(), cfg, transport="unix", recover=True)
 
 
 def test_the_engine_refuses_to_open_a_fifo_as_a_log(tmp_path):

@@ -151,6 +151,9 @@ py::dict stats_dict(const RunStats& stats) {
   recovery["tail_note"] = r.tail_note;
   recovery["snapshot_rows"] = r.snapshot_rows;
   recovery["snapshot_lsn"] = r.snapshot_lsn;
+  recovery["snapshot_epoch"] = r.snapshot_epoch;
+  recovery["acknowledged"] = r.acknowledged;
+  recovery["acknowledged_recovered"] = r.acknowledged_recovered;
   recovery["seconds"] = r.seconds;
   out["recovery"] = recovery;
   py::dict log;

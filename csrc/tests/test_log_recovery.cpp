@@ -2,7 +2,8 @@
 // and deletes, and a prepared part that aborted, is replayed in log order (the aborted part
 // not at all); a checkpoint snapshot is applied after clear() and only the records after it
 // follow; a delete of a row the data does not hold, and a snapshot holding a delete entry,
-// are refused; a snapshot of many chunks reads back whole, and a flipped byte is refused.
+// are refused; a snapshot of many chunks reads back whole, and a flipped byte is refused; a
+// log that lost acknowledged commits (acks-<site>.bin), or lost its snapshot, is refused.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -102,6 +103,34 @@ int main() {
   CHECK(stats.rows_redone == 4 && stats.txns_redone == 3 && stats.prepared_aborted == 1);
   CHECK(stats.snapshot_rows == 0);
 
+  // Acknowledgement files (acks-<site>.bin): every commit they list must be in the log. Txns
+  // 1, 2 and 4 are; a fifth is not (a log cut at a record boundary after it): refused with
+  // the counts. Read-only entries (kReadOnlyAckTag) ask nothing of the log.
+  const std::string acks = ack_file_path(dir, 0);
+  auto write_acks = [&](const std::vector<std::uint64_t>& ids) {
+    const int a = ::open(acks.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(a >= 0);
+    CHECK(::write(a, ids.data(), 8 * ids.size()) == static_cast<ssize_t>(8 * ids.size()));
+    ::close(a);
+  };
+  write_acks({1, 2, 0xffffULL << 48 | 77, 4});
+  Recorder acked_all;
+  const RecoveryStats held = recover_from_log(dir, 0, kColumns, acked_all.target(), 0, 1);
+  CHECK(held.acknowledged == 3 && held.acknowledged_recovered == 3);
+  write_acks({1, 2, 4, 5});
+  bool lost = false;
+  try {
+    Recorder r;
+    recover_from_log(dir, 0, kColumns, r.target(), 0, 1);
+  } catch (const std::runtime_error& e) {
+    lost = std::strstr(e.what(), "lost acknowledged commits: acknowledged 4, recovered 3 from") != nullptr &&
+           std::strstr(e.what(), "acks-0.bin") != nullptr;
+  }
+  CHECK(lost);
+  Recorder other_sites;  // another instance's sites: not this log's to hold
+  CHECK(recover_from_log(dir, 0, kColumns, other_sites.target(), 1, 1).acknowledged == 0);
+  ::unlink(acks.c_str());
+
   // A delete of a row the data does not hold is refused, naming it.
   Recorder missing;
   missing.missing = 2;
@@ -179,7 +208,16 @@ int main() {
   }
   CHECK(corrupt);
 
+  // A log that starts past LSN 0 follows a checkpoint: without its snapshot, refused.
   ::unlink(snapshot.c_str());
+  ::unlink(path.c_str());
+  {
+    LogWriter later(config, path, after_txn2, 0, 2);
+    later.append(LogRecordType::commit, 9, 0, kColumns, r1.data(), r1.size());
+    later.close();
+  }
+  Recorder no_snapshot;
+  CHECK(throws_with(dir, no_snapshot, "after a checkpoint, but its snapshot"));
   ::unlink(path.c_str());
   ::rmdir(dir.c_str());
   return test_summary("test_log_recovery");

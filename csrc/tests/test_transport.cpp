@@ -645,6 +645,35 @@ bool poll_until(Transport& t, Message& out, int timeout_ms = 5000) {
   return false;
 }
 
+// TransportConfig::strict (the endpoints of one deployment): a malformed record is an error
+// naming the channel and the reason, not a dropped record; a well-formed one still passes.
+void test_strict_rejects(const std::string& name) {
+  const std::string dir = make_temp_dir();
+  {
+    TransportConfig zero = config_for(dir, 0, 2), one = config_for(dir, 1, 2);
+    zero.strict = one.strict = true;
+    std::unique_ptr<Transport> a;
+    std::thread other([&] { a = make_transport(name, zero); });
+    auto b = make_transport(name, one);
+    other.join();
+    Message in;
+    CHECK(b->send(0, make_message(MessageType::ack, 5, {1})));
+    CHECK(poll_until(*a, in) && in.txn_id == 5);
+    const std::uint8_t garbage[] = {'n', 'o', ' ', 'm', 'e', 's', 's', 'a', 'g', 'e'};
+    CHECK(b->send_raw(0, garbage, sizeof garbage));
+    const std::string channel = name == "shm" ? "ring " + dir + "/" + ShmRingTransport::ring_name(1, 0) +
+                                                    " from peer instance 1"
+                                              : "the socket from peer instance 1";
+    check_throws<std::runtime_error>(
+        [&] {
+          for (int i = 0; i < 1000000; ++i) a->poll(in);
+        },
+        {channel, "is malformed"}, "strict endpoint");
+    CHECK(a->stats().malformed == 1);
+  }
+  remove_dir(dir);
+}
+
 void test_pair_in_process(const std::string& name) {
   const std::string dir = make_temp_dir();
   {
@@ -990,6 +1019,8 @@ int main(int argc, char** argv) {
       {"attach_timeout", test_attach_timeout},
       {"unix_pair", [] { test_pair_in_process("unix"); }},
       {"shm_pair", [] { test_pair_in_process("shm"); }},
+      {"unix_strict", [] { test_strict_rejects("unix"); }},
+      {"shm_strict", [] { test_strict_rejects("shm"); }},
       {"unix_mesh_2", [] { test_mesh("unix", 2, 20000); }},
       {"unix_mesh_3", [] { test_mesh("unix", 3, 6000); }},
       {"shm_mesh_2", [] { test_mesh("shm", 2, 20000); }},

@@ -8,6 +8,12 @@ record (csrc/src/log/log_writer.cpp). So a zero-byte log lost everything it held
 instance's acknowledgement records (``log.record_acks``: ``acks-<site>.bin``) say it
 acknowledged commits, recovering from it would silently lose them: refused. Otherwise
 recovery goes on from the initial load (or the snapshot), with a warning that says so.
+
+A non-empty log is held to the acknowledgement records by the engine's recovery itself
+(csrc/src/log/log_recovery.cpp): a log cut exactly at a record boundary, which no checksum
+shows, is refused there with both counts. Without acknowledgement records such a cut after the
+last record anyone saw cannot be told from a run that committed less (true of any write-ahead
+log).
 """
 
 from __future__ import annotations

@@ -268,7 +268,7 @@ bool ShmRingTransport::poll(Message& out) {
         }
         // The frame cannot be trusted, so neither can where the next record starts: drop all
         // that is published and pick up cleanly from what the producer writes next.
-        count_malformed(DecodeStatus::bad_frame);
+        reject_record(DecodeStatus::bad_frame, inbound_name(src));
         ring.discard_all();
         break;
       }
@@ -292,7 +292,7 @@ bool ShmRingTransport::poll(Message& out) {
         }
       }
       if (status != DecodeStatus::ok) {
-        count_malformed(status);
+        reject_record(status, inbound_name(src));
         ring.pop();
         continue;
       }

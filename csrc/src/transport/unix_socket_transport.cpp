@@ -225,7 +225,7 @@ UnixSocketTransport::Receive UnixSocketTransport::receive(std::size_t slot, Mess
       peer_seen_[out.source] = true;
       return Receive::more;
     }
-    count_malformed(status == DecodeStatus::ok ? DecodeStatus::protocol : status);
+    reject_record(status == DecodeStatus::ok ? DecodeStatus::protocol : status, "an unidentified connection");
     // Without a hello its records cannot be attributed to a peer, so drop the connection.
     close_inbound(slot, false);
     return Receive::drained;
@@ -239,7 +239,7 @@ UnixSocketTransport::Receive UnixSocketTransport::receive(std::size_t slot, Mess
   }
   if (status != DecodeStatus::ok) {
     // Record boundaries survive a bad record, so dropping it loses nothing else.
-    count_malformed(status);
+    reject_record(status, "the socket from peer instance " + std::to_string(c.peer));
     return Receive::more;
   }
   ++stats_.messages_received;

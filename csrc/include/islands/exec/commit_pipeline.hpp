@@ -14,6 +14,7 @@
 #include "islands/common/cycle_clock.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/log/log_config.hpp"
+#include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/log/private_file.hpp"
 #include "islands/perf/component_clock.hpp"
@@ -93,7 +94,7 @@ class CommitPipeline {
     max_pending_ = config.max_pending;
     stats_ = &stats;
     ns_per_tick_ = ns_per_tick;
-    if (log != nullptr && config.record_acks) open_ack_file(config.directory + "/acks-" + std::to_string(site) + ".bin");
+    if (log != nullptr && config.record_acks) open_ack_file(ack_file_path(config.directory, site));
   }
 
   //! Whether a commit (or vote) whose record is `lsn` must wait in the pipeline: group commit

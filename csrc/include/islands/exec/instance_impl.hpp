@@ -349,8 +349,10 @@ class InstanceImpl final : public Instance::Impl {
           return workload_.redo(key, image, columns);
         };
         target.erase = [this](std::uint64_t key) { return workload_.redo_delete(key); };
+        // Held to what this instance's sites acknowledged (acks-<site>.bin), where they kept it.
         stats_.recovery = recover_from_log(log.directory, config_.instance_id,
-                                           static_cast<std::uint16_t>(workload_.max_columns()), target);
+                                           static_cast<std::uint16_t>(workload_.max_columns()), target, first_site_,
+                                           static_cast<std::uint32_t>(config_.run.driver.cpus.size()));
       } else {
         throw std::invalid_argument("recover: " + config_.run.workload + " does not log its writes yet");
       }

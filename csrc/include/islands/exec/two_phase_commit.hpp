@@ -4,7 +4,9 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "islands/common/abort_reason.hpp"
@@ -69,6 +71,24 @@ namespace islands {
 //     locks. So a read-only part keeps its shared locks until the decision (kVoteHeld), and
 //     an occ part with reads validates them again on a validate request, sent once every vote
 //     is in (kVoteRevalidate; FaRM's lock, then validate). The decision is then the moment.
+
+//! Throws std::runtime_error for a message no peer sends: a stray vote or decision, a vote or
+//! fragment whose fields are out of range. Between the instances of one deployment only an
+//! overwritten channel (shared memory scribbled) makes one, so the run stops naming it rather
+//! than act on it.
+//! Whether workload W can tell a part that cannot be its own (it has
+//! `bool valid_part(const std::uint64_t* words, std::size_t n) const`); others are trusted.
+template <class W, class = void>
+struct ValidatesParts : std::false_type {};
+template <class W>
+struct ValidatesParts<W, std::void_t<decltype(std::declval<const W&>().valid_part(nullptr, std::size_t{}))>>
+    : std::true_type {};
+
+[[noreturn]] inline void malformed_message(const Message& in, const std::string& why) {
+  throw std::runtime_error("a malformed message (type " + std::to_string(static_cast<int>(in.type)) + ", txn " +
+                           std::to_string(in.txn_id) + ", from site " + std::to_string(in.source) + "): " + why +
+                           "; its channel was overwritten?");
+}
 
 //! The coordinator's side: fragments out, votes in, the decision logged and sent. Logged in
 //! group commit: early lock release on, its locks go once the decision record is appended
@@ -177,10 +197,14 @@ class TwoPhaseCoordinator {
   //! invariant a stray vote is).
   void on_vote(const Message& in, std::size_t backlog) {
     if (!(in.txn_id == current_ && votes_pending_ > 0 && in.payload.size() == 1)) {
-      throw std::logic_error("a vote for no transaction in flight: txn " + std::to_string(in.txn_id) + " from " +
-                             std::to_string(in.source) + ", current " + std::to_string(current_) + ", pending " +
-                             std::to_string(votes_pending_) + ", last " + std::to_string(last_voted_) + ", backlog " +
-                             std::to_string(backlog));
+      malformed_message(in, "a vote for no transaction in flight: current " + std::to_string(current_) + ", pending " +
+                                std::to_string(votes_pending_) + ", last " + std::to_string(last_voted_) +
+                                ", backlog " + std::to_string(backlog) + ", payload " +
+                                std::to_string(in.payload.size()) + " bytes");
+    }
+    if ((in.payload[0] & ~(kVoteValueMask | kVoteHeld | kVoteRevalidate)) != 0 ||
+        (in.payload[0] & kVoteValueMask) > kVoteReadOnly) {
+      malformed_message(in, "vote byte " + std::to_string(in.payload[0]) + " is no vote");
     }
     last_voted_ = in.txn_id;
     --votes_pending_;
@@ -247,7 +271,11 @@ class TwoPhaseParticipant {
   void on_fragment(Site& site, const Message& in) {
     FragmentFlags flags;
     std::vector<std::uint64_t> keys;
-    ISLANDS_CHECK(decode_fragment(in, flags, keys), "a malformed fragment payload");
+    if (!decode_fragment(in, flags, keys)) malformed_message(in, "a fragment payload of " + std::to_string(in.payload.size()) + " bytes");
+    using W = std::decay_t<decltype(site.workload())>;
+    bool valid = keys.size() <= site.workload().max_part_words();
+    if constexpr (ValidatesParts<W>::value) valid = valid && site.workload().valid_part(keys.data(), keys.size());
+    if (!valid) malformed_message(in, "a fragment of " + std::to_string(keys.size()) + " words that cannot be this instance's");
     std::unique_ptr<TxnContext> ctx = site.new_context();
     ctx->begin(0);
     if (TxnHistory* history = ctx->history()) history->begin(in.txn_id);
@@ -309,7 +337,7 @@ class TwoPhaseParticipant {
   template <class Site>
   void on_validate(Site& site, const Message& in) {
     auto it = prepared_.find(in.txn_id);
-    ISLANDS_CHECK(it != prepared_.end(), "a validate request for no kept fragment");
+    if (it == prepared_.end()) malformed_message(in, "a validate request for no kept fragment");
     TxnContext& ctx = *it->second.ctx;
     AbortReason reason{};
     const bool valid = site.cc().distributed().validate(ctx, reason);
@@ -331,7 +359,10 @@ class TwoPhaseParticipant {
   template <class Site>
   void on_decision(Site& site, const Message& in) {
     auto it = prepared_.find(in.txn_id);
-    ISLANDS_CHECK(it != prepared_.end() && in.payload.size() == 1, "a decision for no prepared fragment");
+    if (it == prepared_.end() || in.payload.size() != 1 || in.payload[0] > 1) {
+      malformed_message(in, "a decision for no prepared fragment (or no decision: " + std::to_string(in.payload.size()) +
+                                " bytes)");
+    }
     TxnContext& ctx = *it->second.ctx;
     ctx.set_clock(site.clock());  // the worker's clock now, not when it prepared
     LogWriter* const log = site.log();

@@ -38,6 +38,9 @@ class WorkerTransport {
     while (ring < 4 * tc.max_message_bytes) ring *= 2;
     tc.ring_bytes = ring;
     tc.attach_timeout_ms = config.attach_timeout_ms;
+    // Peers of one deployment send only well-formed records: a malformed one is an overwritten
+    // channel, and dropping it would lose a message (a vote, a shutdown) and stall the run.
+    tc.strict = true;
     endpoint_ = make_transport(config.transport, tc);
     if (config.message_delay_us > 0 && !config.site_sockets.empty()) {
       delay_ticks_ = static_cast<std::uint64_t>(config.message_delay_us * 1000 / CycleClock::ns_per_tick());

@@ -24,6 +24,9 @@ struct RecoveryStats {
   std::string tail_note;              //!< empty, or what was cut from a torn or truncated tail
   std::uint64_t snapshot_rows = 0;    //!< rows loaded from the checkpoint snapshot (0: none)
   std::uint64_t snapshot_lsn = 0;     //!< the LSN the snapshot covers up to (older records are skipped)
+  std::uint32_t snapshot_epoch = 0;   //!< the epoch of the run whose checkpoint the snapshot is (0: none)
+  std::uint64_t acknowledged = 0;     //!< commits acks-<site>.bin says were acknowledged that the log must hold
+  std::uint64_t acknowledged_recovered = 0;  //!< how many of those the log holds (always all: fewer is refused)
   double seconds = 0;                 //!< time recovery took
 };
 
@@ -53,7 +56,23 @@ struct RedoTarget {
 //! none means abort: presumed abort). `columns` is the run's widest row (a log written by
 //! another configuration is refused). Throws std::runtime_error for a corrupt log (with LSN and
 //! offset) or a log that does not fit the data (a row `redo` cannot hold, other columns).
+//!
+//! Lost commits are refused too, as far as they can be told. A log that starts after LSN 0
+//! follows a checkpoint: without its snapshot every commit before it would be lost. And when
+//! the instance's sites [first_site, first_site + sites) kept acknowledgement files
+//! (acks-<site>.bin, log.record_acks), every commit they list that the snapshot does not
+//! cover (its epoch is after the snapshot's: a checkpoint is taken with no transaction
+//! running, after every acknowledgement of its run) must be a commit or coordinator decision
+//! in this log, and so must the prepare record of each of its parts of a distributed commit
+//! that some site acknowledged (a peer's coordinator decision naming this instance; read from
+//! the peers' logs, instance-0.log on, and every acks-*.bin in the directory): one missing
+//! is a log cut at a record boundary, or replaced by an older one,
+//! which no checksum shows. Without acknowledgement files such a cut after the last record
+//! anyone saw cannot be told from a run that committed less: no write-ahead log can.
 RecoveryStats recover_from_log(const std::string& directory, std::uint32_t instance, std::uint16_t columns,
-                               const RedoTarget& target);
+                               const RedoTarget& target, std::uint32_t first_site = 0, std::uint32_t sites = 0);
+
+//! Path of the acknowledgement file of site `site` in `directory` (log.record_acks).
+std::string ack_file_path(const std::string& directory, std::uint32_t site);
 
 }  // namespace islands

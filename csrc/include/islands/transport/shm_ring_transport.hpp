@@ -67,6 +67,10 @@ class ShmRingTransport final : public Transport {
   void unmap_all() noexcept;
   // Points watches_ at where each inbound ring's next record will appear.
   void refresh_watches();
+  // "ring <path> from peer instance <src>" (error messages).
+  std::string inbound_name(std::uint32_t src) const {
+    return "ring " + inbound_[src].path + " from peer instance " + std::to_string(src);
+  }
 
   RunDirectory directory_;
   std::vector<Mapping> inbound_;   // indexed by source instance (own slot unused)

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -158,6 +159,15 @@ class Transport {
   void count_malformed(DecodeStatus reason) {
     ++stats_.malformed;
     ++stats_.malformed_by_reason[static_cast<std::size_t>(reason)];
+  }
+  //! Counts a rejected record from `channel` (named in the message: "ring <path> from peer
+  //! instance 3"); with config.strict throws std::runtime_error naming it and the reason.
+  void reject_record(DecodeStatus reason, const std::string& channel) {
+    count_malformed(reason);
+    if (config_.strict) {
+      throw std::runtime_error(std::string(name()) + " transport: " + channel + " is malformed: a record failed (" +
+                               decode_status_name(reason) + "); it was overwritten, and dropping it would lose a message");
+    }
   }
 
   TransportConfig config_;

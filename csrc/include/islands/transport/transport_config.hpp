@@ -27,6 +27,12 @@ struct TransportConfig {
   //! How long setup waits for a peer's socket or ring file to appear before failing with an
   //! error naming the peer and the path.
   std::uint32_t attach_timeout_ms = 10000;
+  //! A malformed record is an error (poll throws std::runtime_error naming the channel and
+  //! the reason) instead of being counted and dropped. For the endpoints of one deployment,
+  //! which only ever send each other well-formed records: there a malformed one means the
+  //! channel was overwritten, and dropping it would lose a message (a vote, a shutdown) and
+  //! stall the run.
+  bool strict = false;
 };
 
 //! Smallest ring_bytes accepted.

@@ -220,6 +220,19 @@ class MicroWorkload {
   bool part_updates(const std::uint64_t* words, std::size_t n) const {
     return config_.update && !(n > 0 && (words[0] & kReadOnly));
   }
+  //! Whether a part another instance sent (a 2PC fragment) can be this instance's: every key
+  //! is one of its sites' rows, and all or none carry kReadOnly. A key out of range would
+  //! otherwise reach the index (an overwritten message; see exec/two_phase_commit.hpp).
+  bool valid_part(const std::uint64_t* words, std::size_t n) const {
+    const std::uint64_t first = std::uint64_t{first_site_} * config_.rows_per_site;
+    const std::uint64_t end = first + std::uint64_t{sites_} * config_.rows_per_site;
+    const std::uint64_t mark = n > 0 ? words[0] & kReadOnly : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t key = words[i] & ~kReadOnly;
+      if ((words[i] & kReadOnly) != mark || key < first || key >= end) return false;
+    }
+    return true;
+  }
   //! Most words a part can hold (sizes fragments).
   std::size_t max_part_words() const { return config_.rows_per_txn; }
   //! Rows a committed transaction updated (statistics).
