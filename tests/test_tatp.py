@@ -11,11 +11,11 @@ from islands.execution.consistency import verify
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import TATP_TRANSACTIONS, DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.machine.placement import plan_deployment
+from suite_marks import cc_and_transport, two_cpus
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")
-two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
 def tatp(
@@ -65,18 +65,7 @@ def test_standard_mix_in_one_instance_keeps_references(cc, n, policy, index):
 
 # none over unix and 2pl over shm: each scheme and each transport once; the other two pairs, slow.
 @two_cpus
-@pytest.mark.parametrize(
-    "cc, transport",
-    [
-        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if kept else pytest.mark.slow)
-        for cc, transport, kept in (
-            ("none", "unix", True),
-            ("none", "shm", False),
-            ("2pl", "unix", False),
-            ("2pl", "shm", True),
-        )
-    ],
-)
+@pytest.mark.parametrize("cc, transport", cc_and_transport(("none", "unix"), ("2pl", "shm")))
 def test_standard_mix_per_core_keeps_references(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(deployment, tatp(cpus=CPUS[:2], cc=cc, lock_policy="no_wait"), transport=transport)

@@ -13,11 +13,11 @@ from islands.execution.consistency import verify
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpcbConfig
 from islands.machine.placement import plan_deployment
+from suite_marks import cc_and_transport, two_cpus
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")
-two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
 def tpcb(
@@ -81,18 +81,7 @@ def test_one_instance_keeps_balances(cc, cpus, policy, index):
 
 # none over unix and 2pl over shm: each scheme and each transport once; the other two pairs, slow.
 @two_cpus
-@pytest.mark.parametrize(
-    "cc, transport",
-    [
-        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if kept else pytest.mark.slow)
-        for cc, transport, kept in (
-            ("none", "unix", True),
-            ("none", "shm", False),
-            ("2pl", "unix", False),
-            ("2pl", "shm", True),
-        )
-    ],
-)
+@pytest.mark.parametrize("cc, transport", cc_and_transport(("none", "unix"), ("2pl", "shm")))
 def test_instances_keep_balances_across_2pc(transport, cc):
     deployment = plan_deployment(TOPOLOGY, "per-core", cpus=CPUS[:2])
     result = run_deployment(

@@ -21,11 +21,11 @@ from islands.execution.consistency import verify
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.machine.placement import plan_deployment
+from suite_marks import cc_and_transport, two_cpus
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")
-two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
 def tpcc(
@@ -100,16 +100,6 @@ def assert_consistent(result) -> None:
     # Payments move money from balance to YTD payment; deliveries add their lines' amounts.
     assert c["customer_balance_plus_ytd"] == c["delivered_order_line_amount"]
     assert result.commits == sum(result.commits_by_type.values())
-
-
-def cc_and_transport(*kept: tuple[str, str]) -> list:
-    """(cc, transport) pairs of none and 2pl over both transports: those `kept` in the default
-    suite, the others slow."""
-    return [
-        pytest.param(cc, transport, id=f"{cc}-{transport}", marks=() if (cc, transport) in kept else pytest.mark.slow)
-        for cc in ("none", "2pl")
-        for transport in ("unix", "shm")
-    ]
 
 
 # Each index alone and contended (under one lock policy each); the other policy per index, slow.

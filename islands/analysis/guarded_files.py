@@ -13,6 +13,7 @@ import os
 import shutil
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "check_directory",
     "make_directory",
     "read_regular",
+    "replace_by_rename",
     "remove_created",
     "write_by_rename",
 ]
@@ -120,16 +122,31 @@ def read_regular(path: str | Path, what: str = "file", limit: int = 1 << 30) -> 
 def write_by_rename(path: str | Path, data: bytes | str, mode: int = 0o644) -> None:
     """Writes ``data`` to a new temporary file beside ``path`` and renames it into place: a
     link planted at ``path`` is replaced, never written through."""
-    path = Path(path)
     payload = data.encode() if isinstance(data, str) else data
+    replace_by_rename(path, lambda tmp: Path(tmp).write_bytes(payload), mode)
+
+
+def replace_by_rename(path: str | Path, write: Callable[[str], object], mode: int = 0o644) -> None:
+    """Calls ``write(tmp)`` on a new temporary dot-file beside ``path``, flushes it to disk,
+    gives it ``mode`` and renames it into place, then flushes the directory: a reader sees the
+    whole file or none, and a link planted at ``path`` is replaced, never written through."""
+    path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(payload)
-            out.flush()
-            os.fsync(out.fileno())
+        write(tmp)
+        with open(tmp, "rb") as f:
+            os.fsync(f.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    try:  # the rename itself survives a power cut only once the directory is flushed
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass

@@ -21,14 +21,13 @@ import io
 import json
 import os
 import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory, read_regular
+from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory, read_regular, replace_by_rename
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -38,30 +37,6 @@ ROWS_DIR = "rows"
 MANIFEST_FILE = "manifest.json"
 #: Permission bits of every result file: the owner writes, everyone reads.
 FILE_MODE = 0o644
-
-
-def _atomic_write(path: Path, write: Any) -> None:
-    """Calls write(file_path) on a temporary dot-file beside `path`, flushes it to disk, makes
-    it mode 0644 and renames it into place (a reader sees the whole file or none)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        with open(tmp, "rb") as f:
-            os.fsync(f.fileno())
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    try:  # the rename itself survives a power cut only once the directory is flushed
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
 
 
 def results_directory(directory: str | Path) -> Path:
@@ -121,7 +96,7 @@ class ResultStore:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Replaces the manifest atomically."""
         text = json.dumps(manifest, indent=2, sort_keys=True, default=str)
-        _atomic_write(self.manifest_path, lambda tmp: Path(tmp).write_text(text))
+        replace_by_rename(self.manifest_path, lambda tmp: Path(tmp).write_text(text), FILE_MODE)
 
     def parts(self) -> list[Path]:
         """The part files in the order they were written (temporary dot-files left out)."""
@@ -172,5 +147,5 @@ class ResultStore:
         make_directory(self.parts_dir, DIRECTORY_MODE, "rows directory")
         # Names sort in the order written; the random part keeps concurrent writers apart.
         path = self.parts_dir / f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
-        _atomic_write(path, lambda tmp: new.to_parquet(tmp, index=False))
+        replace_by_rename(path, lambda tmp: new.to_parquet(tmp, index=False), FILE_MODE)
         return path
