@@ -60,6 +60,8 @@ class Point:
     cpu_measured: float = float("nan")
     #: the share of the machine's CPU time other processes used during the run (NaN: unknown)
     other_cpu_share: float = float("nan")
+    #: each repetition's throughput (``measured`` is their mean); empty for a single run
+    repetitions: tuple[float, ...] = ()
 
     @property
     def curve(self) -> tuple[Any, ...]:
@@ -208,14 +210,17 @@ def errors_by_kind(points: Sequence[Point], topology: Topology, parameters: Para
 
 
 def load_points(path: str) -> list[Point]:
-    """Measured points from a JSON file (``benchmarks/model_validation.py --points``: a list of
-    ``{figure, deployment, workload: {...}, transport, measured, ...}``); ``ValueError`` naming
-    the file and what is wrong."""
+    """Measured points from a JSON file: a list of ``{figure, deployment, workload: {...},
+    transport, measured, ...}`` (``benchmarks/model_validation.py --points``) or a points file
+    with its machine (``{"machine": {...}, "points": [...]}``, :mod:`islands.model.loo_points`);
+    ``ValueError`` naming the file and what is wrong."""
     import json
     from pathlib import Path
 
     try:
         data = json.loads(Path(path).read_text())
+        if isinstance(data, dict):
+            data = data["points"]
         return [
             Point(
                 d["figure"],
@@ -225,6 +230,7 @@ def load_points(path: str) -> list[Point]:
                 float(d["measured"]),
                 float(d.get("cpu_measured", float("nan"))),
                 float(d.get("other_cpu_share", float("nan"))),
+                tuple(float(r) for r in d.get("repetitions", ())),
             )
             for d in data
         ]
