@@ -6,7 +6,7 @@ machine's description and the load during the runs, and prints the leave-one-out
 the others predicts it; per figure the median and max relative error, and each point's
 verdict against the 15% tolerance or its own 95% interval where that is wider.
 
-About 10 minutes of runs on 2 cores. Run again, the sweeps resume (``--fresh`` starts over).
+About 15 minutes of runs on 2 cores. Run again, the sweeps resume (``--fresh`` starts over).
 Prints; asserts nothing (``tests/test_model_loo.py`` checks the shipped file).
 
     python benchmarks/model_loo_points.py [--out tests/fixtures/model_loo_points.json]
@@ -38,18 +38,21 @@ EXPERIMENTS = ROOT / "experiments" / "model-loo"
 FILES = ("fig11", "fig14", "fig22-tpcb", "fig22-payment", "fig22-new-order", "fig23", "fig24")
 
 
-def run_sweeps(results: Path, fresh: bool) -> dict[str, tuple[float, float]]:
-    """Runs every file's sweep into ``results/<stem>``; the 1-minute load average before and
-    after each."""
-    loads = {}
+def run_sweeps(results: Path, fresh: bool) -> dict[str, dict[str, float]]:
+    """Runs every file's sweep into ``results/<stem>``; the 1-minute load average and this
+    VM's cross-core round trip (it changes when the host moves the vCPUs) before and after
+    each."""
+    from islands.measure.system_state import cross_core_round_trip
+
+    sweeps = {}
     for stem in FILES:
-        before = os.getloadavg()[0]
+        before = {"load_before": os.getloadavg()[0], "trip_ns_before": cross_core_round_trip()[0]}
         cmd = [sys.executable, "-m", "islands", "sweep", str(EXPERIMENTS / f"{stem}.toml")]
         cmd += ["--out", str(results / stem), "--no-progress"] + (["--fresh"] if fresh else [])
-        print(f"sweep {stem} (load {before:.2f})", file=sys.stderr, flush=True)
+        print(f"sweep {stem} ({before})", file=sys.stderr, flush=True)
         subprocess.run(cmd, check=True, cwd=ROOT)
-        loads[stem] = (before, os.getloadavg()[0])
-    return loads
+        sweeps[stem] = {**before, "load_after": os.getloadavg()[0], "trip_ns_after": cross_core_round_trip()[0]}
+    return sweeps
 
 
 def collect(results: Path) -> tuple[list[Point], dict[str, float]]:
@@ -95,14 +98,18 @@ def machine() -> dict[str, str]:
     }
 
 
-def write(path: Path, points: list[Point], load: dict[str, float], measured_utc: str) -> None:
-    """The points file: the machine, the date, the load and the points (repetitions kept)."""
+def write(
+    path: Path, points: list[Point], load: dict[str, float], measured_utc: str, sweeps: dict[str, dict[str, float]]
+) -> None:
+    """The points file: the machine, the date, the load (and, where this run measured them,
+    each sweep's load and cross-core trip before and after) and the points (repetitions kept)."""
     data = {
         "about": "Leave-one-out points of the Islands model (issue 32): benchmarks/model_loo_points.py",
         "machine": machine(),
         "measured_utc": measured_utc,
         "experiments": [f"experiments/model-loo/{s}.toml" for s in FILES],
         "load": load,
+        "sweeps": sweeps,
         "points": [
             {
                 "figure": p.figure,
@@ -156,11 +163,10 @@ def main() -> None:
         report(load_points(args.points))
         return
     results = Path(args.results)
-    if not args.no_measure:
-        run_sweeps(results, args.fresh)
+    sweeps = {} if args.no_measure else run_sweeps(results, args.fresh)
     points, load = collect(results)
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%MZ")
-    write(Path(args.out), points, load, stamp)
+    write(Path(args.out), points, load, stamp, sweeps)
     print(f"points: {args.out} ({len(points)}; load average median {load['load_avg_1m_median']:.2f})")
     report(points)
 

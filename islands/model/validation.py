@@ -29,7 +29,7 @@ from islands.machine.topology import Topology
 from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighted, linear_throughput
 from islands.model.parameters import Parameters
 from islands.model.predict import predict
-from islands.model.workload_spec import ModelWorkload, participants
+from islands.model.workload_spec import ModelWorkload
 
 __all__ = [
     "Point",
@@ -120,46 +120,17 @@ def leave_one_out_components(points: Sequence[Point], topology: Topology) -> dic
     with the uniform, cache-resident ones, so their error is what the model misses there. The
     unknowns ``L``, ``R`` and ``D`` are fitted by least squares on relative error to every other
     point (across figures: a TPC-B point borrows ``D`` from the microbenchmark's curves) and
-    predict the one left out. A point whose unknown no other point constrains is skipped.
-    Returns ``{figure: {"loo-components": median error, "n": predicted, "skipped": count}}``."""
-    import numpy as np
+    predict the one left out (:func:`islands.model.leave_one_out.loo_predictions`). A point
+    whose unknown no other point constrains is skipped. Returns ``{figure: {"loo-components":
+    median error, "n": predicted, "skipped": count}}``."""
+    from islands.model.leave_one_out import loo_predictions
 
-    rows: list[dict[str, float]] = []
-    costs: list[float] = []
-    for pt in points:
-        deployment = plan_deployment(topology, pt.deployment)
-        sizes = [len(c) for c in deployment.instances]
-        p_dist, m = participants(pt.workload, sizes, 0)
-        q = pt.workload.multisite_share * p_dist
-        w = pt.workload
-        row = {f"L|{w.kind}|{w.logs}|{pt.deployment}": 1.0}
-        if w.family == "micro":
-            row[f"R|{w.kind}|{w.logs}|{pt.deployment}"] = float(w.rows)
-        if q > 0:
-            row[f"D|{pt.transport}|{pt.workload.op}"] = q * m
-        rows.append(row)
-        costs.append(deployment.n_cpus / pt.measured * 1e6)
-    names = sorted({k for r in rows for k in r})
-    a = np.array([[r.get(n, 0.0) for n in names] for r in rows])
-    c = np.array(costs)
     errors: dict[str, list[float]] = {}
     skipped: dict[str, int] = {}
-    for i, pt in enumerate(points):
-        keep = np.arange(len(points)) != i
-        # Predictable only where the other points pin down this point's combination of
-        # unknowns (its row lies in their row space): a 4-row point is not, when every other
-        # point of its deployment has 10 rows.
-        y, *_ = np.linalg.lstsq(a[keep].T, a[i], rcond=None)
-        if float(np.linalg.norm(a[keep].T @ y - a[i])) > 1e-6 * max(float(np.linalg.norm(a[i])), 1.0):
+    for pt, predicted in zip(points, loo_predictions(points, topology)):
+        if predicted != predicted:
             skipped[pt.figure] = skipped.get(pt.figure, 0) + 1
             continue
-        w = 1.0 / c[keep]  # relative error: each point weighs by its own size
-        x, *_ = np.linalg.lstsq(a[keep] * w[:, None], c[keep] * w, rcond=None)
-        predicted_cost = float(a[i] @ x)
-        if predicted_cost <= 0:
-            skipped[pt.figure] = skipped.get(pt.figure, 0) + 1
-            continue
-        predicted = plan_deployment(topology, pt.deployment).n_cpus / predicted_cost * 1e6
         errors.setdefault(pt.figure, []).append(abs(predicted - pt.measured) / pt.measured)
     figures = dict.fromkeys(pt.figure for pt in points)
     return {
