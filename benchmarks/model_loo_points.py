@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import datetime
 import json
 import os
 import platform
@@ -55,12 +54,14 @@ def run_sweeps(results: Path, fresh: bool) -> dict[str, dict[str, float]]:
     return sweeps
 
 
-def collect(results: Path) -> tuple[list[Point], dict[str, float]]:
-    """The points of every sweep's rows, and the runs' load: the median and range of the
-    1-minute load average and of other processes' CPU share over all rows."""
+def collect(results: Path) -> tuple[list[Point], dict[str, float], str]:
+    """The points of every sweep's rows, the runs' load (the median and range of the 1-minute
+    load average and of other processes' CPU share over all rows) and the first and last
+    run's time (UTC)."""
     points: list[Point] = []
     loads: list[float] = []
     others: list[float] = []
+    stamps: list[str] = []
     for stem in FILES:
         store = ResultStore(results / stem)
         rows = store.rows()
@@ -68,6 +69,7 @@ def collect(results: Path) -> tuple[list[Point], dict[str, float]]:
         points += points_from_rows(rows, figure)
         loads += [float(x) for x in rows["system.load_avg_1m"].dropna()]
         others += [float(x) for x in rows["system.other_cpu_share"].dropna()]
+        stamps += [str(x) for x in rows["metadata.timestamp_utc"].dropna()]
     load = {
         "runs": float(len(loads)),
         "load_avg_1m_median": statistics.median(loads),
@@ -75,7 +77,7 @@ def collect(results: Path) -> tuple[list[Point], dict[str, float]]:
         "other_cpu_share_median": statistics.median(others),
         "other_cpu_share_max": max(others),
     }
-    return points, load
+    return points, load, f"{min(stamps)} to {max(stamps)}"
 
 
 def machine() -> dict[str, str]:
@@ -99,10 +101,16 @@ def machine() -> dict[str, str]:
 
 
 def write(
-    path: Path, points: list[Point], load: dict[str, float], measured_utc: str, sweeps: dict[str, dict[str, float]]
+    path: Path,
+    points: list[Point],
+    load: dict[str, float],
+    measured_utc: str,
+    sweeps: dict[str, dict[str, float]],
+    note: str = "",
 ) -> None:
     """The points file: the machine, the date, the load (and, where this run measured them,
-    each sweep's load and cross-core trip before and after) and the points (repetitions kept)."""
+    each sweep's load and cross-core trip before and after), a note on how the runs went and
+    the points (repetitions kept)."""
     data = {
         "about": "Leave-one-out points of the Islands model (issue 32): benchmarks/model_loo_points.py",
         "machine": machine(),
@@ -110,6 +118,7 @@ def write(
         "experiments": [f"experiments/model-loo/{s}.toml" for s in FILES],
         "load": load,
         "sweeps": sweeps,
+        "note": note,
         "points": [
             {
                 "figure": p.figure,
@@ -158,15 +167,15 @@ def main() -> None:
     parser.add_argument("--fresh", action="store_true", help="start the sweeps over")
     parser.add_argument("--no-measure", action="store_true", help="collect the sweeps' rows already there")
     parser.add_argument("--points", default=None, help="only print the table of a points file")
+    parser.add_argument("--note", default="", help="how the runs went, written into the points file")
     args = parser.parse_args()
     if args.points:
         report(load_points(args.points))
         return
     results = Path(args.results)
     sweeps = {} if args.no_measure else run_sweeps(results, args.fresh)
-    points, load = collect(results)
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%MZ")
-    write(Path(args.out), points, load, stamp, sweeps)
+    points, load, stamp = collect(results)
+    write(Path(args.out), points, load, stamp, sweeps, args.note)
     print(f"points: {args.out} ({len(points)}; load average median {load['load_avg_1m_median']:.2f})")
     report(points)
 
