@@ -37,7 +37,7 @@ from islands.machine.placement import plan_deployment
 from islands.machine.topology import Topology
 from islands.model.fragment_overlap import overlap
 from islands.model.hold_conflicts import blocking_us
-from islands.model.validation import Point
+from islands.model.measured_point import Point
 from islands.model.workload_spec import participants
 
 __all__ = [

@@ -21,12 +21,13 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from islands.analysis.verdicts import model_ratio_words
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import Topology
 from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighted, linear_throughput
+from islands.model.leave_one_out import loo_predictions
+from islands.model.measured_point import Point
 from islands.model.parameters import Parameters
 from islands.model.predict import predict
 from islands.model.workload_spec import ModelWorkload
@@ -43,31 +44,6 @@ __all__ = [
     "ratio_interval",
     "skew_trends",
 ]
-
-
-@dataclass(frozen=True)
-class Point:
-    """One measured point: ``figure`` it belongs to, ``deployment`` spec on this machine,
-    workload, transport and measured throughput (txn/s), wall-clock and by CPU time."""
-
-    figure: str
-    deployment: str
-    workload: ModelWorkload
-    transport: str
-    measured: float
-    #: workers x commits / the workers' CPU time: the throughput had no other process taken
-    #: the cores (meaningful where workers never wait: local transactions, unlogged)
-    cpu_measured: float = float("nan")
-    #: the share of the machine's CPU time other processes used during the run (NaN: unknown)
-    other_cpu_share: float = float("nan")
-    #: each repetition's throughput (``measured`` is their mean); empty for a single run
-    repetitions: tuple[float, ...] = ()
-
-    @property
-    def curve(self) -> tuple[Any, ...]:
-        """The curve it lies on: everything but the multisite share."""
-        w = self.workload
-        return (self.figure, self.deployment, w.kind, w.rows, w.rows_per_site, self.transport)
 
 
 def _linear_fit(ps: Sequence[float], ts: Sequence[float]) -> tuple[float, float]:
@@ -123,8 +99,6 @@ def leave_one_out_components(points: Sequence[Point], topology: Topology) -> dic
     predict the one left out (:func:`islands.model.leave_one_out.loo_predictions`). A point
     whose unknown no other point constrains is skipped. Returns ``{figure: {"loo-components":
     median error, "n": predicted, "skipped": count}}``."""
-    from islands.model.leave_one_out import loo_predictions
-
     errors: dict[str, list[float]] = {}
     skipped: dict[str, int] = {}
     for pt, predicted in zip(points, loo_predictions(points, topology)):
