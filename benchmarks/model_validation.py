@@ -45,6 +45,7 @@ from islands.model.validation import (
     Point,
     leave_one_out,
     leave_one_out_components,
+    load_points,
     paper_trends,
     prediction_errors,
     skew_trends,
@@ -207,18 +208,7 @@ def main() -> None:
                 load = f", other processes' CPU share median {shares.median():.0%}" if shares is not None else ""
                 print(f"measured points: {directory} ({figure}, {len(rows)} rows{load})")
         elif args.points and Path(args.points).exists():
-            points = [
-                Point(
-                    d["figure"],
-                    d["deployment"],
-                    ModelWorkload(**d["workload"]),
-                    d["transport"],
-                    d["measured"],
-                    d.get("cpu_measured", float("nan")),
-                    d.get("other_cpu_share", float("nan")),
-                )
-                for d in json.loads(Path(args.points).read_text())
-            ]
+            points = load_points(args.points)
             print(f"measured points: {args.points} ({len(points)})")
         else:
             points = measure(args.duration, figures)

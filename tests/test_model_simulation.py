@@ -30,7 +30,7 @@ def test_simulation_is_the_closed_form_without_waiting(machine, deployment, mult
     topology = fixture(machine)
     params = hand_parameters()
     workload = ModelWorkload("micro-read", rows=10, multisite=multisite)
-    closed = predict(topology, deployment, workload, params)
+    closed = predict(topology, deployment, workload, params, coordinator_share=CLOSED["coordinator_share"])
     sim = simulate_deployment(topology, deployment, workload, params, duration_us=20_000, **CLOSED)
     assert sim.abort_rate == 0.0  # reads take shared locks: nothing conflicts
     assert sim.throughput == pytest.approx(closed.throughput, rel=0.04)

@@ -146,6 +146,7 @@ VERDICT_CALLS = {
     "model_winner",
     "model_claim_words",
     "model_ratio_words",
+    "model_error_words",
 }
 
 

@@ -26,6 +26,9 @@ The rules, each one a function:
   draws or "one draw: no interval" (:func:`model_ratio_words`);
 - a deployment the model predicts fastest is named only when the interval of its ratio to the
   runner-up over the parameters' draws excludes 1 (:func:`model_winner`);
+- a prediction against a measured point is "within" the tolerance only by its error, or by
+  the measured mean's 95% interval where that is wider than the tolerance, saying which
+  (:func:`model_error_words`);
 - a question answered by repetitions is "conclusive" when the compared ratio's interval
   excludes 1 or is narrower than the precision asked for (:func:`conclusive`).
 
@@ -52,6 +55,8 @@ __all__ = [
     "event_words",
     "half_width",
     "model_claim_words",
+    "model_error_case",
+    "model_error_words",
     "model_ratio_words",
     "model_trend_words",
     "model_winner",
@@ -280,6 +285,38 @@ def model_winner(top: str, second: str, value: float, low: float, high: float, l
     if not (low == low and high == high) or low <= 1.0 <= high:
         return Verdict(f"{top} and {second} {NOT_DISTINGUISHABLE} by the model: {numbers}", False)
     return Verdict(f"{top}, {numbers} {second}", True)
+
+
+def model_error_case(error: float, tolerance: float, half_width: float = math.nan) -> str:
+    """Which case a prediction's relative ``error`` against a measured mean falls in:
+    ``"error"`` (≤ ``tolerance``), ``"interval"`` (above it, but the measured mean's 95%
+    interval is wider than the tolerance: ``half_width`` relative to the mean, so the
+    measurement cannot tell), ``"outside"``, or ``"not predicted"`` (``error`` NaN)."""
+    if error != error:
+        return "not predicted"
+    if error <= tolerance:
+        return "error"
+    if half_width == half_width and half_width > tolerance:
+        return "interval"
+    return "outside"
+
+
+def model_error_words(error: float, tolerance: float, half_width: float = math.nan) -> Verdict:
+    """A prediction against a measured point (:func:`model_error_case`): ``within 15% (error
+    8.1%; measured ±3.0%)``, ``within the measurement's interval (error 18%; measured ±22%,
+    wider than 15%)``, ``outside 15% (error 23%; measured ±6.0%)`` or ``not predicted``.
+    The measured ± is the 95% interval of its mean over repetitions ("one run" without)."""
+    case = model_error_case(error, tolerance, half_width)
+    measured = f"measured ±{half_width:.1%}" if half_width == half_width else "measured once: no interval"
+    if case == "not predicted":
+        return Verdict("not predicted (no other point fixes its costs)", False)
+    if case == "error":
+        return Verdict(f"within {tolerance:.0%} (error {error:.1%}; {measured})", True)
+    if case == "interval":
+        return Verdict(
+            f"within the measurement's interval (error {error:.1%}; {measured}, wider than {tolerance:.0%})", True
+        )
+    return Verdict(f"outside {tolerance:.0%} (error {error:.1%}; {measured})", True)
 
 
 def model_ratio_words(value: float, low: float = math.nan, high: float = math.nan, level: str = "10-90%") -> str:

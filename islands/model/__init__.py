@@ -11,7 +11,9 @@ form leaves out, and the advisor built on them.
   composed by :mod:`~islands.model.cost_composition`;
 - :mod:`~islands.model.machine_profile`: other machines' hardware costs (the papers');
 - :mod:`~islands.model.workload_spec`: a workload as the model sees it;
-- :mod:`~islands.model.predict`: ``predict(topology, deployment, workload)``;
+- :mod:`~islands.model.predict`: ``predict(topology, deployment, workload)``, with rows held
+  through two-phase commit (:mod:`~islands.model.hold_conflicts`) and fragments served while a
+  worker waits for its votes (:mod:`~islands.model.fragment_overlap`);
 - :mod:`~islands.model.simulation`: ``simulate_deployment(...)`` (simpy), with clients routed to
   their home row's instance (:mod:`~islands.model.routing`);
 - :mod:`~islands.model.calibration`: the parameters derived from calibration samples (the runs:
@@ -22,7 +24,10 @@ form leaves out, and the advisor built on them.
 - :mod:`~islands.model.paper_claims`: paper 000's numbers beside the model's (``--claims``);
 - :mod:`~islands.model.deployment_map`: which deployment wins as engine speed and round trip
   vary (``--map``);
-- :mod:`~islands.model.validation`: leave-one-out errors and the papers' trends;
+- :mod:`~islands.model.validation`: errors on measured points
+  (:mod:`~islands.model.measured_point`) and the papers' trends;
+- :mod:`~islands.model.leave_one_out`: each measured point predicted from all the others, with
+  its repetitions' interval (``benchmarks/model_loo_points.py``);
 - :mod:`~islands.model.paper_shapes`: what paper 000 reported for each figure, as data;
 - :mod:`~islands.model.figure_axes`: paper 000's figures as the model sees them, and sweep
   rows as measured points (drawn by :mod:`islands.plots.model_figures`).

@@ -274,10 +274,11 @@ def _workload_of(row: Any) -> ModelWorkload | None:
 
 def points_from_rows(rows: Any, figure: str) -> list[Point]:
     """The measured points of a sweep's rows (``ResultStore.rows()``, a DataFrame): the mean
-    throughput over repetitions of each deployment, workload and transport (a single
+    throughput over repetitions of each deployment, workload and transport, with each
+    repetition's throughput and the median share of CPU time other processes took (a single
     instance's transport is ``unix``: it sends no messages). Rows of workloads the model does
     not know, or without a positive throughput, are left out."""
-    groups: dict[tuple[str, ModelWorkload, str], list[float]] = {}
+    groups: dict[tuple[str, ModelWorkload, str], list[tuple[float, float]]] = {}
     for _, row in rows.iterrows():
         workload = _workload_of(row)
         tps = float(row.get("throughput_tps", math.nan))
@@ -285,10 +286,14 @@ def points_from_rows(rows: Any, figure: str) -> list[Point]:
             continue
         label = str(row["deployment.label"])
         transport = str(row["transport"]) if int(row["deployment.n_instances"]) > 1 else "unix"
-        groups.setdefault((label, workload, transport), []).append(tps)
-    return [
-        Point(figure, label, workload, transport, sum(ts) / len(ts))
-        for (label, workload, transport), ts in sorted(
-            groups.items(), key=lambda kv: (kv[0][0], kv[0][2], repr(kv[0][1]))
-        )
-    ]
+        other = row.get("system.other_cpu_share", math.nan)
+        groups.setdefault((label, workload, transport), []).append((tps, math.nan if other is None else float(other)))
+    out = []
+    for (label, workload, transport), runs in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][2], repr(kv[0][1]))
+    ):
+        ts = tuple(t for t, _ in runs)
+        others = sorted(o for _, o in runs if o == o)
+        other = others[len(others) // 2] if others else math.nan
+        out.append(Point(figure, label, workload, transport, sum(ts) / len(ts), math.nan, other, ts))
+    return out

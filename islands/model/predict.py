@@ -10,7 +10,10 @@ worker spends per committed transaction, in microseconds::
   ``cc`` ``none`` for a single-threaded instance, ``2pl`` otherwise (the sweeps' ``cc = auto``);
 - ``contention``: ``exec * contention_per_thread * (n - 1) * a``, ``a`` the mean over pairs of
   the instance's threads of how much dearer a cache line is between them than within a socket
-  (:meth:`~islands.model.machine_profile.MachineProfile.line_ratio` of their NUMA distance);
+  (:meth:`~islands.model.machine_profile.MachineProfile.line_ratio` of their NUMA distance),
+  plus, for distributed updates, the time local transactions wait on rows other instances'
+  transactions hold through two-phase commit (:mod:`islands.model.hold_conflicts`: TPC-B's
+  10 tellers per branch, paper 000 Sec 8.1);
 - ``remote_memory``: ``exec * memory.share * (r - 1)``, ``r`` the mean over (thread, data site)
   pairs of the NUMA distance / 10 (the table's relative latency; sites are loaded by their
   owners, so a thread's data sits on the instance's nodes in proportion to its CPUs);
@@ -26,7 +29,8 @@ worker spends per committed transaction, in microseconds::
   expected instances it involves (:func:`islands.model.workload_spec.participants`) and
   ``communication`` = ``speed * distr.<transport>.<op>.participant_us`` plus, per message (2
   for reads, 4 for updates), :data:`LINES_PER_MESSAGE` lines moved at the target's extra
-  cost for the distance between the two instances.
+  cost for the distance between the two instances, less the participant's work on fragments
+  that arrive while the worker waits for its own votes (:mod:`islands.model.fragment_overlap`).
 
 ``speed`` is the calibrated machine's clock over the target's (1 on the machine itself). The
 instance's throughput is ``n / t``, but at most its log's throughput limit: one log per
@@ -58,6 +62,8 @@ import numpy as np
 
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import Topology
+from islands.model.fragment_overlap import COORDINATOR_SHARE, overlap
+from islands.model.hold_conflicts import blocking_us
 from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters
 from islands.model.workload_spec import ModelWorkload, participants
@@ -262,14 +268,18 @@ def predict(
     profile: MachineProfile | str | None = None,
     samples: int = SAMPLES,
     seed: int = 0,
+    coordinator_share: float = COORDINATOR_SHARE,
 ) -> Prediction:
     """Predicted throughput of ``deployment`` (a :class:`~islands.machine.placement.Deployment` or a
     spec :func:`~islands.machine.placement.plan_deployment` takes: ``"4ISL"``, ``"per-core"``, ...)
     on ``topology`` for ``workload``, with ``parameters`` (default: the package's reference
     ones) and the hardware costs of ``profile`` (a profile, a name of
     :data:`~islands.model.machine_profile.PROFILES`, or ``None``: the one whose shape matches
-    the topology, else this machine). Raises ``ValueError`` for a deployment that does not fit
-    or parameters that lack a cost the prediction needs."""
+    the topology, else this machine). ``coordinator_share``: the coordinator's part of a
+    distributed transaction's cost, the rest hides in the participant's own waits
+    (:mod:`islands.model.fragment_overlap`; 1: nothing hides, as the simulation charging every
+    cost to the coordinator). Raises ``ValueError`` for a deployment that does not fit or
+    parameters that lack a cost the prediction needs."""
     parameters = parameters or default_parameters()
     if not isinstance(deployment, Deployment):
         deployment = plan_deployment(topology, deployment)
@@ -288,6 +298,17 @@ def predict(
     capacities = []
     for i, cpus in enumerate(deployment.instances):
         parts, q, communication = instance_costs(costs, topology, deployment, i, workload, transport, profile, speed)
+        if q > 0:
+            # Rows held through two-phase commit block this instance's local transactions
+            # (islands.model.hold_conflicts): lock contention, drawn by the simulation instead;
+            # and the fragments it serves while it waits for its own votes cost it nothing
+            # (islands.model.fragment_overlap).
+            local = parts["execution"] + parts["contention"] + parts["remote memory"] + parts["logging"]
+            sizes = [len(c) for c in deployment.instances]
+            held = blocking_us(workload, sizes, i, communication, local)
+            hidden = overlap(local, parts["communication"], held / parts["communication"], coordinator_share)
+            parts["contention"] = parts["contention"] + held
+            parts["communication"] = parts["communication"] * (1 - hidden)
         t = sum(parts.values())
         # The instance's log caps its commits: the time the cap adds is logging.
         limited_t = np.maximum(t, len(cpus) * 1e6 / log_limit(costs, workload))

@@ -60,6 +60,7 @@ import simpy
 
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import Topology
+from islands.model.fragment_overlap import COORDINATOR_SHARE
 from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters
 from islands.model.predict import instance_costs, log_limit
@@ -422,7 +423,7 @@ def simulate_deployment(
     duration_us: float = 20_000.0,
     warmup_us: float = 2_000.0,
     latency: bool = True,
-    coordinator_share: float = 0.5,
+    coordinator_share: float = COORDINATOR_SHARE,
     flush_us: float | None = None,
     seed: int = 1,
     routing: str = "home",

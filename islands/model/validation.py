@@ -21,15 +21,16 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from islands.analysis.verdicts import model_ratio_words
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import Topology
 from islands.model.closed_form import cost_weighted_throughput, fit_cost_weighted, linear_throughput
+from islands.model.leave_one_out import loo_predictions
+from islands.model.measured_point import Point
 from islands.model.parameters import Parameters
 from islands.model.predict import predict
-from islands.model.workload_spec import ModelWorkload, participants
+from islands.model.workload_spec import ModelWorkload
 
 __all__ = [
     "Point",
@@ -43,29 +44,6 @@ __all__ = [
     "ratio_interval",
     "skew_trends",
 ]
-
-
-@dataclass(frozen=True)
-class Point:
-    """One measured point: ``figure`` it belongs to, ``deployment`` spec on this machine,
-    workload, transport and measured throughput (txn/s), wall-clock and by CPU time."""
-
-    figure: str
-    deployment: str
-    workload: ModelWorkload
-    transport: str
-    measured: float
-    #: workers x commits / the workers' CPU time: the throughput had no other process taken
-    #: the cores (meaningful where workers never wait: local transactions, unlogged)
-    cpu_measured: float = float("nan")
-    #: the share of the machine's CPU time other processes used during the run (NaN: unknown)
-    other_cpu_share: float = float("nan")
-
-    @property
-    def curve(self) -> tuple[Any, ...]:
-        """The curve it lies on: everything but the multisite share."""
-        w = self.workload
-        return (self.figure, self.deployment, w.kind, w.rows, w.rows_per_site, self.transport)
 
 
 def _linear_fit(ps: Sequence[float], ts: Sequence[float]) -> tuple[float, float]:
@@ -118,46 +96,15 @@ def leave_one_out_components(points: Sequence[Point], topology: Topology) -> dic
     with the uniform, cache-resident ones, so their error is what the model misses there. The
     unknowns ``L``, ``R`` and ``D`` are fitted by least squares on relative error to every other
     point (across figures: a TPC-B point borrows ``D`` from the microbenchmark's curves) and
-    predict the one left out. A point whose unknown no other point constrains is skipped.
-    Returns ``{figure: {"loo-components": median error, "n": predicted, "skipped": count}}``."""
-    import numpy as np
-
-    rows: list[dict[str, float]] = []
-    costs: list[float] = []
-    for pt in points:
-        deployment = plan_deployment(topology, pt.deployment)
-        sizes = [len(c) for c in deployment.instances]
-        p_dist, m = participants(pt.workload, sizes, 0)
-        q = pt.workload.multisite_share * p_dist
-        w = pt.workload
-        row = {f"L|{w.kind}|{w.logs}|{pt.deployment}": 1.0}
-        if w.family == "micro":
-            row[f"R|{w.kind}|{w.logs}|{pt.deployment}"] = float(w.rows)
-        if q > 0:
-            row[f"D|{pt.transport}|{pt.workload.op}"] = q * m
-        rows.append(row)
-        costs.append(deployment.n_cpus / pt.measured * 1e6)
-    names = sorted({k for r in rows for k in r})
-    a = np.array([[r.get(n, 0.0) for n in names] for r in rows])
-    c = np.array(costs)
+    predict the one left out (:func:`islands.model.leave_one_out.loo_predictions`). A point
+    whose unknown no other point constrains is skipped. Returns ``{figure: {"loo-components":
+    median error, "n": predicted, "skipped": count}}``."""
     errors: dict[str, list[float]] = {}
     skipped: dict[str, int] = {}
-    for i, pt in enumerate(points):
-        keep = np.arange(len(points)) != i
-        # Predictable only where the other points pin down this point's combination of
-        # unknowns (its row lies in their row space): a 4-row point is not, when every other
-        # point of its deployment has 10 rows.
-        y, *_ = np.linalg.lstsq(a[keep].T, a[i], rcond=None)
-        if float(np.linalg.norm(a[keep].T @ y - a[i])) > 1e-6 * max(float(np.linalg.norm(a[i])), 1.0):
+    for pt, predicted in zip(points, loo_predictions(points, topology)):
+        if predicted != predicted:
             skipped[pt.figure] = skipped.get(pt.figure, 0) + 1
             continue
-        w = 1.0 / c[keep]  # relative error: each point weighs by its own size
-        x, *_ = np.linalg.lstsq(a[keep] * w[:, None], c[keep] * w, rcond=None)
-        predicted_cost = float(a[i] @ x)
-        if predicted_cost <= 0:
-            skipped[pt.figure] = skipped.get(pt.figure, 0) + 1
-            continue
-        predicted = plan_deployment(topology, pt.deployment).n_cpus / predicted_cost * 1e6
         errors.setdefault(pt.figure, []).append(abs(predicted - pt.measured) / pt.measured)
     figures = dict.fromkeys(pt.figure for pt in points)
     return {
@@ -208,14 +155,17 @@ def errors_by_kind(points: Sequence[Point], topology: Topology, parameters: Para
 
 
 def load_points(path: str) -> list[Point]:
-    """Measured points from a JSON file (``benchmarks/model_validation.py --points``: a list of
-    ``{figure, deployment, workload: {...}, transport, measured, ...}``); ``ValueError`` naming
-    the file and what is wrong."""
+    """Measured points from a JSON file: a list of ``{figure, deployment, workload: {...},
+    transport, measured, ...}`` (``benchmarks/model_validation.py --points``) or a points file
+    with its machine (``{"machine": {...}, "points": [...]}``, :mod:`islands.model.loo_points`);
+    ``ValueError`` naming the file and what is wrong."""
     import json
     from pathlib import Path
 
     try:
         data = json.loads(Path(path).read_text())
+        if isinstance(data, dict):
+            data = data["points"]
         return [
             Point(
                 d["figure"],
@@ -225,6 +175,7 @@ def load_points(path: str) -> list[Point]:
                 float(d["measured"]),
                 float(d.get("cpu_measured", float("nan"))),
                 float(d.get("other_cpu_share", float("nan"))),
+                tuple(float(r) for r in d.get("repetitions", ())),
             )
             for d in data
         ]
