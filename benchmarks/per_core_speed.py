@@ -59,7 +59,7 @@ def main() -> None:
     variants = {
         "lone": [_command("0", "1", "none", w, d)],
         "two lone": [_command("0", "1", "none", w, d), _command("1", "1", "none", w, d)],
-        "per-core": [_command("0,1", "per-core", "auto", w, d)],
+        "per-core": [_command("0,1", "per-core", "none", w, d)],
         "1ISL": [_command("0,1", "1", "2pl", w, d)],
     }
     runs: dict[str, list[float]] = {name: [] for name in variants}

@@ -51,6 +51,7 @@ Shares draw(double multisite, double zipf_s, std::uint32_t rows_per_txn) {
       }
     }
     spread += off_home;
+    CHECK(workload.local_txn(txn) == !off_home);  // the worker's uncut fast path (instance = site kHome)
   }
   return {static_cast<double>(spread) / kDraws, remote ? static_cast<double>(at_site0) / static_cast<double>(remote) : 0};
 }

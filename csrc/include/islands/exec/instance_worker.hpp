@@ -21,6 +21,7 @@
 #include "islands/exec/two_phase_commit.hpp"
 #include "islands/exec/worker_transport.hpp"
 #include "islands/exec/worker_window.hpp"
+#include "islands/exec/workload_interface.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/exec/worker_profiler.hpp"
 #include "islands/transport/message.hpp"
@@ -213,6 +214,13 @@ class InstanceWorker {
       local_words_ = &txn.words;
       remote_parts_ = 0;
       return;
+    }
+    if constexpr (TellsLocalTxn<Workload>::value) {
+      if (inst_.workload_.local_txn(txn)) {  // all here: run its words as they are, uncut
+        local_words_ = &txn.words;
+        remote_parts_ = 0;
+        return;
+      }
     }
     local_words_ = &parts_[inst_.config_.instance_id].words;
     inst_.workload_.split(txn, inst_.instance_of_site_, parts_);

@@ -50,6 +50,9 @@ struct RunConfig;
 //!   std::size_t row_updates(const Txn&) const;  std::size_t type_of(const Txn&) const;
 //!   std::size_t max_columns() const;                  widest row (redo images, contexts)
 //! Optional
+//!   bool local_txn(const Txn&) const;  whether every operation is at this instance's sites:
+//!       the worker then runs the transaction's words as they are, without cutting it into
+//!       parts (the common case of a deployment; split copies every operation)
 //!   std::string stop_reason() const;   why the run must end before its time (empty: it need
 //!       not), e.g. a memory budget reached; the instance polls it and ends the run cleanly
 //!   bool consumes(const std::uint64_t* words, std::size_t n, std::size_t at) const;  whether the
@@ -167,6 +170,14 @@ TxnResult execute_whole(W& workload, typename W::Txn& txn, TxnContext& ctx, cons
   return result;
 }
 
+//! Whether workload W can tell a transaction all of whose operations are at its own instance
+//! (it has `bool local_txn(const Txn&) const`; see Optional above).
+template <class W, class = void>
+struct TellsLocalTxn : std::false_type {};
+template <class W>
+struct TellsLocalTxn<W, std::void_t<decltype(std::declval<const W&>().local_txn(std::declval<const typename W::Txn&>()))>>
+    : std::true_type {};
+
 //! The split every workload shares: cuts `words`, a sequence of operations, into one part per
 //! instance. op_at(at) returns {words of the operation starting at `at`, global site holding
 //! its data}; a part goes to the site of its first operation.
@@ -182,6 +193,19 @@ void split_operations(const std::vector<std::uint64_t>& words, const std::vector
                       words.begin() + static_cast<std::ptrdiff_t>(at + op.first));
     at += op.first;
   }
+}
+
+//! Whether every operation of `words` is at a site in [first_site, first_site + sites): with
+//! op_at as split_operations takes it, a workload's local_txn for deployments.
+template <class OpAt>
+bool operations_within(const std::vector<std::uint64_t>& words, std::size_t first_site, std::size_t sites,
+                       OpAt&& op_at) {
+  for (std::size_t at = 0; at < words.size();) {
+    const std::pair<std::size_t, std::uint64_t> op = op_at(at);
+    if (op.second - first_site >= sites) return false;
+    at += op.first;
+  }
+  return true;
 }
 
 }  // namespace islands

@@ -224,12 +224,17 @@ class MicroWorkload {
   //! is one of its sites' rows, and all or none carry kReadOnly. A key out of range would
   //! otherwise reach the index (an overwritten message; see exec/two_phase_commit.hpp).
   bool valid_part(const std::uint64_t* words, std::size_t n) const {
-    const std::uint64_t first = std::uint64_t{first_site_} * config_.rows_per_site;
-    const std::uint64_t end = first + std::uint64_t{sites_} * config_.rows_per_site;
     const std::uint64_t mark = n > 0 ? words[0] & kReadOnly : 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t key = words[i] & ~kReadOnly;
-      if ((words[i] & kReadOnly) != mark || key < first || key >= end) return false;
+      if ((words[i] & kReadOnly) != mark || !own_key(words[i] & ~kReadOnly)) return false;
+    }
+    return true;
+  }
+  //! Whether every row of `txn` is at this instance's sites (the worker then runs it uncut;
+  //! exec/workload_interface.hpp): two compares a row, where split divides and copies.
+  bool local_txn(const Txn& txn) const {
+    for (const std::uint64_t word : txn.words) {
+      if (!own_key(word & ~kReadOnly)) return false;
     }
     return true;
   }
@@ -284,6 +289,10 @@ class MicroWorkload {
 
   //! The global site that holds key.
   std::uint64_t site_of(std::uint64_t key) const { return key / config_.rows_per_site; }
+  // Whether `key` is a row of this instance's sites [first_site_, first_site_ + sites_).
+  bool own_key(std::uint64_t key) const {
+    return key - std::uint64_t{first_site_} * config_.rows_per_site < std::uint64_t{sites_} * config_.rows_per_site;
+  }
   //! Whether transactions update (else read) their rows.
   bool updates() const { return config_.update; }
 

@@ -238,10 +238,13 @@ class TatpWorkload {
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
              std::vector<TxnPart>& parts) const {
     split_operations(txn.words, instance_of_site, parts, [&](std::size_t) {
-      return std::pair<std::size_t, std::uint64_t>{txn.words.size(),
-                                                   subscriber_of(txn.words.data()) / config_.subscribers_per_site};
+      return std::pair<std::size_t, std::uint64_t>{txn.words.size(), site_of(txn)};
     });
   }
+  //! Whether `txn`'s subscriber is at this instance's sites (the worker runs it uncut).
+  bool local_txn(const Txn& txn) const { return site_of(txn) - first_site_ < sites_; }
+  //! The global site of `txn`'s subscriber, where all of it runs.
+  std::uint64_t site_of(const Txn& txn) const { return subscriber_of(txn.words.data()) / config_.subscribers_per_site; }
   //! The operation starting at word `at` of the `n` words of a transaction (or of an action
   //! cut from one): {its words, the routing unit holding its data} (exec/routing_unit.hpp;
   //! PLP routes by it).

@@ -129,10 +129,10 @@ class TpcbWorkload {
   //! Splits a transaction into one part per instance (`instance_of_site` maps global sites).
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
              std::vector<TxnPart>& parts) const {
-    split_operations(txn.words, instance_of_site, parts, [&](std::size_t at) {
-      return std::pair<std::size_t, std::uint64_t>{op_words(txn.words[at]), site_of_op(&txn.words[at])};
-    });
+    split_operations(txn.words, instance_of_site, parts, op_at(txn));
   }
+  //! Whether every operation of `txn` is at this instance's sites (the worker runs it uncut).
+  bool local_txn(const Txn& txn) const { return operations_within(txn.words, first_site_, sites_, op_at(txn)); }
   //! The operation starting at word `at` of the `n` words of a transaction (or of an action
   //! cut from one): {its words, the routing unit holding its data} (exec/routing_unit.hpp;
   //! PLP routes by it).
@@ -378,6 +378,13 @@ class TpcbWorkload {
 
   TpcbConfig config_;
   EngineConfig engine_;
+  // {words, global site} of the operation at word `at` of txn (split_operations' op_at).
+  auto op_at(const Txn& txn) const {
+    return [this, &txn](std::size_t at) {
+      return std::pair<std::size_t, std::uint64_t>{op_words(txn.words[at]), site_of_op(&txn.words[at])};
+    };
+  }
+
   std::size_t sites_;
   std::size_t first_site_;
   std::size_t total_sites_;
