@@ -229,9 +229,8 @@ def _recovered_wrong(result: islands.DeploymentResult, expected: list[int]) -> s
 def _fuzz_logs(n: int, seed: int, tmp_path: Path) -> Counter[str]:
     """Random corruptions of a logged run's logs, each recovered: a one-line refusal
     (ValueError or InstanceFailed) or a run, never another exception or a hang."""
-    import shutil
 
-    from islands.execution.launcher import InstanceFailed, run_deployment
+    from islands.execution.launcher import run_deployment
     from islands.machine.placement import plan_deployment
 
     topology = islands.read_topology()
@@ -241,13 +240,27 @@ def _fuzz_logs(n: int, seed: int, tmp_path: Path) -> Counter[str]:
     original = tmp_path / "original"
     ended = run_deployment(deployment, _logged_config(original), transport="unix")
     expected = [i["payload_sum_after"] for i in ended.instances]
+    return _recover_corrupted(n, seed, tmp_path, original, deployment, expected, _corrupt, "logs")
+
+
+def _recover_corrupted(
+    n: int, seed: int, tmp_path: Path, original: Path, deployment, expected: list, corrupt, suite: str
+) -> Counter[str]:
+    """`n` recoveries, each from a copy of the logged run's directory `original` that
+    `corrupt(rng, directory)` damaged: each must end in a one-line error or a correct run (every
+    instance back at its `expected` payload sum, the restarted run consistent), never a hang,
+    a traceback or a silently wrong recovery. The counts, printed as ``fuzz <suite>``."""
+    import shutil
+
+    from islands.execution.launcher import InstanceFailed, run_deployment
+
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     others = []
     for k in range(n):
         log_dir = tmp_path / f"case-{k}"
-        shutil.copytree(original, log_dir)
-        what = _corrupt(rng, log_dir)
+        shutil.copytree(original, log_dir, symlinks=True)
+        what = corrupt(rng, log_dir)
         old = signal.signal(signal.SIGALRM, _alarm)
         signal.alarm(CASE_LIMIT_S)
         counts["tried"] += 1
@@ -255,9 +268,9 @@ def _fuzz_logs(n: int, seed: int, tmp_path: Path) -> Counter[str]:
             again = run_deployment(deployment, _logged_config(log_dir), transport="unix", recover=True)
             # Correct: every instance back where the run ended (its log held only acknowledged
             # commits once it closed), and the restarted run consistent.
-            lost = _recovered_wrong(again, expected)
-            if lost:
-                others.append(f"{what}: recovered silently wrong: {lost}")
+            wrong = _recovered_wrong(again, expected)
+            if wrong:
+                others.append(f"{what}: recovered silently wrong: {wrong}")
             else:
                 counts["run"] += 1
         except (ValueError, InstanceFailed) as e:
@@ -272,7 +285,7 @@ def _fuzz_logs(n: int, seed: int, tmp_path: Path) -> Counter[str]:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, old)
     counts["other"] = len(others)
-    print(f"fuzz logs: {dict(counts)}")
+    print(f"fuzz {suite}: {dict(counts)}")
     assert not others, others[:5]
     return counts
 
@@ -347,9 +360,8 @@ def _fuzz_snapshots(n: int, seed: int, tmp_path: Path) -> Counter[str]:
     that is correct (every instance back at the payload sum the run ended with: no commit,
     acknowledged ones included, lost), never a traceback, a hang or silently wrong data."""
     import dataclasses
-    import shutil
 
-    from islands.execution.launcher import InstanceFailed, run_deployment
+    from islands.execution.launcher import run_deployment
     from islands.machine.placement import plan_deployment
 
     topology = islands.read_topology()
@@ -361,38 +373,7 @@ def _fuzz_snapshots(n: int, seed: int, tmp_path: Path) -> Counter[str]:
     run_deployment(deployment, dataclasses.replace(plain, log=dataclasses.replace(plain.log, checkpoint=True)))
     ended = run_deployment(deployment, plain, transport="unix", recover=True)
     expected = [i["payload_sum_after"] for i in ended.instances]
-    rng = random.Random(seed)
-    counts: Counter[str] = Counter()
-    others = []
-    for k in range(n):
-        log_dir = tmp_path / f"case-{k}"
-        shutil.copytree(original, log_dir, symlinks=True)
-        what = _corrupt_snapshot(rng, log_dir)
-        old = signal.signal(signal.SIGALRM, _alarm)
-        signal.alarm(CASE_LIMIT_S)
-        counts["tried"] += 1
-        try:
-            again = run_deployment(deployment, _logged_config(log_dir), transport="unix", recover=True)
-            wrong = _recovered_wrong(again, expected)
-            if wrong:
-                others.append(f"{what}: recovered silently wrong: {wrong}")
-            else:
-                counts["run"] += 1
-        except (ValueError, InstanceFailed) as e:
-            if "\n" in str(e):
-                others.append(f"{what}: a many-line error {e!r}")
-            counts["error"] += 1
-        except Hang:
-            others.append(f"{what}: hang")
-        except Exception as e:  # anything that would have been a traceback
-            others.append(f"{what}: {type(e).__name__}: {e}")
-        finally:
-            signal.alarm(0)
-            signal.signal(signal.SIGALRM, old)
-    counts["other"] = len(others)
-    print(f"fuzz snapshots: {dict(counts)}")
-    assert not others, others[:5]
-    return counts
+    return _recover_corrupted(n, seed, tmp_path, original, deployment, expected, _corrupt_snapshot, "snapshots")
 
 
 @pytest.mark.usefixtures("private_run_root")
