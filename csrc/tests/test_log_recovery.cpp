@@ -78,6 +78,19 @@ int main() {
   config.directory = dir;
   const std::string path = log_file_path(dir, 0);
 
+  {  // A peer's file read as a copy stays readable when its writer cuts it meanwhile (a mapping
+     // would die with SIGBUS past the new end).
+    const std::string peer = dir + "/peer.bin";
+    const std::vector<unsigned char> bytes(3 * 4096, 0x5a);
+    const int fd = ::open(peer.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0 && ::write(fd, bytes.data(), bytes.size()) == static_cast<ssize_t>(bytes.size()));
+    const MappedFile copy(peer, "test", FileAccess::copy);
+    CHECK(::ftruncate(fd, 0) == 0);
+    ::close(fd);
+    CHECK(copy.size() == bytes.size() && std::memcmp(copy.data(), bytes.data(), bytes.size()) == 0);
+    ::unlink(peer.c_str());
+  }
+
   // txn 1 writes key 1; txn 2 deletes key 1 and writes key 2; txn 3 prepares key 3 and aborts;
   // txn 4 deletes key 2.
   const std::int32_t a[2] = {10, 11}, b[1] = {20}, c[2] = {30, 31};

@@ -34,7 +34,7 @@ std::string log_file_path(const std::string& directory, std::uint32_t instance) 
   return directory + "/instance-" + std::to_string(instance) + ".log";
 }
 
-LogFile::LogFile(const std::string& path) : path_(path), data_(path, "log") {
+LogFile::LogFile(const std::string& path, FileAccess access) : path_(path), data_(path, "log", access) {
   LogRecordHeader h;
   if (data_.size() < sizeof h) {
     // A crash while the file was being created: nothing was ever logged in it.

@@ -47,7 +47,7 @@ Acknowledged read_acknowledged(const std::string& directory, std::uint32_t first
   for (std::uint32_t site = first; site < first + n; ++site) {
     const std::string path = ack_file_path(directory, site);
     if (!exists(path)) continue;
-    const MappedFile data(path, "log.record_acks");
+    const MappedFile data(path, "log.record_acks", FileAccess::copy);  // peers append and restart it
     out.files += (out.files.empty() ? "" : ", ") + path;
     for (std::size_t at = 0; at + 8 <= data.size(); at += 8) {
       std::uint64_t txn;
@@ -68,7 +68,7 @@ std::unordered_set<std::uint64_t> read_all_acknowledged(const std::string& direc
   while (const dirent* e = ::readdir(dir.get())) {
     const std::string name = e->d_name;
     if (name.rfind("acks-", 0) != 0 || name.size() < 10 || name.compare(name.size() - 4, 4, ".bin") != 0) continue;
-    const MappedFile data(directory + "/" + name, "log.record_acks");
+    const MappedFile data(directory + "/" + name, "log.record_acks", FileAccess::copy);
     for (std::size_t at = 0; at + 8 <= data.size(); at += 8) {
       std::uint64_t txn;
       std::memcpy(&txn, data.data() + at, 8);
@@ -143,7 +143,7 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
     for (std::uint32_t other = 0; exists(log_file_path(directory, other)) || other <= instance; ++other) {
       const std::string other_path = log_file_path(directory, other);
       if (other == instance || !exists(other_path)) continue;
-      const LogFile coordinator_log(other_path);
+      const LogFile coordinator_log(other_path, FileAccess::copy);  // its instance may be cutting it now
       for (const LogRecord& r : coordinator_log.records()) {
         if (r.type() != LogRecordType::decision_commit || std::int64_t{epoch_of(r.header.txn)} <= covered) continue;
         const auto& p = r.participants;

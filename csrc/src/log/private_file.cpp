@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 #include <stdexcept>
 
 #include "islands/common/config_error.hpp"
@@ -58,7 +59,7 @@ int open_private_file(const std::string& path, int flags, const char* who) {
   return fd;
 }
 
-MappedFile::MappedFile(const std::string& path, const char* who) {
+MappedFile::MappedFile(const std::string& path, const char* who, FileAccess access) {
   const int fd = open_private_file(path, O_RDONLY, who);
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -67,7 +68,24 @@ MappedFile::MappedFile(const std::string& path, const char* who) {
     throw std::runtime_error(std::string(who) + ": cannot read " + path + ": " + std::strerror(e));
   }
   size_ = static_cast<std::size_t>(st.st_size);
-  if (size_ > 0) {
+  if (size_ > 0 && access == FileAccess::copy) {
+    copy_.resize(size_);
+    std::size_t got = 0;
+    while (got < size_) {  // short when the file shrank meanwhile: what is there is what was read
+      const ssize_t n = ::read(fd, copy_.data() + got, size_ - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        const int e = errno;
+        ::close(fd);
+        throw std::runtime_error(std::string(who) + ": cannot read " + path + ": " + std::strerror(e));
+      }
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    copy_.resize(got);
+    size_ = got;
+    data_ = copy_.empty() ? nullptr : copy_.data();
+  } else if (size_ > 0) {
     void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED) {
       const int e = errno;
@@ -76,26 +94,32 @@ MappedFile::MappedFile(const std::string& path, const char* who) {
     }
     ::madvise(p, size_, MADV_SEQUENTIAL);
     data_ = static_cast<const unsigned char*>(p);
+    mapped_ = true;
   }
   ::close(fd);  // the mapping stays
 }
 
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(const_cast<unsigned char*>(data_), size_);
+  if (mapped_) ::munmap(const_cast<unsigned char*>(data_), size_);
 }
 
-MappedFile::MappedFile(MappedFile&& other) noexcept : data_(other.data_), size_(other.size_) {
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : data_(other.data_), size_(other.size_), copy_(std::move(other.copy_)), mapped_(other.mapped_) {
   other.data_ = nullptr;
   other.size_ = 0;
+  other.mapped_ = false;
 }
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
-    if (data_ != nullptr) ::munmap(const_cast<unsigned char*>(data_), size_);
+    if (mapped_) ::munmap(const_cast<unsigned char*>(data_), size_);
     data_ = other.data_;
     size_ = other.size_;
+    copy_ = std::move(other.copy_);  // a moved vector keeps its buffer: data_ stays valid
+    mapped_ = other.mapped_;
     other.data_ = nullptr;
     other.size_ = 0;
+    other.mapped_ = false;
   }
   return *this;
 }

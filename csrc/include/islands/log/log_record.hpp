@@ -62,8 +62,9 @@ struct LogRecord {
 //! reading throws std::runtime_error naming the file, the LSN and the file offset.
 class LogFile {
  public:
-  //! Reads and verifies `path`; throws std::runtime_error when it cannot be read or is corrupt.
-  explicit LogFile(const std::string& path);
+  //! Reads and verifies `path` (in place, or a copy for a peer's log: FileAccess); throws
+  //! std::runtime_error when it cannot be read or is corrupt.
+  explicit LogFile(const std::string& path, FileAccess access = FileAccess::map);
 
   const std::vector<LogRecord>& records() const { return records_; }  //!< valid records, file header excluded
   std::uint64_t base_lsn() const { return base_lsn_; }       //!< LSN of the file's first byte

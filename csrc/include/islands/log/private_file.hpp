@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace islands {
 
@@ -22,10 +23,16 @@ int open_private_file(const std::string& path, int flags, const char* who);
 //! The whole content of a file opened as open_private_file does, mapped read only: recovery
 //! reads logs and snapshots in place (from the page cache, which the kernel may drop and read
 //! again) instead of copying gigabytes of them into the process's memory.
+//! How MappedFile holds a file: `map`, in place (this process's own files); `copy`, read into
+//! memory, for a file another process may truncate or rewrite meanwhile (a peer instance's log
+//! or acknowledgements, read while it recovers and starts afresh): reading a mapping past the
+//! file's new end would kill the reader with SIGBUS, a copy holds what was there when read.
+enum class FileAccess { map, copy };
+
 class MappedFile {
  public:
   //! Maps `path`; throws std::runtime_error("<who>: cannot ... <path>: <why>") when it cannot.
-  MappedFile(const std::string& path, const char* who);
+  MappedFile(const std::string& path, const char* who, FileAccess access = FileAccess::map);
   ~MappedFile();
   MappedFile(MappedFile&& other) noexcept;
   MappedFile& operator=(MappedFile&& other) noexcept;
@@ -39,6 +46,8 @@ class MappedFile {
  private:
   const unsigned char* data_ = nullptr;
   std::size_t size_ = 0;
+  std::vector<unsigned char> copy_;  // FileAccess::copy: the bytes (data_ points into them)
+  bool mapped_ = false;              // FileAccess::map and not empty: data_ is a mapping
 };
 
 }  // namespace islands
