@@ -163,30 +163,30 @@ def _runs_note(r: Ratio) -> str:
 def format_ratio(r: Ratio) -> str:
     """``1.62× (95% CI 1.41–1.85)``; ``1.02× (95% CI 0.95–1.10, not distinguishable)``;
     ``1.62× (one run: no interval)``."""
-    if math.isnan(r.value):
-        return "n/a"
-    if not r.has_interval:
-        return f"{_x(r.value)} ({_runs_note(r)})"
-    if r.low == r.high:
-        return f"{_x(r.value)} (identical repetitions)"
-    verdict = "" if r.distinguishable else ", not distinguishable"
-    lo, hi = _distinct(_x, r.low, r.value, r.high)
-    return f"{_x(r.value)} ({_level()} {lo}–{hi}{verdict})"
+    words = _interval_words(r, _x, "–")
+    return words[0] if len(words) == 1 else f"{words[0]} ({words[1]})"
 
 
 def format_change(r: Ratio) -> str:
     """The same ratio as a change from ``old``, for use inside parentheses: ``-86%, 95% CI
     -88% to -84%``; ``×12.0, 95% CI ×11.7 to ×12.3`` from threefold up; ``+2%, 95% CI -3% to
     +7%, not distinguishable``; ``-86%, one run: no interval``."""
+    return ", ".join(_interval_words(r, _change, " to "))
+
+
+def _interval_words(r: Ratio, fmt: Any, dash: str) -> list[str]:
+    """``[value]`` for NaN (``n/a``), else ``[value, what backs it]``: the interval (its ends
+    joined by ``dash``, and "not distinguishable" where it includes 1), or why there is none;
+    ``fmt`` writes each number (format_ratio's ×, format_change's %)."""
     if math.isnan(r.value):
-        return "n/a"
+        return ["n/a"]
     if not r.has_interval:
-        return f"{_change(r.value)}, {_runs_note(r)}"
+        return [fmt(r.value), _runs_note(r)]
     if r.low == r.high:
-        return f"{_change(r.value)}, identical repetitions"
+        return [fmt(r.value), "identical repetitions"]
     verdict = "" if r.distinguishable else ", not distinguishable"
-    lo, hi = _distinct(_change, r.low, r.value, r.high)
-    return f"{_change(r.value)}, {_level()} {lo} to {hi}{verdict}"
+    lo, hi = _distinct(fmt, r.low, r.value, r.high)
+    return [fmt(r.value), f"{_level()} {lo}{dash}{hi}{verdict}"]
 
 
 def _level() -> str:
