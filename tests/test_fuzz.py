@@ -202,7 +202,18 @@ def _corrupt(rng: random.Random, log_dir: Path) -> str:
         target.write_bytes(bytes(data))
     elif kind == "truncate" and size:
         os.truncate(target, rng.randrange(size))
-    elif kind == "empty":
+    else:  # a flip, truncation or cut of an empty log replaces it by a link instead
+        _wreck(rng, target, kind if kind in ("empty", "garbage", "fifo", "directory") else "link", log_dir)
+    return f"{kind} {target.name}"
+
+
+def _wreck(rng: random.Random, target: Path, kind: str, log_dir: Path) -> None:
+    """The corruptions of a log or snapshot `target` that the two fuzz suites share: "empty"
+    (cut to nothing), "garbage" (a few random bytes in its place), or deleted and, for "fifo",
+    "directory" and "link", replaced by a FIFO, a directory or a link into `log_dir`."""
+    import os
+
+    if kind == "empty":
         os.truncate(target, 0)
     elif kind == "garbage":
         target.write_bytes(rng.randbytes(rng.randint(1, 4096)))
@@ -212,9 +223,8 @@ def _corrupt(rng: random.Random, log_dir: Path) -> str:
             os.mkfifo(target, 0o600)
         elif kind == "directory":
             target.mkdir(mode=0o700)
-        else:
+        elif kind == "link":
             target.symlink_to(log_dir / "elsewhere")
-    return f"{kind} {target.name}"
 
 
 def _recovered_wrong(result: islands.DeploymentResult, expected: list[int]) -> str:
@@ -339,18 +349,8 @@ def _corrupt_snapshot(rng: random.Random, log_dir: Path) -> str:
         entry = (size - SNAPSHOT_HEADER_BYTES) // rows
         assert SNAPSHOT_HEADER_BYTES + rows * entry == size, "rows of one width"
         os.truncate(target, SNAPSHOT_HEADER_BYTES + entry * rng.randrange(rows))
-    elif kind == "empty":
-        os.truncate(target, 0)
-    elif kind == "garbage":
-        target.write_bytes(rng.randbytes(rng.randint(1, 4096)))
     else:
-        target.unlink()
-        if kind == "fifo":
-            os.mkfifo(target, 0o600)
-        elif kind == "directory":
-            target.mkdir(mode=0o700)
-        elif kind == "link":
-            target.symlink_to(log_dir / "elsewhere")
+        _wreck(rng, target, kind, log_dir)
     return f"{kind} {target.name}"
 
 
