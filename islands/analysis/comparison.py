@@ -10,7 +10,6 @@ e.g. one spec run at two git revisions); ``by`` names other columns to match on 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ import pandas as pd
 
 from islands.analysis.statistics import PointStats, Ratio, ratio, summarize
 from islands.analysis.store import ResultStore, results_directory
-from islands.analysis.tables import point_axes
+from islands.analysis.tables import human_number, point_axes
 from islands.analysis.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, direction, words_of
 
 __all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
@@ -198,10 +197,4 @@ def _plain(v: Any) -> Any:
 
 
 def _num(v: float) -> str:
-    if not math.isfinite(v):
-        return "n/a"
-    if abs(v) >= 1e6:
-        return f"{v / 1e6:.2f} M"
-    if abs(v) >= 1e3:
-        return f"{v / 1e3:.2f} K"
-    return f"{v:.3g}"
+    return human_number(v, k_digits=2, small=".3g")

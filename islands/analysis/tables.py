@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["MEASURED", "fit_table", "point_axes", "short_names", "terminal_width"]
+__all__ = ["human_number", "MEASURED", "fit_table", "point_axes", "short_names", "terminal_width"]
 
 #: Config columns that never name a point for people (they follow from the deployment).
 NOT_AXES = ("config.driver.cpus", "config.driver.pin", "config.engine.cc")
@@ -25,6 +25,18 @@ NOT_AXES = ("config.driver.cpus", "config.driver.pin", "config.engine.cc")
 IDENTITY = ("deployment.name", "transport")
 #: The measured columns a listing shows, where the rows have them (and not all NaN).
 MEASURED = ("throughput_tps", "abort_rate", "latency.p50_us", "latency.p99_us", "run_s", "system.busy")
+
+
+def human_number(v: float, k_digits: int = 1, small: str = ".0f") -> str:
+    """``1.28 M``, ``36.8 K``, ``950``: a rate or count for people (``k_digits`` decimals for
+    thousands, ``small`` the format below a thousand); ``n/a`` when it is not a finite number."""
+    if not math.isfinite(v):
+        return "n/a"
+    if abs(v) >= 1e6:
+        return f"{v / 1e6:.2f} M"
+    if abs(v) >= 1e3:
+        return f"{v / 1e3:.{k_digits}f} K"
+    return format(v, small)
 
 
 def terminal_width(default: int = 120) -> int:

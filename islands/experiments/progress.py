@@ -14,6 +14,8 @@ import sys
 import time
 from typing import Any, Literal
 
+from islands.analysis.tables import human_number
+
 __all__ = ["Mode", "SweepProgress", "choose_mode"]
 
 Mode = Literal["bar", "lines", "none"]
@@ -50,11 +52,7 @@ def _tps(v: Any) -> str:
         return "no throughput"
     if not math.isfinite(x):
         return "no throughput"
-    if abs(x) >= 1e6:
-        return f"{x / 1e6:.2f} M txn/s"
-    if abs(x) >= 1e3:
-        return f"{x / 1e3:.1f} K txn/s"
-    return f"{x:.0f} txn/s"
+    return f"{human_number(x)} txn/s"
 
 
 class SweepProgress:

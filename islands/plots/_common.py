@@ -23,6 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from islands.analysis.statistics import CONFIDENCE, Ratio, ratio, summarize
+from islands.analysis.tables import human_number
 from islands.analysis.verdicts import change_words, ratio_words
 from islands.machine.topology import Topology
 from islands.plots._bench_style import COLORS
@@ -398,13 +399,7 @@ def marker_of(i: int) -> str:
 
 def fmt_tps(v: float) -> str:
     """``1.28 M``, ``36.8 K``, ``950``: transactions per second for people."""
-    if v != v:
-        return "n/a"
-    if abs(v) >= 1e6:
-        return f"{v / 1e6:.2f} M"
-    if abs(v) >= 1e3:
-        return f"{v / 1e3:.1f} K"
-    return f"{v:.0f}"
+    return human_number(v)
 
 
 def fmt_us(v: float) -> str:
