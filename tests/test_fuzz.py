@@ -302,7 +302,7 @@ def _recover_corrupted(
 
 @pytest.mark.usefixtures("private_run_root")
 def test_fuzz_log_corruptions_short(tmp_path: Path) -> None:
-    _fuzz_logs(8, 33, tmp_path)
+    _fuzz_logs(5, 33, tmp_path)
 
 
 @pytest.mark.slow
@@ -378,7 +378,7 @@ def _fuzz_snapshots(n: int, seed: int, tmp_path: Path) -> Counter[str]:
 
 @pytest.mark.usefixtures("private_run_root")
 def test_fuzz_snapshot_corruptions_short(tmp_path: Path) -> None:
-    _fuzz_snapshots(8, 33, tmp_path)
+    _fuzz_snapshots(5, 33, tmp_path)
 
 
 @pytest.mark.slow
@@ -392,9 +392,10 @@ def test_fuzz_snapshot_corruptions_long(tmp_path: Path) -> None:
 #: pid and closed words, the records in flight (between head and tail), or anywhere.
 RING_TAIL, RING_HEAD, RING_PIDS, RING_DATA = 128, 256, 384, 512
 RING_SCRIBBLES = ("tail", "head", "setup", "pids", "records", "anywhere")
-#: Seconds of a ring-fuzzing run, and how long past it a trial may take before it counts as a
-#: hang (a dropped message used to stall a run until the launcher's 60 s grace).
-RING_RUN_S = 1.0
+#: Seconds of a ring-fuzzing run (the short suite's, the long suite's), and how long past it a
+#: trial may take before it counts as a hang (a dropped message used to stall a run until the
+#: launcher's 60 s grace).
+RING_RUN_S = (0.4, 1.0)
 RING_HANG_S = 30
 
 
@@ -438,7 +439,7 @@ def _scribble(rng: random.Random, ring: Path, kind: str) -> None:
             f.write(rng.randbytes(rng.randint(1, 16)))
 
 
-def _fuzz_rings(n: int, seed: int, run_root: Path) -> Counter[str]:
+def _fuzz_rings(n: int, seed: int, run_root: Path, run_s: float) -> Counter[str]:
     """Random scribbles over the shared-memory rings of a running deployment (micro, half
     distributed, 2PC between two instances): each trial ends in a one-line error naming an
     instance, or a run whose data is consistent; never a traceback, a hang (RING_HANG_S past
@@ -455,14 +456,14 @@ def _fuzz_rings(n: int, seed: int, run_root: Path) -> Counter[str]:
     config = islands.RunConfig(
         micro=islands.MicroConfig(update=True, multisite=0.5, rows_per_site=1000),
         engine=islands.EngineConfig(cc="2pl", lock_policy="no_wait"),
-        driver=islands.DriverConfig(warmup_s=0.0, duration_s=RING_RUN_S),
+        driver=islands.DriverConfig(warmup_s=0.0, duration_s=run_s),
     )
     rng = random.Random(seed)
     counts: Counter[str] = Counter()
     others = []
     for _ in range(n):
         kind = rng.choice(RING_SCRIBBLES)
-        delay = rng.uniform(0.0, RING_RUN_S * 0.8)
+        delay = rng.uniform(0.0, run_s * 0.8)
         trial = random.Random(rng.getrandbits(64))
         done = threading.Event()
         hit: list[str] = []
@@ -484,7 +485,7 @@ def _fuzz_rings(n: int, seed: int, run_root: Path) -> Counter[str]:
         thread = threading.Thread(target=scribble, daemon=True)
         what = f"{kind} after {delay:.2f} s"
         old = signal.signal(signal.SIGALRM, _alarm)
-        signal.alarm(int(RING_RUN_S) + RING_HANG_S)
+        signal.alarm(int(run_s) + RING_HANG_S)
         counts["tried"] += 1
         thread.start()
         try:
@@ -518,9 +519,9 @@ def _fuzz_rings(n: int, seed: int, run_root: Path) -> Counter[str]:
 
 
 def test_fuzz_ring_scribbles_short(private_run_root: Path) -> None:
-    _fuzz_rings(6, 33, private_run_root)
+    _fuzz_rings(6, 33, private_run_root, RING_RUN_S[0])
 
 
 @pytest.mark.slow
 def test_fuzz_ring_scribbles_long(private_run_root: Path) -> None:
-    _fuzz_rings(60, 3333, private_run_root)
+    _fuzz_rings(60, 3333, private_run_root, RING_RUN_S[1])

@@ -110,3 +110,27 @@ def test_single_file_directories_are_still_read_first(tmp_path: Path) -> None:
     assert rows["extra_column"].isna().iloc[0]  # columns may differ between parts
     store.clear_rows()
     assert not store.has_rows() and store.rows().empty
+
+
+def test_parts_read_again_are_decoded_once_and_a_replaced_part_is_read_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = ResultStore(tmp_path / "r")
+    store.create({"figure": "none"})
+    first = store.append([row(0)])
+    store.append([row(1)])
+    decoded: list[object] = []
+    real = pd.read_parquet
+    monkeypatch.setattr(pd, "read_parquet", lambda *a, **k: decoded.append(a) or real(*a, **k))
+    assert list(store.rows()["point_id"]) == ["p0", "p1"]
+    assert len(decoded) == 2
+    rows = store.rows()
+    rows.loc[0, "point_id"] = "changed by a caller"  # a caller's frame is its own
+    assert list(store.rows()["point_id"]) == ["p0", "p1"] and len(decoded) == 2
+    assert first is not None
+    other = ResultStore(tmp_path / "other")
+    other.create({})
+    replacement = other.append([row(7)])
+    assert replacement is not None
+    os.replace(replacement, first)  # another file under the same name
+    assert list(store.rows()["point_id"]) == ["p7", "p1"] and len(decoded) == 3

@@ -74,6 +74,9 @@ class ResultStore:
         #: The dataset directory: one Parquet part file per :meth:`append`.
         self.parts_dir = self.directory / ROWS_DIR
         self.manifest_path = self.directory / MANIFEST_FILE
+        # Part files decoded so far, by path, with the identity (inode, size, mtime) they had:
+        # a sweep reads its rows every round, and parts are never rewritten in place.
+        self._decoded: dict[Path, tuple[tuple[int, int, int], pd.DataFrame]] = {}
 
     def create(self, manifest: dict[str, Any]) -> None:
         """Creates the directory and writes the manifest (replacing an older one)."""
@@ -120,21 +123,34 @@ class ResultStore:
         import pandas as pd  # here, not at the top: storing rows needs it, flatten() does not
 
         files = ([self.rows_path] if self.rows_path.exists() or self.rows_path.is_symlink() else []) + self.parts()
-        frames = []
-        for path in files:
-            data = read_regular(path, "rows file")  # a planted link or FIFO is refused, never followed
-            try:
-                frames.append(pd.read_parquet(io.BytesIO(data)))
-            except Exception as e:
-                raise ValueError(
-                    f"{path}: not a readable Parquet file ({e}); move it away to read the others"
-                ) from None
+        frames = [self._decode(path) for path in files]
         frames = [f for f in frames if not f.empty]
         if not frames:
             return pd.DataFrame()
         if len(frames) == 1:
-            return frames[0]
+            return frames[0].copy()
         return pd.concat(frames, ignore_index=True)
+
+    def _decode(self, path: Path) -> pd.DataFrame:
+        """One rows file as a frame, decoded again only when the file changed (a new inode,
+        size or modification time)."""
+        import pandas as pd
+
+        try:
+            st = os.lstat(path)
+            identity = (st.st_ino, st.st_size, st.st_mtime_ns)
+        except OSError:
+            identity = (-1, -1, -1)  # read_regular below names what is wrong
+        cached = self._decoded.get(path)
+        if cached is not None and cached[0] == identity:
+            return cached[1]
+        data = read_regular(path, "rows file")  # a planted link or FIFO is refused, never followed
+        try:
+            frame = pd.read_parquet(io.BytesIO(data))
+        except Exception as e:
+            raise ValueError(f"{path}: not a readable Parquet file ({e}); move it away to read the others") from None
+        self._decoded[path] = (identity, frame)
+        return frame
 
     def append(self, rows: Iterable[dict[str, Any]]) -> Path | None:
         """Adds rows (nested dicts are flattened) as one new part file, written atomically;
