@@ -364,8 +364,8 @@ def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, reques
     ],
 )
 def test_islands_run_logs_tpcc_and_tatp(cli_here, tmp_path, workload, sizes):
-    """``islands run --log`` logs a single run (one instance, as a deployment) into --log-dir,
-    which a clean run leaves checkpointed."""
+    """``islands run --log`` logs a single run (one instance, in the command's own process, as
+    an unlogged run is) into --log-dir, which a clean run leaves checkpointed."""
     log_dir = tmp_path / "log"
     out = cli_here(
         "run",
@@ -389,3 +389,4 @@ def test_islands_run_logs_tpcc_and_tatp(cli_here, tmp_path, workload, sizes):
     assert result["check_failures"] == [] and result["commits"] > 0
     assert result["instances"][0]["log"]["records"] > 0
     assert (log_dir / "instance-0.log").exists() and (log_dir / "instance-0.snapshot").exists()
+    assert result["deployment"]["label"] == "1 instance" and result["transport"] == "none"  # in process

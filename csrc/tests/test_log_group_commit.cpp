@@ -4,7 +4,10 @@
 // acknowledged LSN must be durable (<= durable_lsn) when wait_durable returns, and reading the
 // file back must find every acknowledged record exactly once, intact, where its LSN says.
 // appended_lsn (what early lock release's read-only rule waits for) is never behind a record
-// its appender saw appended, and never behind durable_lsn.
+// its appender saw appended, and never behind durable_lsn. All of it twice: a flusher that
+// flushes at once (each group's first append wakes it) and one that gathers for a group delay
+// (appends do not wake it; a waiting appender does). A requested flush does not wait out the
+// delay. The CPU's CRC-32C instruction gives the portable tables' values.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -17,6 +20,7 @@
 #include <vector>
 
 #include "check.hpp"
+#include "islands/log/crc32c.hpp"
 #include "islands/log/log_record.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/log/redo_entry.hpp"
@@ -57,111 +61,143 @@ int main() {
   if (!dir) return test_summary("log_group_commit");
   const std::string path = log_file_path(dir, 0);
 
-  LogConfig config;
-  config.mode = LogMode::group_commit;
-  config.directory = dir;
-  config.buffer_bytes = 512;  // a few records per buffer: buffer swaps and buffer waits happen
-  std::vector<std::vector<Ack>> acks(kAppenders);
-  std::atomic<std::uint64_t> not_durable{0};
-  std::atomic<std::uint64_t> appended_behind{0};
-  LogWriterStats stats;
-  {
-    LogWriter log(config, path, kBaseLsn, 0, kEpoch);
-    std::vector<std::thread> threads;
-    for (int t = 0; t < kAppenders; ++t) {
-      threads.emplace_back([&, t] {
-        std::uint32_t i = 0;
-        while (i < kCommitsPerAppender) {
-          // Sometimes several commits before one wait, as a worker with max_pending > 1 does.
-          const std::uint32_t batch = 1 + (i + static_cast<std::uint32_t>(t)) % 3;
-          std::uint64_t last = 0;
-          const std::size_t first = acks[t].size();
-          for (std::uint32_t k = 0; k < batch && i < kCommitsPerAppender; ++k, ++i) {
-            const std::uint64_t txn = (static_cast<std::uint64_t>(t + 1) << 32) | i;
-            const std::vector<unsigned char> redo = redo_of(txn);
-            // The redo split in two pieces, as the engine passes a decision's participants.
-            const std::size_t half = redo.size() / 2;
-            last = log.append(LogRecordType::commit, txn, 0, 5, redo.data(), half, redo.data() + half,
-                              redo.size() - half);
-            acks[t].push_back({txn, last});
-            if (log.appended_lsn() < last) ++appended_behind;
-          }
-          log.wait_durable(last);
-          const std::uint64_t durable_now = log.durable_lsn();  // first: appended only grows
-          if (log.appended_lsn() < durable_now) ++appended_behind;
-          // Acknowledged now: each of these records must be durable already.
-          const std::uint64_t durable = log.durable_lsn();
-          for (std::size_t a = first; a < acks[t].size(); ++a) {
-            if (acks[t][a].end_lsn > durable) ++not_durable;
-          }
-        }
-      });
-    }
-    for (auto& thread : threads) thread.join();
-    for (const auto& mine : acks) {
-      for (const Ack& ack : mine) {
-        if (ack.end_lsn > log.durable_lsn()) ++not_durable;
+  {  // CRC-32C: the check value of "123456789", and the instruction against the tables.
+    CHECK(crc32c("123456789", 9) == 0xE3069283u && crc32c_portable("123456789", 9) == 0xE3069283u);
+    std::vector<unsigned char> bytes(4096);
+    std::uint32_t x = 12345;
+    for (auto& b : bytes) b = static_cast<unsigned char>((x = x * 1103515245u + 12345u) >> 16);
+    std::size_t differ = 0;
+    for (std::size_t offset = 0; offset < 9; ++offset) {
+      for (std::size_t n = 0; n + offset <= bytes.size(); n += 1 + n / 3) {
+        if (crc32c(bytes.data() + offset, n, 77) != crc32c_portable(bytes.data() + offset, n, 77)) ++differ;
       }
     }
-    stats = log.stats();
-    log.close();
-    CHECK(log.appended_lsn() == log.durable_lsn());  // closed: everything appended is durable
+    CHECK(differ == 0);
+    std::printf("log_group_commit: CRC-32C in %s\n", crc32c_in_hardware() ? "hardware" : "software");
   }
-  CHECK(not_durable.load() == 0);
-  CHECK(appended_behind.load() == 0);
-  CHECK(stats.records == std::uint64_t{kAppenders} * kCommitsPerAppender);
-  CHECK(stats.flushes > 0);
 
-  // Read the file back: every acknowledged commit exactly once, intact, at its LSN.
-  const LogFile file(path);
-  CHECK(file.base_lsn() == kBaseLsn);
-  CHECK(file.tail_note().empty());
-  CHECK(file.valid_bytes() == file.file_bytes());
-  std::map<std::uint64_t, const LogRecord*> by_txn;
-  std::size_t epochs = 0, duplicates = 0, bad_lsn = 0;
-  for (const LogRecord& r : file.records()) {
-    if (r.header.lsn != kBaseLsn + r.offset) ++bad_lsn;
-    if (r.type() == LogRecordType::epoch) {
-      ++epochs;
-      CHECK(r.header.aux == kEpoch);
-      continue;
-    }
-    if (r.type() != LogRecordType::commit) continue;
-    if (!by_txn.emplace(r.header.txn, &r).second) ++duplicates;
+  {  // A requested flush is done at once, not at the end of a 100 s group delay.
+    LogConfig config;
+    config.mode = LogMode::group_commit;
+    config.directory = dir;
+    config.group_delay_us = 1e8;
+    LogWriter log(config, path, kBaseLsn, 0, kEpoch);
+    const std::vector<unsigned char> redo = redo_of(1);
+    const std::uint64_t end = log.append(LogRecordType::commit, 1, 0, 5, redo.data(), redo.size());
+    log.request_flush();
+    for (int i = 0; i < 5000 && log.durable_lsn() < end; ++i) ::usleep(1000);
+    CHECK(log.durable_lsn() >= end);
+    log.close();
   }
-  CHECK(epochs == 1);
-  CHECK(duplicates == 0);
-  CHECK(bad_lsn == 0);
-  CHECK(by_txn.size() == std::size_t{kAppenders} * kCommitsPerAppender);
-  std::size_t missing = 0, wrong = 0, out_of_order = 0;
-  for (const auto& mine : acks) {
-    std::uint64_t previous = 0;
-    for (const Ack& ack : mine) {
-      const auto it = by_txn.find(ack.txn);
-      if (it == by_txn.end()) {
-        ++missing;
+
+  for (const double group_delay_us : {0.0, 200.0}) {
+    LogConfig config;
+    config.mode = LogMode::group_commit;
+    config.directory = dir;
+    config.group_delay_us = group_delay_us;
+    config.buffer_bytes = 512;  // a few records per buffer: buffer swaps and buffer waits happen
+    std::vector<std::vector<Ack>> acks(kAppenders);
+    std::atomic<std::uint64_t> not_durable{0};
+    std::atomic<std::uint64_t> appended_behind{0};
+    LogWriterStats stats;
+    {
+      LogWriter log(config, path, kBaseLsn, 0, kEpoch);
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kAppenders; ++t) {
+        threads.emplace_back([&, t] {
+          std::uint32_t i = 0;
+          while (i < kCommitsPerAppender) {
+            // Sometimes several commits before one wait, as a worker with max_pending > 1 does.
+            const std::uint32_t batch = 1 + (i + static_cast<std::uint32_t>(t)) % 3;
+            std::uint64_t last = 0;
+            const std::size_t first = acks[t].size();
+            for (std::uint32_t k = 0; k < batch && i < kCommitsPerAppender; ++k, ++i) {
+              const std::uint64_t txn = (static_cast<std::uint64_t>(t + 1) << 32) | i;
+              const std::vector<unsigned char> redo = redo_of(txn);
+              // The redo split in two pieces, as the engine passes a decision's participants.
+              const std::size_t half = redo.size() / 2;
+              last = log.append(LogRecordType::commit, txn, 0, 5, redo.data(), half, redo.data() + half,
+                                redo.size() - half);
+              acks[t].push_back({txn, last});
+              if (log.appended_lsn() < last) ++appended_behind;
+            }
+            log.wait_durable(last);
+            const std::uint64_t durable_now = log.durable_lsn();  // first: appended only grows
+            if (log.appended_lsn() < durable_now) ++appended_behind;
+            // Acknowledged now: each of these records must be durable already.
+            const std::uint64_t durable = log.durable_lsn();
+            for (std::size_t a = first; a < acks[t].size(); ++a) {
+              if (acks[t][a].end_lsn > durable) ++not_durable;
+            }
+          }
+        });
+      }
+      for (auto& thread : threads) thread.join();
+      for (const auto& mine : acks) {
+        for (const Ack& ack : mine) {
+          if (ack.end_lsn > log.durable_lsn()) ++not_durable;
+        }
+      }
+      stats = log.stats();
+      log.close();
+      CHECK(log.appended_lsn() == log.durable_lsn());  // closed: everything appended is durable
+    }
+    CHECK(not_durable.load() == 0);
+    CHECK(appended_behind.load() == 0);
+    CHECK(stats.records == std::uint64_t{kAppenders} * kCommitsPerAppender);
+    CHECK(stats.flushes > 0);
+
+    // Read the file back: every acknowledged commit exactly once, intact, at its LSN.
+    const LogFile file(path);
+    CHECK(file.base_lsn() == kBaseLsn);
+    CHECK(file.tail_note().empty());
+    CHECK(file.valid_bytes() == file.file_bytes());
+    std::map<std::uint64_t, const LogRecord*> by_txn;
+    std::size_t epochs = 0, duplicates = 0, bad_lsn = 0;
+    for (const LogRecord& r : file.records()) {
+      if (r.header.lsn != kBaseLsn + r.offset) ++bad_lsn;
+      if (r.type() == LogRecordType::epoch) {
+        ++epochs;
+        CHECK(r.header.aux == kEpoch);
         continue;
       }
-      const LogRecord& r = *it->second;
-      // Where append said it ends, and after this appender's previous record.
-      if (r.header.lsn + r.header.length != ack.end_lsn) ++wrong;
-      if (r.header.lsn < previous) ++out_of_order;
-      previous = r.header.lsn;
-      const std::vector<unsigned char> redo = redo_of(ack.txn);
-      std::vector<unsigned char> read_back;
-      for_each_redo_entry(r.redo, r.redo_bytes, [&](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
-        append_redo_entry(read_back, key, image, columns);
-      });
-      if (read_back != redo || r.header.columns != 5) ++wrong;
+      if (r.type() != LogRecordType::commit) continue;
+      if (!by_txn.emplace(r.header.txn, &r).second) ++duplicates;
     }
-  }
-  CHECK(missing == 0);
-  CHECK(wrong == 0);
-  CHECK(out_of_order == 0);
+    CHECK(epochs == 1);
+    CHECK(duplicates == 0);
+    CHECK(bad_lsn == 0);
+    CHECK(by_txn.size() == std::size_t{kAppenders} * kCommitsPerAppender);
+    std::size_t missing = 0, wrong = 0, out_of_order = 0;
+    for (const auto& mine : acks) {
+      std::uint64_t previous = 0;
+      for (const Ack& ack : mine) {
+        const auto it = by_txn.find(ack.txn);
+        if (it == by_txn.end()) {
+          ++missing;
+          continue;
+        }
+        const LogRecord& r = *it->second;
+        // Where append said it ends, and after this appender's previous record.
+        if (r.header.lsn + r.header.length != ack.end_lsn) ++wrong;
+        if (r.header.lsn < previous) ++out_of_order;
+        previous = r.header.lsn;
+        const std::vector<unsigned char> redo = redo_of(ack.txn);
+        std::vector<unsigned char> read_back;
+        for_each_redo_entry(r.redo, r.redo_bytes, [&](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+          append_redo_entry(read_back, key, image, columns);
+        });
+        if (read_back != redo || r.header.columns != 5) ++wrong;
+      }
+    }
+    CHECK(missing == 0);
+    CHECK(wrong == 0);
+    CHECK(out_of_order == 0);
 
-  std::printf("log_group_commit: %llu records in %llu flushes, %llu buffer waits\n",
-              static_cast<unsigned long long>(stats.records), static_cast<unsigned long long>(stats.flushes),
-              static_cast<unsigned long long>(stats.buffer_waits));
+    std::printf("log_group_commit: group delay %.0f us: %llu records in %llu flushes, %llu buffer waits\n",
+                group_delay_us, static_cast<unsigned long long>(stats.records),
+                static_cast<unsigned long long>(stats.flushes), static_cast<unsigned long long>(stats.buffer_waits));
+  }
   ::unlink(path.c_str());
   ::rmdir(dir);
   return test_summary("log_group_commit");

@@ -321,22 +321,21 @@ def _run_from_args(args: argparse.Namespace):
                 )
         config = config_from_args(args, deployment.instances[0])
         config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=deployment.pinned))
-        if getattr(args, "log", "off") == "off" and args.memory == "local":
-            return run(config, topology)  # in this process; another memory policy needs its own
     else:
         config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
-    if getattr(args, "log", "off") == "off":
-        return run_deployment(
-            deployment, config, transport=args.transport or "unix", topology=topology, memory=args.memory
-        )
-    # Logged: the instances run as processes (run_deployment) that log into --log-dir or a
-    # fresh directory made for this run and removed after it.
-    directory = args.log_dir or tempfile.mkdtemp(prefix="islands-log-", dir=default_log_root())
+    log = getattr(args, "log", "off")
+    # Logged: into --log-dir, or a fresh directory made for this run and removed after it.
+    directory = (
+        None if log == "off" else args.log_dir or tempfile.mkdtemp(prefix="islands-log-", dir=default_log_root())
+    )
     try:
-        config = dataclasses.replace(config, log=LogConfig(mode=args.log, directory=directory))
+        if directory is not None:
+            config = dataclasses.replace(config, log=LogConfig(mode=log, directory=directory))
+        if deployment.n_instances == 1 and args.memory == "local":
+            return run(config, topology)  # in this process, logged or not; another memory policy needs its own
         return run_deployment(
             deployment, config, transport=args.transport or "unix", topology=topology, memory=args.memory
         )
     finally:
-        if args.log_dir is None:
+        if directory is not None and args.log_dir is None:
             shutil.rmtree(directory, ignore_errors=True)

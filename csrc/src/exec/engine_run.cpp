@@ -29,7 +29,11 @@ RunStats run_engine(const RunConfig& config, PlpControl* control) {
   engine.load();
   const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                Clock::now().time_since_epoch()).count();
-  return engine.run(now, config.driver.warmup_s, config.driver.duration_s);
+  RunStats stats = engine.run(now, config.driver.warmup_s, config.driver.duration_s);
+  // As a deployment's launcher does once every instance is done: a clean run's log is
+  // checkpointed (a snapshot, and the log started afresh).
+  if (config.log.enabled() && config.log.checkpoint) engine.checkpoint();
+  return stats;
 }
 
 BuildInfo build_info() { return {ISLANDS_COMPILER, ISLANDS_CXX_FLAGS, ISLANDS_BUILD_TYPE}; }

@@ -103,15 +103,31 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
   const bool was_empty = used_ == 0;
   const std::uint64_t lsn = next_lsn_;
   encode_log_record(buffers_[filling_].data() + used_, type, lsn, txn, aux, columns, p1, n1, p2, n2);
+  const std::size_t half = config_.buffer_bytes / 2;
+  const bool crossed_half = used_ < half && used_ + size >= half;
   used_ += size;
   next_lsn_ += size;
   appended_lsn_.store(next_lsn_, std::memory_order_release);
   ++stats_.records;
   stats_.bytes += size;
+  // Group commit wakes the flusher for the first record of a group only when it flushes at
+  // once (group_delay_us 0) or sleeps for want of data; a gathering flusher wakes on its
+  // timer, so that a busy worker makes no system call per commit. Async wakes on its interval.
+  // Either wakes early for a buffer half full.
+  const bool wake = crossed_half || (was_empty && config_.mode == LogMode::group_commit &&
+                                     (config_.group_delay_us <= 0 || flusher_idle_));
   lock.unlock();
-  // Group commit: wake the flusher at once; async: it wakes on its interval anyway.
-  if (was_empty && config_.mode == LogMode::group_commit) has_data_.notify_one();
+  if (wake) has_data_.notify_one();
   return lsn + size;
+}
+
+void LogWriter::request_flush() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (used_ == 0) return;
+    flush_requested_ = true;
+  }
+  has_data_.notify_one();
 }
 
 void LogWriter::check() const {
@@ -175,10 +191,18 @@ void LogWriter::flusher_main() {
         return stop_ || (used_ > 0 && (waiters_ > 0 || used_ * 2 >= config_.buffer_bytes));
       });
     } else {
-      has_data_.wait(lock, [&] { return used_ > 0 || stop_; });
-      if (group_delay.count() > 0 && !stop_ && used_ < config_.buffer_bytes / 2) {
-        // Let the group grow a little, but no longer than the delay.
-        has_data_.wait_for(lock, group_delay, [&] { return stop_ || used_ >= config_.buffer_bytes / 2; });
+      if (used_ == 0 && !stop_) {
+        // Nothing to flush: sleep until an append wakes this thread.
+        flusher_idle_ = true;
+        has_data_.wait(lock, [&] { return used_ > 0 || stop_; });
+        flusher_idle_ = false;
+      }
+      const auto urgent = [&] {
+        return stop_ || waiters_ > 0 || flush_requested_ || used_ >= config_.buffer_bytes / 2;
+      };
+      if (group_delay.count() > 0 && !urgent()) {
+        // Let the group grow, but no longer than the delay (or until someone waits for it).
+        has_data_.wait_for(lock, group_delay, urgent);
       }
     }
     if (used_ == 0) {
@@ -192,6 +216,7 @@ void LogWriter::flusher_main() {
     filling_ ^= 1;
     used_ = 0;
     flushing_ = true;
+    flush_requested_ = false;
     lock.unlock();
     has_space_.notify_all();
     const auto t0 = std::chrono::steady_clock::now();

@@ -113,8 +113,13 @@ class CommitPipeline {
   }
   //! Whether nothing is waiting.
   bool empty() const { return pending_.empty(); }
-  //! Queues a commit or vote behind the ones already waiting.
-  void push(PendingCommit&& waiting) { pending_.push_back(std::move(waiting)); }
+  //! Queues a commit or vote behind the ones already waiting. A vote, or a coordinator's
+  //! decision with participants waiting for phase 2, holds up another instance: it asks for
+  //! its flush at once rather than at the end of a gathering flusher's group delay.
+  void push(PendingCommit&& waiting) {
+    if (waiting.vote || !waiting.notify.empty()) log_->request_flush();
+    pending_.push_back(std::move(waiting));
+  }
 
   //! Acknowledges, oldest first, every pipelined commit whose record the flusher made durable.
   template <class Acknowledge>
@@ -137,6 +142,7 @@ class CommitPipeline {
   template <class Serve, class Acknowledge>
   void wait_for_room(ComponentClock* clock, Serve&& serve, Acknowledge&& acknowledge) {
     if (pending_.size() < max_pending_) return;
+    log_->request_flush();  // a gathering flusher need not wait out its group delay
     ComponentScope logging(clock, Component::logging);
     const std::uint64_t t0 = CycleClock::now();
     while (pending_.size() >= max_pending_) {

@@ -27,8 +27,10 @@ struct EnumNames<LogMode> {
   F(std::string, directory, "", kUnbounded, kUnbounded,                                                    \
     "where the instance logs live (disk or tmpfs); needed unless off")                                     \
   F(double, flush_interval_us, 1000, 0, 1e7, "async: microseconds between flushes")                        \
-  F(double, group_delay_us, 0, 0, 1e7,                                                                      \
-    "group_commit: how long a flush may wait for its group to grow, in microseconds (0: flush at once)")   \
+  F(double, group_delay_us, 200, 0, 1e7,                                                                    \
+    "group_commit: microseconds the flusher gathers a group before it flushes; commits do not wake it "    \
+    "meanwhile (a waiting worker, a 2PC vote or a half-full buffer do). 0: each group's first commit "     \
+    "wakes it and it flushes at once (a system call per commit)")                                          \
   F(std::size_t, buffer_bytes, 1 << 20, 4096, 1 << 30,                                                     \
     "bytes of each of the two log buffers (one fills while the other is written)")                         \
   F(std::uint32_t, max_pending, 64, 1, 1 << 20,                                                             \

@@ -57,6 +57,9 @@ class LogWriter {
   void check() const;
   //! Blocks until `lsn` is durable; throws if the log fails first.
   void wait_durable(std::uint64_t lsn);
+  //! Asks for a flush of what is appended now without waiting for it (a gathering flusher
+  //! flushes at once instead of at the end of its group delay). Thread-safe.
+  void request_flush();
   //! Flushes everything, stops the flusher and closes the file; throws if the log failed.
   void close();
   //! What the log did so far.
@@ -81,6 +84,8 @@ class LogWriter {
   bool flushing_ = false;               // the other buffer is being written
   bool stop_ = false;
   int waiters_ = 0;                     // threads blocked until the next flush (async flushes early for them)
+  bool flush_requested_ = false;        // request_flush(): flush without waiting for the group delay
+  bool flusher_idle_ = false;           // the flusher sleeps until an append wakes it (nothing to flush)
   std::uint64_t next_lsn_ = 0;          // LSN of the next record
   std::atomic<std::uint64_t> appended_lsn_{0};  // next_lsn_, readable without the mutex
   std::atomic<std::uint64_t> durable_lsn_{0};
