@@ -65,7 +65,8 @@ def test_skew_over_the_whole_key_range_overloads_the_worker_owning_the_hot_range
     # Zipf s = 1 over 2,000 rows puts about 90% of the homes on worker 0's 1,000.
     hot, cold = skewed.clients["workers"]
     assert hot["share"] > 0.8 and cold["share"] < 0.2
-    assert hot["queue_lengths"] and hot["mean_queue"] > cold["mean_queue"]
+    # Busy by requests, not by an instant's queue (which worker the loaded machine ran then).
+    assert hot["queue_lengths"] and hot["taken"] > 4 * cold["taken"]
 
 
 @pytest.mark.parametrize(("clients", "workload"), [("closed", "micro"), ("open", "micro"), ("closed", "tatp")], ids=str)
