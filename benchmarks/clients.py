@@ -217,25 +217,24 @@ def plp_figure(name: str, config: RunConfig, events: list[Event], repetitions: i
     )
     moves = [len(log.repartitions) for _, log in runs["ATraPos"]]
     print(f"    re-partitionings per ATraPos run: {', '.join(map(str, moves))}")
+    end = events[1].at_s if len(events) > 1 else None  # the phase after the (first) change
+    phase_words = f"between {change:g} and {end:g} s" if end is not None else f"after the change at {change:g} s"
     for i, (result, log) in enumerate(runs["ATraPos"]):
-        moved_after = [m for m in log.repartitions if m["at_s"] >= change]
-        if not moved_after:
-            print(
-                f"    ATraPos run {i + 1}: no re-partitioning after the change at {change:g} s, so no adaptation time"
-            )
+        moved = [m for m in log.repartitions if change <= m["at_s"] and (end is None or m["at_s"] < end)]
+        if not moved:
+            print(f"    ATraPos run {i + 1}: no re-partitioning {phase_words}, so no adaptation time")
             continue
-        interval = result.config.driver.timeline_interval_s
+        first = moved[0]["at_s"] - change
         try:
-            seconds = adaptation_time(
-                result.timeline_tps, interval, change, events[1].at_s if len(events) > 1 else None
-            )
-            shown = f"{seconds:.1f} s"
+            seconds = adaptation_time(result.timeline_tps, result.config.driver.timeline_interval_s, change, end)
         except ValueError as e:
-            shown = f"not measurable ({e})"
-        first = moved_after[0]["at_s"] - change
+            print(f"    ATraPos run {i + 1}: adaptation time not measurable ({e})")
+            continue
+        # Settled before ATraPos moved anything: the time is the noise's, not an adaptation's.
+        why = "" if seconds >= first else ", which the throughput reached before the re-partitioning"
         print(
-            f"    ATraPos run {i + 1}: adaptation time {shown} after the change at {change:g} s "
-            f"(first re-partitioning {first:.1f} s after it, {len(moved_after)} after it in all)"
+            f"    ATraPos run {i + 1}: adaptation time {seconds:.1f} s after the change at {change:g} s{why} "
+            f"(first re-partitioning {first:.1f} s after it, {len(moved)} {phase_words})"
         )
     if plot:
         from islands.plots.client_queues import plot_queue_lengths
