@@ -11,22 +11,38 @@ same order) and printed as a ratio with its 95% interval (islands.analysis.stati
    workers), both deployments at s = 0; the clients' share of the workers' CPU.
 3. Open loop: the achieved rate against targets from 10% to 110% of each deployment's
    closed-loop capacity, with p50/p99 latency: a latency-throughput curve (--plot FILE draws it).
-4. Paper 002 Figs 10-11 (static PLP vs ATraPos under skew): not measured; the client layer
-   does not drive PLP runs yet (driver.clients is refused with engine.execution plp).
+4. Paper 002 Figs 11 and 10 with clients: one PLP instance (a worker per core), closed-loop
+   clients routed to the worker owning each request's home unit, static PLP against ATraPos
+   (the live controller, islands.atrapos.live). Fig 11: TATP GetSubData, and a third into the
+   window half the requests go to the first 20% of the subscribers (worker 0's), which
+   overloads worker 0. Fig 10: TATP's mix changes (UpdSubData, GetNewDest, standard) with that
+   skew on from the start. Per figure: each mode's throughput after the (first) change, the
+   ratio with its interval, the hot worker's share of the requests, the re-partitionings, and
+   an adaptation time only for runs that re-partitioned after the change.
 
 Prints; asserts nothing.
 
     python benchmarks/clients.py [--repetitions N] [--duration S] [--skews 0,0.5,1,1.5] [--plot FILE]
+        [--sections 1,2,3,4] [--plp-duration S]
+
+--plot FILE also draws, beside FILE, each 002 figure's request queue length per worker over
+time for one static and one ATraPos run (islands.plots.client_queues).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import statistics
+from pathlib import Path
 
 import islands
-from islands.analysis.verdicts import ratio_words
+from islands.analysis.statistics import ratio
+from islands.analysis.verdicts import direction, ratio_words
+from islands.atrapos.adaptation import adaptation_time
+from islands.atrapos.events import Event
+from islands.atrapos.live import run_live
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import RunConfig
 from islands.machine.placement import Deployment
@@ -152,17 +168,126 @@ def _open(duration: float, rate: float) -> RunConfig:
     return dataclasses.replace(c, driver=dataclasses.replace(c.driver, offered_rate=rate))
 
 
+def plp_config(duration: float, mix: str) -> RunConfig:
+    """A PLP instance of TATP on cpus 0-1 with 8 closed-loop clients and the monitor on
+    (what the ATraPos controller reads); `mix` as tatp.mix spells it."""
+    c = RunConfig()
+    driver = dataclasses.replace(
+        c.driver, cpus=(0, 1), warmup_s=0.5, duration_s=duration, clients="closed", client_count=8, seed=1
+    )
+    engine = dataclasses.replace(c.engine, execution="plp", cc="2pl", plp_monitor=True)
+    tatp = dataclasses.replace(c.tatp, subscribers_per_site=20000, mix=mix)
+    return dataclasses.replace(c, workload="tatp", driver=driver, engine=engine, tatp=tatp)
+
+
+SKEW = (("hot_fraction", 0.2), ("hot_share", 0.5))
+
+
+def after(result, at_s: float) -> float:
+    """Mean throughput over the timeline's whole intervals from `at_s` on (the last interval,
+    which overlaps the stop, left out)."""
+    interval = result.config.driver.timeline_interval_s
+    tps = list(result.timeline_tps)[int(math.ceil(at_s / interval - 1e-9)) : -1]
+    return statistics.mean(tps) if tps else math.nan
+
+
+def plp_figure(name: str, config: RunConfig, events: list[Event], repetitions: int, plot: str | None) -> None:
+    """Static PLP and ATraPos, interleaved, on `config` with `events`; prints the figures."""
+    change = events[0].at_s
+    runs: dict[str, list] = {"ATraPos": [], "static": []}
+    for _ in range(repetitions):
+        for mode in runs:
+            runs[mode].append(run_live(config, adaptive=mode == "ATraPos", events=events))
+    phase = {mode: [after(r, change) for r, _ in got] for mode, got in runs.items()}
+    print(f"  {name}")
+    for mode, got in runs.items():
+        hot = [max(w["share"] for w in r.clients["workers"]) for r, _ in got]
+        lost = sum(not r.clients["conserved"] for r, _ in got)
+        print(
+            f"    {mode:8} after the change {statistics.median(phase[mode]):,.0f} txn/s (median of {len(got)}; "
+            f"runs {', '.join(f'{v:,.0f}' for v in phase[mode])}); whole window "
+            f"{statistics.median(tps([r for r, _ in got])):,.0f} txn/s; busiest worker's share of the requests "
+            f"{statistics.mean(hot):.0%}; forwarded {sum(r.clients['forwarded'] for r, _ in got):,}"
+            + (f"; {lost} run(s) LOST REQUESTS" if lost else "")
+        )
+    r = ratio(phase["ATraPos"], phase["static"])
+    print(
+        f"    ATraPos / static after the change: {ratio_words(phase['ATraPos'], phase['static'])}: "
+        f"ATraPos {direction(r)}"
+    )
+    moves = [len(log.repartitions) for _, log in runs["ATraPos"]]
+    print(f"    re-partitionings per ATraPos run: {', '.join(map(str, moves))}")
+    end = events[1].at_s if len(events) > 1 else None  # the phase after the (first) change
+    phase_words = f"between {change:g} and {end:g} s" if end is not None else f"after the change at {change:g} s"
+    for i, (result, log) in enumerate(runs["ATraPos"]):
+        moved = [m for m in log.repartitions if change <= m["at_s"] and (end is None or m["at_s"] < end)]
+        if not moved:
+            print(f"    ATraPos run {i + 1}: no re-partitioning {phase_words}, so no adaptation time")
+            continue
+        first = moved[0]["at_s"] - change
+        try:
+            seconds = adaptation_time(result.timeline_tps, result.config.driver.timeline_interval_s, change, end)
+        except ValueError as e:
+            print(f"    ATraPos run {i + 1}: adaptation time not measurable ({e})")
+            continue
+        # Settled before ATraPos moved anything: the time is the noise's, not an adaptation's.
+        why = "" if seconds >= first else ", which the throughput reached before the re-partitioning"
+        print(
+            f"    ATraPos run {i + 1}: adaptation time {seconds:.1f} s after the change at {change:g} s{why} "
+            f"(first re-partitioning {first:.1f} s after it, {len(moved)} {phase_words})"
+        )
+    if plot:
+        from islands.plots.client_queues import plot_queue_lengths
+
+        for mode, got in runs.items():
+            drawing = plot_queue_lengths(got[0][0], f"{name.split(':')[0]}, {mode}: request queue per worker")
+            path = Path(plot).with_name(f"{Path(plot).stem}-{name.split(':')[0].replace(' ', '-')}-{mode}.png")
+            drawing.figure.savefig(path)
+            print(f"    figure: {path}")
+
+
+def plp_adaptation(repetitions: int, duration: float, plot: str | None) -> None:
+    """Paper 002 Figs 11 and 10 with clients (see the module docstring, section 4)."""
+    print("4. Paper 002 Figs 11 and 10 with 8 closed-loop clients routed to the PLP worker owning each home")
+    plp_figure(
+        "Fig 11: TATP GetSubData, skew (50% of requests to 20% of the data) at a third of the window",
+        plp_config(duration, "get_subscriber_data"),
+        [Event(round(duration / 3, 2), "skew", settings=SKEW)],
+        repetitions,
+        plot,
+    )
+    fig10 = plp_config(duration, "update_subscriber_data")
+    fig10 = dataclasses.replace(fig10, tatp=dataclasses.replace(fig10.tatp, hot_fraction=0.2, hot_share=0.5))
+    plp_figure(
+        "Fig 10: TATP UpdSubData -> GetNewDest -> standard mix at thirds of the window, skew on throughout",
+        fig10,
+        [
+            Event(round(duration / 3, 2), "mix", settings=(("mix", "get_new_destination"),)),
+            Event(round(2 * duration / 3, 2), "mix", settings=(("mix", "standard"),)),
+        ],
+        repetitions,
+        plot,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repetitions", type=int, default=5)
     parser.add_argument("--duration", type=float, default=1.0)
     parser.add_argument("--skews", default="0,0.5,1,1.5")
     parser.add_argument("--plot", default=None, metavar="FILE", help="also draw the latency-throughput curve")
+    parser.add_argument("--sections", default="1,2,3,4", help="which sections to run (comma-separated)")
+    parser.add_argument("--plp-duration", type=float, default=9.0, help="section 4's measured window (s)")
     args = parser.parse_args()
-    fig20([float(s) for s in args.skews.split(",")], args.repetitions, args.duration)
-    client_cost(args.repetitions, args.duration)
-    open_loop(args.repetitions, args.duration, args.plot)
-    print("4. Paper 002 Figs 10-11 with clients: not measured (the client layer does not drive PLP runs yet)")
+    sections = {s.strip() for s in args.sections.split(",")}
+    if "1" in sections:
+        fig20([float(s) for s in args.skews.split(",")], args.repetitions, args.duration)
+    if "2" in sections:
+        client_cost(args.repetitions, args.duration)
+    if "3" in sections:
+        open_loop(args.repetitions, args.duration, args.plot)
+    if "4" in sections:
+        plp_adaptation(args.repetitions, args.plp_duration, args.plot)
 
 
 if __name__ == "__main__":

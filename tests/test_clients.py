@@ -133,9 +133,13 @@ def test_the_command_line_runs_clients_and_names_bad_settings():
     no_rate = run_cli("--clients", "open")
     assert no_rate.returncode == 2
     assert no_rate.stderr.strip().splitlines()[-1].startswith("islands: error: --offered-rate:")
-    plp = run_cli("--clients", "closed", "--execution", "plp")
-    assert plp.returncode == 2
-    assert "--clients:" in plp.stderr and "plp" in plp.stderr
+    plp = run_cli("--clients", "closed", "--execution", "plp", "--json")
+    assert plp.returncode == 0, plp.stderr
+    plp_out = json.loads(plp.stdout)["clients"]
+    assert plp_out["conserved"] and len(plp_out["workers"]) == 2
+    handoff = run_cli("--clients", "closed", "--execution", "plp", "--plp-handoff", "4")
+    assert handoff.returncode == 2
+    assert handoff.stderr.strip().splitlines()[-1].startswith("islands: error: --plp-handoff:")
 
 
 def test_an_experiment_sets_clients_in_its_table_and_sweeps_the_offered_rate(tmp_path):

@@ -93,6 +93,8 @@ py::dict stats_dict(const RunStats& stats) {
     clients["refused"] = w.clients.refused;
     clients["taken"] = w.clients.taken;
     clients["answered"] = w.clients.answered;
+    clients["forwarded"] = w.clients.forwarded;
+    clients["ran_away"] = w.clients.ran_away;
     clients["client_ticks"] = w.clients.client_ticks;
     clients["idle_ticks"] = w.clients.idle_ticks;
     clients["queue_lengths"] = w.clients.queue_lengths;

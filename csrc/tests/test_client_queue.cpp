@@ -139,6 +139,29 @@ void a_missing_peer_is_named() {
   ::rmdir(dir.c_str());
 }
 
+void a_plp_board_has_a_queue_per_worker() {
+  // The in-process board of a PLP instance: one heap queue per worker, each its own.
+  ClientBoard board(3, 64);
+  CHECK(board.instances() == 3);
+  ClientRequest r;
+  for (std::uint32_t q = 0; q < 3; ++q) {
+    for (std::uint32_t i = 0; i <= q; ++i) {
+      r.client = q * 100 + i;
+      CHECK(board.queue(q).push(r));
+    }
+  }
+  for (std::uint32_t q = 0; q < 3; ++q) {
+    CHECK(board.queue(q).capacity() == 64);
+    CHECK(board.queue(q).length() == q + 1);
+    for (std::uint32_t i = 0; i <= q; ++i) {
+      CHECK(board.queue(q).pop(r));
+      CHECK(r.client == q * 100 + i);  // its own requests, in order
+    }
+    CHECK(!board.queue(q).pop(r));
+  }
+  CHECK(&board.own() == &board.queue(0));
+}
+
 }  // namespace
 
 int main() {
@@ -146,5 +169,6 @@ int main() {
   a_full_queue_refuses();
   two_instances_share_their_queues();
   a_missing_peer_is_named();
+  a_plp_board_has_a_queue_per_worker();
   return test_summary("client_queue");
 }

@@ -4,8 +4,11 @@ the clients cost, and latency per transaction type.
 
 The engine counts per worker (``exec/client_driver.hpp``); this module sums those counts per
 instance and over the run, and checks that no request was lost between the clients and the
-workers: submitted = refused + taken + still queued at the end, and taken = answered + those a
-worker abandoned at the stop (at most one per worker)."""
+workers: submitted - refused + forwarded = taken + still queued at the end, and taken -
+forwarded = answered + those a worker abandoned at the stop (at most one per worker). Only a
+PLP run (``engine.execution = plp``) forwards: there each worker has its own queue, a request
+goes to the worker owning its home unit, and one whose unit moved on (ATraPos re-partitioned)
+is forwarded to the new owner; its account then has a ``workers`` list as well."""
 
 from __future__ import annotations
 
@@ -42,15 +45,18 @@ def client_load(
 
     Keys: ``mode``, ``clients`` (closed), ``think_us``, ``offered_rate`` (open), the whole-run
     counts ``submitted``, ``refused``, ``taken``, ``answered``, ``queued_at_end`` and
-    ``abandoned`` (taken but not answered: in flight at the stop), ``conserved`` (whether
-    submitted = refused + taken + queued_at_end), ``client_cpu_share`` (the clients' share of
-    the workers' time in the window) and ``instances``: per instance its ``share`` of the
-    requests taken, ``utilization`` (its workers' busy share of the window, NaN without one),
-    ``mean_queue`` and ``queue_lengths`` (its queue, once per timeline interval)."""
+    ``abandoned`` (taken, not forwarded and not answered: in flight at the stop), ``forwarded``
+    and ``ran_away`` (PLP: requests re-routed to their home unit's new owner, and those run by
+    a worker that did not own their home unit), ``conserved`` (whether submitted - refused +
+    forwarded = taken + queued_at_end), ``client_cpu_share`` (the clients' share of the
+    workers' time in the window) and ``instances``: per instance its ``share`` of the requests
+    taken, ``utilization`` (its workers' busy share of the window, NaN without one),
+    ``mean_queue`` and ``queue_lengths`` (its queue, once per timeline interval). A PLP run
+    adds ``workers``: the same per worker, each with its own queue, and its ``forwarded``."""
     driver = config.driver
     if driver.clients == "workers":
         return {}
-    totals = dict.fromkeys(("submitted", "refused", "taken", "answered"), 0)
+    totals = dict.fromkeys(("submitted", "refused", "taken", "answered", "forwarded", "ran_away"), 0)
     client_ticks = 0
     n_workers = 0
     per_instance = []
@@ -59,16 +65,16 @@ def client_load(
         for w in workers:
             c = w["clients"]
             for key in totals:
-                totals[key] += c[key]
+                totals[key] += c.get(key, 0)
             client_ticks += c["client_ticks"] * ns_per_tick
             n_workers += 1
         window_ns = s["measured_s"] * 1e9
-        busy = [1.0 - w["clients"]["idle_ticks"] * ns_per_tick / window_ns for w in workers] if window_ns > 0 else []
+        busy = [_busy(w, ns_per_tick, window_ns) for w in workers]
         queue = list(workers[0]["clients"]["queue_lengths"]) if workers else []
         per_instance.append(
             {
                 "taken": sum(w["clients"]["taken"] for w in workers),
-                "utilization": min(1.0, max(0.0, sum(busy) / len(busy))) if busy else math.nan,
+                "utilization": sum(busy) / len(busy) if busy else math.nan,
                 "mean_queue": sum(queue) / len(queue) if queue else math.nan,
                 "queue_lengths": queue,
                 "queued_at_end": s.get("requests_queued_at_end", 0),
@@ -77,6 +83,7 @@ def client_load(
     taken = totals["taken"]
     for inst in per_instance:
         inst["share"] = inst["taken"] / taken if taken else math.nan
+    plp = getattr(config.engine, "execution", "") == "plp"
     queued = sum(inst["queued_at_end"] for inst in per_instance)
     out: dict[str, Any] = {"mode": driver.clients}
     if driver.clients == "closed":
@@ -86,11 +93,39 @@ def client_load(
         out["offered_rate"] = driver.offered_rate
     out.update(totals)
     out["queued_at_end"] = queued
-    out["abandoned"] = taken - totals["answered"]
-    out["conserved"] = totals["submitted"] == totals["refused"] + taken + queued
+    out["abandoned"] = taken - totals["forwarded"] - totals["answered"]
+    out["conserved"] = totals["submitted"] - totals["refused"] + totals["forwarded"] == taken + queued
+    if plp:
+        out["workers"] = [
+            _worker_load(w, s, taken) for workers, s in zip(instance_workers, stats, strict=True) for w in workers
+        ]
     out["client_cpu_share"] = client_ticks / (seconds * 1e9 * n_workers) if seconds > 0 and n_workers else math.nan
     out["instances"] = per_instance
     return out
+
+
+def _busy(worker: Mapping[str, Any], ns_per_tick: float, window_ns: float) -> float:
+    """A worker's busy share of the window (NaN without one)."""
+    if not window_ns > 0:
+        return math.nan
+    return min(1.0, max(0.0, 1.0 - worker["clients"]["idle_ticks"] * ns_per_tick / window_ns))
+
+
+def _worker_load(worker: Mapping[str, Any], stats: Mapping[str, Any], taken: int) -> dict[str, Any]:
+    """A PLP worker's part: the requests it took (``taken``, ``share`` of all, those it
+    ``forwarded`` to a unit's new owner), its ``utilization``, and its own queue
+    (``queue_lengths`` once per timeline interval, ``mean_queue``)."""
+    c = worker["clients"]
+    queue = list(c["queue_lengths"])
+    ns_per_tick = float(stats.get("ns_per_tick", 0.0)) or math.nan
+    return {
+        "taken": c["taken"],
+        "forwarded": c.get("forwarded", 0),
+        "share": c["taken"] / taken if taken else math.nan,
+        "utilization": _busy(worker, ns_per_tick, stats["measured_s"] * 1e9),
+        "mean_queue": sum(queue) / len(queue) if queue else math.nan,
+        "queue_lengths": queue,
+    }
 
 
 def client_lines(load: Mapping[str, Any], latency: Mapping[str, Mapping[str, Any]]) -> list[str]:
@@ -108,7 +143,12 @@ def client_lines(load: Mapping[str, Any], latency: Mapping[str, Mapping[str, Any
             f"{load['queued_at_end']:,} queued at the end; clients' CPU {load['client_cpu_share']:.1%}"
             + ("" if load["conserved"] else "; REQUESTS LOST between clients and workers")
         )
-        for i, inst in enumerate(load["instances"]):
+        for i, w in enumerate(load.get("workers", [])):
+            lines.append(
+                f"worker {i:<5}{w['share']:.1%} of the requests ({w['forwarded']:,} forwarded), "
+                f"busy {w['utilization']:.0%}, mean queue {w['mean_queue']:.1f}"
+            )
+        for i, inst in enumerate(load["instances"] if "workers" not in load else []):
             lines.append(
                 f"instance {i:<3}{inst['share']:.1%} of the requests, busy {inst['utilization']:.0%}, "
                 f"mean queue {inst['mean_queue']:.1f}"

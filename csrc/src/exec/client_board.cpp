@@ -38,14 +38,7 @@ ClientBoard::ClientBoard(std::uint32_t instance, std::uint32_t instances, std::s
     : instance_(instance), queues_(instances), mappings_(instances) {
   if (instances == 1) {
     heap_ = true;
-    const std::size_t bytes = ClientQueue::bytes(capacity);
-    // Pages of its own: a heap neighbour's hot line next to the queue's halved a 1ISL closed
-    // loop in some processes and not others (wherever the allocator put it).
-    void* memory = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
-    if (memory == nullptr) throw std::bad_alloc();
-    std::memset(memory, 0, bytes);
-    mappings_[0] = {memory, bytes};
-    queues_[0] = ClientQueue::create(memory, capacity);
+    create_on_heap(0, capacity);
     return;
   }
   try {
@@ -57,6 +50,27 @@ ClientBoard::ClientBoard(std::uint32_t instance, std::uint32_t instances, std::s
     release();  // no file of this instance outlives a failed set-up
     throw;
   }
+}
+
+ClientBoard::ClientBoard(std::uint32_t queues, std::size_t capacity)
+    : instance_(0), queues_(queues), mappings_(queues), heap_(true) {
+  try {
+    for (std::uint32_t i = 0; i < queues; ++i) create_on_heap(i, capacity);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+void ClientBoard::create_on_heap(std::uint32_t i, std::size_t capacity) {
+  const std::size_t bytes = ClientQueue::bytes(capacity);
+  // Pages of its own: a heap neighbour's hot line next to the queue's halved a 1ISL closed
+  // loop in some processes and not others (wherever the allocator put it).
+  void* memory = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+  if (memory == nullptr) throw std::bad_alloc();
+  std::memset(memory, 0, bytes);
+  mappings_[i] = {memory, bytes};
+  queues_[i] = ClientQueue::create(memory, capacity);
 }
 
 ClientBoard::~ClientBoard() { release(); }

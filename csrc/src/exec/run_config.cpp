@@ -24,10 +24,12 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     throw ConfigError("log.mode", workload + " does not log its writes yet (" + names + " do); use log.mode off for " +
                                       workload);
   }
-  if (driver.clients != ClientKind::workers && engine.execution == ExecutionKind::plp) {
-    throw ConfigError("driver.clients", std::string(enum_name(driver.clients)) +
-                                            " clients serve shared-everything instances and deployments; plp runs "
-                                            "take their transactions from their workers (driver.clients workers)");
+  if (driver.clients != ClientKind::workers && engine.plp_handoff > 0) {
+    // Clients route each request to its home unit's owner already; the hand-off moves what a
+    // worker drew itself.
+    throw ConfigError("engine.plp_handoff", std::string("hands a worker's own draws to their owner; ") +
+                                                enum_name(driver.clients) +
+                                                " clients route their requests to it already (set it to 0)");
   }
   if (engine.isolation == IsolationLevel::snapshot && engine.cc != CcKind::mvcc) {
     throw ConfigError("engine.isolation", "snapshot needs multi-version concurrency control (engine.cc mvcc); " +

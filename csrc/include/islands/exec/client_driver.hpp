@@ -12,49 +12,13 @@
 #include "islands/common/random.hpp"
 #include "islands/exec/client_board.hpp"
 #include "islands/exec/client_queue.hpp"
+#include "islands/exec/client_request_draw.hpp"
+#include "islands/exec/plp/plp_request_owner.hpp"
+#include "islands/exec/plp/plp_routing.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/settings/driver_config.hpp"
 
 namespace islands {
-
-//! Where a client's transaction lives: the workload's home (micro: its first row's key; a
-//! workload without client_home: the site) and the global site that owns it.
-struct ClientHome {
-  std::uint64_t home = 0;  //!< passed back to the workload's generate_at (or generate)
-  std::uint32_t site = 0;  //!< the global site that owns it: its instance serves the request
-};
-
-namespace detail {
-template <class W, class = void>
-struct HasClientHome : std::false_type {};
-template <class W>
-struct HasClientHome<W, std::void_t<decltype(std::declval<const W&>().client_home(std::declval<Random&>()))>>
-    : std::true_type {};
-}  // namespace detail
-
-//! Draws a client's next home over the whole database: the workload's client_home(rng) where it
-//! has one (its own distribution, skew included), else a site drawn uniformly.
-template <class Workload>
-ClientHome draw_client_home(const Workload& workload, Random& rng, std::uint32_t total_sites) {
-  if constexpr (detail::HasClientHome<Workload>::value) {
-    return workload.client_home(rng);
-  } else {
-    const auto site = static_cast<std::uint32_t>(rng.below(total_sites));
-    return {site, site};
-  }
-}
-
-//! Draws the transaction of `request` into txn: the workload's generate_at(txn, rng, home)
-//! where it has one, else generate(txn, rng, site), from the request's seed.
-template <class Workload>
-void generate_request(const Workload& workload, typename Workload::Txn& txn, const ClientRequest& request) {
-  Random rng(request.seed);
-  if constexpr (detail::HasClientHome<Workload>::value) {
-    workload.generate_at(txn, rng, request.home);
-  } else {
-    workload.generate(txn, rng, request.site);
-  }
-}
 
 //! One worker's share of the client layer (driver.clients = closed or open; internal to
 //! exec/instance_worker.hpp). The clients are not threads: each client's code runs on the
@@ -66,13 +30,20 @@ void generate_request(const Workload& workload, typename Workload::Txn& txn, con
 //! c mod total_sites; after its answer it waits driver.think_us, then submits again. Open:
 //! every worker draws Poisson arrivals at offered_rate / total_sites; an arrival is stamped
 //! with when it was due (not when the worker got to it), so latency includes the lag.
+//! PLP (engine.execution = plp, `plp` given): the board has a queue per worker, a request goes
+//! to the queue of the worker owning its home unit in the routing table as it stands
+//! (exec/plp/plp_request_owner.hpp; the site's worker while that unit is being moved), and the
+//! worker re-routes (forward) one whose unit moved on before it ran.
 class ClientDriver {
  public:
-  //! The clients' side of the worker of global site `site`, in instance `instance`.
+  //! The clients' side of the worker of global site `site`, which takes requests from queue
+  //! `own_queue` of `board` (its instance's; under PLP its own); `plp`: a PLP instance's routing.
   ClientDriver(const DriverConfig& driver, ClientBoard* board, const std::vector<std::uint32_t>& instance_of_site,
-               std::uint32_t site, ClientStats& stats)
+               std::uint32_t site, ClientStats& stats, std::uint32_t own_queue, const PlpRouting* plp = nullptr)
       : driver_(driver),
         board_(board),
+        own_(board != nullptr ? &board->queue(own_queue) : nullptr),
+        plp_(plp),
         instance_of_site_(instance_of_site),
         site_(site),
         total_sites_(static_cast<std::uint32_t>(instance_of_site.size())),
@@ -108,7 +79,7 @@ class ClientDriver {
     if (measuring) {  // before this turn's submissions: what the worker finds waiting
       if (next_sample_ == 0) next_sample_ = now;
       if (now >= next_sample_) {
-        stats_.queue_lengths.push_back(board_->own().length());
+        stats_.queue_lengths.push_back(own_->length());
         next_sample_ += sample_ticks;
       }
     }
@@ -130,7 +101,7 @@ class ClientDriver {
   //! Takes the next request of this worker's instance into `request`; false (the worker is
   //! idle from now, counted in the measured window) when none waits.
   bool take(ClientRequest& request, std::uint64_t now, bool measuring) {
-    if (!board_->own().pop(request)) {
+    if (!own_->pop(request)) {
       if (idle_since_ == 0) idle_since_ = now;
       return false;
     }
@@ -155,6 +126,14 @@ class ClientDriver {
     }
   }
 
+  //! PLP: hands `request`, taken here, to the queue of worker `owner`, which owns its home
+  //! unit now; false (nothing done) when that queue is full.
+  bool forward(const ClientRequest& request, std::uint32_t owner) {
+    if (!board_->queue(owner).push(request)) return false;
+    ++stats_.forwarded;
+    return true;
+  }
+
   //! The measured window starts: idle time counts from now.
   void start_window(std::uint64_t now) {
     if (idle_since_ != 0) idle_since_ = now;
@@ -175,6 +154,16 @@ class ClientDriver {
     for (std::uint32_t c = site_; c < clients; c += total_sites_) submit(workload, c, now, false, now);
   }
 
+  // The queue that serves `request`: its home instance's, or under PLP its home unit's owner's
+  // (the site's worker while that unit is being moved: the worker waits, then forwards it).
+  template <class Workload>
+  std::uint32_t queue_of(const Workload& workload, const ClientRequest& request) {
+    if (plp_ == nullptr) return instance_of_site_[request.site];
+    thread_local typename Workload::Txn scratch;  // a workload without home_unit draws the transaction
+    const std::uint32_t owner = request_owner(workload, request, *plp_->current(), 0, scratch);
+    return owner != PlpRoute::kFrozen ? owner : request.site % board_->instances();
+  }
+
   // An exponential gap (in ticks) of this worker's share of the arrival rate.
   std::uint64_t next_gap() {
     return static_cast<std::uint64_t>(-std::log1p(-rng_.unit()) / rate_per_tick_) + 1;
@@ -193,7 +182,7 @@ class ClientDriver {
     request.seed = rng_.next();
     request.submitted = submitted;
     ++stats_.submitted;
-    if (!board_->queue(instance_of_site_[home.site]).push(request)) ++stats_.refused;
+    if (!board_->queue(queue_of(workload, request)).push(request)) ++stats_.refused;
     if (!measuring) return now;
     const std::uint64_t done = CycleClock::now();
     stats_.client_ticks += done - now;
@@ -202,6 +191,8 @@ class ClientDriver {
 
   const DriverConfig& driver_;
   ClientBoard* board_;
+  ClientQueue* own_;        // the queue this worker takes from
+  const PlpRouting* plp_;   // a PLP instance's routing (null: a deployment's)
   const std::vector<std::uint32_t>& instance_of_site_;
   std::uint32_t site_;
   std::uint32_t total_sites_;

@@ -145,7 +145,10 @@ class InstanceImpl final : public Instance::Impl {
         plp_routing_->set_ownership_check(plp_ownership_.get());
       }
     }
-    if (config_.run.driver.clients != ClientKind::workers) {
+    if (config_.run.driver.clients != ClientKind::workers && plp_bus_) {  // a queue per PLP worker
+      client_board_ = std::make_unique<ClientBoard>(static_cast<std::uint32_t>(n),
+                                                    ClientDriver::queue_capacity(config_.run.driver, total_sites_));
+    } else if (config_.run.driver.clients != ClientKind::workers) {
       client_board_ = std::make_unique<ClientBoard>(
           config_.instance_id, static_cast<std::uint32_t>(config_.instance_sites.size()),
           ClientDriver::queue_capacity(config_.run.driver, total_sites_), config_.directory, config_.attach_timeout_ms);
@@ -208,7 +211,12 @@ class InstanceImpl final : public Instance::Impl {
     for (std::thread& t : threads_) t.join();
     threads_.clear();
     if (plp_routing_) stats_.repartitioning = plp_routing_->totals();
-    if (client_board_) {
+    if (client_board_ && plp_bus_) {  // every worker's queue
+      for (std::uint32_t q = 0; q < client_board_->instances(); ++q) {
+        stats_.requests_queued_at_end += client_board_->queue(q).length();
+        stats_.requests_refused += client_board_->queue(q).refused();
+      }
+    } else if (client_board_) {
       stats_.requests_queued_at_end = client_board_->own().length();
       stats_.requests_refused = client_board_->own().refused();
     }

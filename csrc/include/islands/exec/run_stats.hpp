@@ -18,13 +18,19 @@ namespace islands {
 
 //! A worker's part in the client layer (driver.clients = closed or open, exec/client_driver.hpp);
 //! all zero when every worker is its own client. Requests are conserved: over a deployment,
-//! submitted = refused + taken + what its queues still hold, and taken = answered + those a
-//! worker abandoned at the stop (at most one each).
+//! submitted - refused + forwarded = taken + what its queues still hold, and taken - forwarded
+//! = answered + those a worker abandoned at the stop (at most one each). Only PLP forwards.
 struct ClientStats {
   std::uint64_t submitted = 0;     //!< requests this worker's clients submitted, whole run
   std::uint64_t refused = 0;       //!< of those, refused by a full queue (open loop), whole run
   std::uint64_t taken = 0;         //!< requests this worker took from its instance's queue, whole run
   std::uint64_t answered = 0;      //!< of those, decided: committed (acknowledged) or rolled back, whole run
+  //! PLP: of those taken, re-routed to the worker that owns their home unit now (it moved
+  //! after the client routed them), whole run
+  std::uint64_t forwarded = 0;
+  //! PLP: of those taken, run by this worker although another owned their home unit (that
+  //! owner's queue was full), whole run
+  std::uint64_t ran_away = 0;
   std::uint64_t client_ticks = 0;  //!< cycle-clock ticks spent drawing and submitting requests, measured window
   std::uint64_t idle_ticks = 0;    //!< ticks with no request to take, measured window
   //! its instance's queue length once per driver.timeline_interval_s, measured window

@@ -17,6 +17,7 @@
 #include "islands/common/cycle_clock.hpp"
 #include "islands/common/random.hpp"
 #include "islands/common/spin_latch.hpp"
+#include "islands/exec/client_driver.hpp"
 #include "islands/exec/commit_pipeline.hpp"
 #include "islands/exec/context_pool.hpp"
 #include "islands/exec/instance_config.hpp"
@@ -141,6 +142,8 @@ class PlpWorker {
         handoff_(bus.workers() > 1 ? instance.config_.run.engine.plp_handoff : 0),
         window_(handoff_, static_cast<std::uint32_t>(local)),
         inbox_((bus.workers() - 1) * handoff_, (bus.workers() - 1) * handoff_),
+        clients_(instance.config_.run.driver, instance.client_board_.get(), instance.instance_of_site_, gid_,
+                 stats_.clients, static_cast<std::uint32_t>(local), instance.plp_routing_.get()),
         measure_(stats_) {
     route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
     set_message_delay(instance.config_);
@@ -162,9 +165,13 @@ class PlpWorker {
     routing_.watch().started(local_);  // the drain watchdog reads /proc for this thread
     Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
-    typename Workload::Txn drawn;  // what this worker's own client drew
+    typename Workload::Txn drawn;  // what this worker's own client drew (or a client's request)
+    const bool serving = clients_.active();  // driver.clients: requests routed to this worker, no draw
+    const auto sample_ticks =
+        static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / measure_.ns_per_tick()) + 1;
     for (;;) {
       // The phase and the transaction under the system-state lock, serving while a phase change bars it.
+      const bool measured_before = measure_.measuring();
       const PhaseStep step = measure_.gate(
           system_, inst_.phase_, inst_.failed_, profiler_, *ctx_, config.driver.timeline_interval_s,
           [this] {
@@ -177,26 +184,37 @@ class PlpWorker {
       ComponentClock* const clock = ctx_->clock();
       const bool parked = inst_.plp_parked_[local_].load(std::memory_order_relaxed);
       if (parked || away_) follow_park(parked);  // pinned: its thread onto the unparked workers' CPUs, or back
-      HandedTxn* const handed = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
-      if (parked && handed == nullptr) {  // its core taken away (PlpControl): it draws nothing
-        system_.release();
-        note(PlpDrainWatch::Wait::parked);
-        parked_wait();
-        continue;
-      }
-      if (handed == nullptr && !draw(drawn, rng)) {  // handed off, or waiting for a slot to
-        system_.release();
-        if (drawn_waiting_) wait_for_slot();
-        continue;
+      HandedTxn* handed = nullptr;
+      if (serving) {
+        // A parked worker serves its queue too: the requests are for the units it owns (in a
+        // pinned run its thread shares the unparked workers' CPUs meanwhile).
+        const std::uint64_t now = CycleClock::now();
+        if (!measured_before && measure_.measuring()) clients_.start_window(now);
+        if (!next_request(drawn, now, sample_ticks)) continue;
+      } else {
+        handed = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
+        if (parked && handed == nullptr) {  // its core taken away (PlpControl): it draws nothing
+          system_.release();
+          note(PlpDrainWatch::Wait::parked);
+          parked_wait();
+          continue;
+        }
+        if (handed == nullptr && !draw(drawn, rng)) {  // handed off, or waiting for a slot to
+          system_.release();
+          if (drawn_waiting_) wait_for_slot();
+          continue;
+        }
+        routed_ = false;
       }
       typename Workload::Txn& txn = handed != nullptr ? handed->txn : drawn;
-      routed_ = false;
       const std::uint64_t start = CycleClock::now();
-      // Latency from here: a handed transaction's from its drawing (never after `start`).
-      const std::uint64_t client_start = handed != nullptr && handed->drawn < start ? handed->drawn : start;
+      // Latency from here: a handed transaction's from its drawing (never after `start`), a
+      // client's request from its submission (queueing included).
+      const std::uint64_t client_start =
+          serving ? request_.submitted : handed != nullptr && handed->drawn < start ? handed->drawn : start;
       ctx_->begin(start - inst_.tick0_);
       system_.begin(start);
-      bool committed = false, rolled_back = false;
+      bool committed = false, rolled_back = false, forwarded = false;
       for (unsigned attempt = 0;; ++attempt) {
         if (!route(txn)) {  // a unit it needs is being moved: wait for the hand-over
           if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
@@ -205,6 +223,12 @@ class PlpWorker {
           std::this_thread::yield();
           --attempt;
           continue;
+        }
+        // A retry re-routes (serve() may have acknowledged a newer table): a request whose
+        // home unit moved meanwhile goes to its new owner (nothing of it is held: it aborted).
+        if (serving && attempt > 0 && forward_if_away(txn)) {
+          forwarded = true;
+          break;
         }
         if (attempt > 0) ctx_->retry();  // announced again (storage/epoch_gate.hpp): the abort let go
         const TxnResult result = attempt_cut();
@@ -222,9 +246,12 @@ class PlpWorker {
         backoff.pause(attempt, [this] { serve(); });
       }
       system_.end();  // decided: committed (its record appended), rolled back or given up
+      if (forwarded) continue;
       if (handed != nullptr && !committed) finish_handed(*handed);
+      if (serving && (committed || rolled_back)) check_home(txn);
       if (rolled_back) {
         ++stats_.user_rollbacks;
+        if (serving) clients_.answered(inst_.workload_, request_.client, CycleClock::now(), measure_.measuring());
         continue;
       }
       if (!committed) break;
@@ -235,6 +262,7 @@ class PlpWorker {
         // The common case: one partition, nothing logged, nothing to wait for.
         ctx_->commit();
         measure_.count_commit(client_start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), false);
+        if (serving) clients_.answered(inst_.workload_, request_.client, CycleClock::now(), measure_.measuring());
       } else {
         finish_commit(client_start, txn);
       }
@@ -265,6 +293,59 @@ class PlpWorker {
 
   // The next transaction of this worker's client (flattened, as attempt_local).
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
+
+  // driver.clients: the client layer's turn on this worker, then the next request routed to it
+  // drawn into `txn` (generate_at around its home) and cut by the routing table as it stands.
+  // True when this worker runs it: it owns the request's home unit under that cut (or the
+  // owner's queue is full). False when none waits (idle: serves meanwhile), when it was
+  // forwarded to its home unit's owner (the unit moved after its client routed it), or when
+  // the run stops while that unit is being moved (the request is then abandoned).
+  bool next_request(typename Workload::Txn& txn, std::uint64_t now, std::uint64_t sample_ticks) {
+    clients_.turn(inst_.workload_, now, measure_.measuring(), sample_ticks, measure_.ns_per_tick());
+    if (!clients_.take(request_, now, measure_.measuring())) {
+      system_.release();  // idle: nothing to run, so no hold on the system state
+      serve();
+      if (shares_cpu()) {
+        std::this_thread::yield();
+      } else {
+        cpu_relax();
+      }
+      return false;
+    }
+    generate_request(inst_.workload_, txn, request_);
+    routed_ = false;
+    if (parts_.size() == 1 || txn.words.empty()) return true;  // one partition: all is this worker's
+    for (;;) {
+      if (route(txn)) {
+        keep_cut_ = true;  // the first attempt runs by this cut
+        if (!forward_if_away(txn)) return true;
+        keep_cut_ = false;
+        return false;
+      }
+      // Its home (or another unit it needs) is being moved: wait for the hand-over.
+      if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) return false;
+      serve();
+      note(PlpDrainWatch::Wait::frozen_unit);
+      std::this_thread::yield();
+    }
+  }
+
+  // A request whose home unit another worker owns under route_ (the table `txn` was just cut
+  // by) is forwarded to that owner's queue (true); false when this worker owns it, or the
+  // owner's queue is full (this worker runs it: correct anywhere, one hop more).
+  bool forward_if_away(const typename Workload::Txn& txn) {
+    if (parts_.size() == 1 || txn.words.empty()) return false;
+    const std::uint32_t owner = handoff_home(inst_.workload_, txn.words, *route_, first_unit_);
+    return owner != local_ && owner != PlpRoute::kFrozen && clients_.forward(request_, owner);
+  }
+
+  // A request decided here: counted in ran_away when another worker owned its home unit under
+  // the table its deciding attempt was cut by (the routing test reads it: it stays 0 unless a
+  // queue was full).
+  void check_home(const typename Workload::Txn& txn) {
+    if (parts_.size() == 1 || txn.words.empty()) return;
+    if (handoff_home(inst_.workload_, txn.words, *route_, first_unit_) != local_) ++stats_.clients.ran_away;
+  }
 
   // engine.plp_handoff: the handed transaction to coordinate now, or nullptr (the own draw's
   // turn; see PlpHandoffInbox). A parked worker, whose own client draws nothing, coordinates
@@ -390,7 +471,13 @@ class PlpWorker {
       return true;
     }
     const PlpRoute* now = routing_.current();
-    if (routed_ && now == route_) return true;
+    if (routed_ && (now == route_ || keep_cut_)) {
+      // keep_cut_: a request's first attempt runs by the cut next_request checked its home
+      // with (safe: no table was acknowledged since, see observe_routing).
+      keep_cut_ = false;
+      return true;
+    }
+    keep_cut_ = false;
     route_ = now;
     if constexpr (kStaged) {
       stages_ = stage_split(inst_.workload_, txn, *now, first_unit_, parts_, later_, tables_);
@@ -749,6 +836,7 @@ class PlpWorker {
       const std::uint64_t depends = pipeline_.read_dependency();
       if (depends == 0) {
         measure_.count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
+        if (clients_.active()) clients_.answered(inst_.workload_, request_.client, CycleClock::now(), measure_.measuring());
         return;
       }
       PendingCommit done;
@@ -786,6 +874,8 @@ class PlpWorker {
 
   void fill(PendingCommit& done, std::uint64_t start, const typename Workload::Txn& txn, bool distributed) const {
     done.start = start;
+    done.answer = clients_.active();  // a client's request: answered once acknowledged
+    done.client = request_.client;
     done.rows = inst_.workload_.row_updates(txn);
     done.type = inst_.workload_.type_of(txn);
     done.distributed = distributed;
@@ -800,6 +890,7 @@ class PlpWorker {
       contexts_.put(std::move(done.ctx));
     }
     measure_.count_commit(done.start, done.rows, done.type, done.distributed);
+    if (done.answer) clients_.answered(inst_.workload_, done.client, CycleClock::now(), measure_.measuring());
     pipeline_.record_ack(done);
   }
 
@@ -1111,6 +1202,9 @@ class PlpWorker {
   std::vector<int> pinned_cpus_, target_cpus_;    // where its thread may run now; follow_park's scratch
   std::uint64_t drawn_at_ = 0;                    // cycle clock of the own client's last draw
   std::chrono::steady_clock::time_point wait_since_{};  // when the own draw began to wait
+  ClientDriver clients_;                          // the client layer's side on this worker (driver.clients)
+  ClientRequest request_;                         // the request being served (driver.clients)
+  bool keep_cut_ = false;                         // route(): keep next_request's cut for the first attempt
   LogWriter* log_ = nullptr;
   WorkerWindow measure_;  // the measured window and the commit counts
   std::uint64_t sequence_ = 0;
