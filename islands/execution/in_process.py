@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from islands import _core
+from islands.execution.log_files import prepare_log_directory
 from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import (
     NO_TRANSPORT,
@@ -78,6 +79,8 @@ class InProcessRun:
         core_config = config.to_core(events=profile_events(config.profile))
         if topology.source == LIVE_SYSFS:  # the load must fit this machine's memory
             check_load_fits(config, len(config.driver.cpus))
+        if config.log.mode != "off":
+            prepare_log_directory(config.log.directory, [len(config.driver.cpus)], recover=False)
         self._sampling: sample_this_process | None = None
         if config.profile.modules:
             from islands.measure.code_modules import sample_this_process

@@ -27,9 +27,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from islands import _core
-from islands.analysis.guarded_files import make_directory, remove_created
 from islands.execution.in_process import check_cpus
-from islands.execution.log_files import check_logs
+from islands.execution.log_files import prepare_log_directory
 from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import RunResult, collect
 from islands.execution.settings import RunConfig
@@ -458,22 +457,7 @@ def run_deployment(
         raise ValueError("recover: recovery replays the log, but log.mode is off")
     log_warnings: list[str] = []
     if config.log.mode != "off":
-        # Owner-only whatever the umask; a directory it had to make is removed again when refused.
-        created = make_directory(config.log.directory, 0o700, what="log.directory", check=False)
-        try:
-            _core.check_log_directory(config.log.directory)
-            if recover:
-                log_warnings = check_logs(config.log.directory, [len(c) for c in deployment.instances])
-        except BaseException:
-            remove_created(created)
-            raise
-    if config.log.mode != "off" and not recover:
-        earlier = sorted(Path(config.log.directory).glob("instance-*.log"))
-        if earlier:
-            raise ValueError(
-                f"log.directory: {earlier[0]} holds the log of an earlier run "
-                "(restart with recover=True, or use an empty directory)"
-            )
+        log_warnings = prepare_log_directory(config.log.directory, [len(c) for c in deployment.instances], recover)
     directory = _run_directory()
     janitor = _start_janitor(directory)
     instances = None

@@ -23,7 +23,10 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["check_logs", "READ_ONLY_ACK_TAG"]
+from islands import _core
+from islands.analysis.guarded_files import make_directory, remove_created
+
+__all__ = ["check_logs", "prepare_log_directory", "READ_ONLY_ACK_TAG"]
 
 #: The tag of a read-only transaction's acknowledgement entry (exec/commit_pipeline.hpp).
 READ_ONLY_ACK_TAG = 0xFFFF << 48
@@ -85,3 +88,26 @@ def check_logs(directory: str | Path, sizes: Sequence[int]) -> list[str]:
                     f"instance {i} recovers nothing from it"
                 )
     return warnings
+
+
+def prepare_log_directory(directory: str, sizes: Sequence[int], recover: bool) -> list[str]:
+    """Makes a run's ``log.directory`` ready before any instance starts (a deployment's
+    launcher and an in-process run alike): made owner-only (0700) where missing, checked by
+    the engine, and, for a restart (``recover``), the logs checked (:func:`check_logs`; the
+    warnings returned); without ``recover``, a log of an earlier run there is refused. A
+    directory made here is removed again when refused. ``sizes``: each instance's worker count."""
+    created = make_directory(directory, 0o700, what="log.directory", check=False)
+    try:
+        _core.check_log_directory(directory)
+        if recover:
+            return check_logs(directory, sizes)
+        earlier = sorted(Path(directory).glob("instance-*.log"))
+        if earlier:
+            raise ValueError(
+                f"log.directory: {earlier[0]} holds the log of an earlier run "
+                "(restart with recover=True, or use an empty directory)"
+            )
+        return []
+    except BaseException:
+        remove_created(created)
+        raise
