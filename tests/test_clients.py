@@ -42,6 +42,8 @@ def conserved(result) -> None:
     assert load["submitted"] == load["refused"] + load["taken"] + load["queued_at_end"]
     assert load["conserved"]
     assert 0 <= load["abandoned"] <= len(result.workers)  # at most the one each worker had at the stop
+    # and while it ran: at every timeline sample each worker's requests held = those pipelined
+    assert load["live_samples"] > 0 and load["live_conserved"]
 
 
 def test_every_request_runs_at_its_home_and_skew_overloads_one_instance():
@@ -60,6 +62,16 @@ def test_every_request_runs_at_its_home_and_skew_overloads_one_instance():
     hot, cold = (i["share"] for i in skewed.clients["instances"])
     assert hot > 0.85 and cold < 0.15
     assert skewed.clients["instances"][0]["queue_lengths"]
+
+
+def test_requests_add_up_at_every_sample_while_commits_wait_for_the_log(tmp_path):
+    # Group commit: answers wait in the workers' commit pipelines, so the samples see requests
+    # held there (a worker that lost or answered one twice would not add up).
+    c = config(micro={"update": True}, driver={"client_count": 8, "timeline_interval_s": 0.02})
+    c = dataclasses.replace(c, log=islands.LogConfig(mode="group_commit", directory=str(tmp_path / "log")))
+    result = islands.run(c)
+    conserved(result)
+    assert result.clients["live_samples"] >= 10 and result.clients["live_most_pipelined"] > 0
 
 
 def test_one_instance_serves_every_request_and_loses_none():

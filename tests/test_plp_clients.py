@@ -49,6 +49,7 @@ def conserved(result) -> dict:
     assert load["submitted"] - load["refused"] + load["forwarded"] == load["taken"] + load["queued_at_end"], load
     assert load["conserved"]
     assert 0 <= load["abandoned"] <= len(result.workers), load
+    assert load["live_samples"] > 0 and load["live_conserved"], load  # at every sample, not only the end
     return load
 
 

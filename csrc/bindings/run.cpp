@@ -98,6 +98,8 @@ py::dict stats_dict(const RunStats& stats) {
     clients["client_ticks"] = w.clients.client_ticks;
     clients["idle_ticks"] = w.clients.idle_ticks;
     clients["queue_lengths"] = w.clients.queue_lengths;
+    clients["outstanding"] = w.clients.outstanding;
+    clients["pipelined"] = w.clients.pipelined;
     d["clients"] = clients;
     py::list counters;
     for (const CounterReading& r : w.counters) counters.append(counter_reading_dict(r));

@@ -13,7 +13,7 @@ is forwarded to the new owner; its account then has a ``workers`` list as well."
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from islands.execution.settings import transaction_names
@@ -48,7 +48,11 @@ def client_load(
     ``abandoned`` (taken, not forwarded and not answered: in flight at the stop), ``forwarded``
     and ``ran_away`` (PLP: requests re-routed to their home unit's new owner, and those run by
     a worker that did not own their home unit), ``conserved`` (whether submitted - refused +
-    forwarded = taken + queued_at_end), ``client_cpu_share`` (the clients' share of the
+    forwarded = taken + queued_at_end), ``live_conserved`` (whether, at every one of the
+    ``live_samples`` the workers took once per timeline interval, each worker's requests taken
+    and neither forwarded nor answered were exactly those in its commit pipeline;
+    ``live_most_pipelined``: the most one sample found there),
+    ``client_cpu_share`` (the clients' share of the
     workers' time in the window) and ``instances``: per instance its ``share`` of the requests
     taken, ``utilization`` (its workers' busy share of the window, NaN without one),
     ``mean_queue`` and ``queue_lengths`` (its queue, once per timeline interval). A PLP run
@@ -95,6 +99,9 @@ def client_load(
     out["queued_at_end"] = queued
     out["abandoned"] = taken - totals["forwarded"] - totals["answered"]
     out["conserved"] = totals["submitted"] - totals["refused"] + totals["forwarded"] == taken + queued
+    out["live_samples"], out["live_conserved"], out["live_most_pipelined"] = _live_account(
+        w for workers in instance_workers for w in workers
+    )
     if plp:
         out["workers"] = [
             _worker_load(w, s, taken) for workers, s in zip(instance_workers, stats, strict=True) for w in workers
@@ -102,6 +109,21 @@ def client_load(
     out["client_cpu_share"] = client_ticks / (seconds * 1e9 * n_workers) if seconds > 0 and n_workers else math.nan
     out["instances"] = per_instance
     return out
+
+
+def _live_account(workers: Iterable[Mapping[str, Any]]) -> tuple[int, bool, int]:
+    """The workers' samples during the run (once per timeline interval each, between two
+    transactions); whether at every one the requests a worker held (taken, not forwarded, not
+    answered) were exactly those waiting in its commit pipeline (none lost or counted twice
+    between a client and a worker while the run went on, not only at its end); and the most
+    requests one sample found pipelined."""
+    samples, held, most = 0, True, 0
+    for w in workers:
+        outstanding, pipelined = list(w["clients"].get("outstanding", [])), list(w["clients"].get("pipelined", []))
+        samples += len(outstanding)
+        held = held and outstanding == pipelined
+        most = max([most, *pipelined])
+    return samples, held, most
 
 
 def _busy(worker: Mapping[str, Any], ns_per_tick: float, window_ns: float) -> float:
@@ -142,6 +164,7 @@ def client_lines(load: Mapping[str, Any], latency: Mapping[str, Mapping[str, Any
             f"clients     {offered}; {load['submitted']:,} submitted, {load['refused']:,} refused, "
             f"{load['queued_at_end']:,} queued at the end; clients' CPU {load['client_cpu_share']:.1%}"
             + ("" if load["conserved"] else "; REQUESTS LOST between clients and workers")
+            + ("" if load.get("live_conserved", True) else "; a worker's requests did not add up during the run")
         )
         for i, w in enumerate(load.get("workers", [])):
             lines.append(

@@ -70,16 +70,21 @@ class ClientDriver {
     return ClientQueue::capacity_for(std::max<std::size_t>(4096, static_cast<std::size_t>(second)));
   }
 
-  //! Once per loop turn, from the warm-up on: the first turn submits this worker's initial
-  //! clients (closed) or arms its arrivals (open); every turn submits what has come due, and
-  //! in the measured window samples its instance's queue length once per `sample_ticks`.
+  //! Once per loop turn (between two transactions), from the warm-up on: the first turn
+  //! submits this worker's initial clients (closed) or arms its arrivals (open); every turn
+  //! submits what has come due, and in the measured window samples, once per `sample_ticks`,
+  //! its queue's length and its own account: the requests it holds (taken, not forwarded, not
+  //! answered) beside `pipelined`, those of them waiting in its commit pipeline.
   template <class Workload>
-  void turn(const Workload& workload, std::uint64_t now, bool measuring, std::uint64_t sample_ticks, double ns_per_tick) {
+  void turn(const Workload& workload, std::uint64_t now, bool measuring, std::uint64_t sample_ticks, double ns_per_tick,
+            std::size_t pipelined) {
     if (!started_) start(workload, now, ns_per_tick);
     if (measuring) {  // before this turn's submissions: what the worker finds waiting
       if (next_sample_ == 0) next_sample_ = now;
       if (now >= next_sample_) {
         stats_.queue_lengths.push_back(own_->length());
+        stats_.outstanding.push_back(stats_.taken - stats_.forwarded - stats_.answered);
+        stats_.pipelined.push_back(pipelined);
         next_sample_ += sample_ticks;
       }
     }

@@ -113,11 +113,14 @@ class CommitPipeline {
   }
   //! Whether nothing is waiting.
   bool empty() const { return pending_.empty(); }
+  //! The client requests waiting (commits to answer once acknowledged).
+  std::size_t answers_waiting() const { return answers_waiting_; }
   //! Queues a commit or vote behind the ones already waiting. A vote, or a coordinator's
   //! decision with participants waiting for phase 2, holds up another instance: it asks for
   //! its flush at once rather than at the end of a gathering flusher's group delay.
   void push(PendingCommit&& waiting) {
     if (waiting.vote || !waiting.notify.empty()) log_->request_flush();
+    if (waiting.answer) ++answers_waiting_;
     pending_.push_back(std::move(waiting));
   }
 
@@ -128,6 +131,7 @@ class CommitPipeline {
     const std::uint64_t durable = log_->durable_lsn();
     bool any = false;
     while (!pending_.empty() && pending_.front().lsn <= durable) {
+      if (pending_.front().answer) --answers_waiting_;
       acknowledge(pending_.front());
       pending_.pop_front();
       any = true;
@@ -194,6 +198,7 @@ class CommitPipeline {
   WorkerStats* stats_ = nullptr;
   double ns_per_tick_ = 1;
   std::deque<PendingCommit> pending_;
+  std::size_t answers_waiting_ = 0;  // of pending_, client requests (answer set)
   std::vector<std::uint64_t> acks_;
   int ack_fd_ = -1;
 };

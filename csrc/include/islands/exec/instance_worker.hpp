@@ -97,7 +97,8 @@ class InstanceWorker {
       if (clients_.active()) {
         const std::uint64_t now = CycleClock::now();
         if (!measured_before && measure_.measuring()) clients_.start_window(now);
-        clients_.turn(inst_.workload_, now, measure_.measuring(), sample_ticks, measure_.ns_per_tick());
+        clients_.turn(inst_.workload_, now, measure_.measuring(), sample_ticks, measure_.ns_per_tick(),
+                      pipeline_.answers_waiting());
         if (!clients_.take(request, now, measure_.measuring())) {
           system_.release();  // idle: nothing to run, so no hold on the system state
           serve();

@@ -35,6 +35,12 @@ struct ClientStats {
   std::uint64_t idle_ticks = 0;    //!< ticks with no request to take, measured window
   //! its instance's queue length once per driver.timeline_interval_s, measured window
   std::vector<std::uint64_t> queue_lengths;
+  //! At the same samples, between two transactions: the requests this worker took and has not
+  //! forwarded or answered (taken - forwarded - answered, so far)...
+  std::vector<std::uint64_t> outstanding;
+  //! ...and of those, the ones waiting in its commit pipeline for their log flush. Nothing is
+  //! lost between a client and a worker when the two are equal at every sample.
+  std::vector<std::uint64_t> pipelined;
 };
 
 //! What one worker did in the measured window (and a few whole-run totals for checks).
@@ -110,6 +116,8 @@ struct WorkerStats {
     clients.client_ticks = 0;
     clients.idle_ticks = 0;
     clients.queue_lengths.clear();
+    clients.outstanding.clear();
+    clients.pipelined.clear();
     timeline.clear();
   }
 };

@@ -301,7 +301,8 @@ class PlpWorker {
   // forwarded to its home unit's owner (the unit moved after its client routed it), or when
   // the run stops while that unit is being moved (the request is then abandoned).
   bool next_request(typename Workload::Txn& txn, std::uint64_t now, std::uint64_t sample_ticks) {
-    clients_.turn(inst_.workload_, now, measure_.measuring(), sample_ticks, measure_.ns_per_tick());
+    clients_.turn(inst_.workload_, now, measure_.measuring(), sample_ticks, measure_.ns_per_tick(),
+                  pipeline_.answers_waiting());
     if (!clients_.take(request_, now, measure_.measuring())) {
       system_.release();  // idle: nothing to run, so no hold on the system state
       serve();
