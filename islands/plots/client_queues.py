@@ -32,7 +32,7 @@ def queue_series(load: Mapping[str, Any]) -> list[tuple[str, Sequence[float]]]:
         (f"{kind} {i}", list(q["queue_lengths"])) for i, q in enumerate(queues)
     ]
     if not any(lengths for _, lengths in series):
-        raise ValueError("queue lengths: no interval of the measured window was sampled")
+        raise ValueError("queue lengths: none sampled (the measured window is shorter than a timeline step)")
     return series
 
 

@@ -597,6 +597,7 @@ class PlpWorker {
       look.blocker = PlpDrainWatch::Blocker::log_pipeline;
       look.durable_lsn = log_->durable_lsn();
       look.mark_lsn = mark_lsn_;
+      log_->request_flush();  // a re-partitioning waits on it: not the end of a group delay
     }
     routing_.watch().looked(local_, look);
     if (look.blocker != PlpDrainWatch::Blocker::none) return;
