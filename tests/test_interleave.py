@@ -24,7 +24,15 @@ pytestmark = pytest.mark.usefixtures("private_run_root")
 two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
 
 
-def micro_run(interleave: int, cpus, cc: str = "none", update: bool = False, multisite: float = 0.0, **micro):
+def micro_run(
+    interleave: int,
+    cpus,
+    cc: str = "none",
+    update: bool = False,
+    multisite: float = 0.0,
+    isolation: str = "serializable",
+    **micro,
+):
     """A short recorded micro run at engine.interleave `interleave`."""
     return RunConfig(
         micro=MicroConfig(
@@ -32,6 +40,7 @@ def micro_run(interleave: int, cpus, cc: str = "none", update: bool = False, mul
         ),
         engine=EngineConfig(
             cc=cc,
+            isolation=isolation,
             lock_policy="wait_die" if len(cpus) > 1 and cc != "none" else "no_wait",
             record_history=True,
             interleave=interleave,
@@ -51,21 +60,22 @@ def checked(result, isolation: str = "serializable"):
 
 
 def key_sequence(result) -> list[tuple[int, ...]]:
-    """Each committed transaction's rows as key offsets, in commit order. A site's rows lie in
-    one chunk in key order (storage/table.cpp), so a row's offset from the lowest row read over
-    the row stride is its key's offset from that row's key (the same in both runs compared:
-    their common prefix reads the lowest key of 1,000 many times over)."""
+    """Each committed transaction's rows (those it read, or those it wrote) as key offsets, in
+    commit order. A site's rows lie in one chunk in key order (storage/table.cpp), so a row's
+    offset from the lowest row touched over the row stride is its key's offset from that row's
+    key (the same in both runs compared: their common prefix touches the lowest key of 1,000
+    many times over)."""
     history = parse_history(result.history)
     parts = history.part_table.sort_values("number")
-    reads = history.reads
-    rows = reads.row.to_numpy(dtype=np.uint64)
-    base = rows.min()
-    distinct = np.unique(rows)
-    stride = int(np.diff(distinct).min())
-    offsets = (rows - base) // np.uint64(stride)
+    touched = [(history.reads.txn.to_numpy(), history.reads.row.to_numpy(dtype=np.uint64))]
+    touched.append((history.writes.txn.to_numpy(), history.writes.row.to_numpy(dtype=np.uint64)))
+    every = np.concatenate([rows for _, rows in touched])
+    base = every.min()
+    stride = np.uint64(np.diff(np.unique(every)).min())
     by_txn: dict[int, list[int]] = {}
-    for txn, offset in zip(reads.txn.to_numpy(), offsets, strict=True):
-        by_txn.setdefault(int(txn), []).append(int(offset))
+    for txns, rows in touched:
+        for txn, row in zip(txns, rows, strict=True):
+            by_txn.setdefault(int(txn), []).append(int((row - base) // stride))
     return [tuple(by_txn[int(t)]) for t in parts.txn.to_numpy()]
 
 
@@ -101,7 +111,11 @@ def test_interleaving_updates_keeps_the_payload_and_the_order():
 def test_contending_interleaved_workers_keep_their_isolation(cc, isolation):
     """Two workers on rows they share (half the transactions reach the other's site) with
     updates, each interleaving 4 deep: its locks are taken when it executes, as without."""
-    result = islands.run(micro_run(4, CPUS[:2], cc=cc, update=True, multisite=0.5, rows_per_site=200, read_share=0.5))
+    result = islands.run(
+        micro_run(
+            4, CPUS[:2], cc=cc, update=True, multisite=0.5, isolation=isolation, rows_per_site=200, read_share=0.5
+        )
+    )
     checked(result, isolation)
     assert result.checks["committed_row_updates"] > 0
 

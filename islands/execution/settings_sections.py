@@ -85,6 +85,10 @@ class EngineConfig(_Section):
     isolation: str = "serializable"
     latching: bool = True  #: latch index operations during the run
     prefetch: bool = True  #: prefetch a transaction's index slots and rows ahead
+    #: with prefetch: transactions a worker draws ahead of the one it executes, prefetching their index slots and then
+    #: their rows so that several transactions' misses overlap (0: off; -1: auto, on where the instance's data outgrows
+    #: the last-level cache; micro over a hash index, others run as with 0)
+    interleave: int = -1
     #: test mode: record each committed transaction's reads and writes for the history checker
     record_history: bool = False
     #: test only: grant reads without locking (breaks isolation on purpose; the checker must catch it)
@@ -170,8 +174,10 @@ class LogConfig(_Section):
     mode: str = "off"  #: off, async or group_commit
     directory: str = ""  #: where the instance logs live (disk or tmpfs); needed unless off
     flush_interval_us: float = 1000.0  #: async: microseconds between flushes
-    #: group_commit: how long a flush may wait for its group to grow, in microseconds (0: flush at once)
-    group_delay_us: float = 0.0
+    #: group_commit: microseconds the flusher gathers a group before it flushes; commits do not wake it meanwhile (a
+    #: waiting worker, a 2PC vote or a half-full buffer do). 0: each group's first commit wakes it and it flushes at
+    #: once (a system call per commit)
+    group_delay_us: float = 200.0
     buffer_bytes: int = 1_048_576  #: bytes of each of the two log buffers (one fills while the other is written)
     max_pending: int = 64  #: group_commit: commits a worker may have waiting for the flush before it waits too
     #: group_commit: release a commit's locks once its record is appended, not once it is durable (Aether's ELR); only
