@@ -101,7 +101,8 @@ void order_and_stages() {
 void configured_depth() {
   FakeWorkload w;
   EngineConfig engine;
-  CHECK(engine.interleave == -1);  // auto by default
+  CHECK(engine.interleave == 0);  // off by default
+  CHECK(TxnLookahead<FakeWorkload>(w, engine).depth() == 0);
   engine.interleave = 3;
   CHECK(TxnLookahead<FakeWorkload>(w, engine).depth() == 3);
   engine.prefetch = false;  // interleaving is a kind of prefetching: off with it

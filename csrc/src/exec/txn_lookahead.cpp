@@ -5,9 +5,9 @@
 namespace islands {
 namespace {
 
-// Transactions drawn ahead where the data outgrows the cache (benchmarks/memory_parallelism.py:
-// read-10 over 20 M rows on one worker gains about as much at 4 as at 8; fewer in flight keep
-// less of the cache busy).
+// Transactions drawn ahead where the data outgrows the cache. Not the default (engine.interleave
+// is 0): on the 2-core EPYC VM benchmarks/memory_parallelism.py measured every depth slower
+// than none over 20 M rows (see docs/engine.md).
 constexpr std::size_t kAutoDepth = 4;
 
 }  // namespace

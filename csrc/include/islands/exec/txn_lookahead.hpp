@@ -22,8 +22,8 @@ struct PrefetchesAhead<W, std::void_t<decltype(std::declval<const W&>().prefetch
                                       decltype(std::declval<const W&>().footprint_bytes())>> : std::true_type {};
 
 //! The depth engine.interleave = -1 (auto) picks for an instance whose data (rows and index)
-//! takes `footprint_bytes`: the depth benchmarks/memory_parallelism.py measured best (the
-//! constant in src/exec/txn_lookahead.cpp) where that outgrows the last-level cache
+//! takes `footprint_bytes`: 4 (the constant in src/exec/txn_lookahead.cpp) where that outgrows
+//! the last-level cache
 //! (common/system_memory.hpp), else 0 (cache-resident data has no misses to overlap, and the
 //! pipeline's second look at each key would only cost); 0 when the cache size is unknown.
 std::size_t auto_interleave_depth(std::size_t footprint_bytes);
