@@ -156,6 +156,7 @@ class EngineConfig:
     isolation: str
     latching: bool
     prefetch: bool
+    interleave: int
     record_history: bool
     test_skip_read_locks: bool
     execution: str

@@ -157,6 +157,24 @@ void HashIndex::prefetch(std::uint64_t key) const {
   __builtin_prefetch(&t->slots[h & t->mask]);
 }
 
+bool HashIndex::peek(std::uint64_t key, std::uint64_t& value) const {
+  // Relaxed atomic loads as an optimistic reader's, but nothing validated: a bounded walk (a
+  // writer may be shifting the run) that may find nothing, which is fine for a hint.
+  constexpr int kMaxSlots = 4;
+  const std::uint64_t h = hash(key);
+  const SlotArray* t = partition_of(h).table.load(std::memory_order_acquire);  // a grown array whole
+  std::uint64_t i = h & t->mask;
+  for (int n = 0; n < kMaxSlots; ++n, i = (i + 1) & t->mask) {
+    const std::uint64_t k = __atomic_load_n(&t->slots[i].key, __ATOMIC_RELAXED);
+    if (k == key) {
+      value = __atomic_load_n(&t->slots[i].value, __ATOMIC_RELAXED);
+      return true;
+    }
+    if (k == kEmpty) return false;
+  }
+  return false;
+}
+
 std::size_t HashIndex::size() const {
   std::size_t n = 0;
   for (const Partition& p : partitions_) n += p.count;

@@ -6,6 +6,7 @@
 #include "islands/common/config_error.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
+#include "islands/exec/txn_lookahead.hpp"
 #include "islands/index/index_dispatch.hpp"
 #include "islands/workload/micro_workload.hpp"
 
@@ -21,8 +22,12 @@ double bare_loop(const RunConfig& config) {
   MicroWorkload<Index> workload(config.micro, config.engine, sites);
   for (std::size_t s = 0; s < sites; ++s) workload.load_site(s);
   workload.finish_load(true);
-  typename MicroWorkload<Index>::Txn txn;
+  using Txn = typename MicroWorkload<Index>::Txn;
+  Txn txn;
   Random rng(config.driver.seed);
+  // engine.interleave as the engine's workers have it: the same draws, prefetched ahead.
+  TxnLookahead<MicroWorkload<Index>> ahead(workload, config.engine);
+  const auto draw = [&](Txn& drawn) { workload.generate(drawn, rng, 0); };
   std::uint64_t checksum = 0, done = 0;
   const auto run = [&](double seconds) {
     const auto start = Clock::now();
@@ -30,7 +35,7 @@ double bare_loop(const RunConfig& config) {
     std::uint64_t count = 0;
     do {
       for (int i = 0; i < 256; ++i) {
-        workload.generate(txn, rng, 0);
+        ahead.next(txn, draw);
         checksum += workload.bare_access(txn);
       }
       count += 256;

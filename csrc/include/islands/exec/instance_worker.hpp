@@ -19,6 +19,7 @@
 #include "islands/exec/run_stats.hpp"
 #include "islands/exec/system_access.hpp"
 #include "islands/exec/two_phase_commit.hpp"
+#include "islands/exec/txn_lookahead.hpp"
 #include "islands/exec/worker_transport.hpp"
 #include "islands/exec/worker_window.hpp"
 #include "islands/exec/workload_interface.hpp"
@@ -81,6 +82,9 @@ class InstanceWorker {
     Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
     AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
     typename Workload::Txn txn;
+    // engine.interleave: the transactions this worker draws are drawn ahead (the same ones, in
+    // the same order) and their data prefetched a stage at a time (exec/txn_lookahead.hpp).
+    TxnLookahead<Workload> ahead(inst_.workload_, config.engine);
     const auto sample_ticks =
         static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / measure_.ns_per_tick()) + 1;
     ClientRequest request;  // the client layer's request being served
@@ -106,8 +110,10 @@ class InstanceWorker {
           continue;
         }
         take_request(txn, request);
-      } else {
+      } else if (ahead.depth() == 0) {
         generate(txn, rng);
+      } else {
+        ahead.next(txn, [&](typename Workload::Txn& drawn) { generate(drawn, rng); });
       }
       split(txn);
       const bool distributed = remote_parts_ > 0;

@@ -33,6 +33,11 @@ class HashIndex {
   bool erase(std::uint64_t key);
   //! Brings the key's home slot into the cache (a one-shot transaction knows its keys ahead).
   void prefetch(std::uint64_t key) const;
+  //! A hint for prefetching, not a lookup: the value of key as a glance at its probe run finds
+  //! it, without the latch (engine.interleave reads a slot prefetch brought in, to prefetch
+  //! what it points to). May miss a present key or, under a concurrent writer, return a stale
+  //! value; never use the value for anything but a prefetch.
+  bool peek(std::uint64_t key, std::uint64_t& value) const;
   //! Number of keys.
   std::size_t size() const;
 

@@ -77,6 +77,11 @@ class RootedIndex {
   void prefetch(std::uint64_t key) const {
     if (const Index* r = root_for(key)) r->prefetch(key);
   }
+  //! A prefetching hint from the key's root (HashIndex::peek; hash roots only).
+  bool peek(std::uint64_t key, std::uint64_t& value) const {
+    const Index* r = root_for(key);
+    return r && r->peek(key, value);
+  }
   //! Calls f(key, value) for keys in [low, high] of one root, in order, while f returns true
   //! (BTreeIndex roots). Both bounds must map to the same root: a scan never crosses roots.
   template <class F>

@@ -196,6 +196,47 @@ class MicroWorkload {
     return TxnResult::commit();
   }
 
+  //! Stages of the chain of dependent misses prefetch_ahead walks (exec/txn_lookahead.hpp):
+  //! index slot, then row; none over a B+tree (its descent cannot be prefetched ahead).
+  std::size_t prefetch_stages() const { return std::is_same_v<Index, HashIndex> ? 2 : 0; }
+  //! Stage `stage` of a transaction drawn ahead (engine.interleave): 0 prefetches the index
+  //! slots of its keys; 1 (the slots arrived meanwhile) reads them without latching
+  //! (HashIndex::peek, a hint) and prefetches both ends of the rows they point to (for writing
+  //! when the transaction updates, else for reading). Keys of
+  //! other instances' sites are skipped; nothing is locked or changed.
+  void prefetch_ahead(const Txn& txn, std::size_t stage) const {
+    if constexpr (std::is_same_v<Index, HashIndex>) {
+      const bool update = part_updates(txn.words.data(), txn.words.size());
+      for (const std::uint64_t word : txn.words) {
+        const std::uint64_t key = word & ~kReadOnly;
+        if (!own_key(key)) continue;
+        if (stage == 0) {
+          index_.prefetch(key);
+          continue;
+        }
+        std::uint64_t value = 0;
+        if (!index_.peek(key, value)) continue;
+        const char* row = reinterpret_cast<const char*>(value);
+        if (update) {  // for writing: the line comes exclusive, as the update will need it
+          __builtin_prefetch(row, 1);
+          __builtin_prefetch(row + table_.row_stride() - 1, 1);
+        } else {  // shared: other workers reading the row keep their copies
+          __builtin_prefetch(row, 0);
+          __builtin_prefetch(row + table_.row_stride() - 1, 0);
+        }
+      }
+    } else {
+      (void)txn;
+      (void)stage;
+    }
+  }
+  //! Bytes of this instance's rows and primary index (engine.interleave = -1 compares them
+  //! with the last-level cache).
+  std::size_t footprint_bytes() const {
+    const std::size_t rows = sites_ * config_.rows_per_site;
+    return Table::bytes_for(rows, config_.columns) + rows * 32;  // hash slots: 16 bytes, load <= 1/2
+  }
+
   //! Splits a transaction's keys into one part per instance (`instance_of_site` maps global
   //! sites); a part goes to the site of its first key.
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,

@@ -1,0 +1,133 @@
+"""Memory-level parallelism (issue 31, item 3): read-10 on one worker over data far larger than
+the last-level cache, with engine.interleave off and at several depths (the worker draws that
+many transactions ahead and prefetches their index slots, then their rows, so that several
+transactions' misses overlap; csrc/include/islands/exec/txn_lookahead.hpp), beside the bare
+loop doing the same lookups (`_core.bare_loop`: no transaction, lock or statistic) off and on;
+then the cache-resident case (10,000 rows) off and on, and engine.interleave = -1 there (it
+stays off where the data fits the last-level cache; over 20 M rows -1 is depth 4).
+
+Every variant is a fresh in-process run (its own load: about 8 s for 20 M rows), cc none on
+CPU 0, and the variants are interleaved, one of each per round. Printed: throughput (mean and
+95% interval) and, for the engine, commits per CPU-second of the worker (what a shared machine
+disturbs least), each variant's ratio to interleave 0 with its 95% interval (Welch on the logs,
+islands.analysis.statistics), and the engine against the issue's starting point of 357 K txn/s.
+A benchmark, not a test: it prints, it asserts nothing.
+
+    python benchmarks/memory_parallelism.py [--rounds N] [--rows N] [--depths 2,4,8] [--duration S]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from islands import _core
+from islands.analysis.statistics import summarize
+from islands.analysis.verdicts import ratio_words
+from islands.execution.in_process import run
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.machine.topology import read_topology
+
+#: read-10 over 20 M rows on one worker before this work (issue 31)
+BEFORE_TPS = 357_000.0
+
+
+def _config(rows: int, columns: int, interleave: int, warmup: float, duration: float, cpu: int) -> RunConfig:
+    return RunConfig(
+        micro=MicroConfig(rows_per_site=rows, rows_per_txn=10, update=False, columns=columns),
+        engine=EngineConfig(cc="none", interleave=interleave),
+        driver=DriverConfig(cpus=(cpu,), warmup_s=warmup, duration_s=duration),
+    )
+
+
+def _engine(config: RunConfig) -> tuple[float, float]:
+    """(throughput, commits per CPU-second of the worker) of one run."""
+    result = run(config)
+    cpu_s = sum(inst["cpu_ns"] for inst in result.instances) / 1e9
+    return result.throughput_tps, result.commits / cpu_s if cpu_s > 0 else float("nan")
+
+
+def _bare(config: RunConfig) -> tuple[float, float]:
+    rate = _core.bare_loop(config.to_core())
+    return rate, float("nan")
+
+
+def _line(name: str, values: list[float]) -> str:
+    s = summarize(values)
+    return f"{name:24s} {s.mean / 1e3:8,.0f} K  [{s.ci_low / 1e3:,.0f}-{s.ci_high / 1e3:,.0f}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=20_000_000, help="rows of the large case")
+    parser.add_argument("--columns", type=int, default=23, help="payload columns: 16 + 4 x 23 = 108 B a row")
+    parser.add_argument("--small-rows", type=int, default=10_000, help="rows of the cache-resident case")
+    parser.add_argument("--depths", default="2,4,8", help="engine.interleave depths compared with 0")
+    parser.add_argument("--warmup", type=float, default=0.5)
+    parser.add_argument("--duration", type=float, default=2.0)
+    parser.add_argument("--skip-large", action="store_true", help="only the cache-resident case")
+    args = parser.parse_args()
+    cpu = read_topology().cpus[0]
+    depths = [int(d) for d in args.depths.split(",") if d]
+    w, d = args.warmup, args.duration
+    variants: dict[str, tuple] = {}
+    if not args.skip_large:
+        big = args.rows
+        variants["large interleave 0"] = (_engine, _config(big, args.columns, 0, w, d, cpu))
+        for depth in depths:
+            variants[f"large interleave {depth}"] = (_engine, _config(big, args.columns, depth, w, d, cpu))
+        variants["large bare 0"] = (_bare, _config(big, args.columns, 0, w, d, cpu))
+        variants[f"large bare {max(depths)}"] = (_bare, _config(big, args.columns, max(depths), w, d, cpu))
+    small = args.small_rows
+    variants["small interleave 0"] = (_engine, _config(small, args.columns, 0, w, d, cpu))
+    for depth in depths:
+        variants[f"small interleave {depth}"] = (_engine, _config(small, args.columns, depth, w, d, cpu))
+    variants["small auto (-1)"] = (_engine, _config(small, args.columns, -1, w, d, cpu))
+
+    tps: dict[str, list[float]] = {name: [] for name in variants}
+    per_cpu: dict[str, list[float]] = {name: [] for name in variants}
+    for r in range(args.rounds):
+        for name, (measure, config) in variants.items():  # interleaved: one of each per round
+            a, b = measure(config)
+            tps[name].append(a)
+            per_cpu[name].append(b)
+        done = ", ".join(f"{n} {v[-1] / 1e3:,.0f} K" for n, v in tps.items())
+        print(f"round {r + 1}/{args.rounds}: {done}", flush=True)
+
+    row_bytes = 16 + 4 * args.columns
+    print(
+        f"\nread-10, one worker (cc none, CPU {cpu}), {args.rounds} interleaved rounds of {d:g} s; "
+        f"large = {args.rows:,} rows x {row_bytes} B, small = {small:,} rows (mean, 95% CI):"
+    )
+    for name in variants:
+        cpu_note = ""
+        if per_cpu[name] and per_cpu[name][0] == per_cpu[name][0]:
+            s = summarize(per_cpu[name])
+            cpu_note = f"   per CPU-second {s.mean / 1e3:,.0f} K [{s.ci_low / 1e3:,.0f}-{s.ci_high / 1e3:,.0f}]"
+        print(_line(name, tps[name]) + cpu_note)
+    print("\nratios to interleave 0 in the same case (throughput; per CPU-second):")
+    for case in ("large", "small"):
+        base = f"{case} interleave 0"
+        if base not in variants:
+            continue
+        for name in variants:
+            if not name.startswith(case + " ") or name == base or "bare" in name:
+                continue
+            print(
+                f"  {name:24s} / {base}: {ratio_words(tps[name], tps[base])}; "
+                f"{ratio_words(per_cpu[name], per_cpu[base])}"
+            )
+    if not args.skip_large:
+        bare_on = f"large bare {max(depths)}"
+        print(f"  {bare_on:24s} / large bare 0: {ratio_words(tps[bare_on], tps['large bare 0'])}")
+        for name, bare in (("large interleave 0", "large bare 0"), (f"large interleave {max(depths)}", bare_on)):
+            print(f"  {name:24s} / {bare}: {ratio_words(tps[name], tps[bare])}  (engine / bare loop)")
+        best = max((f"large interleave {dd}" for dd in depths), key=lambda n: summarize(tps[n]).mean)
+        print(
+            f"  {best:24s} / 357 K (issue 31's starting point): {summarize(tps[best]).mean / BEFORE_TPS:.2f}x  "
+            f"(goal: >= 2x; interleave 0 here: {summarize(tps['large interleave 0']).mean / BEFORE_TPS:.2f}x)"
+        )
+
+
+if __name__ == "__main__":
+    main()
