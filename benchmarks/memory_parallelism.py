@@ -122,5 +122,6 @@ def main() -> None:
         # Issue 31's 357 K txn/s was measured in another session, on another day: a ratio to
         # it would compare absolute figures across sessions, so none is printed.
 
+
 if __name__ == "__main__":
     main()
