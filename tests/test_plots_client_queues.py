@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import islands
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.execution.settings import RunConfig
 from islands.plots.client_queues import plot_queue_lengths, queue_series
+from test_plp_clients import config as plp_config
 
 CPUS = islands.read_topology().cpus
 pytestmark = [
@@ -19,22 +20,11 @@ pytestmark = [
 ]
 
 
-def skewed_plp(clients: str = "closed") -> RunConfig:
-    """0.3 s of PLP on two workers, 8 closed-loop clients, Zipf s = 1 (worker 0's range hot),
-    the queues sampled every 0.05 s."""
-    return RunConfig(
-        workload="micro",
-        micro=MicroConfig(rows_per_site=1000, zipf_s=1.0),
-        engine=EngineConfig(execution="plp"),
-        driver=DriverConfig(
-            cpus=tuple(CPUS[:2]),
-            warmup_s=0.05,
-            duration_s=0.3,
-            clients=clients,
-            client_count=8,
-            timeline_interval_s=0.05,
-        ),
-    )
+def skewed_plp() -> RunConfig:
+    """test_plp_clients' short PLP run (two workers, 8 closed-loop clients) with Zipf s = 1
+    (worker 0's range hot), the queues sampled every 0.05 s."""
+    c = plp_config(zipf_s=1.0)
+    return dataclasses.replace(c, driver=dataclasses.replace(c.driver, timeline_interval_s=0.05))
 
 
 def test_the_plot_draws_each_plp_worker_s_queue_from_a_real_run():
