@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -255,5 +256,6 @@ def test_a_skew_and_mix_schedule_runs_stores_its_log_and_renders_fig11(tmp_path)
         assert all(len(i) == 6 for i in json.loads(row["atrapos.intervals"]))
     rendered = render_results(tmp_path / "fig11")
     assert rendered.png.is_file() and rendered.png.name == "002-fig11.png"
-    assert "ATraPos adaptation after skew: 50% of requests to 20% of data at 0.4 s" in rendered.summary
+    # at the time the skew really came: 0.4 s as scheduled, or a few hundredths later on a busy machine
+    assert re.search(r"ATraPos adaptation after skew: 50% of requests to 20% of data at 0\.4\d? s", rendered.summary)
     assert "one PLP instance of 2 workers, one per core" in rendered.summary
