@@ -159,7 +159,7 @@ struct OptimisticCc {
 
  private:
   // Whether `row` is in the sorted write set.
-  static bool written(const std::vector<OccSets::Write>& writes, const Row* row) {
+  static bool written(const PodVector<OccSets::Write>& writes, const Row* row) {
     const auto it = std::lower_bound(writes.begin(), writes.end(), row,
                                      [](const OccSets::Write& w, const Row* r) { return w.row < r; });
     return it != writes.end() && it->row == row;

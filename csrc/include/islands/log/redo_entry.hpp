@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "islands/common/pod_vector.hpp"
+
 namespace islands {
 
 //! Redo entries, self-describing so that the tables of a workload (rows of several widths,
@@ -26,27 +28,39 @@ enum class RedoKind : std::uint32_t {
   erase = 1,        //!< the row is deleted
 };
 
+//! `n` zero bytes appended to `out`; returns the first.
+inline unsigned char* grow_zeroed(std::vector<unsigned char>& out, std::size_t n) {
+  const std::size_t at = out.size();
+  out.resize(at + n, 0);
+  return out.data() + at;
+}
+inline unsigned char* grow_zeroed(PodVector<unsigned char>& out, std::size_t n) {
+  unsigned char* at = out.grow_by(n);
+  std::memset(at, 0, n);
+  return at;
+}
+
 //! Bytes one after-image of `columns` payload columns takes (a delete: redo_entry_size(0)).
 inline std::size_t redo_entry_size(std::size_t columns) { return (kRedoEntryHeader + 4 * columns + 7) / 8 * 8; }
 
 //! Appends the after-image (key, the first `columns` columns at `image`) to `out`.
-inline void append_redo_entry(std::vector<unsigned char>& out, std::uint64_t key, const std::int32_t* image,
-                              std::size_t columns) {
-  const std::size_t at = out.size();
-  out.resize(at + redo_entry_size(columns), 0);
+//! `out`: a std::vector<unsigned char> or a PodVector<unsigned char> (a transaction's redo).
+template <class Bytes>
+void append_redo_entry(Bytes& out, std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+  unsigned char* at = grow_zeroed(out, redo_entry_size(columns));
   const auto n = static_cast<std::uint32_t>(columns);
-  std::memcpy(out.data() + at, &key, 8);
-  std::memcpy(out.data() + at + 8, &n, 4);
-  std::memcpy(out.data() + at + kRedoEntryHeader, image, 4 * columns);
+  std::memcpy(at, &key, 8);
+  std::memcpy(at + 8, &n, 4);
+  std::memcpy(at + kRedoEntryHeader, image, 4 * columns);
 }
 
 //! Appends a delete of the row of `key` to `out`.
-inline void append_redo_delete(std::vector<unsigned char>& out, std::uint64_t key) {
-  const std::size_t at = out.size();
-  out.resize(at + kRedoEntryHeader, 0);
+template <class Bytes>
+void append_redo_delete(Bytes& out, std::uint64_t key) {
+  unsigned char* at = grow_zeroed(out, kRedoEntryHeader);
   const auto kind = static_cast<std::uint32_t>(RedoKind::erase);
-  std::memcpy(out.data() + at, &key, 8);
-  std::memcpy(out.data() + at + 12, &kind, 4);
+  std::memcpy(at, &key, 8);
+  std::memcpy(at + 12, &kind, 4);
 }
 
 //! Calls f(key, image, columns) for each entry of the `n` bytes at `data` (which need not be

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "islands/common/pod_vector.hpp"
 #include "islands/common/spin_latch.hpp"
 #include "islands/storage/row.hpp"
 
@@ -41,19 +42,7 @@ class OccSets {
   //! A fresh image of a row of `columns` payload columns, 8-byte aligned, valid until clear().
   Row* allocate(std::size_t columns) {
     const std::size_t words = Row::stride(columns) / 8;
-    if (chunk_ == chunks_.size() || used_ + words > chunks_[chunk_].words) {
-      if (chunk_ < chunks_.size()) ++chunk_;
-      used_ = 0;
-      if (chunk_ == chunks_.size() || chunks_[chunk_].words < words) {
-        const std::size_t size = std::max(kChunkWords, words);
-        Chunk chunk{std::make_unique<std::uint64_t[]>(size), size};
-        if (chunk_ == chunks_.size()) {
-          chunks_.push_back(std::move(chunk));
-        } else {
-          chunks_[chunk_] = std::move(chunk);
-        }
-      }
-    }
+    if (chunk_ == chunks_.size() || used_ + words > chunks_[chunk_].words) next_chunk(words);
     std::uint64_t* at = chunks_[chunk_].data.get() + used_;
     used_ += words;
     used_any_ = true;
@@ -115,9 +104,9 @@ class OccSets {
     used_any_ = true;
   }
 
-  std::vector<Read>& reads() { return reads_; }     //!< the read set
-  std::vector<Write>& writes() { return writes_; }  //!< the write set
-  std::vector<Read>& inserts() { return inserts_; }  //!< rows inserted, locked in place
+  PodVector<Read>& reads() { return reads_; }     //!< the read set
+  PodVector<Write>& writes() { return writes_; }  //!< the write set
+  PodVector<Read>& inserts() { return inserts_; }  //!< rows inserted, locked in place
   //! Whether this transaction recorded anything (one branch in commit and abort when not).
   bool active() const { return used_any_; }
   //! The commit's TID (set by validation, with every written row locked), or 0.
@@ -172,8 +161,22 @@ class OccSets {
     std::unique_ptr<std::uint64_t[]> data;
     std::size_t words;
   };
-  std::vector<Read> reads_, inserts_;
-  std::vector<Write> writes_;
+  // allocate's slow path (out of line): moves on to a chunk with room for `words`.
+  [[gnu::noinline]] void next_chunk(std::size_t words) {
+    if (chunk_ < chunks_.size()) ++chunk_;
+    used_ = 0;
+    if (chunk_ == chunks_.size() || chunks_[chunk_].words < words) {
+      const std::size_t size = std::max(kChunkWords, words);
+      Chunk chunk{std::make_unique<std::uint64_t[]>(size), size};
+      if (chunk_ == chunks_.size()) {
+        chunks_.push_back(std::move(chunk));
+      } else {
+        chunks_[chunk_] = std::move(chunk);
+      }
+    }
+  }
+  PodVector<Read> reads_, inserts_;
+  PodVector<Write> writes_;
   std::vector<Chunk> chunks_;
   std::size_t chunk_ = 0, used_ = 0;
   std::uint64_t commit_tid_ = 0, last_tid_ = 0;

@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "islands/common/pod_vector.hpp"
 #include "islands/txn/row_lock.hpp"
 #include "islands/log/redo_entry.hpp"
 #include "islands/perf/component_clock.hpp"
@@ -77,7 +78,7 @@ class TxnContext {
         locks_[kept++] = h;
       }
     }
-    locks_.resize(kept);
+    locks_.truncate(kept);
     tables_shared_ = 0;
   }
 
@@ -117,7 +118,7 @@ class TxnContext {
     undo_.push_back({row, at, bytes});
     // One copy, appended: a resize would zero the bytes first (a memset per updated row).
     const auto* payload = reinterpret_cast<const unsigned char*>(row->columns());
-    undo_bytes_.insert(undo_bytes_.end(), payload, payload + bytes);
+    undo_bytes_.append(payload, bytes);
   }
   //! Remembers a row this transaction inserted, so that abort can take it back: the row gets
   //! Row::kDeletedKey (readers and checks skip such rows) and `erase(key)` runs, if given, to
@@ -146,7 +147,7 @@ class TxnContext {
     if (capture_redo_) append_redo_entry(redo_, row->key, row->columns(), columns);
   }
   //! Redo entries of the transaction so far (see redo_entry.hpp).
-  const std::vector<unsigned char>& redo() const { return redo_; }
+  const PodVector<unsigned char>& redo() const { return redo_; }
   //! Payload columns of the widest row (recorded in log headers: a log fits one configuration).
   std::uint16_t columns() const { return static_cast<std::uint16_t>(row_bytes_ / sizeof(std::int32_t)); }
   //! Commit: release every lock, forget the before- and after-images and inserts.
@@ -247,7 +248,7 @@ class TxnContext {
   std::size_t row_bytes_;
   std::uint64_t ts_ = 0;
   ComponentClock* clock_ = nullptr;
-  std::vector<Held> locks_;
+  PodVector<Held> locks_;
   std::uint64_t tables_shared_ = 0, tables_exclusive_ = 0;
   std::unique_ptr<TxnHistory> history_;  // history recording only
   OccSets occ_;                          // OCC only
@@ -270,12 +271,12 @@ class TxnContext {
     void (*recycle)(void*, Row*, std::uint64_t);
     void* owner;
   };
-  std::vector<Undo> undo_;
-  std::vector<Insert> inserts_;
-  std::vector<Delete> deletes_;
-  std::vector<unsigned char> undo_bytes_;
+  PodVector<Undo> undo_;
+  PodVector<Insert> inserts_;
+  PodVector<Delete> deletes_;
+  PodVector<unsigned char> undo_bytes_;
   bool capture_redo_ = false;
-  std::vector<unsigned char> redo_;
+  PodVector<unsigned char> redo_;
   EpochGate* gate_ = nullptr;         // reclamation gate (null: none)
   EpochGate::Slot* slot_ = nullptr;   // this context's announcement in it
 };

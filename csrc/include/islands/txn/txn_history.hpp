@@ -76,7 +76,7 @@ class TxnHistory {
 
   //! A new attempt of transaction `id` (unique in the deployment; a distributed transaction's
   //! parts share it); whatever an abandoned attempt left is forgotten.
-  void begin(std::uint64_t id) {
+  [[gnu::noinline]] void begin(std::uint64_t id) {
     id_ = id;
     reads_.clear();
     writes_.clear();
@@ -111,15 +111,15 @@ class TxnHistory {
   }
   //! Appends the attempt to the worker's history with its commit number; installs the lazy
   //! writes. Call before the transaction's locks are released.
-  void commit() { commit(versions_.tick()); }
+  [[gnu::noinline]] void commit() { commit(versions_.tick()); }
   //! The same with commit number `number` (snapshot isolation: the commit timestamp, so that
   //! numbers and the reads' snapshots are on one clock).
-  void commit(std::uint64_t number) {
+  [[gnu::noinline]] void commit(std::uint64_t number) {
     install(number);
     publish();
   }
   //! commit's first half, with the rows still held: installs the lazy writes at `number`.
-  void install(std::uint64_t number) {
+  [[gnu::noinline]] void install(std::uint64_t number) {
     for (const Access& w : writes_) {
       if (!w.installed) versions_.exchange(w.row, id_);
     }
@@ -127,7 +127,7 @@ class TxnHistory {
   }
   //! commit's second half, once the rows are released (snapshot isolation: the append, which
   //! may grow the sink, is not done while readers wait on the rows): appends the attempt.
-  void publish() {
+  [[gnu::noinline]] void publish() {
     const std::uint64_t number = number_;
     sink_.parts.insert(sink_.parts.end(), {id_, number, reads_.size(), writes_.size()});
     for (const Access& r : reads_) {
@@ -140,7 +140,7 @@ class TxnHistory {
     writes_.clear();
   }
   //! Puts back the versions this attempt installed, newest first, and forgets the attempt.
-  void abort() {
+  [[gnu::noinline]] void abort() {
     for (std::size_t i = writes_.size(); i-- > 0;) {
       if (writes_[i].installed) versions_.exchange(writes_[i].row, writes_[i].version);
     }

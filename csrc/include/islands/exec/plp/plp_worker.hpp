@@ -815,15 +815,17 @@ class PlpWorker {
   void log_commit(std::uint64_t txn, bool with_actions) {
     committed_.lsn = 0;
     if (log_ == nullptr) return;
-    const std::vector<unsigned char>* redo = &ctx_->redo();
+    const unsigned char* redo = ctx_->redo().data();
+    std::size_t bytes = ctx_->redo().size();
     if (with_actions) {
-      redo_all_.assign(redo->begin(), redo->end());
+      redo_all_.assign(redo, redo + bytes);
       for (std::uint32_t p : remote_) redo_all_.insert(redo_all_.end(), actions_[p].redo.begin(), actions_[p].redo.end());
-      redo = &redo_all_;
+      redo = redo_all_.data();
+      bytes = redo_all_.size();
     }
-    if (redo->empty()) return;
+    if (bytes == 0) return;
     ComponentScope logging(ctx_->clock(), Component::logging);
-    committed_.lsn = log_->append(LogRecordType::commit, txn, 0, ctx_->columns(), redo->data(), redo->size());
+    committed_.lsn = log_->append(LogRecordType::commit, txn, 0, ctx_->columns(), redo, bytes);
   }
 
   // A committed transaction: owners released and the commit counted, now or, where the log
