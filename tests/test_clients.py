@@ -86,6 +86,18 @@ def test_one_instance_serves_every_request_and_loses_none():
     assert islands.run(config("workers")).clients == {}
 
 
+def test_an_idle_worker_steals_from_a_sibling_s_stash():
+    # One client on one instance of 2 workers: each answered request waits in the stash of the
+    # worker that answered it, and the other worker, idle all along (every transaction busy for
+    # 100 us), takes it from there whenever it comes first: the client moves between workers.
+    result = islands.run(config(driver={"client_count": 1}, engine={"test_service_us": 100.0}))
+    conserved(result)
+    load = result.clients
+    assert 0 < load["stolen"] < load["taken"]
+    # Closed: never more requests waiting, over the instance's queue and stashes, than clients.
+    assert max(load["instances"][0]["queue_lengths"]) <= 1
+
+
 def test_think_time_spaces_each_client_s_requests():
     # 4 clients that each think 2 ms between answers can submit at most 2,000 per second.
     result = islands.run(config(driver={"client_count": 4, "think_us": 2000.0}))

@@ -95,6 +95,7 @@ py::dict stats_dict(const RunStats& stats) {
     clients["answered"] = w.clients.answered;
     clients["forwarded"] = w.clients.forwarded;
     clients["ran_away"] = w.clients.ran_away;
+    clients["stolen"] = w.clients.stolen;
     clients["client_ticks"] = w.clients.client_ticks;
     clients["idle_ticks"] = w.clients.idle_ticks;
     clients["queue_lengths"] = w.clients.queue_lengths;

@@ -47,7 +47,9 @@ def client_load(
     counts ``submitted``, ``refused``, ``taken``, ``answered``, ``queued_at_end`` and
     ``abandoned`` (taken, not forwarded and not answered: in flight at the stop), ``forwarded``
     and ``ran_away`` (PLP: requests re-routed to their home unit's new owner, and those run by
-    a worker that did not own their home unit), ``conserved`` (whether submitted - refused +
+    a worker that did not own their home unit), ``stolen`` (requests an idle worker took from a
+    sibling's stash: a request for the submitting worker's own instance waits in that worker's
+    stash, exec/client_board.hpp), ``conserved`` (whether submitted - refused +
     forwarded = taken + queued_at_end), ``live_conserved`` (whether, at every one of the
     ``live_samples`` the workers took once per timeline interval, each worker's requests taken
     and neither forwarded nor answered were exactly those in its commit pipeline;
@@ -60,7 +62,7 @@ def client_load(
     driver = config.driver
     if driver.clients == "workers":
         return {}
-    totals = dict.fromkeys(("submitted", "refused", "taken", "answered", "forwarded", "ran_away"), 0)
+    totals = dict.fromkeys(("submitted", "refused", "taken", "answered", "forwarded", "ran_away", "stolen"), 0)
     client_ticks = 0
     n_workers = 0
     per_instance = []

@@ -62,20 +62,50 @@ ClientBoard::ClientBoard(std::uint32_t queues, std::size_t capacity)
   }
 }
 
-void ClientBoard::create_on_heap(std::uint32_t i, std::size_t capacity) {
+ClientQueue ClientBoard::queue_on_heap(std::size_t capacity, void*& memory) {
   const std::size_t bytes = ClientQueue::bytes(capacity);
   // Pages of its own: a heap neighbour's hot line next to the queue's halved a 1ISL closed
   // loop in some processes and not others (wherever the allocator put it).
-  void* memory = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
+  memory = std::aligned_alloc(4096, (bytes + 4095) / 4096 * 4096);
   if (memory == nullptr) throw std::bad_alloc();
   std::memset(memory, 0, bytes);
-  mappings_[i] = {memory, bytes};
-  queues_[i] = ClientQueue::create(memory, capacity);
+  return ClientQueue::create(memory, capacity);
+}
+
+void ClientBoard::create_on_heap(std::uint32_t i, std::size_t capacity) {
+  void* memory = nullptr;
+  queues_[i] = queue_on_heap(capacity, memory);
+  mappings_[i] = {memory, ClientQueue::bytes(capacity)};
+}
+
+void ClientBoard::add_stashes(std::uint32_t workers, std::size_t capacity) {
+  stashes_.reserve(workers);
+  stash_memory_.reserve(workers);
+  for (std::uint32_t w = 0; w < workers; ++w) {
+    void* memory = nullptr;
+    stashes_.push_back(queue_on_heap(capacity, memory));
+    stash_memory_.push_back(memory);
+  }
+}
+
+std::uint64_t ClientBoard::waiting() const {
+  std::uint64_t n = queues_[instance_].length();
+  for (const ClientQueue& stash : stashes_) n += stash.length();
+  return n;
+}
+
+std::uint64_t ClientBoard::refused() const {
+  std::uint64_t n = queues_[instance_].refused();
+  for (const ClientQueue& stash : stashes_) n += stash.refused();
+  return n;
 }
 
 ClientBoard::~ClientBoard() { release(); }
 
 void ClientBoard::release() {
+  for (void* memory : stash_memory_) std::free(memory);
+  stash_memory_.clear();
+  stashes_.clear();
   for (Mapping& m : mappings_) {
     if (m.address == nullptr) continue;
     if (heap_) {

@@ -34,15 +34,23 @@ namespace islands {
 //! to the queue of the worker owning its home unit in the routing table as it stands
 //! (exec/plp/plp_request_owner.hpp; the site's worker while that unit is being moved), and the
 //! worker re-routes (forward) one whose unit moved on before it ran.
+//! Otherwise (the board has stashes) a request for the submitting worker's own instance waits in
+//! that worker's stash; a worker takes from its instance's queue first (requests from other
+//! instances), then from its stash, then, idle, steals from a sibling's stash (ClientStats::stolen).
 class ClientDriver {
  public:
   //! The clients' side of the worker of global site `site`, which takes requests from queue
-  //! `own_queue` of `board` (its instance's; under PLP its own); `plp`: a PLP instance's routing.
+  //! `own_queue` of `board` (its instance's; under PLP its own) and, where the board has stashes,
+  //! from stash `worker` (its index in the instance); `plp`: a PLP instance's routing.
   ClientDriver(const DriverConfig& driver, ClientBoard* board, const std::vector<std::uint32_t>& instance_of_site,
-               std::uint32_t site, ClientStats& stats, std::uint32_t own_queue, const PlpRouting* plp = nullptr)
+               std::uint32_t site, ClientStats& stats, std::uint32_t own_queue, std::uint32_t worker = 0,
+               const PlpRouting* plp = nullptr)
       : driver_(driver),
         board_(board),
         own_(board != nullptr ? &board->queue(own_queue) : nullptr),
+        stash_(board != nullptr && plp == nullptr && worker < board->stashes() ? &board->stash(worker) : nullptr),
+        own_queue_(own_queue),
+        worker_(worker),
         plp_(plp),
         instance_of_site_(instance_of_site),
         site_(site),
@@ -55,6 +63,11 @@ class ClientDriver {
   //! How many clients a closed run has.
   static std::uint32_t clients_of(const DriverConfig& driver, std::size_t total_sites) {
     return driver.client_count > 0 ? driver.client_count : static_cast<std::uint32_t>(4 * total_sites);
+  }
+  //! Slots of each worker's stash: as many as its instance's queue, at most 65,536 (an open
+  //! loop's arrivals past them go to the instance's queue).
+  static std::size_t stash_capacity(const DriverConfig& driver, std::size_t total_sites) {
+    return std::min<std::size_t>(queue_capacity(driver, total_sites), std::size_t{1} << 16);
   }
   //! Slots each instance's queue needs: every closed client at once (so a closed client is
   //! never refused), or a second's worth of
@@ -82,7 +95,7 @@ class ClientDriver {
     if (measuring) {  // before this turn's submissions: what the worker finds waiting
       if (next_sample_ == 0) next_sample_ = now;
       if (now >= next_sample_) {
-        stats_.queue_lengths.push_back(own_->length());
+        stats_.queue_lengths.push_back(stash_ != nullptr ? board_->waiting() : own_->length());
         stats_.outstanding.push_back(stats_.taken - stats_.forwarded - stats_.answered);
         stats_.pipelined.push_back(pipelined);
         next_sample_ += sample_ticks;
@@ -106,7 +119,7 @@ class ClientDriver {
   //! Takes the next request of this worker's instance into `request`; false (the worker is
   //! idle from now, counted in the measured window) when none waits.
   bool take(ClientRequest& request, std::uint64_t now, bool measuring) {
-    if (!own_->pop(request)) {
+    if (!own_->pop(request) && (stash_ == nullptr || (!stash_->pop(request) && !steal(request)))) {
       if (idle_since_ == 0) idle_since_ = now;
       return false;
     }
@@ -169,6 +182,19 @@ class ClientDriver {
     return owner != PlpRoute::kFrozen ? owner : request.site % board_->instances();
   }
 
+  // An idle worker's last resort: the oldest request in a sibling's stash (the next sibling
+  // first), counted in stolen.
+  bool steal(ClientRequest& request) {
+    const std::uint32_t n = board_->stashes();
+    for (std::uint32_t i = 1; i < n; ++i) {
+      if (board_->stash((worker_ + i) % n).pop(request)) {
+        ++stats_.stolen;
+        return true;
+      }
+    }
+    return false;
+  }
+
   // An exponential gap (in ticks) of this worker's share of the arrival rate.
   std::uint64_t next_gap() {
     return static_cast<std::uint64_t>(-std::log1p(-rng_.unit()) / rate_per_tick_) + 1;
@@ -187,7 +213,10 @@ class ClientDriver {
     request.seed = rng_.next();
     request.submitted = submitted;
     ++stats_.submitted;
-    if (!board_->queue(queue_of(workload, request)).push(request)) ++stats_.refused;
+    const std::uint32_t queue = queue_of(workload, request);
+    if (!(queue == own_queue_ && stash_ != nullptr && stash_->push(request)) && !board_->queue(queue).push(request)) {
+      ++stats_.refused;
+    }
     if (!measuring) return now;
     const std::uint64_t done = CycleClock::now();
     stats_.client_ticks += done - now;
@@ -197,6 +226,9 @@ class ClientDriver {
   const DriverConfig& driver_;
   ClientBoard* board_;
   ClientQueue* own_;        // the queue this worker takes from
+  ClientQueue* stash_;      // this worker's stash (null: PLP, or no stashes)
+  std::uint32_t own_queue_;  // own_'s index on the board
+  std::uint32_t worker_;     // this worker's index in its instance
   const PlpRouting* plp_;   // a PLP instance's routing (null: a deployment's)
   const std::vector<std::uint32_t>& instance_of_site_;
   std::uint32_t site_;

@@ -152,6 +152,7 @@ class InstanceImpl final : public Instance::Impl {
       client_board_ = std::make_unique<ClientBoard>(
           config_.instance_id, static_cast<std::uint32_t>(config_.instance_sites.size()),
           ClientDriver::queue_capacity(config_.run.driver, total_sites_), config_.directory, config_.attach_timeout_ms);
+      client_board_->add_stashes(static_cast<std::uint32_t>(n), ClientDriver::stash_capacity(config_.run.driver, total_sites_));
     }
     for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_main(i); });
     while (ready_.load() < n && !failed_.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -217,8 +218,8 @@ class InstanceImpl final : public Instance::Impl {
         stats_.requests_refused += client_board_->queue(q).refused();
       }
     } else if (client_board_) {
-      stats_.requests_queued_at_end = client_board_->own().length();
-      stats_.requests_refused = client_board_->own().refused();
+      stats_.requests_queued_at_end = client_board_->waiting();
+      stats_.requests_refused = client_board_->refused();
     }
     if (plp_monitor_) stats_.monitor = plp_monitor_->snapshot();
     if (log_) log_->check();  // a failed log is the cause; the workers' errors follow from it

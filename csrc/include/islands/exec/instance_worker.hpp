@@ -61,7 +61,7 @@ class InstanceWorker {
         profiler_(instance.config_.run.profile),
         system_(instance.system_access(local)),
         clients_(instance.config_.run.driver, instance.client_board_.get(), instance.instance_of_site_, gid_,
-                 stats_.clients, instance.config_.instance_id) {}
+                 stats_.clients, instance.config_.instance_id, static_cast<std::uint32_t>(local)) {}
 
   //! Joins the transport mesh (waiting for every peer); nothing to join when this instance is
   //! the whole deployment.

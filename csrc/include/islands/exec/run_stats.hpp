@@ -31,6 +31,8 @@ struct ClientStats {
   //! PLP: of those taken, run by this worker although another owned their home unit (that
   //! owner's queue was full), whole run
   std::uint64_t ran_away = 0;
+  //! Of those taken, taken from a sibling worker's stash (this worker was idle), whole run
+  std::uint64_t stolen = 0;
   std::uint64_t client_ticks = 0;  //!< cycle-clock ticks spent drawing and submitting requests, measured window
   std::uint64_t idle_ticks = 0;    //!< ticks with no request to take, measured window
   //! its instance's queue length once per driver.timeline_interval_s, measured window

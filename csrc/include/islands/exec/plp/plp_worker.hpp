@@ -143,7 +143,8 @@ class PlpWorker {
         window_(handoff_, static_cast<std::uint32_t>(local)),
         inbox_((bus.workers() - 1) * handoff_, (bus.workers() - 1) * handoff_),
         clients_(instance.config_.run.driver, instance.client_board_.get(), instance.instance_of_site_, gid_,
-                 stats_.clients, static_cast<std::uint32_t>(local), instance.plp_routing_.get()),
+                 stats_.clients, static_cast<std::uint32_t>(local), static_cast<std::uint32_t>(local),
+                 instance.plp_routing_.get()),
         measure_(stats_) {
     route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
     set_message_delay(instance.config_);
