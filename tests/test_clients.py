@@ -98,6 +98,20 @@ def test_an_idle_worker_steals_from_a_sibling_s_stash():
     assert max(load["instances"][0]["queue_lengths"]) <= 1
 
 
+def test_arrivals_past_a_full_stash_wait_in_the_instance_s_queue():
+    # Offered 400,000/s against 2 workers that serve 100 us each: each worker's own arrivals
+    # (half of them) pass its stash's 65,536 slots within the run, and the rest wait in the
+    # instance's queue (a second's worth of slots): none is refused, none lost.
+    result = islands.run(
+        config("open", driver={"offered_rate": 400_000.0, "duration_s": 0.5}, engine={"test_service_us": 100.0})
+    )
+    conserved(result)
+    load = result.clients
+    assert load["refused"] == 0
+    assert load["submitted"] > 2 * 65_536 + 20_000
+    assert load["queued_at_end"] > 2 * 65_536
+
+
 def test_think_time_spaces_each_client_s_requests():
     # 4 clients that each think 2 ms between answers can submit at most 2,000 per second.
     result = islands.run(config(driver={"client_count": 4, "think_us": 2000.0}))

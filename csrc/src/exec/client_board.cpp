@@ -94,11 +94,6 @@ std::uint64_t ClientBoard::waiting() const {
   return n;
 }
 
-std::uint64_t ClientBoard::refused() const {
-  std::uint64_t n = queues_[instance_].refused();
-  for (const ClientQueue& stash : stashes_) n += stash.refused();
-  return n;
-}
 
 ClientBoard::~ClientBoard() { release(); }
 

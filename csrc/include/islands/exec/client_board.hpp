@@ -48,8 +48,6 @@ class ClientBoard {
   std::uint32_t stashes() const { return static_cast<std::uint32_t>(stashes_.size()); }
   //! Requests waiting for this instance now: in its own queue and in its stashes.
   std::uint64_t waiting() const;
-  //! Requests this instance's own queue and stashes refused because they were full.
-  std::uint64_t refused() const;
 
  private:
   struct Mapping {

@@ -219,7 +219,7 @@ class InstanceImpl final : public Instance::Impl {
       }
     } else if (client_board_) {
       stats_.requests_queued_at_end = client_board_->waiting();
-      stats_.requests_refused = client_board_->refused();
+      stats_.requests_refused = client_board_->own().refused();  // a full stash hands its request to own()
     }
     if (plp_monitor_) stats_.monitor = plp_monitor_->snapshot();
     if (log_) log_->check();  // a failed log is the cause; the workers' errors follow from it
