@@ -125,7 +125,7 @@ def open_loop(repetitions: int, duration: float, plot: str | None) -> None:
     """Open-loop points of a latency-throughput curve per deployment: offered load from 10% to
     110% of the closed-loop capacity, achieved rate and p50/p99 latency (medians of the runs)."""
     print("3. Open loop: achieved / target and latency as the offered load nears capacity (s = 0, local)")
-    curves: dict[str, list[tuple[float, float, float]]] = {}
+    curves: dict[str, list[tuple[float, float, float, float, float]]] = {}
     for name, runner in (("1ISL", one_isl), ("per-core", per_core)):
         capacity = statistics.median(tps([runner(base(duration)) for _ in range(repetitions)]))
         print(f"  {name}: closed-loop capacity {capacity:,.0f} txn/s")
@@ -136,10 +136,11 @@ def open_loop(repetitions: int, duration: float, plot: str | None) -> None:
             p50 = statistics.median(r.latency.p50_us for r in got)
             p99 = statistics.median(r.latency.p99_us for r in got)
             refused = sum(r.clients["refused"] for r in got)
-            curves.setdefault(name, []).append((statistics.median(tps(got)), p50, p99))
+            share = statistics.median(achieved)
+            curves.setdefault(name, []).append((statistics.median(tps(got)), p50, p99, target, share))
             print(
                 f"    {load:>4.0%} of capacity: target {target:>11,.0f}, achieved/target median "
-                f"{statistics.median(achieved):.3f} (min {min(achieved):.3f}, max {max(achieved):.3f}); "
+                f"{share:.3f} (min {min(achieved):.3f}, max {max(achieved):.3f}); "
                 f"p50 {p50:,.2f} us, p99 {p99:,.2f} us; refused {refused:,}"
             )
     if plot:
@@ -151,13 +152,42 @@ def open_loop(repetitions: int, duration: float, plot: str | None) -> None:
         fig, ax = plt.subplots(figsize=(7, 4.5))
         for name, points in curves.items():
             x = [p[0] / 1e6 for p in points]
-            ax.plot(x, [p[1] for p in points], marker="o", label=f"{name} p50")
-            ax.plot(x, [p[2] for p in points], marker="^", linestyle="--", label=f"{name} p99")
+            color = None  # one colour per deployment: p50 solid, p99 dashed
+            for column, marker, style in ((1, "o", "-"), (2, "^", "--")):
+                y = [p[column] for p in points]
+                label = f"{name} p{50 if column == 1 else 99}"
+                (line,) = ax.plot(x, y, marker=marker, linestyle=style, color=color, label=label)
+                color = line.get_color()
+                # Overloaded points (achieved below 98% of the target) hollow, labelled with their
+                # target: where the curve folds back, the achieved rate fell as the target rose.
+                for (rate, _, _, target, share), value in zip(points, y, strict=True):
+                    if share < 0.98:
+                        ax.plot(
+                            rate / 1e6,
+                            value,
+                            marker=marker,
+                            markersize=11,
+                            markerfacecolor="white",
+                            markeredgecolor=line.get_color(),
+                            linestyle="none",
+                        )
+                        if column == 2:
+                            ax.annotate(
+                                f"target {target / 1e6:.2f} M: {share:.0%}",
+                                (rate / 1e6, value),
+                                textcoords="offset points",
+                                xytext=(6, 4),
+                                fontsize=7,
+                            )
         ax.set_yscale("log")
         ax.set_xlabel("achieved throughput (M txn/s)")
         ax.set_ylabel("latency from submission (µs, log)")
-        ax.set_title(f"Latency vs throughput, open loop (medians of {repetitions} runs)")
-        ax.legend()
+        ax.set_title(
+            f"Latency vs throughput, open loop ({f'medians of {repetitions} runs' if repetitions > 1 else 'one run'})\n"
+            "hollow: achieved below 98% of the target (overloaded)",
+            fontsize=10,
+        )
+        ax.legend(fontsize=8)
         fig.tight_layout()
         fig.savefig(plot)
         print(f"  figure: {plot}")
