@@ -179,7 +179,7 @@ class LogConfig(_Section):
     #: once (a system call per commit)
     group_delay_us: float = 200.0
     buffer_bytes: int = 1_048_576  #: bytes of each of the two log buffers (one fills while the other is written)
-    max_pending: int = 64  #: group_commit: commits a worker may have waiting for the flush before it waits too
+    max_pending: int = 1024  #: group_commit: commits a worker may have waiting for the flush before it waits too
     #: group_commit: release a commit's locks once its record is appended, not once it is durable (Aether's ELR); only
     #: its acknowledgement waits for the flush
     early_lock_release: bool = True

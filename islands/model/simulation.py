@@ -78,7 +78,7 @@ CLIENTS_PER_WORKER = 16
 ROUTINGS = ("home", "worker")
 #: Commits a worker may have waiting for their flush before it waits too (the engine's
 #: ``log.max_pending`` default).
-MAX_PENDING = 64
+MAX_PENDING = 1024
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <vector>
 
 namespace islands {
 namespace {
@@ -28,20 +29,66 @@ const Tables& tables() {
 }
 
 #if defined(__x86_64__)
-// One crc32 instruction per 8 bytes (the same reflected polynomial as the tables).
-__attribute__((target("sse4.2"))) std::uint32_t crc32c_sse42(const void* data, std::size_t n, std::uint32_t crc) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  std::uint64_t c = ~crc;
-  while (n >= 8) {
+// The crc32 instruction has a latency of about 3 cycles and a throughput of 1 per cycle, so
+// one stream of 8-byte steps runs at a third of its speed. Records of a few hundred bytes
+// (TPC-C's are 700 on average) are therefore checksummed in rounds of three interleaved
+// streams of S bytes (S = 128, then 64), joined by carrying a stream's register over the
+// bytes that follow it: a linear map on the 32-bit register, tabulated once per distance.
+__attribute__((target("sse4.2"))) std::uint32_t crc32c_words(std::uint32_t c, const unsigned char* p, std::size_t n) {
+  std::uint64_t c64 = c;
+  for (; n >= 8; n -= 8, p += 8) {
     std::uint64_t word;
     std::memcpy(&word, p, 8);
-    c = __builtin_ia32_crc32di(c, word);
-    p += 8;
-    n -= 8;
+    c64 = __builtin_ia32_crc32di(c64, word);
   }
-  auto c32 = static_cast<std::uint32_t>(c);
-  while (n-- > 0) c32 = __builtin_ia32_crc32qi(c32, *p++);
-  return ~c32;
+  return static_cast<std::uint32_t>(c64);
+}
+
+// carry(c): the raw register c carried over `distance` zero bytes, tabulated byte by byte of c.
+struct Carry {
+  std::array<std::array<std::uint32_t, 256>, 4> t{};
+  __attribute__((target("sse4.2"))) explicit Carry(std::size_t distance) {
+    const std::vector<unsigned char> zeros(distance, 0);
+    for (int k = 0; k < 4; ++k) {
+      for (std::uint32_t b = 0; b < 256; ++b) t[k][b] = crc32c_words(b << (8 * k), zeros.data(), distance);
+    }
+  }
+  std::uint32_t operator()(std::uint32_t c) const {
+    return t[0][c & 0xff] ^ t[1][(c >> 8) & 0xff] ^ t[2][(c >> 16) & 0xff] ^ t[3][c >> 24];
+  }
+};
+
+// Rounds of 3 x S bytes while they last. Stream a continues the register, b and c start from
+// zero; the register is linear, so crc(a b c) = carry_2S(a) ^ carry_S(b) ^ c.
+template <std::size_t S>
+__attribute__((target("sse4.2"))) std::uint32_t crc32c_rounds(std::uint32_t c, const unsigned char*& p, std::size_t& n) {
+  static const Carry carry_one(S), carry_two(2 * S);
+  while (n >= 3 * S) {
+    std::uint64_t a = c, b = 0, d = 0;
+    for (std::size_t i = 0; i < S; i += 8) {
+      std::uint64_t wa, wb, wd;
+      std::memcpy(&wa, p + i, 8);
+      std::memcpy(&wb, p + S + i, 8);
+      std::memcpy(&wd, p + 2 * S + i, 8);
+      a = __builtin_ia32_crc32di(a, wa);
+      b = __builtin_ia32_crc32di(b, wb);
+      d = __builtin_ia32_crc32di(d, wd);
+    }
+    c = carry_two(static_cast<std::uint32_t>(a)) ^ carry_one(static_cast<std::uint32_t>(b)) ^ static_cast<std::uint32_t>(d);
+    p += 3 * S;
+    n -= 3 * S;
+  }
+  return c;
+}
+
+__attribute__((target("sse4.2"))) std::uint32_t crc32c_sse42(const void* data, std::size_t n, std::uint32_t crc) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint32_t c = crc32c_rounds<128>(~crc, p, n);
+  c = crc32c_rounds<64>(c, p, n);
+  c = crc32c_words(c, p, n);
+  p += n & ~std::size_t{7};
+  for (n &= 7; n > 0; --n) c = __builtin_ia32_crc32qi(c, *p++);
+  return ~c;
 }
 #endif
 

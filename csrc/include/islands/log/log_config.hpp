@@ -33,7 +33,7 @@ struct EnumNames<LogMode> {
     "wakes it and it flushes at once (a system call per commit)")                                          \
   F(std::size_t, buffer_bytes, 1 << 20, 4096, 1 << 30,                                                     \
     "bytes of each of the two log buffers (one fills while the other is written)")                         \
-  F(std::uint32_t, max_pending, 64, 1, 1 << 20,                                                             \
+  F(std::uint32_t, max_pending, 1024, 1, 1 << 20,                                                           \
     "group_commit: commits a worker may have waiting for the flush before it waits too")                   \
   F(bool, early_lock_release, true, kUnbounded, kUnbounded,                                                 \
     "group_commit: release a commit's locks once its record is appended, not once it is durable "          \
