@@ -1,5 +1,6 @@
 #include "islands/log/log_writer.hpp"
 
+#include "islands/common/spin_latch.hpp"
 #include "islands/log/private_file.hpp"
 
 #include <fcntl.h>
@@ -10,6 +11,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 namespace islands {
 
@@ -100,13 +102,17 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
     lock.unlock();
     check();
   }
+  // Reserve the record's place under the mutex; encode it (copy and checksum) after, so that
+  // workers of one instance hold the mutex for a few stores each rather than for the copy.
   const bool was_empty = used_ == 0;
   const std::uint64_t lsn = next_lsn_;
-  encode_log_record(buffers_[filling_].data() + used_, type, lsn, txn, aux, columns, p1, n1, p2, n2);
+  const int buffer = filling_;
+  unsigned char* const at = buffers_[buffer].data() + used_;
   const std::size_t half = config_.buffer_bytes / 2;
   const bool crossed_half = used_ < half && used_ + size >= half;
   used_ += size;
   next_lsn_ += size;
+  encoding_[buffer].fetch_add(1, std::memory_order_relaxed);  // the mutex orders it before a swap
   appended_lsn_.store(next_lsn_, std::memory_order_release);
   ++stats_.records;
   stats_.bytes += size;
@@ -117,6 +123,8 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
   const bool wake = crossed_half || (was_empty && config_.mode == LogMode::group_commit &&
                                      (config_.group_delay_us <= 0 || flusher_idle_));
   lock.unlock();
+  encode_log_record(at, type, lsn, txn, aux, columns, p1, n1, p2, n2);
+  encoding_[buffer].fetch_sub(1, std::memory_order_release);  // the flusher may write it now
   if (wake) has_data_.notify_one();
   return lsn + size;
 }
@@ -219,6 +227,15 @@ void LogWriter::flusher_main() {
     flush_requested_ = false;
     lock.unlock();
     has_space_.notify_all();
+    // Appenders that reserved their place in this buffer before the swap may still be
+    // encoding their records: a few hundred nanoseconds, unless one was descheduled.
+    for (int spins = 0; encoding_[full].load(std::memory_order_acquire) != 0; ++spins) {
+      if (spins < 1000) {
+        cpu_relax();
+      } else {
+        std::this_thread::yield();
+      }
+    }
     const auto t0 = std::chrono::steady_clock::now();
     const bool ok = write_all(buffers_[full].data(), n);
     const int write_error = errno;

@@ -22,7 +22,9 @@ struct LogWriterStats {
 };
 
 //! One instance's write-ahead log: a consolidated buffer that every worker of the instance
-//! appends to, and a flusher thread that writes and syncs it. Two buffers alternate: workers
+//! appends to, and a flusher thread that writes and syncs it. An append reserves its place
+//! under a mutex and encodes its record (copy, checksum) outside it; the flusher writes a
+//! buffer once every record reserved in it is encoded. Two buffers alternate: workers
 //! fill one while the flusher writes the other (flush pipelining: a worker never waits for a
 //! sync unless it chooses to, and a sync covers every record appended before it started).
 //! A failed write or sync (full disk, file size limit, I/O error) stops the log for good:
@@ -87,6 +89,7 @@ class LogWriter {
   bool flush_requested_ = false;        // request_flush(): flush without waiting for the group delay
   bool flusher_idle_ = false;           // the flusher sleeps until an append wakes it (nothing to flush)
   std::uint64_t next_lsn_ = 0;          // LSN of the next record
+  std::atomic<int> encoding_[2] = {0, 0};  // appenders still encoding into each buffer
   std::atomic<std::uint64_t> appended_lsn_{0};  // next_lsn_, readable without the mutex
   std::atomic<std::uint64_t> durable_lsn_{0};
   std::atomic<bool> failed_{false};
