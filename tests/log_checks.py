@@ -3,11 +3,30 @@ computed here from the raw records, to hold recovery and the acknowledgements ag
 
 from __future__ import annotations
 
+import functools
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from islands import _core
+
+
+@functools.lru_cache(maxsize=2)
+def _read_log_version(path: str, mtime_ns: int, size: int) -> dict:
+    return _core.read_log(path)
+
+
+def read_log(path: Path) -> dict:
+    """``_core.read_log`` of ``path``, decoded once per version of the file: a trial's checks
+    read each log several times, and a log of a few hundred thousand records takes a second or
+    more to decode. The records are shared: do not change them."""
+    stat = path.stat()
+    return _read_log_version(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+def forget_logs() -> None:
+    """Drops the logs read_log decoded (hundreds of megabytes for a long log)."""
+    _read_log_version.cache_clear()
 
 
 @dataclass
@@ -24,7 +43,7 @@ class Outcome:
 def read_outcome(directory: Path, n_instances: int) -> Outcome:
     """Resolves every part as recovery must: local commits and coordinator decisions commit;
     a prepared part commits when its own log or its coordinator's decision says so."""
-    logs = [_core.read_log(str(directory / f"instance-{i}.log")) for i in range(n_instances)]
+    logs = [read_log(directory / f"instance-{i}.log") for i in range(n_instances)]
     out = Outcome()
     decided: list[set[int]] = []
     for i, log in enumerate(logs):
@@ -89,7 +108,7 @@ def read_only_dependencies(directory: Path) -> dict[int, int]:
 
 def log_end(directory: Path, instance: int) -> int:
     """The LSN just past the last valid record of an instance's log (what a restart keeps)."""
-    log = _core.read_log(str(directory / f"instance-{instance}.log"))
+    log = read_log(directory / f"instance-{instance}.log")
     return int(log["base_lsn"]) + int(log["valid_bytes"])
 
 

@@ -31,7 +31,6 @@ from types import MappingProxyType
 import pytest
 
 import islands
-from islands import _core
 from islands.execution.consistency import verify
 from islands.execution.launcher import InstanceFailed, run_deployment
 from islands.execution.settings import (
@@ -45,7 +44,7 @@ from islands.execution.settings import (
     TpccConfig,
 )
 from islands.machine.placement import plan_deployment
-from log_checks import Outcome, acknowledged, check_durability, log_end, read_only_dependencies
+from log_checks import Outcome, acknowledged, check_durability, forget_logs, log_end, read_log, read_only_dependencies
 
 TOPOLOGY = islands.read_topology()
 CPUS = TOPOLOGY.cpus
@@ -111,7 +110,7 @@ def history_inserts(log_dir: Path, outcome: Outcome, n_instances: int) -> int:
     """TPC-B history rows the logs say committed (one per committed AccountUpdate)."""
     rows = 0
     for i in range(n_instances):
-        for r in _core.read_log(str(log_dir / f"instance-{i}.log"))["records"]:
+        for r in read_log(log_dir / f"instance-{i}.log")["records"]:
             if r["txn"] in outcome.committed[i] and r["type"] in ("commit", "decision_commit", "prepare"):
                 rows += sum(1 for key in r["keys"] if key >> 48 == TPCB_HISTORY_TABLE)
     return rows
@@ -123,7 +122,7 @@ def tpcc_rows_from_logs(log_dir: Path, outcome: Outcome, n_instances: int) -> di
     per Delivery."""
     count = {"orders": 0, "new_orders": 0, "history": 0, "deleted_new_orders": 0}
     for i in range(n_instances):
-        for r in _core.read_log(str(log_dir / f"instance-{i}.log"))["records"]:
+        for r in read_log(log_dir / f"instance-{i}.log")["records"]:
             if r["txn"] not in outcome.committed[i] or r["type"] not in ("commit", "decision_commit", "prepare"):
                 continue
             tags = [key >> 56 for key in r["keys"]]
@@ -146,7 +145,7 @@ def tatp_forwarding_change(log_dir: Path, outcome: Outcome, n_instances: int) ->
     for i in range(n_instances):
         first: dict[int, bool] = {}  # key -> its first entry inserts
         last: dict[int, bool] = {}  # key -> its last entry inserts
-        for r in _core.read_log(str(log_dir / f"instance-{i}.log"))["records"]:
+        for r in read_log(log_dir / f"instance-{i}.log")["records"]:
             if r["txn"] not in outcome.committed[i] or r["type"] not in ("commit", "decision_commit", "prepare"):
                 continue
             for key, columns in zip(r["keys"], r["columns"], strict=True):
@@ -212,6 +211,23 @@ def crash_and_recover(
 ) -> str:
     """One trial; returns what happened, for the failure message of the next one. ``engine``:
     EngineConfig settings beside cc and lock_policy (e.g. execution)."""
+    try:
+        return _crash_and_recover(log_dir, transport, cc, rng, workload, instances, layout, early, engine)
+    finally:
+        forget_logs()  # the decoded logs of this trial
+
+
+def _crash_and_recover(
+    log_dir: Path,
+    transport: str,
+    cc: str,
+    rng: random.Random,
+    workload: str,
+    instances: str | int,
+    layout: str,
+    early: bool,
+    engine: Mapping[str, object],
+) -> str:
     deployment = plan_deployment(TOPOLOGY, instances, cpus=CPUS[:2])
     sites_per_instance = len(deployment.instances[0])
     duration = 0.4
