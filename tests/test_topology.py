@@ -69,6 +69,7 @@ EXPECTED = {
     "xeon-e5-2640v2-2x8": (2, 8, 2, 2, 32 * KiB, 256 * KiB, 20 * MiB),
     "xeon-e7530-4x6": (4, 6, 2, 4, 32 * KiB, 256 * KiB, 12 * MiB),
     "xeon-e7l8867-8x10": (8, 10, 2, 8, 32 * KiB, 256 * KiB, 30 * MiB),
+    "xeon-platinum-8160-8x24": (8, 24, 1, 8, 32 * KiB, 1 * MiB, 33 * MiB),
     "vm-1x2": (1, 2, 1, 1, 48 * KiB, 1280 * KiB, 48 * MiB),
 }
 FULL = sorted(EXPECTED)
@@ -84,6 +85,23 @@ def test_parse_cpulist():
     for bad in ("a", "3-1", "1,,2", "-1", "0-", "1 2", "0-7:0"):
         with pytest.raises(ValueError, match="bad cpu"):
             parse_cpulist(bad)
+
+
+def test_parse_cpulist_is_bounded_and_ascii():
+    """A range is refused before it is expanded (issue 48: "0-9999999999" grew to 24 GB), and
+    only ASCII digits are cpu ids ("٠" and "０-１" are digits to str.isdigit and to \\d)."""
+    from islands.machine.topology import MAX_CPULIST_CHARS, MAX_CPUS
+
+    assert parse_cpulist(f"0-{MAX_CPUS - 1}") == list(range(MAX_CPUS))
+    for bad in ("0-9999999999", f"{MAX_CPUS}", f"0-{MAX_CPUS}:2", "0-" + "9" * 5000):
+        with pytest.raises(ValueError, match=f"bad cpu range .*cpu ids stop at {MAX_CPUS - 1}") as e:
+            parse_cpulist(bad)
+        assert len(str(e.value)) < 200 and "\n" not in str(e.value)
+    for bad in ("٠", "０-１", "1,٣", "²", "1_0"):
+        with pytest.raises(ValueError, match="ASCII digits 0-9 only"):
+            parse_cpulist(bad)
+    with pytest.raises(ValueError, match=f"more than {MAX_CPULIST_CHARS}"):
+        parse_cpulist("0," * MAX_CPULIST_CHARS)
 
 
 def test_format_cpulist_inverts_parse():
@@ -366,7 +384,7 @@ def _e5_files() -> dict[str, str]:
     "files_of, rel, text, why",
     [
         (_vm_files, "devices/system/cpu/cpu1/topology/core_id", "one\n", "expected an integer, got 'one'"),
-        (_vm_files, "devices/system/cpu/online", "0-x\n", "bad cpu list item '0-x' in '0-x'"),
+        (_vm_files, "devices/system/cpu/online", "0-x\n", "bad cpu list item '0-x' (ASCII digits 0-9 only)"),
         (_vm_files, "devices/system/cpu/online", "\n", "no online cpus"),
         (_vm_files, "devices/system/cpu/cpu0/cache/index3/size", "lots\n", "bad size 'lots'"),
         (

@@ -60,6 +60,13 @@ _INDEX_DIR_RE = re.compile(r"index(\d+)")
 _NODE_DIR_RE = re.compile(r"node(\d+)")
 _CACHE_KEY_RE = re.compile(rf"{CPU_DIR}/cpu(\d+)/cache/index(\d+)/")
 _NODE_KEY_RE = re.compile(rf"{NODE_DIR}/node(\d+)/")
+# A cpu list item: ASCII digits only (``str.isdigit`` and ``\d`` also take "٠" and "１").
+_CPULIST_ITEM_RE = re.compile(r"([0-9]+)(?:-([0-9]+)(?::([0-9]+))?)?", re.ASCII)
+#: The largest cpu count a Linux kernel can be built for (``CONFIG_NR_CPUS`` tops out at
+#: 8192 on x86-64, arm64 and powerpc); a cpu list naming an id at or past it is refused.
+MAX_CPUS = 8192
+#: The longest cpu list text accepted: every id below MAX_CPUS written singly fits.
+MAX_CPULIST_CHARS = 64 * 1024
 _SIZE_RE = re.compile(r"(\d+)\s*([KMG]?)(?:i?B)?", re.IGNORECASE)
 _SIZE_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
@@ -80,18 +87,44 @@ def parse_cpulist(text: str) -> list[int]:
     text = text.strip()
     if not text:
         return []
+    if len(text) > MAX_CPULIST_CHARS:
+        raise ValueError(f"bad cpu list: {len(text)} characters, more than {MAX_CPULIST_CHARS}")
     for item in text.split(","):
         item = item.strip()
-        m = re.fullmatch(r"(\d+)(?:-(\d+)(?::(\d+))?)?", item)
+        m = _CPULIST_ITEM_RE.fullmatch(item)
         if m is None:
-            raise ValueError(f"bad cpu list item {item!r} in {text!r}")
-        first = int(m.group(1))
-        last = int(m.group(2)) if m.group(2) is not None else first
-        step = int(m.group(3)) if m.group(3) is not None else 1
+            raise ValueError(f"bad cpu list item {_where(item, text)} (ASCII digits 0-9 only)")
+        # Bounded before anything is expanded: a range of ten billion cpus is refused here
+        # rather than grown into a set the size of the machine's memory.
+        first, last, step = (_cpu_number(g) if g is not None else None for g in m.groups())
+        assert first is not None
+        last = first if last is None else last
+        step = 1 if step is None else step
         if last < first or step < 1:
-            raise ValueError(f"bad cpu range {item!r} in {text!r}")
+            raise ValueError(f"bad cpu range {_where(item, text)}")
+        if last >= MAX_CPUS:
+            raise ValueError(
+                f"bad cpu range {_where(item, text)}: cpu ids stop at {MAX_CPUS - 1} "
+                f"(the kernel's largest NR_CPUS is {MAX_CPUS})"
+            )
         cpus.update(range(first, last + 1, step))
     return sorted(cpus)
+
+
+def _where(item: str, text: str) -> str:
+    """``'item' in 'text'`` for an error message, each clipped to a line's worth."""
+
+    def clip(s: str) -> str:
+        return repr(s if len(s) <= 40 else s[:37] + "...")
+
+    return clip(item) if item == text else f"{clip(item)} in {clip(text)}"
+
+
+def _cpu_number(digits: str) -> int:
+    """An id or stride of a cpu list; past MAX_CPUS by digits alone it is MAX_CPUS (refused by
+    the caller, and never handed to ``int`` at thousands of digits)."""
+    digits = digits.lstrip("0") or "0"
+    return MAX_CPUS if len(digits) > len(str(MAX_CPUS)) else int(digits)
 
 
 def format_cpulist(cpus: Iterable[int]) -> str:
