@@ -21,7 +21,7 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
         "reproduce",
         help="run the experiment of one of the papers' figures and draw it",
-        description="Run the experiment file(s) in experiments/ that feed a figure (resuming finished "
+        description="Run the experiment file(s) that feed a figure (resuming finished "
         "runs), then draw the figure into the results directory. --quick runs a shrunken copy "
         "(short runs, one repetition, at most three values per swept axis) into <name>-quick.",
     )
@@ -34,7 +34,8 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "--experiments",
         metavar="DIR",
         default=None,
-        help="where the experiment files are (default: experiments/ of the source tree)",
+        help="where the experiment files are (default: experiments/ of the source checkout, else of the working "
+        "directory, else the ones the installed package ships)",
     )
     p.add_argument(
         "--model",

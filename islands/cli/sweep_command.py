@@ -32,7 +32,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         description="Run the points of an experiment file (experiments/*.toml), one result row "
         "per point and repetition; run again to resume an interrupted sweep.",
     )
-    p.add_argument("spec", metavar="EXPERIMENT.toml", help="the experiment file")
+    p.add_argument(
+        "spec",
+        metavar="EXPERIMENT.toml",
+        help="the experiment file; a name not found here (default, experiments/000-fig11-multisite.toml) is looked up "
+        "in experiments/ of the checkout, then the one the installed package ships",
+    )
     p.add_argument("--out", metavar="DIR", default=None, help="results directory (default: results/<experiment name>)")
     p.add_argument("--dry-run", action="store_true", help="list the points and exit without running")
     p.add_argument(
@@ -86,11 +91,13 @@ def main(args: argparse.Namespace) -> int:
     """Lists or runs the sweep; returns the exit status."""
     if args.sysfs is not None and not args.dry_run:
         raise ValueError("--sysfs: only with --dry-run (runs happen on this machine)")
+    from islands.experiments.packaged import experiment_file
     from islands.experiments.sweep import Sweep, load_spec  # pandas: only once a sweep runs
 
-    spec = load_spec(args.spec).with_overrides(
-        duration_s=args.duration, warmup_s=args.warmup, repetitions=args.repetitions
-    )
+    path = experiment_file(args.spec)
+    if str(path) != str(args.spec) and not args.json:
+        print(f"note: {args.spec}: not in the working directory; running {path}")
+    spec = load_spec(path).with_overrides(duration_s=args.duration, warmup_s=args.warmup, repetitions=args.repetitions)
     topology = topology_from_args(args, args.sysfs)
     sweep = Sweep(spec, topology, args.out)
     if args.dry_run:

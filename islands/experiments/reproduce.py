@@ -63,10 +63,13 @@ class Reproduced:
     rendered: Rendered
 
 
-def default_experiments_dir() -> Path:
-    """``experiments/`` beside the package (a source checkout), else in the working directory."""
-    beside = Path(__file__).resolve().parents[2] / "experiments"
-    return beside if beside.is_dir() else Path("experiments")
+def default_experiments_dir() -> Path | None:
+    """Where experiment files are found when no directory is given: ``experiments/`` of the
+    source checkout, else of the working directory, else the copy a wheel ships (None where
+    there is none); see :mod:`islands.experiments.packaged`."""
+    from islands.experiments.packaged import default_experiments_dir as found
+
+    return found()
 
 
 def _figures_of(path: Path, spec_figure: str) -> set[str]:
@@ -85,9 +88,18 @@ def experiments_for(figure_id: str, directory: str | Path | None = None) -> list
 
     if figure_id not in FIGURES:
         raise ValueError(f"figure {figure_id!r}: not one this toolkit draws (known: {', '.join(sorted(FIGURES))})")
-    root = Path(directory) if directory is not None else default_experiments_dir()
-    if not root.is_dir():
-        raise ValueError(f"--experiments {root}: no such directory")
+    if directory is None:
+        default = default_experiments_dir()
+        if default is None:
+            raise ValueError(
+                f"figure {figure_id}: no experiment files here (no experiments/ in the working directory, and this "
+                "installation of islands ships none); pass --experiments DIR"
+            )
+        root = default
+    else:
+        root = Path(directory)
+        if not root.is_dir():
+            raise ValueError(f"--experiments {root}: no such directory")
     found = []
     for path in sorted(root.glob("[0-9][0-9][0-9]-*.toml")):
         spec = load_spec(path)
