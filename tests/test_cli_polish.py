@@ -197,7 +197,7 @@ def test_a_single_instance_refuses_a_transport(cli_here):
     out = cli_here("run", "--deployment", "1", "--transport", "shm", "--duration", "0.1")
     assert out.returncode == 2
     assert out.stderr.strip() == (
-        "islands: error: --transport: only a deployment of several instances takes it; --deployment 1 is one instance"
+        "islands: error: --transport: only a deployment of several instances takes it; 1ISL is one instance"
     )
 
 

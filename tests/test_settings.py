@@ -22,6 +22,8 @@ import islands
 from islands import _core
 from islands.__main__ import build_parser
 from islands.cli.run_command import config_from_args
+from islands.execution.runner import plan
+from islands.machine.topology import read_topology
 from islands.execution import settings_codegen as codegen
 from islands.execution.settings import (
     ALL_SECTIONS,
@@ -34,6 +36,7 @@ from islands.execution.settings import (
 )
 
 ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "sysfs"
 SCHEMA: dict[str, list[dict[str, Any]]] = _core.settings()
 
 #: Fields only one side has, and defaults that differ on purpose: the generator's tables, each
@@ -179,9 +182,13 @@ def _run_parser() -> argparse.ArgumentParser:
 
 def test_cli_defaults_are_the_configs():
     args = _run_parser().parse_args([])
-    # Two CPUs: cc's automatic default is then the config's (2pl); one CPU would pick none.
-    # The command line measures a shorter window than a config's default, on purpose.
-    assert config_from_args(args, (0, 1)) == RunConfig(driver=DriverConfig(cpus=(0, 1), duration_s=3.0))
+    # The run's plan decides cc and the lock policy from the deployment (two CPUs in one instance:
+    # the config's own defaults, 2pl and wait_die; one CPU would pick none). The command line
+    # measures a shorter window than a config's default, on purpose.
+    planned = plan(config_from_args(args), "1", cpus=(0, 1), topology=read_topology(FIXTURES / "vm-1x2"))
+    assert planned.config == RunConfig(driver=DriverConfig(cpus=(0, 1), duration_s=3.0))
+    one = plan(config_from_args(args), "1", cpus=(0,), topology=read_topology(FIXTURES / "vm-1x2"))
+    assert one.config.engine.cc == "none"
 
 
 def test_every_workload_setting_has_a_flag_with_the_schemas_default_and_help():
@@ -199,10 +206,10 @@ def test_every_workload_setting_has_a_flag_with_the_schemas_default_and_help():
 def test_a_shared_flag_sets_the_workload_being_run():
     parser = _run_parser()
     args = parser.parse_args(["--workload", "tpcc", "--mix", "payment"])
-    config = config_from_args(args, (0, 1))
+    config = config_from_args(args)
     assert config.tpcc.mix == "payment" and config.tatp.mix == "standard"
     args = parser.parse_args(["--workload", "tpcc", "--tpcc-mix", "50-50", "--rows", "3"])
-    config = config_from_args(args, (0, 1))
+    config = config_from_args(args)
     assert config.tpcc.mix == "50-50" and config.micro.rows_per_txn == 3
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from islands.bench.common import config_hash
 from islands.execution.in_process import run
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, default_cc
 from islands.machine.placement import thread_placement
 from islands.machine.topology import Topology
 
@@ -75,7 +75,7 @@ def placement_run_config(config: PlacementBenchConfig, topology: Topology, repet
     return RunConfig(
         workload="micro",
         micro=MicroConfig(rows_per_site=config.rows_per_site, rows_per_txn=config.rows_per_txn, update=config.update),
-        engine=EngineConfig(cc="none" if n == 1 else "2pl"),
+        engine=EngineConfig(cc=default_cc([n])),
         driver=DriverConfig(
             cpus=cpus,
             pin=placed is not None,

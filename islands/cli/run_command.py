@@ -12,29 +12,25 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import shutil
-import tempfile
 from typing import Any
 
 from islands import _core
 from islands.cli.json_output import dumps
 from islands.cli.topology_args import add_topology_arguments, topology_from_args
-from islands.execution.in_process import check_cpus, run
-from islands.execution.launcher import run_deployment
+from islands.execution.runner import AUTO, execute, plan
 from islands.execution.settings import (
     SECTIONS,
     DriverConfig,
     EngineConfig,
     LogConfig,
     RunConfig,
-    default_log_root,
     registry,
     resolve_field,
 )
 from islands.experiments.spec_sections import known_transports
 from islands.machine.memory_placement import MEMORY_POLICIES
-from islands.machine.placement import DEPLOYMENT_PLACEMENTS, plan_deployment
-from islands.machine.topology import parse_cpulist
+from islands.machine.placement import DEPLOYMENT_PLACEMENTS
+from islands.machine.topology import parse_cpulist, read_topology
 
 #: Workload settings whose flag is not ``--<field-name>`` (the names users already type).
 FLAG_NAMES = {"micro.rows_per_txn": "--rows", "micro.zipf_s": "--zipf", "tpcc.new_order_remote_item": "--remote-item"}
@@ -48,8 +44,6 @@ ENGINE_DEFAULT_BY_DEPLOYMENT = {
 }
 #: The driver's client-layer settings, each a flag of its own name (--clients, --think-us, ...).
 CLIENT_FIELDS = ("clients", "client_count", "think_us", "offered_rate")
-#: Options that only a deployment of several instances takes (refused for a single instance).
-DEPLOYMENT_ONLY = ("--transport",)
 
 
 def register(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -173,6 +167,20 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
     )
     add_topology_arguments(p)
     p.add_argument(
+        "--sysfs",
+        default=None,
+        metavar="DIR",
+        help="plan the deployment on the machine this sysfs tree describes (e.g. "
+        "tests/fixtures/sysfs/xeon-e7530-4x6), with --oversubscribe",
+    )
+    p.add_argument(
+        "--oversubscribe",
+        action="store_true",
+        help="run a deployment planned on another machine (--sysfs) packed onto this machine's cpus, "
+        "pinned round-robin (--no-pin: left to the scheduler): a functional run, whose checks and counts "
+        "hold but whose throughput is not that machine's",
+    )
+    p.add_argument(
         "--memory",
         default="local",
         choices=MEMORY_POLICIES,
@@ -209,7 +217,8 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         "--log",
         default="off",
         choices=mode["choices"],
-        help=f"write-ahead log: {mode['help']} (default off; a logged run runs as a deployment, one instance too)",
+        help=f"write-ahead log: {mode['help']} (default off; a logged single instance runs in this process, "
+        "as an unlogged one does)",
     )
     p.add_argument(
         "--log-dir",
@@ -232,19 +241,17 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
     p.set_defaults(config_flags=flags)
 
 
-def config_from_args(
-    args: argparse.Namespace, cpus: tuple[int, ...], per_instance: int = 0, n_instances: int = 1
-) -> RunConfig:
-    """The RunConfig the command line asks for (cc defaults to none for one-CPU instances, but
-    2pl under PLP)."""
+def config_from_args(args: argparse.Namespace) -> RunConfig:
+    """The RunConfig the command line asks for; the engine settings left unset whose default
+    depends on the deployment (:data:`ENGINE_DEFAULT_BY_DEPLOYMENT`) are ``auto``, for the run's
+    plan to decide (:func:`islands.execution.runner.plan`). Its CPUs are the plan's."""
     engine = {
         f.name: getattr(args, _engine_dest(f.name))
         for f in dataclasses.fields(EngineConfig)
         if getattr(args, _engine_dest(f.name), None) is not None
     }
-    plp = engine.get("execution") == "plp"
-    engine.setdefault("cc", "none" if (per_instance or len(cpus)) == 1 and not plp else "2pl")
-    engine.setdefault("lock_policy", "wait_die" if n_instances == 1 else "no_wait")
+    for name in ENGINE_DEFAULT_BY_DEPLOYMENT:
+        engine.setdefault(name, AUTO)
     sections: dict[str, Any] = {}
     flags = list(_field_flags(args).values())
     shared = {key for key, flag in _field_flags(args).items() if flags.count(flag) > 1}
@@ -257,18 +264,19 @@ def config_from_args(
                 continue  # a shared flag (--mix) sets only the workload being run
             values[f.name] = value
         sections[section] = klass(**values)
+    log = getattr(args, "log", "off")
     return RunConfig(
         workload=args.workload,
         **sections,
         engine=EngineConfig(**engine),
         driver=DriverConfig(
-            cpus=cpus,
             pin=not args.no_pin,
             warmup_s=args.warmup,
             duration_s=args.duration,
             seed=args.seed,
             **{name: getattr(args, f"driver_{name}", getattr(DriverConfig, name)) for name in CLIENT_FIELDS},
         ),
+        log=LogConfig() if log == "off" else LogConfig(mode=log),
     )
 
 
@@ -303,39 +311,32 @@ def run_from_args(args: argparse.Namespace):
 
 
 def _run_from_args(args: argparse.Namespace):
-    topology = topology_from_args(args)
+    sysfs = getattr(args, "sysfs", None)
+    oversubscribe = getattr(args, "oversubscribe", False)
+    if sysfs is not None and not oversubscribe:
+        raise ValueError(
+            f"--sysfs {sysfs}: the deployment would be planned on another machine, whose cpus this one "
+            "lacks: add --oversubscribe to run it packed onto this machine's cpus"
+        )
+    if oversubscribe and sysfs is None:
+        raise ValueError("--oversubscribe: runs a deployment planned on another machine: name it with --sysfs DIR")
+    topology = topology_from_args(args, sysfs)
     try:
-        cpus = tuple(parse_cpulist(args.cores)) if args.cores else topology.cpus
+        cpus = tuple(parse_cpulist(args.cores)) if args.cores else None
     except ValueError as error:
         raise ValueError(f"--cores: {error}") from None
-    check_cpus(cpus, topology)
-    deployment = plan_deployment(topology, args.deployment, placement=args.placement, cpus=cpus)
-    if args.no_pin:
-        deployment = dataclasses.replace(deployment, pinned=False)
-    if deployment.n_instances == 1:
-        for flag in DEPLOYMENT_ONLY:
-            if getattr(args, flag.removeprefix("--")) is not None:
-                raise ValueError(
-                    f"{flag}: only a deployment of several instances takes it; "
-                    f"--deployment {args.deployment} is one instance"
-                )
-        config = config_from_args(args, deployment.instances[0])
-        config = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=deployment.pinned))
-    else:
-        config = config_from_args(args, deployment.cpus, len(deployment.instances[0]), deployment.n_instances)
-    log = getattr(args, "log", "off")
-    # Logged: into --log-dir, or a fresh directory made for this run and removed after it.
-    directory = (
-        None if log == "off" else args.log_dir or tempfile.mkdtemp(prefix="islands-log-", dir=default_log_root())
-    )
-    try:
-        if directory is not None:
-            config = dataclasses.replace(config, log=LogConfig(mode=log, directory=directory))
-        if deployment.n_instances == 1 and args.memory == "local":
-            return run(config, topology)  # in this process, logged or not; another memory policy needs its own
-        return run_deployment(
-            deployment, config, transport=args.transport or "unix", topology=topology, memory=args.memory
+    return execute(
+        plan(
+            config_from_args(args),
+            args.deployment,
+            topology=topology,
+            placement=args.placement,
+            cpus=cpus,
+            pin=not args.no_pin,
+            transport=args.transport,
+            memory=args.memory,
+            oversubscribe=oversubscribe,
+            host=read_topology() if oversubscribe else None,
+            log_directory=args.log_dir,
         )
-    finally:
-        if directory is not None and args.log_dir is None:
-            shutil.rmtree(directory, ignore_errors=True)
+    )

@@ -33,6 +33,7 @@ from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import RunResult, collect
 from islands.execution.settings import RunConfig
 from islands.machine.memory_placement import memory_nodes
+from islands.machine.oversubscription import Packing
 from islands.machine.placement import Deployment
 from islands.machine.topology import Topology, format_cpulist, read_topology
 
@@ -381,17 +382,22 @@ def instance_specs(
     ring_bytes: int = 16 * 1024,
     recover: bool = False,
     memory: str = "local",
+    packing: Packing | None = None,
 ) -> list[dict[str, Any]]:
     """What each instance process is told: its config (CPUs), the mesh, memory nodes (where
-    ``memory``, a :data:`~islands.machine.memory_placement.MEMORY_POLICIES` policy, puts them)."""
+    ``memory``, a :data:`~islands.machine.memory_placement.MEMORY_POLICIES` policy, puts them).
+    With ``packing`` (a deployment planned on another machine) the workers run on the packing's
+    CPUs of this machine and no memory is bound; sites keep the planned machine's sockets."""
     sizes = [len(cpus) for cpus in deployment.instances]
-    bound = memory_nodes(topology, deployment, memory)
+    bound = None if packing is not None else memory_nodes(topology, deployment, memory)
+    run_cpus = packing.instances if packing is not None else deployment.instances
+    pinned = packing.pinned if packing is not None else deployment.pinned
     # Every site's socket (sites are the CPUs in order): an injected cross-socket delay needs
     # them, and so do the per-socket system structures (engine.system_structures).
     site_sockets = [topology.socket_of(c) for cpus in deployment.instances for c in cpus]
     specs = []
-    for i, cpus in enumerate(deployment.instances):
-        driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": deployment.pinned}
+    for i, cpus in enumerate(run_cpus):
+        driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": pinned}
         specs.append(
             {
                 "launcher_pid": os.getpid(),
@@ -410,9 +416,17 @@ def instance_specs(
     return specs
 
 
-def validate(deployment: Deployment, config: RunConfig, transport: str, topology: Topology) -> None:
-    """Raises ValueError for a deployment or config that cannot run, before anything starts."""
-    check_cpus(deployment.cpus, topology)
+def validate(
+    deployment: Deployment, config: RunConfig, transport: str, topology: Topology, packing: Packing | None = None
+) -> None:
+    """Raises ValueError for a deployment or config that cannot run, before anything starts
+    (with ``packing``, on the CPUs and memory of this machine it is packed onto)."""
+    if packing is not None:
+        host = read_topology()
+        check_cpus(packing.host_cpus, host)
+        check_load_fits(config, deployment.n_cpus)
+    else:
+        check_cpus(deployment.cpus, topology)
     for i, cpus in enumerate(deployment.instances):
         core = _core.InstanceConfig()
         instance = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=tuple(cpus)))
@@ -422,7 +436,7 @@ def validate(deployment: Deployment, config: RunConfig, transport: str, topology
         core.transport = transport
         core.directory = "/nonexistent-checked-later"
         core.validate()
-    if topology.source == LIVE_SYSFS:  # this machine's memory (a plan for another is not judged)
+    if packing is None and topology.source == LIVE_SYSFS:  # this machine's memory (a plan for another is not judged)
         check_load_fits(config, deployment.n_cpus)
 
 
@@ -434,6 +448,7 @@ def run_deployment(
     recover: bool = False,
     kill: tuple[int, float] | None = None,
     memory: str = "local",
+    packing: Packing | None = None,
 ) -> DeploymentResult:
     """Runs `config`'s workload on every instance of `deployment` and returns the result.
 
@@ -448,11 +463,14 @@ def run_deployment(
     command (fault testing): the run then ends with InstanceFailed, the others killed too.
     ``memory`` says which NUMA nodes each instance allocates on (:mod:`islands.machine.memory_placement`:
     local, central or remote; paper 002 Table 1); each of the result's ``instances`` says
-    where it was bound (``memory_nodes``, None where nothing was bound).
+    where it was bound (``memory_nodes``, None where nothing was bound). ``packing``: the
+    deployment was planned on ``topology``, another machine's, and runs packed onto this
+    machine's CPUs (:mod:`islands.machine.oversubscription`; a functional run).
     """
     topology = topology or read_topology()
-    validate(deployment, config, transport, topology)
-    memory_nodes(topology, deployment, memory)  # a policy the machine cannot give: refused now
+    validate(deployment, config, transport, topology, packing)
+    if packing is None:
+        memory_nodes(topology, deployment, memory)  # a policy the machine cannot give: refused now
     if recover and config.log.mode == "off":
         raise ValueError("recover: recovery replays the log, but log.mode is off")
     log_warnings: list[str] = []
@@ -463,7 +481,9 @@ def run_deployment(
     instances = None
     killer = None
     try:
-        specs = instance_specs(deployment, config, transport, directory, topology, recover=recover, memory=memory)
+        specs = instance_specs(
+            deployment, config, transport, directory, topology, recover=recover, memory=memory, packing=packing
+        )
         instances = _Instances(specs, directory, deployment)
         instances.collect("ready", time.monotonic() + LOAD_TIMEOUT_S)
         start_at = time.monotonic_ns() + 50_000_000  # everyone gets the command before it

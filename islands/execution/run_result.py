@@ -145,6 +145,15 @@ class RunResult:
     #: set by :meth:`measured_from_steady`: where the warm-up ended (islands.measure.steady_warmup:
     #: ``steady``, ``warmup_end_s``, ``warmup_cap_s``, ``window_tps``); empty: after driver.warmup_s
     warmup: dict[str, Any] = field(default_factory=dict)
+    #: a functional run (islands.machine.oversubscription): the planned machine and the CPUs of this
+    #: one its workers were packed onto; empty for a run on the machine it was planned on
+    oversubscription: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def functional(self) -> bool:
+        """Whether this run was planned on another machine and run packed onto this one's CPUs:
+        its checks and counts hold, its throughput is not comparable (the verdicts refuse it)."""
+        return bool(self.oversubscription)
 
     @property
     def new_order_per_min(self) -> float:
@@ -216,6 +225,7 @@ class RunResult:
             "clients": self.clients,
             "latency_by_type": self.latency_by_type,
             **({"warmup": self.warmup} if self.warmup else {}),
+            **({"functional": True, "oversubscription": self.oversubscription} if self.functional else {}),
             **steady,
             **{k: v for k, v in self.profile.items() if k != "missing"},
         }
@@ -234,6 +244,12 @@ class RunResult:
             head = (
                 f"{self.deployment.label} ({self.deployment.n_instances} instances, {self.transport}): "
                 f"{describe_workload(c)}"
+            )
+        if self.functional:
+            o = self.oversubscription
+            head = (
+                f"FUNCTIONAL RUN (planned on {o['planned_on']}, {o['workers']} workers packed onto "
+                f"{len(o['host_cpus'])} cpus here): {head}"
             )
         lines = [
             head,

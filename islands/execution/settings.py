@@ -56,6 +56,8 @@ __all__ = [
     "TatpConfig",
     "TpcbConfig",
     "TpccConfig",
+    "default_cc",
+    "default_lock_policy",
     "default_log_root",
     "registry",
     "resolve_field",
@@ -220,3 +222,17 @@ def default_log_root() -> str:
     """Where a sweep's runs make their log directories unless [log] names one: tmpfs
     (/dev/shm) where there is one, else the temp directory."""
     return "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+
+
+def default_cc(instance_sizes: Sequence[int], execution: str = "shared_everything") -> str:
+    """The concurrency control a deployment's instances get unless the user names one: none
+    where every instance has one worker (nothing to isolate it from), else ``2pl``; PLP always
+    ``2pl`` (its partitions' locks). The one place this rule is written (run, sweeps, benches,
+    the model)."""
+    return "none" if max(instance_sizes, default=1) == 1 and execution != "plp" else "2pl"
+
+
+def default_lock_policy(n_instances: int) -> str:
+    """The deadlock policy unless named: ``wait_die`` inside one instance, ``no_wait`` across
+    several (a distributed wait would need a global deadlock detector)."""
+    return "wait_die" if n_instances == 1 else "no_wait"

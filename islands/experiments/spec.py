@@ -111,6 +111,7 @@ from islands.execution.settings import (
     LogConfig,
     ProfileConfig,
     RunConfig,
+    default_cc,
     default_log_root,
 )
 from islands.experiments.designs import DESIGNS
@@ -599,7 +600,7 @@ def _resolve_cc(
         return cc[isolation]
     if cc != "auto":
         return cc
-    return "none" if max(sizes) == 1 and execution != "plp" else "2pl"
+    return default_cc(sizes, execution)
 
 
 def _is_resolved(cc: Any) -> bool:

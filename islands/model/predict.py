@@ -60,6 +60,7 @@ from typing import Any
 
 import numpy as np
 
+from islands.execution.settings import default_cc
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import Topology
 from islands.model.fragment_overlap import COORDINATOR_SHARE, overlap
@@ -200,7 +201,7 @@ def instance_costs(
     communication time of one distributed transaction."""
     cpus = deployment.instances[instance]
     n = len(cpus)
-    cc = "none" if n == 1 else "2pl"
+    cc = default_cc([n])
     family, op = workload.family, workload.op
     if family == "micro":
         execution = _need(costs, f"local.micro.{cc}.txn_us") + workload.rows * _need(
