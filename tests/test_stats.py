@@ -93,3 +93,32 @@ def test_ratio_interval_contains_its_estimate_and_inverts(a: list[float], b: lis
     s = summarize(a)
     assert s.min <= s.median <= s.max
     assert s.ci_low <= s.mean + 1e-6 * abs(s.mean) and s.mean <= s.ci_high + 1e-6 * abs(s.mean)
+
+
+def test_block_ratio_is_the_paired_t_interval_of_the_blocks_log_ratios() -> None:
+    from scipy.stats import t
+
+    from islands.analysis.statistics import block_ratio
+
+    new = {0: 110.0, 1: 205.2, 2: 105.0, 3: 999.0}  # block 3 has no partner: left out
+    old = {0: 100.0, 1: 190.0, 2: 100.0, 5: 1.0}
+    r = block_ratio(new, old)
+    d = np.log([1.1, 205.2 / 190, 1.05])
+    half = t.ppf(0.975, 2) * d.std(ddof=1) / math.sqrt(3)
+    assert (r.n_new, r.n_old) == (3, 3)
+    assert r.value == pytest.approx(math.exp(d.mean()))
+    assert r.low == pytest.approx(math.exp(d.mean() - half)) and r.high == pytest.approx(math.exp(d.mean() + half))
+    # the speed of the machine moving 2x between blocks does not widen it: the blocks' ratios
+    # are what count, and the plain ratio of the runs cannot see a 10% difference through it
+    assert r.distinguishable and not ratio([110.0, 205.2, 105.0], [100.0, 190.0, 100.0]).distinguishable
+    assert not block_ratio({0: 1.0}, {0: 2.0}).has_interval
+
+
+def test_look_alpha_spends_5_percent_over_the_looks_and_nothing_outside() -> None:
+    from islands.analysis.statistics import look_alpha
+
+    shares = [look_alpha(n, 3, 20) for n in range(3, 21)]
+    assert sum(shares) == pytest.approx(0.05)
+    assert all(a > b > 0 for a, b in zip(shares, shares[1:]))  # the early looks get more
+    assert look_alpha(2, 3, 20) == 0.0
+    assert look_alpha(3, 3, 3) == pytest.approx(0.05)  # one look: the plain 95% interval

@@ -124,9 +124,10 @@ def test_grid_order_repetitions_and_ids(tmp_path: Path) -> None:
     grid = [(p.config.micro.update, p.config.micro.multisite) for p in sweep.grid_points]
     assert grid == [(False, 0.0), (False, 0.5), (True, 0.0), (True, 0.5)]  # last key fastest
     points = sweep.points()
-    assert [p.repetition for p in points] == [0] * 4 + [1] * 4  # the grid once, then again
+    assert [p.repetition for p in points] == [0] * 4 + [1] * 4  # the grid once, then again backwards
     assert len({p.point_id for p in points}) == 8
-    assert points[0].grid_id == points[4].grid_id and points[0].point_id != points[4].point_id
+    assert [p.grid_id for p in points[4:]] == [p.grid_id for p in points[3::-1]]
+    assert points[0].grid_id == points[7].grid_id and points[0].point_id != points[7].point_id
     again = tiny_sweep(tmp_path, out="other")
     assert [p.point_id for p in again.points()] == [p.point_id for p in points]  # stable
 

@@ -1,11 +1,14 @@
-"""Repetitions until the question is answered (issue 30): run.precision, run.budget_s and
-run.max_repetitions on made-up runners (no engine runs): a clear winner stops at the
-minimum, a tie within the precision stops once known, a noisy tie stays inconclusive and says
-so, rounds are interleaved, and the spec refuses what cannot work."""
+"""Repetitions until the question is answered (issues 30 and 45): run.precision, run.budget_s
+and run.max_repetitions on made-up runners (no engine runs): a clear winner stops at the
+minimum, a tie within the precision stops once known, a noisy tie stays not settled and says
+so, rounds are interleaved blocks whose order alternates, the spec refuses what cannot work,
+and the stopping rule's false-winner rate, estimated over many simulated A/A comparisons on a
+machine whose speed drifts, is within 5%, where the rules it replaced are not."""
 
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +56,13 @@ def test_a_clear_winner_needs_no_more_than_the_minimum(tmp_path: Path) -> None:
     record = s.store.manifest()["precision"]
     assert record["stopped"] == "all conclusive"
     assert len(record["groups"]) == 4 and all(g["conclusive"] for g in record["groups"])
-    assert precision_words(record)[0].startswith("repetitions until precision ±5% (run.precision), interleaved: 4 of 4")
+    lines = precision_words(record)
+    assert lines[0].startswith("repetitions until precision ±5% (run.precision), in interleaved blocks: 4 of 4")
+    assert "95% over every look from 3 to 20 blocks" in lines[0]
+    # every comparison is printed, each with its winner
+    assert len(lines) == 5 and all(line.startswith("comparison update=") for line in lines[1:])
+    winner = re.compile(r": 16ISL, [12]\.\d\d× \(95% CI over the looks [\d.]+–[\d.]+; 3 blocks\) 1ISL$")
+    assert all(winner.search(line) for line in lines[1:])
 
 
 def test_a_noisy_tie_is_repeated_interleaved_and_stays_inconclusive(tmp_path: Path) -> None:
@@ -67,11 +76,15 @@ def test_a_noisy_tie_is_repeated_interleaved_and_stays_inconclusive(tmp_path: Pa
     record = s.store.manifest()["precision"]
     assert record["stopped"] == "5 repetitions reached"
     lines = precision_words(record)
-    assert "stayed inconclusive (5 repetitions reached): the machine was too noisy" in lines[0]
-    assert any(line.startswith("inconclusive: update=") and " vs " in line for line in lines[1:])
-    # the extra rounds alternate the compared points: never one point twice in a row
+    assert "not settled (5 repetitions reached): the machine was too noisy" in lines[0]
+    assert any(" not settled: " in line and "wider than ±2%" in line for line in lines[1:])
+    # the extra rounds are blocks: the two compared points under one repetition number, one
+    # after the other, the first of them alternating from block to block
     extra = runner.calls[16:]
-    assert extra and all(a.grid_id != b.grid_id for a, b in zip(extra, extra[1:]))
+    assert extra and len(extra) % 2 == 0
+    blocks = [(a, b) for a, b in zip(extra[::2], extra[1::2])]
+    assert all(a.repetition == b.repetition and a.grid_id != b.grid_id for a, b in blocks)
+    assert all((a.index < b.index) == (a.repetition % 2 == 0) for a, b in blocks)
     # each point's repetitions stay unique (resumable)
     assert not rows.duplicated(["grid_id", "repetition"]).any()
 
@@ -118,13 +131,14 @@ def test_precision_does_not_change_the_spec_hash(tmp_path: Path) -> None:
 def test_a_marginal_winner_does_not_stop_the_rounds(tmp_path: Path) -> None:
     import pandas as pd
 
-    from islands.analysis.statistics import ratio
+    from islands.analysis.statistics import block_ratio
     from islands.experiments.precision import comparisons
 
     s = sweep(tmp_path, spec_text())
     one, per_core = s.grid_points[0], next(p for p in s.grid_points[1:] if p.params[1:] == s.grid_points[0].params[1:])
-    a, b = (1.00, 1.10, 1.05, 0.95), (0.90, 0.98, 0.93, 0.85)
-    assert ratio(a, b).distinguishable and not ratio(a, b, 0.99).distinguishable  # 95% yes, 99% no
+    a, b = (1.00, 1.10, 1.05, 0.95), (0.92, 0.98, 1.00, 0.85)
+    blocks = dict(enumerate(a)), dict(enumerate(b))
+    assert block_ratio(*blocks).distinguishable  # the plain 95% interval of the blocks excludes 1 ...
     rows = pd.DataFrame(
         {
             "grid_id": [one.grid_id] * 4 + [per_core.grid_id] * 4,
@@ -132,9 +146,121 @@ def test_a_marginal_winner_does_not_stop_the_rounds(tmp_path: Path) -> None:
             "repetition": [0, 1, 2, 3] * 2,
         }
     )
-    found = [c for c in comparisons(s.grid_points, rows, ("deployment",), 0.05) if one in c.points]
-    assert len(found) == 1 and not found[0].conclusive
-    assert found[0].low > 1  # the words would still name the winner at 95%
+    found = [c for c in comparisons(s.grid_points, rows, ("deployment",), 0.05, 3, 20) if one in c.points]
+    assert len(found) == 1 and not found[0].conclusive and found[0].verdict == "not settled"
+    assert found[0].low < 1 < found[0].high  # ... but not the look's, which spends part of the 5%
+    assert found[0].blocks == 4 and found[0].level > 0.99
+
+
+def test_blocks_pair_the_runs_of_one_repetition(tmp_path: Path) -> None:
+    # A machine twice as fast in repetitions 2 and 3: unpaired, the runs' spread hides a 10%
+    # difference; paired by repetition, each block says 1.10 and the difference is plain.
+    import pandas as pd
+
+    from islands.experiments.precision import comparisons
+
+    s = sweep(tmp_path, spec_text())
+    one, per_core = s.grid_points[0], next(p for p in s.grid_points[1:] if p.params[1:] == s.grid_points[0].params[1:])
+    speed = (1.0, 1.0, 2.0, 2.0, 1.0, 2.0)
+    rows = pd.DataFrame(
+        {
+            "grid_id": [one.grid_id] * 6 + [per_core.grid_id] * 6,
+            "throughput_tps": [1.1 * v * (1 + 0.001 * i) for i, v in enumerate(speed)] + list(speed),
+            "repetition": list(range(6)) * 2,
+        }
+    )
+    found = next(c for c in comparisons(s.grid_points, rows, ("deployment",), 0.05, 3, 20) if one in c.points)
+    assert found.verdict == "winner" and found.names == ("1ISL", "16ISL") and found.blocks == 6
+    assert 1.09 < found.low < found.value < found.high < 1.12
+
+
+def _simulated_look(
+    rng: Any,
+    rule: str,
+    sd: float,
+    drift: float = 0.03,
+    alternate: bool = True,
+    first: int = 3,
+    last: int = 20,
+    precision: float = 0.05,
+) -> str:
+    """One A/A comparison on a drifting machine, looked at after each block until ``rule`` stops
+    it; its verdict. The machine's speed walks and jumps from block to block (up to 2x, both
+    points alike) and drifts by up to ``drift`` (log) between a block's two runs (the later one pays it; the
+    order alternates by block unless ``alternate`` is false); each run has noise ``sd`` (log)."""
+    import numpy as np
+
+    from islands.analysis.statistics import block_ratio
+    from islands.analysis.verdicts import half_width
+    from islands.experiments.precision import look
+
+    speed = np.cumsum(rng.normal(0, 0.1, last)) + np.log(rng.choice([1.0, 2.0], last))
+    slope = rng.uniform(-drift, drift)
+    a: dict[int, float] = {}
+    b: dict[int, float] = {}
+    for n in range(last):
+        second_pays = slope if (n % 2 == 1 or not alternate) else 0.0
+        first_pays = 0.0 if (n % 2 == 1 or not alternate) else slope
+        a[n] = float(np.exp(speed[n] + first_pays + rng.normal(0, sd)))
+        b[n] = float(np.exp(speed[n] + second_pays + rng.normal(0, sd)))
+        if n + 1 < first:
+            continue
+        done = n + 1 == last
+        if rule == "spending":
+            seen = look(a, b, precision, first, last)
+            if seen.conclusive or done:
+                return seen.verdict
+            continue
+        plain = block_ratio(a, b)
+        if rule == "plain 95% until it excludes 1" and (plain.distinguishable or half_width(plain) <= precision):
+            done = True
+        if rule == "plain 95% until its width is reached" and half_width(plain) <= precision:
+            done = True
+        if done:
+            return "winner" if plain.distinguishable else "other"
+    raise AssertionError("unreachable")
+
+
+def _false_winner_rate(
+    rule: str,
+    n: int = 800,
+    sds: tuple[float, ...] = (0.02, 0.05, 0.1, 0.2),
+    drift: float = 0.03,
+    alternate: bool = True,
+) -> float:
+    """The share of ``n`` simulated A/A comparisons (:func:`_simulated_look`, noise cycling
+    through ``sds``) that end with a winner."""
+    import numpy as np
+
+    rng = np.random.default_rng(45)
+    verdicts = [_simulated_look(rng, rule, sds[i % len(sds)], drift, alternate) for i in range(n)]
+    return verdicts.count("winner") / n
+
+
+def test_the_stopping_rule_names_a_winner_between_equal_points_at_most_5_percent_of_the_time() -> None:
+    n = 800
+    allowed = 0.05 + 2 * (0.05 * 0.95 / n) ** 0.5  # 5% plus twice the estimate's sampling error
+    rate = _false_winner_rate("spending", n)
+    assert rate <= allowed, f"{rate:.1%} false winners over {n} simulated A/A comparisons"
+    rate = _false_winner_rate("spending", n // 2, drift=0.1)  # a steeper drift inside the blocks
+    assert rate <= allowed, f"{rate:.1%} false winners over {n} simulated A/A comparisons"
+
+
+def test_the_rules_it_replaced_fail_the_same_check() -> None:
+    # the check can fail: stopping once the plain 95% interval excludes 1 (optional stopping),
+    # or once its width is reached (it stops when the spread happens to look small), calls
+    # more winners between equal points than 5% plus the sampling error
+    n = 800
+    allowed = 0.05 + 2 * (0.05 * 0.95 / n) ** 0.5
+    assert _false_winner_rate("plain 95% until it excludes 1", n) > allowed
+    assert _false_winner_rate("plain 95% until its width is reached", n, sds=(0.05, 0.1)) > allowed
+
+
+def test_blocks_in_one_order_turn_a_drift_into_a_winner() -> None:
+    # the same rule, but the same point always first in its block: the drift between the two
+    # runs of a block is then a difference, and the rule finds it
+    assert _false_winner_rate("spending", 400, drift=0.1, alternate=False) > 0.15
+    assert _false_winner_rate("spending", 400, drift=0.1) <= 0.05
 
 
 class Clocked:

@@ -54,9 +54,10 @@ def test_repetitions_are_interleaved_round_robin_across_a_resume(tmp_path: Path)
     second = Recorder()
     assert tiny(tmp_path).run(second, progress=False).ran == 7
     order = [(p.index, p.repetition) for p in first.calls[:-1] + second.calls]
-    # every point once, then every point again: never two repetitions of a point in a row
-    assert order == [(i, r) for r in range(3) for i in range(4)]
-    assert [(p.index, p.repetition) for p in second.calls][0] == (1, 1)  # resumes where it stopped
+    # every point once, then every point again, backwards (so that a drift during a pass
+    # favours no point: each pair of points runs in both orders), and so on
+    assert order == [(i if r % 2 == 0 else 3 - i, r) for r in range(3) for i in range(4)]
+    assert [(p.index, p.repetition) for p in second.calls][0] == (2, 1)  # resumes where it stopped
     rows = tiny(tmp_path).store.rows()
     assert list(zip(rows["point_index"], rows["repetition"])) == order
 

@@ -9,6 +9,12 @@ whether two points differ. Plots, figure summaries and ``islands compare`` all u
   positive and their spread scales with their size, so the log scale is the natural one; it
   is what ``pyperf compare_to`` judges with a t-test too). Two points are *distinguishable*
   when that interval excludes 1, i.e. the two-sided test rejects "same" at the 5% level.
+- :func:`block_ratio`: the same ratio from runs interleaved in blocks (each block one run of
+  each point, close in time): the interval comes from the variation of the blocks' own
+  log-ratios (a paired t-interval), so a machine whose speed moves between windows widens it
+  instead of shifting it; :func:`look_alpha` is the share of the 5% a look may spend when a
+  comparison is looked at again and again until it is answered (alpha spending), so that the
+  intervals of all looks together hold with 95% (a confidence sequence by the union bound).
 - :func:`format_ratio` / :func:`format_change`: the only wording summaries use for a ratio,
   always with its interval, and "not distinguishable" when the interval includes 1.
 
@@ -20,7 +26,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +37,8 @@ __all__ = [
     "CONFIDENCE",
     "PointStats",
     "Ratio",
+    "block_ratio",
+    "look_alpha",
     "format_change",
     "format_ratio",
     "ratio",
@@ -150,6 +158,60 @@ def ratio(new: Iterable[float], old: Iterable[float], confidence: float = CONFID
         test = _st.ttest_ind(la, lb, equal_var=False)
         ci = test.confidence_interval(confidence)
     return Ratio(value, math.exp(float(ci.low)), math.exp(float(ci.high)), float(test.pvalue), na, nb)
+
+
+def block_ratio(new: Mapping[Hashable, float], old: Mapping[Hashable, float], confidence: float = CONFIDENCE) -> Ratio:
+    """The ratio ``new / old`` of two points run in blocks (block → the point's run in it, e.g.
+    a sweep's repetition → throughput): the geometric mean of the blocks' ratios, with the
+    Student-t interval of the blocks' log-ratios (n - 1 degrees of freedom, n the blocks both
+    points ran in). Blocks only one point ran in, and non-finite values, are left out; a value
+    ≤ 0 leaves no interval. ``n_new`` and ``n_old`` are both the number of blocks used.
+
+    A drift of the machine's speed that both points of a block share cancels in the block's
+    ratio; what moves the ratio itself from window to window is the spread of the blocks'
+    ratios, which is what the interval is made of."""
+    blocks = [k for k in new if k in old]
+    pairs = [(float(new[k]), float(old[k])) for k in blocks]
+    pairs = [(a, b) for a, b in pairs if math.isfinite(a) and math.isfinite(b)]
+    n = len(pairs)
+    if n == 0:
+        return Ratio(_NAN, _NAN, _NAN, _NAN, 0, 0)
+    if any(a <= 0 or b <= 0 for a, b in pairs):
+        mb = sum(b for _, b in pairs)
+        value = sum(a for a, _ in pairs) / mb if mb > 0 else _NAN
+        return Ratio(value, _NAN, _NAN, _NAN, n, n)
+    d = np.log(np.asarray([a for a, _ in pairs])) - np.log(np.asarray([b for _, b in pairs]))
+    diff = float(d.mean())
+    value = math.exp(diff)
+    if n < 2:
+        return Ratio(value, _NAN, _NAN, _NAN, n, n)
+    sd = float(d.std(ddof=1))
+    if sd == 0:  # every block the same ratio: exact
+        return Ratio(value, value, value, 0.0 if diff else 1.0, n, n)
+    se = sd / math.sqrt(n)
+    if confidence >= 1:
+        return Ratio(value, 0.0, math.inf, float(2 * _st.t.sf(abs(diff) / se, n - 1)), n, n)
+    half = float(_st.t.ppf(0.5 + confidence / 2, n - 1)) * se
+    p = float(2 * _st.t.sf(abs(diff) / se, n - 1))
+    return Ratio(value, math.exp(diff - half), math.exp(diff + half), p, n, n)
+
+
+def look_alpha(n: int, first: int, last: int, alpha: float = 1 - CONFIDENCE) -> float:
+    """The error a comparison may spend at its look with ``n`` blocks, when it is looked at
+    with ``first``, ``first`` + 1, … up to ``last`` blocks and may stop at any of them (Lan and
+    DeMets' Pocock-type spending, ``alpha · ln(1 + (e - 1) · t)`` at the share ``t`` of the
+    looks made): the looks' shares add up to ``alpha`` at ``last``, so by the union bound every
+    look's interval at level ``1 - look_alpha`` holds at once with probability ≥ ``1 - alpha``,
+    whatever decided the stop. 0 before ``first``; a look past ``last`` gets the last share
+    (a sweep resumed with a smaller ``max_repetitions``: beyond what the bound covers)."""
+    if n < first or last < first:
+        return 0.0
+    k, looks = min(n, last) - first + 1, last - first + 1
+
+    def spent(t: float) -> float:
+        return alpha * math.log1p((math.e - 1) * t)
+
+    return spent(k / looks) - spent((k - 1) / looks)
 
 
 def _runs_note(r: Ratio) -> str:

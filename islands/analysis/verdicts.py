@@ -30,7 +30,10 @@ The rules, each one a function:
   the measured mean's 95% interval where that is wider than the tolerance, saying which
   (:func:`model_error_words`);
 - a question answered by repetitions is "conclusive" when the compared ratio's interval
-  excludes 1 or is narrower than the precision asked for (:func:`conclusive`).
+  excludes 1 or is narrower than the precision asked for (:func:`conclusive`); a sweep that
+  repeats until then prints every comparison it made, each a winner, "not distinguishable"
+  (equal to the precision) or "not settled" (the budget ran out first), with its interval over
+  all the looks (:func:`comparison_words`, :func:`precision_words`).
 
 Each function returns plain text; :class:`Verdict` also carries whether the words are
 conclusive, for callers that count them.
@@ -68,12 +71,19 @@ __all__ = [
     "words_of",
     "direction",
     "NOT_DISTINGUISHABLE",
+    "NOT_SETTLED",
     "NO_INTERVAL",
+    "WINNER",
+    "comparison_words",
 ]
 
 #: The words for two points whose interval includes 1, and for a comparison without one.
 NOT_DISTINGUISHABLE = "not distinguishable"
 NO_INTERVAL = "no interval"
+#: A comparison's verdicts in a sweep that repeats until answered (islands.experiments.precision):
+#: one side higher, or the repetitions ran out before the interval excluded 1 or got narrow.
+WINNER = "winner"
+NOT_SETTLED = "not settled"
 
 #: The model's median relative error on the points measured here above which its trends
 #: on the papers' machines are not called reproduced (the ±25% band of the predicted-vs-
@@ -354,29 +364,73 @@ def _bare(numbers: str) -> str:
     return numbers.split(" (", 1)[0]
 
 
+def _times(v: float) -> str:
+    return f"{v:.2f}×" if v < 10 else f"{v:.1f}×"
+
+
+def comparison_words(group: Mapping[str, Any], precision: float) -> Verdict:
+    """One comparison of a sweep that repeats until answered (a manifest's ``precision.groups``
+    entry, islands.experiments.precision): ``update=false multisite=0: per-core, 1.26× (95% CI
+    over the looks 1.08–1.47; 3 blocks) per-socket``; ``…: per-core and per-socket not
+    distinguishable: 1.01× (95% CI over the looks 0.97–1.04, within ±5%; 6 blocks)``; ``…:
+    per-core vs per-socket not settled: 1.15× (95% CI over the looks 0.85–1.55, wider than ±5%;
+    3 blocks)``. "over the looks": the interval is one of a sequence that holds at every look
+    at once with 95%, so stopping when it answered does not inflate the error."""
+    names = list(group.get("compared", [])) + ["?", "?"]
+    top, second = names[0], names[1]
+    value, low, high = (group.get(k) for k in ("ratio", "ratio_low", "ratio_high"))
+    blocks = group.get("blocks")
+    tail = f"; {blocks} blocks" if isinstance(blocks, int) and blocks else ""
+    where = f"{group.get('group', 'all')}: "
+    verdict = group.get("verdict")
+    if verdict is None:  # a manifest written before verdicts were recorded
+        excludes = isinstance(low, (int, float)) and isinstance(high, (int, float)) and not low <= 1.0 <= high
+        verdict = WINNER if group.get("conclusive") and excludes else None
+        verdict = verdict or (NOT_DISTINGUISHABLE if group.get("conclusive") else NOT_SETTLED)
+    if not isinstance(value, (int, float)):
+        return Verdict(f"{where}{top} vs {second} {NOT_SETTLED}: not measured", False)
+    if not (isinstance(low, (int, float)) and isinstance(high, (int, float)) and math.isfinite(high)):
+        return Verdict(f"{where}{top} vs {second} {NOT_SETTLED}: {_times(value)} ({NO_INTERVAL} yet{tail})", False)
+    interval = f"95% CI over the looks {_times(low)[:-1]}–{_times(high)[:-1]}"
+    if verdict == WINNER:
+        return Verdict(f"{where}{top}, {_times(value)} ({interval}{tail}) {second}", True)
+    if verdict == NOT_DISTINGUISHABLE:
+        return Verdict(
+            f"{where}{top} and {second} {NOT_DISTINGUISHABLE}: {_times(value)} ({interval}, within "
+            f"±{precision:.0%}{tail})",
+            True,
+        )
+    return Verdict(
+        f"{where}{top} vs {second} {NOT_SETTLED}: {_times(value)} ({interval}, wider than ±{precision:.0%}{tail})",
+        False,
+    )
+
+
 def precision_words(record: dict[str, Any]) -> list[str]:
     """The figure summary's lines for a manifest's ``precision`` record (written by the sweep):
-    how many comparisons are conclusive, and each one left open with its interval's
-    half-width. Empty for a sweep that asked for no precision."""
+    how many comparisons are answered and by which rule, then every comparison with its
+    verdict (:func:`comparison_words`). Empty for a sweep that asked for no precision."""
     if not record:
         return []
     groups = record.get("groups", [])
+    precision = float(record["precision"])
     open_ = [g for g in groups if not g.get("conclusive")]
-    head = (
-        f"repetitions until precision ±{record['precision']:.0%} (run.precision), interleaved: "
-        f"{len(groups) - len(open_)} of {len(groups)} comparisons conclusive after "
-        f"{record.get('spent_s', math.nan):.0f} s of runs (budget {_budget(record.get('budget_s'))})"
+    looks = record.get("looks")
+    rule = (
+        f"; each interval is 95% over every look from {looks[0]} to {looks[1]} blocks (alpha spent across "
+        "them): between equal deployments a winner is named in at most 5% of comparisons"
+        if isinstance(looks, list) and len(looks) == 2
+        else ""
     )
-    if not open_:
-        return [head]
-    why = record.get("stopped", "budget spent")
-    lines = [head + f"; {len(open_)} stayed inconclusive ({why}): the machine was too noisy for them"]
-    for g in open_:
-        hw = g.get("half_width")
-        width = f"±{hw:.0%}" if isinstance(hw, (int, float)) and math.isfinite(hw) else NO_INTERVAL
-        runs = "/".join(str(n) for n in g.get("runs", []))
-        lines.append(f"inconclusive: {g['group']}: {' vs '.join(g['compared'])}, interval {width} ({runs} runs)")
-    return lines
+    head = (
+        f"repetitions until precision ±{precision:.0%} (run.precision), in interleaved blocks: "
+        f"{len(groups) - len(open_)} of {len(groups)} comparisons answered after "
+        f"{record.get('spent_s', math.nan):.0f} s of runs (budget {_budget(record.get('budget_s'))}){rule}"
+    )
+    if open_:
+        why = record.get("stopped", "budget spent")
+        head += f"; {len(open_)} {NOT_SETTLED} ({why}): the machine was too noisy for them"
+    return [head, *(f"comparison {comparison_words(g, precision).text}" for g in groups)]
 
 
 def _budget(seconds: Any) -> str:

@@ -207,8 +207,16 @@ class Sweep:
         )
 
     def points(self) -> list[Point]:
-        """Every run, repetition by repetition: the grid once, then again, ..."""
-        return [dataclasses.replace(p, repetition=r) for r in range(self.spec.repetitions) for p in self.grid_points]
+        """Every run, repetition by repetition: the grid once, then again, ...; every other
+        repetition walks the grid backwards, so that a drift of the machine's speed during a
+        pass does not always favour the points that come first (each repetition is a block of
+        islands.experiments.precision)."""
+        grid = self.grid_points
+        return [
+            dataclasses.replace(p, repetition=r)
+            for r in range(self.spec.repetitions)
+            for p in (grid if r % 2 == 0 else grid[::-1])
+        ]
 
     def done_ids(self) -> set[str]:
         """The point_ids the results directory already holds."""
@@ -244,8 +252,8 @@ class Sweep:
             budget = f"{_duration(spec.budget_s)} of runs in all" if spec.budget_s is not None else "no time budget"
             lines.insert(
                 3,
-                f"then more repetitions, interleaved, until every comparison of {', '.join(spec.compare)} is "
-                f"conclusive (interval excludes 1 or within ±{spec.precision:.0%}); at most "
+                f"then more repetitions, in interleaved blocks, until every comparison of {', '.join(spec.compare)} "
+                f"is answered (its 95% interval over every look excludes 1 or is within ±{spec.precision:.0%}); at most "
                 f"{spec.max_repetitions} repetitions a point, {budget}",
             )
         if fixed:
@@ -489,12 +497,15 @@ class Sweep:
             rows = self.store.rows()
             from islands.experiments.precision import comparisons  # scipy: only a sweep with a precision
 
-            found = comparisons(self.grid_points, rows, spec.compare, spec.precision)
+            found = comparisons(
+                self.grid_points, rows, spec.compare, spec.precision, spec.repetitions, spec.max_repetitions
+            )
             spent = time.monotonic() - started
             manifest["precision"] = {
                 "precision": spec.precision,
                 "budget_s": spec.budget_s,
                 "max_repetitions": spec.max_repetitions,
+                "looks": [spec.repetitions, spec.max_repetitions],
                 "compare": list(spec.compare),
                 "spent_s": spent,
                 "stopped": stopped,
@@ -510,7 +521,11 @@ class Sweep:
                 done = [reps.get(p.grid_id, []) for p in c.points]
                 if any(len(d) >= spec.max_repetitions for d in done):
                     continue  # this comparison has had its runs: it stays open
-                batch += [dataclasses.replace(p, repetition=max(d, default=-1) + 1) for p, d in zip(c.points, done)]
+                # One block: both points' next repetition under one number (the pair of a
+                # block), the first of them alternating by block (a drift favours neither).
+                rep = max(max(d, default=-1) for d in done) + 1
+                pair = sorted(c.points, key=lambda p: p.index)
+                batch += [dataclasses.replace(p, repetition=rep) for p in (pair if rep % 2 == 0 else pair[::-1])]
             if not batch:
                 stopped = f"{spec.max_repetitions} repetitions reached"
                 manifest["precision"]["stopped"] = stopped
