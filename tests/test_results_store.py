@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from islands.analysis.store import FILE_MODE, ResultStore
@@ -120,8 +121,8 @@ def test_parts_read_again_are_decoded_once_and_a_replaced_part_is_read_anew(
     first = store.append([row(0)])
     store.append([row(1)])
     decoded: list[object] = []
-    real = pd.read_parquet
-    monkeypatch.setattr(pd, "read_parquet", lambda *a, **k: decoded.append(a) or real(*a, **k))
+    real = pq.ParquetFile.read
+    monkeypatch.setattr(pq.ParquetFile, "read", lambda *a, **k: decoded.append(a) or real(*a, **k))
     assert list(store.rows()["point_id"]) == ["p0", "p1"]
     assert len(decoded) == 2
     rows = store.rows()

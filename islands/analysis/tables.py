@@ -79,6 +79,7 @@ HEADERS = {
     "latency.p50_us": "p50_us",
     "latency.p99_us": "p99_us",
     "system.busy": "busy",
+    "busy_runs": "busy",
 }
 
 
@@ -109,30 +110,49 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-def fit_table(table: pd.DataFrame, width: int | None = None) -> str:
+def fit_table(table: pd.DataFrame, width: int | None = None, cut_first: Sequence[str] = ()) -> str:
     """``table`` as aligned text no wider than ``width`` (the terminal's): short headers, no
     column that is NaN throughout, and the columns that do not fit left off with a closing
-    line that says how many and how to see them."""
+    line that names them and how to see them. ``cut_first``: the columns to leave off first
+    (in that order) when the table is too wide, before the ones at its right end."""
     width = terminal_width() if width is None else width
     columns = [c for c in table.columns if table[c].notna().any()]
     headers = short_names(columns)
     cells = {c: [_cell(v) for v in table[c].tolist()] for c in columns}
     numeric = {c: pd.api.types.is_numeric_dtype(table[c]) and not pd.api.types.is_bool_dtype(table[c]) for c in columns}
-    shown: list[str] = []
-    used = 0
-    for c in columns:
-        w = max([len(headers[c]), *(len(s) for s in cells[c])])
-        if used + w + (2 if shown else 0) > width and shown:
+    widths = {c: max([len(headers[c]), *(len(s) for s in cells[c])]) for c in columns}
+
+    def needed(chosen: list[str]) -> int:
+        return sum(widths[c] for c in chosen) + 2 * max(0, len(chosen) - 1)
+
+    shown = list(columns)
+    for c in cut_first:
+        if needed(shown) <= width:
             break
-        shown.append(c)
-        used += w + (2 if len(shown) > 1 else 0)
-    widths = {c: max([len(headers[c]), *(len(s) for s in cells[c])]) for c in shown}
+        if c in shown and len(shown) > 1:
+            shown.remove(c)
+    while needed(shown) > width and len(shown) > 1:
+        shown.pop()
 
     def line(parts: dict[str, str]) -> str:
         return "  ".join(parts[c].rjust(widths[c]) if numeric[c] else parts[c].ljust(widths[c]) for c in shown).rstrip()
 
     lines = [line(headers)] + [line({c: cells[c][i] for c in shown}) for i in range(len(table))]
-    left = len(columns) - len(shown)
+    left = [headers[c] for c in columns if c not in shown]
     if left:
-        lines.append(f"({left} more columns: --all-columns or --csv)")
+        lines.append(_left_off(left, width))
     return "\n".join(lines)
+
+
+def _left_off(names: Sequence[str], width: int) -> str:
+    """The closing line of a cut table: ``(2 more columns: mean, busy; --columns or --all-columns)``,
+    naming as many of them as fit in ``width``."""
+    how = "; --columns or --all-columns)"
+    head = f"({len(names)} more column{'s' if len(names) != 1 else ''}: "
+    named: list[str] = []
+    for i, name in enumerate(names):
+        rest = "" if i == len(names) - 1 else ", ..."
+        if len(head + ", ".join([*named, name]) + rest + how) > max(width, 60) and named:
+            return head + ", ".join(named) + ", ..." + how
+        named.append(name)
+    return head + ", ".join(named) + how

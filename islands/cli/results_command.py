@@ -5,17 +5,25 @@ the measured columns and whether the machine was busy, in the terminal's width:
 :mod:`islands.analysis.tables`; ``--all-columns`` shows every column); ``--points`` one line per
 point instead, with the median, min–max and 95% confidence interval of its repetitions
 (:func:`islands.analysis.statistics.summarize`).
+(:func:`islands.analysis.statistics.summarize`); a table too wide for the terminal leaves off
+the mean, then min–max before the interval and names what it left off (``--columns`` picks).
 ``--where KEY=VALUE`` (also ``!=``, ``<``, ``<=``, ``>``, ``>=``; repeatable, all must hold)
 keeps matching rows; KEY is a column or the last part of one (``workload`` is
 ``config.workload``, ``multisite`` is ``config.micro.multisite``, ``deployment`` is
 ``deployment.name``). ``--csv`` and ``--json`` export (every column unless ``--columns``;
-JSON writes null for a missing number), to stdout or ``--output FILE``. Bad input raises
+JSON writes null for a missing number), to stdout or ``--output FILE``; a row carries the
+settings of its own workload only (no ``config.tpcc.*`` on a micro row). ``--export [DIR]``
+writes two files that need nothing of islands to read (as pyperf's JSON or BenchBase's summary
+and samples files): ``<experiment>.summary.json`` (the sweep, the machine, the settings, every
+point's statistics and every verdict: the figure's summary, the precision rounds' comparisons,
+the notes) and ``<experiment>.samples.csv`` (one line per run). Bad input raises
 ``ValueError``: one line, exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +33,16 @@ from islands.analysis.store import results_directory
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["filter_rows", "main", "point_table", "register", "resolve_column"]
+__all__ = [
+    "applicable_settings",
+    "export_sweep",
+    "filter_rows",
+    "main",
+    "point_table",
+    "points_view",
+    "register",
+    "resolve_column",
+]
 
 _WHERE = re.compile(r"^\s*([A-Za-z_][\w.\-]*?)\s*(!=|>=|<=|=|<|>)\s*(.*?)\s*$")
 _ALIASES = {"deployment": "deployment.name"}
@@ -68,6 +85,15 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", action="store_true", help="export as CSV")
     fmt.add_argument("--json", action="store_true", help="export as JSON (a list of objects; null for missing)")
+    fmt.add_argument(
+        "--export",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="DIR",
+        help="write <experiment>.summary.json (points, statistics, verdicts) and <experiment>.samples.csv "
+        "(one line per run) into DIR (default: the results directory); they need nothing of islands to read",
+    )
     p.add_argument("--output", "-o", metavar="FILE", default=None, help="write to FILE instead of stdout")
     p.set_defaults(func=main)
     return p
@@ -162,14 +188,115 @@ def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFr
     return pd.DataFrame.from_records(records)
 
 
+def _rows(directory: str) -> pd.DataFrame:
+    """The stored rows (without loading scipy: a listing needs no statistics)."""
+    from islands.analysis.store import ResultStore
+
+    store = ResultStore(results_directory(directory))
+    if not store.has_rows():
+        raise ValueError(f"{directory}: holds no result rows")
+    return store.rows()
+
+
+#: The --points columns a narrow terminal leaves off first, in this order: the interval stays.
+_POINTS_CUT_FIRST = ("mean", "busy_runs", "min-max", "n")
+
+
+def _number(v: float) -> str:
+    from islands.analysis.tables import human_number
+
+    return human_number(float(v), small=".4g")
+
+
+def _interval(low: float, high: float) -> str:
+    """``1.01-1.03 M``: both ends in one unit, with digits enough to tell them apart."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "-"
+    top = max(abs(low), abs(high))
+    scale, unit = (1e6, " M") if top >= 1e6 else (1e3, " K") if top >= 1e3 else (1.0, "")
+    for digits in (3, 4, 5, 6):
+        a, b = f"{low / scale:.{digits}g}", f"{high / scale:.{digits}g}"
+        if a != b:
+            break
+    return f"{a}-{b}{unit}"
+
+
+def points_view(points: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The terminal's --points table: the name columns, ``n``, ``median``, the 95% interval as one
+    column (``1.01-1.03 M``), ``min-max``, ``mean`` and ``busy_runs``; a name column with one value
+    on every point goes to the lines returned (``transport: unix on every point``)."""
+    import pandas as pd
+
+    stats = {"n", "median", "min", "max", "mean", "ci_low", "ci_high", "busy_runs", "sd"}
+    names = [c for c in points.columns if c not in stats]
+    constant = [c for c in names if len(points) > 1 and points[c].astype(str).nunique() == 1]
+    view = pd.DataFrame({c: points[c] for c in names if c not in constant})
+    view["n"] = points["n"]
+    view["median"] = [_number(v) for v in points["median"]]
+    view["95% CI"] = [_interval(lo, hi) for lo, hi in zip(points["ci_low"], points["ci_high"])]
+    view["min-max"] = [_interval(lo, hi) if lo != hi else _number(lo) for lo, hi in zip(points["min"], points["max"])]
+    view["mean"] = [_number(v) for v in points["mean"]]
+    if "busy_runs" in points.columns:
+        view["busy_runs"] = points["busy_runs"]
+    from islands.analysis.tables import short_names
+
+    header = short_names(constant)
+    lines = [f"{header[c]}: {points[c].iloc[0]} on every point" for c in constant]
+    return view, lines
+
+
+def applicable_settings(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with each workload's settings (``config.<workload>.*``) kept on the rows of that
+    workload only: blank on the others' rows, and gone where no row runs it."""
+    from islands.execution.settings_sections import WORKLOAD_SETTINGS
+
+    if "config.workload" not in rows.columns:
+        return rows
+    workload = rows["config.workload"].fillna("micro").astype(str)
+    out = rows.copy()
+    drop = []
+    for section in WORKLOAD_SETTINGS:
+        columns = [c for c in rows.columns if c.startswith(f"config.{section}.")]
+        mask = workload != section
+        if not columns or not mask.any():
+            continue
+        if mask.all():
+            drop += columns
+        else:
+            for c in columns:
+                out[c] = out[c].astype(object).where(~mask, None)
+    return out.drop(columns=drop)
+
+
+def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
+    """The rows as JSON objects, each without the settings of workloads it does not run."""
+    records = [{str(k): v for k, v in r.items()} for r in table.to_dict(orient="records")]
+    if "config.workload" not in table.columns:
+        return records
+    from islands.execution.settings_sections import WORKLOAD_SETTINGS
+
+    for record in records:
+        own = record.get("config.workload") or "micro"
+        others = tuple(f"config.{w}." for w in WORKLOAD_SETTINGS if w != own)
+        for key in [k for k in record if k.startswith(others)]:
+            del record[key]
+    return records
+
+
 def main(args: argparse.Namespace) -> int:
     """Lists, filters or exports the rows; returns the exit status."""
     results_directory(args.results)  # before pandas loads
-    from islands.analysis.comparison import load_rows
     from islands.analysis.tables import MEASURED, fit_table, point_axes
     from islands.cli.json_output import dumps
 
-    rows = filter_rows(load_rows(args.results), args.where)
+    rows = filter_rows(_rows(args.results), args.where)
+    if args.export is not None:
+        if rows.empty:
+            raise ValueError("no rows match" if args.where else f"{args.results}: no rows")
+        written = export_sweep(args.results, rows, args.export or args.results, args.metric)
+        for path in written:
+            print(f"wrote {path}")
+        return 0
     table = point_table(rows, args.metric) if args.points else rows
     chosen = bool(args.columns) or args.all_columns or args.csv or args.json
     if args.columns and args.columns != "all":
@@ -186,14 +313,19 @@ def main(args: argparse.Namespace) -> int:
                 and _varies(table[c])
             ]
         table = table[shown] if shown else table
+    if args.csv or args.json:
+        table = applicable_settings(table)
     if args.json:
-        text = dumps(table.to_dict(orient="records"))
+        text = dumps(_records(table))
     elif args.csv:
         text = table.to_csv(index=False).rstrip("\n")
     elif table.empty:
         text = "no rows match" if args.where else "no rows"
     elif chosen:
         text = table.to_string(index=False, float_format=lambda v: f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.4g}")
+    elif args.points:
+        view, notes = points_view(table)
+        text = "\n".join([*notes, fit_table(view, cut_first=_POINTS_CUT_FIRST)])
     else:
         text = fit_table(table)
     if args.output is None:
@@ -205,3 +337,91 @@ def main(args: argparse.Namespace) -> int:
             raise ValueError(f"--output {args.output}: cannot write ({e.strerror})") from None
         print(f"{len(table)} rows written to {args.output}")
     return 0
+
+
+#: The columns of a samples file beside the point's names, where the rows have them.
+_SAMPLE_COLUMNS = ("point_index", "repetition", "deployment.name", "deployment.n_instances", "transport")
+
+
+def export_sweep(
+    directory: str | Path, rows: pd.DataFrame, out: str | Path, metric: str = "throughput_tps"
+) -> list[Path]:
+    """Writes ``<experiment>.summary.json`` and ``<experiment>.samples.csv`` for a results
+    directory's ``rows`` into ``out`` (see the module); returns the two paths. The summary
+    carries every verdict: the figure's summary lines (drawn in memory), the precision rounds'
+    comparisons and the notes; JSON nulls stand for missing numbers."""
+    from islands.analysis.guarded_files import make_directory, write_by_rename
+    from islands.analysis.store import ResultStore
+    from islands.analysis.tables import MEASURED, point_axes
+    from islands.cli.json_output import dumps
+
+    store = ResultStore(directory)
+    manifest = store.manifest()
+    name = str(manifest.get("experiment") or Path(directory).resolve().name)
+    target = Path(out)
+    make_directory(target, what="--export")
+    axes = point_axes(rows)
+    samples_path, summary_path = target / f"{name}.samples.csv", target / f"{name}.summary.json"
+
+    sample_columns = [c for c in (*_SAMPLE_COLUMNS, *axes) if c in rows.columns]
+    sample_columns += [c for c in (*MEASURED, metric, "commits", "finished_utc") if c in rows.columns]
+    samples = applicable_settings(rows)[list(dict.fromkeys(sample_columns))]
+
+    points = point_table(rows, metric)
+    settings = {}
+    for c in applicable_settings(rows).columns:
+        if c.startswith("config.") and c not in axes:
+            values = rows[c].dropna().astype(str).unique()
+            if len(values) == 1 and rows[c].notna().all():  # one value on every row (not unlogged reads')
+                settings[c.removeprefix("config.")] = rows[c].dropna().iloc[0]
+    first = rows.iloc[0]
+    machine = {
+        k.removeprefix("metadata."): first[k]
+        for k in ("metadata.cpu_model", "metadata.hostname", "metadata.kernel", "metadata.n_online_cpus")
+        if k in rows.columns
+    }
+    summary = {
+        "format": "islands sweep summary, version 1",
+        "experiment": name,
+        "figure": manifest.get("figure"),
+        "status": manifest.get("status"),
+        "runs_done": manifest.get("runs_done"),
+        "runs_total": manifest.get("runs_total"),
+        "rows": len(rows),
+        "machine": machine,
+        "metric": metric,
+        "confidence": 0.95,
+        "axes": axes,
+        "settings": settings,
+        "points": points.to_dict(orient="records"),
+        "verdicts": _verdicts(rows, manifest),
+        "samples": {"file": samples_path.name, "columns": list(samples.columns), "rows": len(samples)},
+        "spec": manifest.get("spec"),
+    }
+    write_by_rename(samples_path, samples.to_csv(index=False))
+    write_by_rename(summary_path, dumps(summary) + "\n")
+    return [summary_path, samples_path]
+
+
+def _verdicts(rows: pd.DataFrame, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Every verdict a sweep's figure and summary state, as data and as the words printed."""
+    from islands.analysis.verdicts import precision_words
+
+    out: dict[str, Any] = {}
+    figure = manifest.get("figure")
+    if figure and figure != "none":
+        try:
+            from islands.plots import figure_function, noise_notes
+
+            drawing = figure_function(figure)(rows, figure)
+            out["figure_summary"] = drawing.summary.splitlines()
+            out["notes"] = noise_notes(rows)
+            drawing.figure.clear()
+        except ValueError as e:
+            out["figure_summary"] = None
+            out["figure_refused"] = str(e)
+    precision = manifest.get("precision") or {}
+    if precision:
+        out["precision"] = precision
+        out["precision_summary"] = precision_words(precision)
+    return out
