@@ -73,6 +73,8 @@ __all__ = [
     "NOT_DISTINGUISHABLE",
     "NOT_SETTLED",
     "NO_INTERVAL",
+    "STEAL_LIMIT",
+    "steal_words",
     "WINNER",
     "comparison_words",
 ]
@@ -80,6 +82,12 @@ __all__ = [
 #: The words for two points whose interval includes 1, and for a comparison without one.
 NOT_DISTINGUISHABLE = "not distinguishable"
 NO_INTERVAL = "no interval"
+#: A run the hypervisor stole more than this share of the machine's CPU time from during its
+#: window (``system.steal_share``) is left out of a sweep's comparisons
+#: (islands.experiments.precision) and counted in the figure's summary (:func:`steal_words`): at
+#: 41-51% steal a PLP run collapsed to a tenth of its throughput; 10% is well above the
+#: fraction of a percent a quiet VM shows and well below that.
+STEAL_LIMIT = 0.10
 #: A comparison's verdicts in a sweep that repeats until answered (islands.experiments.precision):
 #: one side higher, or the repetitions ran out before the interval excluded 1 or got narrow.
 WINNER = "winner"
@@ -368,20 +376,21 @@ def _times(v: float) -> str:
     return f"{v:.2f}×" if v < 10 else f"{v:.1f}×"
 
 
-def comparison_words(group: Mapping[str, Any], precision: float) -> Verdict:
+def comparison_words(group: Mapping[str, Any], precision: float, *, where: bool = True) -> Verdict:
     """One comparison of a sweep that repeats until answered (a manifest's ``precision.groups``
     entry, islands.experiments.precision): ``update=false multisite=0: per-core, 1.26× (95% CI
     over the looks 1.08–1.47; 3 blocks) per-socket``; ``…: per-core and per-socket not
     distinguishable: 1.01× (95% CI over the looks 0.97–1.04, within ±5%; 6 blocks)``; ``…:
     per-core vs per-socket not settled: 1.15× (95% CI over the looks 0.85–1.55, wider than ±5%;
     3 blocks)``. "over the looks": the interval is one of a sequence that holds at every look
-    at once with 95%, so stopping when it answered does not inflate the error."""
+    at once with 95%, so stopping when it answered does not inflate the error. ``where``
+    false leaves out the group (``update=false multisite=0: ``), for a line that says it."""
     names = list(group.get("compared", [])) + ["?", "?"]
     top, second = names[0], names[1]
     value, low, high = (group.get(k) for k in ("ratio", "ratio_low", "ratio_high"))
     blocks = group.get("blocks")
     tail = f"; {blocks} blocks" if isinstance(blocks, int) and blocks else ""
-    where = f"{group.get('group', 'all')}: "
+    where = f"{group.get('group', 'all')}: " if where else ""
     verdict = group.get("verdict")
     if verdict is None:  # a manifest written before verdicts were recorded
         excludes = isinstance(low, (int, float)) and isinstance(high, (int, float)) and not low <= 1.0 <= high
@@ -406,6 +415,23 @@ def comparison_words(group: Mapping[str, Any], precision: float) -> Verdict:
     )
 
 
+def steal_words(steal: Iterable[float], left_out: bool) -> str | None:
+    """A line on the runs the hypervisor stole more than :data:`STEAL_LIMIT` of the CPU time
+    from (``steal``: each run's ``system.steal_share``, NaN where not readable): ``3 of 54 runs
+    had more than 10% of their CPU time stolen (system.steal_share, up to 41%): left out of the
+    comparisons``, or ``…: their numbers may be low`` where they were kept (``left_out``);
+    None when no run had."""
+    shares = [float(v) for v in steal if isinstance(v, (int, float)) and v == v]
+    over = [v for v in shares if v > STEAL_LIMIT]
+    if not over:
+        return None
+    what = "left out of the comparisons" if left_out else "kept: their numbers may be low"
+    return (
+        f"{len(over)} of {len(shares)} runs had more than {STEAL_LIMIT:.0%} of their CPU time stolen by the "
+        f"hypervisor (system.steal_share, up to {max(over):.0%}): {what}"
+    )
+
+
 def precision_words(record: dict[str, Any]) -> list[str]:
     """The figure summary's lines for a manifest's ``precision`` record (written by the sweep):
     how many comparisons are answered and by which rule, then every comparison with its
@@ -427,6 +453,12 @@ def precision_words(record: dict[str, Any]) -> list[str]:
         f"{len(groups) - len(open_)} of {len(groups)} comparisons answered after "
         f"{record.get('spent_s', math.nan):.0f} s of runs (budget {_budget(record.get('budget_s'))}){rule}"
     )
+    dropped = record.get("left_out_steal")
+    if isinstance(dropped, int) and dropped:
+        head += (
+            f"; {dropped} runs left out, their CPU time stolen by the hypervisor above {STEAL_LIMIT:.0%} "
+            "(system.steal_share)"
+        )
     if open_:
         why = record.get("stopped", "budget spent")
         head += f"; {len(open_)} {NOT_SETTLED} ({why}): the machine was too noisy for them"

@@ -47,10 +47,10 @@ from typing import Any
 import pandas as pd
 
 from islands.analysis.statistics import CONFIDENCE, Ratio, block_ratio, look_alpha
-from islands.analysis.verdicts import NOT_DISTINGUISHABLE, NOT_SETTLED, WINNER, half_width
+from islands.analysis.verdicts import NOT_DISTINGUISHABLE, NOT_SETTLED, STEAL_LIMIT, WINNER, half_width
 from islands.experiments.point import Point, show_value
 
-__all__ = ["ALPHA", "Comparison", "Look", "comparisons", "look", "spent_before"]
+__all__ = ["ALPHA", "Comparison", "Look", "comparisons", "look", "spent_before", "stolen"]
 
 #: The error every look of one comparison spends together: the share of comparisons between
 #: two equal points that name a winner is at most this.
@@ -123,6 +123,7 @@ class Comparison:
             "group": self.group,
             "params": {k: v if isinstance(v, (bool, int, float, str)) else show_value(v) for k, v in self.params},
             "compared": list(self.names),
+            "grid_ids": [p.grid_id for p in self.points],
             "runs": list(self.runs),
             "blocks": self.blocks,
             "level": self.level,
@@ -140,11 +141,23 @@ def _name(point: Point, compare: Sequence[str]) -> str:
     return " ".join(show_value(params[k]) for k in compare if k in params) or point.deployment.name
 
 
+def stolen(rows: pd.DataFrame) -> pd.Series:
+    """Which ``rows`` the hypervisor stole more than
+    :data:`~islands.analysis.verdicts.STEAL_LIMIT` of the CPU time from (``system.steal_share``;
+    False where not recorded): the comparisons leave them out."""
+    if "system.steal_share" not in rows.columns:
+        return pd.Series(False, index=rows.index)
+    return pd.to_numeric(rows["system.steal_share"], errors="coerce").fillna(0.0) > STEAL_LIMIT
+
+
 def _runs(rows: pd.DataFrame) -> dict[str, dict[Any, float]]:
     """grid_id → repetition → :data:`METRIC` (the mean where a repetition is stored twice;
-    the row's order where there is no repetition column); failed runs left out."""
+    the row's order where there is no repetition column); failed runs, and runs with more
+    steal than :data:`~islands.analysis.verdicts.STEAL_LIMIT` (:func:`stolen`), left out: their
+    block waits for a round to make it again."""
     if rows.empty or "grid_id" not in rows.columns or METRIC not in rows.columns:
         return {}
+    rows = rows[~stolen(rows)]
     values = pd.to_numeric(rows[METRIC], errors="coerce")
     reps = rows["repetition"] if "repetition" in rows.columns else pd.Series(range(len(rows)), index=rows.index)
     out: dict[str, dict[Any, list[float]]] = {}

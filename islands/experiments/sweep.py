@@ -253,8 +253,8 @@ class Sweep:
             lines.insert(
                 3,
                 f"then more repetitions, in interleaved blocks, until every comparison of {', '.join(spec.compare)} "
-                f"is answered (its 95% interval over every look excludes 1 or is within ±{spec.precision:.0%}); at most "
-                f"{spec.max_repetitions} repetitions a point, {budget}",
+                f"is answered (its 95% interval over every look excludes 1 or is within ±{spec.precision:.0%}); "
+                f"at most {spec.max_repetitions} repetitions a point, {budget}",
             )
         if fixed:
             lines.append("fixed: " + ", ".join(f"{k}={show_value(v)}" for k, v in fixed.items()))
@@ -495,7 +495,7 @@ class Sweep:
         stopped = "all conclusive"
         while True:
             rows = self.store.rows()
-            from islands.experiments.precision import comparisons  # scipy: only a sweep with a precision
+            from islands.experiments.precision import comparisons, stolen  # scipy: only a sweep with a precision
 
             found = comparisons(
                 self.grid_points, rows, spec.compare, spec.precision, spec.repetitions, spec.max_repetitions
@@ -506,6 +506,7 @@ class Sweep:
                 "budget_s": spec.budget_s,
                 "max_repetitions": spec.max_repetitions,
                 "looks": [spec.repetitions, spec.max_repetitions],
+                "left_out_steal": int(stolen(rows).sum()) if not rows.empty else 0,
                 "compare": list(spec.compare),
                 "spent_s": spent,
                 "stopped": stopped,

@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from islands.analysis.guarded_files import make_directory, write_by_rename
-from islands.analysis.verdicts import precision_words
+from islands.analysis.verdicts import precision_words, steal_words
 from islands.experiments.figure_registry import DRAWN
 from islands.plots._common import Drawing
 
@@ -98,6 +98,9 @@ def _draw(directory: Path) -> tuple[Drawing, dict[str, Any], pd.DataFrame]:
     if rows.empty:
         status = manifest.get("status", "?")
         raise ValueError(f"{directory}: no result rows yet (sweep status {status!r}); run the sweep first")
+    # The sweep's own verdicts (run.precision: its stopping rule's intervals), for a figure
+    # whose summary names winners: it words them as the sweep decided them.
+    rows.attrs["precision"] = manifest.get("precision") or {}
     drawing = draw(rows, figure_id)  # draws in memory only: a refusal leaves nothing behind
     return drawing, manifest, rows
 
@@ -127,6 +130,9 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
                 "(system.busy); their numbers may be low"
             )
     summary += "".join(f"\nnote: {line}" for line in noise_notes(rows))
+    if "system.steal_share" in rows.columns:
+        stolen = steal_words(rows["system.steal_share"], left_out=bool(manifest.get("precision")))
+        summary += f"\nnote: {stolen}" if stolen else ""
     summary += "".join(f"\nnote: {line}" for line in precision_words(manifest.get("precision") or {}))
     png, pdf, text = (target / f"{drawing.stem}.png", target / f"{drawing.stem}.pdf", target / "summary.txt")
     try:  # each file written by rename: a link planted in the directory is replaced, not followed

@@ -13,9 +13,11 @@ so its runs over either transport make one line.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
-from islands.analysis.verdicts import winner
+from islands.analysis.verdicts import comparison_words, winner
 from islands.plots._common import (
     TRANSPORT_STYLES,
     Drawing,
@@ -48,7 +50,11 @@ _FIGURE_TITLES = {"000-fig11": "000 Fig 11", "000-fig14": "000 Fig 14", "002-fig
 def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
     """Throughput (thousand transactions per second) vs % multisite transactions, one line
     per deployment (and transport), one panel per read / update; the summary gives each
-    line's value at the lowest and highest % multisite and the best deployment at each."""
+    line's value at the lowest and highest % multisite and every comparison of the
+    deployments, at each % multisite: the sweep's own verdicts where it repeated until
+    answered (run.precision, in ``rows.attrs["precision"]``), else the best against the
+    runner-up from the rows."""
+    decided = rows.attrs.get("precision") or {}
     df = prepared(rows, f"figure {figure_id}")
     df["pct"] = df["config.micro.multisite"].astype(float) * 100
     deployments = deployment_order(df)
@@ -110,7 +116,7 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
         if not log:
             ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3, which="both" if log else "major")
-        lines.extend(_panel_summary(panel, series, titles, several))
+        lines.extend(_panel_summary(panel, series, titles, several, _decided(decided, update, size, len(sizes) > 1)))
 
     figure_legend(fig, [ax for row in grid for ax in row])
     transports = " vs ".join(_TRANSPORT_NAMES.get(v, v) for v in vias) or "no messages (single instances)"
@@ -129,11 +135,34 @@ def _rows_text(part: pd.DataFrame) -> str:
     return f"{n} row{'s' if sizes[-1] != 1 else ''}"
 
 
+def _decided(record: dict[str, Any], update: bool, size: int, by_size: bool) -> dict[float, str]:
+    """% multisite → the sweep's verdict on the panel's comparison there (a manifest's
+    ``precision`` record), where exactly one of its groups is that comparison."""
+    if not record.get("groups"):
+        return {}
+    found: dict[float, list[dict[str, Any]]] = {}
+    for g in record["groups"]:
+        params = g.get("params") or {}
+        if "multisite" not in params or params.get("update", update) != update:
+            continue
+        if by_size and params.get("rows_per_site", size) != size:
+            continue
+        found.setdefault(round(float(params["multisite"]) * 100, 6), []).append(g)
+    precision = float(record["precision"])
+    return {x: comparison_words(gs[0], precision, where=False).text for x, gs in found.items() if len(gs) == 1}
+
+
 def _panel_summary(
-    panel: str, series: list[tuple[str, str, pd.DataFrame]], titles: dict[str, str], several: bool
+    panel: str,
+    series: list[tuple[str, str, pd.DataFrame]],
+    titles: dict[str, str],
+    several: bool,
+    decided: dict[float, str] | None = None,
 ) -> list[str]:
     """``read 10 rows:``, then a line per series (``2ISL (per-core): 1.28 M txn/s at 0%
-    multisite, falls to 36.8 K at 100% (-97%)``), then who is best at each end."""
+    multisite, falls to 36.8 K at 100% (-97%)``), then every comparison of the deployments, one
+    line per % multisite: the sweep's verdict there (``decided``) where it has one, else the
+    best against the runner-up from the rows (:func:`~islands.analysis.verdicts.winner`)."""
 
     def name(dep: str, via: str) -> str:
         return titles[dep] + (f" over {_TRANSPORT_NAMES.get(via, via)}" if several and via != "none" else "")
@@ -150,12 +179,15 @@ def _panel_summary(
             samples=sub["values"].to_list(),
         )
         out.append(f"  {name(dep, via)}: {trend}")
-    # Who wins at the two ends, and by how much.
+    # Who wins at each % multisite, and by how much.
     all_pct = sorted({p for _, _, sub in series for p in sub["pct"]})
-    ends = [all_pct[0], all_pct[-1]] if len(all_pct) > 1 else all_pct[:1]
+    decided = decided or {}
     best = []
     if len(series) > 1:
-        for x in ends:
+        for x in all_pct:
+            if round(float(x), 6) in decided:
+                best.append(f"compared at {x:g}%: {decided[round(float(x), 6)]}")
+                continue
             # Each deployment at its best transport, against the other deployments.
             per_dep: dict[str, tuple[float, str, tuple[float, ...]]] = {}
             for dep, via, sub in series:
@@ -167,8 +199,7 @@ def _panel_summary(
             if len(at) < 2:
                 continue
             best.append(f"best at {x:g}%: {winner({who: values for _, who, values in at})}")
-    if best:
-        out.append("  " + "; ".join(best))
+    out.extend(f"  {line}" for line in best)
     if several:
         gains = []
         for dep in dict.fromkeys(d for d, v, _ in series if v != "none"):
