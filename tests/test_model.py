@@ -75,7 +75,7 @@ def test_parse_workload():
     assert parse_workload("tpcc-new_order").multisite_share == pytest.approx(1 - 0.99**10)
     for bad, match in (
         ("tpcd", "choose one of"),
-        ("micro-read:rows=ten", "'ten' is not a int"),
+        ("micro-read:rows=ten", "'ten' is not a whole number"),
         ("micro-read:lines=3", "key one of"),
         ("micro-read:multisite=2", "not a fraction"),
         ("micro-read:rows=0", "rows"),

@@ -85,7 +85,13 @@ def test_advise_uses_the_reference_parameters_without_a_calibration(cli_here):
     ("args", "message"),
     [
         (["--workload", "tpcd"], "workload 'tpcd': choose one of"),
-        (["--workload", "micro-read:rows=x"], "is not a int"),
+        (["--workload", "micro-read:rows=x"], "is not a whole number"),
+        # Issue 48: each of these hung the simulation's row draw, or took a unicode digit.
+        (["--workload", "micro-update:rows=10,zipf=inf"], "'inf' is not a finite number"),
+        (["--workload", "micro-update:zipf=60"], "workload zipf: 60.0 is not in [0, 10]"),
+        (["--workload", "micro-update:rows=20,rows_per_site=10,zipf=0.5"], "cannot come from a site of 10"),
+        (["--workload", "micro-update:rows=\u0663"], "is not a whole number"),
+        (["--workload", "micro-read:rows_per_site=10000000000000"], "workload rows_per_site: 10000000000000 is not in"),
         (["--workload", "micro-read", "--sysfs", "/nonexistent-sysfs"], "/nonexistent-sysfs"),
         (["--workload", "micro-read", "--params", "/nonexistent.json"], "parameters file /nonexistent.json"),
         (["--workload", "micro-read", "--profile", "cray"], "invalid choice: 'cray'"),

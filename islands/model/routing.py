@@ -21,6 +21,7 @@ import numpy as np
 
 from islands.machine.placement import Deployment
 from islands.model.workload_spec import ModelWorkload
+from islands.model.zipf_ranks import HEAD, ZipfRanks
 
 __all__ = ["home_shares", "routing_limit", "zipf_mass"]
 
@@ -30,6 +31,9 @@ def zipf_mass(n: int, s: float, edges: Sequence[int]) -> list[float]:
     each range ``edges[i]..edges[i+1]`` (``edges`` ascending, from 0 to ``n``)."""
     if s == 0:
         return [(b - a) / n for a, b in zip(edges, edges[1:])]
+    if n > HEAD:  # bounded memory: the head exact, the tail integrated
+        table = ZipfRanks(n, s)
+        return [table.mass_below(b) - table.mass_below(a) for a, b in zip(edges, edges[1:])]
     weights = 1.0 / np.arange(1, n + 1, dtype=float) ** s
     cdf = np.concatenate([[0.0], np.cumsum(weights)])
     total = cdf[-1]

@@ -51,7 +51,7 @@ from __future__ import annotations
 import math
 import time
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +65,7 @@ from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters
 from islands.model.predict import instance_costs, log_limit
 from islands.model.workload_spec import ModelWorkload
+from islands.model.zipf_ranks import ZipfRanks
 
 __all__ = ["SimulationResult", "events_per_second", "simulate_deployment"]
 
@@ -79,6 +80,11 @@ ROUTINGS = ("home", "worker")
 #: Commits a worker may have waiting for their flush before it waits too (the engine's
 #: ``log.max_pending`` default).
 MAX_PENDING = 1024
+#: Draws of a row already in the transaction before the next free row is taken instead (the
+#: engine's ``pick_distinct`` does the same after 64).
+MAX_REDRAWS = 64
+#: Redraws of a whole transaction before every further taken draw walks instead.
+MAX_TXN_REDRAWS = 64 * 64
 
 
 @dataclass(frozen=True)
@@ -110,20 +116,21 @@ class SimulationResult:
 
 class _Zipf:
     """Draws ranks 0..n-1 with probability proportional to 1/(rank+1)^s (s = 0: uniform), in
-    batches from a precomputed CDF (numpy's zipf needs s > 1)."""
+    batches by :class:`~islands.model.zipf_ranks.ZipfRanks` (numpy's zipf needs s > 1; the
+    table is bounded whatever n is)."""
 
     def __init__(self, n: int, s: float, rng: np.random.Generator) -> None:
         self.n, self.s, self.rng = n, s, rng
-        self.cdf = None if s == 0 else np.cumsum(1.0 / np.arange(1, n + 1) ** s)
-        if self.cdf is not None:
-            self.cdf /= self.cdf[-1]
+        self.table = ZipfRanks(n, s)
         self.batch: list[int] = []
+
+    def __len__(self) -> int:
+        return self.n
 
     def draw(self) -> int:
         if not self.batch:
             u = self.rng.random(4096)
-            ranks = u * self.n if self.cdf is None else np.searchsorted(self.cdf, u)
-            self.batch = [min(int(r), self.n - 1) for r in ranks]
+            self.batch = self.table.ranks(u).tolist()
         return self.batch.pop()
 
 
@@ -249,16 +256,49 @@ class _Sim:
     def draw_rows(self, home: int) -> tuple[list[int], bool]:
         w = self.workload
         base = home * self.rows_per_site
-        multisite = self.unit() < w.multisite_share
+        # One site has no other site for a remote teller or customer to come from.
+        multisite = self.unit() < w.multisite_share and (self.sites > 1 or w.family == "micro")
         rows = [base + self.site_zipf.draw()]
-        while len(rows) < (w.rows if w.family == "micro" else 1 + (1 if multisite else 0)):
-            if multisite:
-                r = self.all_zipf.draw() if w.family == "micro" else self._other_site_row(home)
-            else:
-                r = base + self.site_zipf.draw()
-            if r not in rows:
-                rows.append(r)
+        want = w.rows if w.family == "micro" else 1 + (1 if multisite else 0)
+        self._add_rows(rows, want, multisite, base, lambda: self._other_site_row(home))
         return rows, multisite
+
+    def _add_rows(self, rows: list[int], want: int, multisite: bool, base: int, other: Callable[[], int]) -> None:
+        """Draws rows until ``rows`` holds ``want`` distinct ones, as the engine's
+        ``pick_distinct`` does: a draw already taken is drawn again, and past
+        :data:`MAX_REDRAWS` of them (only under steep skew) walks to the next free row of the
+        range drawn from, so that the loop ends (``rows <= rows_per_site``, checked by
+        ``ModelWorkload``, leaves a free row in every range). A transaction redraws at most
+        :data:`MAX_TXN_REDRAWS` times in all (the engine has no such cap; it binds only when
+        thousands of rows are drawn under a skew that makes the first few nearly certain,
+        where the engine too mostly walks), so that drawing costs O(rows + 4096)."""
+        w = self.workload
+        taken = set(rows)
+        # The walk's shortcuts: a taken row -> a row at or after it that was free when last
+        # looked (path-compressed, so a walk over k taken rows is not repeated k times).
+        after: dict[int, int] = {}
+        redraws = 0
+        while len(rows) < want:
+            if multisite and w.family != "micro":
+                r = other()  # another site's row, never the home row
+            else:
+                zipf, start = (self.all_zipf, 0) if multisite else (self.site_zipf, base)
+                n = len(zipf)
+                r = start + zipf.draw()
+                tries = 0
+                while r in taken and tries < MAX_REDRAWS and redraws < MAX_TXN_REDRAWS:
+                    tries += 1
+                    redraws += 1
+                    r = start + zipf.draw()
+                path = []
+                while r in taken:
+                    path.append(r)
+                    r = after.get(r, start + (r - start + 1) % n)
+                for p in path:
+                    after[p] = r
+            if r not in taken:
+                rows.append(r)
+                taken.add(r)
 
     def draw_routed(self) -> tuple[list[int], int]:
         """A transaction as a client draws it: its home row by Zipf over all rows, then the
@@ -268,16 +308,11 @@ class _Sim:
         home_row = self.all_zipf.draw()
         home = home_row // self.rows_per_site
         base = home * self.rows_per_site
-        multisite = self.unit() < w.multisite_share
+        # One site has no other site for a remote teller or customer to come from.
+        multisite = self.unit() < w.multisite_share and (self.sites > 1 or w.family == "micro")
         rows = [home_row]
         want = w.rows if w.family == "micro" else 1 + (1 if multisite else 0)
-        while len(rows) < want:
-            if multisite:
-                r = self.all_zipf.draw() if w.family == "micro" else self._skewed_other_site_row(home)
-            else:
-                r = base + self.site_zipf.draw()
-            if r not in rows:
-                rows.append(r)
+        self._add_rows(rows, want, multisite, base, lambda: self._skewed_other_site_row(home))
         return rows, self.instance_of_site[home]
 
     def _skewed_other_site_row(self, home: int) -> int:

@@ -23,11 +23,14 @@ with keys ``rows``, ``multisite``, ``zipf``, ``rows_per_site``, ``logged`` (``tr
 from __future__ import annotations
 
 import dataclasses
+import math
+import numbers
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["KINDS", "ModelWorkload", "participants", "parse_workload"]
+__all__ = ["KINDS", "MAX_ROWS", "MAX_ROWS_PER_SITE", "MAX_ZIPF_S", "ModelWorkload", "participants", "parse_workload"]
 
 #: Workload kinds, each with whether its transactions update and its default multisite share
 #: (the papers' standard settings: TPC-B 15% remote tellers, Payment 15% remote customers,
@@ -39,6 +42,14 @@ KINDS: dict[str, tuple[bool, float]] = {
     "tpcc-payment": (True, 0.15),
     "tpcc-new_order": (True, 0.01),
 }
+#: The most distinct rows a microbenchmark transaction touches (the engine's
+#: ``micro.rows_per_txn`` maximum, ``csrc/include/islands/settings/micro_config.hpp``).
+MAX_ROWS = 10_000
+#: The steepest Zipf skew the model takes: the engine's sampler's ``ZipfGenerator::kMaxSkew``.
+MAX_ZIPF_S = 10.0
+#: The largest site the model takes (10^8 rows of 40 bytes: 4 GB per core); the skewed
+#: simulation keeps a distribution over every row of the machine.
+MAX_ROWS_PER_SITE = 100_000_000
 #: Order lines of a NewOrder, on average (TPC-C 2.4.1.3: 5 to 15, uniform).
 NEW_ORDER_LINES = 10
 
@@ -63,14 +74,24 @@ class ModelWorkload:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"workload {self.kind!r}: choose one of {', '.join(KINDS)}")
-        if isinstance(self.rows, bool) or not isinstance(self.rows, int) or self.rows < 1:
-            raise ValueError(f"workload rows: {self.rows!r} is not a whole number >= 1")
+        if isinstance(self.rows, bool) or not isinstance(self.rows, int) or not 1 <= self.rows <= MAX_ROWS:
+            raise ValueError(f"workload rows: {self.rows!r} is not a whole number in [1, {MAX_ROWS}]")
         if not 0.0 <= float(self.multisite) <= 1.0:
             raise ValueError(f"workload multisite: {self.multisite!r} is not a fraction in [0, 1]")
-        if not float(self.zipf_s) >= 0.0:
-            raise ValueError(f"workload zipf: {self.zipf_s!r} is not >= 0")
-        if self.rows_per_site < 1:
-            raise ValueError(f"workload rows_per_site: {self.rows_per_site!r} is not >= 1")
+        # NaN fails both comparisons; inf and s > MAX_ZIPF_S are refused as the engine's
+        # sampler refuses them (a skew so steep that every draw is the hottest row).
+        if not 0.0 <= float(self.zipf_s) <= MAX_ZIPF_S:
+            raise ValueError(f"workload zipf: {self.zipf_s!r} is not in [0, {MAX_ZIPF_S:g}] (the sampler's range)")
+        rows_per_site = self.rows_per_site
+        if isinstance(rows_per_site, bool) or not isinstance(rows_per_site, numbers.Integral):
+            raise ValueError(f"workload rows_per_site: {rows_per_site!r} is not a whole number")
+        if not 1 <= rows_per_site <= MAX_ROWS_PER_SITE:
+            raise ValueError(f"workload rows_per_site: {rows_per_site!r} is not in [1, {MAX_ROWS_PER_SITE:,}]")
+        if self.family == "micro" and self.rows > rows_per_site:
+            raise ValueError(
+                f"workload rows: {self.rows} distinct rows per transaction cannot come from a site of "
+                f"{rows_per_site} (rows_per_site)"
+            )
 
     @property
     def update(self) -> bool:
@@ -129,11 +150,11 @@ def parse_workload(spec: str) -> ModelWorkload:
         raise ValueError(f"workload {kind!r}: choose one of {', '.join(KINDS)}")
     values: dict[str, object] = {"multisite": KINDS[kind][1]}
     names: dict[str, tuple[str, Callable[[str], Any]]] = {
-        "rows": ("rows", int),
-        "multisite": ("multisite", float),
-        "zipf": ("zipf_s", float),
+        "rows": ("rows", _whole),
+        "multisite": ("multisite", _number),
+        "zipf": ("zipf_s", _number),
     }
-    names["rows_per_site"] = ("rows_per_site", int)
+    names["rows_per_site"] = ("rows_per_site", _whole)
     names["logged"] = ("logged", _boolean)
     for item in filter(None, (o.strip() for o in options.split(","))):
         key, eq, text = item.partition("=")
@@ -145,6 +166,30 @@ def parse_workload(spec: str) -> ModelWorkload:
         except ValueError:
             raise ValueError(f"workload option {item!r}: {text.strip()!r} is not a {kind_of.__name__}") from None
     return ModelWorkload(kind=kind, **values)  # type: ignore[arg-type]
+
+
+def _whole(text: str) -> int:
+    # ASCII digits only: int() also takes "٣", "１０" and "1_0".
+    if not re.fullmatch(r"[0-9]{1,18}", text, re.ASCII):
+        raise ValueError(text)
+    return int(text)
+
+
+_whole.__name__ = "whole number"
+
+
+def _number(text: str) -> float:
+    # A finite decimal in ASCII: float() also takes "inf", "nan" and "١.٥"; the range is
+    # ModelWorkload's to check.
+    if not re.fullmatch(r"[+-]?([0-9]{1,18}(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]{1,3})?", text, re.ASCII):
+        raise ValueError(text)
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
+_number.__name__ = "finite number"
 
 
 def _boolean(text: str) -> bool:
