@@ -7,15 +7,22 @@ knows what it does not know.
   ``"paper"``: Shore-MT as paper 000 ran it, :mod:`islands.model.engine_costs`) the
   parameters are that engine's costs on the target's machine
   (:mod:`islands.model.cost_composition`); without, the parameters are taken as they are.
-- **Intervals.** Every prediction has one (the parameters' spread and the model's error); a
-  simulated throughput carries its closed form's relative interval.
+- **Intervals.** Every prediction has a 95% interval: the parameters' spread (2.5th-97.5th
+  percentile of their draws) with the model's own error folded in (:func:`model_sigma`: its
+  error, the larger of the stated and the one on comparable points, read as the bound of 95%
+  of its relative errors on one prediction); a simulated throughput carries its closed form's
+  relative interval.
 - **Skew.** The closed form does not apply to a skewed workload (its prediction says so):
   every deployment is then simulated with clients routed to their home row's instance and
   ranked by that, as with ``simulate``.
-- **The recommendation** is the best deployment and every one the model cannot tell from it:
-  the 10-90% interval of their throughput ratio over the parameters' paired draws includes 1
-  (simulated: their intervals overlap). The model's own error is not in that interval: it
-  decides whether to recommend at all. It is refused, with the reasons, when the model's error on
+- **The recommendation** is a prefix of the ranking: the deployment predicted fastest and
+  every one down to the last the model cannot tell from it, so that every deployment ranked
+  between two members is a member. "Cannot tell": the 95% interval of their throughput ratio
+  includes 1, over the parameters' paired draws (the costs both share cancel) with the model's
+  error on each of the two, independent, folded in (simulated: their intervals overlap). Where
+  the set has more than one member no "best" is named: the model cannot tell them apart.
+  "Differs from the paper" is said only when the paper's choice lies outside the set.
+  It is refused, with the reasons, when the model's error on
   comparable points is above :data:`REFUSE_ABOVE` (points measured here for this engine:
   ``validation``; paper 000's numbers about the same workload for the paper's engine:
   :func:`islands.model.paper_claims.comparable_error`), or when the workload needs what the
@@ -45,7 +52,7 @@ from islands.model.parameters import Parameters
 from islands.model.predict import COMPONENTS, Prediction, predict
 from islands.model.workload_spec import ModelWorkload
 
-__all__ = ["REFUSE_ABOVE", "Advice", "advice_text", "advise", "engine_costs_line"]
+__all__ = ["LEVEL", "REFUSE_ABOVE", "Advice", "advice_text", "advise", "engine_costs_line", "model_sigma"]
 
 #: The model's relative error on comparable points above which the advisor refuses to
 #: recommend (the verdicts' tolerance for a model).
@@ -55,6 +62,31 @@ REFUSE_ABOVE = MODEL_ERROR_TOLERANCE
 CACHE_RESIDENT_ROWS = 10_000
 #: Simulated time per deployment, at least this many of the engine's local transactions.
 SIMULATED_TRANSACTIONS = 300
+#: The level of the advisor's intervals (as every measured verdict's).
+LEVEL = 0.95
+#: Draws of the model's error per draw of the parameters, for the intervals.
+ERROR_DRAWS = 25
+
+
+def model_sigma(error: float) -> float:
+    """The standard deviation of one prediction's log error when ``error`` (relative) bounds
+    95% of the model's errors: ``ln(1 + error) / 1.96``; 0 for a NaN or negative error."""
+    return math.log1p(error) / 1.959964 if error == error and error > 0 else 0.0
+
+
+def _interval(log_draws: Any, sigma: float) -> tuple[float, float]:
+    """The :data:`LEVEL` interval of ``exp(log_draws + e)``, ``e`` the model's error
+    (normal, ``sigma``) drawn :data:`ERROR_DRAWS` times per draw (seeded: the same advice
+    each time)."""
+    import numpy as np
+
+    x = np.asarray(log_draws, dtype=float)
+    if sigma > 0:
+        rng = np.random.default_rng(45)
+        x = (x[:, None] + rng.normal(0.0, sigma, (len(x), ERROR_DRAWS))).ravel()
+    tail = (1 - LEVEL) / 2 * 100
+    low, high = np.percentile(x, [tail, 100 - tail])
+    return float(np.exp(low)), float(np.exp(high))
 
 
 @dataclass(frozen=True)
@@ -82,7 +114,8 @@ class Advice:
 
     @property
     def best(self) -> Prediction:
-        """The deployment predicted fastest."""
+        """The deployment predicted fastest (named "best" only where the recommendation is it
+        alone)."""
         return self.predictions[0]
 
     def to_dict(self) -> dict[str, Any]:
@@ -96,7 +129,9 @@ class Advice:
             "machine": self.machine,
             "profile": self.profile.to_dict(),
             "parameters": self.parameters_from,
-            "best": self.best.deployment,
+            "best": self.best.deployment if self.recommendation is not None and len(self.recommendation) == 1 else None,
+            "highest": self.best.deployment,
+            "level": f"{LEVEL:.0%}, with the model's error ({self.comparable.get('model_error', math.nan):.0%})",
             "recommendation": list(self.recommendation) if self.recommendation is not None else None,
             "verdict": self.verdict,
             "refused": list(self.refused),
@@ -136,9 +171,11 @@ def advice_text(d: Mapping[str, Any]) -> str:
         lines.append(f"refused: {reason}")
     best = d["predictions"][0]
     tail = f" simulated {_tps(best['simulated'])}" if d["ranked_by"] == "simulation" else ""
-    lines.append(
-        f"best: {best['deployment']}  {_tps(best['throughput'])} ({_tps(best['low'])} .. {_tps(best['high'])}){tail}"
-    )
+    numbers = f"{_tps(best['throughput'])} ({d.get('level', '')} {_tps(best['low'])} .. {_tps(best['high'])}){tail}"
+    if d.get("best"):
+        lines.append(f"best: {best['deployment']}  {numbers}")
+    else:  # the model cannot tell the members apart: none of them is "best"
+        lines.append(f"predicted highest: {best['deployment']}  {numbers}, not told apart from the rest of the set")
     lines.append(f"verdict: {d['verdict']}")
     lines.append(f"why: {d['why']}")
     c = d.get("comparable_error") or {}
@@ -158,7 +195,7 @@ def advice_text(d: Mapping[str, Any]) -> str:
     lines.append("")
     simulated = d["ranked_by"] == "simulation"
     lines.append(
-        f"{'deployment':<12} {'predicted':>12} {'interval':>25} "
+        f"{'deployment':<12} {'predicted':>12} {'95% interval':>25} "
         + (f"{'simulated':>12} {'sim. interval':>25} " if simulated else "")
         + f"{'distributed':>12}  dominant cost"
     )
@@ -223,7 +260,7 @@ def _why(ranked: list[Prediction], close: list[str], simulated: bool = False) ->
             text += (
                 "; their intervals overlap, so the model cannot tell them apart"
                 if simulated
-                else "; over the parameters' spread their ratio's interval includes 1, "
+                else "; over the parameters' spread and the model's error their ratio's 95% interval includes 1, "
                 "so the model cannot tell them apart"
             )
     worst = ranked[-1]
@@ -232,32 +269,45 @@ def _why(ranked: list[Prediction], close: list[str], simulated: bool = False) ->
     return text
 
 
-def _separate(ranked: list[Prediction], simulated: bool) -> tuple[list[str], str]:
-    """The deployments the model cannot tell from the best, and the verdict on best against
-    runner-up. Closed form: the ratio of throughputs over the parameters' paired draws (the
-    costs every deployment shares cancel), 10th-90th percentile; simulated: the two
-    intervals (no paired draws)."""
+def _separate(ranked: list[Prediction], simulated: bool, sigma: float = 0.0) -> tuple[list[str], str]:
+    """The recommendation's set, a prefix of ``ranked`` (the best down to the last deployment
+    the model cannot tell from it), and the verdict on best against runner-up. Closed form:
+    the ratio of throughputs over the parameters' paired draws (the costs every deployment
+    shares cancel) with the model's error (``sigma``, :func:`model_sigma`) on each of the two
+    drawn independently, its :data:`LEVEL` interval; simulated: the two intervals (no paired
+    draws)."""
     import numpy as np
 
     best = ranked[0]
-    close = [best.deployment]
     intervals = {}
-    for p in ranked[1:]:
+    last = 0
+    for i, p in enumerate(ranked[1:], start=1):
         if simulated or not best.samples or not p.samples:
             b, o = _value(best, simulated), _value(p, simulated)
             value, low, high = b[0] / o[0], b[1] / o[2], b[2] / o[1]
         else:
-            ratios = np.array(best.samples) / np.array(p.samples)
+            logs = np.log(np.array(best.samples)) - np.log(np.array(p.samples))
             value = best.throughput / p.throughput
-            low, high = (float(x) for x in np.percentile(ratios, [10, 90]))
+            low, high = _interval(logs, sigma * math.sqrt(2))
         intervals[p.deployment] = (value, low, high)
         if low <= 1.0:
-            close.append(p.deployment)
+            last = i  # every deployment ranked above it is in the set too
+    close = [p.deployment for p in ranked[: last + 1]]
     if len(ranked) < 2:
         return close, f"{best.deployment} is the only deployment"
     second = ranked[1].deployment
-    level = "interval" if simulated else "10-90%"
+    level = "interval" if simulated else f"{LEVEL:.0%} with its error"
     return close, model_winner(best.deployment, second, *intervals[second], level).text
+
+
+def _with_error(p: Prediction, sigma: float) -> Prediction:
+    """``p`` with its :data:`LEVEL` interval over the parameters' draws and the model's error."""
+    import numpy as np
+
+    if len(p.samples) < 2 or min(p.samples) <= 0:
+        return p
+    low, high = _interval(np.log(np.array(p.samples)), sigma)
+    return dataclasses.replace(p, low=min(low, p.throughput), high=max(high, p.throughput))
 
 
 def engine_costs_line(engine: EngineCosts, parameters: Parameters, workload: ModelWorkload, transport: str) -> str:
@@ -317,8 +367,14 @@ def advise(
     if simulate:
         ranked = _simulated(topology, ranked, workload, parameters, transport, profile, simulated_us)
     ranked.sort(key=lambda p: -(p.simulated if simulate else p.throughput))
-    close, verdict = _separate(ranked, simulate)
     comparable = _comparable(engine_costs, parameters, workload, validation)
+    # The model's own error in every interval: the larger of the one it states and the one it
+    # showed on comparable points.
+    error = max(e for e in (parameters.model_error, comparable["error"], 0.0) if e == e)
+    comparable["model_error"] = error
+    sigma = model_sigma(error)
+    ranked = [_with_error(p, sigma) for p in ranked]
+    close, verdict = _separate(ranked, simulate, sigma)
     refused = []
     if comparable["error"] == comparable["error"] and comparable["error"] > REFUSE_ABOVE:
         refused.append(
