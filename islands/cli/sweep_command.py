@@ -57,6 +57,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
     again.add_argument("--fresh", action="store_true", help="delete the directory's rows and manifest and start over")
     again.add_argument("--force", action="store_true", help="add to a directory made from a different spec or machine")
     p.add_argument(
+        "--wait",
+        action="store_true",
+        help="when another sweep is writing --out, wait for it to finish (default: refuse, naming its pid), "
+        "then run what it left",
+    )
+    p.add_argument(
         "--sysfs", metavar="ROOT", default=None, help="plan for another machine's sysfs tree (only with --dry-run)"
     )
     add_topology_arguments(p)
@@ -91,6 +97,8 @@ def main(args: argparse.Namespace) -> int:
     """Lists or runs the sweep; returns the exit status."""
     if args.sysfs is not None and not args.dry_run:
         raise ValueError("--sysfs: only with --dry-run (runs happen on this machine)")
+    if args.wait and args.dry_run:
+        raise ValueError("--wait: not with --dry-run (a dry run writes nothing, so it waits for no one)")
     from islands.experiments.packaged import experiment_file
     from islands.experiments.sweep import Sweep, load_spec  # pandas: only once a sweep runs
 
@@ -113,7 +121,7 @@ def main(args: argparse.Namespace) -> int:
 
         executor = DaskExecutor(args.cluster, topology, connect_timeout_s=args.cluster_timeout)
     try:
-        outcome = sweep.run(fresh=args.fresh, force=args.force, progress=progress, executor=executor)
+        outcome = sweep.run(fresh=args.fresh, force=args.force, progress=progress, executor=executor, wait=args.wait)
     finally:
         if executor is not None:
             executor.close()

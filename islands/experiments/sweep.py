@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import itertools
+import os
 import sys
 import time
 from collections.abc import Iterator, Mapping
@@ -30,7 +31,8 @@ from typing import Any
 
 import pandas as pd
 
-from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory
+from islands.analysis.directory_lock import DirectoryLock
+from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory, remove_created
 from islands.analysis.store import ResultStore
 from islands.atrapos.events import check_events
 from islands.execution.launcher import validate as validate_deployment
@@ -374,11 +376,15 @@ class Sweep:
         force: bool = False,
         progress: bool | str | None = None,
         executor: Executor | None = None,
+        wait: bool = False,
     ) -> SweepOutcome:
         """Run every point not yet in the results directory, one row per run, written as
-        soon as the run ends. ``runner`` defaults to :func:`run_point` on this sweep's
-        topology. ``fresh`` deletes the directory's rows and manifest first; ``force``
-        adds to a directory made from another spec. ``progress``: a progress bar with an
+        soon as the run ends. The sweep holds the directory's lock
+        (:mod:`islands.analysis.directory_lock`) from before it reads what is stored until its
+        last row: another sweep writing it is refused in one line naming that sweep's pid, or
+        with ``wait`` waited for (and then finds the runs it made done). ``runner`` defaults
+        to :func:`run_point` on this sweep's topology. ``fresh`` deletes the directory's rows
+        and manifest first; ``force`` adds to a directory made from another spec. ``progress``: a progress bar with an
         ETA (``True`` or ``"bar"``), one line per finished run (``"lines"``), or nothing
         (``False``), on stderr; by default a bar when stderr is a terminal, lines otherwise (see
         :mod:`islands.experiments.progress`). ``executor`` says where the runs happen (default: one
@@ -394,9 +400,43 @@ class Sweep:
         ``failed`` and raises (``ValueError`` stays a ``ValueError``, anything else becomes
         a ``RuntimeError`` naming the point). Run again to resume.
         """
+        created, lock = self._lock(wait)
+        try:
+            try:
+                manifest = self._prepare(fresh, force)
+            except BaseException:
+                remove_created(created)  # a refused sweep leaves no directory it made
+                raise
+            return self._run_locked(manifest, runner, progress, executor)
+        finally:
+            lock.release()
+
+    def _lock(self, wait: bool) -> tuple[list[Path], DirectoryLock]:
+        """Makes the results directory when missing and takes its lock; returns the
+        directories made (removed again on a refusal) and the lock."""
+        d = self.directory
+        if os.path.lexists(d) and not d.is_dir():
+            raise ValueError(f"results directory {d}: exists and is not a directory")
+        created = make_directory(d, DIRECTORY_MODE, "results directory")
+        lock = DirectoryLock(d)
+        try:
+            lock.acquire(wait, on_wait=lambda line: print(line, file=sys.stderr, flush=True))
+        except BaseException:
+            remove_created(created)
+            raise
+        if lock.took_over is not None:
+            print(f"note: results directory {d}: its lock of pid {lock.took_over} (ended) taken over", file=sys.stderr)
+        return created, lock
+
+    def _run_locked(
+        self,
+        manifest: dict[str, Any],
+        runner: Runner | None,
+        progress: bool | str | None,
+        executor: Executor | None,
+    ) -> SweepOutcome:
         runner = runner or default_runner(self.topology)
         executor = executor or LocalExecutor()
-        manifest = self._prepare(fresh, force)
         self.store.create(manifest)
         done = self.done_ids()
         runs = self.points()
