@@ -14,7 +14,7 @@ import pytest
 from islands.__main__ import main as cli_main
 from islands.experiments.sweep import Point, Sweep, load_spec
 from islands.machine.topology import read_topology
-from tiny_spec import tiny
+from tiny_spec import QuietExecutor, tiny
 
 TINY = tiny(repetitions=3)
 
@@ -32,7 +32,7 @@ def record(tmp_path: Path, name: str, update_factor: float, repetitions: int = 3
         base = 500.0 * update_factor if point.config.micro.update else 1000.0
         return {"throughput_tps": base * JITTER[point.repetition % 3], "commits": 10}
 
-    Sweep(load_spec(spec_file), read_topology(), out).run(runner, progress=False)
+    Sweep(load_spec(spec_file), read_topology(), out).run(runner, progress=False, executor=QuietExecutor())
     return out
 
 
@@ -164,3 +164,48 @@ def test_results_bad_input(recorded, tmp_path: Path, capsys: pytest.CaptureFixtu
         assert message in err and len(err.strip().splitlines()) == 1
     assert cli_main(["results", str(a), "--where", "update=true", "--where", "update=false"]) == 0
     assert capsys.readouterr().out.strip() == "no rows match"
+
+
+class BusyFirstRepetition(QuietExecutor):
+    """A quiet machine but for every point's first repetition: other processes kept it busy
+    then, or (``steal``) the hypervisor stole 45% of its CPU time."""
+
+    def __init__(self, steal: bool = False) -> None:
+        self.steal = steal
+
+    def run(self, points, runner):  # type: ignore[no-untyped-def]
+        for done in super().run(points, runner):
+            if done.point.repetition == 0:
+                done.system.update({"steal_share": 0.45} if self.steal else {"busy": True, "other_cpu_share": 0.6})
+            yield done
+
+
+@pytest.mark.parametrize("steal", [False, True])
+def test_compare_leaves_busy_runs_out_and_says_how_many(tmp_path: Path, capsys, steal: bool) -> None:
+    from islands.analysis.comparison import compare_dirs
+
+    spec_file = tmp_path / "exp.toml"
+    spec_file.write_text(TINY)
+    a, b = tmp_path / "a", tmp_path / "b"
+
+    def runner(point: Point) -> dict[str, Any]:
+        # the busy first repetition of B is slow: kept, it would make B look lower
+        slow = 0.3 if point.repetition == 0 and runner.side == "b" else 1.0  # type: ignore[attr-defined]
+        return {"throughput_tps": 1000.0 * slow * JITTER[point.repetition % 3]}
+
+    for side, out, executor in (("a", a, QuietExecutor()), ("b", b, BusyFirstRepetition(steal))):
+        runner.side = side  # type: ignore[attr-defined]
+        Sweep(load_spec(spec_file), read_topology(), out).run(runner, progress=False, executor=executor)
+    dropped = compare_dirs(a, b)
+    assert (dropped.busy_b, dropped.dropped_b, dropped.dropped_a) == (4, 4, 0)
+    assert all(p.b.n == 2 and p.verdict != "B lower" for p in dropped.points)
+    kept = compare_dirs(a, b, keep_busy=True)
+    assert kept.dropped_b == 0 and all(p.b.n == 3 for p in kept.points)
+    assert cli_main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "left out: 4 runs of B made on a busy machine (system.busy, or steal above 10%); --keep-busy keeps them" in out
+    )
+    assert cli_main(["compare", str(a), str(b), "--keep-busy", "--json"]) == 0
+    doc = no_nan(capsys.readouterr().out)
+    assert doc["busy_runs_b"] == 4 and doc["busy_runs_left_out_b"] == 0

@@ -19,6 +19,7 @@ from islands.analysis.comparison import compare_dirs, load_rows
 from islands.analysis.tables import fit_table, point_axes
 from islands.experiments.sweep import Point, Sweep, load_spec
 from islands.machine.topology import read_topology
+from tiny_spec import QuietExecutor
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -39,7 +40,7 @@ def stored_sweep(tmp_path: Path, name: str, factor: float = 1.0) -> Path:
         tps = 1e6 * factor * (1 - 0.5 * point.config.micro.multisite) * (1.01 if point.repetition else 0.99)
         return {"throughput_tps": tps, "commits": 10, "abort_rate": 0.0, "latency": {"p50_us": 2.5, "p99_us": 40.0}}
 
-    Sweep(load_spec(spec_file), read_topology(), out).run(runner, progress=False)
+    Sweep(load_spec(spec_file), read_topology(), out).run(runner, progress=False, executor=QuietExecutor())
     return out
 
 

@@ -28,3 +28,16 @@ def tiny(repetitions: int = 2, deployment: str = '["1"]', name: str = "tiny") ->
         .replace('deployment = ["1"]', f"deployment = {deployment}")
         .replace('name = "tiny"', f'name = "{name}"')
     )
+
+
+class QuietExecutor:
+    """Runs points here, in order, as :class:`~islands.experiments.executors.LocalExecutor`
+    does, but records a quiet machine around each (no other process busy, no steal): rows
+    whose verdicts must not depend on what else this machine was doing meanwhile
+    (``islands compare`` leaves busy runs out)."""
+
+    def run(self, points, runner):  # type: ignore[no-untyped-def]
+        from islands.experiments.executors import Finished
+
+        for point in points:
+            yield Finished(point, dict(runner(point)), 0.01, {"busy": False, "steal_share": 0.0})

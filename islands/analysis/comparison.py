@@ -6,6 +6,12 @@ interval, the ratio B / A with its interval, and whether the two are distinguish
 Points are matched on ``grid_id`` by default (the same deployment, config and transport;
 e.g. one spec run at two git revisions); ``by`` names other columns to match on (say
 ``deployment.name,config.micro.multisite`` across machines or specs).
+
+Runs made on a busy machine are left out by default, and counted: other processes kept it busy
+(``system.busy``) or the hypervisor stole more than
+:data:`~islands.analysis.verdicts.STEAL_LIMIT` of its CPU time (``system.steal_share``); a
+verdict from them says more about the neighbours than about the two results. ``keep_busy``
+keeps them (and the table warns).
 """
 
 from __future__ import annotations
@@ -19,9 +25,9 @@ import pandas as pd
 from islands.analysis.statistics import PointStats, Ratio, ratio, summarize
 from islands.analysis.store import ResultStore, results_directory
 from islands.analysis.tables import human_number, point_axes
-from islands.analysis.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, direction, words_of
+from islands.analysis.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, STEAL_LIMIT, direction, words_of
 
-__all__ = ["Comparison", "PointComparison", "compare_dirs", "load_rows"]
+__all__ = ["Comparison", "PointComparison", "busy_rows", "compare_dirs", "load_rows"]
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,9 @@ class Comparison:
     only_b: list[str] = field(default_factory=list)
     busy_a: int = 0
     busy_b: int = 0
+    #: the busy runs left out of each side (0 with ``keep_busy``)
+    dropped_a: int = 0
+    dropped_b: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, as plain data (NaN stays NaN: write it with a null-for-NaN writer)."""
@@ -76,6 +85,8 @@ class Comparison:
             "only_in_b": self.only_b,
             "busy_runs_a": self.busy_a,
             "busy_runs_b": self.busy_b,
+            "busy_runs_left_out_a": self.dropped_a,
+            "busy_runs_left_out_b": self.dropped_b,
         }
 
     def table(self, width: int | None = None) -> str:
@@ -112,9 +123,14 @@ class Comparison:
         )
         if self.only_a or self.only_b:
             lines.append(f"{len(self.only_a)} points only in A, {len(self.only_b)} only in B")
-        for side, n in (("A", self.busy_a), ("B", self.busy_b)):
-            if n:
-                lines.append(f"warning: {n} runs of {side} ran on a busy machine (system.busy)")
+        for side, n, dropped in (("A", self.busy_a, self.dropped_a), ("B", self.busy_b, self.dropped_b)):
+            if dropped:
+                lines.append(
+                    f"left out: {dropped} runs of {side} made on a busy machine (system.busy, or steal above "
+                    f"{STEAL_LIMIT:.0%}); --keep-busy keeps them"
+                )
+            elif n:
+                lines.append(f"warning: {n} runs of {side} ran on a busy machine (kept: --keep-busy)")
         return "\n".join(lines)
 
 
@@ -128,11 +144,24 @@ def load_rows(directory: str | Path) -> pd.DataFrame:
 
 
 def compare_dirs(
-    a: str | Path, b: str | Path, metric: str = "throughput_tps", by: tuple[str, ...] = ("grid_id",)
+    a: str | Path,
+    b: str | Path,
+    metric: str = "throughput_tps",
+    by: tuple[str, ...] = ("grid_id",),
+    keep_busy: bool = False,
 ) -> Comparison:
-    """Compares directory ``b`` against ``a`` (ratios are B / A). Raises ValueError when a
-    directory has no rows, lacks ``metric`` or a ``by`` column, or the two share no point."""
+    """Compares directory ``b`` against ``a`` (ratios are B / A), leaving out the runs made on
+    a busy machine unless ``keep_busy`` (:func:`busy_rows`). Raises ValueError when a directory
+    has no rows, lacks ``metric`` or a ``by`` column, or the two share no point."""
     ra, rb = load_rows(a), load_rows(b)
+    busy_a, busy_b = int(busy_rows(ra).sum()), int(busy_rows(rb).sum())
+    if not keep_busy:
+        ra, rb = ra[~busy_rows(ra)], rb[~busy_rows(rb)]
+        for name, directory, rows, n in (("A", a, ra, busy_a), ("B", b, rb, busy_b)):
+            if rows.empty:
+                raise ValueError(
+                    f"{name} ({directory}): all {n} runs were made on a busy machine; --keep-busy keeps them"
+                )
     for name, rows in (("A", ra), ("B", rb)):
         for column in (metric, *by):
             if column not in rows.columns:
@@ -142,8 +171,11 @@ def compare_dirs(
     gb = {_key(k): g for k, g in rb.groupby(list(by), sort=False, dropna=False)}
     both = [k for k in ga if k in gb]
     if not both:
+        left_out = (
+            f" after leaving out busy runs ({busy_a} of A, {busy_b} of B)" if busy_a + busy_b and not keep_busy else ""
+        )
         raise ValueError(
-            f"{a} and {b} share no point (matched on {', '.join(by)}); "
+            f"{a} and {b} share no point (matched on {', '.join(by)}){left_out}; "
             "match on other columns with --by, e.g. --by deployment.name,transport,config.micro.multisite"
         )
     union = pd.concat([ra, rb], ignore_index=True)
@@ -163,8 +195,10 @@ def compare_dirs(
         points=points,
         only_a=[_label(g.iloc[0], by, params) for k, g in ga.items() if k not in gb],
         only_b=[_label(g.iloc[0], by, params) for k, g in gb.items() if k not in ga],
-        busy_a=_busy(ra),
-        busy_b=_busy(rb),
+        busy_a=busy_a,
+        busy_b=busy_b,
+        dropped_a=0 if keep_busy else busy_a,
+        dropped_b=0 if keep_busy else busy_b,
     )
 
 
@@ -172,10 +206,16 @@ def _key(k: Any) -> tuple[Any, ...]:
     return k if isinstance(k, tuple) else (k,)
 
 
-def _busy(rows: pd.DataFrame) -> int:
-    if "system.busy" not in rows.columns:
-        return 0
-    return int(rows["system.busy"].fillna(False).astype(bool).sum())
+def busy_rows(rows: pd.DataFrame) -> pd.Series:
+    """Which ``rows`` were made on a busy machine: other processes kept it busy
+    (``system.busy``) or the hypervisor stole more than
+    :data:`~islands.analysis.verdicts.STEAL_LIMIT` of its CPU time (``system.steal_share``)."""
+    busy = pd.Series(False, index=rows.index)
+    if "system.busy" in rows.columns:
+        busy |= rows["system.busy"].fillna(False).astype(bool)
+    if "system.steal_share" in rows.columns:
+        busy |= pd.to_numeric(rows["system.steal_share"], errors="coerce").fillna(0.0) > STEAL_LIMIT
+    return busy
 
 
 def _label(row: pd.Series, by: tuple[str, ...], params: list[str]) -> str:

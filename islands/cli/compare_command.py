@@ -4,7 +4,9 @@ significance, like ``pyperf compare_to``.
 For every point both directories hold (matched on ``grid_id``, or on the columns of
 ``--by``): each side's median and min–max, the ratio B / A of their geometric means with its
 95% confidence interval, and a verdict (``B higher``, ``B lower``, ``not distinguishable``
-when the interval includes 1, ``no interval`` with one run a side); see
+when the interval includes 1, ``no interval`` with one run a side); runs made on a busy
+machine (``system.busy``, or hypervisor steal above 10%) are left out and counted unless
+``--keep-busy``; see
 :mod:`islands.analysis.comparison` and :mod:`islands.analysis.statistics`. ``--json`` prints the same as JSON (null
 for a missing number). Bad input (a missing directory, one without rows, an unknown column,
 no point in common) raises ``ValueError``: one line, exit status 2.
@@ -37,6 +39,12 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         metavar="COLUMNS",
         help="comma-separated columns that identify a point in both (default: %(default)s)",
     )
+    p.add_argument(
+        "--keep-busy",
+        action="store_true",
+        help="keep the runs made on a busy machine (other processes, or steal above 10%%); by default they are "
+        "left out and counted",
+    )
     p.add_argument("--json", action="store_true", help="print the comparison as JSON (null for missing numbers)")
     p.set_defaults(func=main)
     return p
@@ -52,6 +60,6 @@ def main(args: argparse.Namespace) -> int:
     by = tuple(c.strip() for c in args.by.split(",") if c.strip())
     if not by:
         raise ValueError("--by: name at least one column")
-    comparison = compare_dirs(args.a, args.b, metric=args.metric, by=by)
+    comparison = compare_dirs(args.a, args.b, metric=args.metric, by=by, keep_busy=args.keep_busy)
     print(dumps(comparison.to_dict()) if args.json else comparison.table(width=terminal_width()))
     return 0
