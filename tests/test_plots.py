@@ -23,6 +23,7 @@ from islands.experiments.sweep import Sweep, load_spec
 from islands.machine.placement import expand_relative, plan_deployment, roles_of
 from islands.machine.topology import read_topology
 from islands.plots import FIGURES, Drawing, figure_function, render_results
+from islands.plots.figure_rules import figure_words
 from islands.plots.multisite import plot_multisite
 from islands.plots.skew import plot_skew
 from islands.plots.txn_size import plot_txn_size
@@ -129,7 +130,7 @@ def test_multisite_figure_on_two_sockets(tmp_path: Path) -> None:
     assert [ax.get_title() for ax in axes] == ["read 10 rows per transaction", "update 10 rows per transaction"]
     assert axes[0].get_xlabel() == "multisite transactions (%)"
     assert "thousand txn/s" in axes[0].get_ylabel()
-    title = drawing.figure._suptitle.get_text()
+    title = figure_words(drawing.figure)
     assert "000 Fig 11" in title and "unix sockets" in title
     assert f"{CPU}: 2 sockets × 8 cores (32 hardware threads), topology read from xeon-e5-2640v2-2x8" in title
     assert "coincides" not in title
@@ -170,7 +171,7 @@ def test_multisite_figure_on_one_socket_says_per_socket_is_1isl(tmp_path: Path) 
     rows = make_rows("vm-1x2", fig11_throughput, updates=(True,), repetitions=1)
     drawing = plot_multisite(rows)
     assert len(drawing.figure.axes) == 1
-    title = drawing.figure._suptitle.get_text()
+    title = figure_words(drawing.figure)
     assert "1 socket × 2 cores" in title
     assert "per-socket coincides with 1ISL" in title and "per-socket coincides with 1ISL" in drawing.summary
     assert "one run per point (no error bars)" in title
@@ -184,25 +185,37 @@ def test_multisite_figure_on_one_socket_says_per_socket_is_1isl(tmp_path: Path) 
 def test_fig11_draws_a_memory_resident_row_and_says_updates_logged(tmp_path: Path) -> None:
     small = make_rows("vm-1x2", fig11_throughput, repetitions=1)
     large = make_rows("vm-1x2", lambda *a: 0.8 * fig11_throughput(*a), repetitions=1)
-    large["config.micro.rows_per_site"] = 100_000
+    large["config.micro.rows_per_site"] = 1_000_000  # ~229 MB on two cores: beyond vm-1x2's 48 MB LLC
     rows = pd.concat([small, large], ignore_index=True)
     rows["config.log.mode"] = np.where(rows["config.micro.update"], "group_commit", None)
     rows["config.log.directory"] = np.where(rows["config.micro.update"], "/dev/shm", None)
     drawing = plot_multisite(rows, "000-fig11")
     assert [ax.get_title() for ax in drawing.figure.axes] == [
-        "read 10 rows, cache-resident (10,000 rows per site)",
-        "update 10 rows, cache-resident (10,000 rows per site)",
-        "read 10 rows, memory-resident (100,000 rows per site)",
-        "update 10 rows, memory-resident (100,000 rows per site)",
+        "read 10 rows, cache-resident (10,000 rows per site, ~2 MB ≤ 48 MB LLC)",
+        "update 10 rows, cache-resident (10,000 rows per site, ~2 MB ≤ 48 MB LLC)",
+        "read 10 rows, memory-resident (1,000,000 rows per site, ~229 MB > 48 MB LLC)",
+        "update 10 rows, memory-resident (1,000,000 rows per site, ~229 MB > 48 MB LLC)",
     ]
+    assert "cannot show the cost of memory-resident" not in figure_words(drawing.figure)
     bottom_left = series(drawing.figure.axes[2])
     assert bottom_left[-1][1] == pytest.approx([1584, 910.8, 237.6])  # per-core, 0.8 x the top row (rep 0: -1%)
     note = "updates logged (group commit, locks held to the flush, log on tmpfs /dev/shm); reads unlogged"
-    assert note in drawing.figure._suptitle.get_text() and note in drawing.summary.splitlines()[0]
+    assert note in figure_words(drawing.figure) and note in drawing.summary.splitlines()[0]
     rows["config.log.early_lock_release"] = np.where(rows["config.micro.update"], True, None)
     released = plot_multisite(rows, "000-fig11").summary.splitlines()[0]
     assert "updates logged (group commit with early lock release, log on tmpfs /dev/shm)" in released
-    assert "update 10 rows, memory-resident (100,000 rows per site):" in drawing.summary.splitlines()
+    assert (
+        "update 10 rows, memory-resident (1,000,000 rows per site, ~229 MB > 48 MB LLC):"
+        in drawing.summary.splitlines()
+    )
+    # 100,000 rows a site (~23 MB on two cores) fit the 48 MB LLC: not called memory-resident, and the
+    # figure says it cannot answer that question here.
+    large["config.micro.rows_per_site"] = 100_000
+    within = plot_multisite(pd.concat([small, large], ignore_index=True), "000-fig11")
+    assert (
+        within.figure.axes[2].get_title() == "read 10 rows, cache-resident (100,000 rows per site, ~23 MB ≤ 48 MB LLC)"
+    )
+    assert "no data size here exceeds the last-level cache" in figure_words(within.figure)
     assert "not logged" in plot_multisite(small).summary.splitlines()[0]
     save_both(drawing, tmp_path)
 
@@ -224,7 +237,7 @@ def test_fig14_compares_transports_and_pools_single_instances(tmp_path: Path) ->
     ]
     styles = [c.lines[0].get_linestyle() for c in drawing.figure.axes[0].containers]
     assert styles == ["-", "-", "--"]
-    assert "000 Fig 14" in drawing.figure._suptitle.get_text()
+    assert "000 Fig 14" in figure_words(drawing.figure)
     assert (
         "shared memory vs unix sockets at 100% multisite: 2ISL (per-core) +60%, 95% CI +51% to +70%" in drawing.summary
     )
@@ -273,7 +286,7 @@ def test_txn_size_figure_draws_time_per_transaction(tmp_path: Path) -> None:
     ]
     assert all(ax.get_xscale() == "log" for ax in axes)
     assert "CPU-µs" in axes[0].get_ylabel()
-    assert "cpus × 10⁶ / throughput" in drawing.figure._suptitle.get_text()
+    assert "cpus × 10⁶ / throughput" in figure_words(drawing.figure)
     labels = axes[0].get_legend_handles_labels()[1]
     assert labels[0] == "1ISL (shared-everything)" and labels[-1] == "16ISL (per-core)"
     assert len(labels) == 5  # 1, 2, 4, 8 and 16 instances on 16 cores
@@ -342,7 +355,7 @@ def test_skew_figure(tmp_path: Path) -> None:
     ]
     xs, ys = series(update)[0]  # 1ISL, 0% multisite
     assert list(xs) == list(zipf) and ys == pytest.approx([1000 / (1 + 3 * s) for s in zipf])
-    assert "4 sockets × 6 cores" in drawing.figure._suptitle.get_text()
+    assert "4 sockets × 6 cores" in figure_words(drawing.figure)
     lines = drawing.summary.splitlines()
     assert lines[lines.index("update 2 rows:") + 2].startswith(
         "  20% multisite: 1ISL 900.0 K at s=0 → 163.6 K at s=1.5 (-82%, identical repetitions); "

@@ -13,6 +13,7 @@ import pytest
 
 from islands.plots import FIGURES, figure_function
 from islands.plots.characterization import plot_breakdown, plot_cycles, plot_microarch, plot_modules
+from islands.plots.figure_rules import figure_words
 from test_plots import make_rows, save_both
 
 NO_PMU = "no core PMU ('cpu') in sysfs: a virtual machine without PMU passthrough"
@@ -52,7 +53,7 @@ def test_breakdown_stacks_the_components(tmp_path: Path):
     heights = _bar_heights(ax)
     assert heights[0] == [0.5, 0.5, 0.5] and heights[1] == [1.0, 1.0, 1.0]
     assert heights[2] == [0.0, 5.0, 10.0]  # communication grows with % multisite
-    assert "unix sockets" in drawing.figure._suptitle.get_text()
+    assert "unix sockets" in figure_words(drawing.figure)
     assert "100% multisite: 11.75 µs/txn" in drawing.summary
     save_both(drawing, tmp_path)
 

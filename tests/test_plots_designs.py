@@ -17,6 +17,7 @@ from islands.experiments.reproduce import quick_spec
 from islands.experiments.sweep import Point, Sweep, load_spec
 from islands.machine.topology import read_topology
 from islands.plots import figure_function
+from islands.plots.figure_rules import figure_words
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
@@ -84,12 +85,12 @@ def test_throughput_vs_sockets_one_line_per_design(name, figure, designs, tmp_pa
         xs, ys = lines[DESIGNS[design].label]
         assert xs == [1.0, 2.0, 4.0, 8.0]
         assert ys == [round(PER_CORE[design] * x / 1e3, 3) for x in xs]
-    assert "VIRTUAL sockets" in drawing.figure.texts[0].get_text() or "VIRTUAL" in drawing.summary
-    assert "the machine has 16 cores" in drawing.figure.texts[0].get_text()
+    assert "VIRTUAL sockets" in figure_words(drawing.figure) or "VIRTUAL" in drawing.summary
+    assert "the machine has 16 cores" in figure_words(drawing.figure)
     if "centralized" in designs:
         assert f"{DESIGNS['plp'].label} / centralized SE: 1.20×" in drawing.summary
     if figure == "002-fig6":  # the placements, and that one core per socket makes two of them alike
-        assert "place alike" in drawing.summary and "Per table" in drawing.figure.texts[0].get_text()
+        assert "place alike" in drawing.summary and "Per table" in figure_words(drawing.figure)
 
 
 def test_a_design_grid_skips_nothing_and_names_its_deployment(tmp_path: Path) -> None:
@@ -138,4 +139,4 @@ def test_fig5_really_runs_here_and_draws(tmp_path: Path, private_run_root) -> No
     drawing = figure_function("002-fig5")(rows, "002-fig5")
     labels = set(lines_of(drawing.figure.axes[0]))
     assert {DESIGNS[d].label for d in ("centralized", "plp", "plp-hw")} <= labels
-    assert "VIRTUAL" in drawing.figure.texts[0].get_text()
+    assert "VIRTUAL" in figure_words(drawing.figure)

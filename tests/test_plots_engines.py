@@ -13,6 +13,7 @@ from islands.experiments.sweep import Point, Sweep, load_spec
 from islands.machine.topology import read_topology
 from islands.plots import figure_function
 from islands.plots.engines import plot_engines
+from islands.plots.figure_rules import figure_words
 
 ROOT = Path(__file__).resolve().parent.parent
 EXPERIMENTS = ROOT / "experiments"
@@ -68,8 +69,8 @@ def test_fig3_shared_engine_against_the_aggregate(fig3_rows) -> None:
     # one client is one single-threaded instance: the aggregate's first point too
     assert lines["aggregate (one engine per client)"] == (clients, [100.0] + [120.0 * c for c in clients[1:]])
     assert "at 16 clients shared engine / aggregate (one engine per client): 0.05×" in drawing.summary
-    assert "004 Fig 3" in drawing.figure._suptitle.get_text()
-    assert "2 repetitions" in drawing.figure._suptitle.get_text()
+    assert "004 Fig 3" in figure_words(drawing.figure)
+    assert "2 repetitions" in figure_words(drawing.figure)
 
 
 def test_fig5_8_latch_free_against_latched_per_mix(tmp_path: Path) -> None:

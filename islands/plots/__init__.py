@@ -102,6 +102,14 @@ def _draw(directory: Path) -> tuple[Drawing, dict[str, Any], pd.DataFrame]:
     # whose summary names winners: it words them as the sweep decided them.
     rows.attrs["precision"] = manifest.get("precision") or {}
     drawing = draw(rows, figure_id)  # draws in memory only: a refusal leaves nothing behind
+    status = manifest.get("status")
+    if status and status != "complete":  # an interrupted sweep's figure must not pass for the whole one
+        from islands.plots.figure_rules import stamp_partial
+
+        stamp_partial(
+            drawing.figure,
+            f"sweep {status}, {manifest.get('runs_done', '?')} of {manifest.get('runs_total', '?')} runs stored",
+        )
     return drawing, manifest, rows
 
 

@@ -50,10 +50,15 @@ def grouped_bars(
     heights: Mapping[tuple[str, str], float],
     errors: Mapping[tuple[str, str], tuple[float, float]] | None = None,
     points: Mapping[tuple[str, str], Sequence[float]] | None = None,
+    log: bool = False,
 ) -> dict[tuple[str, str], float]:
     """Bars for every (group, series) pair, series side by side within each group; missing or
     NaN heights draw "n/a". ``errors`` are (below, above) lengths; ``points`` are individual
-    repetitions drawn as dots. Returns each bar's x position."""
+    repetitions drawn as dots. ``log``: a log axis, on which a bar's length means nothing (it
+    starts at an arbitrary floor), so each value is a marker with its whisker instead. Returns
+    each bar's x position."""
+    if log:
+        ax.set_yscale("log")
     width = 0.8 / max(len(series), 1)
     xs: dict[tuple[str, str], float] = {}
     for j, name in enumerate(series):
@@ -61,23 +66,46 @@ def grouped_bars(
             x = i - 0.4 + width * (j + 0.5)
             xs[(group, name)] = x
             h = heights.get((group, name), float("nan"))
-            if h != h:  # NaN: not measured here
-                ax.text(x, 0, "n/a", ha="center", va="bottom", fontsize=7, rotation=90, color="0.4")
+            if h != h:  # NaN: not measured here (at the axis' foot, in axes coordinates: log axes have no 0)
+                ax.text(
+                    x,
+                    0.02,
+                    "n/a",
+                    ha="center",
+                    va="bottom",
+                    fontsize=7,
+                    rotation=90,
+                    color="0.4",
+                    transform=ax.get_xaxis_transform(),
+                )
                 continue
             err = None
             if errors and (group, name) in errors:
                 lo, hi = errors[(group, name)]
                 err = [[lo if lo == lo else 0], [hi if hi == hi else 0]]
-            ax.bar(
-                x,
-                h,
-                width * 0.95,
-                color=COLORS[j % len(COLORS)],
-                yerr=err,
-                capsize=3,
-                label=name if i == 0 else None,
-                error_kw={"elinewidth": 1},
-            )
+            if log:
+                ax.errorbar(
+                    [x],
+                    [h],
+                    yerr=err,
+                    fmt="o",
+                    color=COLORS[j % len(COLORS)],
+                    capsize=3,
+                    markersize=6,
+                    elinewidth=1,
+                    label=name if i == 0 else None,
+                )
+            else:
+                ax.bar(
+                    x,
+                    h,
+                    width * 0.95,
+                    color=COLORS[j % len(COLORS)],
+                    yerr=err,
+                    capsize=3,
+                    label=name if i == 0 else None,
+                    error_kw={"elinewidth": 1},
+                )
             if points and (group, name) in points:
                 ps = list(points[(group, name)])
                 ax.scatter([x] * len(ps), ps, s=8, color="black", zorder=3, linewidths=0)

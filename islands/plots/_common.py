@@ -333,6 +333,8 @@ def draw_line(
     of :func:`aggregate`) as error bars where there are repetitions."""
     mean = agg["mean"].to_numpy() * scale
     yerr = error_bars(agg, scale)
+    if ax.get_yscale() == "log" and "values" in agg.columns:  # the interval where it is drawn
+        mean, yerr = log_error_bars(agg, scale)
     ax.errorbar(
         xs,
         mean,
@@ -360,6 +362,30 @@ def error_bars(agg: pd.DataFrame, scale: float = 1.0) -> np.ndarray | None:
     below = np.where(np.isfinite(low), mean - low, 0.0)
     above = np.where(np.isfinite(high), high - mean, 0.0)
     return np.vstack([np.clip(below, 0.0, mean * 0.999), np.clip(above, 0.0, None)])
+
+
+def log_error_bars(agg: pd.DataFrame, scale: float = 1.0) -> tuple[np.ndarray, np.ndarray | None]:
+    """For a log axis: each point's geometric mean and the 2×n ``yerr`` of its 95% interval
+    computed on the logarithms of its repetitions (:func:`summarize` of the logs, then back), so
+    that the interval is symmetric where it is drawn and never reaches zero; None for the
+    ``yerr`` when no point has an interval. Points with a value ≤ 0 fall back to the mean."""
+    centre, below, above = [], [], []
+    for values, mean in zip(agg["values"], agg["mean"]):
+        vs = np.asarray([v for v in values if v == v], dtype=float) * scale
+        if len(vs) == 0 or (vs <= 0).any():
+            centre.append(float(mean) * scale)
+            below.append(0.0)
+            above.append(0.0)
+            continue
+        s = summarize(np.log(vs))
+        g = math.exp(s.mean)
+        centre.append(g)
+        has = math.isfinite(s.ci_low) and math.isfinite(s.ci_high)
+        below.append(g - math.exp(s.ci_low) if has else 0.0)
+        above.append(math.exp(s.ci_high) - g if has else 0.0)
+    if not any(below) and not any(above):
+        return np.asarray(centre), None
+    return np.asarray(centre), np.vstack([below, above])
 
 
 def fit_title(fig: Figure, text: str, fontsize: float) -> str:

@@ -9,6 +9,7 @@ import pandas as pd
 from islands.analysis.verdicts import ratio_label
 from islands.machine.topology import Topology
 from islands.plots._bench_style import grouped_bars, machine_caption, new_figure, save
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_counter_granularity", "plot_counter_placement"]
 
@@ -47,11 +48,11 @@ def plot_counter_placement(rows: pd.DataFrame, path: str | Path, topology: Topol
     ax.legend(fontsize=8, title="lock", title_fontsize=8)
     threads, counters = int(sub["threads"].iloc[0]), int(sub["counters"].iloc[0])
     notes = [] if topology.n_sockets > 1 else ["1 socket on this machine: spread and grouped pin the same CPUs"]
-    fig.suptitle(
+    titled(
+        fig,
         f"{threads} threads, {counters} counter{'s' if counters > 1 else ''} "
         f"({_GRANULARITY_LABEL[granularity]}), each behind a lock (000 Fig 5)\n"
         + machine_caption(topology, _model(rows), notes),
-        fontsize=10,
     )
     return save(fig, path)
 
@@ -93,9 +94,9 @@ def plot_counter_granularity(rows: pd.DataFrame, path: str | Path, topology: Top
     notes = [f"ratios: {_GRANULARITY_LABEL[last]} over {_GRANULARITY_LABEL[first]} (paper: 516.8× on 80 cores)"]
     if topology.n_sockets == 1:
         notes.append("1 socket on this machine: 1 per socket = 1 counter")
-    fig.suptitle(
+    titled(
+        fig,
         f"{threads} threads ({placement}), counters each behind a lock (000 Fig 7)\n"
         + machine_caption(topology, _model(rows), notes),
-        fontsize=10,
     )
     return save(fig, path)

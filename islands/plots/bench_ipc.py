@@ -9,6 +9,7 @@ import pandas as pd
 
 from islands.machine.topology import Topology
 from islands.plots._bench_style import grouped_bars, machine_caption, new_figure, save
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_ipc"]
 
@@ -31,7 +32,7 @@ def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
     p99 = _by_pair(mean["rtt_p99_us"])
     to_p99 = {k: (0.0, p99[k] - v) for k, v in p50.items()}
     fig, (left, right) = new_figure(12, 4.8, ncols=2)
-    xs = grouped_bars(left, mechanisms, pairs, rate)
+    xs = grouped_bars(left, mechanisms, pairs, rate, log=True)
     for key, x in xs.items():
         if key in rate and rate[key] == rate[key]:
             left.annotate(
@@ -43,11 +44,9 @@ def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
                 xytext=(0, 2),
                 textcoords="offset points",
             )
-    left.set_yscale("log")
     left.set_ylabel("thousand messages per second (both directions, log)")
     left.set_title("throughput")
-    grouped_bars(right, mechanisms, pairs, p50, errors=to_p99)
-    right.set_yscale("log")
+    grouped_bars(right, mechanisms, pairs, p50, errors=to_p99, log=True)
     right.set_ylabel("round trip (µs): median, whisker to p99")
     right.set_title("round-trip latency")
     for ax in (left, right):
@@ -57,9 +56,9 @@ def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
     size = int(rows["message_bytes"].iloc[0])
     notes = [] if topology.n_sockets > 1 else ["1 socket on this machine: no cross-socket pair"]
     model = rows["metadata.cpu_model"].iloc[0] if "metadata.cpu_model" in rows else None
-    fig.suptitle(
+    titled(
+        fig,
         f"{size}-byte messages, ping-pong between two pinned processes (000 Fig 2)\n"
         + machine_caption(topology, model, notes),
-        fontsize=10,
     )
     return save(fig, path)

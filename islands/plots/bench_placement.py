@@ -8,6 +8,7 @@ import pandas as pd
 
 from islands.machine.topology import Topology
 from islands.plots._bench_style import grouped_bars, machine_caption, new_figure, save
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_placement"]
 
@@ -47,9 +48,9 @@ def plot_placement(rows: pd.DataFrame, path: str | Path, topology: Topology) -> 
     elif threads >= topology.n_cores:
         notes.append("every core busy: spread, grouped and mixed differ only in the order of the CPUs")
     model = rows["metadata.cpu_model"].iloc[0] if "metadata.cpu_model" in rows else None
-    fig.suptitle(
+    titled(
+        fig,
         f"{threads} workers, microbenchmark {kind} {rows_per_txn} rows, "
         f"{rows['repetition'].nunique()} repetitions (000 Fig 6)\n" + machine_caption(topology, model, notes),
-        fontsize=10,
     )
     return save(fig, path)

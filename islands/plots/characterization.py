@@ -27,12 +27,12 @@ from islands.plots._common import (
     Drawing,
     color_of,
     deployment_order,
-    fit_title,
     machine_note,
     new_grid,
     prepared,
     run_note,
 )
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_breakdown", "plot_cycles", "plot_microarch", "plot_modules"]
 
@@ -154,7 +154,7 @@ def plot_breakdown(rows: pd.DataFrame, figure_id: str = "000-fig13") -> Drawing:
     title = "time per transaction by component" + (
         f" over {', '.join(_TRANSPORT_NAMES[t] for t in transports)}" if transports else ""
     )
-    fig.suptitle(fit_title(fig, f"{figure_id}: {title}\n{machine_note(rows)}\n{run_note(df)}", 9), fontsize=9)
+    titled(fig, f"{figure_id}: {title}\n{machine_note(rows)}\n{run_note(df)}")
     summary = "\n".join([f"{figure_id}: {title} (engine component clock, sampled transactions)", *lines])
     return Drawing(fig, summary, figure_id)
 
@@ -276,9 +276,7 @@ def plot_microarch(rows: pd.DataFrame, figure_id: str = "000-fig12") -> Drawing:
     lines += _simulated_panel(
         grid[1][1], [f"{s:,} rows/site" for s in sizes], sim, "data size (same for every deployment)"
     )
-    fig.suptitle(
-        f"{figure_id}: IPC, stalls and LLC misses per deployment\n{machine_note(rows)}\n{run_note(df)}", fontsize=9
-    )
+    titled(fig, f"{figure_id}: IPC, stalls and LLC misses per deployment\n{machine_note(rows)}\n{run_note(df)}")
     return Drawing(fig, "\n".join(lines), figure_id)
 
 
@@ -321,7 +319,7 @@ def plot_cycles(rows: pd.DataFrame, figure_id: str = "003-fig1") -> Drawing:
     note = ""
     if not sim.empty and "simulated.caches" in sim.columns:
         note = "\nsimulated caches: " + str(sim["simulated.caches"].dropna().iloc[0])
-    fig.suptitle(f"{figure_id}: where the cycles go\n{machine_note(rows)}\n{run_note(df)}{note}", fontsize=9)
+    titled(fig, f"{figure_id}: where the cycles go\n{machine_note(rows)}\n{run_note(df)}{note}")
     return Drawing(fig, "\n".join(lines), figure_id)
 
 
@@ -345,5 +343,5 @@ def plot_modules(rows: pd.DataFrame, figure_id: str = "003-fig6") -> Drawing:
     lines = [f"{figure_id}: code-module breakdown (perf record cpu-clock samples, engine line tables)"]
     for i, lab in enumerate(labels):
         lines.append(f"{lab} rows: " + ", ".join(f"{m} {shares[m][i]:.1f}%" for m in MODULES))
-    fig.suptitle(f"{figure_id}: time by engine module\n{machine_note(rows)}\n{run_note(df)}", fontsize=9)
+    titled(fig, f"{figure_id}: time by engine module\n{machine_note(rows)}\n{run_note(df)}")
     return Drawing(fig, "\n".join(lines), figure_id)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from islands.model.paper_claims import TOLERANCE, ClaimsTable
 from islands.plots._common import Drawing
+from islands.plots.figure_rules import titled
 from islands.plots.inline_figure import InlineFigure
 
 __all__ = ["plot_claims"]
@@ -63,11 +64,11 @@ def plot_claims(tables: Sequence[ClaimsTable]) -> Drawing:
             ax.set_yticks(range(n))
             ax.set_yticklabels([f"{r.claim.id} ({r.claim.kind})" for r in table.rows], fontsize=7)
     axes[0].invert_yaxis()
-    fig.suptitle(
+    titled(
+        fig,
         "Paper 000's numbers (Figs 8, 11, 14, 17-24) beside the Islands model on the papers' machines\n"
         "green: within ±25%, red: outside, hollow: a parameter was fitted to it (no check), "
         "grey text: not in the model",
-        fontsize=8.5,
     )
     lines = []
     for t in tables:

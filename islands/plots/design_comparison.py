@@ -44,6 +44,7 @@ from islands.plots._common import (
     run_note,
     topology_of,
 )
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_designs"]
 
@@ -189,7 +190,7 @@ def _vs_sockets(df: pd.DataFrame, figure_id: str, designs: list[str], caption: s
     ax.grid(alpha=0.3)
     figure_legend(fig, [ax], max_cols=3)
     title = _TITLES.get(figure_id, f"{figure_id}: throughput vs sockets")
-    fig.suptitle(f"{title}\n{caption}", fontsize=8)
+    titled(fig, f"{title}\n{caption}")
     summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {machine_note(df)}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
@@ -241,6 +242,6 @@ def _per_transaction(df: pd.DataFrame, figure_id: str, designs: list[str], capti
     figure_legend(fig, [ax], max_cols=4)
     sockets = int(df["sockets"].max())
     title = f"{_TITLES['002-fig8']}: {workload.upper()}, {sockets} socket(s)"
-    fig.suptitle(f"{title}\n{caption}", fontsize=8)
+    titled(fig, f"{title}\n{caption}")
     summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {machine_note(df)}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)

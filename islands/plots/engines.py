@@ -33,6 +33,7 @@ from islands.plots._common import (
     ratio_text,
     run_note,
 )
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_engines"]
 
@@ -115,7 +116,7 @@ def plot_engines(rows: pd.DataFrame, figure_id: str = "004-fig3") -> Drawing:
     figure_legend(fig, axes[: len(mixes)], max_cols=2)
     machine = machine_note(df)
     title = _TITLES.get(figure_id, f"{figure_id}: TPC-C vs clients")
-    fig.suptitle(f"{title}\n{machine}\n{run_note(df)};\nno remote transactions; {log_note(df)}", fontsize=9)
+    titled(fig, f"{title}\n{machine}\n{run_note(df)};\nno remote transactions; {log_note(df)}")
     summary = "\n".join([f"{figure_id}: {title.split(': ', 1)[-1]}; {machine}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 

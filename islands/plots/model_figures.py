@@ -27,6 +27,7 @@ from islands.model.parameters import Parameters
 from islands.model.predict import Prediction, predict
 from islands.model.validation import Point, Trend, paper_trends, skew_trends
 from islands.plots._common import Drawing, color_of, fmt_tps, fmt_us, marker_of
+from islands.plots.figure_rules import titled
 from islands.plots.inline_figure import InlineFigure
 
 #: Parameter draws behind each drawn interval (fewer than a prediction's default: a figure
@@ -198,12 +199,12 @@ def plot_model_figure(
     if median is not None:
         text.append(f"measured here vs model: median relative error {median:.1%} over {len(errors)} points")
     wrapped = "\n".join(textwrap.fill(t, 36 * n_cols) for t in text if t)
-    upper.suptitle(
+    titled(
+        upper,
         f"{figure} {axes_def.title}\n"
         + ("measured here vs the model, and " if points else "")
         + "projected onto the papers' machines (projections are the Islands model, not measurements; "
         "shaded: the model's interval)",
-        fontsize=9,
     )
     bottom.text(0.01, 0.98, wrapped, fontsize=7, va="top", ha="left")
     summary = "\n".join([*text, *lines])

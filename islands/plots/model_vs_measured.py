@@ -18,6 +18,7 @@ from islands.model.parameters import Parameters
 from islands.model.predict import predict
 from islands.model.workload_spec import ModelWorkload
 from islands.plots._common import Drawing, color_of, marker_of, new_grid
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_predicted_vs_measured", "plot_projection"]
 
@@ -89,5 +90,5 @@ def plot_projection(
             if col == 0:
                 ax.set_ylabel("predicted throughput (M txn/s)")
             ax.legend(fontsize=7)
-    fig.suptitle(f"000 Fig 11 projected by the Islands model ({transport}); shaded: interval", fontsize=10)
+    titled(fig, f"000 Fig 11 projected by the Islands model ({transport}); shaded: interval")
     return Drawing(fig, "\n".join(lines), f"model-projection-{transport}")

@@ -29,7 +29,6 @@ from islands.plots._common import (
     deployment_titles,
     draw_line,
     figure_legend,
-    fit_title,
     fmt_tps,
     log_note,
     machine_note,
@@ -39,7 +38,9 @@ from islands.plots._common import (
     prepared,
     run_note,
     series_trend,
+    topology_of,
 )
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_multisite"]
 
@@ -81,8 +82,7 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
         rows_txt = _rows_text(part)
         panel = f"{'update' if update else 'read'} {rows_txt}"
         if len(sizes) > 1:
-            resident = "cache-resident" if size == sizes[0] else "memory-resident"
-            panel += f", {resident} ({size:,} rows per site)"
+            panel += f", {residence(df, size)}"
         agg = aggregate(part, ["deployment", "via", "pct"])
         series: list[tuple[str, str, pd.DataFrame]] = []
         for i, dep in enumerate(deployments):
@@ -124,9 +124,50 @@ def plot_multisite(rows: pd.DataFrame, figure_id: str = "000-fig11") -> Drawing:
     machine = machine_note(df)
     logged = log_note(df)
     title = f"{head}: throughput vs multisite transactions, over {transports}\n{machine}\n{run_note(df)}\n{logged}"
-    fig.suptitle(fit_title(fig, title, 10), fontsize=10)
+    notes = []
+    if len(sizes) > 1 and all(residence(df, size).startswith("cache-resident") for size in sizes):
+        notes.append(
+            "no data size here exceeds the last-level cache: the figure cannot show the cost of memory-resident "
+            "data on this machine (raise micro.rows_per_site)"
+        )
+    titled(fig, title, notes)
     summary = "\n".join([f"{figure_id}: throughput vs % multisite over {transports}; {machine}; {logged}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
+
+
+def data_bytes(df: pd.DataFrame, rows_per_site: int) -> float:
+    """The micro workload's data at ``rows_per_site`` on the whole machine (one site per core):
+    each row's header and 4-byte columns and its index entry (~120 B at 10 columns)."""
+    columns = int(df["config.micro.columns"].iloc[0]) if "config.micro.columns" in df.columns else 10
+    topo = topology_of(df)
+    sites = topo.n_cores if topo is not None else int(df["n_cpus"].max())
+    return float(rows_per_site) * sites * (16 + 4 * columns + 64)
+
+
+def llc_bytes(df: pd.DataFrame) -> int | None:
+    """The last-level cache of the machine the rows were measured on (every socket's together),
+    from the stored topology; None where it does not say."""
+    topo = topology_of(df)
+    if topo is None:
+        return None
+    caches = {}
+    for cpu in topo.cpus:
+        llc = topo.llc_of(cpu)
+        if llc is not None:
+            caches[llc.cpus] = llc.size_bytes
+    return sum(caches.values()) or None
+
+
+def residence(df: pd.DataFrame, rows_per_site: int) -> str:
+    """``memory-resident (100,000 rows per site, ~24 MB > 16 MB LLC)``: "memory-resident" only
+    when the data exceeds the last-level cache the topology reports, "cache-resident" when it
+    fits, neither when the topology does not say."""
+    size, llc = data_bytes(df, rows_per_site), llc_bytes(df)
+    mb = f"~{size / 2**20:,.0f} MB" if size >= 2**20 else f"~{size / 2**10:,.0f} KB"
+    if llc is None:
+        return f"{rows_per_site:,} rows per site, {mb}; LLC size unknown"
+    where = "memory-resident" if size > llc else "cache-resident"
+    return f"{where} ({rows_per_site:,} rows per site, {mb} {'>' if size > llc else '≤'} {llc / 2**20:,.0f} MB LLC)"
 
 
 def _rows_text(part: pd.DataFrame) -> str:

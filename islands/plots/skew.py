@@ -31,6 +31,7 @@ from islands.plots._common import (
     prepared,
     run_note,
 )
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_skew"]
 
@@ -112,7 +113,7 @@ def plot_skew(rows: pd.DataFrame, figure_id: str = "000-fig20") -> Drawing:
     over = " over " + " and ".join(_TRANSPORT_NAMES.get(t, t) for t in transports) if transports else ""
     machine = machine_note(df)
     logged = log_note(df)
-    fig.suptitle(f"000 Fig 20: throughput vs Zipf skew{over}\n{machine}\n{run_note(df)}\n{logged}", fontsize=10)
+    titled(fig, f"000 Fig 20: throughput vs Zipf skew{over}\n{machine}\n{run_note(df)}\n{logged}")
     legend_note = "deployments: " + ", ".join(titles[d] for d in deployments)
     summary = "\n".join([f"{figure_id}: throughput vs Zipf skew s{over}; {machine}; {logged}; {legend_note}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)

@@ -34,6 +34,7 @@ from islands.plots._common import (
     prepared,
     run_note,
 )
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_remote_share", "plot_standard"]
 
@@ -122,9 +123,7 @@ def plot_remote_share(rows: pd.DataFrame, figure_id: str = "000-fig23") -> Drawi
     title = _TITLES.get(figure_id, "throughput vs % remote")
     logged = log_note(df)
     layout = _layout_note(df)
-    fig.suptitle(
-        f"000 Fig {figure_id.rsplit('fig', 1)[-1]}: {title}{layout}\n{machine}\n{run_note(df)}\n{logged}", fontsize=10
-    )
+    titled(fig, f"000 Fig {figure_id.rsplit('fig', 1)[-1]}: {title}{layout}\n{machine}\n{run_note(df)}\n{logged}")
     summary = "\n".join([f"{figure_id}: {title}{layout}; {machine}; {logged}", *lines])
     return Drawing(figure=fig, summary=summary, stem=figure_id)
 
@@ -179,9 +178,9 @@ def plot_standard(rows: pd.DataFrame, figure_id: str = "000-fig22") -> Drawing:
         ax.set_ylim(bottom=0)
         ax.legend(fontsize=8, frameon=False)
         ax.grid(alpha=0.3, axis="y")
-    fig.suptitle(
+    titled(
+        fig,
         f"000 Fig 22: standard workloads, local-only vs remote{layout}\n{machine_note(df)}\n{run_note(df)}\n"
         f"{log_note(df)}",
-        fontsize=10,
     )
     return Drawing(figure=fig, summary="\n".join(lines), stem=figure_id)

@@ -38,6 +38,7 @@ from islands.plots._common import (
     run_note,
     series_trend,
 )
+from islands.plots.figure_rules import titled
 
 __all__ = ["plot_txn_size", "time_per_txn_us"]
 
@@ -117,11 +118,11 @@ def plot_txn_size(rows: pd.DataFrame, figure_id: str = "000-fig17") -> Drawing:
     over = " over " + " and ".join(_TRANSPORT_NAMES.get(t, t) for t in transports) if transports else ""
     which = " and ".join(f.replace("000-fig", "Fig ") for f in figures)
     machine = machine_note(df)
-    fig.suptitle(
+    titled(
+        fig,
         f"000 {which}: time per transaction vs rows per transaction{over}\n"
         "time per transaction = cpus × 10⁶ / throughput (CPU-µs per committed transaction)\n"
         f"{machine}\n{run_note(df)}\n{log_note(df)}",
-        fontsize=10,
     )
     stem = figures[0] if len(figures) == 1 else f"{figures[0]}-{figures[1].rsplit('fig', 1)[1]}"
     summary = "\n".join(

@@ -1,0 +1,172 @@
+"""The figure standard (docs/figures.md, "The figure standard"), applied to every figure as it is
+finished: a title of at most two lines in one style (the figure and what it shows, then the
+machine), the rest of what a title used to carry (runs, warm-up, logging, notes) as a caption
+under the panels; on a log axis, the y-range fitted to the data (never more than a decade beyond
+it, so that one wide interval cannot hide the gap a figure is about); and a stamp on a figure drawn
+from an interrupted sweep.
+
+Figure functions call :func:`titled` instead of ``fig.suptitle``; ``islands plot`` stamps a
+partial sweep's figure with :func:`stamp_partial`."""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from collections.abc import Sequence
+
+import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection
+from matplotlib.container import ErrorbarContainer
+from matplotlib.figure import Figure, SubFigure
+from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+__all__ = ["MAX_TITLE_LINES", "TITLE_SIZE", "figure_words", "fit_log_axes", "stamp_partial", "titled"]
+
+#: Every figure's title: this size, at most this many lines.
+TITLE_SIZE = 10.0
+MAX_TITLE_LINES = 2
+#: The caption's size (the notes under the panels).
+CAPTION_SIZE = 7.5
+#: How far (a factor) a log axis may reach beyond its data to show an interval's end.
+LOG_REACH = 10**0.5
+
+
+def _chars(fig: Figure | SubFigure, fontsize: float) -> int:
+    width = fig.get_figure(root=True).get_figwidth() if isinstance(fig, SubFigure) else fig.get_figwidth()
+    if isinstance(fig, SubFigure):
+        width *= fig.bbox.width / max(fig.get_figure(root=True).bbox.width, 1)
+    return max(30, int(width * 72 / (0.56 * fontsize)))  # DejaVu Sans: ~0.56 em a character
+
+
+def titled(fig: Figure | SubFigure, text: str, notes: Sequence[str] = ()) -> None:
+    """Titles ``fig`` in the one style: the first line of ``text`` (the figure and what it shows)
+    and, where it fits in the second line, the next one (the machine); every other line of
+    ``text`` and ``notes`` go into a caption under the panels. Then fits the log axes
+    (:func:`fit_log_axes`)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    chars = _chars(fig, TITLE_SIZE)
+    head = textwrap.wrap(lines[0], chars, break_on_hyphens=False) if lines else []
+    rest = lines[1:]
+    if len(head) > MAX_TITLE_LINES:
+        head = [*head[: MAX_TITLE_LINES - 1], textwrap.shorten(" ".join(head[MAX_TITLE_LINES - 1 :]), chars)]
+        rest = [lines[0], *rest]  # the whole of it in the caption
+    if len(head) < MAX_TITLE_LINES and rest:
+        second = textwrap.wrap(rest[0], chars, break_on_hyphens=False)
+        if len(second) == 1:
+            head.append(rest.pop(0))
+    fig.suptitle("\n".join(head), fontsize=TITLE_SIZE)
+    caption = [*rest, *notes]
+    if fig.get_figure(root=True).axes and any(ax.get_yscale() == "log" for ax in fig.get_figure(root=True).axes):
+        caption.append("on log axes: geometric means, their intervals computed on the logarithms")
+    if caption:
+        _caption(fig, caption)
+    fit_log_axes(fig.get_figure(root=True))
+
+
+def _caption(fig: Figure | SubFigure, lines: Sequence[str]) -> None:
+    """The caption's lines under the panels, in a band the layout keeps free (the figure grows by it)."""
+    chars = _chars(fig, CAPTION_SIZE)
+    wrapped = [w for line in lines for w in (textwrap.wrap(line, chars, break_on_hyphens=False) or [""])]
+    if isinstance(fig, SubFigure):  # no band of its own: the caption under the subfigure's title
+        fig.suptitle(fig.get_suptitle() + "\n" + "\n".join(wrapped), fontsize=TITLE_SIZE)
+        return
+    height = (len(wrapped) * 1.3 * CAPTION_SIZE + 6) / 72  # inches
+    old = fig.get_figheight()
+    fig.set_figheight(old + height)  # the panels keep their size
+    engine = fig.get_layout_engine()
+    if isinstance(engine, ConstrainedLayoutEngine) and getattr(fig, "_supxlabel", None) is None:
+        # the layout keeps the caption (as the figure's x label) below the panels and the legend
+        fig.supxlabel("\n".join(wrapped), x=0.01, ha="left", fontsize=CAPTION_SIZE, color="0.25", linespacing=1.3)
+        return
+    share = height / (old + height)
+    for ax in fig.axes:  # a figure laid out by hand: move the panels up by the band
+        box = ax.get_position()
+        ax.set_position((box.x0, share + box.y0 * (1 - share), box.width, box.height * (1 - share)))
+    fig.text(
+        0.01,
+        share - 3 / 72 / (old + height),
+        "\n".join(wrapped),
+        ha="left",
+        va="top",
+        fontsize=CAPTION_SIZE,
+        color="0.25",
+        linespacing=1.3,
+    )
+
+
+def _data_and_intervals(ax: Axes) -> tuple[list[float], list[float]]:
+    """The y values a panel plots (lines, markers) and the ends of its error bars."""
+    data: list[float] = []
+    ends: list[float] = []
+    in_containers = set()
+    for container in ax.containers:
+        if isinstance(container, ErrorbarContainer):
+            line, caps, bars = container.lines
+            if line is not None:
+                data += [float(v) for v in np.asarray(line.get_ydata(), float)]
+                in_containers.add(line)
+            for cap in caps:
+                in_containers.add(cap)
+            for collection in bars:
+                for segment in collection.get_segments():
+                    ends += [float(y) for _, y in segment]
+    for line in ax.lines:
+        if line not in in_containers:
+            data += [float(v) for v in np.asarray(line.get_ydata(), float) if isinstance(v, (int, float, np.number))]
+    for points in ax.collections:  # scatter dots (an error bar's segments are LineCollections)
+        if isinstance(points, PathCollection):
+            offsets = np.asarray(points.get_offsets(), float)
+            if offsets.size:
+                data += [float(y) for y in offsets[:, 1]]
+    return [v for v in data if math.isfinite(v) and v > 0], [v for v in ends if math.isfinite(v) and v > 0]
+
+
+def fit_log_axes(fig: Figure) -> None:
+    """Each log y axis spans its panels' data, reaching beyond it only for the intervals' ends and
+    never more than :data:`LOG_REACH` (an interval that goes further is cut at the axis)."""
+    done: set[int] = set()
+    for ax in fig.axes:
+        if ax.get_yscale() != "log" or id(ax) in done:
+            continue
+        group = ax.get_shared_y_axes().get_siblings(ax)
+        done |= {id(a) for a in group}
+        data: list[float] = []
+        ends: list[float] = []
+        for a in group:
+            d, e = _data_and_intervals(a)
+            data += d
+            ends += e
+        if not data:
+            continue
+        low, high = min(data), max(data)
+        low = max(min([low, *ends]), low / LOG_REACH)
+        high = min(max([high, *ends]), high * LOG_REACH)
+        pad = (math.log10(high) - math.log10(low)) * 0.05 or 0.05
+        ax.set_ylim(10 ** (math.log10(low) - pad), 10 ** (math.log10(high) + pad))
+
+
+def stamp_partial(fig: Figure, words: str) -> None:
+    """``PARTIAL`` across the top-left corner with ``words`` (how much of the sweep ran): a figure
+    from an interrupted sweep must not pass for the whole one."""
+    fig.text(
+        0.01,
+        0.995,
+        f"PARTIAL: {words}",
+        ha="left",
+        va="top",
+        fontsize=9,
+        fontweight="bold",
+        color="#C44E52",
+        bbox={"facecolor": "white", "edgecolor": "#C44E52", "alpha": 0.9, "pad": 2},
+    )
+
+
+def figure_words(fig: Figure) -> str:
+    """Everything a figure says in words outside its panels: the title, then the caption and any
+    stamp, as one line (wrapping undone), for tests and notebooks that look for a note on the image."""
+    title = fig.get_suptitle()
+    label = getattr(fig, "_supxlabel", None)
+    caption = label.get_text() if label is not None else ""
+    texts = [t.get_text() for t in fig.texts if t.get_text() != title]
+    return " ".join(" ".join([title, caption, *texts]).split())
