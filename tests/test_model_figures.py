@@ -86,7 +86,7 @@ def test_model_figure_on_small_data():
     titles = [ax.get_title() for ax in axes]
     assert sum("measured here vs model" in t for t in titles) == 4
     assert sum("2x8: projected (model)" in t for t in titles) == 4
-    assert "median relative error 0.0% over 6 points" in drawing.summary
+    assert "median relative error 0.0% over 6 points, 6 within the model's interval" in drawing.summary
     # The paper's trends on the 4x6 machine: reproduced where the model meets the points here...
     quad = {"4x6": fixture("xeon-e7530-4x6")}
     trusted = plot_model_figure("000-fig11", params, quad, points, vm)
@@ -95,7 +95,13 @@ def test_model_figure_on_small_data():
     off = [dataclasses.replace(pt, measured=pt.measured / 2.268) for pt in points]
     missed = plot_model_figure("000-fig11", params, quad, off, vm)
     assert "but not reproduced: the model misses the 6 points measured here by 127%" in missed.summary
-    assert ": reproduced by the model (" not in missed.summary
+    assert "0 of 6 within its interval" in missed.summary
+    assert ": reproduced by the model (" not in missed.summary and "agrees" not in missed.summary
+    # ... nor where the error is small but a measured point lies outside the model's interval
+    assert "6 of 6 within its interval" in trusted.summary
+    edge = [dataclasses.replace(pt, measured=pt.measured * (1.6 if i == 0 else 1.0)) for i, pt in enumerate(points)]
+    outside = plot_model_figure("000-fig11", params, quad, edge, vm)
+    assert "but not reproduced" in outside.summary and "5 of 6 within its interval" in outside.summary
     assert "paper 000 (4x6 machine): 1ISL flat" in drawing.summary
     assert "not in the model: data size" in drawing.summary
     assert drawing.stem == "000-fig11-model"
@@ -103,10 +109,10 @@ def test_model_figure_on_small_data():
     alone = plot_model_figure("000-fig23", params, {"4x6": fixture("xeon-e7530-4x6")})
     # No point measured here: the model's agreement is a projection, never "reproduced".
     assert (
-        "4x6: TPC-B: shared-everything flat as remote grows -> model 1ISL 100%/0% = 1.00: model agrees (criterion: "
-        "1.00 +- 0.01); not measured here, a projection only" in alone.summary
+        "4x6: TPC-B: shared-everything flat as remote grows -> model 1ISL 100%/0% = 1.00: the model's projection "
+        "meets it (criterion: 1.00 +- 0.01); not measured here, unchecked: a projection only" in alone.summary
     )
-    assert ": reproduced" not in alone.summary
+    assert ": reproduced" not in alone.summary and "agrees" not in alone.summary
     assert "4x6 TPC-B AccountUpdate 24ISL unix: predicted" in alone.summary
     with pytest.raises(ValueError, match="need the machine"):
         plot_model_figure("000-fig11", params, machines, points)

@@ -96,6 +96,11 @@ def test_a_model_trend_is_reproduced_only_where_the_model_is_trusted() -> None:
     assert model_trend_words(True, "c", 0.08, 12).text.startswith("reproduced by the model (criterion: c;")
     assert model_trend_words(False, "c", 0.08, 12).text.startswith("NOT reproduced by the model")
     assert "projection only" in model_trend_words(True, "c", None, 0).text
+    # "agrees" only where measured points check it: all of them within the model's interval
+    assert "agrees" not in model_trend_words(True, "c", None, 0).text
+    assert model_trend_words(True, "c", 0.08, 12, 12).text.startswith("reproduced by the model (criterion: c;")
+    one_out = model_trend_words(True, "c", 0.08, 12, 11).text
+    assert "but not reproduced" in one_out and "11 of 12 within its interval" in one_out
 
 
 def test_precision_and_conclusiveness() -> None:

@@ -16,7 +16,8 @@ The rules, each one a function:
 - a paper's claim is "reproduced" only when the measured value lies within a tolerance
   written next to the claim (:class:`Claim`, :func:`claim_words`); a model's trend is
   "reproduced" only where the model also meets its error tolerance on the points measured
-  here (:func:`model_trend_words`);
+  here and every one of them lies within its interval; "agrees" is never said of a trend no
+  measured point checked (:func:`model_trend_words`);
 - a paper's number beside a model's value (:func:`model_claim_words`) says whether the model's
   value lands within the claim's tolerance, with the model's interval, and says so apart when
   the model was fitted to that very number (no check) or has no term for it;
@@ -238,25 +239,31 @@ def claim_words(claim: Claim, measured: float | None, shown: str | None = None) 
     return Verdict(f"{'reproduced' if ok else 'NOT reproduced'} ({value}; {where})", True)
 
 
-def model_trend_words(holds: bool, criterion: str, median_error: float | None, n_measured: int = 0) -> Verdict:
+def model_trend_words(
+    holds: bool, criterion: str, median_error: float | None, n_measured: int = 0, n_inside: int | None = None
+) -> Verdict:
     """A paper trend as the model predicts it on a paper's machine: ``NOT reproduced by the
     model (criterion …)`` when the prediction misses its criterion; otherwise reproduced only
-    where the model is trusted here: its median relative error on ``n_measured`` points
-    measured here is within :data:`MODEL_ERROR_TOLERANCE`. Without measured points the
-    words say the agreement is the model's alone."""
+    where the model is checked here: its median relative error on ``n_measured`` points
+    measured here is within :data:`MODEL_ERROR_TOLERANCE` and all of them (``n_inside``, where
+    counted) lie within its interval. Otherwise the words say the projection meets the
+    criterion, unchecked, and how far off the measured points are; without measured points, that
+    it is a projection only. "Agrees" is not said of an unchecked projection."""
     if not holds:
         return Verdict(f"NOT reproduced by the model (criterion: {criterion})", True)
+    meets = f"the model's projection meets it (criterion: {criterion})"
     if median_error is None or n_measured == 0 or math.isnan(median_error):
-        return Verdict(f"model agrees (criterion: {criterion}); not measured here, a projection only", False)
-    if median_error > MODEL_ERROR_TOLERANCE:
+        return Verdict(f"{meets}; not measured here, unchecked: a projection only", False)
+    inside = f", {n_inside} of {n_measured} within its interval" if n_inside is not None else ""
+    if median_error > MODEL_ERROR_TOLERANCE or (n_inside is not None and n_inside < n_measured):
         return Verdict(
-            f"model agrees (criterion: {criterion}), but not reproduced: the model misses the {n_measured} "
-            f"points measured here by {median_error:.0%} (median; tolerance {MODEL_ERROR_TOLERANCE:.0%})",
+            f"{meets}, but not reproduced: the model misses the {n_measured} points measured here by "
+            f"{median_error:.0%} (median; tolerance {MODEL_ERROR_TOLERANCE:.0%}){inside}",
             True,
         )
     return Verdict(
         f"reproduced by the model (criterion: {criterion}; model within {median_error:.0%} of the "
-        f"{n_measured} points measured here, tolerance {MODEL_ERROR_TOLERANCE:.0%})",
+        f"{n_measured} points measured here, tolerance {MODEL_ERROR_TOLERANCE:.0%}{inside})",
         True,
     )
 

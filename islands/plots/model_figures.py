@@ -90,6 +90,7 @@ def plot_model_figure(
     if points and not mine:
         raise ValueError(f"model figure {figure}: none of the {len(points)} measured points is on one of its panels")
     errors: list[float] = []
+    inside = 0  # measured points within the model's interval
     for col, (name, topology) in enumerate(columns):
         assert topology is not None
         for row, panel in enumerate(panels):
@@ -168,8 +169,9 @@ def plot_model_figure(
                             label=f"{deployment.label} {transport} measured",
                         )
                     for pt in measured:
-                        p = predict(topology, deployment, pt.workload, parameters, transport=transport).throughput
-                        errors.append(abs(p / pt.measured - 1))
+                        at = predict(topology, deployment, pt.workload, parameters, transport=transport)
+                        errors.append(abs(at.throughput / pt.measured - 1))
+                        inside += int(at.low <= pt.measured <= at.high)
             ax.set_yscale("log")
             ax.set_title(
                 f"{'measured here vs model' if name == 'here' else f'{name}: projected (model)'}\n{panel.title}",
@@ -185,11 +187,11 @@ def plot_model_figure(
     trends = figure_trends(figure, dict(machines), parameters) if machines else []
     text = [f"paper 000 ({shape.machine} machine): {shape.shape} [{shape.source}]" if shape else ""]
     # A trend the model shows on a paper's machine is reproduced only where the model is
-    # trusted: within its error tolerance on the points measured here.
+    # trusted: within its error tolerance on the points measured here, each within its interval.
     median = statistics.median(errors) if errors else None
     text += [
         f"{t.machine}: {t.claim} -> model {t.predicted}: "
-        f"{model_trend_words(t.reproduced, t.criterion, median, len(errors))}"
+        f"{model_trend_words(t.reproduced, t.criterion, median, len(errors), inside if errors else None)}"
         for t in trends
     ]
     if parameters_from:
@@ -197,7 +199,10 @@ def plot_model_figure(
     if axes_def.unmodelled:
         text.append(f"not in the model: {axes_def.unmodelled}")
     if median is not None:
-        text.append(f"measured here vs model: median relative error {median:.1%} over {len(errors)} points")
+        text.append(
+            f"measured here vs model: median relative error {median:.1%} over {len(errors)} points, "
+            f"{inside} within the model's interval"
+        )
     wrapped = "\n".join(textwrap.fill(t, 36 * n_cols) for t in text if t)
     titled(
         upper,
