@@ -277,13 +277,19 @@ def model_claim_words(
     fitted: str = "",
     unmodelled: str = "",
     shown: str | None = None,
+    dependent: str = "",
+    by_construction: bool = False,
 ) -> Verdict:
     """A paper's number (``claim``, its tolerance written beside it) against the model's
     ``value`` and interval ``low``..``high``: ``model within tolerance (3.9, interval 3.1-4.6;
     paper 000 Sec 4.2: ..., tolerance 3.38..5.62)``, ``model outside tolerance (...)`` (adding
     whether the interval reaches the band), ``fitted to this number: no check (...)`` where a
     parameter was derived from it, ``not in the model: <why> (...)`` where the model has no term
-    for it. Conclusive only for a check (within or outside)."""
+    for it, ``met by construction: no check (...)`` where the model's value is the same under
+    every draw of its parameters (the closed form cannot miss it), ``not independent: <why>,
+    within tolerance (...)`` where it comes from the same sentence or mechanism as a number a
+    parameter was fitted to (``dependent``). Conclusive only for an independent check (within or
+    outside)."""
     where = f"paper {claim.source}: {claim.text}, tolerance {claim.tolerance()}"
     if unmodelled:
         return Verdict(f"not in the model: {unmodelled} ({where})", False)
@@ -294,6 +300,15 @@ def model_claim_words(
     if fitted:
         return Verdict(f"fitted to this number: no check ({number}{interval}; {where}; it sets {fitted})", False)
     inside = claim.low <= value <= claim.high
+    if by_construction:
+        return Verdict(
+            f"met by construction: no check (the model's value is {number} under every draw of its parameters; "
+            f"{where})",
+            False,
+        )
+    if dependent:
+        side = "within" if inside else "outside"
+        return Verdict(f"not independent: {dependent}; {side} tolerance ({number}{interval}; {where})", False)
     if inside:
         return Verdict(f"model within tolerance ({number}{interval}; {where})", True)
     reaches = low == low and high == high and low <= claim.high and high >= claim.low

@@ -19,7 +19,14 @@ from islands.plots.inline_figure import InlineFigure
 __all__ = ["plot_claims"]
 
 #: Colour per row status.
-STATUS_COLORS = {"lands": "#55A868", "misses": "#C44E52", "fitted": "#8C8C8C", "not in the model": "#8C8C8C"}
+STATUS_COLORS = {
+    "lands": "#55A868",
+    "misses": "#C44E52",
+    "dependent": "#8C8C8C",
+    "by construction": "#8C8C8C",
+    "fitted": "#8C8C8C",
+    "not in the model": "#8C8C8C",
+}
 #: The log axis is clipped to this factor either side of the paper's number.
 CLIP = 100.0
 
@@ -47,7 +54,7 @@ def plot_claims(tables: Sequence[ClaimsTable]) -> Drawing:
             lo, hi = _clip(row.low / row.claim.value), _clip(row.high / row.claim.value)
             if lo == lo and hi == hi:
                 ax.plot([lo, hi], [y, y], color=color, lw=1.2)
-            hollow = row.status == "fitted"
+            hollow = row.status in ("fitted", "dependent", "by construction")
             ax.plot(
                 [x], [y], marker="o", ms=5, color=color, markerfacecolor="white" if hollow else color, linestyle="none"
             )
@@ -55,7 +62,8 @@ def plot_claims(tables: Sequence[ClaimsTable]) -> Drawing:
         ax.set_xscale("log")
         ax.set_xlim(1 / CLIP, CLIP)
         ax.set_title(
-            f"{table.engine}\nstated numbers: {counts['lands']} of {counts['checks']} checks within ±{TOLERANCE:.0%}",
+            f"{table.engine}\nstated numbers: {counts['lands']} of {counts['checks']} independent checks within "
+            f"±{TOLERANCE:.0%}",
             fontsize=8,
         )
         ax.set_xlabel("model / paper (log; shaded: ±25%; whisker: model's 10-90% interval)", fontsize=7)
@@ -67,8 +75,8 @@ def plot_claims(tables: Sequence[ClaimsTable]) -> Drawing:
     titled(
         fig,
         "Paper 000's numbers (Figs 8, 11, 14, 17-24) beside the Islands model on the papers' machines\n"
-        "green: within ±25%, red: outside, hollow: a parameter was fitted to it (no check), "
-        "grey text: not in the model",
+        "green: within ±25%, red: outside (independent checks), hollow grey: a parameter was fitted to it, it "
+        "depends on a fitted value or the model meets it by construction (no check), grey text: not in the model",
     )
     lines = []
     for t in tables:
