@@ -22,6 +22,11 @@ metadata does), and whether the machine was busy with other work meanwhile.
   at least :data:`BUSY_ONE_PROCESS` of a CPU (on a large machine one spinning process is a
   small share, but it still takes a core a deployment may be pinned to). The load average is
   recorded but not judged: during a sweep it counts the sweep's own workers.
+
+:func:`measure_around` runs any callable (one ``islands run``) between a probe's start and stop
+and adds the cross-core round trip measured just before and just after it, so that a single
+run's JSON carries what a sweep's rows carry: steal, load, other processes' CPU, and how far
+apart the host placed two vCPUs around it.
 """
 
 from __future__ import annotations
@@ -33,8 +38,9 @@ import os
 import shutil
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psutil
 
@@ -47,6 +53,7 @@ __all__ = [
     "cpu_jiffies",
     "describe_state",
     "machine_state",
+    "measure_around",
     "steal_share",
     "suggestions",
     "virtualization",
@@ -262,6 +269,44 @@ def cross_core_round_trip(cpus: list[int] | None = None, seconds: float = 0.1) -
     except (RuntimeError, ValueError, OSError) as e:
         return math.nan, f"the ring could not run: {e}"
     return float(stats["round_trip"]["p50_ns"]), f"CPUs {cpus[0]} and {cpus[1]}"
+
+
+T = TypeVar("T")
+
+
+def measure_around(
+    run: Callable[[], T],
+    *,
+    round_trip: bool = True,
+    round_trip_s: float = 0.05,
+    trip: Callable[[float], tuple[float, str]] | None = None,
+) -> tuple[T, dict[str, Any]]:
+    """``run()``'s result and the machine's state around it: :class:`SystemProbe`'s flat dict
+    (``steal_share``, ``load_avg_1m``, ``other_cpu_share``, ``busy``, ...) plus, with
+    ``round_trip``, ``cross_core_round_trip_ns_before`` / ``_after`` (a 64-byte shared-memory
+    round trip between the first two allowed CPUs, ``round_trip_s`` each, just before and just
+    after the run: :func:`cross_core_round_trip`), ``cross_core_round_trip_ns`` (their mean; NaN
+    where neither could be measured, with ``cross_core_pair`` saying why) and
+    ``cross_core_pair``. The round trips are outside the probe's window: they do not count as
+    the run's own CPU use. ``trip`` replaces the round-trip measurement (tests)."""
+    measure = trip or (lambda seconds: cross_core_round_trip(seconds=seconds))
+    before = measure(round_trip_s) if round_trip else (math.nan, "not measured")
+    probe = SystemProbe()
+    probe.start()
+    result = run()
+    state = probe.stop()
+    if round_trip:
+        after = measure(round_trip_s)
+        trips = [t for t in (before[0], after[0]) if t == t]
+        state.update(
+            {
+                "cross_core_round_trip_ns_before": before[0],
+                "cross_core_round_trip_ns_after": after[0],
+                "cross_core_round_trip_ns": sum(trips) / len(trips) if trips else math.nan,
+                "cross_core_pair": after[1] if after[0] == after[0] else before[1],
+            }
+        )
+    return result, state
 
 
 def machine_state(sample_s: float = 0.5, sysfs: str | Path = "/sys") -> dict[str, Any]:
