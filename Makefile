@@ -5,7 +5,7 @@ BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: run test test-slow test-cpp cpp-tests install tools browser wheel catalog lint bench clean test-sanitize test-asan test-tsan settings
+.PHONY: server-check run test test-slow test-cpp cpp-tests install tools browser wheel catalog lint bench clean test-sanitize test-asan test-tsan settings
 
 # A virtual environment; Debian splits venv support into python3-venv, so fetch it if missing.
 $(PY):
@@ -128,6 +128,12 @@ test-tsan:
 	cmake --build build/tsan -j $(SAN_JOBS)
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/csrc/tests/tsan.supp \
 	  $(TSAN_LAUNCH) ctest --test-dir build/tsan --output-on-failure
+
+# On a real server (more cores, sockets, counters): topology against lscpu, the PMU's counters
+# read for real, paper 000 Fig 11 at 1ISL, per-socket and per-core with intervals, in about 10
+# minutes; results/server-check/summary.md says what worked and what was missing.
+server-check: install
+	$(PY) -m islands server-check --out results/server-check
 
 bench: install
 	$(PY) benchmarks/engine_overhead.py

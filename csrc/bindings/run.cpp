@@ -226,6 +226,7 @@ void bind_run(py::module_& m) {
       .def_readwrite("attach_timeout_ms", &InstanceConfig::attach_timeout_ms)
       .def_readwrite("site_sockets", &InstanceConfig::site_sockets)
       .def_readwrite("message_delay_us", &InstanceConfig::message_delay_us)
+      .def_readwrite("idle_spin_us", &InstanceConfig::idle_spin_us)
       .def_readwrite("recover", &InstanceConfig::recover)
       .def("validate", &InstanceConfig::validate, "Raises ValueError naming the first bad field");
 

@@ -166,6 +166,8 @@ def compare_dirs(
         for column in (metric, *by):
             if column not in rows.columns:
                 raise ValueError(f"{name} ({a if name == 'A' else b}): the rows have no column {column!r}")
+    for name, directory, rows in (("A", a, ra), ("B", b, rb)):
+        refuse_functional(rows, metric, f"{name} ({directory})")
     by = tuple(by)
     ga = {_key(k): g for k, g in ra.groupby(list(by), sort=False, dropna=False)}
     gb = {_key(k): g for k, g in rb.groupby(list(by), sort=False, dropna=False)}
@@ -200,6 +202,24 @@ def compare_dirs(
         dropped_a=0 if keep_busy else busy_a,
         dropped_b=0 if keep_busy else busy_b,
     )
+
+
+#: Metrics that are speeds: a functional (oversubscribed) run's say nothing of the planned machine.
+SPEED_METRICS = ("throughput_tps", "throughput_per_core", "new_order_per_min")
+
+
+def refuse_functional(rows: pd.DataFrame, metric: str, name: str) -> None:
+    """Raises ValueError (one line) when ``rows`` hold functional runs (planned on another machine,
+    run packed onto this one's CPUs: islands.machine.oversubscription) and ``metric`` is a speed:
+    their counts and checks hold, their throughput is not the planned machine's."""
+    if metric not in SPEED_METRICS or "functional" not in rows.columns:
+        return
+    functional = int(rows["functional"].fillna(False).astype(bool).sum())
+    if functional:
+        raise ValueError(
+            f"{name}: {functional} of {len(rows)} rows are functional runs (planned on another machine, run "
+            f"oversubscribed here): their {metric} is not comparable; compare a count instead (e.g. --metric commits)"
+        )
 
 
 def _key(k: Any) -> tuple[Any, ...]:

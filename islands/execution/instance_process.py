@@ -62,6 +62,10 @@ def main() -> int:
     core.recover = spec.get("recover", False)
     core.site_sockets = spec.get("site_sockets", [])
     core.message_delay_us = spec.get("message_delay_us", 0.0)
+    if "idle_spin_us" in spec:  # an oversubscribed deployment's (islands.execution.launcher)
+        core.idle_spin_us = spec["idle_spin_us"]
+    if spec.get("affinity"):  # packed onto this machine (islands.machine.oversubscription): its workers inherit it
+        os.sched_setaffinity(0, spec["affinity"])
     instance = _core.Instance(core)
     instance.load()
     _say("ready", pid=os.getpid())

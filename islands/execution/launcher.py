@@ -390,13 +390,12 @@ def instance_specs(
     CPUs of this machine and no memory is bound; sites keep the planned machine's sockets."""
     sizes = [len(cpus) for cpus in deployment.instances]
     bound = None if packing is not None else memory_nodes(topology, deployment, memory)
-    run_cpus = packing.instances if packing is not None else deployment.instances
-    pinned = packing.pinned if packing is not None else deployment.pinned
+    pinned = deployment.pinned and packing is None  # a packed instance is bound as a process instead
     # Every site's socket (sites are the CPUs in order): an injected cross-socket delay needs
     # them, and so do the per-socket system structures (engine.system_structures).
     site_sockets = [topology.socket_of(c) for cpus in deployment.instances for c in cpus]
     specs = []
-    for i, cpus in enumerate(run_cpus):
+    for i, cpus in enumerate(deployment.instances):
         driver = {**config.to_dict()["driver"], "cpus": list(cpus), "pin": pinned}
         specs.append(
             {
@@ -410,6 +409,10 @@ def instance_specs(
                 "recover": recover,
                 "site_sockets": site_sockets,
                 "message_delay_us": topology.message_delay_us,
+                # More workers than CPUs: a waiting worker sleeps at once, so that the peer it
+                # waits for gets the CPU (InstanceConfig::idle_spin_us).
+                **({"idle_spin_us": 0.0} if packing is not None and packing.factor > 1 else {}),
+                "affinity": list(packing.affinity(i) or ()) if packing is not None else [],
                 "numa_nodes": bound[i] if bound else None,
             }
         )
@@ -438,6 +441,48 @@ def validate(
         core.validate()
     if packing is None and topology.source == LIVE_SYSFS:  # this machine's memory (a plan for another is not judged)
         check_load_fits(config, deployment.n_cpus)
+
+
+def load_timeout_s(n_instances: int) -> float:
+    """Seconds the instances may take to load and attach: :data:`LOAD_TIMEOUT_S`, and half a
+    second more for each instance past 64 (each one's start-up is a Python interpreter and its
+    rings, and an oversubscribed machine starts them a few at a time)."""
+    return LOAD_TIMEOUT_S + 0.5 * max(0, n_instances - 64)
+
+
+def resources_at_ready(directory: Path, procs: list[subprocess.Popen[bytes]]) -> dict[str, Any]:
+    """What a deployment holds once every instance is ready: the bytes of its run directory
+    (rings, doorbells, sockets: /dev/shm), and each instance's open file descriptors, resident
+    memory and CPU seconds so far (None where /proc cannot say)."""
+    shared = 0
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            with contextlib.suppress(OSError):
+                shared += entry.stat(follow_symlinks=False).st_blocks * 512
+    fds: list[int | None] = []
+    rss: list[int | None] = []
+    cpu = [_cpu_seconds(proc.pid) for proc in procs]
+    for proc in procs:
+        try:
+            fds.append(len(os.listdir(f"/proc/{proc.pid}/fd")))
+        except OSError:
+            fds.append(None)
+        try:
+            with open(f"/proc/{proc.pid}/statm") as f:
+                rss.append(int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE"))
+        except (OSError, ValueError, IndexError):
+            rss.append(None)
+    return {"run_directory_bytes": shared, "fds": fds, "rss_bytes": rss, "cpu_s": cpu}
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU seconds process ``pid`` has used (user + system, /proc/PID/stat); None when unreadable."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().decode(errors="replace").rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def run_deployment(
@@ -476,16 +521,21 @@ def run_deployment(
     log_warnings: list[str] = []
     if config.log.mode != "off":
         log_warnings = prepare_log_directory(config.log.directory, [len(c) for c in deployment.instances], recover)
+    began = time.monotonic()
     directory = _run_directory()
     janitor = _start_janitor(directory)
     instances = None
     killer = None
+    launch: dict[str, Any] = {}
     try:
         specs = instance_specs(
             deployment, config, transport, directory, topology, recover=recover, memory=memory, packing=packing
         )
         instances = _Instances(specs, directory, deployment)
-        instances.collect("ready", time.monotonic() + LOAD_TIMEOUT_S)
+        launch["spawn_s"] = time.monotonic() - began
+        instances.collect("ready", time.monotonic() + load_timeout_s(deployment.n_instances))
+        launch["ready_s"] = time.monotonic() - began
+        launch.update(resources_at_ready(directory, instances.procs))
         start_at = time.monotonic_ns() + 50_000_000  # everyone gets the command before it
         if kill is not None:
             victim = instances.procs[kill[0]]
@@ -503,6 +553,12 @@ def run_deployment(
             )
         deadline = time.monotonic() + 0.05 + config.driver.warmup_s + config.driver.duration_s + FINISH_GRACE_S
         results = instances.collect("result", deadline)
+        finished = time.monotonic()
+        launch["window_s"] = finished - launch["ready_s"] - began  # start command to every result
+        launch["cpu_s_after_ready"] = [
+            None if (now := _cpu_seconds(p.pid)) is None or then is None else now - then
+            for p, then in zip(instances.procs, launch.pop("cpu_s"), strict=True)
+        ]
         for i, r in enumerate(
             results
         ):  # engine.record_history: each instance's file (islands.execution.instance_process)
@@ -524,7 +580,9 @@ def run_deployment(
             instances.kill()
         shutil.rmtree(directory, ignore_errors=True)
         _stop_janitor(janitor)
+    launch["teardown_s"] = time.monotonic() - finished
     result = collect(config, deployment, transport, topology, results)
+    result = dataclasses.replace(result, launch=launch)
     result.warnings.extend(log_warnings)
     for instance, spec in zip(result.instances, specs):
         instance["memory_nodes"] = spec["numa_nodes"]  # None: not bound (the kernel's default)

@@ -148,6 +148,10 @@ class RunResult:
     #: a functional run (islands.machine.oversubscription): the planned machine and the CPUs of this
     #: one its workers were packed onto; empty for a run on the machine it was planned on
     oversubscription: dict[str, Any] = field(default_factory=dict)
+    #: a deployment's launch (islands.execution.launcher): seconds to spawn the instances, until all were
+    #: ready, and to tear them down after the window; the run directory's bytes and each instance's
+    #: descriptors and resident memory once ready; empty for a run in this process
+    launch: dict[str, Any] = field(default_factory=dict)
 
     @property
     def functional(self) -> bool:
@@ -226,6 +230,7 @@ class RunResult:
             "latency_by_type": self.latency_by_type,
             **({"warmup": self.warmup} if self.warmup else {}),
             **({"functional": True, "oversubscription": self.oversubscription} if self.functional else {}),
+            **({"launch": self.launch} if self.launch else {}),
             **steady,
             **{k: v for k, v in self.profile.items() if k != "missing"},
         }

@@ -78,13 +78,8 @@ class RunPlan:
         return self.packing is not None
 
     def instance_cpus(self) -> tuple[tuple[int, ...], ...]:
-        """The CPUs of this machine each instance's workers run on."""
+        """The CPUs of this machine each instance's workers are dealt."""
         return self.packing.instances if self.packing is not None else self.deployment.instances
-
-    @property
-    def pinned(self) -> bool:
-        """Whether the workers are pinned to :meth:`instance_cpus`."""
-        return self.packing.pinned if self.packing is not None else self.deployment.pinned
 
     def describe(self) -> str:
         """One line: the deployment and, for a functional run, where it really ran."""
@@ -148,7 +143,8 @@ def plan(
         host = host or read_topology()
         if memory != "local":
             raise ValueError(f"--memory {memory}: an oversubscribed run binds no memory (its nodes are the plan's)")
-        packing = pack(dep, host.cpus, pinned=pin, planned_on=topology_name(topology))
+        # One instance runs in this process, whose CPUs are not its to bind: it runs unpinned.
+        packing = pack(dep, host.cpus, pinned=pin and dep.n_instances > 1, planned_on=topology_name(topology))
     else:
         _check_online(dep.cpus, topology)
     if dep.n_instances == 1 and transport is not None:
@@ -211,16 +207,25 @@ def _run(plan: RunPlan, config: RunConfig) -> RunResult:
     if plan.in_process:
         from islands.execution.in_process import run
 
-        here = read_topology() if plan.packing is not None else plan.topology
-        cpus = plan.instance_cpus()[0]
-        running = dataclasses.replace(config, driver=dataclasses.replace(config.driver, cpus=cpus, pin=plan.pinned))
-        result = dataclasses.replace(run(running, here), config=config, config_hash=config.config_hash())
-        # A functional run's row names the deployment as planned, not the CPUs it was packed onto.
-        return _functional(dataclasses.replace(result, deployment=plan.deployment), plan) if plan.packing else result
+        if plan.packing is None:
+            result = run(config, plan.topology)
+        else:
+            # Packed in this process: the workers keep the planned CPU ids, unpinned, on this
+            # process's CPUs; the load must fit this machine's memory.
+            from islands.execution.memory_admission import check_load_fits
+
+            check_load_fits(config, plan.deployment.n_cpus)
+            unpinned = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=False))
+            result = _functional(dataclasses.replace(run(unpinned, plan.topology), deployment=plan.deployment), plan)
+        return dataclasses.replace(result, config=config, config_hash=config.config_hash())
     from islands.execution.launcher import run_deployment
 
     result = run_deployment(
-        plan.deployment, config, transport=plan.transport, topology=plan.topology, memory=plan.memory,
+        plan.deployment,
+        config,
+        transport=plan.transport,
+        topology=plan.topology,
+        memory=plan.memory,
         packing=plan.packing,
     )
     return _functional(result, plan) if plan.packing is not None else result

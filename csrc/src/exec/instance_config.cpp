@@ -60,6 +60,9 @@ void InstanceConfig::validate() const {
   if (!(message_delay_us >= 0 && message_delay_us <= 1e6)) {
     throw ConfigError("message_delay_us", std::to_string(message_delay_us) + " is not in [0, 1000000]");
   }
+  if (!(idle_spin_us >= 0 && idle_spin_us <= 1e6)) {
+    throw ConfigError("idle_spin_us", std::to_string(idle_spin_us) + " is not in [0, 1000000]");
+  }
   if (recover && !run.log.enabled()) {
     throw std::invalid_argument("recover: recovery replays the log, but log.mode is off");
   }

@@ -32,6 +32,11 @@ struct InstanceConfig {
   //! An injected delay (virtual topologies): a message from a site on another socket is
   //! delivered this many microseconds after it arrives (0: none).
   double message_delay_us = 0;
+  //! How long a worker waiting for a message spins before it sleeps on its doorbell: long
+  //! enough that a vote on its way is never waited for asleep on a machine with a core per
+  //! worker; 0 where workers outnumber the CPUs (an oversubscribed, functional run), whose
+  //! spinning would only keep the peer it waits for off the CPU.
+  double idle_spin_us = 1000;
 
   //! Throws std::invalid_argument naming the first wrong field and why.
   void validate() const;

@@ -8,10 +8,12 @@
 #include <string_view>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -115,6 +117,7 @@ class InstanceImpl final : public Instance::Impl {
     failed_.store(true);
     stop_plp_drivers();  // abandons their drains: failed_
     phase_.store(kStop);
+    notify_waiters();
     for (std::thread& t : threads_) {
       if (t.joinable()) t.join();
     }
@@ -155,9 +158,10 @@ class InstanceImpl final : public Instance::Impl {
       client_board_->add_stashes(static_cast<std::uint32_t>(n), ClientDriver::stash_capacity(config_.run.driver, total_sites_));
     }
     for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this, i] { worker_main(i); });
-    while (ready_.load() < n && !failed_.load()) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    wait_for([&] { return ready_.load() >= n || failed_.load(); });
     if (failed_.load()) {
       phase_.store(kStop);
+      notify_waiters();
       for (std::thread& t : threads_) t.join();
       threads_.clear();
       rethrow_first_error();
@@ -167,6 +171,7 @@ class InstanceImpl final : public Instance::Impl {
     } catch (...) {
       failed_.store(true);
       phase_.store(kStop);
+      notify_waiters();
       for (std::thread& t : threads_) t.join();
       threads_.clear();
       throw;
@@ -185,6 +190,7 @@ class InstanceImpl final : public Instance::Impl {
     const auto warm_end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(warmup_s));
     const auto end = warm_end + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(duration_s));
     phase_.store(kWaitStart);
+    notify_waiters();
     wait_until(start);
     PerfCounters cpu_counters(config_.run.profile.events, CounterScope::cpu);
     phase_.store(kWarmup, std::memory_order_release);
@@ -398,17 +404,35 @@ class InstanceImpl final : public Instance::Impl {
       InstanceWorker<Workload, CC> worker(*this, i);
       worker.attach();
       ready_.fetch_add(1);
-      while (phase_.load(std::memory_order_acquire) == kLoading) {
-        if (failed_.load()) return;
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-      }
+      notify_waiters();
+      wait_for([&] { return phase_.load(std::memory_order_acquire) != kLoading || failed_.load(); });
+      if (phase_.load(std::memory_order_acquire) == kLoading) return;  // failed while loading
       worker.run();
       worker.finish_stats();
       stats.observed_cpu = current_cpu();
     } catch (...) {
       errors_[i] = std::current_exception();
       failed_.store(true);
+      notify_waiters();
     }
+  }
+
+  // Wakes the threads in wait_for (after the state they wait on changed). Taking the mutex
+  // after the change and before the notify means a waiter either saw the change under the
+  // mutex or is already waiting when the notify comes: no wake-up is lost.
+  void notify_waiters() {
+    { std::lock_guard<std::mutex> lock(wait_mutex_); }
+    wait_cv_.notify_all();
+  }
+
+  // Sleeps until done() (the workers loaded, the start command, a failure). Asleep rather than
+  // polling: with 192 instances on two CPUs, 200 us polls of every loading instance's threads
+  // took both CPUs and slowed the start-up of the instances they waited for. The 5 ms timeout
+  // covers a change made without notify_waiters.
+  template <class Done>
+  void wait_for(Done done) {
+    std::unique_lock<std::mutex> lock(wait_mutex_);
+    while (!done()) wait_cv_.wait_for(lock, std::chrono::milliseconds(5));
   }
 
   // engine.plp_reshuffle_s: random re-partitionings from the warm-up on (exec/plp/plp_reshuffler.hpp).
@@ -450,10 +474,9 @@ class InstanceImpl final : public Instance::Impl {
       PlpWorker<Workload, CC> worker(*this, i, *plp_bus_, plp_finished_);
       if (plp_monitor_) plp_monitor_->register_thread(i);  // before ready_: before any reader attaches
       ready_.fetch_add(1);
-      while (phase_.load(std::memory_order_acquire) == kLoading) {
-        if (failed_.load()) return;
-        std::this_thread::sleep_for(std::chrono::microseconds(200));
-      }
+      notify_waiters();
+      wait_for([&] { return phase_.load(std::memory_order_acquire) != kLoading || failed_.load(); });
+      if (phase_.load(std::memory_order_acquire) == kLoading) return;  // failed while loading
       worker.run();
     } else {
       (void)i;
@@ -494,6 +517,8 @@ class InstanceImpl final : public Instance::Impl {
   std::vector<std::uint32_t> instance_of_site_;
   std::atomic<int> phase_{kLoading};
   std::atomic<std::size_t> ready_{0};
+  std::mutex wait_mutex_;               // wait_for / notify_waiters
+  std::condition_variable wait_cv_;
   std::atomic<bool> failed_{false};
   std::vector<std::exception_ptr> errors_;
   std::vector<std::thread> threads_;

@@ -38,6 +38,7 @@ class WorkerTransport {
     while (ring < 4 * tc.max_message_bytes) ring *= 2;
     tc.ring_bytes = ring;
     tc.attach_timeout_ms = config.attach_timeout_ms;
+    spin_ticks_ = static_cast<std::uint64_t>(config.idle_spin_us * 1000 / CycleClock::ns_per_tick());
     // Peers of one deployment send only well-formed records: a malformed one is an overwritten
     // channel, and dropping it would lose a message (a vote, a shutdown) and stall the run.
     tc.strict = true;
@@ -130,10 +131,10 @@ class WorkerTransport {
   const TransportStats& stats() const { return endpoint_->stats(); }
 
  private:
-  //! How long idle() spins before it sleeps: long enough that a vote on its way is never
-  //! waited for asleep (a sleep puts a wake-up, and a futex call of the sender, on the
-  //! transaction's path: at 50 us distributed transactions measured slower than spinning), so
-  //! only a worker whose peers are stalled or gone goes to sleep.
+  //! How long idle() spins before it sleeps by default (InstanceConfig::idle_spin_us): long
+  //! enough that a vote on its way is never waited for asleep (a sleep puts a wake-up, and a
+  //! futex call of the sender, on the transaction's path: at 50 us distributed transactions
+  //! measured slower than spinning), so only a worker whose peers are stalled or gone goes to sleep.
   static constexpr double kIdleSpinNs = 1000000;
   //! A gap between two idle() calls longer than this starts a new idle stretch.
   static constexpr double kIdleGapNs = 5000;
