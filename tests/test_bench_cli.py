@@ -58,6 +58,8 @@ def test_bench_ipc_end_to_end(cli, tmp_path) -> None:
     assert not any("\u2500" <= ch <= "\u257f" for ch in out.stdout), "box drawing written into a pipe"
     if HERE.n_sockets == 1:
         assert "no cross-socket pair" in out.stdout
+    # it says what its round trip is, beside calibrate's
+    assert "blocking ping-pong" in out.stdout and "message.*.round_trip_us" in manifest["notes"][0]
 
 
 def test_bench_ipc_explicit_pair(cli_here, tmp_path) -> None:

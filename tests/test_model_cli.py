@@ -170,6 +170,10 @@ def test_derive_turns_runs_into_costs():
     assert costs["local.tpcb.none.txn_us"] == pytest.approx(3.0)
     assert "distr.shm.read.participant_us" not in costs  # not measured: absent, not 0
     assert any("memory.share" in n for n in notes)
+    # the round trip says what it measures, beside bench ipc's blocking one
+    trip = next(n for n in notes if n.startswith("message.unix.round_trip_us: "))
+    assert "polling without sleeping" in trip and "'islands bench ipc' times a blocking ping-pong" in trip
+    assert not any(n.startswith("message.shm.round_trip_us") for n in notes)  # not measured: no note
 
 
 def test_calibration_plan_and_one_real_measurement():

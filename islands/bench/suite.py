@@ -113,7 +113,11 @@ def bench_ipc(
     )
     for config, _, _ in points[:1]:
         config.to_core()  # bad settings fail before anything is created
-    notes = []
+    notes = [
+        "each round trip is a blocking ping-pong: the receiver sleeps in the kernel and is woken per message "
+        "(the shared-memory ring's spins instead); the engine's transports poll without sleeping, so 'islands "
+        "calibrate' reads a shorter round trip (message.*.round_trip_us) over the same unix socket"
+    ]
     if topology.n_sockets == 1:
         notes.append("1 socket on this machine: no cross-socket pair")
     metadata = collect_metadata()

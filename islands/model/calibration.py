@@ -64,6 +64,15 @@ class _Stats:
         return value, err
 
 
+#: What a calibrated round trip is, beside ``islands bench ipc``'s (which times another thing).
+ROUND_TRIP_NOTE = (
+    "message.{transport}.round_trip_us: the engine's own transport endpoints on two cores, each polling "
+    "without sleeping (non-blocking receives: no kernel wake-up), 64-byte messages, median of 20,000 round "
+    "trips; 'islands bench ipc' times a blocking ping-pong (each receive sleeps in the kernel and is woken), "
+    "so its unix socket round trip adds a wake-up on each side and reads several times longer"
+)
+
+
 def derive(samples: dict[str, list[float]], topology: Topology) -> tuple[dict[str, float], dict[str, float], list[str]]:
     """The parameters' costs, relative spreads and notes from the repetitions of each
     measurement (``samples``: name -> costs in µs)."""
@@ -126,6 +135,7 @@ def derive(samples: dict[str, list[float]], topology: Topology) -> tuple[dict[st
     for transport in TRANSPORTS:
         if s.has(f"ping.{transport}"):
             put(f"message.{transport}.round_trip_us", s.lin({f"ping.{transport}": 1}))
+            notes.append(ROUND_TRIP_NOTE.format(transport=transport))
         for op in ("read", "update"):
             one_, zero = f"distr.{transport}.{op}.1", f"distr.{transport}.{op}.0"
             if s.has(one_, zero):
