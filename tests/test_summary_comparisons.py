@@ -96,3 +96,30 @@ def test_runs_over_the_steal_limit_are_counted_and_left_out() -> None:
     )
     assert list(stolen(rows)) == [False, True, False]
     assert _runs(rows) == {"a": {0: 10.0, 2: 11.0}}  # the stolen run's block waits for another
+
+
+def test_the_default_sweep_s_summary_has_a_line_for_each_of_its_six_comparisons(tmp_path) -> None:
+    import random
+    from pathlib import Path
+
+    from islands.experiments.sweep import Sweep, load_spec
+    from islands.machine.topology import read_topology
+    from islands.plots import render_results
+    from tiny_spec import QuietExecutor
+
+    spec = (Path(__file__).resolve().parents[1] / "experiments" / "default.toml").read_text()
+    path = tmp_path / "default.toml"
+    path.write_text(spec)
+
+    def runner(point):  # type: ignore[no-untyped-def]
+        rng = random.Random(f"{point.grid_id}/{point.repetition}")
+        base = 1e6 * point.deployment.n_instances * (1 - 0.5 * point.config.micro.multisite)
+        return {"throughput_tps": base * rng.uniform(0.97, 1.03), "commits": 10}
+
+    out = tmp_path / "default"
+    Sweep(load_spec(path), read_topology(), out).run(runner, progress=False, executor=QuietExecutor())
+    summary = render_results(out).summary.splitlines()
+    notes = [line for line in summary if line.startswith("note: comparison ")]
+    compared = [line for line in summary if line.startswith("  compared at ")]
+    assert len(notes) == 6 and len(compared) == 6
+    assert [line.split(":")[0] for line in compared] == [f"  compared at {x}%" for x in (0, 50, 100)] * 2
