@@ -412,27 +412,27 @@ def comparison_words(group: Mapping[str, Any], precision: float, *, where: bool 
     value, low, high = (group.get(k) for k in ("ratio", "ratio_low", "ratio_high"))
     blocks = group.get("blocks")
     tail = f"; {blocks} blocks" if isinstance(blocks, int) and blocks else ""
-    where = f"{group.get('group', 'all')}: " if where else ""
+    prefix = f"{group.get('group', 'all')}: " if where else ""
     verdict = group.get("verdict")
     if verdict is None:  # a manifest written before verdicts were recorded
         excludes = isinstance(low, (int, float)) and isinstance(high, (int, float)) and not low <= 1.0 <= high
         verdict = WINNER if group.get("conclusive") and excludes else None
         verdict = verdict or (NOT_DISTINGUISHABLE if group.get("conclusive") else NOT_SETTLED)
     if not isinstance(value, (int, float)):
-        return Verdict(f"{where}{top} vs {second} {NOT_SETTLED}: not measured", False)
+        return Verdict(f"{prefix}{top} vs {second} {NOT_SETTLED}: not measured", False)
     if not (isinstance(low, (int, float)) and isinstance(high, (int, float)) and math.isfinite(high)):
-        return Verdict(f"{where}{top} vs {second} {NOT_SETTLED}: {_times(value)} ({NO_INTERVAL} yet{tail})", False)
+        return Verdict(f"{prefix}{top} vs {second} {NOT_SETTLED}: {_times(value)} ({NO_INTERVAL} yet{tail})", False)
     interval = f"95% CI over the looks {_times(low)[:-1]}–{_times(high)[:-1]}"
     if verdict == WINNER:
-        return Verdict(f"{where}{top}, {_times(value)} ({interval}{tail}) {second}", True)
+        return Verdict(f"{prefix}{top}, {_times(value)} ({interval}{tail}) {second}", True)
     if verdict == NOT_DISTINGUISHABLE:
         return Verdict(
-            f"{where}{top} and {second} {NOT_DISTINGUISHABLE}: {_times(value)} ({interval}, within "
+            f"{prefix}{top} and {second} {NOT_DISTINGUISHABLE}: {_times(value)} ({interval}, within "
             f"±{precision:.0%}{tail})",
             True,
         )
     return Verdict(
-        f"{where}{top} vs {second} {NOT_SETTLED}: {_times(value)} ({interval}, wider than ±{precision:.0%}{tail})",
+        f"{prefix}{top} vs {second} {NOT_SETTLED}: {_times(value)} ({interval}, wider than ±{precision:.0%}{tail})",
         False,
     )
 
