@@ -27,7 +27,6 @@ COMMANDS = (
     "pmu",
     "calibrate",
     "advise",
-    "server-check",
 )
 
 _DOUBLE_BACKTICKS = re.compile(r"``([^`]+)``")
@@ -94,9 +93,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction, help="print the version and git revision, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"islands.cli.{name.replace('-', '_')}_command").register(sub)
+        importlib.import_module(f"islands.cli.{name}_command").register(sub)
     parser.set_defaults(func=None, help_parser=parser)
     return parser
+
+
+#: Commands that make run directories, logs or profiles: each starts by removing those of
+#: processes that ended without removing theirs (islands.execution.stale_files).
+MAKES_FILES = frozenset({"run", "sweep", "bench", "reproduce", "calibrate", "pmu"})
+
+
+def _remove_stale_files() -> None:
+    from islands.execution.stale_files import describe_removed, remove_stale_files
+
+    line = describe_removed(remove_stale_files())
+    if line:
+        print(f"note: {line}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,8 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.func is None:  # no (sub)command: the help of the level that needs one
         args.help_parser.print_help(sys.stderr)
         return 2
+    from islands.execution.stop_signals import Terminated, stop_signals
+
     try:
-        return args.func(args)
+        with stop_signals():  # SIGTERM and SIGHUP stop it as Ctrl-C does, cleanup included
+            if args.command in MAKES_FILES:
+                _remove_stale_files()
+            return args.func(args)
+    except Terminated as stop:
+        print(f"islands: terminated by {stop.name}", file=sys.stderr)
+        return stop.exit_status
     except ValueError as error:  # bad input: config, CPUs, sysfs trees, experiment files
         print(f"islands: error: {error}", file=sys.stderr)
         return 2
