@@ -27,6 +27,7 @@ COMMANDS = (
     "pmu",
     "calibrate",
     "advise",
+    "server-check",
 )
 
 _DOUBLE_BACKTICKS = re.compile(r"``([^`]+)``")
@@ -93,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_VersionAction, help="print the version and git revision, and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"islands.cli.{name}_command").register(sub)
+        importlib.import_module(f"islands.cli.{name.replace('-', '_')}_command").register(sub)
     parser.set_defaults(func=None, help_parser=parser)
     return parser
 
