@@ -331,10 +331,7 @@ def main(args: argparse.Namespace) -> int:
     if args.output is None:
         print(text)
     else:
-        try:
-            Path(args.output).write_text(text + "\n")
-        except OSError as e:
-            raise ValueError(f"--output {args.output}: cannot write ({e.strerror})") from None
+        _write_output(args.output, text + "\n")
         print(f"{len(table)} rows written to {args.output}")
     return 0
 
@@ -425,3 +422,29 @@ def _verdicts(rows: pd.DataFrame, manifest: dict[str, Any]) -> dict[str, Any]:
         out["precision"] = precision
         out["precision_summary"] = precision_words(precision)
     return out
+
+
+def _write_output(output: str, text: str) -> None:
+    """Writes ``--output``: a file (a new one, or one a link names) by a temporary file renamed
+    into place, so that a full disk leaves the old file or none, never a truncated one; a
+    device or pipe (``/dev/stdout``) directly."""
+    import os
+    import stat
+
+    from islands.analysis.guarded_files import write_by_rename
+
+    target = os.path.realpath(output)
+    try:
+        special = not stat.S_ISREG(os.stat(target).st_mode)
+    except FileNotFoundError:
+        special = False
+    except OSError as e:
+        raise ValueError(f"--output {output}: cannot write ({e.strerror})") from None
+    try:
+        if special:
+            with open(target, "w") as f:
+                f.write(text)
+        else:
+            write_by_rename(target, text)
+    except OSError as e:
+        raise ValueError(f"--output {output}: cannot write ({e.strerror})") from None
