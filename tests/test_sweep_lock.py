@@ -162,3 +162,11 @@ def test_a_refused_sweep_leaves_no_directory_it_made(tmp_path: Path, monkeypatch
     with pytest.raises(ValueError, match="refused"):
         Sweep(load_spec(path), read_topology(), out).run(lambda point: {}, progress=False)
     assert not (tmp_path / "new").exists()
+
+
+def test_an_experiment_file_with_a_byte_order_mark_loads_as_without(tmp_path: Path) -> None:
+    """Issue 48: a UTF-8 BOM gave "Invalid statement (line 1, col 1)"."""
+    plain, marked = tmp_path / "plain.toml", tmp_path / "marked.toml"
+    plain.write_text(TINY)
+    marked.write_bytes(b"\xef\xbb\xbf" + TINY.encode())
+    assert load_spec(marked).spec_hash() == load_spec(plain).spec_hash()

@@ -568,7 +568,7 @@ def load_spec(path: str | Path) -> ExperimentSpec:
     if len(raw) > MAX_SPEC_BYTES:
         raise ValueError(f"{path}: larger than {MAX_SPEC_BYTES // 1024} KiB; not an experiment file")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a UTF-8 byte-order mark (Windows editors write one) is no statement
     except UnicodeDecodeError as e:
         raise ValueError(f"{path}: not UTF-8 text (byte {e.start}); a binary file?") from None
     try:
