@@ -97,7 +97,8 @@ def main() -> None:
         flush=True,
     )
     verdicts: list[str] = []
-    covered: list[bool] = []
+    covered: list[bool] = []  # of the comparisons whose sweep gave an interval and whose later value is finite
+    unchecked = 0
     steal: list[float] = []
     busy = runs = 0
     started = time.monotonic()
@@ -138,11 +139,18 @@ def main() -> None:
             fresh = block_ratio(new, old)
             later = fresh.value
             low, high = g.get("ratio_low"), g.get("ratio_high")
-            inside = isinstance(low, (float, int)) and isinstance(high, (float, int)) and low <= later <= high
-            covered.append(bool(inside))
+            checkable = isinstance(low, (float, int)) and isinstance(high, (float, int)) and later == later
+            inside = checkable and low <= later <= high
+            if checkable:
+                covered.append(bool(inside))
+            else:
+                unchecked += 1
+            where = (
+                ("inside" if inside else "OUTSIDE") + " the interval" if checkable else "nothing to check it against"
+            )
             print(
                 f"  {comparison_words(g, precision).text} at level {g['level']:.4f}; later {args.fresh} blocks: "
-                f"{words_of(fresh)}, {'inside' if inside else 'OUTSIDE'} the interval",
+                f"{words_of(fresh)}, {where}",
                 flush=True,
             )
         sweep_no += 1
@@ -155,12 +163,16 @@ def main() -> None:
         + (" [target ≤ 5%]" if not args.ab else "")
     )
     print("verdicts: " + ", ".join(f"{v} {verdicts.count(v)}" for v in (WINNER, NOT_DISTINGUISHABLE, NOT_SETTLED)))
-    k = sum(covered)
-    cov = binomtest(k, n).proportion_ci(0.95)
-    print(
-        f"later {args.fresh}-block measurement inside the verdict's interval: {k} of {n} = {k / n:.1%} "
-        f"(95% CI {cov.low:.1%}-{cov.high:.1%}) [target ≥ 90%]"
-    )
+    k, m = sum(covered), len(covered)
+    if m:
+        cov = binomtest(k, m).proportion_ci(0.95)
+        print(
+            f"later {args.fresh}-block measurement inside the verdict's interval: {k} of {m} = {k / m:.1%} "
+            f"(95% CI {cov.low:.1%}-{cov.high:.1%}) [target ≥ 90%]"
+            + (f"; {unchecked} with nothing to check against (a run of 0 txn/s)" if unchecked else "")
+        )
+    else:
+        print(f"later measurement: nothing to check in {unchecked} comparisons (a run of 0 txn/s)")
     share = f"median {statistics.median(steal):.1%}, max {max(steal):.1%}" if steal else "not readable"
     print(
         f"machine: steal {share}; {busy} of {runs} sweep runs flagged busy (other processes); "
