@@ -30,11 +30,12 @@ FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs
 
 
 def leftovers() -> set[str]:
-    """islands files in /dev/shm and the temp directory."""
+    """This process's run directories in /dev/shm and the temp directory (islands-run-<pid>-*:
+    other users' files do not count)."""
     found = set()
     for root in {"/dev/shm", tempfile.gettempdir()}:
         if os.path.isdir(root):
-            found |= {f"{root}/{n}" for n in os.listdir(root) if n.startswith("islands")}
+            found |= {f"{root}/{n}" for n in os.listdir(root) if n.startswith(f"islands-run-{os.getpid()}-")}
     return found
 
 

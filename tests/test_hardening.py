@@ -130,9 +130,7 @@ def test_an_allocation_failure_anywhere_is_one_line(monkeypatch, capsys):
     def fail(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(run_command, "run_config", fail, raising=False)
-    monkeypatch.setattr(run_command, "run", fail, raising=False)
-    monkeypatch.setattr(run_command, "run_deployment", fail, raising=False)
+    monkeypatch.setattr(run_command, "execute", fail)  # the run path's one entry (islands.execution.runner)
     rc = cli_main(["run", "--cores", str(CPUS[0]), "--duration", "0.01", "--warmup", "0"])
     assert rc == 1
     one_line_error(capsys, "out of memory")

@@ -418,12 +418,12 @@ def test_a_multi_instance_point_runs_as_a_deployment(monkeypatch: pytest.MonkeyP
         def to_dict(self) -> dict[str, Any]:
             return {"throughput_tps": 5.0}
 
-    def run_deployment(deployment: Deployment, config: Any, transport: str, topology: Any) -> Result:
+    def run_deployment(deployment: Deployment, config: Any, transport: str, topology: Any, **kwargs: Any) -> Result:
         seen.append((deployment, config, transport))
-        assert topology is topo
+        assert topology is topo and kwargs.get("packing") is None
         return Result()
 
-    monkeypatch.setattr("islands.execution.runner.run_deployment", run_deployment)
+    monkeypatch.setattr("islands.execution.launcher.run_deployment", run_deployment)
     assert run_point(point, topo) == {"throughput_tps": 5.0}
     assert seen == [(point.deployment, point.config, "unix")]
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from islands import _core
 from islands.cli.json_output import dumps
+from islands.cli.option_checks import check_run_options
 from islands.cli.topology_args import add_topology_arguments, topology_from_args
 from islands.execution.runner import AUTO, execute, plan
 from islands.execution.settings import (
@@ -311,6 +312,7 @@ def run_from_args(args: argparse.Namespace):
 
 
 def _run_from_args(args: argparse.Namespace):
+    check_run_options(args)
     sysfs = getattr(args, "sysfs", None)
     oversubscribe = getattr(args, "oversubscribe", False)
     if sysfs is not None and not oversubscribe:

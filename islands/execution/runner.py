@@ -21,6 +21,7 @@ plan fixes:
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -191,7 +192,9 @@ def execute(plan: RunPlan) -> RunResult:
     directory = None
     if config.log.mode != "off" and not plan.keep_log:
         root = config.log.directory or default_log_root()
-        directory = tempfile.mkdtemp(prefix="islands-log-", dir=root)
+        # The pid in the name lets a later start-up remove it at once if this process is killed
+        # (islands.execution.stale_files).
+        directory = tempfile.mkdtemp(prefix=f"islands-log-{os.getpid()}-", dir=root)
         config = dataclasses.replace(config, log=dataclasses.replace(config.log, directory=directory))
     try:
         result = _run(plan, config)

@@ -55,8 +55,13 @@ ShmRingTransport::ShmRingTransport(const TransportConfig& config)
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
       if (j != me) inbound_[j] = create_inbound(j);
     }
-    watches_.resize(config_.n_instances - 1);
-    refresh_watches();
+    // Up to kMaxWatchedRings peers a look compares each ring's next-record word (no shared
+    // write per message); past them a look would load a line per peer on every transaction (191
+    // at 192 instances), so senders ring the receiver's doorbell and a look is one load.
+    if (config_.n_instances - 1 <= kMaxWatchedRings) {
+      watches_.resize(config_.n_instances - 1);
+      refresh_watches();
+    }
     for (std::uint32_t j = 0; j < config_.n_instances; ++j) {
       if (j == me) continue;
       outbound_[j] = attach_outbound(j);
@@ -302,7 +307,7 @@ bool ShmRingTransport::poll(Message& out) {
       out.payload.resize(header.payload_length);
       ring.read(kMessageHeaderBytes, out.payload.data(), header.payload_length);
       ring.pop();
-      watches_[src < me ? src : src - 1] = Watch{ring.next_stamp_word(), ring.next_stamp()};
+      if (!watches_.empty()) watches_[src < me ? src : src - 1] = Watch{ring.next_stamp_word(), ring.next_stamp()};
       ++stats_.messages_received;
       stats_.bytes_received += length;
       // Start the next poll at the following peer, so a busy peer cannot starve the others.
@@ -315,6 +320,7 @@ bool ShmRingTransport::poll(Message& out) {
 }
 
 void ShmRingTransport::refresh_watches() {
+  if (watches_.empty()) return;  // more peers than kMaxWatchedRings: the doorbell is rung instead
   std::size_t k = 0;
   for (std::uint32_t src = 0; src < config_.n_instances; ++src) {
     if (src == config_.instance_id) continue;

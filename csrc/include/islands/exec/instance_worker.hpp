@@ -106,7 +106,7 @@ class InstanceWorker {
         if (!clients_.take(request, now, measure_.measuring())) {
           system_.release();  // idle: nothing to run, so no hold on the system state
           serve();
-          cpu_relax();
+          transport_.rest();
           continue;
         }
         take_request(txn, request);

@@ -123,6 +123,19 @@ class WorkerTransport {
     last_idle_ = CycleClock::now();
   }
 
+  //! Nothing to do until a client's request comes (a worker of the client layer that found none):
+  //! where waiting workers sleep at once (idle_spin_us 0: an oversubscribed, functional run), a
+  //! sleep on the doorbell of at most kRestSleep, so that idle instances leave the CPUs to the busy
+  //! ones (they polled every ring without pause, and took both CPUs between them from 8 instances
+  //! on); otherwise one pause, as before (a worker with a core of its own answers at once).
+  void rest() {
+    if (spin_ticks_ == 0 && endpoint_ && delayed_.empty()) {
+      endpoint_->wait_rung(kRestSleep);
+    } else {
+      cpu_relax();
+    }
+  }
+
   //! Inbound messages held back while sending.
   std::size_t backlog() const { return backlog_.size(); }
   //! Messages held back by the injected delay (InstanceConfig::message_delay_us), whole run.
@@ -140,6 +153,9 @@ class WorkerTransport {
   static constexpr double kIdleGapNs = 5000;
   //! The longest sleep of one idle() call.
   static constexpr std::chrono::microseconds kIdleSleep{1000};
+  //! The longest sleep of one rest() call: an open loop's arrival or a request from another
+  //! instance waits at most this long for an oversubscribed worker.
+  static constexpr std::chrono::microseconds kRestSleep{2000};
 
   const std::atomic<bool>& failed_;
   std::unique_ptr<Transport> endpoint_;

@@ -48,6 +48,10 @@ class ShmRingTransport final : public Transport {
   //! "shm".
   const char* name() const override { return "shm"; }
 
+  //! The most peers whose rings a look watches directly (Transport::watches_); with more, senders
+  //! ring the receiver's doorbell after each message and a look is one load.
+  static constexpr std::uint32_t kMaxWatchedRings = 16;
+
   //! File name (in the run directory) of the ring carrying src's messages to dst.
   static std::string ring_name(std::uint32_t src, std::uint32_t dst);
 
