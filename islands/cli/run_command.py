@@ -16,6 +16,7 @@ from typing import Any
 
 from islands import _core
 from islands.cli.json_output import dumps
+from islands.analysis.verdicts import steal_words
 from islands.cli.option_checks import check_run_options
 from islands.cli.topology_args import add_topology_arguments, topology_from_args
 from islands.execution.runner import AUTO, execute, plan
@@ -32,6 +33,7 @@ from islands.experiments.spec_sections import known_transports
 from islands.machine.memory_placement import MEMORY_POLICIES
 from islands.machine.placement import DEPLOYMENT_PLACEMENTS
 from islands.machine.topology import parse_cpulist, read_topology
+from islands.measure.system_state import measure_around
 
 #: Workload settings whose flag is not ``--<field-name>`` (the names users already type).
 FLAG_NAMES = {"micro.rows_per_txn": "--rows", "micro.zipf_s": "--zipf", "tpcc.new_order_remote_item": "--remote-item"}
@@ -294,12 +296,29 @@ def flag_of(args: argparse.Namespace, field: str) -> str:
 
 
 def main(args: argparse.Namespace) -> int:
-    """Runs and prints; returns the exit status (1 when a consistency condition failed)."""
-    result = run_from_args(args)
+    """Runs and prints, with the machine's state around the run (steal, load, the cross-core
+    round trip, as a sweep's rows carry it); returns the exit status (1 when a consistency
+    condition failed)."""
+    result, system = measure_around(lambda: run_from_args(args))
     if not getattr(args, "fixed_warmup", False):
         result = result.measured_from_steady()
-    print(dumps(result.to_dict()) if args.json else result.summary())
+    if args.json:
+        print(dumps({**result.to_dict(), "system": system}))
+    else:
+        print(result.summary())
+        print(log_line(result.config.log))
+        steal = steal_words([system.get("steal_share", float("nan"))], left_out=False)
+        if steal:
+            print(f"warning     {steal}")
     return 1 if result.check_failures else 0
+
+
+def log_line(log: LogConfig) -> str:
+    """Whether the run logged: sweeps log their updates with group commit, so an unlogged run's
+    update throughput is not theirs."""
+    if log.mode == "off":
+        return "log         off (unlogged; sweeps log updates with group commit: compare with --log group_commit)"
+    return f"log         {log.mode.replace('_', ' ')}"
 
 
 def run_from_args(args: argparse.Namespace):
