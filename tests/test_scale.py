@@ -204,3 +204,31 @@ def test_80_and_192_instances_per_core(n, transport):
     assert result.multisite_commits > 0
     report = check_history(result.history)
     assert report.violations == [], report.summary()
+
+
+def test_limits_are_refused_or_raised_before_an_instance_starts(monkeypatch):
+    import collections
+    import resource
+    import shutil
+
+    from islands.execution.launcher import check_scale_limits
+
+    deployment = plan_deployment(machine(192), "per-core")
+    real = resource.getrlimit
+
+    def files(soft: int, hard: int):
+        return lambda which: (soft, hard) if which == resource.RLIMIT_NOFILE else real(which)
+
+    monkeypatch.setattr(resource, "getrlimit", files(100, 150))
+    with pytest.raises(ValueError, match="hard limit of 150"):
+        check_scale_limits(deployment, "unix")
+    raised = []
+    monkeypatch.setattr(resource, "getrlimit", files(100, 4096))
+    monkeypatch.setattr(resource, "setrlimit", lambda which, limits: raised.append(limits))
+    notes = check_scale_limits(deployment, "unix")
+    assert raised == [(192 + 64, 4096)] and "from 100 to 256" in notes[0]
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(1 << 30, 0, 100 << 20))
+    with pytest.raises(ValueError, match="shm rings need about 0.7 GiB"):
+        check_scale_limits(deployment, "shm", "/dev/shm")
+    assert check_scale_limits(plan_deployment(machine(24), "per-core"), "shm", "/dev/shm") == []

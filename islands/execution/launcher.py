@@ -419,6 +419,61 @@ def instance_specs(
     return specs
 
 
+#: Resident memory an instance process takes besides its data (interpreter, engine, rings'
+#: mappings): 42-51 MiB measured at 2-192 instances (benchmarks/scale.py, docs/scale.md).
+INSTANCE_OVERHEAD_BYTES = 64 << 20
+#: Descriptors an instance holds besides its unix sockets (pipes, the engine's, Python's).
+BASE_DESCRIPTORS = 64
+
+
+def ring_bytes_needed(n_sites: int, ring_bytes: int = 16 * 1024) -> int:
+    """The shm transport's files for ``n_sites`` endpoints: a ring each way between every pair
+    (measured: 20 KiB a ring at the default 16 KiB of buffering, 717 MiB at 192)."""
+    return n_sites * (n_sites - 1) * (ring_bytes + 4096)
+
+
+def check_scale_limits(deployment: Deployment, transport: str, run_root: str | None = None) -> list[str]:
+    """Refuses (ValueError, one line naming the limit and what would lift it) a deployment that
+    would hit a limit of this machine part way through its start-up, and returns what it raised
+    on the way: each unix endpoint's descriptors against RLIMIT_NOFILE (the soft limit is raised
+    to what is needed where the hard one allows), the shm rings against the free space of the
+    run directory's file system, and the instance processes' overhead against available memory."""
+    import resource
+
+    notes: list[str] = []
+    sites = deployment.n_cpus
+    if transport == "unix":
+        need = sites + BASE_DESCRIPTORS
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard != resource.RLIM_INFINITY and need > hard:
+            raise ValueError(
+                f"deployment {deployment.label}: a unix endpoint needs about {need} file descriptors, above this "
+                f"machine's hard limit of {hard} (ulimit -Hn; raise it, or use --transport shm)"
+            )
+        if soft != resource.RLIM_INFINITY and need > soft:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))  # inherited by the instances
+            notes.append(f"raised the open-files limit from {soft} to {need} for {sites} unix endpoints")
+    if transport == "shm":
+        need = ring_bytes_needed(sites)
+        root = run_root or tempfile.gettempdir()
+        free = shutil.disk_usage(root).free
+        if need > free:
+            raise ValueError(
+                f"deployment {deployment.label}: its shm rings need about {need / 2**30:.1f} GiB in {root}, "
+                f"which has {free / 2**30:.1f} GiB free (enlarge it, or use --transport unix)"
+            )
+    from islands.execution.memory_admission import available_bytes
+
+    available = available_bytes()
+    need = deployment.n_instances * INSTANCE_OVERHEAD_BYTES
+    if available is not None and need > available:
+        raise ValueError(
+            f"deployment {deployment.label}: {deployment.n_instances} instance processes need about "
+            f"{need / 2**30:.1f} GiB besides their data, but {available / 2**30:.1f} GiB is available"
+        )
+    return notes
+
+
 def validate(
     deployment: Deployment, config: RunConfig, transport: str, topology: Topology, packing: Packing | None = None
 ) -> None:
@@ -514,6 +569,7 @@ def run_deployment(
     """
     topology = topology or read_topology()
     validate(deployment, config, transport, topology, packing)
+    limit_notes = check_scale_limits(deployment, transport, RUN_ROOT)
     if packing is None:
         memory_nodes(topology, deployment, memory)  # a policy the machine cannot give: refused now
     if recover and config.log.mode == "off":
@@ -584,6 +640,7 @@ def run_deployment(
     result = collect(config, deployment, transport, topology, results)
     result = dataclasses.replace(result, launch=launch)
     result.warnings.extend(log_warnings)
+    result.launch["notes"] = limit_notes
     for instance, spec in zip(result.instances, specs):
         instance["memory_nodes"] = spec["numa_nodes"]  # None: not bound (the kernel's default)
     if config.profile.simulate:  # cachegrind's copy runs after the instances are gone
