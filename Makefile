@@ -91,7 +91,7 @@ test: install cpp-tests $(VENV)/.test-deps tools browser
 settings: install
 	$(PY) -m islands.execution.settings_codegen
 
-# docs/figures.md, the figure catalog, written again from islands/experiments/figure_registry.py
+# docs/figures.md, the figure catalog, written again from islands/figures/catalog.py
 # (tests/test_figure_catalog.py fails until it is).
 catalog: install
 	$(PY) -m islands.experiments.figure_catalog

@@ -37,7 +37,7 @@ import islands
 from islands.execution.launcher import run_deployment
 from islands.execution.run_result import RunResult
 from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
-from islands.experiments.designs import DESIGNS
+from islands.figures.designs import DESIGNS
 from islands.machine.placement import Deployment
 from islands.machine.virtual_topology import virtual_sockets
 
@@ -48,7 +48,7 @@ FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs
 
 
 def run_config(design: str, workers: int, args: argparse.Namespace) -> RunConfig:
-    """TATP UpdateSubscriberData under `design` (islands.experiments.designs) on `workers` CPUs (one worker
+    """TATP UpdateSubscriberData under `design` (islands.figures.designs) on `workers` CPUs (one worker
     each; two with plp_workers_per_cpu 2)."""
     engine = EngineConfig(**DESIGNS[design].engine)
     driver = DriverConfig(cpus=tuple(range(workers)), warmup_s=args.warmup, duration_s=args.duration)

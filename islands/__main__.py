@@ -68,7 +68,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def version_text() -> str:
     """``islands <version> (git <revision>)``: the package version and the source revision."""
-    from islands.measure.revision import git_revision, package_version
+    from islands.analysis.revision import git_revision, package_version
 
     return f"islands {package_version()} (git {git_revision()})"
 

@@ -144,7 +144,7 @@ def test_bench_json(cli_here, tmp_path):
 def test_version_names_the_package_version_and_revision(cli):
     from importlib.metadata import version
 
-    from islands.measure.revision import git_revision
+    from islands.analysis.revision import git_revision
 
     out = cli("--version")
     assert out.returncode == 0
@@ -214,7 +214,7 @@ def test_every_public_config_is_exported():
 
 
 def test_the_package_carries_the_revision_it_was_built_from(monkeypatch, tmp_path):
-    from islands.measure import revision as metadata
+    from islands.analysis import revision as metadata
 
     baked = metadata.built_revision()
     assert baked != "unknown", "islands/_revision.py was not installed with the package"

@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 from islands.experiments.figure_catalog import CATALOG_PATH, catalog_markdown
-from islands.experiments.figure_registry import BENCH_COMMANDS, CATALOG, DRAWN, PAPERS
+from islands.figures.catalog import BENCH_COMMANDS, CATALOG, DRAWN, PAPERS
 
 REPO = Path(__file__).resolve().parents[1]
 

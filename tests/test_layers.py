@@ -2,7 +2,10 @@
 ``TYPE_CHECKING`` as much as those at the top of a module. The directions are written once, in
 :data:`MAY_IMPORT`; a reading of the source (``ast``, nothing imported) checks them, finds
 import cycles and module names used twice. The import-time checks at the end run in a fresh
-interpreter, since this one has long loaded everything."""
+interpreter, since this one has long loaded everything.
+
+The table is :data:`islands.layers.MAY_IMPORT`, whole packages only (the run's settings aside,
+until they have a package of their own); docs/architecture.svg draws it."""
 
 from __future__ import annotations
 
@@ -16,64 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from islands.layers import MAY_IMPORT
+
 PACKAGE = Path(__file__).resolve().parent.parent / "islands"
 
-#: Each layer, bottom first, and the layers it may import besides its own modules (a name
-#: stands for itself and everything under it). The compiled engine is ``islands._core``.
-MAY_IMPORT: dict[str, tuple[str, ...]] = {
-    # what the machine is and where things go: pure, or reads sysfs; imports nothing of ours
-    "islands.machine": (),
-    # the run's settings (their sections generated from the engine's lists): probe nothing
-    "islands.execution.settings": ("islands._core", "islands.execution.settings_sections"),
-    "islands.execution.settings_sections": (),
-    # stored rows and their statistics: never launch, never draw
-    "islands.analysis": ("islands.machine", "islands.execution.settings"),
-    # what is measured around a run: never draws
-    "islands.measure": ("islands._core", "islands.machine", "islands.execution.settings", "islands.analysis"),
-    # one run, in this process or as a deployment of instance processes
-    "islands.execution": ("islands._core", "islands.machine", "islands.measure", "islands.analysis"),
-    # ATraPos: the paper's algorithms, and the controller that drives a live run
-    "islands.atrapos": ("islands._core", "islands.machine", "islands.execution", "islands.measure", "islands.analysis"),
-    # experiment files, sweeps and where their runs happen; reproduce draws what it ran
-    "islands.experiments": (
-        "islands._core",
-        "islands.machine",
-        "islands.execution",
-        "islands.measure",
-        "islands.analysis",
-        "islands.atrapos",
-        "islands.plots",
-    ),
-    # the model computes from parameters and stored measurements: it never runs anything
-    "islands.model": ("islands.machine", "islands.execution.settings", "islands.analysis"),
-    # the hardware microbenchmarks and the model's calibration runs
-    "islands.bench": (
-        "islands._core",
-        "islands.machine",
-        "islands.execution",
-        "islands.measure",
-        "islands.analysis",
-        "islands.experiments.progress",
-        "islands.model",
-    ),
-    # figures from stored rows (and the model's predictions): never launch, never measure;
-    # the figure registry and the designs' names are tables, which the experiments also read
-    "islands.plots": (
-        "islands.machine",
-        "islands.execution.settings",
-        "islands.analysis",
-        "islands.model",
-        "islands.atrapos",
-        "islands.measure.revision",
-        "islands.experiments.figure_registry",
-        "islands.experiments.designs",
-    ),
-    # the command line: everything
-    "islands.cli": ("islands",),
-    "islands.__main__": ("islands.cli", "islands.measure.revision"),
-    # the package's lazy public API names what it exports
-    "islands": ("islands",),
-}
+#: The run's settings are still modules of islands.execution that the layers below it read (issue
+#: 44 item 4: a package of their own, islands/config); no other entry may name a single module.
+SINGLE_MODULES = {"islands.execution.settings", "islands.execution.settings_sections"}
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -205,6 +157,19 @@ def test_no_two_modules_share_a_name():
     assert {n: p for n, p in names.items() if len(p) > 1} == {}
 
 
+def test_the_table_names_whole_packages_only():
+    def whole(name: str) -> bool:
+        if name in ("islands", "islands._core"):
+            return True
+        path = PACKAGE.parent.joinpath(*name.split("."))
+        top_level_module = name.count(".") == 1 and path.with_suffix(".py").is_file()
+        return (path / "__init__.py").is_file() or top_level_module
+
+    names = set(MAY_IMPORT) | {m for targets in MAY_IMPORT.values() for m in targets}
+    assert sorted(n for n in names if not whole(n) and n not in SINGLE_MODULES) == []
+    assert all(not whole(n) for n in SINGLE_MODULES)  # gone from the list once they are packages
+
+
 def test_every_module_belongs_to_a_layer():
     modules, _ = read_tree(PACKAGE)
     assert sorted(m for m in modules if layer_of(m) == m and m not in MAY_IMPORT) == []
@@ -217,6 +182,7 @@ def test_every_module_belongs_to_a_layer():
         ("machine/placement.py", "if False:\n    import islands.measure.pmu\n"),
         ("model/predict.py", "def _planted():\n    from islands import _core\n"),
         ("measure/pmu.py", "def _planted():\n    import islands.plots.multisite\n"),
+        ("figures/designs.py", "def _planted():\n    import islands.plots.design_comparison\n"),
     ],
 )
 def test_the_reading_finds_a_planted_violation(tmp_path, module, planted):
@@ -274,6 +240,9 @@ PURE = [
     "islands.execution.settings",
     "islands.experiments.spec",
     "islands.model",
+    "islands.figures.catalog",
+    "islands.figures.designs",
+    "islands.layers",
 ]
 
 #: Makes importing the compiled engine, pandas or matplotlib (or anything under them) fail.

@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from islands.experiments.designs import DESIGNS, design_of
 from islands.experiments.reproduce import quick_spec
 from islands.experiments.sweep import Point, Sweep, load_spec
+from islands.figures.designs import DESIGNS, design_of
 from islands.machine.topology import read_topology
 from islands.plots import figure_function
 from islands.plots.figure_rules import figure_words

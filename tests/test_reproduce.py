@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from islands.experiments.figure_registry import DRAWN
 from islands.experiments.reproduce import (
     QUICK_DURATION_S,
     QUICK_LIVE_DURATION_S,
@@ -18,6 +17,7 @@ from islands.experiments.reproduce import (
     quick_spec,
 )
 from islands.experiments.sweep import load_spec
+from islands.figures.catalog import DRAWN
 from islands.plots import FIGURES
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"

@@ -15,7 +15,7 @@ __all__ = ["main", "register"]
 
 def register(subparsers: Any) -> argparse.ArgumentParser:
     """Adds the ``reproduce`` subcommand (``func=main``)."""
-    from islands.experiments.figure_registry import DRAWN
+    from islands.figures.catalog import DRAWN
 
     figures = sorted(DRAWN)
     p = subparsers.add_parser(

@@ -1,5 +1,5 @@
 """The figure catalog in the repository, ``docs/figures.md``, written from the figure registry
-(:mod:`islands.experiments.figure_registry`): for every figure of the papers, the paper (by
+(:mod:`islands.figures.catalog`): for every figure of the papers, the paper (by
 title and venue), what it shows, the parameters the paper used, the shape it reported, and the
 command and experiment files that draw it here.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from islands.experiments.figure_registry import BENCH_COMMANDS, CATALOG, DRAWN, PAPERS, Figure
+from islands.figures.catalog import BENCH_COMMANDS, CATALOG, DRAWN, PAPERS, Figure
 
 __all__ = ["CATALOG_PATH", "catalog_markdown", "main"]
 
@@ -53,7 +53,7 @@ def catalog_markdown(experiments: Path | None = None) -> str:
         "# The papers' figures",
         "",
         "<!-- Written by `python -m islands.experiments.figure_catalog` (make catalog) from",
-        "     islands/experiments/figure_registry.py; edit the registry, not this file. -->",
+        "     islands/figures/catalog.py; edit the catalog, not this file. -->",
         "",
         "Every figure and table of the papers that islands mirrors: what it shows, the parameters",
         "the paper used, the shape the paper reported, and the command that draws it on this",

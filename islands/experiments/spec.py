@@ -47,7 +47,7 @@ one machine, because deployments may be written relative to the topology (``1``,
     cores = [1, 2, 4, 8, "all"]       # optional: deploy on the first N cpus only (larger N
                                       # than the machine has are skipped with a note)
     design = ["centralized", "plp"]   # optional, instead of deployment: paper 002's baselines
-                                      # (islands.experiments.designs: shared-nothing, centralized, plp,
+                                      # (islands.figures.designs: shared-nothing, centralized, plp,
                                       # plp-hw; Fig 6's naive, workload-aware, atrapos-static),
                                       # each its deployment and engine settings
     update = [false, true]            # any MicroConfig or EngineConfig field (e.g.
@@ -114,7 +114,6 @@ from islands.execution.settings import (
     default_cc,
     default_log_root,
 )
-from islands.experiments.designs import DESIGNS
 from islands.experiments.probes import Probe, parse_probe
 from islands.experiments.schedule import LiveRun, parse_schedule
 from islands.experiments.spec_sections import (
@@ -137,6 +136,7 @@ from islands.experiments.spec_sections import (
     spec_key,
     stable_hash,
 )
+from islands.figures.designs import DESIGNS
 from islands.machine.topology import format_cpulist
 
 __all__ = ["ExperimentSpec", "load_spec"]

@@ -27,7 +27,7 @@ from islands.execution.settings import (
     default_log_root,
     resolve_field,
 )
-from islands.experiments.designs import DESIGN_ENGINE_KEYS, DESIGNS
+from islands.figures.designs import DESIGN_ENGINE_KEYS, DESIGNS
 from islands.machine.topology import parse_cpulist
 
 #: Keys of [grid] that are not config fields: what a point is deployed on. ``cores`` takes the

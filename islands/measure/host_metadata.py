@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from islands import _core
-from islands.measure.revision import git_revision, package_version
+from islands.analysis.revision import git_revision, package_version
 
 
 def cpu_model() -> str:

@@ -4,7 +4,7 @@ in words and the numbers it gave, each with its source.
 The model's figures (:mod:`islands.plots.model_figures`) draw a figure's projection onto the
 papers' machines beside this, and say where the projection keeps the paper's shape and where
 it does not. Sources: the figure catalog, docs/figures.md ("shape the paper reported"; written
-from :mod:`islands.experiments.figure_registry`), which summarizes paper 000 (VLDB Journal
+from :mod:`islands.figures.catalog`), which summarizes paper 000 (VLDB Journal
 2016; the conference version is 001); the section named with each entry is the paper's text
 the numbers come from. Machines are named by their fixture shape (``tests/fixtures/sysfs``):
 ``4x6`` the quad-socket Xeon E7530 most of 000's figures ran on, ``2x8`` the dual-socket and

@@ -23,13 +23,13 @@ import pandas as pd
 
 from islands.analysis.guarded_files import make_directory, write_by_rename
 from islands.analysis.verdicts import precision_words, steal_words
-from islands.experiments.figure_registry import DRAWN
+from islands.figures.catalog import DRAWN
 from islands.plots._common import Drawing
 
 __all__ = ["FIGURES", "Drawing", "Rendered", "draw_results", "figure_function", "render_results"]
 
 #: Figure id (docs/figures.md) → the function that draws it from a sweep's rows (the table is
-#: :data:`islands.experiments.figure_registry.DRAWN`, which names them without importing them).
+#: :data:`islands.figures.catalog.DRAWN`, which names them without importing them).
 FIGURES: dict[str, Callable[[pd.DataFrame, str], Drawing]] = {
     figure_id: getattr(importlib.import_module(where.split(":")[0]), where.split(":")[1])
     for figure_id, where in DRAWN.items()

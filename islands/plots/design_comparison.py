@@ -1,4 +1,4 @@
-"""Paper 002 (ATraPos): its baselines (:mod:`islands.experiments.designs`) against each other.
+"""Paper 002 (ATraPos): its baselines (:mod:`islands.figures.designs`) against each other.
 
 - Fig 1/2: throughput vs sockets, read 1 row, perfectly partitionable: per-core
   shared-nothing, centralized shared-everything, PLP;
@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from islands.experiments.designs import DESIGNS, design_of
+from islands.figures.designs import DESIGNS, design_of
 from islands.plots._common import (
     Drawing,
     aggregate,

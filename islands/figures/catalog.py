@@ -2,9 +2,11 @@
 reported (:data:`CATALOG`, the papers in :data:`PAPERS`), and the ones the toolkit draws from a
 sweep's rows: figure id → ``module:function`` (:data:`DRAWN`).
 
-Kept apart from :mod:`islands.plots` (which builds :data:`islands.plots.FIGURES` from it) so
-that the command line can list the ids without importing matplotlib and pandas. The figure
-catalog in the repository, ``docs/figures.md``, is written from this module
+Data only, at the bottom of the layers (:mod:`islands.figures` imports nothing of ours): the
+experiments, the plots and the command line all read it, and :mod:`islands.plots` turns
+:data:`DRAWN`'s names into the drawing functions (:data:`islands.plots.FIGURES`), so that the
+command line can list the ids without importing matplotlib and pandas. The figure catalog in
+the repository, ``docs/figures.md``, is written from this module
 (``python -m islands.experiments.figure_catalog``; tests/test_figure_catalog.py checks it is
 current).
 """
