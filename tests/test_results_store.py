@@ -70,17 +70,23 @@ def test_a_failed_write_leaves_no_part(tmp_path: Path, monkeypatch: pytest.Monke
     store = ResultStore(tmp_path / "r")
     store.append([row(0)])
 
-    def disk_full(self: pd.DataFrame, path: str, **kwargs: object) -> None:
-        Path(path).write_bytes(b"PAR1 half a file")  # some bytes made it, then the disk filled
+    def disk_full(fd: int) -> None:  # the bytes were written, then the disk filled before they were flushed
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
-    with pytest.raises(OSError, match="No space left"):
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left") as failed:
         store.append([row(1)])
     monkeypatch.undo()
+    # the error names the part it was writing, not its temporary dot-file
+    assert failed.value.filename is not None and Path(failed.value.filename).parent == store.parts_dir
+    assert Path(failed.value.filename).name.startswith("part-")
     assert len(store.parts()) == 1
     assert os.listdir(store.parts_dir) == [store.parts()[0].name]  # the temporary file is gone
     assert list(store.rows()["point_id"]) == ["p0"]
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError) as failed:
+        store.write_manifest({"figure": "none"})
+    assert failed.value.filename == str(store.manifest_path)
 
 
 def test_a_crash_mid_write_leaves_only_an_ignored_dot_file(tmp_path: Path) -> None:
@@ -129,9 +135,69 @@ def test_parts_read_again_are_decoded_once_and_a_replaced_part_is_read_anew(
     rows.loc[0, "point_id"] = "changed by a caller"  # a caller's frame is its own
     assert list(store.rows()["point_id"]) == ["p0", "p1"] and len(decoded) == 2
     assert first is not None
+    data = first.read_bytes()
+    first.unlink()
+    first.write_bytes(data)  # the same bytes in a new file under the same name: read anew
+    assert list(store.rows()["point_id"]) == ["p0", "p1"] and len(decoded) == 3
     other = ResultStore(tmp_path / "other")
     other.create({})
     replacement = other.append([row(7)])
     assert replacement is not None
-    os.replace(replacement, first)  # another file under the same name
-    assert list(store.rows()["point_id"]) == ["p7", "p1"] and len(decoded) == 3
+    os.replace(replacement, first)  # another part's bytes under this part's name: its checksum refuses them
+    with pytest.raises(ValueError, match="damaged"):
+        store.rows()
+
+
+# Checksums (issue 48): a part's name carries the checksum of its bytes -----------------
+
+
+def test_a_part_s_name_carries_the_checksum_of_its_bytes(tmp_path: Path) -> None:
+    import hashlib
+
+    from islands.analysis.store import named_checksum
+
+    store = ResultStore(tmp_path / "r")
+    part = store.append([row(0)])
+    assert part is not None
+    digest = named_checksum(part)
+    assert digest is not None and part.name.endswith(f".sha256-{digest}.parquet")
+    assert hashlib.sha256(part.read_bytes()).hexdigest().startswith(digest)
+    assert pq.read_table(part).num_rows == 1  # still a Parquet file any reader reads as it is
+
+
+def test_a_scribbled_part_is_refused_naming_it(tmp_path: Path) -> None:
+    store = ResultStore(tmp_path / "r")
+    store.append([row(0)])
+    part = store.append([row(1)])
+    assert part is not None
+    data = bytearray(part.read_bytes())
+    data[len(data) // 3 : len(data) // 3 + 64] = bytes(range(64))  # 64 bytes scribbled mid-file
+    part.write_bytes(bytes(data))
+    with pytest.raises(ValueError) as refused:
+        store.rows()
+    message = str(refused.value)
+    assert "\n" not in message and message.startswith(f"{part}: damaged")
+    assert "move it away to read the others" in message
+
+
+def test_parts_written_before_checksums_still_read_and_a_foreign_one_is_refused(tmp_path: Path) -> None:
+    from islands.analysis.store import flatten
+
+    store = ResultStore(tmp_path / "r")
+    store.parts_dir.mkdir(parents=True)
+    old = store.parts_dir / "part-00000000000000000001-0000abcd.parquet"  # the name parts had before
+    pd.DataFrame([flatten(row(0))]).to_parquet(old, index=False)
+    assert list(store.rows()["point_id"]) == ["p0"]  # read, unverified
+    foreign = store.parts_dir / "part-00000000000000000002-0000abcd.parquet"
+    pd.DataFrame({"a": [1, 2], "b": ["x", "y"]}).to_parquet(foreign, index=False)
+    with pytest.raises(ValueError, match=rf"^{foreign}: not an islands part \(Parquet, but without a checksum"):
+        store.rows()
+    foreign.write_bytes(b"PAR1 not parquet at all PAR1")
+    with pytest.raises(ValueError, match=rf"^{foreign}: not a readable Parquet file"):
+        store.rows()
+    # a foreign Parquet file given a checksum-like name fails the checksum
+    faked = store.parts_dir / f"part-00000000000000000003-0000abcd.sha256-{'0' * 32}.parquet"
+    foreign.unlink()
+    pd.DataFrame([flatten(row(3))]).to_parquet(faked, index=False)
+    with pytest.raises(ValueError, match=rf"^{faked}: damaged"):
+        store.rows()

@@ -24,7 +24,7 @@ import pandas as pd
 
 from islands.analysis.statistics import PointStats, Ratio, ratio, summarize
 from islands.analysis.store import ResultStore, results_directory
-from islands.analysis.tables import human_number, point_axes
+from islands.analysis.tables import check_metric, human_number, point_axes
 from islands.analysis.verdicts import NO_INTERVAL, NOT_DISTINGUISHABLE, STEAL_LIMIT, direction, words_of
 
 __all__ = ["Comparison", "PointComparison", "busy_rows", "compare_dirs", "load_rows"]
@@ -166,6 +166,7 @@ def compare_dirs(
         for column in (metric, *by):
             if column not in rows.columns:
                 raise ValueError(f"{name} ({a if name == 'A' else b}): the rows have no column {column!r}")
+        check_metric(rows, metric, f"the rows of {name} ({a if name == 'A' else b})")
     for name, directory, rows in (("A", a, ra), ("B", b, rb)):
         refuse_functional(rows, metric, f"{name} ({directory})")
     by = tuple(by)

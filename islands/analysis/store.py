@@ -13,13 +13,23 @@ Every file is written under a temporary dot-name, flushed to disk and renamed in
 so a crash or a full disk mid-write leaves at worst a dot-file that readers ignore, never a
 half-written part or manifest; files are made readable by everyone (0644). A directory written
 before the dataset layout (one ``rows.parquet``) is still read, its rows first.
+
+Each part carries the checksum of its bytes in its name
+(``part-<time>-<random>.sha256-<first 32 hex digits>.parquet``: the name and the bytes arrive
+in one rename, and any Parquet reader still reads the file as it is). Reading verifies it, and
+a part whose bytes do not match its name (scribbled, truncated, replaced) is refused in one line
+naming it. A part written before the checksum (a name without one) is read unverified, but it
+must still be Parquet and carry the columns every islands row has (a foreign Parquet file put
+in ``rows/`` is refused, not merged as an empty point).
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import time
 import uuid
@@ -38,6 +48,23 @@ ROWS_DIR = "rows"
 MANIFEST_FILE = "manifest.json"
 #: Permission bits of every result file: the owner writes, everyone reads.
 FILE_MODE = 0o644
+#: How a part's name carries the checksum of its bytes: the first 32 hex digits of their SHA-256.
+CHECKSUM_DIGITS = 32
+_CHECKSUM_NAME = re.compile(rf"\.sha256-([0-9a-f]{{{CHECKSUM_DIGITS}}})\.parquet$")
+#: The columns of which an islands row has at least one (sweep rows both, benchmarks'
+#: config_hash): a part written before checksums without any of them is not an islands part.
+ROW_COLUMNS = ("point_id", "config_hash")
+
+
+def part_checksum(data: bytes) -> str:
+    """The checksum a part's name carries for its bytes."""
+    return hashlib.sha256(data).hexdigest()[:CHECKSUM_DIGITS]
+
+
+def named_checksum(path: str | Path) -> str | None:
+    """The checksum in a part's name, or None for a part written before checksums."""
+    found = _CHECKSUM_NAME.search(Path(path).name)
+    return found.group(1) if found else None
 
 
 def results_directory(directory: str | Path) -> Path:
@@ -98,9 +125,12 @@ class ResultStore:
         return manifest
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        """Replaces the manifest atomically."""
+        """Replaces the manifest atomically; an OSError (a full disk) names the manifest."""
         text = json.dumps(manifest, indent=2, sort_keys=True, default=str)
-        replace_by_rename(self.manifest_path, lambda tmp: Path(tmp).write_text(text), FILE_MODE)
+        try:
+            replace_by_rename(self.manifest_path, lambda tmp: Path(tmp).write_text(text), FILE_MODE)
+        except OSError as e:
+            raise OSError(e.errno, e.strerror or str(e), str(self.manifest_path)) from None
 
     def parts(self) -> list[Path]:
         """The part files in the order they were written (temporary dot-files left out)."""
@@ -152,11 +182,22 @@ class ResultStore:
         if cached is not None and cached[0] == identity:
             return cached[1]
         data = read_regular(path, "rows file")  # a planted link or FIFO is refused, never followed
+        away = "move it away to read the others"
+        expected = named_checksum(path)
+        if expected is not None and part_checksum(data) != expected:
+            raise ValueError(
+                f"{path}: damaged (its bytes do not match the checksum in its name, sha256 {expected}...); {away}"
+            )
         try:
             # one file, read in this thread: pq.read_table's dataset machinery costs more than the read
             table = pq.ParquetFile(io.BytesIO(data)).read(use_threads=False)
         except Exception as e:
-            raise ValueError(f"{path}: not a readable Parquet file ({e}); move it away to read the others") from None
+            raise ValueError(f"{path}: not a readable Parquet file ({_one_line(e)}); {away}") from None
+        if expected is None and path != self.rows_path and not set(ROW_COLUMNS) & set(table.column_names):
+            raise ValueError(
+                f"{path}: not an islands part (Parquet, but without a checksum in its name and without the "
+                f"{' or '.join(ROW_COLUMNS)} column of every islands row); {away}"
+            )
         self._decoded[path] = (identity, table)
         return table
 
@@ -168,8 +209,20 @@ class ResultStore:
         new = pd.DataFrame([flatten(r) for r in rows])
         if new.empty:
             return None
+        buffer = io.BytesIO()
+        new.to_parquet(buffer, index=False)
+        data = buffer.getvalue()
         make_directory(self.parts_dir, DIRECTORY_MODE, "rows directory")
         # Names sort in the order written; the random part keeps concurrent writers apart.
-        path = self.parts_dir / f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}.parquet"
-        replace_by_rename(path, lambda tmp: new.to_parquet(tmp, index=False), FILE_MODE)
+        stem = f"part-{time.time_ns():020d}-{uuid.uuid4().hex[:8]}"
+        path = self.parts_dir / f"{stem}.sha256-{part_checksum(data)}.parquet"
+        try:
+            replace_by_rename(path, lambda tmp: Path(tmp).write_bytes(data), FILE_MODE)
+        except OSError as e:  # a full disk: name the part, not the temporary file it was written as
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from None
         return path
+
+
+def _one_line(error: Exception) -> str:
+    """An exception's text on one line (pyarrow's may span several)."""
+    return " ".join(str(error).split())

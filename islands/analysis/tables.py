@@ -17,7 +17,7 @@ from typing import Any
 
 import pandas as pd
 
-__all__ = ["human_number", "MEASURED", "fit_table", "point_axes", "short_names", "terminal_width"]
+__all__ = ["check_metric", "human_number", "MEASURED", "fit_table", "point_axes", "short_names", "terminal_width"]
 
 #: Config columns that never name a point for people (they follow from the deployment).
 NOT_AXES = ("config.driver.cpus", "config.driver.pin", "config.engine.cc")
@@ -37,6 +37,23 @@ def human_number(v: float, k_digits: int = 1, small: str = ".0f") -> str:
     if abs(v) >= 1e3:
         return f"{v / 1e3:.{k_digits}f} K"
     return format(v, small)
+
+
+def check_metric(rows: pd.DataFrame, metric: str, where: str = "the rows") -> None:
+    """Raises ValueError (one line, naming ``--metric``) when ``rows`` have no column ``metric``
+    or it holds values none of which is a number (``transport``: text, which a summary would
+    read as a point without runs)."""
+    if metric not in rows.columns:
+        raise ValueError(f"--metric: {where} have no column {metric!r}")
+    present = rows[metric].dropna()
+    if present.empty:
+        return  # no value yet (every run failed): the summaries say n/a
+    if pd.api.types.is_bool_dtype(present) or pd.to_numeric(present, errors="coerce").notna().sum() == 0:
+        sample = ", ".join(repr(v) for v in list(dict.fromkeys(present.astype(str)))[:2])
+        raise ValueError(
+            f"--metric {metric}: not a numeric column (values such as {sample}); choose one such as "
+            "throughput_tps or commits"
+        )
 
 
 def terminal_width(default: int = 120) -> int:

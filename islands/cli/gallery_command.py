@@ -8,6 +8,7 @@ cannot be written) is one line with exit status 2.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from islands.analysis.store import results_directory
@@ -35,7 +36,10 @@ def main(args: argparse.Namespace) -> int:
     results_directory(args.results)  # before matplotlib loads
     from islands.plots.gallery import build_gallery
 
-    page = build_gallery(args.results, args.out)
+    problems: list[str] = []
+    page = build_gallery(args.results, args.out, problems)
+    for line in problems:  # a directory left without its figure (a damaged part: the file named)
+        print(f"warning: {line}", file=sys.stderr)
     if args.json:
         from islands.cli.json_output import dumps
 

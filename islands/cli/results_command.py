@@ -170,10 +170,9 @@ def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFr
     import pandas as pd
 
     from islands.analysis.statistics import summarize
-    from islands.analysis.tables import IDENTITY, point_axes
+    from islands.analysis.tables import IDENTITY, check_metric, point_axes
 
-    if metric not in rows.columns:
-        raise ValueError(f"--metric: the rows have no column {metric!r}")
+    check_metric(rows, metric)
     key = ["grid_id"] if "grid_id" in rows.columns else [c for c in rows.columns if c.startswith("config.")]
     names = [c for c in IDENTITY if c in rows.columns] + point_axes(rows)
     records = []

@@ -18,6 +18,7 @@ before the results directory is touched.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import itertools
@@ -38,12 +39,12 @@ from islands.atrapos.events import check_events
 from islands.execution.launcher import validate as validate_deployment
 from islands.execution.settings import DEFAULT_WORKLOAD, WORKLOADS
 from islands.execution.settings import default_log_root as default_log_root
+from islands.experiments.designs import DESIGNS
 from islands.experiments.executors import Executor, Finished, LocalExecutor
 from islands.experiments.point import Point, Runner, default_runner, run_point, show_value
 from islands.experiments.progress import SweepProgress, choose_mode
 from islands.experiments.spec import ExperimentSpec, load_spec
 from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, SpecLocation, known_transports
-from islands.figures.designs import DESIGNS
 from islands.machine.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.machine.topology import Topology
 from islands.measure.run_noise import timeline_noise
@@ -508,7 +509,9 @@ class Sweep:
             )
             raise
         except BaseException as e:
-            finish("failed", str(e))
+            # on a full disk the manifest cannot record it: the error that stopped the sweep names its path
+            with contextlib.suppress(OSError):
+                finish("failed", str(e))
             raise
         finish("complete")
         warning = busy_warning(states)

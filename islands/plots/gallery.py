@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime
 import html
 import json
+import re
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,10 +160,12 @@ def _ordered(entries: list[Entry]) -> list[Entry]:
     return sorted(entries, key=lambda e: (e.figure_id or "~", str(e.manifest.get("experiment") or ""), e.name))
 
 
-def build_gallery(results: str | Path, out: str | Path | None = None) -> Path:
+def build_gallery(results: str | Path, out: str | Path | None = None, problems: list[str] | None = None) -> Path:
     """Writes the page for the results directories under ``results`` into ``out`` (default
     ``<results>/gallery``) and returns the page's path. Raises ValueError (one line) for a
-    root with no results directories or an output directory that cannot be written."""
+    root with no results directories or an output directory that cannot be written. Each
+    directory whose figure could not be drawn adds its one line to ``problems`` (a damaged or
+    foreign part names the file), for the command to print."""
     root = Path(results)
     sources = find_results(root)
     target = Path(out) if out is not None else root / "gallery"
@@ -172,6 +175,8 @@ def build_gallery(results: str | Path, out: str | Path | None = None) -> Path:
     sources = [s for s in sources if s.resolve() != resolved]
     try:
         entries = _ordered([_collect(s, target) for s in sources])
+        if problems is not None:
+            problems += [f"{e.source}: {_CONTROL_OR_BREAK.sub(_visible, e.problem)}" for e in entries if e.problem]
         page = target / INDEX
         write_by_rename(page, _page(root, entries))  # replaces a link planted there, never follows it
     except OSError as e:
@@ -179,8 +184,20 @@ def build_gallery(results: str | Path, out: str | Path | None = None) -> Path:
     return page
 
 
-def _esc(value: Any) -> str:
-    return html.escape(str(value), quote=True)
+#: Control characters (C0, DEL, C1) other than a line break and a tab: shown as escapes.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_OR_BREAK = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _visible(m: re.Match[str]) -> str:
+    return f"\\x{ord(m.group()):02x}"
+
+
+def _esc(value: Any, lines: bool = False) -> str:
+    """``value`` for the page: HTML-escaped, and every control character written as an escape
+    (``\\x1b``) so that a figure id or a name from a manifest cannot hide or fake text
+    (``lines``: line breaks and tabs kept, for the summaries and configs in ``<pre>``)."""
+    return html.escape((_CONTROL if lines else _CONTROL_OR_BREAK).sub(_visible, str(value)), quote=True)
 
 
 def _machine(manifest: dict[str, Any]) -> str:
@@ -195,14 +212,14 @@ def _machine(manifest: dict[str, Any]) -> str:
         except (TopologyError, TypeError, ValueError) as e:
             text = f"(topology not readable: {e})"
     table = f"<table class='machine'>{rows}</table>" if rows else "<p>no host metadata recorded</p>"
-    return table + (f"<pre class='topology'>{_esc(text)}</pre>" if text else "")
+    return table + (f"<pre class='topology'>{_esc(text, lines=True)}</pre>" if text else "")
 
 
 def _config(manifest: dict[str, Any]) -> str:
     spec = manifest.get("spec") or manifest.get("config")
     if spec is None:
         return "<p>no config recorded</p>"
-    return f"<pre class='config'>{_esc(json.dumps(spec, indent=2, sort_keys=True, default=str))}</pre>"
+    return f"<pre class='config'>{_esc(json.dumps(spec, indent=2, sort_keys=True, default=str), lines=True)}</pre>"
 
 
 def _section(e: Entry) -> str:
@@ -216,9 +233,9 @@ def _section(e: Entry) -> str:
         f"<a href='{_esc(src)}'><img src='{_esc(src)}' alt='{_esc(e.figure_id)} from {_esc(e.name)}'></a>"
         for src in e.images
     )
-    problem = f"<p class='problem'>{_esc(e.problem)}</p>" if e.problem else ""
+    problem = f"<p class='problem'>{_esc(e.problem, lines=True)}</p>" if e.problem else ""
     links = " · ".join(f"<a href='{_esc(f)}'>{_esc(Path(f).name)}</a>" for f in e.images + e.files)
-    summary = f"<h3>Summary</h3><pre class='summary'>{_esc(e.summary.strip())}</pre>" if e.summary else ""
+    summary = f"<h3>Summary</h3><pre class='summary'>{_esc(e.summary.strip(), lines=True)}</pre>" if e.summary else ""
     return (
         f"<section id='{e.anchor}'><h2>{_esc(title)}</h2>"
         f"<p class='facts'>from <code>{_esc(e.source)}</code>; {facts}</p>"
@@ -241,7 +258,7 @@ table.machine th { text-align: left; padding-right: 1em; font-weight: normal; co
 
 
 def _page(root: Path, entries: list[Entry]) -> str:
-    from islands.analysis.revision import git_revision, package_version
+    from islands.measure.revision import git_revision, package_version
 
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     items = "".join(
