@@ -21,6 +21,8 @@ __all__ = [
     "check_directory",
     "make_directory",
     "read_regular",
+    "linked_component",
+    "refuse_linked",
     "replace_by_rename",
     "remove_created",
     "write_by_rename",
@@ -50,6 +52,27 @@ def check_directory(path: str | Path, what: str = "directory") -> Path:
             "use a directory only you can write)"
         )
     return path
+
+
+def linked_component(path: str | Path) -> Path | None:
+    """The first component of ``path`` (made absolute, not resolved) that is a symbolic link,
+    ``path`` itself included; None when there is none (missing components are no links)."""
+    current = Path(os.path.abspath(path))
+    for candidate in [*reversed(current.parents), current]:
+        if os.path.islink(candidate):
+            return candidate
+    return None
+
+
+def refuse_linked(path: str | Path, what: str) -> None:
+    """``ValueError`` (one line naming ``what``) when ``path`` is, or lies under, a symbolic
+    link: a link planted at a parent redirects what is made under it as surely as one at the
+    path itself. The message names the real directory to give instead."""
+    link = linked_component(path)
+    if link is None:
+        return
+    where = "is a symbolic link" if link == Path(os.path.abspath(path)) else f"lies under a symbolic link, {link}"
+    raise ValueError(f"{what} {path} {where} (refused: name the directory itself, {os.path.realpath(path)})")
 
 
 def make_directory(

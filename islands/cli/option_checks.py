@@ -1,6 +1,7 @@
 """Options of ``islands run`` that have no effect in the combination given, refused in one line
 naming the flag (issue 48: ``--client-count``/``--think-us`` without ``--clients closed`` and
-``--log-dir`` without ``--log`` were accepted and did nothing).
+``--log-dir`` without ``--log`` were accepted and did nothing), and a ``--log-dir`` that is or
+lies under a symbolic link (the engine refused only a link at the directory itself).
 
 A client-layer option counts as given when its value differs from the driver's default (the
 parser fills every one in); ``--log-dir`` when it is set at all.
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 
+from islands.analysis.guarded_files import refuse_linked
 from islands.execution.settings_sections import DriverConfig
 
 __all__ = ["check_run_options"]
@@ -33,3 +35,5 @@ def check_run_options(args: argparse.Namespace) -> None:
         )
     if getattr(args, "log_dir", None) is not None and getattr(args, "log", "off") == "off":
         raise ValueError("--log-dir: only with --log (the log is off, so nothing would be written there)")
+    if getattr(args, "log_dir", None) is not None:
+        refuse_linked(args.log_dir, "--log-dir")

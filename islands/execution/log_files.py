@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from islands import _core
-from islands.analysis.guarded_files import make_directory, remove_created
+from islands.analysis.guarded_files import make_directory, refuse_linked, remove_created
 
 __all__ = ["check_logs", "prepare_log_directory", "READ_ONLY_ACK_TAG"]
 
@@ -92,10 +92,12 @@ def check_logs(directory: str | Path, sizes: Sequence[int]) -> list[str]:
 
 def prepare_log_directory(directory: str, sizes: Sequence[int], recover: bool) -> list[str]:
     """Makes a run's ``log.directory`` ready before any instance starts (a deployment's
-    launcher and an in-process run alike): made owner-only (0700) where missing, checked by
-    the engine, and, for a restart (``recover``), the logs checked (:func:`check_logs`; the
-    warnings returned); without ``recover``, a log of an earlier run there is refused. A
+    launcher and an in-process run alike): refused when it or a parent is a symbolic link, made
+    owner-only (0700) where missing, checked by the engine, and, for a restart (``recover``),
+    the logs checked (:func:`check_logs`; the warnings returned); without ``recover``, a log
+    of an earlier run there is refused. A
     directory made here is removed again when refused. ``sizes``: each instance's worker count."""
+    refuse_linked(directory, "log.directory:")  # a link at a parent too, not only at the directory itself
     created = make_directory(directory, 0o700, what="log.directory", check=False)
     try:
         _core.check_log_directory(directory)

@@ -14,8 +14,10 @@ import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from islands.analysis.guarded_files import linked_component
 from islands.execution.settings import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
@@ -27,7 +29,7 @@ from islands.execution.settings import (
     default_log_root,
     resolve_field,
 )
-from islands.figures.designs import DESIGN_ENGINE_KEYS, DESIGNS
+from islands.experiments.designs import DESIGN_ENGINE_KEYS, DESIGNS
 from islands.machine.topology import parse_cpulist
 
 #: Keys of [grid] that are not config fields: what a point is deployed on. ``cores`` takes the
@@ -277,6 +279,12 @@ def parse_log(table: Mapping[str, Any], where: SpecLocation) -> dict[str, Any]:
     directory = out.get("directory")
     if directory is not None and not os.path.isdir(directory):
         raise where.error("log.directory", f"{directory!r} is not a directory")
+    link = linked_component(directory) if directory is not None else None
+    if link is not None:  # as --log-dir: runs would log into a directory made through it
+        itself = link == Path(os.path.abspath(directory))
+        under = "is a symbolic link" if itself else f"lies under a symbolic link, {link}"
+        real = os.path.realpath(directory)
+        raise where.error("log.directory", f"{directory!r} {under} (refused: name the directory itself, {real})")
     try:
         RunConfig(log=LogConfig(**{"directory": default_log_root(), **out})).to_core()
     except ValueError as e:
