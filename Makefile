@@ -5,7 +5,7 @@ BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: server-check run test test-slow test-cpp cpp-tests install tools browser wheel catalog lint bench clean test-sanitize test-asan test-tsan settings
+.PHONY: server-check run test test-slow test-cpp cpp-tests install tools browser wheel catalog architecture lint bench clean test-sanitize test-asan test-tsan settings
 
 # A virtual environment; Debian splits venv support into python3-venv, so fetch it if missing.
 $(PY):
@@ -95,6 +95,11 @@ settings: install
 # (tests/test_figure_catalog.py fails until it is).
 catalog: install
 	$(PY) -m islands.experiments.figure_catalog
+
+# docs/architecture.svg, the layers (islands/layers.py) and a run's path, drawn again
+# (tests/test_architecture.py fails until it is).
+architecture: install
+	$(PY) -m islands.plots.architecture
 
 test-slow: install $(VENV)/.test-deps tools
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)
