@@ -10,6 +10,7 @@ instances is tests/test_log_faults.py's test_killed_instance_of_24_loses_nothing
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -198,12 +199,23 @@ def test_compare_refuses_the_throughput_of_functional_runs(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("n", [80, 192])
 @pytest.mark.parametrize("transport", ["shm", "unix"])
-def test_80_and_192_instances_per_core(n, transport):
+def test_80_and_192_instances_per_core(n, transport, monkeypatch):
+    import tempfile
+
+    import islands.execution.launcher
+
+    # Unix sockets' paths must stay under 108 bytes: a run root shorter than pytest's tmp_path.
+    root = tempfile.mkdtemp(prefix="isl-")
+    monkeypatch.setattr(islands.execution.launcher, "RUN_ROOT", root)
     planned, result = run_packed(micro(0.2, record_history=True), "per-core", n=n, transport=transport)
     assert result.check_failures == [] and len(result.instances) == n
     assert result.multisite_commits > 0
     report = check_history(result.history)
     assert report.violations == [], report.summary()
+    assert os.listdir(root) == []
+    os.rmdir(root)
+    assert os.listdir(root) == []
+    os.rmdir(root)
 
 
 def test_limits_are_refused_or_raised_before_an_instance_starts(monkeypatch):
@@ -231,4 +243,52 @@ def test_limits_are_refused_or_raised_before_an_instance_starts(monkeypatch):
     monkeypatch.setattr(shutil, "disk_usage", lambda path: usage(1 << 30, 0, 100 << 20))
     with pytest.raises(ValueError, match="shm rings need about 0.7 GiB"):
         check_scale_limits(deployment, "shm", "/dev/shm")
+    with pytest.raises(ValueError, match="over the 107-byte limit"):
+        check_scale_limits(deployment, "unix", "/tmp/" + "x" * 70)
     assert check_scale_limits(plan_deployment(machine(24), "per-core"), "shm", "/dev/shm") == []
+
+
+def spec_text(run: str) -> str:
+    return (
+        'name = "functional"\nfigure = "000-fig11"\n'
+        f"[run]\nwarmup_s = 0.05\nduration_s = 0.2\n{run}\n"
+        '[grid]\ndeployment = ["per-core"]\ntransport = ["shm"]\nupdate = [true]\nmultisite = [0.2]\n'
+        "[micro]\nrows_per_site = 1000\n"
+    )
+
+
+def test_an_experiment_file_plans_on_a_server_and_its_figure_compares_nothing(tmp_path):
+    from islands.experiments.sweep import Sweep, load_spec
+    from islands.plots import render_results
+
+    path = tmp_path / "functional.toml"
+    path.write_text(spec_text(f'sysfs = "{SYSFS / MACHINES[24]}"\noversubscribe = true'))
+    sweep = Sweep(load_spec(path), None, tmp_path / "out")
+    assert sweep.grid_points[0].deployment.n_instances == 24 and sweep.grid_points[0].packed
+    sweep.run(progress=False)
+    rows = ResultStore(tmp_path / "out").rows()
+    assert bool(rows["functional"].all()) and (rows["deployment.n_instances"] == 24).all()
+    summary = render_results(tmp_path / "out").summary
+    assert summary.startswith("FUNCTIONAL RUNS: 1 runs planned on xeon-e7530-4x6")
+    assert "not compared" in summary and "faster" not in summary
+
+
+@pytest.mark.parametrize(
+    "run, message",
+    [
+        (f'sysfs = "{SYSFS / MACHINES[24]}"', "add run.oversubscribe = true"),
+        ("oversubscribe = true", "name it with run.sysfs"),
+        (
+            f'sysfs = "{SYSFS / MACHINES[24]}"\noversubscribe = true\nrepetitions = 2\nprecision = 0.05',
+            "functional runs",
+        ),
+        ('sysfs = "no/such/tree"\noversubscribe = true', "no such sysfs tree"),
+    ],
+)
+def test_an_experiment_files_oversubscription_is_checked(tmp_path, run, message):
+    from islands.experiments.sweep import Sweep, load_spec
+
+    path = tmp_path / "bad.toml"
+    path.write_text(spec_text(run))
+    with pytest.raises(ValueError, match=message):
+        Sweep(load_spec(path), None, tmp_path / "out")

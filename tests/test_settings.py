@@ -22,9 +22,8 @@ import islands
 from islands import _core
 from islands.__main__ import build_parser
 from islands.cli.run_command import config_from_args
-from islands.execution.runner import plan
-from islands.machine.topology import read_topology
 from islands.execution import settings_codegen as codegen
+from islands.execution.runner import plan
 from islands.execution.settings import (
     ALL_SECTIONS,
     TATP_TRANSACTIONS,
@@ -34,6 +33,7 @@ from islands.execution.settings import (
     RunConfig,
     resolve_field,
 )
+from islands.machine.topology import read_topology
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "sysfs"

@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 from islands import _core
-from islands.cli.json_output import dumps
 from islands.analysis.verdicts import steal_words
+from islands.cli.json_output import dumps
 from islands.cli.option_checks import check_run_options
 from islands.cli.topology_args import add_topology_arguments, topology_from_args
 from islands.execution.runner import AUTO, execute, plan

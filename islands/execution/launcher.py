@@ -422,6 +422,8 @@ def instance_specs(
 #: Resident memory an instance process takes besides its data (interpreter, engine, rings'
 #: mappings): 42-51 MiB measured at 2-192 instances (benchmarks/scale.py, docs/scale.md).
 INSTANCE_OVERHEAD_BYTES = 64 << 20
+#: The longest path of a unix socket (sun_path holds 108 bytes with its terminating zero).
+UNIX_PATH_MAX = 107
 #: Descriptors an instance holds besides its unix sockets (pipes, the engine's, Python's).
 BASE_DESCRIPTORS = 64
 
@@ -443,6 +445,16 @@ def check_scale_limits(deployment: Deployment, transport: str, run_root: str | N
     notes: list[str] = []
     sites = deployment.n_cpus
     if transport == "unix":
+        # The longest socket path: <root>/islands-run-<pid>-<8 random>/inst-<largest site>.sock
+        # (the run directory is made later; mkdtemp's random part is 8 characters).
+        root = run_root or tempfile.gettempdir()
+        longest = len(f"{root}/islands-run-{os.getpid()}-12345678/inst-{sites - 1}.sock")
+        if longest > UNIX_PATH_MAX:
+            raise ValueError(
+                f"deployment {deployment.label}: its unix sockets' paths under {root} would be {longest} bytes, "
+                f"over the {UNIX_PATH_MAX}-byte limit of unix sockets (run from a shorter directory, or use "
+                "--transport shm)"
+            )
         need = sites + BASE_DESCRIPTORS
         soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
         if hard != resource.RLIM_INFINITY and need > hard:
@@ -503,6 +515,13 @@ def load_timeout_s(n_instances: int) -> float:
     second more for each instance past 64 (each one's start-up is a Python interpreter and its
     rings, and an oversubscribed machine starts them a few at a time)."""
     return LOAD_TIMEOUT_S + 0.5 * max(0, n_instances - 64)
+
+
+def finish_grace_s(n_instances: int) -> float:
+    """Seconds past the window for the shutdown handshake and the results: :data:`FINISH_GRACE_S`,
+    and half a second more for each instance past 64 (the handshake is with every peer, and an
+    oversubscribed machine runs a few instances at a time)."""
+    return FINISH_GRACE_S + 0.5 * max(0, n_instances - 64)
 
 
 def resources_at_ready(directory: Path, procs: list[subprocess.Popen[bytes]]) -> dict[str, Any]:
@@ -607,7 +626,13 @@ def run_deployment(
                     "duration_s": config.driver.duration_s,
                 },
             )
-        deadline = time.monotonic() + 0.05 + config.driver.warmup_s + config.driver.duration_s + FINISH_GRACE_S
+        deadline = (
+            time.monotonic()
+            + 0.05
+            + config.driver.warmup_s
+            + config.driver.duration_s
+            + finish_grace_s(deployment.n_instances)
+        )
         results = instances.collect("result", deadline)
         finished = time.monotonic()
         launch["window_s"] = finished - launch["ready_s"] - began  # start command to every result

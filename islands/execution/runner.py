@@ -249,7 +249,18 @@ def _functional(result: RunResult, plan: RunPlan) -> RunResult:
 
 
 def run_config(
-    deployment: Deployment, config: RunConfig, transport: str, topology: Topology | None = None
+    deployment: Deployment,
+    config: RunConfig,
+    transport: str,
+    topology: Topology | None = None,
+    oversubscribe: bool = False,
 ) -> dict[str, Any]:
-    """A sweep point's row: :func:`execute` of :func:`plan_point`."""
-    return execute(plan_point(deployment, config, transport, topology)).to_dict()
+    """A sweep point's row: :func:`execute` of :func:`plan_point`; ``oversubscribe``: the deployment
+    was planned on ``topology``, another machine's, and runs packed onto this one's CPUs."""
+    packing = None
+    if oversubscribe:
+        if topology is None:
+            raise ValueError("oversubscribe: needs the topology the deployment was planned on")
+        several = deployment.n_instances > 1
+        packing = pack(deployment, read_topology().cpus, deployment.pinned and several, topology_name(topology))
+    return execute(plan_point(deployment, config, transport, topology, packing)).to_dict()

@@ -41,6 +41,9 @@ class Point:
     live: LiveRun | None = None
     #: the experiment file's [probe] measured beside the run (islands.experiments.probes), else None
     probe: Probe | None = None
+    #: [run] oversubscribe: the deployment was planned on another machine and runs packed onto this
+    #: one's CPUs (a functional run: islands.machine.oversubscription)
+    packed: bool = False
 
     @property
     def grid_id(self) -> str:
@@ -109,4 +112,4 @@ def run_point(point: Point, topology: Topology | None = None) -> dict[str, Any]:
         return point.probe.run(point.config, point.repetition, topology)
     from islands.execution.runner import run_config  # late: specs and points load without the engine
 
-    return run_config(point.deployment, point.config, point.transport, topology)
+    return run_config(point.deployment, point.config, point.transport, topology, oversubscribe=point.packed)

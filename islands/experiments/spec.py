@@ -112,6 +112,7 @@ from islands.execution.settings import (
     ProfileConfig,
     RunConfig,
     default_cc,
+    default_lock_policy,
     default_log_root,
 )
 from islands.experiments.probes import Probe, parse_probe
@@ -171,6 +172,10 @@ class ExperimentSpec:
     cpus: tuple[int, ...] | None = None
     virtual_sockets: int | None = None  #: plan on this many made-up sockets (None: the real ones)
     virtual_delay_us: float = 0.0  #: with virtual_sockets: delay injected on messages between them
+    #: plan on the machine this sysfs tree describes (relative: to the working directory, else to
+    #: the file's); with ``oversubscribe`` its deployments run packed onto this machine (functional runs)
+    sysfs: str | None = None
+    oversubscribe: bool = False
     profile: Mapping[str, Any] = field(default_factory=dict)  #: the [profile] table, checked
     log: Mapping[str, Any] = field(default_factory=dict)  #: the [log] table, checked
     #: the [[schedule]] events, checked, in the file's order (islands.experiments.schedule)
@@ -237,6 +242,8 @@ class ExperimentSpec:
             cpus=run.cpus,
             virtual_sockets=run.virtual_sockets,
             virtual_delay_us=run.virtual_delay_us,
+            sysfs=run.sysfs,
+            oversubscribe=run.oversubscribe,
             profile=profile,
             log=log,
             schedule=schedule,
@@ -401,6 +408,9 @@ class ExperimentSpec:
             )
         except ValueError as e:
             raise ValueError(f"{self.source}: {e}") from None
+        # Unless the file names one, the deadlock policy the deployment needs (one place decides:
+        # islands.execution.settings.default_lock_policy); a single instance keeps the config's own.
+        engine.setdefault("lock_policy", default_lock_policy(len(sizes)))
         # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
         # in process where it is one instance, and keeps the config hash it had without [log].
         read_only = self.workload == "micro" and not workloads["micro"].update
@@ -420,6 +430,20 @@ class ExperimentSpec:
             log=LogConfig() if read_only else self.log_config(),
         )
         return self.probe.prepare(config) if self.probe is not None else config
+
+    def planned_machine(self) -> Path | None:
+        """The sysfs tree [run] sysfs names: as written when it exists from the working directory,
+        else beside the experiment file; None without one. ``ValueError`` when neither exists."""
+        if self.sysfs is None:
+            return None
+        path = Path(self.sysfs)
+        if path.exists() or path.is_absolute() or self.source == "<memory>":
+            candidate = path
+        else:
+            candidate = Path(self.source).parent / path
+        if not candidate.exists():
+            raise ValueError(f"{self.source}: run.sysfs: {self.sysfs}: no such sysfs tree")
+        return candidate
 
     def log_config(self) -> LogConfig:
         """The [log] table as the run config's LogConfig (``directory`` is where each run's
@@ -455,6 +479,9 @@ class ExperimentSpec:
             run["virtual_sockets"] = self.virtual_sockets
         if self.virtual_delay_us:
             run["virtual_delay_us"] = self.virtual_delay_us
+        if self.oversubscribe:  # only where given: other specs keep their hashes
+            run["sysfs"] = self.sysfs
+            run["oversubscribe"] = True
         if self.live:  # only where given: other specs keep their hashes
             run["controller_interval_s"] = self.controller_interval_s
         # Always written: the default changed to true (issue 30), so a spec measured with the

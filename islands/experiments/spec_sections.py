@@ -29,7 +29,7 @@ from islands.execution.settings import (
     default_log_root,
     resolve_field,
 )
-from islands.experiments.designs import DESIGN_ENGINE_KEYS, DESIGNS
+from islands.figures.designs import DESIGN_ENGINE_KEYS, DESIGNS
 from islands.machine.topology import parse_cpulist
 
 #: Keys of [grid] that are not config fields: what a point is deployed on. ``cores`` takes the
@@ -76,6 +76,8 @@ RUN_KEYS = (
     "max_repetitions",
     "compare",
     "steady_warmup",
+    "sysfs",
+    "oversubscribe",
 )
 TOP_KEYS = (
     "name",
@@ -373,6 +375,10 @@ class RunSection:
     #: false: after the fixed warmup_s; None (not given): true unless the runs change their
     #: throughput on purpose (a [[schedule]] or grid.adaptive)
     steady_warmup: bool | None = None
+    #: plan on the machine this sysfs tree describes (a server's), with oversubscribe
+    sysfs: str | None = None
+    #: run the deployments planned on ``sysfs`` packed onto this machine's CPUs (functional runs)
+    oversubscribe: bool = False
 
 
 #: The longest warm-up or measured window of a run (the engine's driver.duration_s range).
@@ -458,6 +464,22 @@ def parse_run(run: Mapping[str, Any], where: SpecLocation) -> RunSection:
     steady = run.get("steady_warmup")
     if steady is not None and not isinstance(steady, bool):
         raise where.error("run.steady_warmup", f"{steady!r} is not true or false")
+    sysfs = run.get("sysfs")
+    if sysfs is not None and (not isinstance(sysfs, str) or not sysfs.strip()):
+        raise where.error("run.sysfs", f"{sysfs!r} is not the path of a sysfs tree")
+    oversubscribe = run.get("oversubscribe", False)
+    if not isinstance(oversubscribe, bool):
+        raise where.error("run.oversubscribe", f"{oversubscribe!r} is not true or false")
+    if sysfs is not None and not oversubscribe:
+        raise where.error(
+            "run.sysfs", "plans on another machine, whose cpus this one lacks: add run.oversubscribe = true"
+        )
+    if oversubscribe and sysfs is None:
+        raise where.error("run.oversubscribe", "runs deployments planned on another machine: name it with run.sysfs")
+    if oversubscribe and precision is not None:
+        raise where.error("run.precision", "compares throughputs, which functional runs (run.oversubscribe) are not")
+    if oversubscribe and virtual is not None:
+        raise where.error("run.virtual_sockets", "not with run.oversubscribe (the plan is run.sysfs's machine)")
     return RunSection(
         warmup,
         duration,
@@ -472,6 +494,8 @@ def parse_run(run: Mapping[str, Any], where: SpecLocation) -> RunSection:
         most,
         tuple(compare),
         steady,
+        sysfs,
+        oversubscribe,
     )
 
 

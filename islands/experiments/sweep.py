@@ -39,12 +39,12 @@ from islands.atrapos.events import check_events
 from islands.execution.launcher import validate as validate_deployment
 from islands.execution.settings import DEFAULT_WORKLOAD, WORKLOADS
 from islands.execution.settings import default_log_root as default_log_root
-from islands.experiments.designs import DESIGNS
 from islands.experiments.executors import Executor, Finished, LocalExecutor
 from islands.experiments.point import Point, Runner, default_runner, run_point, show_value
 from islands.experiments.progress import SweepProgress, choose_mode
 from islands.experiments.spec import ExperimentSpec, load_spec
 from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, SpecLocation, known_transports
+from islands.figures.designs import DESIGNS
 from islands.machine.placement import Deployment, expand_relative, leading_cpus, plan_deployment, roles_of
 from islands.machine.topology import Topology
 from islands.measure.run_noise import timeline_noise
@@ -101,6 +101,11 @@ class Sweep:
             from islands.machine.topology import read_topology
 
             topology = read_topology()
+        planned_on = spec.planned_machine()
+        if planned_on is not None:  # [run] sysfs: plan on that machine, run packed onto this one
+            from islands.machine.topology import read_topology
+
+            topology = read_topology(planned_on)
         if spec.virtual_sockets is not None and not topology.virtual:  # --virtual-sockets, if given, wins
             from islands.machine.virtual_topology import virtual_sockets
 
@@ -207,6 +212,7 @@ class Sweep:
             index=index,
             live=live,
             probe=spec.probe,
+            packed=spec.oversubscribe,
         )
 
     def points(self) -> list[Point]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import io
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -124,6 +125,12 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
     target = Path(out) if out is not None else directory
     _check_writable(target)
     summary = drawing.summary
+    functional = functional_summary(rows)
+    if functional is not None:  # oversubscribed runs: their throughputs are not the planned machine's
+        from islands.plots.figure_rules import stamp
+
+        summary = functional
+        stamp(drawing.figure, "FUNCTIONAL runs: planned on another machine, run oversubscribed here; not comparable")
     status = manifest.get("status")
     if status and status != "complete":
         summary += (
@@ -154,6 +161,33 @@ def render_results(results: str | Path, out: str | Path | None = None) -> Render
             path.unlink(missing_ok=True)
         raise ValueError(f"{target}: cannot write the figure ({e.strerror or e})") from None
     return Rendered(figure_id=manifest["figure"], png=png, pdf=pdf, summary=summary, summary_path=text)
+
+
+def functional_summary(rows: pd.DataFrame) -> str | None:
+    """The summary of a sweep of functional runs ([run] oversubscribe: planned on another machine,
+    run packed onto this one's CPUs): what they checked and counted, and no verdict on their
+    throughputs, which are not the planned machine's; None when no row is functional."""
+    if "functional" not in rows.columns or not rows["functional"].fillna(False).astype(bool).any():
+        return None
+    planned = sorted({str(p) for p in rows.get("oversubscription.planned_on", pd.Series(dtype=str)).dropna()})
+    hosts = pd.to_numeric(rows.get("oversubscription.factor", pd.Series(dtype=float)), errors="coerce")
+
+    def total(column: str) -> int:
+        return int(pd.to_numeric(rows[column], errors="coerce").fillna(0).sum()) if column in rows.columns else 0
+
+    def failed(value: object) -> bool:  # stored as JSON text ("[]": none)
+        return bool(json.loads(value)) if isinstance(value, str) and value else bool(value)
+
+    failures = sum(failed(v) for v in rows["check_failures"]) if "check_failures" in rows.columns else 0
+    return "\n".join(
+        [
+            f"FUNCTIONAL RUNS: {len(rows)} runs planned on {', '.join(planned) or 'another machine'} and packed onto "
+            f"this machine's cpus (up to {hosts.max():.0f} workers a cpu): their throughputs are drawn, not compared "
+            "(no winner, no ratio)",
+            f"commits {total('commits'):,}, of them distributed {total('multisite_commits'):,}; "
+            f"runs whose consistency checks failed: {failures}",
+        ]
+    )
 
 
 def noise_notes(rows: pd.DataFrame) -> list[str]:

@@ -149,10 +149,16 @@ def fit_log_axes(fig: Figure) -> None:
 def stamp_partial(fig: Figure, words: str) -> None:
     """``PARTIAL`` across the top-left corner with ``words`` (how much of the sweep ran): a figure
     from an interrupted sweep must not pass for the whole one."""
+    stamp(fig, f"PARTIAL: {words}")
+
+
+def stamp(fig: Figure, words: str) -> None:
+    """``words`` in a red box across the top-left corner: what a reader must know before reading
+    the figure (an interrupted sweep, functional runs)."""
     fig.text(
         0.01,
         0.995,
-        f"PARTIAL: {words}",
+        words,
         ha="left",
         va="top",
         fontsize=9,
