@@ -281,8 +281,8 @@ def parse_log(table: Mapping[str, Any], where: SpecLocation) -> dict[str, Any]:
     directory = out.get("directory")
     if directory is not None and not os.path.isdir(directory):
         raise where.error("log.directory", f"{directory!r} is not a directory")
-    link = linked_component(directory) if directory is not None else None
-    if link is not None:  # as --log-dir: runs would log into a directory made through it
+    link = linked_component(directory) if isinstance(directory, str) else None
+    if isinstance(directory, str) and link is not None:  # as --log-dir: runs would log through it
         itself = link == Path(os.path.abspath(directory))
         under = "is a symbolic link" if itself else f"lies under a symbolic link, {link}"
         real = os.path.realpath(directory)
