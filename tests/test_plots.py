@@ -152,13 +152,13 @@ def test_multisite_figure_on_two_sockets(tmp_path: Path) -> None:
         in lines
     )
     assert any(
-        line.startswith("  best at 0%: 16ISL (per-core), 1.33× (95% CI 1.25×–1.42×) 2ISL (per-socket)")
+        line.startswith("  at 0%: 16ISL (per-core) is 1.33× faster than 2ISL (per-socket) (95% CI 1.25–1.42)")
         for line in lines
     )
     # 2ISL and 1ISL both at 1.00 M ± 1% at 100%: a ratio, but not one that tells them apart
     assert any(
-        "best at 100%: 2ISL (per-socket) and 1ISL (shared-everything) not distinguishable: 1.00× (95% CI "
-        "0.94×–1.06×, not distinguishable)" in line
+        "at 100%: 2ISL (per-socket) and 1ISL (shared-everything) are not distinguishable: 1.00× (95% CI "
+        "0.94–1.06)" in line
         for line in lines
     )
     # the error bars are the 95% intervals: mean ± t(0.975, 1) × sd / √2 = ± 12.706 × 1% of the mean
@@ -174,6 +174,10 @@ def test_multisite_figure_on_one_socket_says_per_socket_is_1isl(tmp_path: Path) 
     title = figure_words(drawing.figure)
     assert "1 socket × 2 cores" in title
     assert "per-socket coincides with 1ISL" in title and "per-socket coincides with 1ISL" in drawing.summary
+    # the summary says how to ask the question on this machine anyway
+    note = drawing.summary.splitlines()[-1]
+    assert note.startswith("note: this machine has one socket, so per-socket coincides with 1ISL")
+    assert "--virtual-sockets 2" in note
     assert "one run per point (no error bars)" in title
     assert drawing.figure.axes[0].get_legend_handles_labels()[1] == [
         "1ISL (shared-everything = per-socket)",
@@ -302,8 +306,8 @@ def test_txn_size_figure_draws_time_per_transaction(tmp_path: Path) -> None:
         == "  16ISL (per-core): 0.6 µs at 1 row, rises to 86 µs at 100 rows (×143, 95% CI ×126 to ×161)"
     )
     assert (
-        "  cheapest at 1 row: 16ISL (per-core) and 1ISL (shared-everything) not distinguishable (+0%, 95% CI -11% "
-        "to +13%); cheapest at 100 rows: 1ISL (shared-everything), vs 2ISL (per-socket): -32%, 95% CI -40% to -23%"
+        "  at 1 row: 16ISL (per-core) and 1ISL (shared-everything) are not distinguishable (+0%, 95% CI -11% "
+        "to +13%); at 100 rows: 1ISL (shared-everything) is cheaper than 2ISL (per-socket): -32%, 95% CI -40% to -23%"
         in lines
     )
     save_both(drawing, tmp_path)

@@ -65,7 +65,7 @@ def test_a_clear_winner_needs_no_more_than_the_minimum(tmp_path: Path) -> None:
     assert "95% over every look from 3 to 20 blocks" in lines[0]
     # every comparison is printed, each with its winner
     assert len(lines) == 5 and all(line.startswith("comparison update=") for line in lines[1:])
-    winner = re.compile(r": 16ISL, [12]\.\d\d× \(95% CI over the looks [\d.]+–[\d.]+; 3 blocks\) 1ISL$")
+    winner = re.compile(r": 16ISL is [12]\.\d\d× faster than 1ISL \(95% CI over the looks [\d.]+–[\d.]+; 3 blocks\)$")
     assert all(winner.search(line) for line in lines[1:])
 
 

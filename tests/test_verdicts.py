@@ -26,7 +26,7 @@ from islands.analysis.verdicts import (
 
 #: Throughputs recorded on the shared 2-core VM (txn/s; make run's read 10 rows at 0% multisite,
 #: 1 s runs, 20 interleaved repetitions each, 2026-11-27): one instance against one instance per
-#: core. Their first runs alone would make "best at 0%: 2ISL (per-core), 1.14×"; all 20 do not
+#: core. Their first runs alone would make "2ISL (per-core) is 1.14× faster than 1ISL"; all 20 do not
 #: tell the two apart.
 RECORDED_1ISL = (
     3048000.0, 4161000.0, 3836000.0, 3979000.0, 1851000.0, 3847000.0, 4436000.0, 3912000.0, 3864000.0, 3898000.0,
@@ -42,19 +42,19 @@ def test_a_clear_winner_is_named_with_its_interval() -> None:
     fast, slow = (10.0, 10.2, 9.8, 10.0), (5.0, 5.1, 4.9, 5.0)
     v = winner({"per-core": fast, "1ISL": slow})
     assert v.conclusive
-    assert v.text.startswith("per-core, 2.00× (95% CI ")
-    assert v.text.endswith(") 1ISL")
+    assert v.text.startswith("per-core is 2.00× faster than 1ISL (95% CI ")  # the comparator named
+    assert v.text.endswith(")") and "×)" not in v.text and "–" in v.text
     assert "not distinguishable" not in v.text
     # costs: the lowest wins
     cheap = winner({"a": fast, "b": slow}, lower_is_better=True)
-    assert cheap.text.startswith("b, vs a: -50%, 95% CI ")
+    assert cheap.text.startswith("b is cheaper than a: -50%, 95% CI ")
 
 
 def test_overlapping_intervals_name_no_winner() -> None:
     v = winner({"1ISL": RECORDED_1ISL, "2ISL (per-core)": RECORDED_PER_CORE})
     assert "not distinguishable" in v.text and not v.conclusive
-    assert v.text.startswith("1ISL and 2ISL (per-core) not distinguishable: ") or v.text.startswith(
-        "2ISL (per-core) and 1ISL not distinguishable: "
+    assert v.text.startswith("1ISL and 2ISL (per-core) are not distinguishable: ") or v.text.startswith(
+        "2ISL (per-core) and 1ISL are not distinguishable: "
     )
     assert "95% CI" in v.text
     assert direction(ratio(RECORDED_PER_CORE, RECORDED_1ISL)) == "not distinguishable"
@@ -257,7 +257,7 @@ def test_the_reading_catches_a_verdict_written_by_hand(source: str) -> None:
 
 
 def test_the_reading_lets_the_verdict_module_speak() -> None:
-    ok = 'line = f"best at {x:g}%: {winner(values)}"\ntitle = f"{n} sockets × {m} cores"'
+    ok = 'line = f"at {x:g}%: {winner(values)}"\ntitle = f"{n} sockets × {m} cores"'
     assert violations(ok, "made-up.py") == []
 
 
@@ -290,7 +290,7 @@ def test_a_model_names_a_winner_only_where_its_interval_excludes_1():
     from islands.analysis.verdicts import model_winner
 
     clear = model_winner("24ISL", "4ISL", 1.8, 1.2, 2.6)
-    assert clear.conclusive and clear.text.startswith("24ISL, 1.80× (model 10-90% 1.20–2.60) 4ISL")
+    assert clear.conclusive and clear.text == "the model predicts 24ISL 1.80× faster than 4ISL (model 10-90% 1.20–2.60)"
     unclear = model_winner("24ISL", "4ISL", 1.3, 0.9, 1.7)
     assert not unclear.conclusive and "not distinguishable by the model" in unclear.text
 
@@ -325,3 +325,55 @@ def test_the_model_trends_word_their_ratios_through_the_verdict_module():
     trends = paper_trends(machines, hand_parameters())
     ratios = [t.predicted for t in trends if "ISL/" in t.predicted]
     assert ratios and all("× (model" in text for text in ratios), ratios
+
+
+def test_a_sweep_s_winner_is_named_first_whichever_side_it_was():
+    from islands.analysis.verdicts import comparison_words
+
+    group = {"group": "g", "compared": ["A", "B"], "ratio": 0.8, "ratio_low": 0.7, "ratio_high": 0.9}
+    words = comparison_words({**group, "verdict": "winner", "blocks": 3}, 0.05)
+    assert words.text == "g: B is 1.25× faster than A (95% CI over the looks 1.11–1.43; 3 blocks)"
+    same = comparison_words(
+        {**group, "ratio": 1.0, "ratio_low": 0.98, "ratio_high": 1.02, "verdict": "not distinguishable"}, 0.05
+    )
+    assert same.text.startswith("g: A and B are not distinguishable: 1.00×")
+
+
+def test_every_word_a_summary_uses_is_explained_in_docs_words():
+    """docs/words.md explains the verdict words and the run states a summary prints; the README
+    links it."""
+    from islands.analysis import verdicts
+
+    page = (ROOT / "docs" / "words.md").read_text()
+    words = [
+        verdicts.NOT_DISTINGUISHABLE,
+        verdicts.NOT_SETTLED,
+        verdicts.NO_INTERVAL,
+        "conclusive",
+        "faster",
+        "cheaper",
+        "over the looks",
+        "blocks",
+        "busy",
+        "steal",
+        "steady",
+        "never steady",
+        "functional run",
+        "unlogged",
+        "reproduced",
+        "NOT reproduced",
+        "not measured",
+        "dependent",
+        "by construction",
+        "fitted to this number",
+        "projection",
+        "coincides",
+        "virtual sockets",
+        "partial",
+        "memory-resident",
+        "cache-resident",
+        "flat",
+    ]
+    missing = [w for w in words if f"**{w}**" not in page]
+    assert not missing, missing
+    assert "docs/words.md" in (ROOT / "README.md").read_text()

@@ -169,12 +169,19 @@ def conclusive(r: Ratio, precision: float) -> bool:
     return bool(r.distinguishable) or half_width(r) <= precision
 
 
-def winner(candidates: Mapping[str, Sequence[float]], *, lower_is_better: bool = False) -> Verdict:
-    """Who is best among ``candidates`` (name → repetitions) and by how much over the
-    runner-up: ``1ISL, 1.56× (95% CI 1.41–1.73) 2ISL (per-core)``; ``1ISL and 2ISL (per-core)
-    not distinguishable: 1.02× (95% CI 0.95–1.10, …)``; ``no winner from one run each:
-    1ISL 1.56× 2ISL (per-core), no interval``. With ``lower_is_better`` (costs, times) the
-    lowest wins and its change against the runner-up is stated (``-40%, 95% CI …``)."""
+def winner(
+    candidates: Mapping[str, Sequence[float]],
+    *,
+    lower_is_better: bool = False,
+    faster: str = "faster",
+    cheaper: str = "cheaper",
+) -> Verdict:
+    """Who is best among ``candidates`` (name → repetitions) against the runner-up, in plain
+    words: ``per-core is 1.56× faster than 1ISL (95% CI 1.41–1.73)``; ``1ISL and 2ISL
+    (per-core) are not distinguishable: 1.02× (95% CI 0.95–1.10)``; ``no winner from one run
+    each: 1ISL 1.56× 2ISL (per-core), no interval``. With ``lower_is_better`` (costs, times)
+    the lowest wins and its change against the runner-up is stated (``b is cheaper than a:
+    -40%, 95% CI …``). ``faster``/``cheaper``: the word for the winner's side (docs/words.md)."""
     means = {name: _geomean(v) for name, v in candidates.items()}
     ranked = sorted((n for n in means if not math.isnan(means[n])), key=lambda n: means[n], reverse=not lower_is_better)
     if len(ranked) < 2:
@@ -187,15 +194,23 @@ def winner(candidates: Mapping[str, Sequence[float]], *, lower_is_better: bool =
             return Verdict(f"no winner from one run each: {top} vs {second} {numbers}", False)
         if not r.distinguishable:
             return Verdict(
-                f"{top} and {second} not distinguishable ({numbers.replace(', not distinguishable', '')})", False
+                f"{top} and {second} are {NOT_DISTINGUISHABLE} ({numbers.replace(', not distinguishable', '')})", False
             )
-        return Verdict(f"{top}, vs {second}: {numbers}", True)
+        return Verdict(f"{top} is {cheaper} than {second}: {numbers}", True)
     numbers = format_ratio(r)
     if not r.has_interval:
         return Verdict(f"no winner from one run each: {top} {_bare(numbers)} {second}, no interval", False)
     if not r.distinguishable:
-        return Verdict(f"{top} and {second} not distinguishable: {numbers}", False)
-    return Verdict(f"{top}, {numbers} {second}", True)
+        plain = _plain_interval(numbers).replace(f", {NOT_DISTINGUISHABLE}", "")
+        return Verdict(f"{top} and {second} are {NOT_DISTINGUISHABLE}: {_bare(numbers)} ({plain})", False)
+    return Verdict(f"{top} is {_bare(numbers)} {faster} than {second} ({_plain_interval(numbers)})", True)
+
+
+def _plain_interval(numbers: str) -> str:
+    """``1.26× (95% CI 1.08×–1.47×)`` → ``95% CI 1.08–1.47``: the interval of a ratio already
+    named, without repeating its sign."""
+    inside = numbers.split(" (", 1)[1].rstrip(")") if " (" in numbers else numbers
+    return inside.replace("×", "")
 
 
 def event_words(count: float | None, event: str, measured: str) -> Verdict:
@@ -319,12 +334,15 @@ def model_claim_words(
 def model_winner(top: str, second: str, value: float, low: float, high: float, level: str = "10-90%") -> Verdict:
     """The deployment a model predicts fastest against the runner-up, from the ratio of their
     throughputs over the parameters' paired draws (``value``, interval ``low``..``high`` at
-    ``level``): ``24ISL, 3.2× (model 10-90% 2.9–3.6) 4ISL`` where the interval excludes 1, else
-    ``24ISL and 4ISL not distinguishable by the model: 1.05× (model 10-90% 0.93–1.19)``."""
+    ``level``): ``the model predicts 24ISL 3.20× faster than 4ISL (model 10-90% 2.90–3.60)``
+    where the interval excludes 1, else ``24ISL and 4ISL not distinguishable by the model:
+    1.05× (model 10-90% 0.93–1.19)``."""
     numbers = f"{value:.2f}× (model {level} {low:.2f}–{high:.2f})"
     if not (low == low and high == high) or low <= 1.0 <= high:
         return Verdict(f"{top} and {second} {NOT_DISTINGUISHABLE} by the model: {numbers}", False)
-    return Verdict(f"{top}, {numbers} {second}", True)
+    return Verdict(
+        f"the model predicts {top} {value:.2f}× faster than {second} (model {level} {low:.2f}–{high:.2f})", True
+    )
 
 
 def model_error_case(error: float, tolerance: float, half_width: float = math.nan) -> str:
@@ -400,12 +418,13 @@ def _times(v: float) -> str:
 
 def comparison_words(group: Mapping[str, Any], precision: float, *, where: bool = True) -> Verdict:
     """One comparison of a sweep that repeats until answered (a manifest's ``precision.groups``
-    entry, islands.experiments.precision): ``update=false multisite=0: per-core, 1.26× (95% CI
-    over the looks 1.08–1.47; 3 blocks) per-socket``; ``…: per-core and per-socket not
+    entry, islands.experiments.precision), in plain words: ``update=false multisite=0: per-core
+    is 1.26× faster than per-socket (95% CI over the looks 1.08–1.47; 3 blocks)`` (the faster
+    one first, whichever side of the group it was); ``…: per-core and per-socket are not
     distinguishable: 1.01× (95% CI over the looks 0.97–1.04, within ±5%; 6 blocks)``; ``…:
-    per-core vs per-socket not settled: 1.15× (95% CI over the looks 0.85–1.55, wider than ±5%;
-    3 blocks)``. "over the looks": the interval is one of a sequence that holds at every look
-    at once with 95%, so stopping when it answered does not inflate the error. ``where``
+    per-core vs per-socket not settled: 1.15× (95% CI over the looks 0.85–1.55, wider than
+    ±5%; 3 blocks)``. "over the looks": the interval is one of a sequence that holds at every
+    look at once with 95%, so stopping when it answered does not inflate the error. ``where``
     false leaves out the group (``update=false multisite=0: ``), for a line that says it."""
     names = list(group.get("compared", [])) + ["?", "?"]
     top, second = names[0], names[1]
@@ -424,10 +443,13 @@ def comparison_words(group: Mapping[str, Any], precision: float, *, where: bool 
         return Verdict(f"{prefix}{top} vs {second} {NOT_SETTLED}: {_times(value)} ({NO_INTERVAL} yet{tail})", False)
     interval = f"95% CI over the looks {_times(low)[:-1]}–{_times(high)[:-1]}"
     if verdict == WINNER:
-        return Verdict(f"{prefix}{top}, {_times(value)} ({interval}{tail}) {second}", True)
+        if value < 1 and low > 0:  # the second side is the faster: name it first
+            top, second, value = second, top, 1 / value
+            interval = f"95% CI over the looks {_times(1 / high)[:-1]}–{_times(1 / low)[:-1]}"
+        return Verdict(f"{prefix}{top} is {_times(value)} faster than {second} ({interval}{tail})", True)
     if verdict == NOT_DISTINGUISHABLE:
         return Verdict(
-            f"{prefix}{top} and {second} {NOT_DISTINGUISHABLE}: {_times(value)} ({interval}, within "
+            f"{prefix}{top} and {second} are {NOT_DISTINGUISHABLE}: {_times(value)} ({interval}, within "
             f"±{precision:.0%}{tail})",
             True,
         )

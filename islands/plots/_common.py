@@ -45,6 +45,7 @@ __all__ = [
     "log_note",
     "log_ticks",
     "machine_note",
+    "one_socket_note",
     "marker_of",
     "new_grid",
     "plain_ticks",
@@ -221,6 +222,22 @@ def machine_note(rows: pd.DataFrame) -> str:
     elif topo.n_sockets == 1:
         text += " — 1 socket: per-socket coincides with 1ISL"
     return text
+
+
+def one_socket_note(rows: pd.DataFrame) -> str | None:
+    """On a one-socket machine (not a virtual topology): that per-socket is the same deployment
+    as 1ISL here, so the figure cannot tell them apart, and how to ask the question with
+    virtual sockets (islands.machine.virtual_topology); None elsewhere."""
+    topo = topology_of(rows)
+    if topo is None or topo.virtual or topo.n_sockets != 1 or topo.n_cores < 2:
+        return None
+    return (
+        "this machine has one socket, so per-socket coincides with 1ISL (one instance on every core) and "
+        "the figure cannot compare socket-sized islands; to ask that question, run the sweep again on "
+        "virtual sockets: islands sweep EXPERIMENT.toml --virtual-sockets 2 --out ANOTHER_DIR (the cores "
+        "regrouped into 2 made-up sockets; --virtual-delay-us adds a delay to messages between them; "
+        "docs/words.md)"
+    )
 
 
 def _numbers(df: pd.DataFrame, name: str) -> pd.Series:

@@ -179,7 +179,7 @@ def _panel_summary(panel: str, series: list[tuple[str, pd.DataFrame]], titles: d
             rows_txt = f"{x} row{'s' if x != 1 else ''}"
             if len(at) >= 2:
                 verdict = winner({who: values for _, who, values in at}, lower_is_better=True)
-                cheapest.append(f"cheapest at {rows_txt}: {verdict}")
+                cheapest.append(f"at {rows_txt}: {verdict}")
         if cheapest:
             out.append("  " + "; ".join(cheapest))
     return out
