@@ -490,7 +490,7 @@ def test_a_live_launchers_run_directory_is_kept(private_run_root):
     mine = private_run_root / f"islands-run-{os.getpid()}-abc"  # a name from before start times
     mine.mkdir(mode=0o700)
     fresh = launcher._run_directory()
-    assert (fresh / launcher.LAUNCHER_FILE).read_text() == str(launcher._start_ticks(os.getpid()))
+    assert (fresh / launcher.LAUNCHER_FILE).read_text() == str(launcher.start_ticks(os.getpid()))
     again = launcher._run_directory()  # this launcher's own directory is alive and kept
     assert mine.exists() and fresh.exists()
     shutil.rmtree(fresh)

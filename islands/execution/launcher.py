@@ -32,6 +32,7 @@ from islands.execution.log_files import prepare_log_directory
 from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import RunResult, collect
 from islands.execution.settings import RunConfig
+from islands.execution.stale_files import recorded_start, start_ticks
 from islands.machine.memory_placement import memory_nodes
 from islands.machine.oversubscription import Packing
 from islands.machine.placement import Deployment
@@ -83,11 +84,11 @@ def _run_directory() -> Path:
             continue  # alive, another user's
         # Alive: the launcher itself, or another process the pid was given to since. The
         # directory says when its launcher started, so a reused pid shows (without it: kept).
-        made_by = _recorded_start(stale)
-        if made_by is not None and _start_ticks(pid) not in (None, made_by):
+        made_by = recorded_start(stale)
+        if made_by is not None and start_ticks(pid) not in (None, made_by):
             shutil.rmtree(stale, ignore_errors=True)
     directory = Path(tempfile.mkdtemp(prefix=f"islands-run-{os.getpid()}-", dir=root))
-    ticks = _start_ticks(os.getpid())
+    ticks = start_ticks(os.getpid())
     if ticks is not None:
         (directory / LAUNCHER_FILE).write_text(str(ticks))
     return directory
@@ -95,32 +96,6 @@ def _run_directory() -> Path:
 
 #: The file of a run directory that holds its launcher's start time (/proc ticks after boot).
 LAUNCHER_FILE = ".launcher"
-
-
-def _recorded_start(directory: Path) -> int | None:
-    """The start time a run directory's launcher recorded; None without one (or unreadable)."""
-    try:
-        fd = os.open(directory / LAUNCHER_FILE, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        text = os.read(fd, 32).decode(errors="replace").strip()
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return int(text) if text.isdigit() else None
-
-
-def _start_ticks(pid: int) -> int | None:
-    """When process ``pid`` started, in clock ticks after boot (/proc/PID/stat's 22nd field:
-    never changed by a wall-clock step); None when /proc cannot say."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().decode(errors="replace").rpartition(")")[2].split()
-        return int(fields[19])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 #: What the janitor of a run directory runs (``python -S -c``, so that it starts fast): it waits
@@ -597,12 +572,14 @@ def run_deployment(
     if config.log.mode != "off":
         log_warnings = prepare_log_directory(config.log.directory, [len(c) for c in deployment.instances], recover)
     began = time.monotonic()
-    directory = _run_directory()
-    janitor = _start_janitor(directory)
+    directory: Path | None = None
+    janitor = None
     instances = None
     killer = None
     launch: dict[str, Any] = {}
-    try:
+    try:  # the run directory inside: a signal as it is made must not leave it behind
+        directory = _run_directory()
+        janitor = _start_janitor(directory)
         specs = instance_specs(
             deployment, config, transport, directory, topology, recover=recover, memory=memory, packing=packing
         )
@@ -659,7 +636,8 @@ def run_deployment(
             killer.join()
         if instances is not None:
             instances.kill()
-        shutil.rmtree(directory, ignore_errors=True)
+        if directory is not None:
+            shutil.rmtree(directory, ignore_errors=True)
         _stop_janitor(janitor)
     launch["teardown_s"] = time.monotonic() - finished
     result = collect(config, deployment, transport, topology, results)

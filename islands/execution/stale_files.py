@@ -54,7 +54,9 @@ def islands_roots() -> list[Path]:
     return roots
 
 
-def _start_ticks(pid: int) -> int | None:
+def start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks after boot (/proc/PID/stat's 22nd field: never
+    changed by a wall-clock step); None when /proc cannot say."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             return int(f.read().decode(errors="replace").rpartition(")")[2].split()[19])
@@ -72,7 +74,8 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _recorded_start(directory: Path) -> int | None:
+def recorded_start(directory: Path) -> int | None:
+    """The start time a run directory's launcher recorded in its ``.launcher`` file (None: none, or unreadable)."""
     try:
         fd = os.open(directory / ".launcher", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
@@ -144,8 +147,8 @@ def _stale(path: Path, st: os.stat_result, in_use: set[str] | None, now: float) 
             return False, in_use
         if not _alive(pid):
             return True, in_use
-        made_by = _recorded_start(path) if stat.S_ISDIR(st.st_mode) else None
-        return made_by is not None and _start_ticks(pid) not in (None, made_by), in_use
+        made_by = recorded_start(path) if stat.S_ISDIR(st.st_mode) else None
+        return made_by is not None and start_ticks(pid) not in (None, made_by), in_use
     if now - _newest_change(path, st) < GRACE_S:
         return False, in_use
     if in_use is None:
