@@ -258,7 +258,7 @@ table.machine th { text-align: left; padding-right: 1em; font-weight: normal; co
 
 
 def _page(root: Path, entries: list[Entry]) -> str:
-    from islands.measure.revision import git_revision, package_version
+    from islands.analysis.revision import git_revision, package_version
 
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     items = "".join(
