@@ -33,6 +33,7 @@ from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import RunResult, collect
 from islands.execution.settings import RunConfig
 from islands.execution.stale_files import recorded_start, start_ticks
+from islands.execution.stop_signals import signals_held
 from islands.machine.memory_placement import memory_nodes
 from islands.machine.oversubscription import Packing
 from islands.machine.placement import Deployment
@@ -577,9 +578,10 @@ def run_deployment(
     instances = None
     killer = None
     launch: dict[str, Any] = {}
-    try:  # the run directory inside: a signal as it is made must not leave it behind
-        directory = _run_directory()
-        janitor = _start_janitor(directory)
+    try:
+        with signals_held():  # a stop signal as the directory is made must find it named, to remove
+            directory = _run_directory()
+            janitor = _start_janitor(directory)
         specs = instance_specs(
             deployment, config, transport, directory, topology, recover=recover, memory=memory, packing=packing
         )

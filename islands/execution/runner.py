@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from islands import _core
 from islands.execution.settings import RunConfig, default_cc, default_lock_policy, default_log_root
+from islands.execution.stop_signals import signals_held
 from islands.machine.memory_placement import MEMORY_POLICIES
 from islands.machine.oversubscription import Packing, pack
 from islands.machine.placement import Deployment, plan_deployment
@@ -190,13 +191,14 @@ def execute(plan: RunPlan) -> RunResult:
     logged into). Raises what the run raised; a fresh log directory is removed either way."""
     config = plan.config
     directory = None
-    if config.log.mode != "off" and not plan.keep_log:
-        root = config.log.directory or default_log_root()
-        # The pid in the name lets a later start-up remove it at once if this process is killed
-        # (islands.execution.stale_files).
-        directory = tempfile.mkdtemp(prefix=f"islands-log-{os.getpid()}-", dir=root)
-        config = dataclasses.replace(config, log=dataclasses.replace(config.log, directory=directory))
     try:
+        if config.log.mode != "off" and not plan.keep_log:
+            root = config.log.directory or default_log_root()
+            # The pid in the name lets a later start-up remove it at once if this process is
+            # killed (islands.execution.stale_files); a stop signal waits until it is named.
+            with signals_held():
+                directory = tempfile.mkdtemp(prefix=f"islands-log-{os.getpid()}-", dir=root)
+            config = dataclasses.replace(config, log=dataclasses.replace(config.log, directory=directory))
         result = _run(plan, config)
     finally:
         if directory is not None:

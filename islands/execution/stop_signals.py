@@ -69,3 +69,17 @@ def stop_signals() -> Iterator[None]:
     finally:
         for s, old in previous.items():
             signal.signal(s, old if old is not None else signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Holds SIGINT, SIGTERM and SIGHUP back for this thread while the block runs (they are
+    delivered, their handlers run, as it ends): for a block that makes something and names it
+    for the cleanup that follows (a run's directory, its log directory), so that a stop signal
+    never comes between the two."""
+    held = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
