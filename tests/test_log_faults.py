@@ -22,7 +22,10 @@ TATP run in one shared instance and in one instance per core (2PC), over both tr
 from __future__ import annotations
 
 import dataclasses
+import os
 import random
+import subprocess
+import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -457,3 +460,64 @@ def test_killed_instance_of_24_loses_nothing_acknowledged(tmp_path):
     (each reading its peers' logs for its in-doubt transactions), nothing acknowledged lost."""
     rng = random.Random("24-instances")
     crash_and_recover(tmp_path / "log", "shm", "none", rng, "micro", planned_on="xeon-e7530-4x6")
+
+
+def _holders(directory: Path) -> list[int]:
+    """Processes with a file under ``directory`` open."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if any(str(directory) in os.readlink(fd) for fd in (proc / "fd").iterdir()):
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_killed_launcher_of_24_instances_loses_nothing_acknowledged(tmp_path):
+    """SIGKILL of the launcher of 24 logged instances (per-core on the 4x6, packed here) mid-run:
+    the instances die with it (PR_SET_PDEATHSIG), and a restart recovers every instance from its
+    log, nothing acknowledged lost and every distributed commit on all its participants."""
+    log_dir = tmp_path / "log"
+    log_dir.mkdir()
+    script = f"""
+import dataclasses, islands
+from islands.execution.launcher import run_deployment
+from islands.machine.oversubscription import pack
+from islands.machine.placement import plan_deployment
+import test_log_faults as t
+planned = islands.read_topology({str(SYSFS / "xeon-e7530-4x6")!r})
+deployment = plan_deployment(planned, "per-core")
+packing = pack(deployment, islands.read_topology().cpus, True, "xeon-e7530-4x6")
+run_deployment(deployment, t.config({str(log_dir)!r}, "none", 30.0, seed=5), "shm", planned, packing=packing)
+"""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent)}
+    launcher = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while not any(log_dir.glob("instance-*.log")) or len(_holders(log_dir)) < 24:
+            assert launcher.poll() is None, launcher.stderr.read() if launcher.stderr else ""
+            assert time.monotonic() < deadline, "the 24 instances did not open their logs in time"
+            time.sleep(0.1)
+        time.sleep(1.0)  # into the run
+    finally:
+        launcher.kill()
+        launcher.communicate()
+    deadline = time.monotonic() + 30
+    while _holders(log_dir):
+        assert time.monotonic() < deadline, f"instances outlived their launcher: {_holders(log_dir)}"
+        time.sleep(0.1)
+    acks = acknowledged(log_dir)
+    assert acks, "nothing was acknowledged before the kill"
+    outcome = check_durability(log_dir, 24)
+    planned = islands.read_topology(SYSFS / "xeon-e7530-4x6")
+    deployment = plan_deployment(planned, "per-core")
+    packing = pack(deployment, CPUS, pinned=True, planned_on="xeon-e7530-4x6")
+    cfg = config(log_dir, "none", 0.2, seed=6)
+    restarted = run_deployment(deployment, cfg, "shm", planned, recover=True, packing=packing)
+    for i, inst in enumerate(restarted.instances):
+        expected = initial_payload_sum(i, 1) + outcome.committed_rows[i]
+        assert inst["payload_sum_before"] == expected, (i, inst["payload_sum_before"], expected)
+    assert restarted.check_failures == []

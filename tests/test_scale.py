@@ -135,6 +135,16 @@ def test_coarse_islands_of_several_workers_with_closed_clients():
     assert result.clients and result.clients.get("live_conserved", True), result.clients
 
 
+def test_open_loop_clients_over_24_instances_are_all_served():
+    """Per-core on the 4x6 with open-loop clients (Poisson arrivals, 20% multisite): workers with
+    no request sleep on their doorbell (oversubscribed) and still take every arrival."""
+    config = micro(0.2)
+    driver = DriverConfig(warmup_s=0.05, duration_s=0.3, clients="open", offered_rate=2000.0)
+    _, result = run_packed(RunConfig(**{**config.__dict__, "driver": driver}), "per-core")
+    assert result.check_failures == [] and result.commits > 0
+    assert result.clients.get("live_conserved", True), result.clients
+
+
 def test_plp_with_24_workers_repartitions_in_one_instance():
     """1ISL PLP on the 4x6: one instance of 24 workers (in this process, packed), re-partitioned
     while it runs."""
