@@ -78,6 +78,14 @@ __all__ = [
     "steal_words",
     "WINNER",
     "comparison_words",
+    "CONTRADICTED",
+    "NOT_MEASURED_HERE",
+    "PARTLY",
+    "REPRODUCED",
+    "SAME_BAND",
+    "expectation_words",
+    "figure_outcome",
+    "REPORT_RULE",
 ]
 
 #: The words for two points whose interval includes 1, and for a comparison without one.
@@ -511,3 +519,69 @@ def precision_words(record: dict[str, Any]) -> list[str]:
 
 def _budget(seconds: Any) -> str:
     return f"{seconds:.0f} s" if isinstance(seconds, (int, float)) else "none"
+
+
+#: A paper's claim checked against measurements here (``islands reproduce --report``,
+#: docs/words.md): every check held, some did, the measurements say the opposite, or nothing
+#: was measured that could tell.
+REPRODUCED = "reproduced"
+PARTLY = "partly"
+CONTRADICTED = "contradicted"
+NOT_MEASURED_HERE = "not measured here"
+#: A claim that a throughput does not change ("flat", "not affected") holds where the ratio's
+#: whole 95% interval lies within ±10% of 1, and is contradicted where it lies wholly outside.
+SAME_BAND = 0.10
+#: The rule the reproduction report states under its title.
+REPORT_RULE = (
+    f"A claim is {REPRODUCED} only where the 95% interval of its ratio lies on the paper's side of 1 (or within "
+    f"±{SAME_BAND:.0%} for a claim that nothing changes), {CONTRADICTED} where it lies on the other side (or wholly "
+    f"outside ±{SAME_BAND:.0%}), {NOT_SETTLED} where it straddles; a figure is {REPRODUCED} where every check was, "
+    f"{PARTLY} where some were, {NOT_MEASURED_HERE} where no run could tell (docs/words.md)."
+)
+
+
+def expectation_words(r: Ratio, expect: str, band: float = SAME_BAND) -> Verdict:
+    """A measured throughput ratio ``r`` (A / B) against what a paper claims of it: ``expect``
+    ``"higher"`` (A above B), ``"lower"`` or ``"same"`` (within ±``band``). The verdict's text
+    starts with the outcome — :data:`REPRODUCED` (the 95% interval lies on the claimed side of 1,
+    or within the band), :data:`CONTRADICTED` (it lies on the other side, or wholly outside the
+    band), :data:`NOT_SETTLED` (it straddles), :data:`NOT_MEASURED_HERE` (a side has no run) —
+    then the ratio with its interval: ``reproduced: 1.62× (95% CI 1.41–1.85)``."""
+    if expect not in ("higher", "lower", "same"):
+        raise ValueError(f"expect {expect!r}: one of higher, lower, same")
+    if r.n_new == 0 or r.n_old == 0 or math.isnan(r.value):
+        return Verdict(f"{NOT_MEASURED_HERE}: no run of one side", False)
+    numbers = format_ratio(r)
+    if not r.has_interval:
+        return Verdict(f"{NOT_SETTLED}: {numbers}", False)
+    if expect == "same":
+        if 1 - band <= r.low and r.high <= 1 + band:
+            outcome = REPRODUCED
+        elif r.high < 1 - band or r.low > 1 + band:
+            outcome = CONTRADICTED
+        else:
+            outcome = NOT_SETTLED
+        return Verdict(f"{outcome}: {numbers} (the claim: within ±{band:.0%})", outcome != NOT_SETTLED)
+    side = r.distinguishable
+    if not side:
+        return Verdict(f"{NOT_SETTLED}: {numbers}", False)
+    up = r.value > 1
+    outcome = REPRODUCED if up == (expect == "higher") else CONTRADICTED
+    return Verdict(f"{outcome}: {numbers}", True)
+
+
+def figure_outcome(outcomes: Sequence[str]) -> str:
+    """One figure's verdict from its checks' outcomes (each the first word of
+    :func:`expectation_words`): :data:`REPRODUCED` when every check was, :data:`PARTLY` when
+    some were, :data:`CONTRADICTED` when none was and one was contradicted, :data:`NOT_SETTLED`
+    when every measured check straddles, :data:`NOT_MEASURED_HERE` when none was measured."""
+    measured = [o for o in outcomes if o != NOT_MEASURED_HERE]
+    if not measured:
+        return NOT_MEASURED_HERE
+    if all(o == REPRODUCED for o in outcomes):
+        return REPRODUCED
+    if REPRODUCED in measured:
+        return PARTLY
+    if CONTRADICTED in measured:
+        return CONTRADICTED
+    return NOT_SETTLED

@@ -25,7 +25,39 @@ def register(subparsers: Any) -> argparse.ArgumentParser:
         "runs), then draw the figure into the results directory. --quick runs a shrunken copy "
         "(short runs, one repetition, at most three values per swept axis) into <name>-quick.",
     )
-    p.add_argument("figure", metavar="FIGURE-ID", choices=figures, help="the figure's id")
+    p.add_argument("figure", metavar="FIGURE-ID", nargs="?", choices=figures, help="the figure's id")
+    p.add_argument(
+        "--report",
+        action="store_true",
+        help="run the quick version of every figure islands draws (or --figures) within --budget-min and write "
+        "one page judging each against the paper's claim: <results>/report/index.html and report.md",
+    )
+    p.add_argument(
+        "--budget-min",
+        metavar="MIN",
+        type=float,
+        default=None,
+        help="with --report: minutes of runs in all (default 20); figures whose estimate does not fit what is left "
+        "are skipped, with a line saying so",
+    )
+    p.add_argument(
+        "--figures",
+        metavar="ID",
+        nargs="+",
+        choices=figures,
+        default=None,
+        help="with --report: only these figures",
+    )
+    p.add_argument(
+        "--repetitions",
+        metavar="N",
+        type=int,
+        default=None,
+        help="with --report: repetitions of each quick point (default 3: a ratio needs two a side for an interval)",
+    )
+    p.add_argument(
+        "--out", metavar="DIR", default=None, help="with --report: where the page goes (default <results>/report)"
+    )
     p.add_argument("--quick", action="store_true", help="short runs and fewer points: a quick look, not the figure")
     p.add_argument(
         "--results", metavar="DIR", default="results", help="where the results directories go (default: results)"
@@ -53,6 +85,14 @@ def main(args: argparse.Namespace) -> int:
     """Runs and draws; returns the exit status."""
     from islands.cli.json_output import dumps
     from islands.experiments.reproduce import reproduce
+
+    report_only = (args.budget_min, args.figures, args.repetitions, args.out)
+    if args.report:
+        return _report(args)
+    if any(v is not None for v in report_only):
+        raise ValueError("--budget-min, --figures, --repetitions and --out go with --report")
+    if args.figure is None:
+        raise ValueError("name a FIGURE-ID, or give --report")
 
     if args.model:
         from islands.model.figure_axes import figure_axes
@@ -107,4 +147,52 @@ def main(args: argparse.Namespace) -> int:
         print()
         print(m.summary)
         print()
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from islands.cli.json_output import dumps
+    from islands.experiments.report import DEFAULT_BUDGET_MIN, REPORT_REPETITIONS, report
+
+    if args.figure is not None or args.quick or args.model:
+        raise ValueError(
+            "--report runs the quick version of every figure: give --figures ID ... instead of FIGURE-ID, "
+            "and no --quick or --model"
+        )
+    budget = DEFAULT_BUDGET_MIN if args.budget_min is None else args.budget_min
+    if not budget > 0:
+        raise ValueError(f"--budget-min {budget:g}: minutes > 0")
+    done = report(
+        figures=args.figures,
+        budget_s=budget * 60,
+        results=args.results,
+        out=args.out,
+        experiments=args.experiments,
+        repetitions=REPORT_REPETITIONS if args.repetitions is None else args.repetitions,
+        progress=False if args.no_progress or args.json else None,
+        echo=None if args.json else print,
+    )
+    if args.json:
+        print(
+            dumps(
+                {
+                    "markdown": done.markdown,
+                    "html": done.html,
+                    "spent_s": done.spent_s,
+                    "figures": [
+                        {
+                            "figure": f.figure,
+                            "verdict": f.verdict,
+                            "line": f.line,
+                            "directories": f.directories,
+                            "checks": [
+                                {"claim": c.check.claim, "outcome": c.outcome, "words": c.words, "cause": c.cause}
+                                for c in f.checks
+                            ],
+                        }
+                        for f in done.figures
+                    ],
+                }
+            )
+        )
     return 0

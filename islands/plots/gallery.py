@@ -178,7 +178,8 @@ def build_gallery(results: str | Path, out: str | Path | None = None, problems: 
         if problems is not None:
             problems += [f"{e.source}: {_CONTROL_OR_BREAK.sub(_visible, e.problem)}" for e in entries if e.problem]
         page = target / INDEX
-        write_by_rename(page, _page(root, entries))  # replaces a link planted there, never follows it
+        # replaces a link planted there, never follows it
+        write_by_rename(page, _page(root, entries, _report_link(root, target)))
     except OSError as e:
         raise ValueError(f"{target}: cannot write the gallery ({e.strerror or e})") from None
     return page
@@ -257,7 +258,19 @@ table.machine th { text-align: left; padding-right: 1em; font-weight: normal; co
 """
 
 
-def _page(root: Path, entries: list[Entry]) -> str:
+#: The reproduction report's page under a results root (``islands reproduce --report``).
+REPORT_PAGE = Path("report") / "index.html"
+
+
+def _report_link(root: Path, target: Path) -> str:
+    """The reproduction report's page relative to the gallery's directory, "" when there is none."""
+    import os
+
+    report = root / REPORT_PAGE
+    return Path(os.path.relpath(report, target)).as_posix() if report.is_file() else ""
+
+
+def _page(root: Path, entries: list[Entry], report: str = "") -> str:
     from islands.analysis.revision import git_revision, package_version
 
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
@@ -272,5 +285,13 @@ def _page(root: Path, entries: list[Entry]) -> str:
         f"<body><h1 id='top'>islands figures</h1>"
         f"<p>{len(entries)} results directories under <code>{_esc(root)}</code>; page written {now} by islands "
         f"{_esc(package_version())} (git {_esc(git_revision())}).</p>"
-        f"<ul class='toc'>{items}</ul>" + "".join(_section(e) for e in entries) + "</body></html>\n"
+        + (
+            f"<p class='report'>The papers' claims judged against quick runs of these figures: "
+            f"<a href='{_esc(report)}'>the reproduction report</a>.</p>"
+            if report
+            else ""
+        )
+        + f"<ul class='toc'>{items}</ul>"
+        + "".join(_section(e) for e in entries)
+        + "</body></html>\n"
     )
