@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from islands.plots.adaptivity import POINTS, plot_adaptivity
+from islands.plots.figure_rules import figure_words
 
 
 def row(adaptive, tps, events=((3.0, "park", [1]),), repartitions=(3.4,), repetition=0):
@@ -79,7 +80,7 @@ def test_fig10_marks_each_mix_change_and_gives_the_adaptation_after_each():
     frame = pd.DataFrame(rows).assign(**{"tatp.mix": "update_subscriber_data"})
     d = plot_adaptivity(frame, "002-fig10")
     assert d.stem == "002-fig10"
-    assert "UpdSubData → GetNewDest → TATP-Mix" in d.figure.axes[0].get_title()
+    assert "UpdSubData → GetNewDest → TATP-Mix" in figure_words(d.figure)
     assert "phases of 4, 4, 4 s (paper: 30 s each)" in d.summary
     assert "ATraPos adaptation after GetNewDest at 4 s: reproduced (0.8 s;" in d.summary  # bins of 0.4 s
     assert "ATraPos adaptation after TATP-Mix at 8 s: reproduced (0.8 s;" in d.summary

@@ -22,6 +22,7 @@ from islands.plots.atrapos_timelines import (
     plot_timeline,
     plot_workload_change,
 )
+from islands.plots.figure_rules import figure_words
 
 
 def phases(levels: list[tuple[int, float, float, int]], interval_s: float = 1.0, noise: float = 0.0) -> list[float]:
@@ -88,7 +89,7 @@ def test_fig10_marks_the_phases_and_gives_adaptation_times():
     assert d.stem == "002-fig10"
     ax = d.figure.axes[0]
     assert [line.get_label() for line in ax.get_lines()[:2]] == ["ATraPos", "static"]
-    assert "2 virtual sockets" in ax.get_title()
+    assert "2 virtual sockets" in figure_words(d.figure)
     assert [t.get_text().strip() for t in ax.texts] == ["GetNewDest", "TATP-Mix"]
     summary = d.summary.splitlines()
     assert summary[0] == "ATraPos: median txn/s per phase: start 360.0 K, GetNewDest 300.0 K, TATP-Mix 400.0 K"

@@ -14,11 +14,44 @@ from pathlib import Path
 
 from islands.figures.catalog import BENCH_COMMANDS, CATALOG, DRAWN, PAPERS, Figure
 
-__all__ = ["CATALOG_PATH", "catalog_markdown", "main"]
+__all__ = ["CATALOG_PATH", "STANDARD", "catalog_markdown", "main"]
 
 _REPO = Path(__file__).resolve().parents[2]
 #: Where the catalog lives in a source checkout.
 CATALOG_PATH = _REPO / "docs" / "figures.md"
+
+
+#: The figure standard every figure the toolkit draws meets (islands/plots/figure_rules.py applies
+#: it; tests/test_figure_standard.py renders each family of figure from made-up rows and checks it).
+STANDARD = (
+    "## The figure standard",
+    "",
+    "Every figure islands draws (`islands plot`, `reproduce`, `bench`, the gallery) follows these rules;",
+    "`islands/plots/figure_rules.py` applies them and `tests/test_figure_standard.py` renders every",
+    "family of figure the registry draws from made-up rows and checks what can be checked on the image.",
+    "",
+    "- **Title**: at most two lines, in one size (10 pt): the figure and what it shows, then the",
+    "  machine. Everything else a title used to carry (runs, warm-up, logging, notes) is a caption",
+    "  under the panels.",
+    "- **The paper beside the measurement**: where the table below has the shape the paper reported,",
+    "  the caption's first line gives it (`paper (000-fig11): 1ISL flat; per-core best at 0% ...`),",
+    "  so that the reader compares the image with the paper's claim without leaving it.",
+    "- **Labels never overlap**: no two texts of a figure (title, caption, legend, axis and tick labels,",
+    "  annotations) overlap by their rendered extents. A legend outside the panels sits between the",
+    "  panels and the caption, never on either.",
+    "- **Intervals where they are drawn**: on a linear axis, the mean and its 95% t-interval; on a log",
+    "  axis, the geometric mean and the interval computed on the logarithms (symmetric where drawn,",
+    "  never reaching zero), which the caption says.",
+    "- **Log axes fit their data**: the y-range spans the means drawn and reaches beyond them only for",
+    "  an interval's end, at most half a decade (one wide interval cannot hide the gap a figure is",
+    "  about). No bars on a log axis (a bar's length means nothing there): markers with whiskers.",
+    "- **Sizes named from the machine**: a data size is called memory-resident only where it exceeds the",
+    "  last-level cache that `islands topology` reports; a figure none of whose sizes does says so.",
+    "- **What the reader must know first is stamped on the image**: PARTIAL on a figure from an",
+    "  interrupted sweep (with how many runs were stored), FUNCTIONAL on one from packed functional",
+    "  runs, and a note where the machine cannot answer the figure's question (one socket:",
+    "  per-socket coincides with 1ISL).",
+)
 
 
 def _cell(text: str) -> str:
@@ -62,6 +95,8 @@ def catalog_markdown(experiments: Path | None = None) -> str:
         "one single-threaded instance per core, per-socket one instance per socket, 1ISL one",
         "instance on every core; on a one-socket machine per-socket and 1ISL coincide, and a",
         "virtual topology (`--virtual-sockets`) may stand in, which the figure then says.",
+        "",
+        *STANDARD,
         "",
         "## Papers",
         "",

@@ -32,6 +32,7 @@ from islands.analysis.verdicts import Claim, claim_words, event_words
 from islands.atrapos.adaptation import adaptation_time
 from islands.atrapos.controller import Check
 from islands.plots._common import Drawing, color_of, fmt_tps, marker_of, new_grid, plain_ticks
+from islands.plots.figure_rules import titled
 
 __all__ = [
     "EVENT_KINDS",
@@ -120,7 +121,8 @@ def plot_timeline(
     """Throughput over time of each run in ``timelines`` with ``events`` marked. ``adaptive``
     names the run whose adaptation times the summary gives (default: the first);
     ``checks`` (the controller's, :func:`islands.atrapos.replay`) add a panel with the
-    monitoring interval. ``note`` goes under the title (for example "2 virtual sockets").
+    monitoring interval. ``note`` goes under the title (for example "2 virtual sockets"; the
+    figure standard's :func:`~islands.plots.figure_rules.titled`).
     Raises ``ValueError`` for no timelines or an event past the end."""
     if not timelines:
         raise ValueError(f"{stem}: no timelines")
@@ -155,7 +157,6 @@ def plot_timeline(
     ax.set_ylabel(f"throughput ({unit}txn/s)")
     plain_ticks(ax.yaxis)
     ax.legend(fontsize=8, loc="best")  # a fixed corner hid the runs' tails after a collapse
-    ax.set_title(title + (f"\n{note}" if note else ""), fontsize=10)
     if checks:
         ax2 = axes[1][0]
         xs = [0.0] + [c.at_s for c in checks]
@@ -169,6 +170,7 @@ def plot_timeline(
         ax2.set_xlabel("time (s); dots: model evaluated")
     else:
         ax.set_xlabel("time (s)")
+    titled(fig, title + (f"\n{note}" if note else ""))
     return Drawing(fig, "\n".join(_summary(timelines, events, end_s, adaptive)), stem)
 
 
@@ -307,7 +309,7 @@ def plot_repartition_cost(costs_ms: Mapping[str, Mapping[int, Sequence[float]]],
     ax.set_xlabel("repartitioning actions in the sequence")
     ax.set_ylabel("time (ms)")
     ax.legend(fontsize=8)
-    ax.set_title("002 Fig 9: cost of repartitioning" + (f"\n{note}" if note else ""), fontsize=10)
+    titled(fig, "002 Fig 9: cost of repartitioning" + (f"\n{note}" if note else ""))
     return Drawing(fig, "\n".join(lines), "002-fig9")
 
 
@@ -345,5 +347,5 @@ def plot_monitoring_overhead(
     ax.set_ylabel("throughput (txn/s)")
     plain_ticks(ax.yaxis)
     ax.legend(fontsize=8)
-    ax.set_title("002 Table 2: monitoring overhead" + (f"\n{note}" if note else ""), fontsize=10)
+    titled(fig, "002 Table 2: monitoring overhead" + (f"\n{note}" if note else ""))
     return Drawing(fig, "\n".join(lines), "002-table2")

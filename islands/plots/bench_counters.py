@@ -59,8 +59,8 @@ def plot_counter_placement(rows: pd.DataFrame, path: str | Path, topology: Topol
 
 def plot_counter_granularity(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path | None:
     """Fig 7: total increments per second with 1 counter, 1 per socket and 1 per core (log
-    scale), one bar per lock kind, for grouped threads when measured (else the first placement
-    measured), each finest bar labelled with its ratio to one counter. None when only one
+    scale), one marker per lock kind, for grouped threads when measured (else the first placement
+    measured), the legend giving each lock's finest over coarsest ratio. None when only one
     granularity was measured."""
     placement = "grouped" if "grouped" in set(rows["placement"]) else rows["placement"].iloc[0]
     sub = rows[rows["placement"] == placement]
@@ -70,26 +70,21 @@ def plot_counter_granularity(rows: pd.DataFrame, path: str | Path, topology: Top
     labels = [_GRANULARITY_LABEL[g] for g in granularities]
     relabel = lambda d: {(_GRANULARITY_LABEL[g], k): v for (g, k), v in d.items()}  # noqa: E731
     fig, (ax,) = new_figure(8, 4.8)
-    xs = grouped_bars(ax, labels, locks, relabel(mean), errors=relabel(sd), points=relabel(points))
-    ax.set_yscale("log")
+    # a log axis: markers with their whiskers, not bars (a bar's length means nothing there)
+    grouped_bars(ax, labels, locks, relabel(mean), errors=relabel(sd), points=relabel(points), log=True)
     first, last = granularities[0], granularities[-1]
+    ratios = {}  # in the legend, one line per lock: labels beside close markers would collide
     for lock in locks:
         lo, hi = mean.get((first, lock)), mean.get((last, lock))
         if lo and hi and lo == lo and hi == hi:
-            top = max([hi, *points.get((last, lock), [])])  # above the dots, so it stays legible
-            ax.annotate(
-                ratio_label(points.get((last, lock), [hi]), points.get((first, lock), [lo])),
-                (xs[(_GRANULARITY_LABEL[last], lock)], top),
-                ha="center",
-                va="bottom",
-                fontsize=8,
-                xytext=(0, 4),
-                textcoords="offset points",
-            )
+            ratios[lock] = ratio_label(points.get((last, lock), [hi]), points.get((first, lock), [lo]))
     ax.set_ylabel("million increments per second (all threads, log)")
     ax.set_xlabel("number of counters")
     ax.grid(axis="y", alpha=0.3, which="both")
-    ax.legend(fontsize=8, title="lock", title_fontsize=8)
+    handles, names = ax.get_legend_handles_labels()
+    names = [f"{name}: {ratios[name]}" if name in ratios else name for name in names]
+    over = f"{_GRANULARITY_LABEL[last]} / {_GRANULARITY_LABEL[first]}"
+    ax.legend(handles, names, fontsize=8, title=f"lock: {over}" if ratios else "lock", title_fontsize=8, loc="best")
     threads = int(sub["threads"].iloc[0])
     notes = [f"ratios: {_GRANULARITY_LABEL[last]} over {_GRANULARITY_LABEL[first]} (paper: 516.8× on 80 cores)"]
     if topology.n_sockets == 1:

@@ -11,8 +11,10 @@ partial sweep's figure with :func:`stamp_partial`."""
 from __future__ import annotations
 
 import math
+import re
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
@@ -20,8 +22,19 @@ from matplotlib.collections import PathCollection
 from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure, SubFigure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
+from matplotlib.text import Text
+from matplotlib.transforms import Bbox
 
-__all__ = ["MAX_TITLE_LINES", "TITLE_SIZE", "figure_words", "fit_log_axes", "stamp_partial", "titled"]
+__all__ = [
+    "MAX_TITLE_LINES",
+    "TITLE_SIZE",
+    "CaptionedLayout",
+    "figure_words",
+    "fit_log_axes",
+    "paper_lines",
+    "stamp_partial",
+    "titled",
+]
 
 #: Every figure's title: this size, at most this many lines.
 TITLE_SIZE = 10.0
@@ -56,12 +69,71 @@ def titled(fig: Figure | SubFigure, text: str, notes: Sequence[str] = ()) -> Non
         if len(second) == 1:
             head.append(rest.pop(0))
     fig.suptitle("\n".join(head), fontsize=TITLE_SIZE)
-    caption = [*rest, *notes]
+    caption = [*paper_lines(lines[0] if lines else ""), *rest, *notes]
     if fig.get_figure(root=True).axes and any(ax.get_yscale() == "log" for ax in fig.get_figure(root=True).axes):
         caption.append("on log axes: geometric means, their intervals computed on the logarithms")
     if caption:
         _caption(fig, caption)
     fit_log_axes(fig.get_figure(root=True))
+
+
+_PAPER = re.compile(r"\b(\d{3})[ -](?:fig|table)", re.IGNORECASE)
+_NUMBERED = re.compile(r"\b(fig|table)\.? ?(\d+)", re.IGNORECASE)
+
+
+def paper_lines(title: str) -> list[str]:
+    """What the paper reported for the figures a title names ("000 Fig 11: ...", "... (000 Fig 2)",
+    "000 Fig 17 and Fig 18: ..."), one line each as the figure catalog words it
+    (:data:`islands.figures.catalog.CATALOG`): "paper (000-fig11): 1ISL flat; per-core best at 0% ...";
+    none for a title that names no figure of a paper."""
+    from islands.figures.catalog import CATALOG
+
+    paper = _PAPER.search(title)
+    if paper is None:
+        return []
+    ids = [f"{paper.group(1)}-{kind.lower()}{number}" for kind, number in _NUMBERED.findall(title[paper.start() :])]
+    out: list[str] = []
+    for figure in CATALOG:
+        if any(i in figure.ids for i in ids) and figure.shape:
+            line = f"paper ({figure.label}): {figure.shape}"
+            if line not in out:
+                out.append(line)
+    return out
+
+
+class CaptionedLayout(ConstrainedLayoutEngine):
+    """Constrained layout above a caption band at the bottom of the figure: the caption (a text
+    of the figure, :attr:`caption`) is measured at each draw, the panels, the titles and the
+    legends are laid out in the rest of the figure, and a legend placed "outside lower" sits just
+    above the caption instead of on it (matplotlib puts such a legend and ``supxlabel`` at the
+    same bottom edge, one over the other)."""
+
+    def __init__(self, caption: Text, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.caption = caption
+
+    def execute(self, fig: Any) -> Any:
+        renderer = fig._get_renderer()
+        height = max(fig.bbox.height, 1.0)
+        gap = CAPTION_GAP * fig.dpi / 72 / height
+        self.caption.set_position((self.caption.get_position()[0], gap))
+        band = self.caption.get_window_extent(renderer).height / height + 2 * gap
+        self.set(rect=(0.0, band, 1.0, 1.0 - band))
+        lower = [leg for leg in fig.legends if getattr(leg, "_outside_loc", None) == "lower"]
+        for leg in lower:  # the layout keeps room for it only while it has no anchor of its own
+            leg._bbox_to_anchor = None
+        result = super().execute(fig)
+        for leg in lower:
+            leg.set_bbox_to_anchor(Bbox.from_bounds(0.0, band, 1.0, 1.0 - band), transform=fig.transFigure)
+        label = fig._supxlabel
+        if label is not None and label.get_in_layout() and getattr(label, "_autopos", False):
+            x, y = label.get_position()  # the layout put it at the figure's bottom edge: above the caption
+            label.set_position((x, y + band))
+        return result
+
+
+#: Points between the caption and the figure's bottom edge, and between it and what is above it.
+CAPTION_GAP = 4.0
 
 
 def _caption(fig: Figure | SubFigure, lines: Sequence[str]) -> None:
@@ -75,24 +147,29 @@ def _caption(fig: Figure | SubFigure, lines: Sequence[str]) -> None:
     old = fig.get_figheight()
     fig.set_figheight(old + height)  # the panels keep their size
     engine = fig.get_layout_engine()
-    if isinstance(engine, ConstrainedLayoutEngine) and getattr(fig, "_supxlabel", None) is None:
-        # the layout keeps the caption (as the figure's x label) below the panels and the legend
-        fig.supxlabel("\n".join(wrapped), x=0.01, ha="left", fontsize=CAPTION_SIZE, color="0.25", linespacing=1.3)
+    text = fig.text(
+        0.01,
+        0.0,
+        "\n".join(wrapped),
+        ha="left",
+        va="bottom",
+        fontsize=CAPTION_SIZE,
+        color="0.25",
+        linespacing=1.3,
+    )
+    text.set_in_layout(False)
+    text._islands_caption = True  # type: ignore[attr-defined]
+    if isinstance(engine, ConstrainedLayoutEngine):
+        # the layout runs above the caption, the legends below the panels above it
+        params = {k: v for k, v in engine.get().items() if k != "rect"}
+        fig.set_layout_engine(CaptionedLayout(text, **params))
         return
     share = height / (old + height)
     for ax in fig.axes:  # a figure laid out by hand: move the panels up by the band
         box = ax.get_position()
         ax.set_position((box.x0, share + box.y0 * (1 - share), box.width, box.height * (1 - share)))
-    fig.text(
-        0.01,
-        share - 3 / 72 / (old + height),
-        "\n".join(wrapped),
-        ha="left",
-        va="top",
-        fontsize=CAPTION_SIZE,
-        color="0.25",
-        linespacing=1.3,
-    )
+    text.set_verticalalignment("top")
+    text.set_y(share - 3 / 72 / (old + height))
 
 
 def _data_and_intervals(ax: Axes) -> tuple[list[float], list[float]]:
