@@ -7,6 +7,7 @@ chromium and chromium-driver); where it is missing the test fails and says so, i
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -130,6 +131,19 @@ def test_gallery_page_in_a_real_browser(results):
             assert target.is_file(), f"link {href} points at nothing"
             if url.fragment:
                 assert driver.find_elements("id", url.fragment), f"link {href}: no element with that id"
+        # nothing is wider than the page: summaries and configs wrap (a long line overflowed it)
+        wide = driver.execute_script(
+            "const w = document.documentElement.clientWidth;"
+            "return [...document.querySelectorAll('pre, aside, section, p')]"
+            ".filter(e => e.getBoundingClientRect().right > w + 1).map(e => e.className || e.tagName);"
+        )
+        assert not wide, f"elements wider than the page: {wide}"
+        assert driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+        toc_texts = [a.text for a in driver.find_elements("css selector", "ul.toc a")]
+        assert len(toc_texts) == len(set(toc_texts)) == 3, toc_texts
+        # each figure beside the paper's shape and the verdict on these rows
+        asides = driver.find_elements("css selector", "aside.paper")
+        assert len(asides) == 3 and all("Here:" in a.text for a in asides)
         # following a link to a figure shows the image itself
         first = images[0].get_attribute("src")
         driver.get(first)
@@ -144,3 +158,28 @@ def test_gallery_page_in_a_real_browser(results):
         driver.quit()
     copied = {p.relative_to(page.parent).as_posix() for p in page.parent.rglob("*") if p.is_file()}
     assert {"smoke/000-fig11.png", "smoke/summary.txt", "smoke/manifest.json"} <= copied
+
+
+def test_titles_are_unique_and_each_figure_sits_beside_its_paper_and_verdict(results, tmp_path):
+    root = tmp_path / "results"
+    root.mkdir()
+    for name in ("smoke-before", "smoke-after"):
+        shutil.copytree(results / "smoke", root / name)
+    shutil.copytree(results / "bench-ipc", root / "bench-ipc")
+    page = build_gallery(root).read_text()
+    toc = re.findall(r"<li><a href='#[^']+'>([^<]+)</a>", page)
+    assert toc == ["000-fig11 — smoke (smoke-after)", "000-fig11 — smoke (smoke-before)", "000-fig2 — bench-ipc"] or (
+        len(toc) == len(set(toc)) == 3 and all("smoke (" in t for t in toc[:2])
+    ), toc
+    assert page.count("<aside class='paper'>") == 3
+    assert "000-fig11: 1ISL flat; per-core best at 0%" in page  # the paper's shape beside the figure
+    assert "000-fig2 (001 fig6): unix sockets fastest" in page
+    # the smoke sweep measures none of Fig 11's claims (one deployment side missing or one size):
+    # the verdict is the checks' word, and "not measured here" only where they say so
+    verdicts = re.findall(r"Here: <strong>([^<]+)</strong>", page)
+    assert set(verdicts) <= {"reproduced", "partly", "contradicted", "not settled", "not measured here"}
+    assert verdicts[-1] == "not measured here"  # bench ipc: no claim of Fig 2 has a check
+    # a benchmark's entry has its summary
+    bench = page[page.index("id='entry-bench-ipc'") :]
+    assert "<pre class='summary'>000 Fig 2: messages per second" in bench and "messages/s, round trip" in bench
+    assert "white-space: pre-wrap" in page  # summaries wrap inside the page

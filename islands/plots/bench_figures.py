@@ -13,7 +13,7 @@ from islands.plots.bench_counters import plot_counter_granularity, plot_counter_
 from islands.plots.bench_ipc import plot_ipc
 from islands.plots.bench_placement import plot_placement
 
-__all__ = ["BENCH_FIGURES", "draw_bench"]
+__all__ = ["BENCH_FIGURES", "bench_summary", "draw_bench"]
 
 
 def _ipc(rows: pd.DataFrame, directory: Path, topology: Topology) -> list[Path | None]:
@@ -43,3 +43,50 @@ def draw_bench(name: str, rows: pd.DataFrame, directory: str | Path, topology: T
     """Draws benchmark ``name``'s figures from its ``rows`` into ``directory``; returns the
     files written (a figure the rows cannot show, such as Fig 5 with one placement, is left out)."""
     return [path for path in BENCH_FIGURES[name](rows, Path(directory), topology) if path is not None]
+
+
+def _means(rows: pd.DataFrame, by: list[str], column: str) -> list[tuple[tuple, float, float, int]]:
+    """(group, mean, standard deviation, runs) of ``column`` per ``by`` group, in the rows' order."""
+    out = []
+    for key, part in rows.groupby(by, sort=False)[column]:
+        values = part.astype(float)
+        out.append((key if isinstance(key, tuple) else (key,), float(values.mean()), float(values.std()), len(values)))
+    return out
+
+
+def bench_summary(name: str, rows: pd.DataFrame) -> str:
+    """What benchmark ``name``'s rows measured, in words, one line per group (the gallery shows it
+    under the figure, as a sweep's summary): ipc the messages per second and round trips of each
+    mechanism and pair, counters the increments per second of each lock, granularity and
+    placement, placement each policy's throughput. "" for a benchmark without one or rows
+    lacking its columns."""
+    from islands.analysis.tables import human_number
+
+    def sd(v: float) -> str:
+        return f" ± {human_number(v)}" if v == v else ""
+
+    try:
+        if name == "ipc":
+            lines = [
+                "000 Fig 2: messages per second (both directions) and round trip (p50, p99), per mechanism and pair"
+            ]
+            rtt = {k: (p50, n) for k, p50, _, n in _means(rows, ["mechanism", "pair_label"], "rtt_p50_us")}
+            p99 = {k: p for k, p, _, _ in _means(rows, ["mechanism", "pair_label"], "rtt_p99_us")}
+            for key, rate, dev, n in _means(rows, ["mechanism", "pair_label"], "messages_per_s"):
+                lines.append(
+                    f"{key[0]}, {key[1]}: {human_number(rate)}{sd(dev)} messages/s, round trip "
+                    f"{rtt[key][0]:.3g} µs p50, {p99[key]:.3g} µs p99 ({n} run{'s' if n > 1 else ''})"
+                )
+        elif name == "counters":
+            lines = ["000 Fig 5 and 7: increments per second of all threads, per granularity, placement and lock"]
+            for key, rate, dev, n in _means(rows, ["granularity", "placement", "lock"], "increments_per_s"):
+                lines.append(f"{key[0]}, {key[1]}, {key[2]}: {human_number(rate)}{sd(dev)} increments/s ({n} runs)")
+        elif name == "placement":
+            lines = ["000 Fig 6: throughput per worker placement (mean ± sd over the repetitions)"]
+            for key, rate, dev, n in _means(rows, ["policy"], "throughput_tps"):
+                lines.append(f"{key[0]}: {human_number(rate)}{sd(dev)} txn/s ({n} runs)")
+        else:
+            return ""
+    except KeyError as e:
+        return f"no summary: the rows lack {e}"
+    return "\n".join(lines) + "\n"

@@ -52,7 +52,7 @@ def plot_ipc(rows: pd.DataFrame, path: str | Path, topology: Topology) -> Path:
     for ax in (left, right):
         ax.tick_params(axis="x", labelrotation=30)
         ax.grid(axis="y", alpha=0.3)
-    left.legend(fontsize=8, loc="upper left")
+    left.legend(fontsize=8, loc="best")  # a fixed corner hid the fastest mechanism's marker
     size = int(rows["message_bytes"].iloc[0])
     notes = [] if topology.n_sockets > 1 else ["1 socket on this machine: no cross-socket pair"]
     model = rows["metadata.cpu_model"].iloc[0] if "metadata.cpu_model" in rows else None

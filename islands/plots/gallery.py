@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory, write_by_rename
+from islands.analysis.verdicts import NOT_MEASURED_HERE
 
 __all__ = ["Entry", "build_gallery", "find_results"]
 
@@ -54,6 +55,18 @@ class Entry:
     files: list[str] = field(default_factory=list)  #: other copied files, relative to the page
     summary: str = ""
     problem: str = ""  #: why no figure was drawn ("" when one was)
+    paper: list[str] = field(default_factory=list)  #: the shape each paper figure shown here reported
+    verdict: str = NOT_MEASURED_HERE  #: the papers' claims on these rows, in one word (:func:`_verdict`)
+    checks: list[str] = field(default_factory=list)  #: each claim checked, in words
+
+    @property
+    def title(self) -> str:
+        """The entry's heading and its link in the list: the figure, the experiment and, where
+        the directory is named otherwise, the directory (two runs of one experiment differ)."""
+        experiment = str(self.manifest.get("experiment") or self.name)
+        return f"{self.figure_id or 'no figure'} — {experiment}" + (
+            f" ({self.name})" if experiment != self.name else ""
+        )
 
     @property
     def figure_id(self) -> str:
@@ -112,6 +125,8 @@ def _collect(source: Path, out: Path) -> Entry:
             entry.summary = rendered.summary
             entry.images.append(f"{source.name}/{rendered.png.name}")
             entry.files += [f"{source.name}/{p.name}" for p in (rendered.pdf, rendered.summary_path)]
+            _verdict(entry, store)
+        entry.paper = _paper([entry.figure_id])
         return entry
     bench = str(manifest.get("bench") or "")
     if bench:  # a hardware benchmark: its figures, drawn afresh from its rows
@@ -131,8 +146,9 @@ def _collect(source: Path, out: Path) -> Entry:
 
 
 def _draw_bench(entry: Entry, store: Any, target: Path) -> None:
+    from islands.figures.catalog import BENCH_COMMANDS
     from islands.machine.topology import Topology, TopologyError
-    from islands.plots.bench_figures import BENCH_FIGURES, draw_bench
+    from islands.plots.bench_figures import BENCH_FIGURES, bench_summary, draw_bench
 
     bench = str(entry.manifest.get("bench"))
     if bench not in BENCH_FIGURES:
@@ -149,8 +165,36 @@ def _draw_bench(entry: Entry, store: Any, target: Path) -> None:
         return
     drawn = draw_bench(bench, rows, target, topology)
     entry.images += [f"{entry.name}/{p.name}" for p in drawn]
+    entry.summary = bench_summary(bench, rows)
+    entry.paper = _paper([fid for fid, command in BENCH_COMMANDS.items() if command == f"islands bench {bench}"])
     if not drawn:
         entry.problem = "its rows cannot show a figure (for instance one placement only)"
+
+
+def _paper(ids: list[str]) -> list[str]:
+    """What the papers reported for figures ``ids``, one line per catalog entry."""
+    from islands.figures.catalog import CATALOG
+
+    return [f"{f.label}: {f.shape}" for f in CATALOG if any(i in f.ids for i in ids)]
+
+
+def _verdict(entry: Entry, store: Any) -> None:
+    """The papers' claims on the figure checked on these rows (:mod:`islands.analysis.reproduction`):
+    the figure's verdict in one word and each check's words; "not measured here" where no claim of
+    the figure has a check or the rows hold neither side of one."""
+    from islands.analysis.reproduction import figure_verdict, run_checks
+
+    try:
+        outcomes = run_checks(entry.figure_id, [store.rows()])
+    except (OSError, ValueError, KeyError) as e:
+        entry.checks = [f"the claims could not be checked ({e})"]
+        return
+    if outcomes:
+        entry.verdict = figure_verdict(outcomes)
+    entry.checks = [
+        f"{o.check.claim} ({o.sides or o.check.label()}): {o.words}" + (f"; {o.cause}" if o.cause else "")
+        for o in outcomes
+    ]
 
 
 def _ordered(entries: list[Entry]) -> list[Entry]:
@@ -223,10 +267,23 @@ def _config(manifest: dict[str, Any]) -> str:
     return f"<pre class='config'>{_esc(json.dumps(spec, indent=2, sort_keys=True, default=str), lines=True)}</pre>"
 
 
+def _beside(e: Entry) -> str:
+    """What sits beside the figure: the shape the paper reported and the verdict on these rows."""
+    if not e.figure_id and not e.paper:
+        return ""
+    paper = "".join(f"<li>{_esc(line)}</li>" for line in e.paper) or "<li>not in the figure catalog</li>"
+    checks = "".join(f"<li>{_esc(line)}</li>" for line in e.checks)
+    return (
+        f"<aside class='paper'><h3>The paper</h3><ul>{paper}</ul>"
+        f"<p class='verdict verdict-{_esc(e.verdict.replace(' ', '-'))}'>Here: <strong>{_esc(e.verdict)}</strong></p>"
+        + (f"<ul class='checks'>{checks}</ul>" if checks else "")
+        + "</aside>"
+    )
+
+
 def _section(e: Entry) -> str:
     m = e.manifest
-    experiment = str(m.get("experiment") or e.name)
-    title = f"{e.figure_id or 'no figure'} — {experiment}" + (f" ({e.name})" if experiment != e.name else "")
+    title = e.title
     facts = ", ".join(
         f"{k} {_esc(m[k])}" for k in ("status", "runs_done", "runs_total", "updated_utc", "spec_hash") if k in m
     )
@@ -240,7 +297,8 @@ def _section(e: Entry) -> str:
     return (
         f"<section id='{e.anchor}'><h2>{_esc(title)}</h2>"
         f"<p class='facts'>from <code>{_esc(e.source)}</code>; {facts}</p>"
-        f"{problem}<div class='figures'>{images}</div><p class='files'>{links}</p>{summary}"
+        f"{problem}<div class='figure-row'><div class='figures'>{images}</div>{_beside(e)}</div>"
+        f"<p class='files'>{links}</p>{summary}"
         f"<details><summary>Config</summary>{_config(m)}</details>"
         f"<details><summary>Machine</summary>{_machine(m)}</details>"
         f"<p><a href='#top'>back to the list</a></p></section>"
@@ -250,7 +308,14 @@ def _section(e: Entry) -> str:
 _STYLE = """
 body { font-family: sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; color: #222; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
-pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 90%; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 90%; white-space: pre-wrap;
+      overflow-wrap: anywhere; }
+.figure-row { display: flex; flex-wrap: wrap; gap: 1em; align-items: flex-start; }
+.figures { flex: 1 1 640px; min-width: 0; }
+aside.paper { flex: 1 1 220px; max-width: 100%; font-size: 90%; background: #fafafa; border-left: 3px solid #ccc;
+      padding: 0 0.8em; overflow-wrap: anywhere; }
+aside.paper ul { padding-left: 1.2em; }
+.verdict-reproduced { color: #276b2d; } .verdict-contradicted { color: #a00; } .verdict-partly { color: #8a5a00; }
 section { border-top: 1px solid #ccc; margin-top: 2em; }
 .problem { color: #a00; }
 .facts, .files { color: #555; }
@@ -275,8 +340,10 @@ def _page(root: Path, entries: list[Entry], report: str = "") -> str:
 
     now = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
     items = "".join(
-        f"<li><a href='#{e.anchor}'>{_esc(e.figure_id or 'no figure')}</a> — {_esc(e.name)}"
-        f"{' (' + _esc(e.manifest['status']) + ')' if e.manifest.get('status') else ''}</li>"
+        f"<li><a href='#{e.anchor}'>{_esc(e.title)}</a>"
+        f"{', ' + _esc(e.manifest['status']) if e.manifest.get('status') else ''}"
+        + (f": {_esc(e.verdict)}" if e.figure_id or e.paper else "")
+        + "</li>"
         for e in entries
     )
     return (
