@@ -116,14 +116,14 @@ CHECKS: tuple[Check, ...] = (
     ),
     _c(
         "000-fig14",
-        "at 100% multisite read: per-core +60% [shared memory] vs unix sockets",
+        "at 100% multisite read: per-core +60% [shared memory] vs unix sockets [checked: the direction, not the size]",
         {"deployment": "per-core", "transport": "shm", **_READ1},
         {"deployment": "per-core", "transport": "unix", **_READ1},
         "higher",
     ),
     _c(
         "000-fig17",
-        "per-core ~40% cheaper locally",
+        "per-core ~40% cheaper locally [checked: the direction, not the size]",
         {"deployment": "per-core", "update": False, "multisite": FIRST, "rows": LAST},
         {"deployment": "1ISL", "update": False, "multisite": FIRST, "rows": LAST},
         "higher",
@@ -174,7 +174,7 @@ CHECKS: tuple[Check, ...] = (
     ),
     _c(
         "000-fig22",
-        "drops ~22% (TPC-B) with remote",
+        "drops ~22% (TPC-B) with remote [checked: the direction, not the size]",
         {"deployment": "per-core", "remote": LAST},
         {"deployment": "per-core", "remote": FIRST},
         "lower",
