@@ -125,9 +125,11 @@ def test_sighup_stops_it_too_and_sigkill_leaves_what_the_next_start_removes(
     # The run directory and the log directory are both named after their process, gone now (the
     # janitor may have removed the run directory already): the next start removes them at once.
     removed = remove_stale_files([root])
-    assert [p.name for p, _ in removed] == logs and _entries(root) == []
+    names = [p.name for p, _ in removed]  # the run directory too, where its janitor was not yet done
+    assert set(logs) <= set(names) and all(n.startswith("islands-run-") for n in set(names) - set(logs))
+    assert _entries(root) == []
     line = describe_removed(removed)
-    assert line.startswith("removed 1 stale islands file of ended processes (") and logs[0] in line
+    assert line.startswith(f"removed {len(names)} stale islands file") and logs[0] in line
 
 
 def test_what_the_sweep_of_stale_files_leaves_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

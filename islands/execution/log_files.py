@@ -97,7 +97,10 @@ def prepare_log_directory(directory: str, sizes: Sequence[int], recover: bool) -
     the logs checked (:func:`check_logs`; the warnings returned); without ``recover``, a log
     of an earlier run there is refused. A
     directory made here is removed again when refused. ``sizes``: each instance's worker count."""
-    refuse_linked(directory, "log.directory:")  # a link at a parent too, not only at the directory itself
+    try:  # a link at a parent too, not only at the directory itself
+        refuse_linked(directory, "")
+    except ValueError as error:  # the setting's error, with its field as data
+        raise _core.ConfigError("log.directory", str(error).strip()) from None
     created = make_directory(directory, 0o700, what="log.directory", check=False)
     try:
         _core.check_log_directory(directory)
