@@ -224,8 +224,6 @@ def test_80_and_192_instances_per_core(n, transport, monkeypatch):
     assert report.violations == [], report.summary()
     assert os.listdir(root) == []
     os.rmdir(root)
-    assert os.listdir(root) == []
-    os.rmdir(root)
 
 
 def test_limits_are_refused_or_raised_before_an_instance_starts(monkeypatch):

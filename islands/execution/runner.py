@@ -26,15 +26,16 @@ import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from islands import _core
+from islands.execution.in_process import check_cpus
 from islands.execution.settings import RunConfig, default_cc, default_lock_policy, default_log_root
 from islands.execution.stop_signals import signals_held
 from islands.machine.memory_placement import MEMORY_POLICIES
 from islands.machine.oversubscription import Packing, pack
 from islands.machine.placement import Deployment, plan_deployment
-from islands.machine.topology import Topology, format_cpulist, read_topology
+from islands.machine.topology import Topology, read_topology
 
 if TYPE_CHECKING:
     from islands.execution.run_result import RunResult
@@ -100,15 +101,6 @@ def _resolve_engine(config: RunConfig, deployment: Deployment) -> RunConfig:
     return dataclasses.replace(config, engine=dataclasses.replace(engine, **changes)) if changes else config
 
 
-def _check_online(cpus: Sequence[int], topology: Topology, field: str = "driver.cpus") -> None:
-    online = set(topology.cpus)
-    for cpu in cpus:
-        if cpu not in online:
-            raise _core.ConfigError(
-                field, f"CPU {cpu} does not exist or is offline (online: {format_cpulist(topology.cpus)})"
-            )
-
-
 def plan(
     config: RunConfig,
     deployment: int | str | Sequence[Sequence[int]] = "1",
@@ -128,7 +120,8 @@ def plan(
     ``topology`` (default: this machine).
 
     ``oversubscribe``: ``topology`` is another machine's (a sysfs tree), and the workers run packed
-    onto ``host``'s online CPUs (default: this machine), pinned round-robin (``pin``) or not.
+    onto ``host``'s online CPUs (default: this machine), dealt round-robin, each instance process
+    bound to its CPUs (``pin``) or left to the scheduler.
     ``log_directory``: with ``config.log.mode`` on, log there and keep it (default: a fresh
     directory under ``config.log.directory``, or under /dev/shm, removed after the run). Raises
     ``ValueError`` naming what does not fit."""
@@ -136,7 +129,7 @@ def plan(
     if memory not in MEMORY_POLICIES:
         raise ValueError(f"memory: {memory!r} is not one of {', '.join(MEMORY_POLICIES)}")
     if cpus is not None:
-        _check_online(cpus, topology)
+        check_cpus(tuple(cpus), topology)
     dep = plan_deployment(topology, deployment, placement=placement, cpus=None if cpus is None else tuple(cpus))
     if not pin:
         dep = dataclasses.replace(dep, pinned=False)
@@ -148,7 +141,7 @@ def plan(
         # One instance runs in this process, whose CPUs are not its to bind: it runs unpinned.
         packing = pack(dep, host.cpus, pinned=pin and dep.n_instances > 1, planned_on=topology_name(topology))
     else:
-        _check_online(dep.cpus, topology)
+        check_cpus(dep.cpus, topology)
     if dep.n_instances == 1 and transport is not None:
         raise ValueError(f"--transport: only a deployment of several instances takes it; {dep.label} is one instance")
     config = _resolve_engine(config, dep)
@@ -165,8 +158,6 @@ def plan(
 
 def topology_name(topology: Topology) -> str:
     """A machine's short name: the sysfs tree's directory name, or "this machine"."""
-    from pathlib import Path
-
     source = str(topology.source)
     return Path(source).name if source not in ("", "/sys", "<memory>") else "this machine"
 
