@@ -272,6 +272,7 @@ class LogConfig:
     buffer_bytes: int
     max_pending: int
     early_lock_release: bool
+    flush_on_demand: bool
     checkpoint: bool
     record_acks: bool
     def __init__(self) -> None: ...

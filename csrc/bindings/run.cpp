@@ -167,6 +167,7 @@ py::dict stats_dict(const RunStats& stats) {
   log["flushes"] = stats.log.flushes;
   log["flush_ns"] = stats.log.flush_ns;
   log["buffer_waits"] = stats.log.buffer_waits;
+  log["flushes_on_demand"] = stats.log.flushes_on_demand;
   log["durable_lsn"] = stats.log_durable_lsn;
   out["log"] = log;
   const RepartitionStats& rp = stats.repartitioning;

@@ -183,6 +183,10 @@ class LogConfig(_Section):
     #: group_commit: release a commit's locks once its record is appended, not once it is durable (Aether's ELR); only
     #: its acknowledgement waits for the flush
     early_lock_release: bool = True
+    #: group_commit: a record another instance or partition waits for (a 2PC prepare before its vote, a decision before
+    #: phase 2) is written and synced at once by the worker that appended it; false: the flusher thread is asked to (a
+    #: thread wake-up on the message's path)
+    flush_on_demand: bool = True
     checkpoint: bool = True  #: after a clean run: snapshot every row and start the log afresh (bounds recovery)
     #: each worker appends the ids of the transactions it acknowledged to acks-<site>.bin (fault tests)
     record_acks: bool = False

@@ -84,7 +84,7 @@ void LogWriter::close() {
 }
 
 std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint32_t aux, std::uint16_t columns,
-                                const void* p1, std::size_t n1, const void* p2, std::size_t n2) {
+                                const void* p1, std::size_t n1, const void* p2, std::size_t n2, bool flush_here) {
   const std::size_t size = log_record_size(n1 + n2);
   if (size > config_.buffer_bytes) {
     throw std::runtime_error("log.buffer_bytes: a " + std::to_string(size) + "-byte record does not fit in a " +
@@ -120,7 +120,8 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
   // once (group_delay_us 0) or sleeps for want of data; a gathering flusher wakes on its
   // timer, so that a busy worker makes no system call per commit. Async wakes on its interval.
   // Either wakes early for a buffer half full.
-  const bool wake = crossed_half || (was_empty && config_.mode == LogMode::group_commit &&
+  // A record its appender flushes itself at once (flush_here) wakes nobody for its group.
+  const bool wake = crossed_half || (was_empty && !flush_here && config_.mode == LogMode::group_commit &&
                                      (config_.group_delay_us <= 0 || flusher_idle_));
   lock.unlock();
   encode_log_record(at, type, lsn, txn, aux, columns, p1, n1, p2, n2);
@@ -187,6 +188,71 @@ bool LogWriter::write_all(const unsigned char* data, std::size_t n) {
   return true;
 }
 
+bool LogWriter::flush_now() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (used_ == 0 || failed_.load()) return false;
+  if (flushing_) {
+    // A flush is being written (by the flusher or another waiter): ask for the next at once
+    // rather than wait here; the flusher takes it as soon as that write ends.
+    flush_requested_ = true;
+    lock.unlock();
+    has_data_.notify_one();
+    return false;
+  }
+  ++stats_.flushes_on_demand;
+  write_group(lock);
+  return true;
+}
+
+bool LogWriter::write_group(std::unique_lock<std::mutex>& lock) {
+  // Take the filled buffer; appenders continue in the other one while this one is written.
+  // One write at a time (flushing_), so the file grows in LSN order and the buffer handed to
+  // the appenders is never one still being written.
+  const int full = filling_;
+  const std::size_t n = used_;
+  const std::uint64_t end = next_lsn_;
+  filling_ ^= 1;
+  used_ = 0;
+  flushing_ = true;
+  flush_requested_ = false;
+  lock.unlock();
+  has_space_.notify_all();
+  // Appenders that reserved their place in this buffer before the swap may still be
+  // encoding their records: a few hundred nanoseconds, unless one was descheduled.
+  for (int spins = 0; encoding_[full].load(std::memory_order_acquire) != 0; ++spins) {
+    if (spins < 1000) {
+      cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool ok = write_all(buffers_[full].data(), n);
+  const int write_error = errno;
+  const bool synced = ok && ::fdatasync(fd_) == 0;
+  const int sync_error = errno;
+  const auto t1 = std::chrono::steady_clock::now();
+  if (!synced) {
+    fail(ok ? "syncing" : "writing", ok ? sync_error : write_error);
+    lock.lock();
+    flushing_ = false;
+    lock.unlock();
+    has_space_.notify_all();
+    flushed_.notify_all();
+    has_data_.notify_all();  // a flusher waiting for this write stops
+    lock.lock();
+    return false;
+  }
+  lock.lock();
+  flushing_ = false;
+  ++stats_.flushes;
+  stats_.flush_ns += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+  durable_lsn_.store(end, std::memory_order_release);
+  flushed_.notify_all();
+  if (flusher_waits_write_) has_data_.notify_all();  // the flusher waits for this write to take the next group
+  return true;
+}
+
 void LogWriter::flusher_main() {
   const auto interval = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.flush_interval_us * 1000));
   const auto group_delay = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.group_delay_us * 1000));
@@ -213,50 +279,18 @@ void LogWriter::flusher_main() {
         has_data_.wait_for(lock, group_delay, urgent);
       }
     }
+    // A waiter may be writing a group itself (flush_now): the next one starts after it.
+    if (flushing_) {
+      flusher_waits_write_ = true;
+      has_data_.wait(lock, [&] { return !flushing_ || failed_.load(); });
+      flusher_waits_write_ = false;
+    }
+    if (failed_.load()) return;
     if (used_ == 0) {
       if (stop_) break;
       continue;
     }
-    // Take the filled buffer; appenders continue in the other one while this one is written.
-    const int full = filling_;
-    const std::size_t n = used_;
-    const std::uint64_t end = next_lsn_;
-    filling_ ^= 1;
-    used_ = 0;
-    flushing_ = true;
-    flush_requested_ = false;
-    lock.unlock();
-    has_space_.notify_all();
-    // Appenders that reserved their place in this buffer before the swap may still be
-    // encoding their records: a few hundred nanoseconds, unless one was descheduled.
-    for (int spins = 0; encoding_[full].load(std::memory_order_acquire) != 0; ++spins) {
-      if (spins < 1000) {
-        cpu_relax();
-      } else {
-        std::this_thread::yield();
-      }
-    }
-    const auto t0 = std::chrono::steady_clock::now();
-    const bool ok = write_all(buffers_[full].data(), n);
-    const int write_error = errno;
-    const bool synced = ok && ::fdatasync(fd_) == 0;
-    const int sync_error = errno;
-    const auto t1 = std::chrono::steady_clock::now();
-    if (!synced) {
-      fail(ok ? "syncing" : "writing", ok ? sync_error : write_error);
-      lock.lock();
-      flushing_ = false;
-      lock.unlock();
-      has_space_.notify_all();
-      flushed_.notify_all();
-      return;
-    }
-    lock.lock();
-    flushing_ = false;
-    ++stats_.flushes;
-    stats_.flush_ns += static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
-    durable_lsn_.store(end, std::memory_order_release);
-    flushed_.notify_all();
+    if (!write_group(lock)) return;
   }
 }
 

@@ -92,6 +92,7 @@ class CommitPipeline {
     early_release_ = group_commit_ && config.early_lock_release;
     read_rule_ = group_commit_ && (config.early_lock_release || !locks);
     max_pending_ = config.max_pending;
+    flush_on_demand_ = config.flush_on_demand;
     stats_ = &stats;
     ns_per_tick_ = ns_per_tick;
     if (log != nullptr && config.record_acks) open_ack_file(ack_file_path(config.directory, site));
@@ -111,6 +112,9 @@ class CommitPipeline {
     const std::uint64_t appended = log_->appended_lsn();
     return appended > log_->durable_lsn() ? appended : 0;
   }
+  //! Whether a vote or a decision with participants is flushed here, at once, by push()
+  //! (log.flush_on_demand in group commit): its record is appended with flush_here.
+  bool flushes_on_demand() const { return group_commit_ && flush_on_demand_; }
   //! Whether nothing is waiting.
   bool empty() const { return pending_.empty(); }
   //! The client requests waiting (commits to answer once acknowledged).
@@ -118,10 +122,26 @@ class CommitPipeline {
   //! Queues a commit or vote behind the ones already waiting. A vote, or a coordinator's
   //! decision with participants waiting for phase 2, holds up another instance: it asks for
   //! its flush at once rather than at the end of a gathering flusher's group delay.
-  void push(PendingCommit&& waiting) {
-    if (waiting.vote || !waiting.notify.empty()) log_->request_flush();
+  //! With log.flush_on_demand (the default) this worker writes and syncs the group itself, now:
+  //! the waiter is another worker, which nothing this worker could append meanwhile would help
+  //! (the flusher's wake-up cost a distributed update tens of microseconds on a busy core);
+  //! returns true when that left it durable (drain() acknowledges it at once). Durability is
+  //! the same either way: the vote or phase 2 still goes out only once the record is durable.
+  //! `clock`: the worker's component clock, on which the flush is charged to logging.
+  bool push(PendingCommit&& waiting, ComponentClock* clock = nullptr) {
+    bool flushed = false;
+    if (waiting.vote || !waiting.notify.empty()) {
+      if (flush_on_demand_) {
+        ComponentScope logging(clock, Component::logging);
+        log_->flush_now();
+        flushed = waiting.lsn <= log_->durable_lsn();
+      } else {
+        log_->request_flush();
+      }
+    }
     if (waiting.answer) ++answers_waiting_;
     pending_.push_back(std::move(waiting));
+    return flushed;
   }
 
   //! Acknowledges, oldest first, every pipelined commit whose record the flusher made durable.
@@ -194,6 +214,7 @@ class CommitPipeline {
   bool group_commit_ = false;
   bool early_release_ = false;  // log.early_lock_release in group commit
   bool read_rule_ = false;      // read-only transactions wait for the appended LSN
+  bool flush_on_demand_ = true; // log.flush_on_demand: a vote or a decision with participants flushes here
   std::size_t max_pending_ = 0;
   WorkerStats* stats_ = nullptr;
   double ns_per_tick_ = 1;

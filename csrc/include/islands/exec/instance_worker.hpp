@@ -287,7 +287,8 @@ class InstanceWorker {
         ctx_ = new_context();
         ctx_->set_clock(clock);
       }
-      pipeline_.push(std::move(done));
+      // Flushed on demand (a decision with participants waiting): phase 2 goes out now.
+      if (pipeline_.push(std::move(done), clock)) drain_durable();
       wait_for_pipeline_room();
     } else {
       acknowledge(done);

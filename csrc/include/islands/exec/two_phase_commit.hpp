@@ -186,7 +186,8 @@ class TwoPhaseCoordinator {
       committed.lsn = log->append(LogRecordType::decision_commit, current_,
                                   static_cast<std::uint32_t>(decision_instances_.size()), ctx.columns(),
                                   decision_instances_.data(), 4 * decision_instances_.size(), ctx.redo().data(),
-                                  ctx.redo().size());
+                                  ctx.redo().size(),
+                                  !prepared_participants_.empty() && site.pipeline().flushes_on_demand());
     }
     current_ = 0;
     return TxnResult::commit();
@@ -320,7 +321,7 @@ class TwoPhaseParticipant {
         // it to be durable (pipelined: this worker goes on meanwhile).
         ComponentScope logging(ctx->clock(), Component::logging);
         lsn = log->append(LogRecordType::prepare, in.txn_id, site.instance_of(in.source), ctx->columns(),
-                          ctx->redo().data(), ctx->redo().size());
+                          ctx->redo().data(), ctx->redo().size(), nullptr, 0, site.pipeline().flushes_on_demand());
       }
       prepared_.emplace(in.txn_id, Prepared{std::move(ctx), true});
       vote = kVoteCommit | (revalidate ? kVoteRevalidate : 0);
@@ -404,7 +405,7 @@ class TwoPhaseParticipant {
     wait.vote = true;
     wait.vote_value = vote;
     wait.vote_to = in.source;
-    site.pipeline().push(std::move(wait));
+    site.pipeline().push(std::move(wait), site.clock());  // flushed on demand: the next serve_one() with no message votes
   }
 
   // A part waiting for the coordinator: a prepared updater (its prepare record logged), or a

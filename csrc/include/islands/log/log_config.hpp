@@ -38,6 +38,10 @@ struct EnumNames<LogMode> {
   F(bool, early_lock_release, true, kUnbounded, kUnbounded,                                                 \
     "group_commit: release a commit's locks once its record is appended, not once it is durable "          \
     "(Aether's ELR); only its acknowledgement waits for the flush")                                         \
+  F(bool, flush_on_demand, true, kUnbounded, kUnbounded,                                                    \
+    "group_commit: a record another instance or partition waits for (a 2PC prepare before its vote, a "   \
+    "decision before phase 2) is written and synced at once by the worker that appended it; false: the "   \
+    "flusher thread is asked to (a thread wake-up on the message's path)")                                   \
   F(bool, checkpoint, true, kUnbounded, kUnbounded,                                                         \
     "after a clean run: snapshot every row and start the log afresh (bounds recovery)")                    \
   F(bool, record_acks, false, kUnbounded, kUnbounded,                                                       \

@@ -19,6 +19,7 @@ struct LogWriterStats {
   std::uint64_t flushes = 0;    //!< write + fdatasync rounds
   std::uint64_t flush_ns = 0;   //!< time spent in them
   std::uint64_t buffer_waits = 0;  //!< appends that waited for a free buffer
+  std::uint64_t flushes_on_demand = 0;  //!< of flushes, those written by a waiter itself (flush_now)
 };
 
 //! One instance's write-ahead log: a consolidated buffer that every worker of the instance
@@ -43,9 +44,12 @@ class LogWriter {
   LogWriter& operator=(const LogWriter&) = delete;
 
   //! Appends one record (payload = p1 then p2); returns the LSN just past it: the record is
-  //! durable once durable_lsn() reaches that. Thread-safe.
+  //! durable once durable_lsn() reaches that. `flush_here`: the caller flushes it at once
+  //! (flush_now), so an idle flusher is not woken for it (a futex call and a thread on a busy
+  //! core for nothing). Thread-safe.
   std::uint64_t append(LogRecordType type, std::uint64_t txn, std::uint32_t aux, std::uint16_t columns,
-                       const void* p1, std::size_t n1, const void* p2 = nullptr, std::size_t n2 = 0);
+                       const void* p1, std::size_t n1, const void* p2 = nullptr, std::size_t n2 = 0,
+                       bool flush_here = false);
   //! The LSN just past the last record appended so far (durable or not). A thread that saw
   //! data released after its commit record was appended (early lock release: the release
   //! happens after the append, the reader's lock acquire after the release) reads at least
@@ -62,6 +66,13 @@ class LogWriter {
   //! Asks for a flush of what is appended now without waiting for it (a gathering flusher
   //! flushes at once instead of at the end of its group delay). Thread-safe.
   void request_flush();
+  //! Writes and syncs what is appended now in the calling thread, without waiting for the
+  //! group delay or waking the flusher (a 2PC prepare or decision that another instance waits
+  //! for: nothing else can join its group sooner than now). When a write is under way already
+  //! it asks for the next flush at once instead (request_flush) and returns false; true when
+  //! this call wrote a group. Throws nothing: a failed write fails the log (check()).
+  //! Thread-safe; the group written holds every record reserved before it, as the flusher's.
+  bool flush_now();
   //! Flushes everything, stops the flusher and closes the file; throws if the log failed.
   void close();
   //! What the log did so far.
@@ -70,6 +81,10 @@ class LogWriter {
 
  private:
   void flusher_main();
+  // With the mutex held, used_ > 0 and no write under way: takes the filling buffer, writes and
+  // syncs it with the mutex released, publishes durable_lsn; returns with the mutex held; false
+  // when the write or sync failed (the log has failed).
+  bool write_group(std::unique_lock<std::mutex>& lock);
   void fail(const std::string& what, int error);
   bool write_all(const unsigned char* data, std::size_t n);
 
@@ -83,10 +98,11 @@ class LogWriter {
   std::vector<unsigned char> buffers_[2];
   int filling_ = 0;                     // the buffer appenders fill
   std::size_t used_ = 0;                // bytes in it
-  bool flushing_ = false;               // the other buffer is being written
+  bool flushing_ = false;               // the other buffer is being written (by the flusher or flush_now)
   bool stop_ = false;
   int waiters_ = 0;                     // threads blocked until the next flush (async flushes early for them)
   bool flush_requested_ = false;        // request_flush(): flush without waiting for the group delay
+  bool flusher_waits_write_ = false;   // the flusher waits for a flush_now's write to end
   bool flusher_idle_ = false;           // the flusher sleeps until an append wakes it (nothing to flush)
   std::uint64_t next_lsn_ = 0;          // LSN of the next record
   std::atomic<int> encoding_[2] = {0, 0};  // appenders still encoding into each buffer
