@@ -52,7 +52,12 @@ def measure(transport: str, on_demand: bool, cpus: tuple[int, ...], warmup: floa
         shutil.rmtree(directory, ignore_errors=True)
     b = (result.profile or {}).get("breakdown") or {}
     comm, total = float(b.get("communication_us", "nan")), float(b.get("total_us", "nan"))
-    return {"comm_us": comm, "total_us": total, "share": comm / total if total > 0 else float("nan"), "tps": result.throughput_tps}
+    return {
+        "comm_us": comm,
+        "total_us": total,
+        "share": comm / total if total > 0 else float("nan"),
+        "tps": result.throughput_tps,
+    }
 
 
 def interval(values: list[float], fmt: str) -> str:
@@ -70,8 +75,9 @@ def main() -> None:
     topology = read_topology()
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
     runs = [(t, f) for f in FLUSH for t in TRANSPORTS]
-    print(f"per-core on cpus {cpus}, micro update 10 rows, 100% multisite, group commit on /dev/shm, breakdown every txn")
-    print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s, interleaved (a shared VM: other sessions' load is in every run)\n")
+    print(f"per-core on cpus {cpus}, micro update 10 rows, 100% multisite, group commit on /dev/shm, every txn timed")
+    print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s, interleaved")
+    print("(on a shared machine other sessions' load is in every run: read the intervals, not one figure)\n")
     results = interleaved(
         runs,
         args.reps,
