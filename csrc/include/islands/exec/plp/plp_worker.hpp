@@ -1,4 +1,6 @@
 #pragma once
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -221,7 +223,7 @@ class PlpWorker {
           if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
           serve();
           note(PlpDrainWatch::Wait::frozen_unit);
-          std::this_thread::yield();
+          wait_frozen();
           --attempt;
           continue;
         }
@@ -328,7 +330,7 @@ class PlpWorker {
       if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) return false;
       serve();
       note(PlpDrainWatch::Wait::frozen_unit);
-      std::this_thread::yield();
+      wait_frozen();
     }
   }
 
@@ -547,6 +549,44 @@ class PlpWorker {
       if (inst_.plp_parked_[w].load(std::memory_order_relaxed)) return true;
     }
     return false;
+  }
+
+  // Whether another thread wants this worker's CPU: shared with a worker (shares_cpu), or
+  // taken from it by the OS lately (preempted_lately: a busy process, another tenant). For the
+  // waits that can last as long as a descheduled peer does (a unit being handed over, a full
+  // queue), not for the rendezvous, whose spin before sleeping is measured to pay (PlpBus; on
+  // a VM that preempts its workers now and then, sleeping at once there cost 0.1x).
+  bool cpu_wanted() { return shares_cpu() || preempted_lately(); }
+
+  // Whether the OS took this worker's CPU from it (an involuntary context switch) within the
+  // last kContendedNs: another thread wants that CPU, so a waiter spinning there only holds
+  // back whoever it waits for (or makes a busy process's slice its own wait) and a yield hands
+  // the CPU over for a whole slice, while a sleeper on the bus is woken at once by the message
+  // it waits for. At most one getrusage per kLookNs: read only while idle.
+  bool preempted_lately() {
+    const std::uint64_t now = CycleClock::now();
+    if (now - looked_at_ < look_ticks_) return now < contended_until_;
+    looked_at_ = now;
+    rusage usage{};
+    if (::getrusage(RUSAGE_THREAD, &usage) == 0 && usage.ru_nivcsw != involuntary_switches_) {
+      if (involuntary_switches_ >= 0) contended_until_ = now + contended_ticks_;
+      involuntary_switches_ = usage.ru_nivcsw;
+    }
+    return now < contended_until_;
+  }
+
+  // A unit this worker needs is being handed over (a re-partitioning): alone on its CPU it
+  // yields and looks again (the hand-over is usually microseconds away); sharing it, it sleeps
+  // on the bus until a message comes (the actions it serves meanwhile are what the drain may
+  // wait for) or the bus's longest sleep passes, rather than handing its CPU to a busy process
+  // for a slice with every message to it unanswered.
+  void wait_frozen() {
+    if (!cpu_wanted()) {
+      std::this_thread::yield();
+      return;
+    }
+    const PlpRoute* const before = routing_.current();
+    idle(std::chrono::steady_clock::time_point{}, [this, before] { return routing_.current() != before; });
   }
 
   // Nothing to do: waits on the bus (PlpBus::idle), without spinning first where its CPU is shared.
@@ -870,7 +910,8 @@ class PlpWorker {
     }
     committed_.notify.clear();
     if (pipeline_.must_wait(done.lsn)) {
-      pipeline_.push(std::move(done));
+      // Owners holding locks for it (early lock release off) wait: flushed on demand, released now.
+      if (pipeline_.push(std::move(done), ctx_->clock())) drain_durable();
       wait_for_pipeline_room();
     } else {
       acknowledge(done);
@@ -938,7 +979,10 @@ class PlpWorker {
   }
 
   // Queues `m` for worker `to`; while that queue is full, serves this worker's own (serving
-  // never sends, so this never recurses).
+  // never sends, so this never recurses). A receiver that does not drain (descheduled) leaves
+  // its queue full: where this worker's CPU is wanted by another thread it then sleeps on its
+  // own doorbell (woken by a message to it, or after the bus's longest sleep) instead of
+  // spinning on; alone on its CPU it spins.
   void send(std::size_t to, const PlpMessage& m) {
     ++stats_.messages_sent;
     if (delay_ticks_ != 0) delay_crossing(to);
@@ -948,7 +992,11 @@ class PlpWorker {
         dispatch(in);
       } else {
         check_failed();
-        cpu_relax();
+        if (cpu_wanted()) {
+          idle(std::chrono::steady_clock::time_point{}, [] { return false; });
+        } else {
+          cpu_relax();
+        }
       }
     }
   }
@@ -1204,6 +1252,14 @@ class PlpWorker {
   std::chrono::steady_clock::time_point idle_since_{};  // parked: when its last stretch without messages began
   bool away_ = false;                             // pinned away from its own CPU (parked: follow_park)
   bool shares_cpu_always_ = false;                // another worker is pinned to its CPU (plp_workers_per_cpu)
+  // preempted_lately(): the thread's involuntary context switches when last read (-1: never),
+  // when (cycle clock) they were read, and until when its CPU counts as wanted by another thread.
+  long involuntary_switches_ = -1;
+  std::uint64_t looked_at_ = 0, contended_until_ = 0;
+  const std::uint64_t look_ticks_ = static_cast<std::uint64_t>(kLookNs / CycleClock::ns_per_tick());
+  const std::uint64_t contended_ticks_ = static_cast<std::uint64_t>(kContendedNs / CycleClock::ns_per_tick());
+  static constexpr double kLookNs = 100e3;        // at most one getrusage per 100 us of idling
+  static constexpr double kContendedNs = 20e6;    // a preemption makes the CPU shared for 20 ms
   std::vector<int> pinned_cpus_, target_cpus_;    // where its thread may run now; follow_park's scratch
   std::uint64_t drawn_at_ = 0;                    // cycle clock of the own client's last draw
   std::chrono::steady_clock::time_point wait_since_{};  // when the own draw began to wait
