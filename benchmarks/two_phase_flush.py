@@ -21,7 +21,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from islands.analysis.statistics import block_ratio, format_ratio, summarize
+from islands.analysis.statistics import block_ratio, summarize
+from islands.analysis.verdicts import words_of
 from islands.bench.rounds import interleaved
 from islands.execution.launcher import run_deployment
 from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, ProfileConfig, RunConfig
@@ -98,14 +99,14 @@ def main() -> None:
     for flush in FLUSH:
         shm = {i: r["share"] for i, r in enumerate(results[("shm", flush)])}
         unix = {i: r["share"] for i, r in enumerate(results[("unix", flush)])}
-        print(f"  {flush:18} communication share shm / unix: {format_ratio(block_ratio(shm, unix))}")
+        print(f"  {flush:18} communication share shm / unix: {words_of(block_ratio(shm, unix))}")
     for transport in TRANSPORTS:
         after = {i: r["comm_us"] for i, r in enumerate(results[(transport, "on demand (after)")])}
         before = {i: r["comm_us"] for i, r in enumerate(results[(transport, "flusher (before)")])}
-        print(f"  {transport:4} communication us, after / before: {format_ratio(block_ratio(after, before))}")
+        print(f"  {transport:4} communication us, after / before: {words_of(block_ratio(after, before))}")
         after_t = {i: r["tps"] for i, r in enumerate(results[(transport, "on demand (after)")])}
         before_t = {i: r["tps"] for i, r in enumerate(results[(transport, "flusher (before)")])}
-        print(f"  {transport:4} throughput, after / before: {format_ratio(block_ratio(after_t, before_t))}")
+        print(f"  {transport:4} throughput, after / before: {words_of(block_ratio(after_t, before_t))}")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory, write_by_rename
-from islands.analysis.verdicts import NOT_MEASURED_HERE
+from islands.analysis.verdicts import CONTRADICTED, NOT_MEASURED_HERE, PARTLY, REPRODUCED
 
 __all__ = ["Entry", "build_gallery", "find_results"]
 
@@ -315,12 +315,14 @@ pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 90%; whi
 aside.paper { flex: 1 1 220px; max-width: 100%; font-size: 90%; background: #fafafa; border-left: 3px solid #ccc;
       padding: 0 0.8em; overflow-wrap: anywhere; }
 aside.paper ul { padding-left: 1.2em; }
-.verdict-reproduced { color: #276b2d; } .verdict-contradicted { color: #a00; } .verdict-partly { color: #8a5a00; }
 section { border-top: 1px solid #ccc; margin-top: 2em; }
 .problem { color: #a00; }
 .facts, .files { color: #555; }
 table.machine th { text-align: left; padding-right: 1em; font-weight: normal; color: #555; }
 """
+# Each verdict's colour, keyed by the verdict module's own words (no verdict word written here).
+_VERDICT_COLOURS = {REPRODUCED: "#276b2d", CONTRADICTED: "#a00", PARTLY: "#8a5a00"}
+_STYLE += "".join(f".verdict-{word} {{ color: {colour}; }}\n" for word, colour in _VERDICT_COLOURS.items())
 
 
 #: The reproduction report's page under a results root (``islands reproduce --report``).
