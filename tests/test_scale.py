@@ -110,9 +110,13 @@ def test_24_instances_over_shm_2pc_with_every_peer_and_the_history_checked():
             RunConfig(workload="tpcb", tpcb=TpcbConfig(remote=0.15), driver=DriverConfig(duration_s=0.3)), id="tpcb"
         ),
         pytest.param(
-            RunConfig(workload="tpcc", tpcc=TpccConfig(mix="50-50"), driver=DriverConfig(duration_s=0.3)), id="tpcc"
+            RunConfig(workload="tpcc", tpcc=TpccConfig(mix="50-50", items=1000), driver=DriverConfig(duration_s=0.3)),
+            id="tpcc",
         ),
-        pytest.param(RunConfig(workload="tatp", tatp=TatpConfig(), driver=DriverConfig(duration_s=0.3)), id="tatp"),
+        pytest.param(
+            RunConfig(workload="tatp", tatp=TatpConfig(subscribers_per_site=1000), driver=DriverConfig(duration_s=0.3)),
+            id="tatp",
+        ),
     ],
 )
 def test_24_instances_run_every_workload_consistently_over_unix(config):
