@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -229,19 +230,20 @@ def test_80_and_192_instances_per_core(n, transport, monkeypatch):
     # on tmpfs as the launcher's own default (/dev/shm).
     root = tempfile.mkdtemp(prefix="isl-", dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else None)
     monkeypatch.setattr(islands.execution.launcher, "RUN_ROOT", root)
-    planned, result = run_packed(micro(0.2, record_history=True), "per-core", n=n, transport=transport)
-    assert result.check_failures == [] and len(result.instances) == n
-    assert result.multisite_commits > 0
-    report = check_history(result.history)
-    assert report.violations == [], report.summary()
-    assert os.listdir(root) == []
-    os.rmdir(root)
+    try:
+        planned, result = run_packed(micro(0.2, record_history=True), "per-core", n=n, transport=transport)
+        assert result.check_failures == [] and len(result.instances) == n
+        assert result.multisite_commits > 0
+        report = check_history(result.history)
+        assert report.violations == [], report.summary()
+        assert os.listdir(root) == []
+    finally:
+        shutil.rmtree(root, ignore_errors=True)  # a failed run's directory too
 
 
 def test_limits_are_refused_or_raised_before_an_instance_starts(monkeypatch):
     import collections
     import resource
-    import shutil
 
     from islands.execution.launcher import check_scale_limits
 
