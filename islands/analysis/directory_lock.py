@@ -47,7 +47,8 @@ def _holder(fd: int) -> tuple[int | None, str]:
     return (int(first) if first.isascii() and first.isdigit() else None), rest
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether process ``pid`` exists (one another user owns counts: it cannot be signalled)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -100,7 +101,7 @@ class DirectoryLock:
                     os.close(fd)  # removed by its holder meanwhile: lock the new one
                     continue
                 pid, _ = _holder(fd)
-                if pid is not None and pid != os.getpid() and not _alive(pid):
+                if pid is not None and pid != os.getpid() and not process_alive(pid):
                     self.took_over = pid
                 stamp = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
                 line = f"{os.getpid()} {stamp} on {socket.gethostname()}\n".encode()

@@ -30,6 +30,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from islands.analysis.directory_lock import process_alive
+
 __all__ = ["GRACE_S", "describe_removed", "islands_roots", "remove_stale_files"]
 
 #: Seconds a pid-less islands entry must have been left unchanged before it can be stale.
@@ -62,16 +64,6 @@ def start_ticks(pid: int) -> int | None:
             return int(f.read().decode(errors="replace").rpartition(")")[2].split()[19])
     except (OSError, ValueError, IndexError):
         return None
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def recorded_start(directory: Path) -> int | None:
@@ -145,7 +137,7 @@ def _stale(path: Path, st: os.stat_result, in_use: set[str] | None, now: float) 
         pid = int(m.group(1))
         if pid == os.getpid():
             return False, in_use
-        if not _alive(pid):
+        if not process_alive(pid):
             return True, in_use
         made_by = recorded_start(path) if stat.S_ISDIR(st.st_mode) else None
         return made_by is not None and start_ticks(pid) not in (None, made_by), in_use
