@@ -85,11 +85,11 @@ test: install cpp-tests $(VENV)/.test-deps tools browser
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
 	ctest --test-dir $(BUILD) --output-on-failure
 
-# After a C++ setting changed: the Python section dataclasses (islands/execution/settings_sections.py)
+# After a C++ setting changed: the Python section dataclasses (islands/config/sections.py)
 # and the stub's settings classes, written again from the engine's lists (tests/test_settings.py
 # fails until they are).
 settings: install
-	$(PY) -m islands.execution.settings_codegen
+	$(PY) -m islands.config.codegen
 
 # docs/figures.md, the figure catalog, written again from islands/figures/catalog.py
 # (tests/test_figure_catalog.py fails until it is).

@@ -24,7 +24,7 @@ import islands
 from islands.analysis.verdicts import change_words
 from islands.atrapos.adaptation import adaptation_time
 from islands.atrapos.live import Event, run_live
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.plots.atrapos_timelines import Timeline, plot_cores_removed
 
 INTERVAL_S = 0.25

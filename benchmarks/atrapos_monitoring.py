@@ -27,8 +27,8 @@ import statistics
 
 from islands import _core
 from islands.bench.rounds import spread
+from islands.config.settings import DriverConfig, RunConfig, TatpConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, RunConfig, TatpConfig
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 

@@ -27,7 +27,7 @@ import statistics
 
 import islands
 from islands.atrapos.repartition_cost import COUNTS, measure_repartition_cost
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
 
 def one(n: int, rows: int, duration: float, cpus: tuple[int, ...]) -> dict:

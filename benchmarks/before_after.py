@@ -30,7 +30,7 @@ import tempfile
 CHILD = r"""
 import json, sys
 try:  # the package by layer (machine/, execution/)
-    from islands.execution.settings import (DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig,
+    from islands.config.settings import (DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig,
                                            TatpConfig, TpccConfig)
     from islands.machine.topology import read_topology
     from islands.machine.placement import plan_deployment

@@ -16,8 +16,8 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.execution.in_process import run
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.machine.topology import read_topology
 
 SETTINGS = {"off": 0, "every 32": 32, "every 8": 8, "every 1": 1}

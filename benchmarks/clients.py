@@ -43,8 +43,8 @@ from islands.analysis.verdicts import direction, ratio_words
 from islands.atrapos.adaptation import adaptation_time
 from islands.atrapos.events import Event
 from islands.atrapos.live import run_live
+from islands.config.settings import RunConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import RunConfig
 from islands.machine.placement import Deployment
 
 PER_CORE = Deployment(instances=((0,), (1,)), label="per-core")

@@ -18,8 +18,8 @@ import tempfile
 
 from islands import _core
 from islands.analysis.verdicts import ratio_label
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 

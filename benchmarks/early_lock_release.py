@@ -27,8 +27,8 @@ import statistics
 import tempfile
 
 from islands.analysis.verdicts import ratio_words
+from islands.config.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpcbConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpcbConfig
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 

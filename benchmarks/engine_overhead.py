@@ -17,8 +17,8 @@ import dataclasses
 
 from islands import _core
 from islands.analysis.verdicts import ratio_label
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.in_process import run
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.topology import read_topology
 
 DATASETS = {

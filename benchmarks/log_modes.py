@@ -20,8 +20,7 @@ import statistics
 import tempfile
 
 from islands.analysis.verdicts import ratio_label
-from islands.execution.launcher import run_deployment
-from islands.execution.settings import (
+from islands.config.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,
@@ -30,6 +29,7 @@ from islands.execution.settings import (
     RunConfig,
     TpcbConfig,
 )
+from islands.execution.launcher import run_deployment
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 

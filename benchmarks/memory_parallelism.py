@@ -23,8 +23,8 @@ import argparse
 from islands import _core
 from islands.analysis.statistics import summarize
 from islands.analysis.verdicts import ratio_words
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.in_process import run
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.topology import read_topology
 
 

@@ -19,8 +19,8 @@ import math
 import statistics
 
 from islands.analysis.verdicts import change_words
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.memory_placement import MEMORY_POLICIES, memory_nodes
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from islands.analysis.verdicts import model_trend_words
 from islands.bench.calibration_runs import measure_throughput
-from islands.execution.settings import (
+from islands.config.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,

@@ -32,8 +32,8 @@ import dataclasses
 import statistics
 
 from islands.bench.rounds import interleaved, round_ratios, spread
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import Topology, read_topology
 from islands.machine.virtual_topology import virtual_sockets

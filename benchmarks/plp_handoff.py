@@ -29,7 +29,7 @@ import islands
 from islands import _core
 from islands.analysis.statistics import ratio
 from islands.analysis.verdicts import words_of
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 
 
 def move_units(handle: _core.RunningInstance, units: int) -> None:

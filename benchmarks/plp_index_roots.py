@@ -20,7 +20,7 @@ import statistics
 
 import islands
 from islands.bench.rounds import interleaved, round_ratios, spread
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 
 WORKLOADS = ("micro update-1", "tatp")
 LAYOUTS = ("shared", "per_unit")

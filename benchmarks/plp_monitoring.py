@@ -27,7 +27,7 @@ import islands
 from islands.analysis.statistics import CONFIDENCE
 from islands.analysis.verdicts import change_words
 from islands.atrapos.monitor_overhead import measure_monitor_overhead
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 
 MIXES = (
     "get_subscriber_data",

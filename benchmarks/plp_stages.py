@@ -40,7 +40,7 @@ if sys.argv[1]:  # the other build: its package first, this checkout's editable 
     sys.meta_path[:] = [f for f in sys.meta_path if "ScikitBuild" not in type(f).__name__]
     sys.path.insert(0, sys.argv[1])
 import islands
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
 spec = json.loads(sys.argv[2])
 config = RunConfig(
     workload="tpcc",

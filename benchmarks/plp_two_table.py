@@ -34,9 +34,9 @@ import statistics
 from pathlib import Path
 
 import islands
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.execution.launcher import run_deployment
 from islands.execution.run_result import RunResult
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.figures.designs import DESIGNS
 from islands.machine.placement import Deployment
 from islands.machine.virtual_topology import virtual_sockets

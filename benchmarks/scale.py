@@ -22,8 +22,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.runner import execute, plan
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.topology import read_topology
 
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "sysfs" / "xeon-platinum-8160-8x24"

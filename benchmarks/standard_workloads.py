@@ -23,9 +23,7 @@ import statistics
 import tempfile
 
 from islands.analysis.verdicts import ratio_words
-from islands.execution.in_process import run
-from islands.execution.launcher import run_deployment
-from islands.execution.settings import (
+from islands.config.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,
@@ -34,6 +32,8 @@ from islands.execution.settings import (
     TpccConfig,
     default_log_root,
 )
+from islands.execution.in_process import run
+from islands.execution.launcher import run_deployment
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 

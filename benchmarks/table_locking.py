@@ -21,8 +21,8 @@ import argparse
 import statistics
 
 from islands.bench.rounds import interleaved, round_ratios, spread
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from islands.analysis.statistics import block_ratio, summarize
 from islands.analysis.verdicts import words_of
 from islands.bench.rounds import interleaved
+from islands.config.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 

@@ -27,9 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from islands._core import ConfigError
     from islands.analysis.store import ResultStore
-    from islands.execution.in_process import Latency, RunResult, WorkerResult, run, run_beside, start
-    from islands.execution.launcher import DeploymentResult, InstanceFailed, run_deployment
-    from islands.execution.settings import (
+    from islands.config.settings import (
         DriverConfig,
         EngineConfig,
         LogConfig,
@@ -40,6 +38,8 @@ if TYPE_CHECKING:
         TpcbConfig,
         TpccConfig,
     )
+    from islands.execution.in_process import Latency, RunResult, WorkerResult, run, run_beside, start
+    from islands.execution.launcher import DeploymentResult, InstanceFailed, run_deployment
     from islands.experiments.sweep import Sweep, load_spec
     from islands.machine.placement import Deployment, expand_relative, plan_deployment, thread_placement
     from islands.machine.topology import Topology, TopologyError, parse_cpulist, read_topology
@@ -60,7 +60,7 @@ _EXPORTS = {
             "TpcbConfig",
             "TpccConfig",
         ),
-        "islands.execution.settings",
+        "islands.config.settings",
     ),
     **dict.fromkeys(("DeploymentResult", "InstanceFailed", "run_deployment"), "islands.execution.launcher"),
     "collect_metadata": "islands.measure.host_metadata",

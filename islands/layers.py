@@ -31,37 +31,31 @@ LAYERS: tuple[Layer, ...] = (
     Layer("islands.machine", "topology (sysfs), placement: pure functions of a Topology"),
     Layer("islands.figures", "the papers' figures and designs: data only"),
     Layer("islands.layers", "this table"),
-    # the run's settings (their sections generated from the engine's lists): probe nothing
-    Layer(
-        "islands.execution.settings",
-        "RunConfig and its sections",
-        (CORE, "islands.execution.settings_sections"),
-    ),
-    Layer("islands.execution.settings_sections", "settings sections, generated from the engine"),
+    Layer("islands.config", "RunConfig and its sections, generated from the engine", (CORE,)),
     Layer(
         "islands.analysis",
         "stored rows, statistics, verdicts: never launch, never draw",
-        ("islands.machine", "islands.execution.settings"),
+        ("islands.machine", "islands.config"),
     ),
     Layer(
         "islands.measure",
         "counters, profiles, host metadata: never draws",
-        (CORE, "islands.machine", "islands.execution.settings", "islands.analysis"),
+        (CORE, "islands.machine", "islands.config", "islands.analysis"),
     ),
     Layer(
         "islands.execution",
         "one run: plan() and execute(), in process or a deployment",
-        (CORE, "islands.machine", "islands.measure", "islands.analysis"),
+        (CORE, "islands.machine", "islands.config", "islands.measure", "islands.analysis"),
     ),
     Layer(
         "islands.atrapos",
         "ATraPos: cost model, search, the live controller",
-        (CORE, "islands.machine", "islands.execution", "islands.measure", "islands.analysis"),
+        (CORE, "islands.machine", "islands.config", "islands.execution", "islands.measure", "islands.analysis"),
     ),
     Layer(
         "islands.model",
         "the Islands model: computes, never runs anything",
-        ("islands.machine", "islands.execution.settings", "islands.analysis"),
+        ("islands.machine", "islands.config", "islands.analysis"),
     ),
     Layer(
         "islands.plots",
@@ -70,7 +64,7 @@ LAYERS: tuple[Layer, ...] = (
             "islands.machine",
             "islands.figures",
             "islands.layers",
-            "islands.execution.settings",
+            "islands.config",
             "islands.analysis",
             "islands.model",
             "islands.atrapos",
@@ -82,6 +76,7 @@ LAYERS: tuple[Layer, ...] = (
         (
             CORE,
             "islands.machine",
+            "islands.config",
             "islands.figures",
             "islands.execution",
             "islands.measure",
@@ -96,6 +91,7 @@ LAYERS: tuple[Layer, ...] = (
         (
             CORE,
             "islands.machine",
+            "islands.config",
             "islands.execution",
             "islands.measure",
             "islands.analysis",

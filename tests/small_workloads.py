@@ -2,7 +2,7 @@
 or subscribers per site, a narrow TPC-C with every transaction type, and `multisite` of the
 transactions reaching another site."""
 
-from islands.execution.settings import MicroConfig, TatpConfig, TpcbConfig, TpccConfig
+from islands.config.settings import MicroConfig, TatpConfig, TpcbConfig, TpccConfig
 
 
 def small_sections(workload: str, multisite: float, rows_per_txn: int = 4, update: bool = True) -> dict:

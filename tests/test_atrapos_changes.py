@@ -14,12 +14,12 @@ import islands
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.live import Event, run_live
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 
 CPUS = islands.read_topology().cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")
 two_cpus = pytest.mark.skipif(len(CPUS) < 2, reason="needs two online CPUs")
-NAMES = islands.execution.settings.transaction_names("tatp")
+NAMES = islands.config.settings.transaction_names("tatp")
 
 
 def tatp(n_cpus=2, duration=0.6, mix="get_subscriber_data", **settings):

@@ -19,7 +19,7 @@ import pytest
 import islands
 from islands.__main__ import build_parser
 from islands.cli.json_output import dumps
-from islands.execution import settings as config
+from islands.config import settings as config
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 REPO = Path(__file__).resolve().parent.parent

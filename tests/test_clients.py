@@ -13,8 +13,8 @@ import tomllib
 import pytest
 
 import islands
+from islands.config.settings import RunConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import RunConfig
 from islands.machine.placement import Deployment
 
 SHORT = {"warmup_s": 0.1, "duration_s": 0.4}

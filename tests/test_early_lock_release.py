@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 
 import islands
+from islands.config.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
 from islands.machine.placement import plan_deployment
 from log_checks import acknowledged, check_durability, log_end, read_only_dependencies
 

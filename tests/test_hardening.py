@@ -26,10 +26,10 @@ import pytest
 import islands
 from islands import _core
 from islands.__main__ import main as cli_main
+from islands.config.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
 from islands.execution import launcher
 from islands.execution.launcher import InstanceFailed, run_deployment
 from islands.execution.memory_admission import check_load_fits, load_bytes
-from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
 from islands.machine.placement import plan_deployment
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"

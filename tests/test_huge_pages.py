@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import islands
-from islands.execution.settings import RunConfig
+from islands.config.settings import RunConfig
 
 THP = Path("/sys/kernel/mm/transparent_hugepage/enabled")
 

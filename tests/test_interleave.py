@@ -14,8 +14,8 @@ import pytest
 
 import islands
 from islands.analysis.history_check import check_history, parse_history
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()

@@ -13,8 +13,8 @@ import psutil
 import pytest
 
 import islands
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.launcher import InstanceFailed, run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.placement import Deployment, plan_deployment
 
 TOPOLOGY = islands.read_topology()
@@ -285,7 +285,7 @@ def test_atomicity_over_randomized_runs(seed):
 LAUNCHER = """
 import sys
 import islands.execution.launcher as launch
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 launch.RUN_ROOT = sys.argv[1]

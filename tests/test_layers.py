@@ -4,8 +4,8 @@
 import cycles and module names used twice. The import-time checks at the end run in a fresh
 interpreter, since this one has long loaded everything.
 
-The table is :data:`islands.layers.MAY_IMPORT`, whole packages only (the run's settings aside,
-until they have a package of their own); docs/architecture.svg draws it."""
+The table is :data:`islands.layers.MAY_IMPORT`, whole packages only; docs/architecture.svg draws
+it."""
 
 from __future__ import annotations
 
@@ -22,10 +22,6 @@ import pytest
 from islands.layers import MAY_IMPORT
 
 PACKAGE = Path(__file__).resolve().parent.parent / "islands"
-
-#: The run's settings are still modules of islands.execution that the layers below it read (issue
-#: 44 item 4: a package of their own, islands/config); no other entry may name a single module.
-SINGLE_MODULES = {"islands.execution.settings", "islands.execution.settings_sections"}
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -81,7 +77,7 @@ def allowed(importer: str, target: str) -> bool:
         return False  # the package's lazy API is for users; our modules import what they use
     own = layer_of(importer)
     if layer_of(target) == own or layer_of(target).startswith(own + "."):
-        return True  # a layer's own modules, and the layers nested in it (execution.settings)
+        return True  # a layer's own modules, and the layers nested in it
     may = MAY_IMPORT.get(own, ())
     return any(target == m or target.startswith(m + ".") for m in may)
 
@@ -166,8 +162,7 @@ def test_the_table_names_whole_packages_only():
         return (path / "__init__.py").is_file() or top_level_module
 
     names = set(MAY_IMPORT) | {m for targets in MAY_IMPORT.values() for m in targets}
-    assert sorted(n for n in names if not whole(n) and n not in SINGLE_MODULES) == []
-    assert all(not whole(n) for n in SINGLE_MODULES)  # gone from the list once they are packages
+    assert sorted(n for n in names if not whole(n)) == []
 
 
 def test_every_module_belongs_to_a_layer():
@@ -215,7 +210,7 @@ def test_importing_the_package_loads_neither_the_engine_nor_pandas():
         assert heavy == [], heavy
         assert set(islands.__all__) <= set(dir(islands))
         # a name loads its module on first use
-        assert islands.RunConfig.__module__ == "islands.execution.settings"
+        assert islands.RunConfig.__module__ == "islands.config.settings"
         import islands.execution.launcher
         assert callable(islands.run) and islands.run.__module__ == "islands.execution.in_process", islands.run
         assert islands.execution.launcher.run_deployment is islands.run_deployment
@@ -237,7 +232,7 @@ PURE = [
     "islands.machine.topology",
     "islands.machine.placement",
     "islands.analysis.store",
-    "islands.execution.settings",
+    "islands.config.settings",
     "islands.experiments.spec",
     "islands.model",
     "islands.figures.catalog",

@@ -14,9 +14,7 @@ import pytest
 
 import islands
 from islands import _core
-from islands.execution.consistency import verify
-from islands.execution.launcher import InstanceFailed, run_deployment
-from islands.execution.settings import (
+from islands.config.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,
@@ -26,6 +24,8 @@ from islands.execution.settings import (
     TpcbConfig,
     TpccConfig,
 )
+from islands.execution.consistency import verify
+from islands.execution.launcher import InstanceFailed, run_deployment
 from islands.machine.placement import plan_deployment
 from log_checks import acknowledged, check_durability, read_outcome
 
@@ -323,7 +323,7 @@ FULL_DISK_SCRIPT = """
 import resource, sys
 import islands
 from islands.execution.launcher import InstanceFailed, run_deployment
-from islands.execution.settings import *
+from islands.config.settings import *
 from islands.machine.placement import plan_deployment
 islands.execution.launcher.RUN_ROOT = sys.argv[2]
 resource.setrlimit(resource.RLIMIT_FSIZE, (60_000, 60_000))

@@ -34,9 +34,7 @@ from types import MappingProxyType
 import pytest
 
 import islands
-from islands.execution.consistency import verify
-from islands.execution.launcher import InstanceFailed, run_deployment
-from islands.execution.settings import (
+from islands.config.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,
@@ -46,6 +44,8 @@ from islands.execution.settings import (
     TpcbConfig,
     TpccConfig,
 )
+from islands.execution.consistency import verify
+from islands.execution.launcher import InstanceFailed, run_deployment
 from islands.machine.oversubscription import pack
 from islands.machine.placement import plan_deployment
 from log_checks import Outcome, acknowledged, check_durability, forget_logs, log_end, read_log, read_only_dependencies

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 import islands
+from islands.config.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
 from islands.execution.launcher import InstanceFailed, run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, MicroConfig, RunConfig
 from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()

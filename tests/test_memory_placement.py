@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.machine.memory_placement import memory_nodes
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import islands.measure.code_modules as modules
-from islands.execution.settings import DriverConfig, MicroConfig, RunConfig
+from islands.config.settings import DriverConfig, MicroConfig, RunConfig
 from islands.measure.code_modules import (
     MODULES,
     ModuleProfile,

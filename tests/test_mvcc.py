@@ -12,8 +12,8 @@ import dataclasses
 import pytest
 
 import islands
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpccConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpccConfig
 from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()

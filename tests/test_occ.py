@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 import islands
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpccConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpccConfig
 from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()

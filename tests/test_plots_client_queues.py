@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import islands
-from islands.execution.settings import RunConfig
+from islands.config.settings import RunConfig
 from islands.plots.client_queues import plot_queue_lengths, queue_series
 from test_plp_clients import config as plp_config
 

@@ -19,14 +19,14 @@ from hypothesis import strategies as st
 import islands
 from islands import _core
 from islands.analysis.history_check import check_history
-from islands.execution.launcher import run_deployment
-from islands.execution.settings import (
+from islands.config.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,
     MicroConfig,
     RunConfig,
 )
+from islands.execution.launcher import run_deployment
 from islands.machine.placement import plan_deployment
 from small_workloads import small_sections
 

@@ -11,7 +11,7 @@ import pytest
 
 import islands
 from islands.analysis.history_check import check_history
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 
 CPUS = islands.read_topology().cpus
 pytestmark = [

@@ -14,8 +14,8 @@ import islands
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.live import Event, run_live
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.execution.run_result import drain_stall_warnings
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from small_workloads import small_sections
 
 CPUS = islands.read_topology().cpus

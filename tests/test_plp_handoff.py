@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 import islands
 from islands import _core
 from islands.analysis.history_check import check_history
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from plp_runs import run_on
 from small_workloads import small_sections
 

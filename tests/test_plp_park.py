@@ -16,7 +16,7 @@ import pytest
 import islands
 from islands import _core
 from islands.analysis.history_check import check_history
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
 CPUS = islands.read_topology().cpus
 pytestmark = [

@@ -16,7 +16,7 @@ import pytest
 import islands
 from islands.analysis.history_check import check_history
 from islands.atrapos.live import TATP_ROUTED_TABLES, engine_scheme, routed_tables, scheme_order
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.figures.designs import DESIGNS, design_of
 
 CPUS = islands.read_topology().cpus

@@ -18,7 +18,7 @@ import pytest
 
 import islands
 from islands.analysis.history_check import check_history
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig
 from small_workloads import small_sections
 
 CPUS = islands.read_topology().cpus

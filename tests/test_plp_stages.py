@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 import islands
 from islands import _core
 from islands.analysis.history_check import check_history
+from islands.config.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpccConfig
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpccConfig
 from islands.machine.placement import plan_deployment
 from plp_runs import run_on
 

@@ -20,7 +20,7 @@ import time
 import pytest
 
 import islands
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
 CPUS = islands.read_topology().cpus
 pytestmark = [

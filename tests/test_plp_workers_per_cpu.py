@@ -11,7 +11,7 @@ import pytest
 import islands
 from islands import _core
 from islands.atrapos.live import TATP_ROUTED_TABLES, run_live
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.figures.designs import DESIGNS, design_of
 from test_plp_park import affinity_of, wait_for, worker_tids
 from test_plp_per_table import consistent, syncs_between_tables

@@ -16,8 +16,8 @@ import time
 import pytest
 
 import islands
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.execution.in_process import profile_events
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.machine.placement import plan_deployment
 
 #: The breakdown of a run timing every transaction covers each worker's own measured window

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from islands import _core
-from islands.execution.settings import (
+from islands.config.settings import (
     ALL_SECTIONS,
     DEFAULT_WORKLOAD,
     SECTIONS,

@@ -19,8 +19,7 @@ import pytest
 from islands.analysis.comparison import compare_dirs
 from islands.analysis.history_check import check_history
 from islands.analysis.store import ResultStore
-from islands.execution.runner import execute, plan
-from islands.execution.settings import (
+from islands.config.settings import (
     DriverConfig,
     EngineConfig,
     MicroConfig,
@@ -29,6 +28,7 @@ from islands.execution.settings import (
     TpcbConfig,
     TpccConfig,
 )
+from islands.execution.runner import execute, plan
 from islands.machine.oversubscription import pack
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology

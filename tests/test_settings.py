@@ -22,9 +22,8 @@ import islands
 from islands import _core
 from islands.__main__ import build_parser
 from islands.cli.run_command import config_from_args
-from islands.execution import settings_codegen as codegen
-from islands.execution.runner import plan
-from islands.execution.settings import (
+from islands.config import codegen
+from islands.config.settings import (
     ALL_SECTIONS,
     TATP_TRANSACTIONS,
     TPCC_TRANSACTIONS,
@@ -33,6 +32,7 @@ from islands.execution.settings import (
     RunConfig,
     resolve_field,
 )
+from islands.execution.runner import plan
 from islands.machine.topology import read_topology
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,9 +55,7 @@ def _python(value: Any) -> Any:
 def test_the_generated_sections_and_stub_are_what_the_engines_lists_give():
     # make settings writes them; a setting added in C++ without it fails here
     sections = codegen.generate_sections(SCHEMA, _core.workloads())
-    assert codegen.SECTIONS_FILE.read_text() == sections, (
-        "islands/execution/settings_sections.py is stale: make settings"
-    )
+    assert codegen.SECTIONS_FILE.read_text() == sections, "islands/config/sections.py is stale: make settings"
     stub = codegen.STUB_FILE.read_text()
     assert codegen.generate_stub(stub, SCHEMA) == stub, "islands/_core.pyi is stale: make settings"
 
@@ -290,7 +288,7 @@ def test_workload_names_sections_and_transactions_are_the_registrys():
 
 def test_config_module_imports_without_the_extension():
     # settings.py itself imports nothing compiled (the package's __init__ is another matter).
-    path = ROOT / "islands" / "execution" / "settings.py"
+    path = ROOT / "islands" / "config" / "settings.py"
     code = (
         "import importlib.util, sys\n"
         "sys.modules['islands._core'] = None\n"
@@ -304,7 +302,7 @@ def test_config_module_imports_without_the_extension():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == RunConfig().config_hash()
-    assert importlib.util.find_spec("islands.execution.settings") is not None
+    assert importlib.util.find_spec("islands.config.settings") is not None
 
 
 def test_a_micro_mix_changes_the_hash_only_when_given():

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.measure.cache_models import CACHE_MODELS, DEFAULT_CACHE_MODEL, cache_model
 from islands.measure.cachegrind import data_bytes, parse_cachegrind, simulate
 

@@ -26,7 +26,7 @@ _RUN_IN = """
 import sys
 root = sys.argv[1]
 import islands.execution.launcher as launcher
-import islands.execution.settings as settings
+import islands.config.settings as settings
 launcher.RUN_ROOT = root
 settings.default_log_root = lambda: root
 import islands.execution.runner as runner

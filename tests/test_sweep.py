@@ -192,8 +192,8 @@ def test_wait_die_spans_instances_only_without_a_transport(tmp_path: Path) -> No
     with pytest.raises(ValueError, match=r"point 2ISL unix .*lock_policy: wait_die cannot span instances"):
         Sweep(remote, topo, tmp_path / "b")
     # and such a deployment runs, each instance on its own
+    from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
     from islands.execution.launcher import run_deployment
-    from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
     here = read_topology()
     config = RunConfig(

@@ -13,8 +13,8 @@ import islands
 from islands import _core
 from islands.analysis.history_check import check_history
 from islands.analysis.store import flatten
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpccConfig
 from islands.execution.launcher import validate
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig, TpccConfig
 from islands.machine.placement import plan_deployment
 
 TOPOLOGY = islands.read_topology()

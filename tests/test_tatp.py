@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 import islands
+from islands.config.settings import TATP_TRANSACTIONS, DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.execution.consistency import verify
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import TATP_TRANSACTIONS, DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.machine.placement import plan_deployment
 from suite_marks import cc_and_transport, two_cpus
 

@@ -9,9 +9,9 @@ import pytest
 
 import islands
 from islands.analysis.store import ResultStore
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TpcbConfig
 from islands.execution.consistency import verify
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpcbConfig
 from islands.machine.placement import plan_deployment
 from suite_marks import cc_and_transport, two_cpus
 

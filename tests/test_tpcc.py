@@ -17,9 +17,9 @@ import pytest
 
 import islands
 from islands import _core
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.execution.consistency import verify
 from islands.execution.launcher import run_deployment
-from islands.execution.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.machine.placement import plan_deployment
 from suite_marks import cc_and_transport, two_cpus
 

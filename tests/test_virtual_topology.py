@@ -118,8 +118,8 @@ def test_an_experiment_file_plans_on_virtual_sockets(tmp_path):
 
 @pytest.mark.parametrize("transport", ["unix", "shm"])
 def test_an_injected_delay_holds_every_message_between_virtual_sockets(transport, private_run_root):
+    from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
     from islands.execution.launcher import run_deployment
-    from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
     here = read_topology()
     if here.n_cores < 2:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from islands.execution.settings import RunConfig
+    from islands.config.settings import RunConfig
 
 __all__ = [
     "CHANGE_KINDS",

@@ -58,8 +58,8 @@ from islands.atrapos.events import CHANGE_KINDS, EVENT_KINDS, Event, LiveLog, ch
 from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
 from islands.atrapos.workload_stats import MonitoredPartition, WorkloadStats, from_monitor
+from islands.config.settings import RunConfig
 from islands.execution.run_result import RunResult
-from islands.execution.settings import RunConfig
 from islands.machine.topology import Topology
 
 __all__ = [

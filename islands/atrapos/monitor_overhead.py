@@ -23,8 +23,8 @@ import time
 from typing import Any
 
 from islands import _core
+from islands.config.settings import RunConfig
 from islands.execution.run_result import RunResult
-from islands.execution.settings import RunConfig
 from islands.machine.topology import Topology
 
 __all__ = ["INTERVAL_S", "PAPER_WORST", "measure_monitor_overhead", "phase_rates", "switch_recording"]

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from islands import _core
+from islands.config.settings import RunConfig
 from islands.execution.run_result import RunResult
-from islands.execution.settings import RunConfig
 from islands.machine.topology import Topology
 
 __all__ = ["COUNTS", "PAPER_ACTIONS", "PAPER_MS", "PAPER_ROWS", "apply_sequences", "measure_repartition_cost"]

@@ -50,7 +50,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from islands.execution.settings import (
+from islands.config.settings import (
     DriverConfig,
     EngineConfig,
     LogConfig,

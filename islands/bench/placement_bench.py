@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from islands.bench.common import config_hash
+from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, default_cc
 from islands.execution.in_process import run
-from islands.execution.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, default_cc
 from islands.machine.placement import thread_placement
 from islands.machine.topology import Topology
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from islands.analysis.guarded_files import refuse_linked
-from islands.execution.settings_sections import DriverConfig
+from islands.config.sections import DriverConfig
 
 __all__ = ["check_run_options"]
 

@@ -247,7 +247,7 @@ def points_view(points: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
 def applicable_settings(rows: pd.DataFrame) -> pd.DataFrame:
     """``rows`` with each workload's settings (``config.<workload>.*``) kept on the rows of that
     workload only: blank on the others' rows, and gone where no row runs it."""
-    from islands.execution.settings_sections import WORKLOAD_SETTINGS
+    from islands.config.sections import WORKLOAD_SETTINGS
 
     if "config.workload" not in rows.columns:
         return rows
@@ -272,7 +272,7 @@ def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
     records = [{str(k): v for k, v in r.items()} for r in table.to_dict(orient="records")]
     if "config.workload" not in table.columns:
         return records
-    from islands.execution.settings_sections import WORKLOAD_SETTINGS
+    from islands.config.sections import WORKLOAD_SETTINGS
 
     for record in records:
         own = record.get("config.workload") or "micro"

@@ -19,8 +19,7 @@ from islands.analysis.verdicts import steal_words
 from islands.cli.json_output import dumps
 from islands.cli.option_checks import check_run_options
 from islands.cli.topology_args import add_topology_arguments, topology_from_args
-from islands.execution.runner import AUTO, execute, plan
-from islands.execution.settings import (
+from islands.config.settings import (
     SECTIONS,
     DriverConfig,
     EngineConfig,
@@ -29,6 +28,7 @@ from islands.execution.settings import (
     registry,
     resolve_field,
 )
+from islands.execution.runner import AUTO, execute, plan
 from islands.experiments.spec_sections import known_transports
 from islands.machine.memory_placement import MEMORY_POLICIES
 from islands.machine.placement import DEPLOYMENT_PLACEMENTS

@@ -1,1 +1,1 @@
-"""Running the engine: settings, one run in this process, deployments of instance processes, the one runner."""
+"""Running the engine: one run in this process, deployments of instance processes, the one runner."""

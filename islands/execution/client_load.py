@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from islands.execution.settings import transaction_names
+from islands.config.settings import transaction_names
 
 
 def latency_by_type(workload: str, workers: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
-from islands.execution.settings import RunConfig
+from islands.config.settings import RunConfig
 
 
 def figures_at_start(workload: str) -> tuple[str, ...]:

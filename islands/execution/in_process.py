@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from islands import _core
+from islands.config.settings import ProfileConfig, RunConfig
 from islands.execution.log_files import prepare_log_directory
 from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import (
@@ -22,7 +23,6 @@ from islands.execution.run_result import (
     new_order_rate,
     profile_lines,
 )
-from islands.execution.settings import ProfileConfig, RunConfig
 from islands.machine.placement import Deployment
 from islands.machine.topology import Topology, format_cpulist, read_topology
 

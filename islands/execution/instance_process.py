@@ -37,7 +37,7 @@ def main() -> int:
     spec = json.loads(sys.stdin.readline())
     _die_with_parent(spec["launcher_pid"])
     from islands import _core
-    from islands.execution.settings import RunConfig
+    from islands.config.settings import RunConfig
     from islands.machine.memory_policy import bind_memory
 
     warnings = []

@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from islands import _core
+from islands.config.settings import RunConfig
 from islands.execution.in_process import check_cpus
 from islands.execution.log_files import prepare_log_directory
 from islands.execution.memory_admission import LIVE_SYSFS, check_load_fits
 from islands.execution.run_result import RunResult, collect
-from islands.execution.settings import RunConfig
 from islands.execution.stale_files import recorded_start, start_ticks
 from islands.execution.stop_signals import signals_held
 from islands.machine.memory_placement import memory_nodes

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from islands.execution.settings import RunConfig
+    from islands.config.settings import RunConfig
 
 __all__ = ["INDEX_BYTES_PER_KEY", "LIVE_SYSFS", "available_bytes", "check_load_fits", "load_bytes", "row_bytes"]
 

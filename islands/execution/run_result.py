@@ -9,9 +9,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from islands.config.settings import RunConfig, transaction_names
 from islands.execution.client_load import client_lines, client_load, latency_by_type
 from islands.execution.consistency import check_line, describe_workload, figures_at_start, verify
-from islands.execution.settings import RunConfig, transaction_names
 from islands.machine.placement import Deployment
 from islands.machine.topology import Topology, format_cpulist
 from islands.measure.run_noise import timeline_noise

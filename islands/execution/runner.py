@@ -8,8 +8,8 @@ plan fixes:
 - the deployment, planned on a topology (this machine's, a virtual one, or another machine's sysfs
   tree) and, where that is another machine (``oversubscribe``), how its workers are packed onto this
   machine's CPUs (:mod:`islands.machine.oversubscription`): a *functional* run;
-- the engine's defaults that depend on the deployment (:func:`~islands.execution.settings.default_cc`,
-  :func:`~islands.execution.settings.default_lock_policy`), where the request left them ``"auto"``;
+- the engine's defaults that depend on the deployment (:func:`~islands.config.settings.default_cc`,
+  :func:`~islands.config.settings.default_lock_policy`), where the request left them ``"auto"``;
 - the process shape: one instance with local memory runs in this process
   (:func:`islands.execution.in_process.run`), logged or not; anything else is a deployment of
   instance processes (:func:`islands.execution.launcher.run_deployment`);
@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from islands.config.settings import RunConfig, default_cc, default_lock_policy, default_log_root
 from islands.execution.in_process import check_cpus
-from islands.execution.settings import RunConfig, default_cc, default_lock_policy, default_log_root
 from islands.execution.stop_signals import signals_held
 from islands.machine.memory_placement import MEMORY_POLICIES
 from islands.machine.oversubscription import Packing, pack

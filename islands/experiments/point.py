@@ -11,7 +11,7 @@ from islands.experiments.spec_sections import DEPLOY_KEYS, SHOWN_DEPLOY_KEYS, st
 from islands.machine.topology import format_cpulist
 
 if TYPE_CHECKING:
-    from islands.execution.settings import RunConfig
+    from islands.config.settings import RunConfig
     from islands.experiments.probes import Probe
     from islands.experiments.schedule import LiveRun
     from islands.machine.placement import Deployment

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from islands.execution.settings import RunConfig
+    from islands.config.settings import RunConfig
     from islands.machine.topology import Topology
 
 __all__ = ["PROBE_KINDS", "Probe", "parse_probe"]

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from islands.atrapos.events import CHANGE_SETTINGS, CORE_KINDS, Event, LiveLog
 
 if TYPE_CHECKING:
-    from islands.execution.settings import RunConfig
+    from islands.config.settings import RunConfig
     from islands.machine.topology import Topology
 
 __all__ = ["SCHEDULE_KEYS", "LiveRun", "parse_schedule", "scaled"]

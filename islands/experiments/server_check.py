@@ -162,8 +162,8 @@ def counter_report(resolution: pmu.Resolution, readings: Mapping[str, float] | N
 
 def _read_key_metrics(resolution: pmu.Resolution) -> dict[str, float]:
     """A short one-instance run on this machine with the counters that resolved; the key metrics' totals."""
+    from islands.config.settings import DriverConfig, EngineConfig, ProfileConfig, RunConfig
     from islands.execution.runner import execute, plan
-    from islands.execution.settings import DriverConfig, EngineConfig, ProfileConfig, RunConfig
 
     sets = tuple(dict.fromkeys(KEY_METRICS[m] for m in KEY_METRICS if m not in resolution.missing))
     config = RunConfig(

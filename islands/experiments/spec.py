@@ -102,7 +102,7 @@ from pathlib import Path
 from typing import Any
 
 from islands.atrapos.events import CHANGE_WORKLOADS, Event, check_changes
-from islands.execution.settings import (
+from islands.config.settings import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
     WORKLOADS,
@@ -409,7 +409,7 @@ class ExperimentSpec:
         except ValueError as e:
             raise ValueError(f"{self.source}: {e}") from None
         # Unless the file names one, the deadlock policy the deployment needs (one place decides:
-        # islands.execution.settings.default_lock_policy); a single instance keeps the config's own.
+        # islands.config.settings.default_lock_policy); a single instance keeps the config's own.
         engine.setdefault("lock_policy", default_lock_policy(len(sizes)))
         # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
         # in process where it is one instance, and keeps the config hash it had without [log].

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from islands.analysis.guarded_files import linked_component
-from islands.execution.settings import (
+from islands.config.settings import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
     WORKLOADS,

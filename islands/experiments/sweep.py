@@ -36,9 +36,9 @@ from islands.analysis.directory_lock import DirectoryLock
 from islands.analysis.guarded_files import DIRECTORY_MODE, make_directory, remove_created
 from islands.analysis.store import ResultStore
 from islands.atrapos.events import check_events
+from islands.config.settings import DEFAULT_WORKLOAD, WORKLOADS
+from islands.config.settings import default_log_root as default_log_root
 from islands.execution.launcher import validate as validate_deployment
-from islands.execution.settings import DEFAULT_WORKLOAD, WORKLOADS
-from islands.execution.settings import default_log_root as default_log_root
 from islands.experiments.executors import Executor, Finished, LocalExecutor
 from islands.experiments.point import Point, Runner, default_runner, run_point, show_value
 from islands.experiments.progress import SweepProgress, choose_mode

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from islands.execution.settings import RunConfig
+from islands.config.settings import RunConfig
 from islands.measure.cache_models import cache_model
 
 __all__ = ["SIMULATED_METRICS", "SimulatedCounters", "parse_cachegrind", "simulate", "simulated_profile"]

@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from islands.execution.settings import RunConfig
+from islands.config.settings import RunConfig
 from islands.measure.missing_tools import missing_tool_reason
 
 __all__ = ["MODULES", "SAMPLERS", "ModuleProfile", "fold_pyspy", "fold_samples", "module_of_source", "profile_modules"]
@@ -322,7 +322,7 @@ def addr2line_resolver(dso: str) -> Callable[[list[tuple[str, int]]], list[str |
 
 _CHILD = """
 import json, sys
-from islands.execution.settings import RunConfig
+from islands.config.settings import RunConfig
 from islands.execution.in_process import run
 print("ready", flush=True)  # imports done before perf attaches: only the run is sampled
 sys.stdin.readline()
@@ -334,7 +334,7 @@ print(json.dumps({"throughput_tps": result.throughput_tps}), flush=True)
 _FIXED_CHILD = """
 import json, os, sys, time
 from islands import _core
-from islands.execution.settings import RunConfig
+from islands.config.settings import RunConfig
 config = RunConfig.from_dict(json.loads(sys.argv[1]))
 if config.driver.pin:
     os.sched_setaffinity(0, {config.driver.cpus[0]})

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from islands import _core
-from islands.execution.settings import RunConfig
+from islands.config.settings import RunConfig
 from islands.measure.pmu import EVENT_SETS, derive_metrics, resolve_here, sum_readings
 
 __all__ = ["COMPONENTS", "summarize"]

@@ -60,7 +60,7 @@ from typing import Any
 
 import numpy as np
 
-from islands.execution.settings import default_cc
+from islands.config.settings import default_cc
 from islands.machine.placement import Deployment, plan_deployment
 from islands.machine.topology import Topology
 from islands.model.fragment_overlap import COORDINATOR_SHARE, overlap

@@ -1,15 +1,15 @@
 """Writes the Python side of the settings from the engine's own lists: the section dataclasses
-(``islands/execution/settings_sections.py``) and the settings classes of the ``_core.pyi`` stub.
+(``islands/config/sections.py``) and the settings classes of the ``_core.pyi`` stub.
 
 Each setting is defined once, in C++ (an X-macro per config struct: name, type, default, range,
 help), and ``islands._core.settings()`` returns that schema; the class descriptions are the
 bindings' (``_core.MicroConfig.__doc__``). The generated files are checked in, so that mypy
-reads them and ``islands.execution.settings`` imports without the engine (as DuckDB checks in
+reads them and ``islands.config.settings`` imports without the engine (as DuckDB checks in
 the settings header it generates from its JSON list); ``make settings`` writes them again and
 ``tests/test_settings.py`` fails when they differ from what this module writes. Python adds only
 what the tables below list, each with its reason.
 
-    python -m islands.execution.settings_codegen [--check]
+    python -m islands.config.codegen [--check]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from islands import _core
 __all__ = ["CORE_ONLY", "DEFAULT_DIFFERS", "PYTHON_ONLY", "generate_sections", "generate_stub", "main"]
 
 PACKAGE = Path(__file__).resolve().parents[1]
-SECTIONS_FILE = PACKAGE / "execution" / "settings_sections.py"
+SECTIONS_FILE = PACKAGE / "config" / "sections.py"
 STUB_FILE = PACKAGE / "_core.pyi"
 
 #: Engine fields Python does not mirror, each with its reason.
@@ -94,11 +94,11 @@ def _doc(section: str) -> str:
 
 
 def generate_sections(schema: Mapping[str, Sequence[Mapping[str, Any]]], workloads: Sequence[Mapping[str, Any]]) -> str:
-    """The text of ``settings_sections.py`` for the engine's ``schema`` and workload registry."""
+    """The text of ``sections.py`` for the engine's ``schema`` and workload registry."""
     out = [
         '"""The sections of a run\'s settings, one frozen dataclass per C++ config struct, and',
         ":class:`RunSections`, which holds one of each. GENERATED from the engine's settings lists",
-        "(``islands._core.settings()``) by ``make settings`` (:mod:`islands.execution.settings_codegen`):",
+        "(``islands._core.settings()``) by ``make settings`` (:mod:`islands.config.codegen`):",
         'do not edit; tests/test_settings.py fails when this file is not what the engine\'s lists give."""',
         "",
         "from __future__ import annotations",
@@ -199,7 +199,7 @@ def generate_stub(stub: str, schema: Mapping[str, Sequence[Mapping[str, Any]]]) 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Writes both files (``--check``: only says which differ, exit 1)."""
-    parser = argparse.ArgumentParser(prog="python -m islands.execution.settings_codegen", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m islands.config.codegen", description=__doc__)
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when a file is stale")
     args = parser.parse_args(argv)
     schema = _core.settings()

@@ -2,7 +2,7 @@
 
 Each setting is defined once, in C++ (an X-macro per config struct: name, type, default,
 range, help); ``islands._core.settings()`` returns that schema, and ``make settings`` writes
-the section dataclasses from it (:mod:`islands.execution.settings_sections`, checked in so
+the section dataclasses from it (:mod:`islands.config.sections`, checked in so
 that mypy sees them and this module imports without the compiled extension;
 ``tests/test_settings.py`` fails when they, the CLI, the README or ``_core.pyi`` differ from
 the engine's). This module adds what a whole run's config does. The engine
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from islands.execution.settings_sections import (
+from islands.config.sections import (
     ALL_SECTIONS,
     WORKLOAD_SETTINGS,
     DriverConfig,
@@ -72,7 +72,7 @@ DEFAULT_WORKLOAD = RunSections.workload
 @dataclass(frozen=True)
 class RunConfig(RunSections):
     """Everything one run of one instance needs: the workload's name and one field per section
-    (:class:`~islands.execution.settings_sections.RunSections`, generated from the engine's lists)."""
+    (:class:`~islands.config.sections.RunSections`, generated from the engine's lists)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (JSON-ready). A default profile (nothing measured), a default log

@@ -1,6 +1,6 @@
 """The sections of a run's settings, one frozen dataclass per C++ config struct, and
 :class:`RunSections`, which holds one of each. GENERATED from the engine's settings lists
-(``islands._core.settings()``) by ``make settings`` (:mod:`islands.execution.settings_codegen`):
+(``islands._core.settings()``) by ``make settings`` (:mod:`islands.config.codegen`):
 do not edit; tests/test_settings.py fails when this file is not what the engine's lists give."""
 
 from __future__ import annotations
