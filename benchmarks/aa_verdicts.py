@@ -38,6 +38,7 @@ from typing import Any
 
 from scipy.stats import binomtest
 
+from _runner import Runner
 from islands.analysis.statistics import block_ratio
 from islands.analysis.verdicts import NOT_DISTINGUISHABLE, NOT_SETTLED, WINNER, comparison_words, words_of
 from islands.experiments.point import Point, run_point
@@ -77,17 +78,16 @@ def twins(sweep: Sweep) -> dict[str, Point]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--comparisons", type=int, default=40, help="A/A comparisons in all (default 40)")
-    parser.add_argument("--groups", type=int, default=10, help="comparisons a sweep (default 10)")
-    parser.add_argument("--duration", type=float, default=0.2, help="measured seconds a run (default 0.2)")
-    parser.add_argument("--warmup", type=float, default=0.1, help="warm-up seconds a run (default 0.1)")
-    parser.add_argument("--budget", type=float, default=60, help="run.budget_s of each sweep (default 60)")
-    parser.add_argument("--fresh", type=int, default=10, help="blocks of the later measurement (default 10)")
-    parser.add_argument("--ab", action="store_true", help="per-core runs as itself: coverage of real differences")
-    parser.add_argument("--out", help="where the sweeps' results go (default: a temporary directory)")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, duration=0.2, warmup=0.1)
+RUNNER.parser.add_argument("--comparisons", type=int, default=40, help="A/A comparisons in all (default 40)")
+RUNNER.parser.add_argument("--groups", type=int, default=10, help="comparisons a sweep (default 10)")
+RUNNER.parser.add_argument("--budget", type=float, default=60, help="run.budget_s of each sweep (default 60)")
+RUNNER.parser.add_argument("--fresh", type=int, default=10, help="blocks of the later measurement (default 10)")
+RUNNER.parser.add_argument("--ab", action="store_true", help="per-core runs as itself: coverage of real differences")
+RUNNER.parser.add_argument("--out", help="where the sweeps' results go (default: a temporary directory)")
+
+
+def main(args: argparse.Namespace) -> None:
     out = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="islands-aa-"))
     topology = read_topology()
     mode = "A/B (per-core as itself)" if args.ab else "A/A (per-core label runs the 1ISL config)"
@@ -154,6 +154,8 @@ def main() -> None:
                 flush=True,
             )
         sweep_no += 1
+    RUNNER.record("winner named", [float(v == WINNER) for v in verdicts], unit="share of comparisons", mode=mode)
+    RUNNER.record("later measurement inside the interval", [float(c) for c in covered], unit="share", mode=mode)
     n = len(verdicts)
     wrong = verdicts.count(WINNER)
     ci = binomtest(wrong, n).proportion_ci(0.95)
@@ -181,4 +183,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -21,6 +21,7 @@ import argparse
 import statistics
 
 import islands
+from _runner import Runner
 from islands.analysis.verdicts import change_words
 from islands.atrapos.adaptation import adaptation_time
 from islands.atrapos.live import Event, run_live
@@ -30,12 +31,12 @@ from islands.plots.atrapos_timelines import Timeline, plot_cores_removed
 INTERVAL_S = 0.25
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--at", type=float, default=4.0, help="seconds into the window the core goes")
-    parser.add_argument("--duration", type=float, default=14.0, help="measured seconds")
-    parser.add_argument("--png", default="", help="write the figure here")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, duration=14.0, duration_help="measured seconds")
+RUNNER.parser.add_argument("--at", type=float, default=4.0, help="seconds into the window the core goes")
+RUNNER.parser.add_argument("--png", default="", help="write the figure here")
+
+
+def main(args: argparse.Namespace) -> None:
     cpus = tuple(islands.read_topology().cpus[:2])
     if len(cpus) < 2:
         raise SystemExit("needs two online CPUs")
@@ -55,6 +56,7 @@ def main() -> None:
     print(f"002 Fig 12 (emulated): worker 1 of 2 parked at {args.at} s of {args.duration} s; 2 virtual sockets")
     for label, (result, log) in runs.items():
         tps = list(result.timeline_tps)
+        RUNNER.record("throughput per interval", tps, unit="txn/s", run=label, interval_s=INTERVAL_S)
         k = int(args.at / INTERVAL_S)
         before, after = statistics.median(tps[:k]), statistics.median(tps[k + 1 :])
         change = change_words(tps[k + 1 :], tps[:k])  # the intervals after the event against those before
@@ -82,4 +84,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -17,7 +17,7 @@ rotated round by round):
 Paper 002 Table 2: at most 3.32% (GetSubData); issue 17's target: 2%. Prints figures; asserts
 nothing.
 
-    python benchmarks/atrapos_monitoring.py [--actions N] [--reps N] [--duration S] [--cpu C]
+    python benchmarks/atrapos_monitoring.py [--actions N] [--rounds N] [--duration S] [--cpu C]
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from _runner import Runner
 from islands import _core
 from islands.bench.rounds import spread
 from islands.config.settings import DriverConfig, RunConfig, TatpConfig
@@ -57,21 +58,27 @@ def tatp_ns_per_txn(mix: str, cpu: int, warmup: float, duration: float) -> float
     return 1e9 / result.throughput_tps
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--actions", type=int, default=20_000_000, help="loop iterations per run")
-    parser.add_argument("--reps", type=int, default=7, help="rounds of the loop (every mode once per round)")
-    parser.add_argument("--tatp-reps", type=int, default=3, help="rounds of the TATP runs")
-    parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per TATP run")
-    parser.add_argument("--cpu", type=int, default=None, help="the CPU of the TATP worker (default: the first)")
-    args = parser.parse_args()
-    if args.actions < 1 or args.reps < 1 or args.tatp_reps < 1 or args.duration <= 0:
-        parser.error("--actions, --reps, --tatp-reps and --duration must be positive")
+RUNNER = Runner(
+    __file__,
+    __doc__,
+    rounds=7,
+    duration=1.0,
+    rounds_help="rounds of the loop (every mode once per round)",
+    duration_help="measured seconds per TATP run",
+)
+RUNNER.parser.add_argument("--actions", type=int, default=20_000_000, help="loop iterations per run")
+RUNNER.parser.add_argument("--tatp-reps", type=int, default=3, help="rounds of the TATP runs")
+RUNNER.parser.add_argument("--cpu", type=int, default=None, help="the CPU of the TATP worker (default: the first)")
+
+
+def main(args: argparse.Namespace) -> None:
+    if args.actions < 1 or args.tatp_reps < 1:
+        RUNNER.parser.error("--actions and --tatp-reps must be positive")
     cpu = args.cpu if args.cpu is not None else read_topology().cpus[0]
 
     ns: dict[str, list[float]] = {m: [] for m in MODES}
     over: dict[str, list[float]] = {m: [] for m in MODES[1:]}
-    for rep in range(args.reps):
+    for rep in range(args.rounds):
         shift = rep % len(MODES)
         this_round = {}
         for mode in MODES[shift:] + MODES[:shift]:
@@ -79,11 +86,13 @@ def main() -> None:
             ns[mode].append(this_round[mode])
         for mode in over:
             over[mode].append(this_round[mode] - this_round["off"])
-    print(f"monitoring loop: {args.actions:,} actions per run, {args.reps} rounds; ns per action median [min-max]")
+    print(f"monitoring loop: {args.actions:,} actions per run, {args.rounds} rounds; ns per action median [min-max]")
     for mode in MODES:
         extra = f"   overhead {spread(over[mode], '.2f')} ns per recorded action" if mode in over else ""
         print(f"  {mode:7} {spread(ns[mode], '.2f')}{extra}")
 
+    RUNNER.record_runs("loop time per action", ns, unit="ns", labels=("mode",))
+    RUNNER.record_runs("overhead per recorded action", over, unit="ns", labels=("mode",))
     mixes = ("get_subscriber_data", "standard")
     per_txn: dict[str, list[float]] = {m: [] for m in mixes}
     for rep in range(args.tatp_reps):
@@ -95,8 +104,9 @@ def main() -> None:
         txn = statistics.median(per_txn[mix])
         shares = "  ".join(f"{mode} {100 * statistics.median(over[mode]) * actions / txn:.2f}%" for mode in over)
         print(f"  {mix:20} {spread(per_txn[mix], '.0f')} ns ({actions:.2f} actions): estimated overhead {shares}")
+    RUNNER.record_runs("TATP time per transaction", per_txn, unit="ns", labels=("mix",))
     print("\npaper 002 Table 2: at most 3.32% (GetSubData); issue 17 target: 2%")
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -21,6 +21,7 @@ import argparse
 import numpy as np
 
 import islands
+from _runner import Runner
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.live import Event, run_live
@@ -64,17 +65,17 @@ def one(cpus: tuple[int, ...], phase: float, handoff: int, draw_weight: float | 
     return f"  {name:26} M txn/s per phase (2nd half): {text}; naive after UpdSubData: {at_end}; moves {moved}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=2, help="rounds of the three runs")
-    parser.add_argument("--phase", type=float, default=2.0, help="seconds per phase")
-    parser.add_argument("--handoff", type=int, default=0, help="engine.plp_handoff")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=2, rounds_help="rounds of the three runs")
+RUNNER.parser.add_argument("--phase", type=float, default=2.0, help="seconds per phase")
+RUNNER.parser.add_argument("--handoff", type=int, default=0, help="engine.plp_handoff")
+
+
+def main(args: argparse.Namespace) -> None:
     cpus = tuple(islands.read_topology().cpus[:2])
     if len(cpus) < 2:
         raise SystemExit("needs two online CPUs")
-    if not (args.rounds >= 1 and args.phase > 0 and args.handoff >= 0):
-        raise SystemExit("--rounds, --phase and --handoff must be positive")
+    if not (args.phase > 0 and args.handoff >= 0):
+        RUNNER.parser.error("--phase must be above 0 and --handoff at least 0")
     print(f"phases: GetSubData skewed, UpdSubData, GetSubData skewed, UpdSubData; {args.phase:g} s each")
     for r in range(args.rounds):
         print(f"round {r + 1} (engine.plp_handoff = {args.handoff}):")
@@ -83,4 +84,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

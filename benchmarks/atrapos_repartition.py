@@ -12,12 +12,12 @@ one process, one shared index), so a split (a range of a partition to another co
 (the range back) and a rearrangement cost the same: freeze the unit, drain its in-flight
 actions, hand it over. Printed per N: the total time (the N actions end to end) and the
 actions' pause (freeze to hand-over, what the transactions needing the units wait), median
-over ``--reps`` runs of each N, and the throughput of the run.
+over ``--rounds`` runs of each N, and the throughput of the run.
 
 Paper 002: 80 rearrangements take under 200 ms; issue 17's goal: 80 in 20 ms or less at 800 K
 rows. Prints figures; asserts nothing.
 
-    python benchmarks/atrapos_repartition.py [--rows N] [--reps N] [--duration S] [--png FILE]
+    python benchmarks/atrapos_repartition.py [--rows N] [--rounds N] [--duration S] [--png FILE]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import argparse
 import statistics
 
 import islands
+from _runner import Runner
 from islands.atrapos.repartition_cost import COUNTS, measure_repartition_cost
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
@@ -49,22 +50,28 @@ def one(n: int, rows: int, duration: float, cpus: tuple[int, ...]) -> dict:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=800_000, help="rows in all (two sites)")
-    parser.add_argument("--reps", type=int, default=3, help="runs per action count (interleaved)")
-    parser.add_argument("--duration", type=float, default=1.0, help="seconds per run")
-    parser.add_argument("--png", default="", help="write the figure (002 Fig 9) here")
-    args = parser.parse_args()
+RUNNER = Runner(
+    __file__,
+    __doc__,
+    rounds=3,
+    duration=1.0,
+    rounds_help="runs per action count (interleaved)",
+    duration_help="seconds per run",
+)
+RUNNER.parser.add_argument("--rows", type=int, default=800_000, help="rows in all (two sites)")
+RUNNER.parser.add_argument("--png", default="", help="write the figure (002 Fig 9) here")
+
+
+def main(args: argparse.Namespace) -> None:
     cpus = tuple(islands.read_topology().cpus[:2])
     if len(cpus) < 2:
         raise SystemExit("needs two online CPUs")
     runs: dict[int, list[dict]] = {n: [] for n in COUNTS}
-    for rep in range(args.reps):
+    for rep in range(args.rounds):
         order = COUNTS[rep % len(COUNTS) :] + COUNTS[: rep % len(COUNTS)]
         for n in order:
             runs[n].append(one(n, args.rows, args.duration, cpus))
-    print(f"PLP micro, 2 workers, {args.rows:,} rows, re-partitioning under load (median of {args.reps})")
+    print(f"PLP micro, 2 workers, {args.rows:,} rows, re-partitioning under load (median of {args.rounds})")
     print(f"{'actions':>8} {'total ms':>9} {'pause ms':>9} {'max pause us':>13} {'units moved':>12} {'txn/s':>10}")
     for n in COUNTS:
         ok = [r for r in runs[n] if "error" not in r]
@@ -72,6 +79,14 @@ def main() -> None:
             print(f"{n:>8} NaN: {runs[n][0]['error']}")
             continue
         med = {k: statistics.median(r[k] for r in ok) for k in ("total_ms", "pause_ms", "max_pause_us", "moved", "tps")}
+        for key, unit in (
+            ("total_ms", "ms"),
+            ("pause_ms", "ms"),
+            ("max_pause_us", "us"),
+            ("moved", "units"),
+            ("tps", "txn/s"),
+        ):
+            RUNNER.record(key, [r[key] for r in ok], unit=unit, actions=n)
         print(
             f"{n:>8} {med['total_ms']:>9.2f} {med['pause_ms']:>9.2f} {med['max_pause_us']:>13.1f}"
             f" {med['moved']:>12.0f} {med['tps']:>10,.0f}"
@@ -90,4 +105,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -6,7 +6,7 @@ ratio B / A with its 95% interval and "not distinguishable" when the interval in
 (:mod:`islands.analysis.statistics`), and the median and min-max of the per-repetition ratios. A benchmark,
 not a test: it prints, it asserts nothing.
 
-    python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--reps N]
+    python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--rounds N]
         [--workloads ...] [--deployments ...] [--multisite F]
 
 --multisite sets the share of distributed transactions of micro (multisite) and TPC-B
@@ -26,6 +26,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+from _runner import Runner
 
 CHILD = r"""
 import json, sys
@@ -80,17 +82,16 @@ def measure(python: str, spec: dict[str, object]) -> float:
     return float(json.loads(out.stdout.strip().splitlines()[-1])["tps"])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", required=True, help="interpreter of the older revision")
-    parser.add_argument("--duration", type=float, default=1.0)
-    parser.add_argument("--reps", type=int, default=3)
-    parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=WORKLOADS)
-    parser.add_argument("--deployments", nargs="+", choices=DEPLOYMENTS, default=DEPLOYMENTS)
-    parser.add_argument(
-        "--multisite", type=float, default=0.0, help="share of distributed transactions (micro multisite, TPC-B remote)"
-    )
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=3, duration=1.0)
+RUNNER.parser.add_argument("--before", required=True, help="interpreter of the older revision")
+RUNNER.parser.add_argument("--workloads", nargs="+", choices=WORKLOADS, default=WORKLOADS)
+RUNNER.parser.add_argument("--deployments", nargs="+", choices=DEPLOYMENTS, default=DEPLOYMENTS)
+RUNNER.parser.add_argument(
+    "--multisite", type=float, default=0.0, help="share of distributed transactions (micro multisite, TPC-B remote)"
+)
+
+
+def main(args: argparse.Namespace) -> None:
     from islands.analysis.verdicts import ratio_words
 
     print(
@@ -102,9 +103,11 @@ def main() -> None:
             spec = {"workload": workload, "deployment": deployment, "duration": args.duration}
             spec["multisite"] = args.multisite
             before, after = [], []
-            for _ in range(args.reps):
+            for _ in range(args.rounds):
                 before.append(measure(args.before, spec))
                 after.append(measure(sys.executable, spec))
+            RUNNER.record("throughput", before, unit="txn/s", workload=workload, deployment=deployment, build="before")
+            RUNNER.record("throughput", after, unit="txn/s", workload=workload, deployment=deployment, build="after")
             b, a = statistics.median(before), statistics.median(after)
             change = ratio_words(after, before)
             # Each repetition's after / before (the two ran back to back): their spread says how
@@ -115,4 +118,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

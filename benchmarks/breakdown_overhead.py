@@ -8,7 +8,7 @@ median of the repetitions is reported with the cost relative to "off". Off is th
 it runs without the breakdown (a null clock pointer checked once per phase of a transaction).
 A benchmark, not a test: it prints, it asserts nothing.
 
-    python benchmarks/breakdown_overhead.py [--duration S] [--reps N]
+    python benchmarks/breakdown_overhead.py [--duration S] [--rounds N] [--json PATH]
 """
 
 from __future__ import annotations
@@ -16,18 +16,17 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from _runner import Runner
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.execution.in_process import run
 from islands.machine.topology import read_topology
 
 SETTINGS = {"off": 0, "every 32": 32, "every 8": 8, "every 1": 1}
 
+RUNNER = Runner(__file__, __doc__, rounds=5, duration=2.0, rounds_help="repetitions; each runs every setting once")
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=2.0)
-    parser.add_argument("--reps", type=int, default=5)
-    args = parser.parse_args()
+
+def main(args: argparse.Namespace) -> None:
     cpus = read_topology().cpus
     instances = [("1 thread, none", cpus[:1], "none")]
     if len(cpus) >= 2:
@@ -36,7 +35,7 @@ def main() -> None:
     for label, chosen, cc in instances:
         for update in (False, True):
             tps: dict[str, list[float]] = {name: [] for name in SETTINGS}
-            for _ in range(args.reps):
+            for _ in range(args.rounds):
                 for name, every in SETTINGS.items():
                     config = RunConfig(
                         micro=MicroConfig(rows_per_txn=10, update=update),
@@ -49,9 +48,10 @@ def main() -> None:
             cells = []
             for name in SETTINGS:
                 median = statistics.median(tps[name])
+                RUNNER.record("throughput", tps[name], unit="txn/s", instance=label, update=update, breakdown=name)
                 cells.append(f"{median:>14,.0f} {100 * (off - median) / off:>6.1f}%")
             print(f"{label:15} {'update' if update else 'read':7} " + " ".join(cells), flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -22,7 +22,7 @@ same order) and printed as a ratio with its 95% interval (islands.analysis.stati
 
 Prints; asserts nothing.
 
-    python benchmarks/clients.py [--repetitions N] [--duration S] [--skews 0,0.5,1,1.5] [--plot FILE]
+    python benchmarks/clients.py [--rounds N] [--duration S] [--skews 0,0.5,1,1.5] [--plot FILE]
         [--sections 1,2,3,4] [--plp-duration S]
 
 --plot FILE also draws, beside FILE, each 002 figure's request queue length per worker over
@@ -38,6 +38,7 @@ import statistics
 from pathlib import Path
 
 import islands
+from _runner import Runner
 from islands.analysis.statistics import ratio
 from islands.analysis.verdicts import direction, ratio_words
 from islands.atrapos.adaptation import adaptation_time
@@ -92,6 +93,10 @@ def fig20(skews: list[float], repetitions: int, duration: float) -> None:
                 repetitions,
             )
             pc = got["per-core"]
+            for deployment, results in got.items():
+                RUNNER.record(
+                    "fig20 throughput", tps(results), unit="txn/s", deployment=deployment, update=update, zipf_s=s
+                )
             share = statistics.mean(r.multisite_commits / r.commits for r in pc)
             hot = max(range(2), key=lambda i: pc[0].clients["instances"][i]["share"])
             hot_share = statistics.mean(r.clients["instances"][hot]["share"] for r in pc)
@@ -111,6 +116,8 @@ def client_cost(repetitions: int, duration: float) -> None:
         got = rounds(
             {"workers": (runner, base(duration, "workers")), "closed": (runner, base(duration, "closed"))}, repetitions
         )
+        for clients, results in got.items():
+            RUNNER.record("client cost throughput", tps(results), unit="txn/s", deployment=name, clients=clients)
         cpu = statistics.mean(r.clients["client_cpu_share"] for r in got["closed"])
         busy = statistics.mean(statistics.mean(i["utilization"] for i in r.clients["instances"]) for r in got["closed"])
         workers, closed = statistics.median(tps(got["workers"])), statistics.median(tps(got["closed"]))
@@ -133,6 +140,8 @@ def open_loop(repetitions: int, duration: float, plot: str | None) -> None:
             target = capacity * load
             got = [runner(_open(duration, target)) for _ in range(repetitions)]
             achieved = [r.throughput_tps / target for r in got]
+            RUNNER.record("open loop achieved / target", achieved, unit="fraction", deployment=name, load=load)
+            RUNNER.record("open loop p99", [r.latency.p99_us for r in got], unit="us", deployment=name, load=load)
             p50 = statistics.median(r.latency.p50_us for r in got)
             p99 = statistics.median(r.latency.p99_us for r in got)
             refused = sum(r.clients["refused"] for r in got)
@@ -229,6 +238,7 @@ def plp_figure(name: str, config: RunConfig, events: list[Event], repetitions: i
         for mode in runs:
             runs[mode].append(run_live(config, adaptive=mode == "ATraPos", events=events))
     phase = {mode: [after(r, change) for r, _ in got] for mode, got in runs.items()}
+    RUNNER.record_runs(f"{name}: throughput after the change", phase, unit="txn/s", labels=("mode",))
     print(f"  {name}")
     for mode, got in runs.items():
         hot = [max(w["share"] for w in r.clients["workers"]) for r, _ in got]
@@ -300,25 +310,24 @@ def plp_adaptation(repetitions: int, duration: float, plot: str | None) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repetitions", type=int, default=5)
-    parser.add_argument("--duration", type=float, default=1.0)
-    parser.add_argument("--skews", default="0,0.5,1,1.5")
-    parser.add_argument("--plot", default=None, metavar="FILE", help="also draw the latency-throughput curve")
-    parser.add_argument("--sections", default="1,2,3,4", help="which sections to run (comma-separated)")
-    parser.add_argument("--plp-duration", type=float, default=9.0, help="section 4's measured window (s)")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=5, duration=1.0)
+RUNNER.parser.add_argument("--skews", default="0,0.5,1,1.5")
+RUNNER.parser.add_argument("--plot", default=None, metavar="FILE", help="also draw the latency-throughput curve")
+RUNNER.parser.add_argument("--sections", default="1,2,3,4", help="which sections to run (comma-separated)")
+RUNNER.parser.add_argument("--plp-duration", type=float, default=9.0, help="section 4's measured window (s)")
+
+
+def main(args: argparse.Namespace) -> None:
     sections = {s.strip() for s in args.sections.split(",")}
     if "1" in sections:
-        fig20([float(s) for s in args.skews.split(",")], args.repetitions, args.duration)
+        fig20([float(s) for s in args.skews.split(",")], args.rounds, args.duration)
     if "2" in sections:
-        client_cost(args.repetitions, args.duration)
+        client_cost(args.rounds, args.duration)
     if "3" in sections:
-        open_loop(args.repetitions, args.duration, args.plot)
+        open_loop(args.rounds, args.duration, args.plot)
     if "4" in sections:
-        plp_adaptation(args.repetitions, args.plp_duration, args.plot)
+        plp_adaptation(args.rounds, args.plp_duration, args.plot)
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

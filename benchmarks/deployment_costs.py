@@ -16,6 +16,7 @@ import shutil
 import statistics
 import tempfile
 
+from _runner import Runner
 from islands import _core
 from islands.analysis.verdicts import ratio_label
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
@@ -60,11 +61,11 @@ def bare_round_trip(mechanism: str, cpus: tuple[int, int], payload: int, duratio
     return _core.run_ipc_bench(cfg)["round_trip"]["p50_ns"] / 1e3
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--round-trips", type=int, default=100_000)
-    parser.add_argument("--duration", type=float, default=2.0)
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, duration=2.0)
+RUNNER.parser.add_argument("--round-trips", type=int, default=100_000)
+
+
+def main(args: argparse.Namespace) -> None:
     topology = read_topology()
     cpus = topology.cpus[:2]
     payload = 64  # a 10-row read fragment's keys are about this size
@@ -72,6 +73,8 @@ def main() -> None:
     for transport, mechanism in BARE.items():
         engine = transport_round_trip(transport, cpus, args.round_trips, payload)
         bare = bare_round_trip(mechanism, cpus, payload, args.duration)
+        RUNNER.record("round trip, engine transport", engine, unit="us", transport=transport)
+        RUNNER.record("round trip, bare", bare, unit="us", mechanism=mechanism)
         print(
             f"  {transport:5} engine transport {engine:7.2f} us   bare {mechanism:15} {bare:7.2f} us   "
             f"ratio {ratio_label([engine], [bare], digits=2)}"
@@ -90,6 +93,8 @@ def main() -> None:
                 result = run_deployment(deployment, cfg, transport=transport, topology=topology)
                 costs[multisite] = (deployment.n_cpus / result.throughput_tps * 1e6, result.latency.p50_us)
             (local, local_p50), (dist, dist_p50) = costs[0.0], costs[1.0]
+            RUNNER.record("time per transaction", local, unit="us", transport=transport, update=update, multisite=0.0)
+            RUNNER.record("time per transaction", dist, unit="us", transport=transport, update=update, multisite=1.0)
             print(
                 f"  {transport:5} {'update' if update else 'read':6}  local {local:6.2f} us/txn "
                 f"(p50 {local_p50:5.2f})   distributed {dist:6.2f} us/txn (p50 {dist_p50:6.2f})   "
@@ -98,4 +103,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

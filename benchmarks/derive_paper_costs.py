@@ -5,15 +5,17 @@ with the model itself and say so: the 2PL factor and the contention per thread (
 6.5's dual-socket statements, Fig 16) and the two-phase commit's work per participant (to 000
 Fig 14's per-core gains, which the claims table then counts as fitted, not as checks).
 
-    python benchmarks/derive_paper_costs.py
+    python benchmarks/derive_paper_costs.py [--json PATH]
 """
 
 # ruff: noqa: E501 (the derivations are text that goes into the data file as it is)
 
+import argparse
 import json
 import sys
 from pathlib import Path
 
+from _runner import Runner
 from islands.machine.topology import read_topology
 from islands.model.machine_profile import PROFILES
 from islands.model.predict import LINES_PER_MESSAGE, predict
@@ -220,38 +222,41 @@ def bisect(f, lo, hi, n=60):
     return (lo + hi) / 2
 
 
-two = read_topology(SYS / "xeon-e5-2640v2-2x8")
-quad = read_topology(SYS / "xeon-e7530-4x6")
-read = ModelWorkload("micro-read")
+RUNNER = Runner(__file__, __doc__)
 
 
-# fit c: 2ISL/1ISL = 1.1 (k cancels), then k: 16ISL/2ISL = 1.9
-def g(c):
-    p = params(1.8, c, 30, 200, 400, "xeon-e5-2640v2-2x8")
-    return tp(two, "2ISL", read, p) / tp(two, "1ISL", read, p) - 1.1
+def main(args: argparse.Namespace) -> None:
+    """Fits the model's three free values and writes the file (the last params() call)."""
+    two = read_topology(SYS / "xeon-e5-2640v2-2x8")
+    quad = read_topology(SYS / "xeon-e7530-4x6")
+    read = ModelWorkload("micro-read")
+
+    # fit c: 2ISL/1ISL = 1.1 (k cancels), then k: 16ISL/2ISL = 1.9
+    def g(c):
+        p = params(1.8, c, 30, 200, 400, "xeon-e5-2640v2-2x8")
+        return tp(two, "2ISL", read, p) / tp(two, "1ISL", read, p) - 1.1
+
+    c = bisect(g, 0.0, 0.2)
+
+    def h(k):
+        p = params(k, c, 30, 200, 400, "xeon-e5-2640v2-2x8")
+        return tp(two, "16ISL", read, p) / tp(two, "2ISL", read, p) - 1.9
+
+    k = bisect(h, 1.0, 3.0)
+    print("c", c, "k", k)
+    pay_2pl = (4e6 / 9e3 - log_u) / (1 + 3 * c)
+
+    def gain(op, w_r, w_u):
+        p = params(k, c, w_r, w_u, pay_2pl, "xeon-e7530-4x6")
+        w = ModelWorkload(f"micro-{op}", multisite=1.0)
+        return tp(quad, "24ISL", w, p, "shm") / tp(quad, "24ISL", w, p, "unix") - 1
+
+    w_r = bisect(lambda x: gain("read", x, 200) - 0.60, 0.0, 500)
+    w_u = bisect(lambda x: gain("update", w_r, x) - 0.22, 0.0, 5000)
+    print("w_r", w_r, "w_u", w_u, "pay_2pl", pay_2pl)
+    params(k, c, w_r, w_u, pay_2pl, "xeon-e7530-4x6")
+    print(gain("read", w_r, w_u), gain("update", w_r, w_u))
 
 
-c = bisect(g, 0.0, 0.2)
-
-
-def h(k):
-    p = params(k, c, 30, 200, 400, "xeon-e5-2640v2-2x8")
-    return tp(two, "16ISL", read, p) / tp(two, "2ISL", read, p) - 1.9
-
-
-k = bisect(h, 1.0, 3.0)
-print("c", c, "k", k)
-pay_2pl = (4e6 / 9e3 - log_u) / (1 + 3 * c)
-
-
-def gain(op, w_r, w_u):
-    p = params(k, c, w_r, w_u, pay_2pl, "xeon-e7530-4x6")
-    w = ModelWorkload(f"micro-{op}", multisite=1.0)
-    return tp(quad, "24ISL", w, p, "shm") / tp(quad, "24ISL", w, p, "unix") - 1
-
-
-w_r = bisect(lambda x: gain("read", x, 200) - 0.60, 0.0, 500)
-w_u = bisect(lambda x: gain("update", w_r, x) - 0.22, 0.0, 5000)
-print("w_r", w_r, "w_u", w_u, "pay_2pl", pay_2pl)
-params(k, c, w_r, w_u, pay_2pl, "xeon-e7530-4x6")
-print(gain("read", w_r, w_u), gain("update", w_r, w_u))
+if __name__ == "__main__":
+    RUNNER.run(main)

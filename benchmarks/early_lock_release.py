@@ -16,7 +16,7 @@ on/off (of those geometric means) with its 95% interval (islands.analysis.statis
 logarithms), the mean records per flush (group size) and whether every run's consistency check
 held. Asserts nothing.
 
-    python benchmarks/early_lock_release.py [--duration S] [--reps N] [--log-dir DIR] [--transport unix|shm]
+    python benchmarks/early_lock_release.py [--duration S] [--rounds N] [--log-dir DIR] [--transport unix|shm]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import shutil
 import statistics
 import tempfile
 
+from _runner import Runner
 from islands.analysis.verdicts import ratio_words
 from islands.config.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpcbConfig
 from islands.execution.launcher import run_deployment
@@ -61,21 +62,17 @@ def measure(
     return result.throughput_tps, (records / flushes if flushes else float("nan")), not result.check_failures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.2, help="warm-up seconds per run")
-    parser.add_argument("--reps", type=int, default=5, help="rounds (each runs every configuration once)")
-    parser.add_argument("--log-dir", default="/dev/shm", help="where the runs' logs go (tmpfs by default)")
-    parser.add_argument("--transport", choices=("unix", "shm"), default="unix", help="per-core messaging")
-    args = parser.parse_args()
-    if args.reps < 1 or args.duration <= 0:
-        parser.error("--reps must be at least 1 and --duration positive")
+RUNNER = Runner(__file__, __doc__, rounds=5, duration=1.0, warmup=0.2)
+RUNNER.parser.add_argument("--log-dir", default="/dev/shm", help="where the runs' logs go (tmpfs by default)")
+RUNNER.parser.add_argument("--transport", choices=("unix", "shm"), default="unix", help="per-core messaging")
+
+
+def main(args: argparse.Namespace) -> None:
     configs = [(setup, early) for setup in SETUPS for early in (False, True)]
     tps: dict[tuple, list[float]] = {c: [] for c in configs}
     groups: dict[tuple, list[float]] = {c: [] for c in configs}
     held = dict.fromkeys(configs, True)
-    for rep in range(args.reps):
+    for rep in range(args.rounds):
         shift = rep % len(configs)
         for setup, early in configs[shift:] + configs[:shift]:
             _, spec, remote = setup
@@ -85,7 +82,7 @@ def main() -> None:
             held[(setup, early)] = held[(setup, early)] and ok
     print(
         f"logged TPC-B (group commit, log in {args.log_dir}), 2 cpus, {args.duration:g} s measured, "
-        f"{args.reps} interleaved rounds; per-core over {args.transport}"
+        f"{args.rounds} interleaved rounds; per-core over {args.transport}"
     )
     print(
         f"{'deployment':<10} {'remote':>6} {'ELR off txn/s':>14} {'ELR on txn/s':>13} "  # geometric means
@@ -94,6 +91,10 @@ def main() -> None:
     for setup in SETUPS:
         label, _, remote = setup
         off, on = (setup, False), (setup, True)
+        for early in (False, True):
+            labels = {"deployment": label, "remote": remote, "early_lock_release": early}
+            RUNNER.record("throughput", tps[(setup, early)], unit="txn/s", **labels)
+            RUNNER.record("records per flush", groups[(setup, early)], unit="records", **labels)
         ok = "ok" if held[off] and held[on] else "FAILED"
         print(
             f"{label:<10} {remote:>6.0%} {statistics.geometric_mean(tps[off]):>14,.0f} "
@@ -104,4 +105,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 
+from _runner import Runner
 from islands import _core
 from islands.analysis.verdicts import ratio_label
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
@@ -27,11 +28,11 @@ DATASETS = {
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=2.0)
-    parser.add_argument("--quick", action="store_true", help="hash only, prefetch on only")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, duration=2.0)
+RUNNER.parser.add_argument("--quick", action="store_true", help="hash only, prefetch on only")
+
+
+def main(args: argparse.Namespace) -> None:
     cpus = read_topology().cpus
     deployments = [("1 thread, none", cpus[:1], "none")]
     if len(cpus) >= 2:
@@ -67,6 +68,10 @@ def main() -> None:
                         )
                         bare = _core.bare_loop(bare_cfg.to_core())
                         per_core = result.throughput_per_core
+                        labels = {"data": data_name, "instance": label, "index": index, "prefetch": prefetch}
+                        labels["update"] = update
+                        RUNNER.record("engine throughput per core", per_core, unit="txn/s", **labels)
+                        RUNNER.record("bare loop throughput", bare, unit="txn/s", **labels)
                         print(
                             f"{data_name:16} {label:15} {index:6} {'on' if prefetch else 'off':3} "
                             f"{'update' if update else 'read':7} {per_core:12,.0f} {bare:12,.0f} "
@@ -76,4 +81,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

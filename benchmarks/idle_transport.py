@@ -10,7 +10,7 @@ workers' own CPU time (what a transaction costs, however often the workers were 
 on a shared machine the wall-clock ratio mixes in other people's load). Asserts nothing.
 Target: unix and shm each within 3% of no transport (ratio >= 0.97).
 
-    python benchmarks/idle_transport.py [--duration S] [--reps N] [--cpus 0,1]
+    python benchmarks/idle_transport.py [--duration S] [--rounds N] [--cpus 0,1]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig
 from islands.execution.launcher import run_deployment
@@ -55,26 +56,26 @@ def measure(workload: str, setup: str, cpus: tuple[int, ...], warmup: float, dur
     return result.throughput_tps, per_cpu_s
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.3)
-    parser.add_argument("--reps", type=int, default=5, help="rounds (each runs every configuration once)")
-    parser.add_argument("--cpus", default=None, help="two or more CPUs, e.g. 0,1 (default: the first two)")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=5, duration=1.0, warmup=0.3)
+RUNNER.parser.add_argument("--cpus", default=None, help="two or more CPUs, e.g. 0,1 (default: the first two)")
+
+
+def main(args: argparse.Namespace) -> None:
     topology = read_topology()
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
     runs = [(w, s) for w in WORKLOADS for s in SETUPS]
     print(f"cpus {cpus}: per-core = {len(cpus)} single-threaded instances; 1ISL = 1 instance of {len(cpus)} threads")
-    print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s, interleaved\n")
+    print(f"{args.rounds} rounds x {len(runs)} runs of {args.duration} s, interleaved\n")
     results = interleaved(
         runs,
-        args.reps,
+        args.rounds,
         lambda run: measure(run[0], run[1], cpus, args.warmup, args.duration),
-        on_round=lambda i: print(f"  round {i + 1}/{args.reps} done", flush=True),
+        on_round=lambda i: print(f"  round {i + 1}/{args.rounds} done", flush=True),
     )
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     cpu = {run: [r[1] for r in rs] for run, rs in results.items()}
+    RUNNER.record_runs("throughput", tps, unit="txn/s", labels=("workload", "setup"))
+    RUNNER.record_runs("throughput per CPU-second", cpu, unit="txn/CPU-s", labels=("workload", "setup"))
 
     pairs = [("unix", "none"), ("shm", "none"), ("unix", "1ISL"), ("none", "1ISL")]
     for title, table in (("wall-clock", tps), ("own CPU time", cpu)):
@@ -96,4 +97,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -5,11 +5,11 @@ multisite transactions (TPC-B: remote tellers), with the log on tmpfs (/dev/shm)
 machine's disk.
 
 Every run goes through islands.execution.launcher (the only runner with a log), so the off column is the
-same code path. Prints the median of --repetitions runs per point, the logging share of the
+same code path. Prints the median of --rounds runs per point, the logging share of the
 component breakdown (every 16th transaction timed), and the mean records per flush (group
 size); asserts nothing.
 
-    python benchmarks/log_modes.py [--workload micro|tpcb] [--duration S] [--repetitions N] [--disk DIR]
+    python benchmarks/log_modes.py [--workload micro|tpcb] [--duration S] [--rounds N] [--disk DIR]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import shutil
 import statistics
 import tempfile
 
+from _runner import Runner
 from islands.analysis.verdicts import ratio_label
 from islands.config.settings import (
     DriverConfig,
@@ -45,18 +46,17 @@ def measure(deployment, config, transport, topology):
     return result.throughput_tps, share, (records / flushes if flushes else float("nan")), not result.check_failures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--workload",
-        choices=("micro", "tpcb"),
-        default="micro",
-        help="micro: update 10 rows; tpcb: AccountUpdate, one branch per core",
-    )
-    parser.add_argument("--duration", type=float, default=2.0, help="measured seconds per run")
-    parser.add_argument("--repetitions", type=int, default=1, help="runs per point (median shown)")
-    parser.add_argument("--disk", default="/var/tmp", help="a directory on a disk (not tmpfs)")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=1, duration=2.0, rounds_help="runs per point (median shown)")
+RUNNER.parser.add_argument(
+    "--workload",
+    choices=("micro", "tpcb"),
+    default="micro",
+    help="micro: update 10 rows; tpcb: AccountUpdate, one branch per core",
+)
+RUNNER.parser.add_argument("--disk", default="/var/tmp", help="a directory on a disk (not tmpfs)")
+
+
+def main(args: argparse.Namespace) -> None:
     topology = read_topology()
     cpus = topology.cpus[:2]
     places = {"shm": "/dev/shm", "disk": args.disk}
@@ -65,10 +65,7 @@ def main() -> None:
         if args.workload == "micro"
         else "TPC-B AccountUpdate, one branch per core, 100,000 accounts each"
     )
-    print(
-        f"{len(cpus)} cpus; {what}, {args.duration:g} s measured, "
-        f"median of {args.repetitions}; log directories: {places}"
-    )
+    print(f"{len(cpus)} cpus; {what}, {args.duration:g} s measured, median of {args.rounds}; log directories: {places}")
     share_name = "multisite" if args.workload == "micro" else "remote"
     print(
         f"{'deployment':<10} {share_name:>9} {'log':<18} {'txn/s':>12} {'vs off [95% CI]':>24} "
@@ -87,7 +84,7 @@ def main() -> None:
                 ("group_commit", "disk"),
             ):
                 samples, shares, groups, held = [], [], [], True
-                for rep in range(args.repetitions):
+                for rep in range(args.rounds):
                     directory = tempfile.mkdtemp(prefix="islands-log-", dir=places[place]) if place else ""
                     try:
                         config = RunConfig(
@@ -109,6 +106,10 @@ def main() -> None:
                     shares.append(share)
                     groups.append(group)
                     held = held and ok
+                labels = {"deployment": label, "multisite": multisite, "log": mode, "place": place}
+                RUNNER.record("throughput", samples, unit="txn/s", **labels)
+                RUNNER.record("logging share", shares, unit="fraction", **labels)
+                RUNNER.record("records per flush", groups, unit="records", **labels)
                 tps = statistics.median(samples)
                 base = samples if mode == "off" else base
                 name = mode if place is None else f"{mode} ({place})"
@@ -121,4 +122,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -9,7 +9,7 @@ time; the variants are interleaved round by round. Prints each variant's mean wi
 interval, the ratios that matter with theirs, the mean records per flush and the commits'
 p50/p99 latency (a gathering flusher trades latency for throughput); asserts nothing.
 
-    python benchmarks/logging_cost.py [--repetitions N] [--duration S] [--log-root DIR]
+    python benchmarks/logging_cost.py [--rounds N] [--duration S] [--log-root DIR]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import statistics
 import tempfile
 
 import islands
+from _runner import Runner
 from islands.analysis.statistics import summarize
 from islands.analysis.verdicts import ratio_words
 
@@ -59,29 +60,29 @@ def _run(workers: int, mode: str, delay_us: float | None, args: argparse.Namespa
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repetitions", type=int, default=6)
-    parser.add_argument("--warmup", type=float, default=0.3)
-    parser.add_argument("--duration", type=float, default=1.5)
-    parser.add_argument("--log-root", default="/dev/shm", help="where the logs go (default tmpfs)")
-    parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=6, duration=1.5, warmup=0.3)
+RUNNER.parser.add_argument("--log-root", default="/dev/shm", help="where the logs go (default tmpfs)")
+RUNNER.parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated")
+
+
+def main(args: argparse.Namespace) -> None:
     counts = [int(w) for w in args.workers.split(",")]
     runs: dict[tuple[int, str], list[dict]] = {(w, name): [] for w in counts for name, _, _ in VARIANTS}
-    for rep in range(args.repetitions):
+    for rep in range(args.rounds):
         for w in counts:
             for name, mode, delay in VARIANTS:  # interleaved: one of each per round
                 runs[(w, name)].append(_run(w, mode, delay, args))
-        print(f"round {rep + 1}/{args.repetitions} done", flush=True)
+        print(f"round {rep + 1}/{args.rounds} done", flush=True)
     print(
         f"\nTPC-C NewOrder+Payment, 1 warehouse per worker, log on {args.log_root}, "
-        f"{args.repetitions} interleaved runs of {args.duration:g} s (mean, 95% CI):"
+        f"{args.rounds} interleaved runs of {args.duration:g} s (mean, 95% CI):"
     )
     for w in counts:
         print(f"\n{w} worker{'s' if w > 1 else ''}:")
         for name, mode, _ in VARIANTS:
             values = runs[(w, name)]
+            for key, unit in (("tps", "txn/s"), ("p50_us", "us"), ("p99_us", "us"), ("per_flush", "records")):
+                RUNNER.record(key, [v[key] for v in values], unit=unit, workers=w, variant=name)
             s = summarize([v["tps"] for v in values])
             extra = ""
             if mode != "off":
@@ -103,4 +104,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

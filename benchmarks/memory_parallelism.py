@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 
+from _runner import Runner
 from islands import _core
 from islands.analysis.statistics import summarize
 from islands.analysis.verdicts import ratio_words
@@ -55,17 +56,15 @@ def _line(name: str, values: list[float]) -> str:
     return f"{name:24s} {s.mean / 1e3:8,.0f} K  [{s.ci_low / 1e3:,.0f}-{s.ci_high / 1e3:,.0f}]"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--rows", type=int, default=20_000_000, help="rows of the large case")
-    parser.add_argument("--columns", type=int, default=23, help="payload columns: 16 + 4 x 23 = 108 B a row")
-    parser.add_argument("--small-rows", type=int, default=10_000, help="rows of the cache-resident case")
-    parser.add_argument("--depths", default="2,4,8", help="engine.interleave depths compared with 0")
-    parser.add_argument("--warmup", type=float, default=0.5)
-    parser.add_argument("--duration", type=float, default=2.0)
-    parser.add_argument("--skip-large", action="store_true", help="only the cache-resident case")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=3, duration=2.0, warmup=0.5)
+RUNNER.parser.add_argument("--rows", type=int, default=20_000_000, help="rows of the large case")
+RUNNER.parser.add_argument("--columns", type=int, default=23, help="payload columns: 16 + 4 x 23 = 108 B a row")
+RUNNER.parser.add_argument("--small-rows", type=int, default=10_000, help="rows of the cache-resident case")
+RUNNER.parser.add_argument("--depths", default="2,4,8", help="engine.interleave depths compared with 0")
+RUNNER.parser.add_argument("--skip-large", action="store_true", help="only the cache-resident case")
+
+
+def main(args: argparse.Namespace) -> None:
     cpu = read_topology().cpus[0]
     depths = [int(d) for d in args.depths.split(",") if d]
     w, d = args.warmup, args.duration
@@ -94,6 +93,8 @@ def main() -> None:
         done = ", ".join(f"{n} {v[-1] / 1e3:,.0f} K" for n, v in tps.items())
         print(f"round {r + 1}/{args.rounds}: {done}", flush=True)
 
+    RUNNER.record_runs("throughput", tps, unit="txn/s", labels=("variant",))
+    RUNNER.record_runs("throughput per CPU-second", per_cpu, unit="txn/CPU-s", labels=("variant",))
     row_bytes = 16 + 4 * args.columns
     print(
         f"\nread-10, one worker (cc none, CPU {cpu}), {args.rounds} interleaved rounds of {d:g} s; "
@@ -140,4 +141,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -9,7 +9,7 @@ policy the change of the mean instance against local with its 95% interval. A po
 machine cannot give (remote on one NUMA node) is printed with its reason and NaN. On one
 node, local and central allocate alike: their difference is noise. Asserts nothing.
 
-    python benchmarks/memory_placement.py [--duration S] [--reps N] [--rows-per-site N]
+    python benchmarks/memory_placement.py [--duration S] [--rounds N] [--rows-per-site N]
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import argparse
 import math
 import statistics
 
+from _runner import Runner
 from islands.analysis.verdicts import change_words
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.launcher import run_deployment
@@ -25,14 +26,13 @@ from islands.machine.memory_placement import MEMORY_POLICIES, memory_nodes
 from islands.machine.placement import plan_deployment
 from islands.machine.topology import read_topology
 
+RUNNER = Runner(
+    __file__, __doc__, rounds=3, duration=2.0, warmup=0.5, rounds_help="rounds (each runs every policy once)"
+)
+RUNNER.parser.add_argument("--rows-per-site", type=int, default=None, help="default: 4x the LLC per instance")
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=2.0, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.5)
-    parser.add_argument("--reps", type=int, default=3, help="rounds (each runs every policy once)")
-    parser.add_argument("--rows-per-site", type=int, default=None, help="default: 4x the LLC per instance")
-    args = parser.parse_args()
+
+def main(args: argparse.Namespace) -> None:
     topology = read_topology()
     deployment = plan_deployment(topology, "per-socket")
     sites = len(deployment.instances[0])
@@ -57,14 +57,17 @@ def main() -> None:
         f"{deployment.name}: {deployment.n_instances} instance(s) of {sites} worker(s), "
         f"{topology.n_numa_nodes} NUMA node(s); read 100 rows of {rows:,} per site "
         f"({rows * sites * row_bytes / 2**20:,.0f} MiB per instance, LLC {llc / 2**20:,.0f} MiB); "
-        f"{args.reps} rounds of {args.duration} s\n"
+        f"{args.rounds} rounds of {args.duration} s\n"
     )
     tps: dict[str, list[list[float]]] = {p: [] for p in usable}  # policy -> rounds -> per instance
-    for rep in range(args.reps):
+    for rep in range(args.rounds):
         shift = rep % max(1, len(usable))
         for policy in usable[shift:] + usable[:shift]:
             result = run_deployment(deployment, config, transport="unix", topology=topology, memory=policy)
             tps[policy].append([float(i["throughput_tps"]) for i in result.instances])
+    for policy, rounds in tps.items():
+        for i in range(deployment.n_instances):
+            RUNNER.record("throughput", [r[i] for r in rounds], unit="txn/s", memory=policy, instance=i)
     header = "".join(f"{'instance ' + str(i):>13}" for i in range(deployment.n_instances))
     print(f"{'policy':8}{header}   mean vs local (95% CI)")
     local = [statistics.fmean(r) for r in tps.get("local", [])]
@@ -81,4 +84,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -25,6 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _runner import Runner
 from islands.analysis.store import ResultStore
 from islands.machine.topology import read_topology
 from islands.model.figure_axes import points_from_rows
@@ -151,6 +152,8 @@ def report(points: list[Point]) -> None:
         p = r.point
         name = f"{p.figure} {p.deployment:5} {p.transport:4} {p.workload.describe()}"
         print(f"{name:58} {p.measured / 1e3:8.1f}K {r.predicted / 1e3:8.1f}K  {r.verdict.text}")
+        RUNNER.record("measured throughput", list(p.repetitions) or p.measured, unit="txn/s", point=name)
+        RUNNER.record("leave-one-out prediction", r.predicted, unit="txn/s", point=name)
     print(f"\nper figure (tolerance {LOO_TOLERANCE:.0%})")
     print(f"{'figure':10} {'n':>3} {'reps':>4} {'median':>7} {'max':>7} {'within':>7} {'measured ±':>11}")
     for f in loo_by_figure(rows):
@@ -160,15 +163,16 @@ def report(points: list[Point]) -> None:
         )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=str(ROOT / "tests" / "fixtures" / "model_loo_points.json"))
-    parser.add_argument("--results", default=str(ROOT / "results" / "model-loo"))
-    parser.add_argument("--fresh", action="store_true", help="start the sweeps over")
-    parser.add_argument("--no-measure", action="store_true", help="collect the sweeps' rows already there")
-    parser.add_argument("--points", default=None, help="only print the table of a points file")
-    parser.add_argument("--note", default="", help="how the runs went, written into the points file")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__)
+RUNNER.parser.add_argument("--out", default=str(ROOT / "tests" / "fixtures" / "model_loo_points.json"))
+RUNNER.parser.add_argument("--results", default=str(ROOT / "results" / "model-loo"))
+RUNNER.parser.add_argument("--fresh", action="store_true", help="start the sweeps over")
+RUNNER.parser.add_argument("--no-measure", action="store_true", help="collect the sweeps' rows already there")
+RUNNER.parser.add_argument("--points", default=None, help="only print the table of a points file")
+RUNNER.parser.add_argument("--note", default="", help="how the runs went, written into the points file")
+
+
+def main(args: argparse.Namespace) -> None:
     if args.points:
         report(load_points(args.points))
         return
@@ -181,4 +185,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

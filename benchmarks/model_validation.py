@@ -25,6 +25,7 @@ import sys
 import time
 from pathlib import Path
 
+from _runner import Runner
 from islands.analysis.verdicts import model_trend_words
 from islands.bench.calibration_runs import measure_throughput
 from islands.config.settings import (
@@ -161,27 +162,29 @@ def measure(duration: float, figures: set[str] | None = None) -> list[Point]:
     return points
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--params", default=None, help="parameters file (default: the package's reference)")
-    parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per point")
-    parser.add_argument("--no-measure", action="store_true", help="only the trends on the fixtures")
-    parser.add_argument("--plots", default=None, help="directory for the figures (predicted vs measured, projection)")
-    parser.add_argument(
-        "--points", default=None, help="JSON file of measured points: read when it exists, else measured and written"
-    )
-    parser.add_argument(
-        "--params-before", default=None, help="a second parameters file whose calibrated errors print beside"
-    )
-    parser.add_argument("--figures", default=None, help="comma-separated figure ids to measure (default: all)")
-    parser.add_argument(
-        "--results",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a sweep's results directory whose rows are the measured points instead (repeatable)",
-    )
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, duration=0.5, duration_help="measured seconds per point")
+RUNNER.parser.add_argument("--params", default=None, help="parameters file (default: the package's reference)")
+RUNNER.parser.add_argument("--no-measure", action="store_true", help="only the trends on the fixtures")
+RUNNER.parser.add_argument(
+    "--plots", default=None, help="directory for the figures (predicted vs measured, projection)"
+)
+RUNNER.parser.add_argument(
+    "--points", default=None, help="JSON file of measured points: read when it exists, else measured and written"
+)
+RUNNER.parser.add_argument(
+    "--params-before", default=None, help="a second parameters file whose calibrated errors print beside"
+)
+RUNNER.parser.add_argument("--figures", default=None, help="comma-separated figure ids to measure (default: all)")
+RUNNER.parser.add_argument(
+    "--results",
+    action="append",
+    default=[],
+    metavar="DIR",
+    help="a sweep's results directory whose rows are the measured points instead (repeatable)",
+)
+
+
+def main(args: argparse.Namespace) -> None:
     params = load_parameters(args.params) if args.params else default_parameters()
     before = load_parameters(args.params_before) if args.params_before else None
     figures = set(args.figures.split(",")) if args.figures else None
@@ -230,6 +233,8 @@ def main() -> None:
         )
         for pt, predicted in rows:
             name = f"{pt.figure} {pt.deployment:8} {pt.transport:4} {pt.workload.describe()}"
+            RUNNER.record("measured throughput", pt.measured, unit="txn/s", point=name)
+            RUNNER.record("predicted throughput", predicted, unit="txn/s", point=name)
             line = f"{name:55} {pt.measured / 1e3:8.1f}K {predicted / 1e3:9.1f}K {predicted / pt.measured - 1:+7.1%}"
             if pt.workload.multisite_share == 0 and not pt.workload.logs and pt.cpu_measured == pt.cpu_measured:
                 line += f" {pt.cpu_measured / 1e3:12.1f}K {predicted / pt.cpu_measured - 1:+7.1%}"
@@ -287,6 +292,7 @@ def main() -> None:
             f"{'LOO components':>15} {'(n)':>4} {'LOO cost-weighted':>18} {'LOO linear':>11}"
         )
         for figure, err in calibrated.items():
+            RUNNER.record("median relative error, calibrated", err, unit="fraction", figure=figure)
             e = loo.get(figure, {})
             comp = components.get(figure, {})
             n = sum(1 for p in points if p.figure == figure)
@@ -332,4 +338,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

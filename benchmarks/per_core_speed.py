@@ -14,7 +14,7 @@ the machine (two cores busy at once); if per-core < two lone, the deployment cos
 
 Prints; asserts nothing.
 
-    python benchmarks/per_core_speed.py [--repetitions N] [--duration S]
+    python benchmarks/per_core_speed.py [--rounds N] [--duration S]
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import json
 import subprocess
 import sys
 
+from _runner import Runner
 from islands.analysis.statistics import summarize
 from islands.analysis.verdicts import ratio_words
 
@@ -49,12 +50,10 @@ def _throughputs(commands: list[list[str]]) -> list[float]:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repetitions", type=int, default=8)
-    parser.add_argument("--warmup", type=float, default=0.5)
-    parser.add_argument("--duration", type=float, default=2.0)
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=8, duration=2.0, warmup=0.5)
+
+
+def main(args: argparse.Namespace) -> None:
     w, d = args.warmup, args.duration
     variants = {
         "lone": [_command("0", "1", "none", w, d)],
@@ -63,11 +62,12 @@ def main() -> None:
         "1ISL": [_command("0,1", "1", "2pl", w, d)],
     }
     runs: dict[str, list[float]] = {name: [] for name in variants}
-    for rep in range(args.repetitions):
+    for rep in range(args.rounds):
         for name, commands in variants.items():  # interleaved: one of each per round
             runs[name].append(sum(_throughputs(commands)))
-        print(f"round {rep + 1}/{args.repetitions}: " + ", ".join(f"{n} {v[-1] / 1e6:.2f} M" for n, v in runs.items()))
-    print(f"\nread 10 rows, 0% multisite, {args.repetitions} interleaved runs of {d:g} s each (mean, 95% CI):")
+        print(f"round {rep + 1}/{args.rounds}: " + ", ".join(f"{n} {v[-1] / 1e6:.2f} M" for n, v in runs.items()))
+    RUNNER.record_runs("throughput", runs, unit="txn/s", labels=("variant",))
+    print(f"\nread 10 rows, 0% multisite, {args.rounds} interleaved runs of {d:g} s each (mean, 95% CI):")
     for name, values in runs.items():
         s = summarize(values)
         print(f"  {name:9s} {s.mean / 1e6:6.2f} M txn/s  [{s.ci_low / 1e6:.2f}-{s.ci_high / 1e6:.2f}]")
@@ -79,4 +79,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -21,7 +21,7 @@ round by round). Prints each configuration's median throughput [min-max] and its
 CPU-second of its workers (what a shared, loaded machine disturbs least), and, per round, each
 design over centralized SE in both. Asserts nothing; fails on a consistency failure.
 
-    python benchmarks/plp.py [--duration S] [--reps N] [--cpus 0,1] [--virtual-sockets N]
+    python benchmarks/plp.py [--duration S] [--rounds N] [--cpus 0,1] [--virtual-sockets N]
         [--cross-socket-delay-ns NS] [--multisite]
 """
 
@@ -31,6 +31,7 @@ import argparse
 import dataclasses
 import statistics
 
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.execution.launcher import run_deployment
@@ -84,18 +85,16 @@ def measure(
     return result.throughput_tps, result.commits / cpu_s if cpu_s > 0 else float("nan")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.2)
-    parser.add_argument("--reps", type=int, default=3, help="rounds (each runs every configuration once)")
-    parser.add_argument("--cpus", default=None, help="two CPUs, e.g. 0,1 (default: the first two)")
-    parser.add_argument("--virtual-sockets", type=int, default=2, help="plan on this many made-up sockets (0: real)")
-    parser.add_argument(
-        "--cross-socket-delay-ns", type=float, default=0.0, help="delay per access to another socket's structures"
-    )
-    parser.add_argument("--multisite", action="store_true", help=f"also {MULTISITE}")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=3, duration=0.5, warmup=0.2)
+RUNNER.parser.add_argument("--cpus", default=None, help="two CPUs, e.g. 0,1 (default: the first two)")
+RUNNER.parser.add_argument("--virtual-sockets", type=int, default=2, help="plan on this many made-up sockets (0: real)")
+RUNNER.parser.add_argument(
+    "--cross-socket-delay-ns", type=float, default=0.0, help="delay per access to another socket's structures"
+)
+RUNNER.parser.add_argument("--multisite", action="store_true", help=f"also {MULTISITE}".replace("%", "%%"))
+
+
+def main(args: argparse.Namespace) -> None:
     topology = read_topology()
     if args.virtual_sockets:
         topology = virtual_sockets(topology, args.virtual_sockets)
@@ -106,11 +105,15 @@ def main() -> None:
     sockets = [topology.socket_of(c) for c in cpus]
     print(f"cpus {cpus} on sockets {sockets} ({topology.virtual or 'real sockets'})")
     print(f"cross-socket delay {args.cross_socket_delay_ns:g} ns per access to another socket's structures")
-    print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
+    print(f"{args.rounds} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
     delay = args.cross_socket_delay_ns
-    results = interleaved(runs, args.reps, lambda run: measure(run, cpus, args.warmup, args.duration, topology, delay))
+    results = interleaved(
+        runs, args.rounds, lambda run: measure(run, cpus, args.warmup, args.duration, topology, delay)
+    )
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     per_cpu = {run: [r[1] for r in rs] for run, rs in results.items()}
+    RUNNER.record_runs("throughput", tps, unit="txn/s", labels=("workload", "workers", "design"))
+    RUNNER.record_runs("throughput per CPU-second", per_cpu, unit="txn/CPU-s", labels=("workload", "workers", "design"))
     print(f"{'workload':30} {'workers':>7}  {'design':15} {'txn/s median [min-max]':>34} {'txn per CPU-s median':>22}")
     for run in runs:
         values = tps[run]
@@ -133,4 +136,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -17,7 +17,7 @@ median txn/s for scale, and the share of transactions handed (whole run, the war
 the plan included) or spread over both workers. Asserts nothing; fails on a consistency failure or a plan
 that did not apply.
 
-    python benchmarks/plp_handoff.py [--reps N] [--duration S] [--windows 4,8] [--move 5] [--subscribers N]
+    python benchmarks/plp_handoff.py [--rounds N] [--duration S] [--windows 4,8] [--move 5] [--subscribers N]
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import argparse
 import statistics
 
 import islands
+from _runner import Runner
 from islands import _core
 from islands.analysis.statistics import ratio
 from islands.analysis.verdicts import words_of
@@ -64,15 +65,21 @@ def one(moved: bool, window: int, args: argparse.Namespace, cpus: tuple[int, ...
     }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=5, help="repetitions of each run (interleaved)")
-    parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.3, help="warm-up seconds (the plan applies in it)")
-    parser.add_argument("--windows", default="4,8", help="W values to compare with 0")
-    parser.add_argument("--move", type=int, default=5, help="site 0's units moved to worker 1 (1-10)")
-    parser.add_argument("--subscribers", type=int, default=100_000, help="subscribers per site")
-    args = parser.parse_args()
+RUNNER = Runner(
+    __file__,
+    __doc__,
+    rounds=5,
+    duration=1.0,
+    warmup=0.3,
+    rounds_help="repetitions of each run (interleaved)",
+    warmup_help="warm-up seconds (the plan applies in it)",
+)
+RUNNER.parser.add_argument("--windows", default="4,8", help="W values to compare with 0")
+RUNNER.parser.add_argument("--move", type=int, default=5, help="site 0's units moved to worker 1 (1-10)")
+RUNNER.parser.add_argument("--subscribers", type=int, default=100_000, help="subscribers per site")
+
+
+def main(args: argparse.Namespace) -> None:
     windows = [int(w) for w in args.windows.split(",")]
     cpus = tuple(islands.read_topology().cpus[:2])
     if len(cpus) < 2:
@@ -81,14 +88,17 @@ def main() -> None:
         raise SystemExit(f"--move: 1 to 10 units of site 0, not {args.move}")
     runs = [(moved, w) for moved in (True, False) for w in [0, *windows]]
     results: dict[tuple[bool, int], list[dict]] = {r: [] for r in runs}
-    for rep in range(args.reps):
+    for rep in range(args.rounds):
         order = runs[rep % len(runs) :] + runs[: rep % len(runs)]
         for moved, w in order:
             results[(moved, w)].append(one(moved, w, args, cpus))
     print(
         f"PLP TATP GetSubData, 2 workers, {args.subscribers:,} subscribers per site, {args.duration} s measured,"
-        f" {args.reps} interleaved repetitions"
+        f" {args.rounds} interleaved repetitions"
     )
+    for key, unit in (("tps", "txn/s"), ("per_cpu", "txn/CPU-s"), ("handed", "fraction"), ("spread", "fraction")):
+        table = {run: [r[key] for r in rs] for run, rs in results.items()}
+        RUNNER.record_runs(key, table, unit=unit, labels=("moved", "window"))
     for moved in (True, False):
         label = f"moved ({args.move} of site 0's units on worker 1)" if moved else "calm (nothing moved)"
         base = results[(moved, 0)]
@@ -109,4 +119,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -10,7 +10,7 @@ CPU-second of its workers (what a shared, loaded machine disturbs least), the in
 run reported (roots, latched roots), and, per round, per_unit over shared in both. Asserts
 nothing; fails on a consistency failure.
 
-    python benchmarks/plp_index_roots.py [--duration S] [--warmup S] [--reps N] [--cpus 0,1] [--index hash|btree]
+    python benchmarks/plp_index_roots.py [--duration S] [--warmup S] [--rounds N] [--cpus 0,1] [--index hash|btree]
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import argparse
 import statistics
 
 import islands
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 
@@ -50,24 +51,24 @@ def measure(config: RunConfig) -> tuple[float, float, tuple[int, int]]:
     return result.throughput_tps, per_cpu, (result.checks["index_roots"], result.checks["index_latched_roots"])
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.2)
-    parser.add_argument("--reps", type=int, default=5, help="rounds (each runs every configuration once)")
-    parser.add_argument("--cpus", default=None, help="two CPUs, e.g. 0,1 (default: the first two)")
-    parser.add_argument("--index", default="hash", choices=("hash", "btree"), help="engine.index")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=5, duration=0.5, warmup=0.2)
+RUNNER.parser.add_argument("--cpus", default=None, help="two CPUs, e.g. 0,1 (default: the first two)")
+RUNNER.parser.add_argument("--index", default="hash", choices=("hash", "btree"), help="engine.index")
+
+
+def main(args: argparse.Namespace) -> None:
     all_cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(islands.read_topology().cpus[:2])
     counts = sorted({1, len(all_cpus)})
     runs = [(w, n, layout) for w in WORKLOADS for n in counts for layout in LAYOUTS]
     runs += [("micro update-1", n, REFERENCE) for n in counts]
     print(f"cpus {all_cpus}, engine.index {args.index}")
-    print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
-    results = interleaved(runs, args.reps, lambda run: measure(run_config(run[0], run[2], all_cpus[: run[1]], args)))
+    print(f"{args.rounds} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
+    results = interleaved(runs, args.rounds, lambda run: measure(run_config(run[0], run[2], all_cpus[: run[1]], args)))
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     per_cpu = {run: [r[1] for r in rs] for run, rs in results.items()}
     layout_seen = {run: rs[-1][2] for run, rs in results.items()}
+    RUNNER.record_runs("throughput", tps, unit="txn/s", labels=("workload", "workers", "layout"))
+    RUNNER.record_runs("throughput per CPU-second", per_cpu, unit="txn/CPU-s", labels=("workload", "workers", "layout"))
     header = f"{'workload':16} {'workers':>7}  {'index':18} {'roots':>5} {'latched':>7}"
     print(f"{header} {'txn/s median [min-max]':>36} {'txn per CPU-s':>14}")
     for run in runs:
@@ -88,4 +89,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -24,6 +24,7 @@ import argparse
 import statistics
 
 import islands
+from _runner import Runner
 from islands.analysis.statistics import CONFIDENCE
 from islands.analysis.verdicts import change_words
 from islands.atrapos.monitor_overhead import measure_monitor_overhead
@@ -57,13 +58,15 @@ def phases_tps(mix: str, duration: float, phase_s: float, cpus: tuple[int, ...])
     return out["off_tps"], out["on_tps"]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--workers", type=int, default=2, help="PLP workers (one per CPU; default 2)")
-    parser.add_argument("--duration", type=float, default=4.0, help="measured seconds per transaction type")
-    parser.add_argument("--phase", type=float, default=0.1, help="seconds between switches of the recording")
-    parser.add_argument("--types", nargs="+", choices=MIXES, default=list(MIXES), help="the mixes to run (default all)")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, duration=4.0, duration_help="measured seconds per transaction type")
+RUNNER.parser.add_argument("--workers", type=int, default=2, help="PLP workers (one per CPU; default 2)")
+RUNNER.parser.add_argument("--phase", type=float, default=0.1, help="seconds between switches of the recording")
+RUNNER.parser.add_argument(
+    "--types", nargs="+", choices=MIXES, default=list(MIXES), help="the mixes to run (default all)"
+)
+
+
+def main(args: argparse.Namespace) -> None:
     cpus = tuple(islands.read_topology().cpus[: args.workers])
     what = f"{args.duration:g} s per type, recording switched every {args.phase:g} s"
     print(f"TATP under PLP, {len(cpus)} worker(s), monitor recording off vs on within one run, {what}")
@@ -72,9 +75,11 @@ def main() -> None:
     for mix in args.types:
         off, on = phases_tps(mix, args.duration, args.phase, cpus)
         change = change_words(off, on)
+        RUNNER.record("throughput per phase", off, unit="txn/s", transaction=mix, recording=False)
+        RUNNER.record("throughput per phase", on, unit="txn/s", transaction=mix, recording=True)
         print(f"{mix:<24} {statistics.median(off):>11,.0f} {statistics.median(on):>11,.0f}  {change}")
     print("paper 002 Table 2: <= 3.32%; issue 17 target: <= 2%")
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

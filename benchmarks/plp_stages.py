@@ -12,7 +12,7 @@ own (the other build's package put first on its path). Prints each build's media
 least), per round this build over the other in both, and the share of committed NewOrders that
 needed a second stage. Asserts nothing; fails on a consistency failure.
 
-    python benchmarks/plp_stages.py [--against DIR] [--duration S] [--reps N] [--cpus 0,1]
+    python benchmarks/plp_stages.py [--against DIR] [--duration S] [--rounds N] [--cpus 0,1]
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 
 #: label: TPC-C settings
@@ -78,28 +79,36 @@ def measure(tree: str, tpcc: dict, cpus: tuple[int, ...], warmup: float, duratio
     return figures
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--against", default="", help="a source tree with a built islands/_core to compare with")
-    parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.3)
-    parser.add_argument("--reps", type=int, default=5, help="rounds (each runs every configuration on each build)")
-    parser.add_argument("--cpus", default="0,1", help="the two workers' CPUs")
-    args = parser.parse_args()
+RUNNER = Runner(
+    __file__,
+    __doc__,
+    rounds=5,
+    duration=1.0,
+    warmup=0.3,
+    rounds_help="rounds (each runs every configuration on each build)",
+)
+RUNNER.parser.add_argument("--against", default="", help="a source tree with a built islands/_core to compare with")
+RUNNER.parser.add_argument("--cpus", default="0,1", help="the two workers' CPUs")
+
+
+def main(args: argparse.Namespace) -> None:
     cpus = tuple(int(c) for c in args.cpus.split(","))
     against = str(Path(args.against).resolve()) if args.against else ""
     if against and not list(Path(against, "islands").glob("_core*.so")):
         sys.exit(f"--against {args.against}: no islands/_core*.so there (build it first)")
     builds = ["this", "other"] if against else ["this"]
     runs = [(config, build) for config in CONFIGS for build in builds]
-    print(f"TPC-C under PLP on cpus {cpus}; {args.reps} rounds x {len(runs)} runs of {args.duration} s")
+    print(f"TPC-C under PLP on cpus {cpus}; {args.rounds} rounds x {len(runs)} runs of {args.duration} s")
     print(f"this build vs {against or '(none)'}\n")
 
     def measure_run(run: tuple[str, str]) -> dict:
         config, build = run
         return measure(against if build == "other" else "", CONFIGS[config], cpus, args.warmup, args.duration)
 
-    figures = interleaved(runs, args.reps, measure_run)
+    figures = interleaved(runs, args.rounds, measure_run)
+    for key, unit in (("tps", "txn/s"), ("per_cpu", "txn/CPU-s"), ("staged", "NewOrders"), ("new_orders", "NewOrders")):
+        table = {run: [r[key] for r in rows] for run, rows in figures.items()}
+        RUNNER.record_runs(key, table, unit=unit, labels=("configuration", "build"))
     print(f"{'configuration':28} {'build':6} {'txn/s median [min-max]':>32} {'txn per CPU-s median [min-max]':>34}")
     for config, build in runs:
         rows = figures[(config, build)]
@@ -121,4 +130,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -23,7 +23,7 @@ round by round). Prints each configuration's median throughput [min-max], its sh
 that met two owners, and its throughput over naive's and over oversaturated naive's (2 workers)
 in the same round. Asserts nothing; fails on a consistency failure.
 
-    python benchmarks/plp_two_table.py [--duration S] [--warmup S] [--reps N] [--delay-us US]
+    python benchmarks/plp_two_table.py [--duration S] [--warmup S] [--rounds N] [--delay-us US]
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import statistics
 from pathlib import Path
 
 import islands
+from _runner import Runner
 from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.execution.launcher import run_deployment
 from islands.execution.run_result import RunResult
@@ -82,25 +83,25 @@ def measure(design: str, workers: int, args: argparse.Namespace) -> RunResult:
     return result
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.2)
-    parser.add_argument("--reps", type=int, default=3, help="rounds (each runs every configuration once)")
-    parser.add_argument("--subscribers", type=int, default=100000, help="tatp.subscribers_per_site")
-    parser.add_argument("--delay-us", type=float, default=0.0, help="injected delay per message between sockets")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=3, duration=0.5, warmup=0.2)
+RUNNER.parser.add_argument("--subscribers", type=int, default=100000, help="tatp.subscribers_per_site")
+RUNNER.parser.add_argument("--delay-us", type=float, default=0.0, help="injected delay per message between sockets")
+
+
+def main(args: argparse.Namespace) -> None:
     runs = [(w, d) for w in (2, 4) for d in DESIGN_NAMES if w == 2 or d not in PINNED_ONLY]
     tps: dict[tuple[int, str], list[float]] = {run: [] for run in runs}
     met: dict[tuple[int, str], list[float]] = {run: [] for run in runs}
     print(f"TATP UpdateSubscriberData, {args.subscribers:,} subscribers per site, delay {args.delay_us:g} us")
-    print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
-    for rep in range(args.reps):
+    print(f"{args.rounds} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
+    for rep in range(args.rounds):
         shift = rep % len(runs)
         for run in runs[shift:] + runs[:shift]:
             result = measure(run[1], run[0], args)
             tps[run].append(result.throughput_tps)
             met[run].append(result.multisite_commits / result.commits if result.commits else float("nan"))
+    RUNNER.record_runs("throughput", tps, unit="txn/s", labels=("workers", "design"))
+    RUNNER.record_runs("met two owners", met, unit="fraction", labels=("workers", "design"))
     print(
         f"{'CPUs':>10}  {'design':28} {'txn/s median [min-max]':>34} {'met two owners':>15} "
         f"{'/ naive':>20} {'/ naive 2 per core':>20}"
@@ -126,4 +127,4 @@ def _ratios(values: list[float], reference: list[float] | None) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

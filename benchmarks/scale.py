@@ -9,7 +9,7 @@ a rate of one transaction a second per instance, no multisite work), the busy ru
 commits, teardown, and the islands files left behind (none expected). The ratio columns show what
 grows faster than n. Prints; asserts nothing.
 
-    python benchmarks/scale.py [--sizes 2,8,24,80,192] [--transport shm|unix] [--duration S]
+    python benchmarks/scale.py [--sizes 2,8,24,80,192] [--transport shm|unix] [--duration S] [--json PATH]
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from _runner import Runner
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.runner import execute, plan
 from islands.machine.topology import read_topology
@@ -78,12 +78,12 @@ def one(n: int, transport: str, duration: float, idle: bool) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sizes", default="2,8,24,80,192")
-    p.add_argument("--transport", default="shm", choices=("shm", "unix"))
-    p.add_argument("--duration", type=float, default=1.0)
-    args = p.parse_args(argv)
+RUNNER = Runner(__file__, __doc__, duration=1.0, duration_help="seconds of each run's window (idle and busy)")
+RUNNER.parser.add_argument("--sizes", default="2,8,24,80,192", help="instance counts, comma-separated")
+RUNNER.parser.add_argument("--transport", default="shm", choices=("shm", "unix"), help="messaging between instances")
+
+
+def main(args: argparse.Namespace) -> None:
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"{len(os.sched_getaffinity(0))} cpus here; transport {args.transport}; window {args.duration:g} s")
     head = (
@@ -94,6 +94,15 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         idle = one(n, args.transport, args.duration, idle=True)
         busy = one(n, args.transport, args.duration, idle=False)
+        for key, unit in (
+            ("ready_s", "s"),
+            ("teardown_s", "s"),
+            ("shm_mib", "MiB"),
+            ("fds", "fds"),
+            ("rss_mib", "MiB"),
+        ):
+            RUNNER.record(key, busy[key], unit=unit, instances=n, transport=args.transport)
+        RUNNER.record("idle CPU per instance", idle["cpu_per_instance_s"], unit="CPU s/s", instances=n)
         print(
             f"{n:>4} {busy['ready_s']:>8.2f} {busy['spawn_s']:>8.2f} {busy['load_s']:>7.2f} {busy['teardown_s']:>8.2f} "
             f"{busy['shm_mib']:>8.1f} {busy['fds']:>4} {busy['rss_mib']:>8.1f} {idle['cpu_per_instance_s']:>8.1%} "
@@ -102,8 +111,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     print("idle CPU: CPU seconds an idle instance used per second of its window (1 worker, 1 txn/s offered)")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    RUNNER.run(main)

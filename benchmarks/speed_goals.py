@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from _runner import Runner
+
 PARTS = {
     "1": ("per-core at full speed", "per_core_speed.py"),
     "2": ("logging that costs little", "logging_cost.py"),
@@ -26,10 +28,11 @@ PARTS = {
 }
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="1,2,3", help="which goals, comma-separated (1, 2, 3)")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__)
+RUNNER.parser.add_argument("--parts", default="1,2,3", help="which goals, comma-separated (1, 2, 3)")
+
+
+def main(args: argparse.Namespace) -> None:
     for part in args.parts.split(","):
         if part not in PARTS:
             raise SystemExit(f"speed_goals: --parts: no part {part!r} (1, 2 or 3)")
@@ -41,4 +44,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

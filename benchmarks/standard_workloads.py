@@ -12,7 +12,7 @@ growth per transaction and, logged, the log bytes per transaction.
 
 Prints; asserts nothing (a failed consistency check is printed as FAILED).
 
-    python benchmarks/standard_workloads.py [--duration S] [--repetitions N] [--tpcc-layouts-only]
+    python benchmarks/standard_workloads.py [--duration S] [--rounds N] [--tpcc-layouts-only]
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import shutil
 import statistics
 import tempfile
 
+from _runner import Runner
 from islands.analysis.verdicts import ratio_words
 from islands.config.settings import (
     DriverConfig,
@@ -147,6 +148,9 @@ def tpcc_layouts(topology, duration: float, repetitions: int) -> None:
                     except (ValueError, RuntimeError) as e:  # the engine refuses this variant: say why
                         refused[(layout, log_mode)] = str(e).splitlines()[0]
             print(f"\n  TPC-C {mix_name}, {plan_name} ({deployment.label}):")
+            for (layout, log_mode), runs in results.items():
+                labels = {"mix": mix_name, "deployment": plan_name, "layout": layout, "log": log_mode}
+                RUNNER.record("TPC-C throughput", [r.throughput_tps for r in runs], unit="txn/s", **labels)
             tps = {k: statistics.median(r.throughput_tps for r in v) for k, v in results.items() if v}
             for (layout, log_mode), runs in results.items():
                 name = f"{layout} {'logged' if log_mode != 'off' else 'unlogged'}"
@@ -171,21 +175,20 @@ def tpcc_layouts(topology, duration: float, repetitions: int) -> None:
                 )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=3.0, help="measured seconds per run")
-    parser.add_argument("--repetitions", type=int, default=3, help="runs per point (median shown)")
-    parser.add_argument("--tpcc-layouts-only", action="store_true", help="only the TPC-C layout comparison")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=3, duration=3.0, rounds_help="runs per point (median shown)")
+RUNNER.parser.add_argument("--tpcc-layouts-only", action="store_true", help="only the TPC-C layout comparison")
+
+
+def main(args: argparse.Namespace) -> None:
     topology = read_topology()
     if args.tpcc_layouts_only:
-        tpcc_layouts(topology, args.duration, args.repetitions)
+        tpcc_layouts(topology, args.duration, args.rounds)
         return
     cpus = topology.cpus
     plans = [("1ISL", "1", None), ("per-core", "per-core", "unix"), ("per-core", "per-core", "shm")]
     print(
         f"{len(cpus)} cpus ({topology.n_sockets} socket(s)); {args.duration:g} s measured, "
-        f"median of {args.repetitions}; one branch / warehouse per core"
+        f"median of {args.rounds}; one branch / warehouse per core"
     )
     for name, make in WORKLOADS.items():
         for remote in (0.0, SPEC_REMOTE[name]):
@@ -203,7 +206,10 @@ def main() -> None:
                     ),
                     driver=DriverConfig(cpus=deployment.cpus, warmup_s=0.5, duration_s=args.duration),
                 )
-                runs = [measure(deployment, config, transport or "unix", topology) for _ in range(args.repetitions)]
+                runs = [measure(deployment, config, transport or "unix", topology) for _ in range(args.rounds)]
+                labels = {"workload": name, "remote": remote, "deployment": label, "transport": transport}
+                RUNNER.record("throughput", [r[0] for r in runs], unit="txn/s", **labels)
+                RUNNER.record("abort rate", [r[1] for r in runs], unit="fraction", **labels)
                 tps = statistics.median(r[0] for r in runs)
                 rate = statistics.median(r[1] for r in runs)
                 failures = [f for r in runs for f in r[3]]
@@ -226,8 +232,8 @@ def main() -> None:
                     f"abort rate {rate:6.2%}  aborts: {shown}  checks: "
                     f"{'consistent' if not failures else 'FAILED ' + '; '.join(failures)}"
                 )
-    tpcc_layouts(topology, args.duration, args.repetitions)
+    tpcc_layouts(topology, args.duration, args.rounds)
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -12,7 +12,7 @@ Prints each configuration's median throughput [min-max] over the rounds, and wit
 the ratio of table_2pl latch-free to table_2pl latched (004 reports ~10x on read-only TPC-C for
 H2 and HSQLDB, whose readers take real index locks). Asserts nothing.
 
-    python benchmarks/table_locking.py [--duration S] [--reps N] [--cpus 0,1]
+    python benchmarks/table_locking.py [--duration S] [--rounds N] [--cpus 0,1]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.execution.launcher import run_deployment
@@ -73,19 +74,18 @@ def measure(run: tuple[str, int, str, str], cpus: tuple[int, ...], warmup: float
     return result.throughput_tps
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=0.5, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.2)
-    parser.add_argument("--reps", type=int, default=3, help="rounds (each runs every configuration once)")
-    parser.add_argument("--cpus", default=None, help="two CPUs, e.g. 0,1 (default: the first two)")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=3, duration=0.5, warmup=0.2)
+RUNNER.parser.add_argument("--cpus", default=None, help="two CPUs, e.g. 0,1 (default: the first two)")
+
+
+def main(args: argparse.Namespace) -> None:
     topology = read_topology()
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
     runs = [(m, w, s, lv) for m in MIXES for w in (1, len(cpus)) for s in SCHEMES for lv in levels(s)]
     runs += [(m, len(cpus), "aggregate", "serializable") for m in MIXES]
-    print(f"TPC-C, 1 warehouse per worker, cpus {cpus}; {args.reps} rounds x {len(runs)} runs of {args.duration} s\n")
-    tps = interleaved(runs, args.reps, lambda run: measure(run, cpus, args.warmup, args.duration))
+    print(f"TPC-C, 1 warehouse per worker, cpus {cpus}; {args.rounds} rounds x {len(runs)} runs of {args.duration} s\n")
+    tps = interleaved(runs, args.rounds, lambda run: measure(run, cpus, args.warmup, args.duration))
+    RUNNER.record_runs("throughput", tps, unit="txn/s", labels=("mix", "workers", "scheme", "isolation"))
     print(f"{'mix':6} {'workers':>7}  {'scheme':17} {'isolation':15} {'txn/s median [min-max]':>30}")
     for run in runs:
         values = tps[run]
@@ -115,4 +115,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -11,7 +11,7 @@ transaction and of the communication share (communication / total), the throughp
 ratios shm / unix of the communication share within each round (geometric mean, 95% interval
 of the rounds' log-ratios: islands.analysis.statistics.block_ratio). Asserts nothing.
 
-    python benchmarks/two_phase_flush.py [--duration S] [--reps N] [--cpus 0,1]
+    python benchmarks/two_phase_flush.py [--duration S] [--rounds N] [--cpus 0,1]
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from _runner import Runner
 from islands.analysis.statistics import block_ratio, summarize
 from islands.analysis.verdicts import words_of
 from islands.bench.rounds import interleaved
@@ -66,25 +67,26 @@ def interval(values: list[float], fmt: str) -> str:
     return f"{s.mean:{fmt}} ({s.ci_low:{fmt}}-{s.ci_high:{fmt}})"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--duration", type=float, default=1.0, help="measured seconds per run")
-    parser.add_argument("--warmup", type=float, default=0.3)
-    parser.add_argument("--reps", type=int, default=6, help="rounds (each runs every configuration once)")
-    parser.add_argument("--cpus", default=None, help="two or more CPUs, e.g. 0,1 (default: the first two)")
-    args = parser.parse_args()
+RUNNER = Runner(__file__, __doc__, rounds=6, duration=1.0, warmup=0.3)
+RUNNER.parser.add_argument("--cpus", default=None, help="two or more CPUs, e.g. 0,1 (default: the first two)")
+
+
+def main(args: argparse.Namespace) -> None:
     topology = read_topology()
     cpus = tuple(int(c) for c in args.cpus.split(",")) if args.cpus else tuple(topology.cpus[:2])
     runs = [(t, f) for f in FLUSH for t in TRANSPORTS]
     print(f"per-core on cpus {cpus}, micro update 10 rows, 100% multisite, group commit on /dev/shm, every txn timed")
-    print(f"{args.reps} rounds x {len(runs)} runs of {args.duration} s, interleaved")
+    print(f"{args.rounds} rounds x {len(runs)} runs of {args.duration} s, interleaved")
     print("(on a shared machine other sessions' load is in every run: read the intervals, not one figure)\n")
     results = interleaved(
         runs,
-        args.reps,
+        args.rounds,
         lambda run: measure(run[0], FLUSH[run[1]], cpus, args.warmup, args.duration),
-        on_round=lambda i: print(f"  round {i + 1}/{args.reps} done", flush=True),
+        on_round=lambda i: print(f"  round {i + 1}/{args.rounds} done", flush=True),
     )
+    for key, unit in (("comm_us", "us"), ("total_us", "us"), ("share", "fraction"), ("tps", "txn/s")):
+        table = {run: [r[key] for r in rs] for run, rs in results.items()}
+        RUNNER.record_runs(key, table, unit=unit, labels=("transport", "flush"))
     print("\nmean over the rounds (95% interval)")
     print(f"  {'flush':18} {'transport':9} {'communication us':>24} {'total us':>24} {'comm share':>22} {'txn/s':>26}")
     for flush in FLUSH:
@@ -110,4 +112,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)
