@@ -124,10 +124,16 @@ def cycles(root: Path) -> list[list[str]]:
             if len(component) > 1:
                 out.append(sorted(component))
 
-    sys.setrecursionlimit(10_000)
-    for v in sorted(graph):
-        if v not in index:
-            visit(v)
+    # Raised for the walk only: a limit left at 10,000 let later tests' deeply nested input
+    # (test_hardening's 3,000 nested tables) parse instead of raising RecursionError.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
     return out
 
 
