@@ -31,7 +31,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as _st
+
+
+def _scipy_stats() -> Any:
+    """scipy.stats, imported on first use: it takes most of a second of CPU, which every
+    ``islands`` command paid at start-up (the CLI registers the commands that format verdicts)."""
+    from scipy import stats
+
+    return stats
+
 
 __all__ = [
     "CONFIDENCE",
@@ -94,7 +102,7 @@ def summarize(values: Iterable[float], confidence: float = CONFIDENCE) -> PointS
     if n == 1:
         return PointStats(1, mean, mean, mean, mean, _NAN, _NAN, _NAN)
     sd = float(a.std(ddof=1))
-    half = float(_st.t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
+    half = float(_scipy_stats().t.ppf(0.5 + confidence / 2, n - 1)) * sd / math.sqrt(n)
     return PointStats(n, mean, float(np.median(a)), float(a.min()), float(a.max()), sd, mean - half, mean + half)
 
 
@@ -155,7 +163,7 @@ def ratio(new: Iterable[float], old: Iterable[float], confidence: float = CONFID
         return Ratio(value, value, value, 0.0 if diff else 1.0, na, nb)
     with warnings.catch_warnings():  # near-identical runs: scipy warns of precision loss
         warnings.simplefilter("ignore", RuntimeWarning)
-        test = _st.ttest_ind(la, lb, equal_var=False)
+        test = _scipy_stats().ttest_ind(la, lb, equal_var=False)
         ci = test.confidence_interval(confidence)
     return Ratio(value, math.exp(float(ci.low)), math.exp(float(ci.high)), float(test.pvalue), na, nb)
 
@@ -190,9 +198,9 @@ def block_ratio(new: Mapping[Hashable, float], old: Mapping[Hashable, float], co
         return Ratio(value, value, value, 0.0 if diff else 1.0, n, n)
     se = sd / math.sqrt(n)
     if confidence >= 1:
-        return Ratio(value, 0.0, math.inf, float(2 * _st.t.sf(abs(diff) / se, n - 1)), n, n)
-    half = float(_st.t.ppf(0.5 + confidence / 2, n - 1)) * se
-    p = float(2 * _st.t.sf(abs(diff) / se, n - 1))
+        return Ratio(value, 0.0, math.inf, float(2 * _scipy_stats().t.sf(abs(diff) / se, n - 1)), n, n)
+    half = float(_scipy_stats().t.ppf(0.5 + confidence / 2, n - 1)) * se
+    p = float(2 * _scipy_stats().t.sf(abs(diff) / se, n - 1))
     return Ratio(value, math.exp(diff - half), math.exp(diff + half), p, n, n)
 
 
