@@ -9,7 +9,8 @@ Cases (``--cases``, default all):
   CCBench's Silo with ``--max_ope=10 --rratio=100`` (its keys are not guaranteed distinct);
 - ``tpcc1``, ``tpcc2``: TPC-C NewOrder+Payment 50/50, spec layout, W warehouses and W workers
   (W = 1, 2), nothing remote and no NewOrder rollback (Silo has none), unlogged and logged with
-  the log under ``--log-root`` (tmpfs by default): islands group commit, Silo ``--logfile``.
+  the log under ``--log-root`` (tmpfs by default): islands group commit, Silo ``--logfile``;
+  with ``--disk-log-root DIR`` also islands logged there (on a disk: fdatasync, issue 46 item 4).
   CCBench has no TPC-C in the HOWTO: it runs read-10 only.
 
 islands runs in this process (``islands.run``), its workers pinned to the topology's first CPUs;
@@ -60,6 +61,8 @@ CASES = ("read10", "tpcc1", "tpcc2")
 GOAL = 2.0
 #: What logged / unlogged should reach.
 LOG_GOAL = 0.9
+#: The variant logged on disk (``--disk-log-root``).
+DISK = "islands logged, disk"
 #: Seconds a peer run may take beyond its runtime (Silo loads TPC-C's warehouses first).
 PEER_SLACK_S = 120.0
 
@@ -138,6 +141,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--columns", type=_positive(int), default=25, help="read10: islands' int32 columns (25 = 100 B)")
     p.add_argument("--tpcc-cc", default=None, help="tpcc: islands' concurrency control (default: the engine's)")
     p.add_argument("--log-root", default="/dev/shm", help="where logged runs write their logs (default tmpfs)")
+    p.add_argument(
+        "--disk-log-root", default=None, help="tpcc: also islands logged with the log here (a disk: fdatasync)"
+    )
     p.add_argument("--peers-dir", type=Path, default=None, help=f"where the peers were built (default ${PEERS_ENV})")
     p.add_argument("--silo", default=None, help=f"Silo's dbtest (default PEERS_DIR/{SILO_BINARY})")
     p.add_argument("--ccbench", default=None, help=f"CCBench's silo.exe (default PEERS_DIR/{CCBENCH_BINARY})")
@@ -235,7 +241,7 @@ def _in_log_dir(root: str, fn: Callable[[str], tuple[float, str]]) -> tuple[floa
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def _islands(case: str, args: argparse.Namespace, cc: str | None, logged: bool) -> tuple[float, str]:
+def _islands(case: str, args: argparse.Namespace, cc: str | None, log_root: str | None) -> tuple[float, str]:
     import islands
 
     cpus = tuple(islands.read_topology().cpus[: _workers(case)])
@@ -266,7 +272,7 @@ def _islands(case: str, args: argparse.Namespace, cc: str | None, logged: bool) 
             )
         return islands.run(config).throughput_tps, ""
 
-    return _in_log_dir(args.log_root, one) if logged else one(None)
+    return _in_log_dir(log_root, one) if log_root else one(None)
 
 
 def _silo_run(silo: Path, case: str, args: argparse.Namespace, logged: bool) -> tuple[float, str]:
@@ -287,15 +293,18 @@ def variants(args: argparse.Namespace, silo: Path | None, ccbench: Path | None) 
     out: list[Variant] = []
     for case in args.cases:
         if case == "read10":
-            out.append(Variant(case, "islands OCC", partial(_islands, case, args, "occ", False)))
-            out.append(Variant(case, "islands no CC", partial(_islands, case, args, "none", False)))
+            out.append(Variant(case, "islands OCC", partial(_islands, case, args, "occ", None)))
+            out.append(Variant(case, "islands no CC", partial(_islands, case, args, "none", None)))
             if silo is not None:
                 out.append(Variant(case, "Silo", partial(_silo_run, silo, case, args, False)))
             if ccbench is not None:
                 out.append(Variant(case, "CCBench", partial(_ccbench_run, ccbench, args)))
             continue
-        out.append(Variant(case, "islands unlogged", partial(_islands, case, args, args.tpcc_cc, False)))
-        out.append(Variant(case, "islands logged", partial(_islands, case, args, args.tpcc_cc, True)))
+        out.append(Variant(case, "islands unlogged", partial(_islands, case, args, args.tpcc_cc, None)))
+        out.append(Variant(case, "islands logged", partial(_islands, case, args, args.tpcc_cc, args.log_root)))
+        if args.disk_log_root:
+            disk = partial(_islands, case, args, args.tpcc_cc, args.disk_log_root)
+            out.append(Variant(case, DISK, disk))
         if silo is not None:
             out.append(Variant(case, "Silo unlogged", partial(_silo_run, silo, case, args, False)))
             out.append(Variant(case, "Silo logged", partial(_silo_run, silo, case, args, True)))
@@ -325,9 +334,10 @@ def ratio_lines(case: str, samples: Mapping[str, Sequence[float]]) -> list[str]:
                 lines.append(f"  {mine} / {peer}: n/a (no successful run of {' or '.join(failed)})")
                 continue
             lines.append(f"  {mine} / {peer}: {ratio_words(samples[mine], samples[peer])}  (goal: >= {GOAL:g})")
-    if "islands logged" in samples and "islands unlogged" in samples:
-        words = ratio_words(samples["islands logged"], samples["islands unlogged"])
-        lines.append(f"  islands logged / unlogged: {words}  (goal: >= {LOG_GOAL:g})")
+    for logged in ("islands logged", DISK):
+        if logged in samples and "islands unlogged" in samples:
+            words = ratio_words(samples[logged], samples["islands unlogged"])
+            lines.append(f"  {logged} / unlogged: {words}  (goal: >= {LOG_GOAL:g})")
     return lines
 
 
@@ -356,8 +366,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     """Parse the command line, run every variant round-robin and print the figures."""
     p = parser()
     args = p.parse_args(argv)
-    if not os.path.isdir(args.log_root):
-        p.error(f"--log-root: {args.log_root} is not a directory")
+    for option, root in (("--log-root", args.log_root), ("--disk-log-root", args.disk_log_root)):
+        if root is not None and not os.path.isdir(root):
+            p.error(f"{option}: {root} is not a directory")
     if args.peer_cpus is None:
         args.peer_cpus = tuple(sorted(os.sched_getaffinity(0)))
     peers_dir = args.peers_dir if args.peers_dir is not None else default_peers_dir()
@@ -396,7 +407,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"\n{title}:")
         mine = {name: values for (c, name), values in samples.items() if c == case}
         for name, values in mine.items():
-            print(f"  {name:17s} {_rate(values)}")
+            print(f"  {name:20s} {_rate(values)}")
         for line in ratio_lines(case, mine):
             print(line)
 
