@@ -29,7 +29,7 @@ variant's mean with its 95% interval, islands / peer for each case with the rati
 interval (Welch on the logs, islands.analysis.statistics), islands logged / unlogged, and the
 load average before and after. A benchmark, not a test: it prints, it asserts nothing.
 
-    python benchmarks/peers.py [--repetitions N] [--duration S] [--cases read10,tpcc1,tpcc2]
+    python benchmarks/peers.py [--rounds N] [--duration S] [--cases read10,tpcc1,tpcc2]
                                [--peers-dir DIR] [--silo PATH] [--ccbench PATH] [--log-root DIR]
 """
 
@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from _runner import Runner
 from islands.analysis.statistics import summarize
 from islands.analysis.verdicts import ratio_words
 
@@ -123,19 +124,20 @@ def _positive(kind: type) -> Callable[[str], float]:
     return parse
 
 
-class _Parser(argparse.ArgumentParser):
-    """Bad input is one line on stderr, exit status 2 (no usage block)."""
+RUNNER = Runner(
+    __file__,
+    __doc__,
+    rounds=5,
+    duration=2.0,
+    warmup=0.5,
+    rounds_help="rounds; one run of each variant a round",
+    duration_help="seconds measured (Silo: rounded up)",
+    warmup_help="islands' warm-up seconds",
+)
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: {message}\n")
 
-
-def parser() -> argparse.ArgumentParser:
-    """The command line."""
-    p = _Parser(prog="peers.py", description=__doc__.splitlines()[0])
-    p.add_argument("--repetitions", type=_positive(int), default=5, help="rounds; one run of each variant a round")
-    p.add_argument("--warmup", type=_positive(float), default=0.5, help="islands' warm-up seconds")
-    p.add_argument("--duration", type=_positive(float), default=2.0, help="seconds measured (Silo: rounded up)")
+def _add_options(p: argparse.ArgumentParser) -> None:
+    """This benchmark's own options (the shared ones are benchmarks/_runner.py's)."""
     p.add_argument("--cases", type=parse_cases, default=CASES, help=f"comma-separated, of {','.join(CASES)}")
     p.add_argument("--rows", type=_positive(int), default=10_000, help="read10: rows (Silo: scale factor rows/1000)")
     p.add_argument("--columns", type=_positive(int), default=25, help="read10: islands' int32 columns (25 = 100 B)")
@@ -150,7 +152,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--peer-cpus", type=parse_cpus, default=None, help="CPUs the peers may use (default: this process's)"
     )
-    return p
+
+
+_add_options(RUNNER.parser)
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line: the shared options and this benchmark's."""
+    return RUNNER.parser
 
 
 @dataclass(frozen=True)
@@ -362,13 +371,12 @@ def _load() -> str:
     return f"load average {one:.2f} {five:.2f} {fifteen:.2f}"
 
 
-def main(argv: Sequence[str] | None = None) -> None:
-    """Parse the command line, run every variant round-robin and print the figures."""
-    p = parser()
-    args = p.parse_args(argv)
+def main(args: argparse.Namespace) -> None:
+    """Run every variant round-robin and print the figures (``RUNNER.run(main, argv)`` parses
+    the command line first)."""
     for option, root in (("--log-root", args.log_root), ("--disk-log-root", args.disk_log_root)):
         if root is not None and not os.path.isdir(root):
-            p.error(f"{option}: {root} is not a directory")
+            RUNNER.parser.error(f"{option}: {root} is not a directory")
     if args.peer_cpus is None:
         args.peer_cpus = tuple(sorted(os.sched_getaffinity(0)))
     peers_dir = args.peers_dir if args.peers_dir is not None else default_peers_dir()
@@ -384,7 +392,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     chosen = variants(args, silo, ccbench)
     samples: dict[tuple[str, str], list[float]] = {(v.case, v.name): [] for v in chosen}
     print(f"before: {_load()}", flush=True)
-    for rep in range(args.repetitions):
+    for rep in range(args.rounds):
         shift = rep % len(chosen)
         for v in chosen[shift:] + chosen[:shift]:  # round-robin, the order rotated each round
             value, reason = v.measure()
@@ -392,10 +400,11 @@ def main(argv: Sequence[str] | None = None) -> None:
             if reason:
                 print(f"  round {rep + 1}: {v.case} {v.name}: NaN ({reason})", flush=True)
         done = ", ".join(f"{c}/{n} {s[-1] / 1e3:,.0f} K" for (c, n), s in samples.items())
-        print(f"round {rep + 1}/{args.repetitions}: {done}", flush=True)
+        print(f"round {rep + 1}/{args.rounds}: {done}", flush=True)
     print(f"after: {_load()}")
+    RUNNER.record_runs("throughput", samples, unit="txn/s", labels=("case", "variant"))
     print(
-        f"\n{args.repetitions} interleaved rounds of {args.duration:g} s (Silo {max(1, math.ceil(args.duration))} s), "
+        f"\n{args.rounds} interleaved rounds of {args.duration:g} s (Silo {max(1, math.ceil(args.duration))} s), "
         f"logs on {args.log_root}; mean and 95% CI:"
     )
     for case in args.cases:
@@ -413,4 +422,4 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    RUNNER.run(main)

@@ -21,6 +21,8 @@ SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "peers.py"
 
 @pytest.fixture(scope="module")
 def peers():
+    if str(SCRIPT.parent) not in sys.path:  # the scripts import their runner (benchmarks/_runner.py) by name
+        sys.path.insert(0, str(SCRIPT.parent))
     spec = importlib.util.spec_from_file_location("peers_benchmark", SCRIPT)
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
@@ -41,7 +43,7 @@ def executable(path: Path, body: str) -> Path:
 def test_defaults_and_options(peers, monkeypatch, tmp_path):
     monkeypatch.setenv(peers.PEERS_ENV, str(tmp_path))
     args = peers.parser().parse_args([])
-    assert args.cases == peers.CASES and args.repetitions >= 5
+    assert args.cases == peers.CASES and args.rounds >= 5
     assert peers.default_peers_dir() == tmp_path
     args = peers.parser().parse_args(["--cases", "tpcc2,read10", "--peer-cpus", "0-1", "--duration", "0.5"])
     assert args.cases == ("tpcc2", "read10") and args.peer_cpus == (0, 1) and args.duration == 0.5
@@ -51,7 +53,7 @@ def test_defaults_and_options(peers, monkeypatch, tmp_path):
     "argv, words",
     [
         (["--cases", "read10,tpcc9"], ["--cases", "tpcc9"]),
-        (["--repetitions", "0"], ["--repetitions", "above 0"]),
+        (["--repetitions", "0"], ["--repetitions", "at least 1"]),
         (["--duration", "soon"], ["--duration", "soon"]),
         (["--peer-cpus", "x"], ["--peer-cpus", "'x'"]),
     ],
@@ -61,7 +63,7 @@ def test_bad_input_is_one_line_naming_it(peers, capsys, argv, words):
         peers.parser().parse_args(argv)
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and err.startswith("peers.py: "), err
+    assert err.count("\n") == 1 and err.startswith("benchmarks/peers.py: error: "), err
     for word in words:
         assert word in err, err
 
@@ -109,8 +111,8 @@ def test_ratios_carry_their_interval_and_only_for_what_ran(peers):
 def test_a_short_run_with_stand_in_peers(peers, tmp_path, capsys):
     silo = executable(tmp_path / "dbtest", 'echo "loading" >&2\necho "400000 400000 0.01 0 0"\n')
     ccbench = executable(tmp_path / "silo.exe", "echo 'throughput[tps]:\t300000'\n")
-    peers.main(["--cases", "read10", "--repetitions", "2", "--duration", "0.1", "--warmup", "0.05",
-                "--silo", str(silo), "--ccbench", str(ccbench), "--log-root", str(tmp_path)])  # fmt: skip
+    argv = ["--cases", "read10", "--repetitions", "2", "--duration", "0.1", "--warmup", "0.05"]
+    peers.RUNNER.run(peers.main, [*argv, "--silo", str(silo), "--ccbench", str(ccbench), "--log-root", str(tmp_path)])
     out = capsys.readouterr().out
     assert "skipped" not in out
     for line in ("islands OCC / Silo:", "islands no CC / Silo:", "islands OCC / CCBench:"):
@@ -121,8 +123,8 @@ def test_a_short_run_with_stand_in_peers(peers, tmp_path, capsys):
 
 def test_a_failing_peer_counts_as_nan_with_its_reason(peers, tmp_path, capsys):
     silo = executable(tmp_path / "dbtest", 'echo "cannot open log" >&2\nexit 3\n')
-    peers.main(["--cases", "read10", "--repetitions", "2", "--duration", "0.1", "--warmup", "0.05",
-                "--silo", str(silo), "--peers-dir", str(tmp_path)])  # fmt: skip
+    argv = ["--cases", "read10", "--repetitions", "2", "--duration", "0.1", "--warmup", "0.05"]
+    peers.RUNNER.run(peers.main, [*argv, "--silo", str(silo), "--peers-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert "CCBench: skipped, not built" in out
     assert "read10 Silo: NaN (exit status 3: cannot open log)" in out

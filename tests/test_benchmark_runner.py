@@ -1,0 +1,138 @@
+"""The one runner of benchmarks/ (benchmarks/_runner.py): every script uses it, is listed in
+docs/benchmarks.md and parses ``--help`` without running; the shared options refuse bad input in
+one line; ``--json`` writes the record with the host's and build's metadata, the measurements and
+the printed text. No benchmark is run here (they measure, for minutes)."""
+
+from __future__ import annotations
+
+import ast
+import json
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import _runner  # noqa: E402  (benchmarks/ is not a package: its scripts import the runner by name)
+from _runner import FORMAT, Runner, benchmarks, listed  # noqa: E402
+
+
+def test_every_benchmark_is_listed_in_the_docs_and_every_listed_one_exists():
+    names, lines = benchmarks(), listed()
+    assert len(names) > 20  # the glob found the scripts
+    assert sorted(set(names) - set(lines)) == []
+    assert sorted(set(lines) - set(names)) == []
+    assert all(len(line) > 10 for line in lines.values())
+
+
+def test_the_listing_reads_the_table_rows_only():
+    text = "# B\n\n| benchmark | what |\n|---|---|\n| `a` | one line |\n| `b_c` | two: x | y |\nprose `d` |\n"
+    assert listed(text) == {"a": "one line"}
+
+
+@pytest.mark.parametrize("name", benchmarks())
+def test_a_benchmark_uses_the_runner_and_parses_help_without_running(name, capsys):
+    path = BENCHMARKS / f"{name}.py"
+    # Imported under another name than __main__: nothing may run, nothing may print.
+    found = runpy.run_path(str(path), run_name=f"benchmark_{name}")
+    assert capsys.readouterr().out == "", f"{name} printed on import: it runs at import"
+    runner, main = found.get("RUNNER"), found.get("main")
+    assert isinstance(runner, Runner) and runner.name == name and callable(main)
+    with pytest.raises(SystemExit) as exit_:
+        runner.parse_args(["--help"])
+    assert exit_.value.code == 0
+    help_text = capsys.readouterr().out
+    assert "--json PATH" in help_text and runner.description.split()[0] in help_text
+    # ... and run as a script, it hands main to the runner
+    tree = ast.parse(path.read_text())
+    guard = [n for n in tree.body if isinstance(n, ast.If) and "__main__" in ast.unparse(n.test)]
+    assert len(guard) == 1 and ast.unparse(guard[0].body[-1]) == "RUNNER.run(main)"
+
+
+def _runner_for(tmp_path: Path) -> Runner:
+    return Runner(str(tmp_path / "probe.py"), "A probe.\n\nMore text.", rounds=3, duration=1.0, warmup=0.2)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--rounds", "0"], "--rounds: '0': at least 1"),
+        (["--reps", "x"], "'x' is not a whole number"),
+        (["--duration", "0"], "--duration: '0': above 0 seconds"),
+        (["--duration", "nan"], "--duration: 'nan': above 0 seconds"),
+        (["--warmup", "-1"], "--warmup: '-1': at least 0 seconds"),
+        (["--json", "/no/such/dir/x.json"], "--json: /no/such/dir is not a directory"),
+    ],
+)
+def test_bad_input_is_one_line_before_anything_runs(tmp_path, capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        _runner_for(tmp_path).run(lambda args: pytest.fail("ran"), argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_json_refuses_a_file_that_exists(tmp_path, capsys):
+    existing = tmp_path / "r.json"
+    existing.write_text("{}")
+    with pytest.raises(SystemExit):
+        _runner_for(tmp_path).run(lambda args: pytest.fail("ran"), ["--json", str(existing)])
+    assert "already exists" in capsys.readouterr().err and existing.read_text() == "{}"
+
+
+def test_the_older_spellings_set_rounds_and_options_absent_from_a_benchmark_are_refused(tmp_path):
+    assert _runner_for(tmp_path).parse_args(["--repetitions", "7"]).rounds == 7
+    assert _runner_for(tmp_path).parse_args(["--reps", "2"]).rounds == 2
+    bare = Runner(str(tmp_path / "bare.py"), "Bare.")
+    assert vars(bare.parse_args([])) == {"json": None}
+    with pytest.raises(SystemExit):
+        bare.parse_args(["--duration", "1"])  # an option it would ignore is not offered
+
+
+def test_json_holds_options_metadata_measurements_and_output(tmp_path, capsys):
+    runner = _runner_for(tmp_path)
+    out = tmp_path / "record.json"
+
+    def body(args):
+        print(f"rounds {args.rounds}, duration {args.duration}")
+        runner.record("throughput", [10.0, 12.0, 11.0], unit="txn/s", design="a", workers=2)
+        runner.record("latency", float("nan"), unit="us")
+
+    runner.run(body, ["--rounds", "3", "--json", str(out)])
+    assert "rounds 3, duration 1.0" in capsys.readouterr().out  # still printed
+    record = json.loads(out.read_text())
+    assert record["format"] == FORMAT and record["benchmark"] == "probe"
+    assert record["description"] == "A probe."
+    assert record["options"] == {"rounds": 3, "duration": 1.0, "warmup": 0.2}
+    assert record["output"] == "rounds 3, duration 1.0\n"
+    assert record["elapsed_s"] >= 0 and record["started_utc"].endswith("+00:00")
+    meta = record["metadata"]
+    assert meta["git_revision"] and meta["compiler"] and meta["topology"]["cpus"]
+    throughput, latency = record["measurements"]
+    assert throughput["labels"] == {"design": "a", "workers": "2"} and throughput["values"] == [10.0, 12.0, 11.0]
+    summary = throughput["summary"]
+    assert summary["n"] == 3 and summary["median"] == 11.0 and summary["ci_low"] < 11.0 < summary["ci_high"]
+    assert latency["values"] == [None] and latency["summary"]["n"] == 0  # NaN is null, never 0
+    assert not list(tmp_path.glob(".*partial"))
+
+
+def test_no_record_is_written_when_the_benchmark_fails(tmp_path):
+    out = tmp_path / "record.json"
+
+    def body(args):
+        raise RuntimeError("the engine refused")
+
+    with pytest.raises(RuntimeError):
+        _runner_for(tmp_path).run(body, ["--json", str(out)])
+    assert not out.exists() and not isinstance(sys.stdout, _runner._Tee)  # stdout given back
+
+
+def test_run_py_lists_every_benchmark_and_names_an_unknown_one(capsys):
+    run = runpy.run_path(str(BENCHMARKS / "run.py"), run_name="benchmarks_run")
+    assert run["main"]([]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in benchmarks()) and "not listed" not in out
+    assert run["main"](["zipf_sampeler"]) == 2
+    assert "did you mean zipf_sampler" in capsys.readouterr().err
