@@ -201,3 +201,93 @@ def test_parts_written_before_checksums_still_read_and_a_foreign_one_is_refused(
     pd.DataFrame([flatten(row(3))]).to_parquet(faked, index=False)
     with pytest.raises(ValueError, match=rf"^{faked}: damaged"):
         store.rows()
+
+
+# The cache of the rows already read (issue 49: results on 1,000 rows in under a second) --------
+
+
+def aged_store(tmp_path: Path, n: int, name: str = "r") -> ResultStore:
+    """``n`` one-row parts written an hour ago (their modification time set back), as a sweep
+    leaves them once it has finished."""
+    store = ResultStore(tmp_path / name)
+    store.create({"figure": "none"})
+    for i in range(n):
+        part = store.append([row(i, **({"extra": "x"} if i == 3 else {}))])
+        assert part is not None
+        os.utime(part, ns=(part.stat().st_atime_ns, part.stat().st_mtime_ns - 3600 * 10**9))
+    return store
+
+
+def counting_reads(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    decoded: list[object] = []
+    real = pq.ParquetFile.read
+    monkeypatch.setattr(pq.ParquetFile, "read", lambda *a, **k: decoded.append(a) or real(*a, **k))
+    return decoded
+
+
+def test_parts_read_once_are_taken_from_the_cache_by_the_next_reader(tmp_path, monkeypatch) -> None:
+    from islands.analysis.store import CACHE_STEP
+
+    n = CACHE_STEP + 4
+    store = aged_store(tmp_path, n)
+    first = store.rows()
+    assert store.cache_path.is_file() and stat.S_IMODE(store.cache_path.stat().st_mode) == FILE_MODE
+    decoded = counting_reads(monkeypatch)
+    again = ResultStore(store.directory).rows()  # another reader: the cache and nothing else
+    assert len(decoded) == 1
+    pd.testing.assert_frame_equal(again, first)
+    assert list(again["point_id"]) == [f"p{i}" for i in range(n)] and again["extra"].notna().sum() == 1
+    # A new part is decoded (and verified) alone, after the cached rows.
+    store.append([row(n)])
+    decoded.clear()
+    assert list(ResultStore(store.directory).rows()["point_id"]) == [f"p{i}" for i in range(n + 1)]
+    assert len(decoded) == 2
+
+
+def test_parts_written_just_now_are_not_cached(tmp_path) -> None:
+    from islands.analysis.store import CACHE_STEP
+
+    store = ResultStore(tmp_path / "r")
+    for i in range(CACHE_STEP + 2):
+        store.append([row(i)])
+    assert len(store.rows()) == CACHE_STEP + 2
+    assert not store.cache_path.exists()  # their modification times could still equal a later write's
+
+
+def test_a_part_changed_or_moved_away_after_it_was_cached_is_not_taken_from_the_cache(tmp_path) -> None:
+    from islands.analysis.store import CACHE_STEP
+
+    store = aged_store(tmp_path, CACHE_STEP + 2)
+    store.rows()
+    assert store.cache_path.exists()
+    parts = store.parts()
+    data = bytearray(parts[1].read_bytes())
+    data[len(data) // 3 : len(data) // 3 + 64] = bytes(range(64))
+    parts[1].write_bytes(bytes(data))  # scribbled after it was cached: another modification time
+    with pytest.raises(ValueError, match="damaged"):
+        ResultStore(store.directory).rows()
+    parts[1].unlink()  # moved away, as the refusal says
+    rows = ResultStore(store.directory).rows()
+    assert list(rows["point_id"]) == [f"p{i}" for i in range(CACHE_STEP + 2) if i != 1]
+
+
+@pytest.mark.parametrize("planted", ["garbage", "link", "another directory's cache"])
+def test_a_cache_that_does_not_match_the_parts_is_ignored(tmp_path, planted) -> None:
+    from islands.analysis.store import CACHE_STEP
+
+    store = aged_store(tmp_path, CACHE_STEP + 2)
+    expected = store.rows()
+    if planted == "garbage":
+        store.cache_path.write_bytes(b"PAR1 not a cache PAR1")
+    elif planted == "link":
+        store.cache_path.unlink()
+        other = aged_store(tmp_path, CACHE_STEP + 2, "other")
+        other.rows()
+        store.cache_path.symlink_to(other.cache_path)
+    else:
+        other = aged_store(tmp_path, CACHE_STEP + 2, "other")
+        other.rows()
+        os.replace(other.cache_path, store.cache_path)
+    pd.testing.assert_frame_equal(ResultStore(store.directory).rows(), expected)
+    store.clear_rows()
+    assert not store.cache_path.exists() and ResultStore(store.directory).rows().empty
