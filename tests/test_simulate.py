@@ -53,6 +53,20 @@ def small():
 
 
 @needs_valgrind
+def test_cachegrind_for_real_on_a_tiny_run(small):
+    """The shared run: the default model's caches passed to valgrind, sane counts per transaction
+    (the short version of the next test, which adds a second model and ten times the rows)."""
+    assert small.caches["LL"].startswith("36700160 B")  # the default model, not the host's caches
+    assert small.simulated and small.reason == "" and set(small.caches) == {"I1", "D1", "LL"}
+    p = small.per_txn
+    assert p["instructions"] > 100
+    assert 0 <= p["branch_mispredictions"] <= p["branches"]
+    assert 0 <= p["l1d_misses"] <= p["data_refs"]
+    assert not any(math.isnan(v) for v in p.values())
+
+
+@pytest.mark.slow  # two more cachegrind runs (~14 s); the shared run's checks are the test above
+@needs_valgrind
 def test_cachegrind_for_real_on_a_tiny_run_with_the_named_cache_model(small):
     # the larger run also names another cache model than the default: that one is simulated
     config = _config(rows=20)
