@@ -78,7 +78,14 @@ def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root / "notebooks"
 
 
-@pytest.mark.parametrize("name", sorted(SMALL))
+#: Notebooks run under slow only: simulated_counters' two cachegrind runs (~10 s; what it calls,
+#: islands.measure.cachegrind.simulate, runs for real in tests/test_simulate.py).
+SLOW_NOTEBOOKS = {"simulated_counters.ipynb"}
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_NOTEBOOKS else n for n in sorted(SMALL)]
+)
 def test_notebook_runs_and_shows_its_figures(name, workdir):
     nb = execute(name, workdir)
     for cell in nb.cells:
