@@ -44,6 +44,9 @@ __all__: list[str] = [
     "key_draw_ns",
     "latency_quantiles",
     "latency_summary",
+    "load_bytes",
+    "load_size",
+    "loaded_rows",
     "lock_kinds",
     "make_transport",
     "plp_placement",
@@ -59,6 +62,7 @@ __all__: list[str] = [
     "transport_names",
     "verify",
     "workloads",
+    "writes",
     "zipf_buckets",
     "zipf_probability",
     "zipf_sample",
@@ -759,6 +763,25 @@ def latency_summary(
     Percentiles of merged sparse (bucket, count) pairs from several workers or instances
     """
 
+def load_bytes(
+    config: RunConfig,
+    total_sites: typing.SupportsInt | typing.SupportsIndex,
+    instances: typing.SupportsInt | typing.SupportsIndex,
+) -> int:
+    """
+    The bytes the load of config's workload on total_sites sites in `instances` instances is estimated to allocate (rows and indexes, from load_size).
+    """
+
+def load_size(config: RunConfig) -> list[dict[str, typing.Any]]:
+    """
+    The tables of config's workload as its settings size them: name, columns, row_bytes, rows_per_site (the mean where the load draws them, in [min_rows_per_site, max_rows_per_site]), rows_per_instance, index_bytes_per_row and chunked (allocated in chunks a site).
+    """
+
+def loaded_rows(config: RunConfig) -> dict[str, dict[str, int]]:
+    """
+    Test hook: loads every site of config (one a driver CPU) in one instance in this thread and returns each table's {rows, row_bytes} (what load_size declares).
+    """
+
 def lock_kinds() -> list[str]:
     """
     Names of the counter benchmark's lock kinds, in figure order.
@@ -842,7 +865,12 @@ def verify(workload: str, checks: collections.abc.Mapping[str, typing.SupportsIn
 
 def workloads() -> list[dict[str, typing.Any]]:
     """
-    The workload registry: each workload's name, settings section, whether it logs, and its transaction types by number.
+    The workload registry, in its order: each workload's name, settings section and settings class, whether it logs, its transaction types by number (as commits_by_type counts them), the figures its conditions need from the run's start, its consistency conditions' names, the setting that sizes its load (section.field), its tables' names, whether its draw can change while it runs (changes) and whether it can route its tables apart (routes_tables, engine.plp_units = per_table; tables in that order).
+    """
+
+def writes(config: RunConfig) -> bool:
+    """
+    Whether config's workload can write under its settings (a series that cannot runs unlogged).
     """
 
 def zipf_buckets(

@@ -15,9 +15,12 @@ import pytest
 
 import islands
 from islands.analysis.history_check import check_history
-from islands.atrapos.live import TATP_ROUTED_TABLES, engine_scheme, routed_tables, scheme_order
+from islands.atrapos.live import engine_scheme, routed_tables, scheme_order
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.config.workload_registry import workload
 from islands.figures.designs import DESIGNS, design_of
+
+TATP_ROUTED_TABLES = workload("tatp").tables  # the tables TATP routes apart, in its order
 
 CPUS = islands.read_topology().cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")

@@ -10,11 +10,14 @@ import pytest
 
 import islands
 from islands import _core
-from islands.atrapos.live import TATP_ROUTED_TABLES, run_live
+from islands.atrapos.live import run_live
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
+from islands.config.workload_registry import workload
 from islands.figures.designs import DESIGNS, design_of
 from test_plp_park import affinity_of, wait_for, worker_tids
 from test_plp_per_table import consistent, syncs_between_tables
+
+TATP_ROUTED_TABLES = workload("tatp").tables  # the tables TATP routes apart, in its order
 
 CPUS = islands.read_topology().cpus
 pytestmark = pytest.mark.usefixtures("private_run_root")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import islands
-from islands.config.settings import TATP_TRANSACTIONS, DriverConfig, EngineConfig, RunConfig, TatpConfig
+from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig, transaction_names
 from islands.execution.consistency import verify
 from islands.execution.launcher import run_deployment
 from islands.machine.placement import plan_deployment
@@ -73,7 +73,7 @@ def test_standard_mix_per_core_keeps_references(transport, cc):
     assert result.multisite_commits == 0  # partitioned by subscriber: every transaction is local
 
 
-@pytest.mark.parametrize("mix", TATP_TRANSACTIONS)
+@pytest.mark.parametrize("mix", transaction_names("tatp"))
 def test_each_transaction_alone(mix):
     result = islands.run(tatp(cc="none", mix=mix, duration=0.1))
     assert_intact(result, 2000)

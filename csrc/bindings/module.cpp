@@ -14,6 +14,7 @@ void bind_log(py::module_& m);
 void bind_tpcc_probe(py::module_& m);
 void bind_atrapos(py::module_& m);
 void bind_running_instance(py::module_& m);
+void bind_workloads(py::module_& m);
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "islands engine core (C++): storage, indexes, concurrency control, workers";
@@ -27,4 +28,5 @@ PYBIND11_MODULE(_core, m) {
   bind_tpcc_probe(m);
   bind_atrapos(m);
   bind_running_instance(m);
+  bind_workloads(m);
 }

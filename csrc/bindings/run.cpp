@@ -275,25 +275,4 @@ void bind_run(py::module_& m) {
     }
     return d;
   }, "Every abort reason with what it means.");
-  m.def("workloads", [] {
-    py::list out;
-    for (const WorkloadEntry& entry : workloads()) {
-      py::dict d;
-      d["name"] = entry.name;
-      d["section"] = entry.name;
-      d["logs"] = entry.logs;
-      d["transactions"] = entry.transactions;
-      d["figures_at_start"] = entry.figures_at_start;
-      out.append(d);
-    }
-    return out;
-  }, "The workload registry: each workload's name, settings section, whether it logs, and its transaction types by number.");
-  m.def(
-      "verify",
-      [](const std::string& workload, const std::map<std::string, std::int64_t>& checks) {
-        return find_workload(workload).verify(checks);
-      },
-      py::arg("workload"), py::arg("checks"),
-      "The workload's consistency conditions that `checks` (figures summed over the deployment) violate; empty: "
-      "consistent.");
 }

@@ -17,13 +17,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from islands.config.workload_registry import changing
+
 if TYPE_CHECKING:
     from islands.config.settings import RunConfig
 
 __all__ = [
     "CHANGE_KINDS",
     "CHANGE_SETTINGS",
-    "CHANGE_WORKLOADS",
     "CORE_KINDS",
     "EVENT_KINDS",
     "Event",
@@ -44,8 +45,6 @@ CHANGE_SETTINGS: Mapping[str, tuple[str, ...]] = {
 CHANGE_KINDS = tuple(CHANGE_SETTINGS)
 #: The run-time events the engine supports.
 EVENT_KINDS = CORE_KINDS + CHANGE_KINDS
-#: The workloads whose draw can change while they run (the engine's WorkloadChange).
-CHANGE_WORKLOADS = ("tatp",)
 
 
 @dataclass(frozen=True)
@@ -87,10 +86,10 @@ def check_events(events: Sequence[Event], n_workers: int, workload: str | None =
             keys = [k for k, _ in e.settings]
             if not keys or any(k not in allowed for k in keys) or (e.kind == "mix") != ("mix" in keys):
                 raise ValueError(f"schedule[{i}].{e.kind}: give {' and/or '.join(allowed)}, not {dict(e.settings)}")
-            if workload is not None and workload not in CHANGE_WORKLOADS:
+            if workload is not None and workload not in changing():
                 raise ValueError(
                     f"schedule[{i}].{e.kind}: {workload} cannot change its draw while it runs "
-                    f"({', '.join(CHANGE_WORKLOADS)} can)"
+                    f"({', '.join(changing())} can)"
                 )
         elif not e.workers or any(not 0 <= w < n_workers for w in e.workers):
             raise ValueError(f"schedule[{i}].workers: {list(e.workers)} must name workers 0..{n_workers - 1}")

@@ -59,6 +59,7 @@ from islands.atrapos.hardware import Hardware
 from islands.atrapos.scheme import SUB_PARTITIONS, Scheme
 from islands.atrapos.workload_stats import MonitoredPartition, WorkloadStats, from_monitor
 from islands.config.settings import RunConfig
+from islands.config.workload_registry import workload, workloads
 from islands.execution.run_result import RunResult
 from islands.machine.topology import Topology
 
@@ -74,19 +75,17 @@ __all__ = [
     "scheme_order",
 ]
 
-#: TATP's tables as the engine routes them apart (``engine.plp_units = per_table``), in its
-#: order (``TatpWorkload::RoutedTable``).
-TATP_ROUTED_TABLES = ("subscriber", "access_info", "special_facility", "call_forwarding")
-
 
 def routed_tables(config: RunConfig) -> tuple[str, ...]:
-    """The tables the engine routes apart for ``config``: TATP's four under
-    ``engine.plp_units = per_table``, else the one table ``keys`` (every table's rows of a
-    unit owned together)."""
+    """The tables the engine routes apart for ``config``: under ``engine.plp_units = per_table``
+    the workload's tables (one that routes them apart, as the engine's registry says, in its
+    order), else the one table ``keys`` (every table's rows of a unit owned together)."""
     if config.engine.plp_units == "per_table":
-        if config.workload != "tatp":
-            raise ValueError(f"engine.plp_units: per_table is TATP's, not {config.workload}'s")
-        return TATP_ROUTED_TABLES
+        own = workload(config.workload)
+        if not own.routes_tables:
+            able = ", ".join(name for name, w in workloads().items() if w.routes_tables)
+            raise ValueError(f"engine.plp_units: per_table is {able}'s, not {config.workload}'s")
+        return own.tables
     return ("keys",)
 
 

@@ -86,21 +86,18 @@ class Measurement:
 
 
 def _config(
-    micro: MicroConfig | None = None,
+    settings: Any = None,
     cc: str = "none",
-    workload: str = "micro",
     duration_s: float = 0.5,
     warmup_s: float = 0.2,
     log: LogConfig | None = None,
-    **sections: Any,
 ) -> RunConfig:
-    return RunConfig(
-        workload=workload,
-        micro=micro or MicroConfig(),
+    """A run of the workload whose settings ``settings`` are (default: the microbenchmark's defaults)."""
+    return RunConfig.of(
+        settings or MicroConfig(),
         engine=EngineConfig(cc=cc, lock_policy="no_wait"),
         driver=DriverConfig(warmup_s=warmup_s, duration_s=duration_s),
         log=log or LogConfig(),
-        **sections,
     )
 
 
@@ -141,12 +138,10 @@ def plan_measurements(topology: Topology, quick: bool = False, duration_s: float
                     out.append(Measurement(name, per_core, _config(micro, "none", log=log, **kw), transport=transport))
     if not quick:
         for cc in ("none", "2pl"):
-            out.append(
-                Measurement(f"std.tpcb.{cc}", one, _config(cc=cc, workload="tpcb", tpcb=TpcbConfig(remote=0.0), **kw))
-            )
+            out.append(Measurement(f"std.tpcb.{cc}", one, _config(TpcbConfig(remote=0.0), cc, **kw)))
             for txn, fam in (("payment", "tpcc-payment"), ("new_order", "tpcc-new_order")):
                 tpcc = TpccConfig(mix=txn, payment_remote=0.0, new_order_remote_item=0.0, new_order_rollback=0.0)
-                out.append(Measurement(f"std.{fam}.{cc}", one, _config(cc=cc, workload="tpcc", tpcc=tpcc, **kw)))
+                out.append(Measurement(f"std.{fam}.{cc}", one, _config(tpcc, cc, **kw)))
     return out
 
 

@@ -72,9 +72,8 @@ def placement_run_config(config: PlacementBenchConfig, topology: Topology, repet
     n = config.threads or default_threads(topology)
     placed = thread_placement(topology, n, config.policy)
     cpus = tuple(placed) if placed is not None else tuple(topology.cpus[:n])
-    return RunConfig(
-        workload="micro",
-        micro=MicroConfig(rows_per_site=config.rows_per_site, rows_per_txn=config.rows_per_txn, update=config.update),
+    return RunConfig.of(
+        MicroConfig(rows_per_site=config.rows_per_site, rows_per_txn=config.rows_per_txn, update=config.update),
         engine=EngineConfig(cc=default_cc([n])),
         driver=DriverConfig(
             cpus=cpus,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from islands.analysis.store import results_directory
+from islands.config.settings import DEFAULT_WORKLOAD
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -251,7 +252,7 @@ def applicable_settings(rows: pd.DataFrame) -> pd.DataFrame:
 
     if "config.workload" not in rows.columns:
         return rows
-    workload = rows["config.workload"].fillna("micro").astype(str)
+    workload = rows["config.workload"].fillna(DEFAULT_WORKLOAD).astype(str)
     out = rows.copy()
     drop = []
     for section in WORKLOAD_SETTINGS:
@@ -275,7 +276,7 @@ def _records(table: pd.DataFrame) -> list[dict[str, Any]]:
     from islands.config.sections import WORKLOAD_SETTINGS
 
     for record in records:
-        own = record.get("config.workload") or "micro"
+        own = record.get("config.workload") or DEFAULT_WORKLOAD
         others = tuple(f"config.{w}." for w in WORKLOAD_SETTINGS if w != own)
         for key in [k for k in record if k.startswith(others)]:
             del record[key]

@@ -20,6 +20,7 @@ from islands.cli.json_output import dumps
 from islands.cli.option_checks import check_run_options
 from islands.cli.topology_args import add_topology_arguments, topology_from_args
 from islands.config.settings import (
+    DEFAULT_WORKLOAD,
     SECTIONS,
     DriverConfig,
     EngineConfig,
@@ -291,7 +292,7 @@ def _field_flags(args: argparse.Namespace) -> dict[str, str]:
 def flag_of(args: argparse.Namespace, field: str) -> str:
     """The flag that sets a setting a ``ConfigError`` names (the field itself when no flag
     does, as for ``log.mode``)."""
-    section, name = resolve_field(field, getattr(args, "workload", "micro"))
+    section, name = resolve_field(field, getattr(args, "workload", DEFAULT_WORKLOAD))
     return _field_flags(args).get(f"{section}.{name}" if section else name, field)
 
 

@@ -46,12 +46,9 @@ PYTHON_ONLY: Mapping[str, Sequence[tuple[str, str, str, str]]] = {
 DEFAULT_DIFFERS = {("driver", "cpus"): ("(0,)", "the engine has no default CPU; a Python config runs on CPU 0")}
 #: Python annotation of each schema type.
 PY_TYPES = {"int": "int", "float": "float", "bool": "bool", "str": "str", "list[int]": "tuple[int, ...]"}
-#: The settings class of each section, as the bindings name it.
+#: The settings class of each shared section, as the bindings name it (a workload's comes from
+#: the engine's registry, ``settings_class``).
 CLASS_OF = {
-    "micro": "MicroConfig",
-    "tpcb": "TpcbConfig",
-    "tatp": "TatpConfig",
-    "tpcc": "TpccConfig",
     "engine": "EngineConfig",
     "driver": "DriverConfig",
     "profile": "ProfileConfig",
@@ -61,8 +58,14 @@ _WIDTH = 120
 
 
 def class_of(section: str) -> str:
-    """The settings class of a section: the bindings' name, or ``<Section>Config`` for a new one."""
-    return CLASS_OF.get(section, section.capitalize() + "Config")
+    """The settings class of a section: the bindings' name (a workload's from the engine's
+    registry), or ``<Section>Config`` for a new one."""
+    if section in CLASS_OF:
+        return CLASS_OF[section]
+    for entry in _core.workloads():
+        if entry["section"] == section:
+            return str(entry["settings_class"])
+    return section.capitalize() + "Config"
 
 
 def _literal(value: Any) -> str:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_SECTIONS",
+    "ADDED_LATER",
     "DEFAULT_WORKLOAD",
     "SECTIONS",
     "WORKLOADS",
@@ -67,6 +68,14 @@ __all__ = [
 #: The workload a config, an experiment file or a command line runs unless it names one: the
 #: first of the engine's registry (RunSections' default).
 DEFAULT_WORKLOAD = RunSections.workload
+#: Settings added after configs were stored with the old default: at that default they are left
+#: out of :meth:`RunConfig.to_dict`, so that those configs keep their hash.
+ADDED_LATER: tuple[tuple[type, str], ...] = ((MicroConfig, "read_share"),)
+_SECTION_OF: dict[type, str] = {klass: name for name, klass in ALL_SECTIONS.items()}
+
+
+def _default_of(klass: type, name: str) -> Any:
+    return next(f.default for f in dataclasses.fields(klass) if f.name == name)
 
 
 @dataclass(frozen=True)
@@ -85,9 +94,20 @@ class RunConfig(RunSections):
             d["profile"]["counters"] = list(self.profile.counters)
         if self.log.is_default():
             del d["log"]
-        if self.micro.read_share == 0:  # no mix (the setting came later): the hash it had
-            del d["micro"]["read_share"]
+        for klass, name in ADDED_LATER:
+            section = _SECTION_OF[klass]
+            if getattr(getattr(self, section), name) == _default_of(klass, name):
+                del d[section][name]  # at its default: the hash the config had before the setting came
         return d
+
+    @classmethod
+    def of(cls, settings: Any, **sections: Any) -> RunConfig:
+        """A config that runs the workload whose settings ``settings`` are (a workload section's
+        dataclass, e.g. ``MicroConfig(...)``), with the other ``sections`` as given."""
+        section = _SECTION_OF.get(type(settings))
+        if section is None or section not in WORKLOAD_SETTINGS:
+            raise ValueError(f"{type(settings).__name__} is no workload's settings")
+        return cls(workload=section, **{section: settings}, **sections)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RunConfig:
@@ -187,22 +207,6 @@ def resolve_field(name: str, workload: str = DEFAULT_WORKLOAD) -> tuple[str, str
         if klass is not None and name in {f.name for f in dataclasses.fields(klass)}:
             return candidate, name
     return "", name
-
-
-#: TPC-C's transactions, as a mix names them (the engine's numbering; checked against the
-#: registry by tests/test_settings.py).
-TPCC_TRANSACTIONS = ("new_order", "payment", "order_status", "delivery", "stock_level")
-
-#: TATP's transactions, as a mix names them (the order of the standard mix).
-TATP_TRANSACTIONS = (
-    "get_subscriber_data",
-    "get_new_destination",
-    "get_access_data",
-    "update_subscriber_data",
-    "update_location",
-    "insert_call_forwarding",
-    "delete_call_forwarding",
-)
 
 
 def _expected(type_name: Any) -> str:

@@ -78,7 +78,7 @@ class InProcessRun:
         self.config, self.topology = config, topology
         core_config = config.to_core(events=profile_events(config.profile))
         if topology.source == LIVE_SYSFS:  # the load must fit this machine's memory
-            check_load_fits(config, len(config.driver.cpus))
+            check_load_fits(config, len(config.driver.cpus), instances=1)
         if config.log.mode != "off":
             prepare_log_directory(config.log.directory, [len(config.driver.cpus)], recover=False)
         self._sampling: sample_this_process | None = None

@@ -470,7 +470,7 @@ def validate(
     if packing is not None:
         host = read_topology()
         check_cpus(packing.host_cpus, host)
-        check_load_fits(config, deployment.n_cpus)
+        check_load_fits(config, deployment.n_cpus, instances=deployment.n_instances)
     else:
         check_cpus(deployment.cpus, topology)
     for i, cpus in enumerate(deployment.instances):
@@ -483,7 +483,7 @@ def validate(
         core.directory = "/nonexistent-checked-later"
         core.validate()
     if packing is None and topology.source == LIVE_SYSFS:  # this machine's memory (a plan for another is not judged)
-        check_load_fits(config, deployment.n_cpus)
+        check_load_fits(config, deployment.n_cpus, instances=deployment.n_instances)
 
 
 def load_timeout_s(n_instances: int) -> float:

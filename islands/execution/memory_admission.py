@@ -2,12 +2,12 @@
 cannot fit the memory this process may use is refused in one line (``ConfigError`` naming the
 setting that sizes it), instead of allocating until the kernel kills the run.
 
-The estimate is rows x row bytes (the engine's fixed-width rows: a 16-byte header and int32
-columns, 8-byte aligned) plus index bytes per key, per workload; the index constants are the
-engine's measured footprint rounded up (micro: about 45 bytes a key, TATP about 95 with its
-up-front hash table, TPC-B about 50). TPC-C keeps its own, finer check in the engine
-(``tpcc.memory_budget``, :func:`islands._core.tpcc_load_bytes`); it is used here too so that
-every workload is judged against the same available memory.
+The estimate is the workload's own (``_core.load_size``, declared with the workload in C++):
+each table's rows a site and an instance as functions of its settings, times the engine's row
+bytes (a 16-byte header and int32 columns, 8-byte aligned) and its index bytes a row (the
+engine's measured footprint, rounded up). Every workload has one (the engine refuses to build
+a workload without it), so a new workload is judged as the others are. TPC-C also keeps its own
+check in the engine (``tpcc.memory_budget``), from the same declaration.
 
 The memory that can be used is the smallest of: the machine's available memory
 (``MemAvailable``), the cgroup's limit less what it already holds, and the address-space limit (``RLIMIT_AS``)
@@ -20,65 +20,29 @@ import resource
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from islands.config.workload_registry import load_bytes as _workload_load_bytes
+from islands.config.workload_registry import workload as _workload
+
 if TYPE_CHECKING:
     from islands.config.settings import RunConfig
 
-__all__ = ["INDEX_BYTES_PER_KEY", "LIVE_SYSFS", "available_bytes", "check_load_fits", "load_bytes", "row_bytes"]
+__all__ = ["LIVE_SYSFS", "available_bytes", "check_load_fits", "load_bytes", "size_setting"]
 
 #: The sysfs of the machine at hand: a topology read from it is judged against this memory
 #: (a plan for another machine's sysfs tree is not).
 LIVE_SYSFS = "/sys"
-#: Bytes of index per key, per workload (measured footprint, rounded up).
-INDEX_BYTES_PER_KEY = {"micro": 64, "tpcb": 64, "tatp": 100}
-#: TATP's payload columns per table (csrc/include/islands/workload/tatp_workload.hpp) and the
-#: mean rows of each per subscriber: 1, 1-4 access, 1-4 facility, 0-3 forwarding per facility.
-_TATP_ROWS = ((25, 1.0), (6, 2.5), (6, 2.5), (6, 3.75))
-#: TPC-B's payload columns of branch, teller and account rows.
-_TPCB_COLUMNS = 21
 
 
-def row_bytes(columns: int) -> int:
-    """Bytes one engine row takes with ``columns`` int32 columns (storage/row.hpp's stride)."""
-    return (16 + 4 * columns + 7) // 8 * 8
-
-
-def load_bytes(config: RunConfig, total_sites: int) -> int:
+def load_bytes(config: RunConfig, total_sites: int, instances: int | None = None) -> int:
     """The bytes the load of ``total_sites`` sites (every instance of a deployment together,
-    since they share the machine) is estimated to allocate."""
-    workload = config.workload
-    if workload == "micro":
-        rows = config.micro.rows_per_site * total_sites
-        return rows * (row_bytes(config.micro.columns) + INDEX_BYTES_PER_KEY["micro"])
-    if workload == "tpcb":
-        t = config.tpcb
-        branches = t.branches_per_site * total_sites
-        rows = branches * (1 + t.tellers_per_branch + t.accounts_per_branch)
-        return rows * (row_bytes(_TPCB_COLUMNS) + INDEX_BYTES_PER_KEY["tpcb"])
-    if workload == "tatp":
-        subscribers = config.tatp.subscribers_per_site * total_sites
-        per_subscriber = sum(row_bytes(cols) * n for cols, n in _TATP_ROWS)
-        keys = 1 + sum(n for _, n in _TATP_ROWS)  # and the sub_nbr index of each subscriber
-        return int(subscribers * (per_subscriber + keys * INDEX_BYTES_PER_KEY["tatp"]))
-    if workload == "tpcc":
-        from islands import _core
-
-        core = _core.RunConfig()
-        core.workload = "tpcc"
-        core_tpcc = core.tpcc
-        for name in ("warehouses_per_site", "items", "customers_per_district", "layout"):
-            setattr(core_tpcc, name, getattr(config.tpcc, name))
-        core.tpcc = core_tpcc
-        return int(_core.tpcc_load_bytes(core, total_sites))
-    return 0  # a workload without an estimate (a new one): the engine's own checks apply
+    since they share the machine; ``instances`` of them, default one a site) is estimated to
+    allocate, from the workload's declared tables."""
+    return _workload_load_bytes(config, total_sites, instances)
 
 
-#: The field that sizes each workload's load: the one a refusal names.
-SIZE_FIELD = {
-    "micro": "micro.rows_per_site",
-    "tpcb": "tpcb.accounts_per_branch",
-    "tatp": "tatp.subscribers_per_site",
-    "tpcc": "tpcc.warehouses_per_site",
-}
+def size_setting(config: RunConfig) -> str:
+    """The setting that sizes ``config``'s load, as "section.field" (what a refusal names)."""
+    return _workload(config.workload).size_setting
 
 
 def _meminfo_available(meminfo: Path) -> int | None:
@@ -134,15 +98,15 @@ def _gib(n: float) -> str:
     return f"{n / (1 << 30):.2f} GiB"
 
 
-def check_load_fits(config: RunConfig, total_sites: int, available: int | None = None) -> None:
+def check_load_fits(
+    config: RunConfig, total_sites: int, available: int | None = None, instances: int | None = None
+) -> None:
     """Raises ``ConfigError`` (a ``ValueError``) naming the setting that sizes the load when the
     load of ``total_sites`` sites cannot fit ``available`` bytes (default: :func:`available_bytes`).
 
     ``driver.min_free_memory_mib`` is not taken off: a load that fits but leaves less than that
     floor starts and stops early at once, saying so (``stopped_early``), as it always did."""
-    need = load_bytes(config, total_sites)
-    if need <= 0:
-        return
+    need = load_bytes(config, total_sites, instances)
     if available is None:
         available = available_bytes()
         if available is None:
@@ -150,7 +114,7 @@ def check_load_fits(config: RunConfig, total_sites: int, available: int | None =
     if need > available:
         from islands import _core
 
-        field = SIZE_FIELD.get(config.workload, config.workload)
+        field = size_setting(config)
         raise _core.ConfigError(
             field,
             f"the load of {total_sites} site{'s' if total_sites != 1 else ''} needs about {_gib(need)} but only "

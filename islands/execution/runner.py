@@ -210,7 +210,7 @@ def _run(plan: RunPlan, config: RunConfig) -> RunResult:
             # process's CPUs; the load must fit this machine's memory.
             from islands.execution.memory_admission import check_load_fits
 
-            check_load_fits(config, plan.deployment.n_cpus)
+            check_load_fits(config, plan.deployment.n_cpus, instances=plan.deployment.n_instances)
             unpinned = dataclasses.replace(config, driver=dataclasses.replace(config.driver, pin=False))
             result = _functional(dataclasses.replace(run(unpinned, plan.topology), deployment=plan.deployment), plan)
         return dataclasses.replace(result, config=config, config_hash=config.config_hash())

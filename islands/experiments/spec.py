@@ -8,7 +8,7 @@ one machine, because deployments may be written relative to the topology (``1``,
     name = "000-fig11-multisite"      # results go to results/<name>/ by default
     figure = "000-fig11"              # the figure it feeds (docs/figures.md) ("none" if none)
     description = "..."               # optional prose
-    workload = "micro"                # optional (default micro)
+    workload = "<name>"               # optional (default: the engine's first workload, micro)
 
     [run]                             # all optional
     warmup_s = 1.0                    # seconds before each measured window (default 1)
@@ -101,7 +101,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from islands.atrapos.events import CHANGE_WORKLOADS, Event, check_changes
+from islands.atrapos.events import Event, check_changes
 from islands.config.settings import (
     DEFAULT_WORKLOAD,
     WORKLOAD_SETTINGS,
@@ -115,6 +115,7 @@ from islands.config.settings import (
     default_lock_policy,
     default_log_root,
 )
+from islands.config.workload_registry import changing, writes
 from islands.experiments.probes import Probe, parse_probe
 from islands.experiments.schedule import LiveRun, parse_schedule
 from islands.experiments.spec_sections import (
@@ -288,10 +289,10 @@ class ExperimentSpec:
             return
         holder = "schedule" if self.schedule else "grid.adaptive"
         for i, e in enumerate(self.schedule):
-            if e.settings and self.workload not in CHANGE_WORKLOADS:
+            if e.settings and self.workload not in changing():
                 raise where.error(
                     f"schedule[{i}].{e.settings[0][0]}",
-                    f"{self.workload} cannot change its draw while it runs ({', '.join(CHANGE_WORKLOADS)} can)",
+                    f"{self.workload} cannot change its draw while it runs ({', '.join(changing())} can)",
                 )
         grid = dict(self.grid)
         for design in grid.get("design", ()):
@@ -413,7 +414,6 @@ class ExperimentSpec:
         engine.setdefault("lock_policy", default_lock_policy(len(sizes)))
         # A read-only series writes no log record: it runs unlogged (as the paper's reads did),
         # in process where it is one instance, and keeps the config hash it had without [log].
-        read_only = self.workload == "micro" and not workloads["micro"].update
         config = RunConfig(
             workload=self.workload,
             **workloads,
@@ -427,8 +427,9 @@ class ExperimentSpec:
                 **{**self.clients, **{k: v for k, v in chosen.items() if k in CLIENT_FIELDS}},
             ),
             profile=self.profile_config(),
-            log=LogConfig() if read_only else self.log_config(),
         )
+        if writes(config):
+            config = dataclasses.replace(config, log=self.log_config())
         return self.probe.prepare(config) if self.probe is not None else config
 
     def planned_machine(self) -> Path | None:

@@ -11,7 +11,7 @@ from typing import Any
 from islands.machine.topology import Topology
 from islands.model.parameters import DEFAULT_MEMORY_SHARE
 from islands.model.predict import TRANSPORTS
-from islands.model.workload_spec import ModelWorkload, participants
+from islands.model.workload_spec import KINDS, ModelWorkload, participants
 
 __all__ = ["derive", "flush_us", "log_bytes_per_record"]
 
@@ -145,7 +145,7 @@ def derive(samples: dict[str, list[float]], topology: Topology) -> tuple[dict[st
                     s.lin({one_: 1 / (p_dist * m), zero: -1 / (p_dist * m)}),
                     floor=0.001,
                 )
-    for fam in ("tpcb", "tpcc-payment", "tpcc-new_order"):
+    for fam in sorted({k.family for k in KINDS.values() if not k.per_row}):
         for cc in ("none", "2pl"):
             if s.has(f"std.{fam}.{cc}"):
                 put(f"local.{fam}.{cc}.txn_us", s.lin({f"std.{fam}.{cc}": 1}))

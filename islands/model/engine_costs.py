@@ -91,12 +91,12 @@ class EngineCosts:
         and, for updates, logging): the engine's speed on the deployment map's axis."""
         from islands.model.workload_spec import KINDS
 
-        update = KINDS[kind][0]
-        if kind.startswith("micro"):
+        update, family = KINDS[kind].update, KINDS[kind].family
+        if KINDS[kind].per_row:
             op = "update" if update else "read"
-            t = self.get("local.micro.none.txn_us") + rows * self.get(f"local.micro.none.{op}.row_us")
+            t = self.get(f"local.{family}.none.txn_us") + rows * self.get(f"local.{family}.none.{op}.row_us")
         else:
-            t = self.get(f"local.{kind}.none.txn_us")
+            t = self.get(f"local.{family}.none.txn_us")
         if update:
             t += self.get("log.update_us", 0.0) + self.get("log.flusher_us", 0.0)
         return t

@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from islands.config.settings import DEFAULT_WORKLOAD
 from islands.model.validation import Point
-from islands.model.workload_spec import ModelWorkload
+from islands.model.workload_spec import NEW_ORDER, PAYMENT, READ, TPCB, UPDATE, ModelWorkload, from_run
 
 __all__ = ["FIGURE_AXES", "NOT_EXPRESSED", "FigureAxes", "Panel", "figure_axes", "points_from_rows"]
 
@@ -94,7 +95,7 @@ class FigureAxes:
 def _same(a: ModelWorkload, b: ModelWorkload) -> bool:
     return (
         a.kind == b.kind
-        and (a.family != "micro" or a.rows == b.rows)
+        and (not a.per_row or a.rows == b.rows)
         and math.isclose(a.multisite, b.multisite, abs_tol=1e-9)
         and math.isclose(a.zipf_s, b.zipf_s, abs_tol=1e-9)
         and a.rows_per_site == b.rows_per_site
@@ -104,7 +105,7 @@ def _same(a: ModelWorkload, b: ModelWorkload) -> bool:
 _SHARES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
 _ROWS = (1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 100.0)
 _ZIPF = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
-_READ, _UPDATE = ModelWorkload("micro-read"), ModelWorkload("micro-update")
+_READ, _UPDATE = ModelWorkload(READ), ModelWorkload(UPDATE)
 
 
 def _micro_panels(rows_per_site: Sequence[int] = (10_000,)) -> tuple[Panel, ...]:
@@ -199,9 +200,9 @@ FIGURE_AXES: dict[str, FigureAxes] = {
             "remote",
             (0.0, 0.15),
             (
-                Panel("TPC-B AccountUpdate", ModelWorkload("tpcb", multisite=0.0)),
-                Panel("TPC-C Payment", ModelWorkload("tpcc-payment", multisite=0.0)),
-                Panel("TPC-C NewOrder (remote items)", ModelWorkload("tpcc-new_order", multisite=0.0), (0.0, 0.01)),
+                Panel("TPC-B AccountUpdate", ModelWorkload(TPCB, multisite=0.0)),
+                Panel("TPC-C Payment", ModelWorkload(PAYMENT, multisite=0.0)),
+                Panel("TPC-C NewOrder (remote items)", ModelWorkload(NEW_ORDER, multisite=0.0), (0.0, 0.01)),
             ),
             unmodelled="lock conflicts on hot rows (branch, warehouse) held through 2PC",
         ),
@@ -210,7 +211,7 @@ FIGURE_AXES: dict[str, FigureAxes] = {
             "TPC-B vs % remote",
             "remote",
             _SHARES,
-            (Panel("TPC-B AccountUpdate", ModelWorkload("tpcb", multisite=0.0)),),
+            (Panel("TPC-B AccountUpdate", ModelWorkload(TPCB, multisite=0.0)),),
             unmodelled="lock conflicts on the hot branch row held through 2PC",
         ),
         FigureAxes(
@@ -218,7 +219,7 @@ FIGURE_AXES: dict[str, FigureAxes] = {
             "TPC-C Payment vs % remote",
             "remote",
             _SHARES,
-            (Panel("TPC-C Payment", ModelWorkload("tpcc-payment", multisite=0.0)),),
+            (Panel("TPC-C Payment", ModelWorkload(PAYMENT, multisite=0.0)),),
             unmodelled="lock conflicts on the hot warehouse row held through 2PC (the paper's sharp drop)",
         ),
     )
@@ -248,28 +249,7 @@ def figure_axes(figure: str) -> FigureAxes:
 def _workload_of(row: Any) -> ModelWorkload | None:
     """The model workload of one sweep row (a pandas row of ``ResultStore.rows()``), or None
     for a workload the model does not know (TATP)."""
-    name = str(row.get("config.workload", "micro"))
-    logged = str(row.get("config.log.mode", "off")) != "off"
-    if name == "micro":
-        update = bool(row["config.micro.update"])
-        return ModelWorkload(
-            "micro-update" if update else "micro-read",
-            rows=int(row["config.micro.rows_per_txn"]),
-            multisite=float(row["config.micro.multisite"]),
-            zipf_s=float(row.get("config.micro.zipf_s", 0.0) or 0.0),
-            rows_per_site=int(row.get("config.micro.rows_per_site", 10_000)),
-            logged=logged,
-        )
-    if name == "tpcb":
-        return ModelWorkload("tpcb", multisite=float(row["config.tpcb.remote"]), logged=logged)
-    if name == "tpcc":
-        mix = str(row["config.tpcc.mix"])
-        if mix == "payment":
-            return ModelWorkload("tpcc-payment", multisite=float(row["config.tpcc.payment_remote"]), logged=logged)
-        if mix == "new_order":
-            share = float(row["config.tpcc.new_order_remote_item"])
-            return ModelWorkload("tpcc-new_order", multisite=share, logged=logged)
-    return None
+    return from_run(row, DEFAULT_WORKLOAD)
 
 
 def points_from_rows(rows: Any, figure: str) -> list[Point]:

@@ -27,15 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from islands.model.workload_spec import ModelWorkload, participants
+from islands.model.workload_spec import KINDS, ModelWorkload, participants
 
-__all__ = ["REMOTE_POOL", "blocking_us", "hold_loss", "remote_row_pool"]
-
-#: Rows a remote transaction's held row is drawn from, per site, for a local transaction
-#: touching one of them: TPC-B's tellers per branch (TPC-B 1.2: 10), TPC-C's customers per
-#: warehouse (3,000 per district x 10 districts, TPC-C 1.2) for Payment, and its stock rows
-#: (100,000 per warehouse) over the ~10 a NewOrder takes.
-REMOTE_POOL = {"tpcb": 10.0, "tpcc-payment": 30_000.0, "tpcc-new_order": 10_000.0}
+__all__ = ["blocking_us", "hold_loss", "remote_row_pool"]
 
 
 def remote_row_pool(workload: ModelWorkload, held_rows: float = 1.0) -> float:
@@ -45,9 +39,9 @@ def remote_row_pool(workload: ModelWorkload, held_rows: float = 1.0) -> float:
     the participant) times the rows a local transaction takes."""
     if not workload.update:
         return math.inf
-    if workload.family == "micro":
+    if workload.per_row:
         return workload.rows_per_site / max(held_rows * workload.rows, 1e-9)
-    return REMOTE_POOL.get(workload.kind, math.inf)
+    return KINDS[workload.kind].remote_pool  # (workload_spec.Kind.remote_pool)
 
 
 def hold_loss(hold_us: Any, local_us: Any, pool: float, local_share: float) -> Any:
@@ -74,6 +68,6 @@ def blocking_us(workload: ModelWorkload, sizes: list[int], instance: int, commun
     if q <= 0 or m <= 0:
         return 0.0 * np.asarray(communication, dtype=float)
     home = sizes[instance] / sum(sizes)
-    held = (workload.rows - 1) * (1 - home) / m if workload.family == "micro" else 1.0
+    held = (workload.rows - 1) * (1 - home) / m if workload.per_row else 1.0
     pool = remote_row_pool(workload, held)
     return q * np.asarray(communication, dtype=float) * hold_loss(communication / m, local_us, pool, 1 - q)

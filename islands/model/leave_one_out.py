@@ -65,7 +65,7 @@ def component_terms(point: Point, topology: Topology) -> dict[str, float]:
     p_dist, m = participants(w, sizes, 0)
     q = w.multisite_share * p_dist
     terms = {f"L|{w.kind}|{w.logs}|{point.deployment}": 1.0}
-    if w.family == "micro":
+    if w.per_row:
         terms[f"R|{w.kind}|{w.logs}|{point.deployment}"] = float(w.rows)
     if q > 0:
         terms[f"D|{point.transport}|{w.op}"] = q * m

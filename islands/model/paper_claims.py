@@ -42,7 +42,7 @@ from islands.model.engine_costs import EngineCosts
 from islands.model.machine_costs import MachineCosts, paper_machine
 from islands.model.parameters import Parameters
 from islands.model.predict import predict
-from islands.model.workload_spec import ModelWorkload
+from islands.model.workload_spec import PAYMENT, READ, TPCB, UPDATE, ModelWorkload
 
 __all__ = [
     "CLAIMS",
@@ -351,9 +351,9 @@ def _drop_ratio(machine: str, a: str, b: str, before: ModelWorkload, after: Mode
     return f
 
 
-_READ, _UPDATE = ModelWorkload("micro-read"), ModelWorkload("micro-update")
-_TPCB = ModelWorkload("tpcb", multisite=0.0)
-_PAY = ModelWorkload("tpcc-payment", multisite=0.0)
+_READ, _UPDATE = ModelWorkload(READ), ModelWorkload(UPDATE)
+_TPCB = ModelWorkload(TPCB, multisite=0.0)
+_PAY = ModelWorkload(PAYMENT, multisite=0.0)
 _QPI = "interconnect traffic: the model counts time per transaction, not bytes on the QPI links"
 _SIZE = "data size: the model has no cache term (rows per site change no cost)"
 
@@ -372,7 +372,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         gap="the paper puts it 'in large part to contention on the Warehouse table' (24 rows on one page): the "
         "model's contention is the microbenchmark's, per thread",
         compute=_ratio("4x6", "24ISL", "1ISL", _PAY),
-        workload="tpcc-payment",
+        workload=PAYMENT,
         measure="ratio",
         depends="local.micro.2pl.txn_us",
         depends_source="000 Sec 6.5",
@@ -388,7 +388,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "000 Sec 6.1",
         0.25,
         unmodelled=_SIZE,
-        workload="micro-read",
+        workload=READ,
         measure="drop",
     ),
     PaperClaim(
@@ -400,7 +400,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "000 Sec 6.1",
         0.05,
         unmodelled=_SIZE,
-        workload="micro-read",
+        workload=READ,
         measure="drop",
     ),
     PaperClaim(
@@ -413,7 +413,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         0.60,
         fitted="distr.*.read.work_us",
         compute=_gain("4x6", "24ISL", _READ.with_multisite(1.0)),
-        workload="micro-read",
+        workload=READ,
         measure="gain",
     ),
     PaperClaim(
@@ -425,7 +425,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "000 Sec 6.4",
         0.25,
         compute=_gain("4x6", "4ISL", _READ.with_multisite(1.0)),
-        workload="micro-read",
+        workload=READ,
         measure="gain",
         depends="distr.*.read.work_us",
         depends_why="the same sentence as the per-core gain the read message costs (distr.*.read.work_us) were fitted "
@@ -441,7 +441,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         0.22,
         fitted="distr.*.update.work_us",
         compute=_gain("4x6", "24ISL", _UPDATE.with_multisite(1.0)),
-        workload="micro-update",
+        workload=UPDATE,
         measure="gain",
     ),
     PaperClaim(
@@ -453,7 +453,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "000 Sec 6.4",
         0.12,
         compute=_gain("4x6", "4ISL", _UPDATE.with_multisite(1.0)),
-        workload="micro-update",
+        workload=UPDATE,
         measure="gain",
         depends="distr.*.update.work_us",
         depends_why="the same sentence as the per-core gain the update message costs (distr.*.update.work_us) were "
@@ -468,7 +468,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "000 Sec 7.1.1",
         0.6,
         compute=_next_best_cost("4x6", _READ),
-        workload="micro-read",
+        workload=READ,
         measure="ratio",
         depends="local.micro.2pl.txn_us",
         depends_source="000 Sec 6.5",
@@ -484,7 +484,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "000 Sec 7.2",
         1.73,
         unmodelled=_QPI,
-        workload="micro-read",
+        workload=READ,
         measure="ratio",
     ),
     PaperClaim(
@@ -496,7 +496,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "000 Sec 7.2",
         1.54,
         unmodelled=_QPI,
-        workload="micro-read",
+        workload=READ,
         measure="ratio",
     ),
     PaperClaim(
@@ -508,7 +508,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "000 Sec 7.2",
         1.52,
         unmodelled=_QPI,
-        workload="micro-read",
+        workload=READ,
         measure="ratio",
     ),
     PaperClaim(
@@ -521,7 +521,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         20.0,
         "x",
         unmodelled=_QPI,
-        workload="micro-read",
+        workload=READ,
         measure="ratio",
     ),
     PaperClaim(
@@ -535,7 +535,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         gap="the paper's cause, the hot Branch row locked through both phases of 2PC, is the simulation's, not the "
         "closed form's",
         compute=_drop("4x6", "24ISL", _TPCB, _TPCB.with_multisite(0.15)),
-        workload="tpcb",
+        workload=TPCB,
         measure="drop",
     ),
     PaperClaim(
@@ -549,7 +549,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         gap="the paper's cause, the hot Branch row locked through both phases of 2PC, is the simulation's, not the "
         "closed form's",
         compute=_drop("4x6", "4ISL", _TPCB, _TPCB.with_multisite(0.15)),
-        workload="tpcb",
+        workload=TPCB,
         measure="drop",
     ),
     PaperClaim(
@@ -563,7 +563,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "x",
         "implied",
         compute=_ratio("4x6", "1ISL", "1ISL", _READ.with_multisite(1.0), _READ),
-        workload="micro-read",
+        workload=READ,
         measure="ratio",
     ),
     PaperClaim(
@@ -577,7 +577,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "x",
         "implied",
         compute=_ratio("4x6", "1ISL", "1ISL", _UPDATE.with_multisite(1.0), _UPDATE),
-        workload="micro-update",
+        workload=UPDATE,
         measure="ratio",
     ),
     PaperClaim(
@@ -591,7 +591,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "",
         "implied",
         compute=_efficiency("4x6", "per-core", _READ.with_multisite(0.2)),
-        workload="micro-read",
+        workload=READ,
         measure="ratio",
     ),
     PaperClaim(
@@ -605,7 +605,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "",
         "implied",
         compute=_efficiency("4x6", "per-socket", _READ.with_multisite(0.2)),
-        workload="micro-read",
+        workload=READ,
         measure="ratio",
     ),
     PaperClaim(
@@ -619,7 +619,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "x",
         "implied",
         compute=_ratio("4x6", "1ISL", "1ISL", _TPCB.with_multisite(1.0), _TPCB),
-        workload="tpcb",
+        workload=TPCB,
         measure="ratio",
     ),
     PaperClaim(
@@ -633,7 +633,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "x",
         "implied",
         compute=_drop_ratio("4x6", "4ISL", "24ISL", _TPCB, _TPCB.with_multisite(1.0)),
-        workload="tpcb",
+        workload=TPCB,
         measure="ratio",
     ),
     PaperClaim(
@@ -647,7 +647,7 @@ CLAIMS: tuple[PaperClaim, ...] = (
         "x",
         "implied",
         compute=_ratio("4x6", "1ISL", "1ISL", _PAY.with_multisite(1.0), _PAY),
-        workload="tpcc-payment",
+        workload=PAYMENT,
         measure="ratio",
     ),
 )

@@ -29,8 +29,6 @@ __all__ = ["HEAVY_MULTISITE", "HEAVY_SKEW", "PaperConclusion", "paper_conclusion
 HEAVY_MULTISITE = 0.5
 #: The Zipf exponent from which skew counts as heavy (000 Fig 20's x axis ends at 1).
 HEAVY_SKEW = 1.0
-#: The specifications' remote shares (TPC-B, Payment 15%; NewOrder 1% of items).
-STANDARD_SHARES = {"tpcb": 0.15, "tpcc-payment": 0.15, "tpcc-new_order": 0.01}
 
 
 @dataclass(frozen=True)
@@ -72,7 +70,8 @@ def paper_conclusion(workload: ModelWorkload, topology: Topology) -> PaperConclu
             "fine grained configurations are an ideal choice since they incur no synchronization overheads",
             "000 Sec 10",
         )
-    if workload.family != "micro" and workload.multisite <= STANDARD_SHARES[workload.kind] + 1e-9:
+    # the specifications' remote shares (TPC-B, Payment 15%; NewOrder 1% of items)
+    if not workload.per_row and workload.multisite <= workload.standard_share + 1e-9:
         return PaperConclusion(
             "standard workload, few multisite",
             "socket-sized islands",

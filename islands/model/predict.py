@@ -36,7 +36,7 @@ worker spends per committed transaction, in microseconds::
 instance's throughput is ``n / t``, but at most its log's throughput limit: one log per
 instance, written by one flusher, absorbs at most ``log.write_mb_s`` (the log device's
 measured write bandwidth) / the bytes a commit appends (``log.bytes_per_commit`` for a 10-row
-microbenchmark update, scaled by :data:`LOG_ROWS` for the others): a shared-everything
+microbenchmark update, scaled by each kind's ``log_rows`` for the others): a shared-everything
 instance of many cores is log-bound (what 000's shared-everything needed Aether for). Where the
 limit binds, the time it adds per transaction counts as logging. The deployment's throughput
 is the sum over its instances. The interval samples every
@@ -69,7 +69,7 @@ from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters
 from islands.model.workload_spec import ModelWorkload, participants
 
-__all__ = ["COMPONENTS", "LINES_PER_MESSAGE", "LOG_ROWS", "Prediction", "instance_costs", "log_limit", "predict"]
+__all__ = ["COMPONENTS", "LINES_PER_MESSAGE", "Prediction", "instance_costs", "log_limit", "predict"]
 
 #: The cost components a prediction breaks a transaction into, in this order.
 COMPONENTS = ("execution", "contention", "remote memory", "logging", "communication")
@@ -80,12 +80,6 @@ LINES_PER_MESSAGE = 4
 SAMPLES = 400
 #: Transports the model knows (those the engine has).
 TRANSPORTS = ("unix", "shm")
-#: Rows a transaction's log record carries, relative to the 10-row microbenchmark update whose
-#: bytes calibration measures: TPC-B updates account, teller and branch and inserts a history
-#: row; Payment updates warehouse, district and customer and inserts a history row; NewOrder
-#: (10 lines) updates district and 10 stock rows and inserts an order, a new-order row and 10
-#: order lines. An assumption from the transactions' definitions (000 Sec 8; TPC-C 2.4, 2.5).
-LOG_ROWS = {"tpcb": 4, "tpcc-payment": 4, "tpcc-new_order": 23}
 
 
 @dataclass(frozen=True)
@@ -203,9 +197,9 @@ def instance_costs(
     n = len(cpus)
     cc = default_cc([n])
     family, op = workload.family, workload.op
-    if family == "micro":
-        execution = _need(costs, f"local.micro.{cc}.txn_us") + workload.rows * _need(
-            costs, f"local.micro.{cc}.{op}.row_us"
+    if workload.per_row:
+        execution = _need(costs, f"local.{family}.{cc}.txn_us") + workload.rows * _need(
+            costs, f"local.{family}.{cc}.{op}.row_us"
         )
     else:
         execution = _need(costs, f"local.{family}.{cc}.txn_us")
@@ -255,7 +249,10 @@ def log_limit(costs: dict[str, Any], workload: ModelWorkload) -> Any:
     parameters lack either figure (an older calibration)."""
     if not workload.logs or "log.write_mb_s" not in costs or "log.bytes_per_commit" not in costs:
         return math.inf
-    rows = workload.rows if workload.family == "micro" else LOG_ROWS.get(workload.kind, 10)
+    # rows a commit's record carries, relative to the 10-row microbenchmark update whose bytes
+    # calibration measures (workload_spec.Kind.log_rows: TPC-B updates account, teller and
+    # branch and inserts a history row; Payment likewise; NewOrder of 10 lines 23 rows)
+    rows = workload.log_rows
     return costs["log.write_mb_s"] * 1e6 / (costs["log.bytes_per_commit"] * rows / 10.0)
 
 

@@ -64,7 +64,7 @@ from islands.model.fragment_overlap import COORDINATOR_SHARE
 from islands.model.machine_profile import MachineProfile, profile_for
 from islands.model.parameters import Parameters, default_parameters
 from islands.model.predict import instance_costs, log_limit
-from islands.model.workload_spec import ModelWorkload
+from islands.model.workload_spec import READ, ModelWorkload
 from islands.model.zipf_ranks import ZipfRanks
 
 __all__ = ["SimulationResult", "events_per_second", "simulate_deployment"]
@@ -257,9 +257,9 @@ class _Sim:
         w = self.workload
         base = home * self.rows_per_site
         # One site has no other site for a remote teller or customer to come from.
-        multisite = self.unit() < w.multisite_share and (self.sites > 1 or w.family == "micro")
+        multisite = self.unit() < w.multisite_share and (self.sites > 1 or w.per_row)
         rows = [base + self.site_zipf.draw()]
-        want = w.rows if w.family == "micro" else 1 + (1 if multisite else 0)
+        want = w.rows if w.per_row else 1 + (1 if multisite else 0)
         self._add_rows(rows, want, multisite, base, lambda: self._other_site_row(home))
         return rows, multisite
 
@@ -279,7 +279,7 @@ class _Sim:
         after: dict[int, int] = {}
         redraws = 0
         while len(rows) < want:
-            if multisite and w.family != "micro":
+            if multisite and not w.per_row:
                 r = other()  # another site's row, never the home row
             else:
                 zipf, start = (self.all_zipf, 0) if multisite else (self.site_zipf, base)
@@ -309,9 +309,9 @@ class _Sim:
         home = home_row // self.rows_per_site
         base = home * self.rows_per_site
         # One site has no other site for a remote teller or customer to come from.
-        multisite = self.unit() < w.multisite_share and (self.sites > 1 or w.family == "micro")
+        multisite = self.unit() < w.multisite_share and (self.sites > 1 or w.per_row)
         rows = [home_row]
-        want = w.rows if w.family == "micro" else 1 + (1 if multisite else 0)
+        want = w.rows if w.per_row else 1 + (1 if multisite else 0)
         self._add_rows(rows, want, multisite, base, lambda: self._skewed_other_site_row(home))
         return rows, self.instance_of_site[home]
 
@@ -362,7 +362,7 @@ class _Sim:
     def worker(self, site: int) -> Generator[Any, Any, None]:
         instance = self.instance_of_site[site]
         w = self.workload
-        n_rows_work = w.rows if w.family == "micro" else 1
+        n_rows_work = w.rows if w.per_row else 1
         pending: deque[Any] = deque()  # this worker's commits waiting for their flush
         while True:
             while pending and pending[0].triggered:
@@ -534,6 +534,6 @@ def events_per_second(topology: Topology, parameters: Parameters | None = None) 
     """simpy events simulated per second of this machine's time, on a per-core deployment of
     ``topology`` running the 20%-multisite 10-row read microbenchmark."""
     result = simulate_deployment(
-        topology, "per-core", ModelWorkload("micro-read", multisite=0.2), parameters, duration_us=5_000.0
+        topology, "per-core", ModelWorkload(READ, multisite=0.2), parameters, duration_us=5_000.0
     )
     return result.events / result.wall_s if result.wall_s > 0 else math.nan

@@ -30,7 +30,7 @@ from islands.model.leave_one_out import loo_predictions
 from islands.model.measured_point import Point
 from islands.model.parameters import Parameters
 from islands.model.predict import predict
-from islands.model.workload_spec import ModelWorkload
+from islands.model.workload_spec import KINDS, NEW_ORDER, PAYMENT, TPCB, ModelWorkload
 
 __all__ = [
     "Point",
@@ -318,13 +318,14 @@ def paper_trends(machines: dict[str, Topology], parameters: Parameters) -> list[
                 "efficiency >= 0.7" if linear else "efficiency < 0.5",
                 eff >= 0.7 if linear else eff < 0.5,
             )
-        for kind, spec_share in (("tpcb", 0.15), ("tpcc-payment", 0.15), ("tpcc-new_order", 0.01)):
+        for kind in (TPCB, PAYMENT, NEW_ORDER):
+            spec_share = KINDS[kind].standard_share
             if f"local.{kind}.none.txn_us" not in parameters.costs:
                 continue
             w = ModelWorkload(kind, multisite=0.0)
             drops = {d: 1 - tp("4x6", d, w.with_multisite(spec_share)) / tp("4x6", d, w) for d in ("24ISL", "4ISL")}
             text = f"drop with {spec_share:.0%} remote: 24ISL {drops['24ISL']:.0%}, 4ISL {drops['4ISL']:.0%}"
-            if kind == "tpcb":
+            if kind == TPCB:
                 add(
                     "000-fig22",
                     "4x6",
@@ -471,7 +472,7 @@ def _size_and_remote_trends(topology: Topology, parameters: Parameters) -> list[
     )
     if "local.tpcb.none.txn_us" in parameters.costs:
         tb = {
-            (d, p): predict(topology, d, ModelWorkload("tpcb", multisite=p), parameters, samples=1).throughput
+            (d, p): predict(topology, d, ModelWorkload(TPCB, multisite=p), parameters, samples=1).throughput
             for d in deployments
             for p in (0.0, 1.0)
         }

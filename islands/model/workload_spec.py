@@ -30,18 +30,65 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["KINDS", "MAX_ROWS", "MAX_ROWS_PER_SITE", "MAX_ZIPF_S", "ModelWorkload", "participants", "parse_workload"]
+__all__ = [
+    "KINDS",
+    "NEW_ORDER",
+    "PAYMENT",
+    "READ",
+    "TPCB",
+    "UPDATE",
+    "Kind",
+    "from_run",
+    "MAX_ROWS",
+    "MAX_ROWS_PER_SITE",
+    "MAX_ZIPF_S",
+    "ModelWorkload",
+    "participants",
+    "parse_workload",
+]
 
-#: Workload kinds, each with whether its transactions update and its default multisite share
-#: (the papers' standard settings: TPC-B 15% remote tellers, Payment 15% remote customers,
-#: NewOrder 1% remote items; the microbenchmark 0%).
-KINDS: dict[str, tuple[bool, float]] = {
-    "micro-read": (False, 0.0),
-    "micro-update": (True, 0.0),
-    "tpcb": (True, 0.15),
-    "tpcc-payment": (True, 0.15),
-    "tpcc-new_order": (True, 0.01),
+
+@dataclass(frozen=True)
+class Kind:
+    """One workload kind of the model (a paper's workload, or one transaction of it run alone):
+    the model's one table of what it assumes of each (:data:`KINDS`); the other model modules
+    read these fields, never a kind's name."""
+
+    update: bool  #: whether its transactions update (and log)
+    standard_share: float  #: its default multisite share: the papers' standard setting
+    #: each of its ``rows`` rows is drawn over the sites (the microbenchmark), so that its
+    #: multisite transactions touch as many sites as rows fall in; else one remote row
+    per_row: bool
+    family: str  #: the key of its local costs (``local.<family>.<cc>.txn_us``)
+    #: rows its log record carries (per-row kinds: their ``rows``), from the transactions'
+    #: definitions (000 Sec 8; TPC-C 2.4, 2.5)
+    log_rows: int
+    #: rows per site a remote transaction's held row is drawn from, for a local transaction
+    #: touching one of them (per-row kinds: the site's rows over the rows held); TPC-B's tellers
+    #: per branch (TPC-B 1.2: 10), Payment's customers per warehouse (3,000 x 10 districts), the
+    #: stock rows (100,000 a warehouse) over the ~10 a NewOrder takes
+    remote_pool: float
+    engine: tuple[str, str, Any]  #: the engine run it is: (workload, setting, value) (setting "": any)
+    share_setting: str  #: the engine setting holding its multisite share (``section.field``)
+
+
+#: Workload kinds (the papers' standard settings: TPC-B 15% remote tellers, Payment 15% remote
+#: customers, NewOrder 1% remote items; the microbenchmark 0%).
+KINDS: dict[str, Kind] = {
+    "micro-read": Kind(False, 0.0, True, "micro", 0, math.inf, ("micro", "update", False), "micro.multisite"),
+    "micro-update": Kind(True, 0.0, True, "micro", 0, math.inf, ("micro", "update", True), "micro.multisite"),
+    "tpcb": Kind(True, 0.15, False, "tpcb", 4, 10.0, ("tpcb", "", None), "tpcb.remote"),
+    "tpcc-payment": Kind(
+        True, 0.15, False, "tpcc-payment", 4, 30_000.0, ("tpcc", "mix", "payment"), "tpcc.payment_remote"
+    ),
+    "tpcc-new_order": Kind(
+        True, 0.01, False, "tpcc-new_order", 23, 10_000.0, ("tpcc", "mix", "new_order"), "tpcc.new_order_remote_item"
+    ),
 }
+#: The kinds by the names the model's figures and claims use.
+READ, UPDATE, TPCB, PAYMENT, NEW_ORDER = KINDS
+
+
 #: The most distinct rows a microbenchmark transaction touches (the engine's
 #: ``micro.rows_per_txn`` maximum, ``csrc/include/islands/settings/micro_config.hpp``).
 MAX_ROWS = 10_000
@@ -87,7 +134,7 @@ class ModelWorkload:
             raise ValueError(f"workload rows_per_site: {rows_per_site!r} is not a whole number")
         if not 1 <= rows_per_site <= MAX_ROWS_PER_SITE:
             raise ValueError(f"workload rows_per_site: {rows_per_site!r} is not in [1, {MAX_ROWS_PER_SITE:,}]")
-        if self.family == "micro" and self.rows > rows_per_site:
+        if self.per_row and self.rows > rows_per_site:
             raise ValueError(
                 f"workload rows: {self.rows} distinct rows per transaction cannot come from a site of "
                 f"{rows_per_site} (rows_per_site)"
@@ -96,7 +143,22 @@ class ModelWorkload:
     @property
     def update(self) -> bool:
         """Whether its transactions write (and log)."""
-        return KINDS[self.kind][0]
+        return KINDS[self.kind].update
+
+    @property
+    def per_row(self) -> bool:
+        """Whether each of its rows is drawn over the sites (see :class:`Kind`)."""
+        return KINDS[self.kind].per_row
+
+    @property
+    def log_rows(self) -> int:
+        """Rows a transaction's log record carries."""
+        return self.rows if self.per_row else KINDS[self.kind].log_rows
+
+    @property
+    def standard_share(self) -> float:
+        """Its multisite share in the papers' standard setting."""
+        return KINDS[self.kind].standard_share
 
     @property
     def logs(self) -> bool:
@@ -111,14 +173,14 @@ class ModelWorkload:
 
     @property
     def family(self) -> str:
-        """The key of its local costs: ``micro`` for both microbenchmarks, else the kind."""
-        return "micro" if self.kind.startswith("micro") else self.kind
+        """The key of its local costs (both microbenchmarks share theirs)."""
+        return KINDS[self.kind].family
 
     @property
     def multisite_share(self) -> float:
         """The share of transactions that are multisite: ``multisite``, but for NewOrder the
         share with at least one remote line of :data:`NEW_ORDER_LINES`."""
-        if self.kind == "tpcc-new_order":
+        if self.kind == NEW_ORDER:
             return 1.0 - (1.0 - self.multisite) ** NEW_ORDER_LINES
         return float(self.multisite)
 
@@ -129,9 +191,9 @@ class ModelWorkload:
     def describe(self) -> str:
         """``micro-update, 10 rows, 20% multisite``."""
         parts = [self.kind]
-        if self.family == "micro":
+        if self.per_row:
             parts.append(f"{self.rows} rows")
-        parts.append(f"{self.multisite:.0%} {'remote' if self.family != 'micro' else 'multisite'}")
+        parts.append(f"{self.multisite:.0%} {'multisite' if self.per_row else 'remote'}")
         if self.zipf_s:
             parts.append(f"zipf {self.zipf_s:g}")
         if self.rows_per_site != 10_000:
@@ -148,7 +210,7 @@ def parse_workload(spec: str) -> ModelWorkload:
     kind = kind.strip().lower()
     if kind not in KINDS:
         raise ValueError(f"workload {kind!r}: choose one of {', '.join(KINDS)}")
-    values: dict[str, object] = {"multisite": KINDS[kind][1]}
+    values: dict[str, object] = {"multisite": KINDS[kind].standard_share}
     names: dict[str, tuple[str, Callable[[str], Any]]] = {
         "rows": ("rows", _whole),
         "multisite": ("multisite", _number),
@@ -203,6 +265,29 @@ def _boolean(text: str) -> bool:
 _boolean.__name__ = "boolean"
 
 
+def from_run(row: Any, default_workload: str) -> ModelWorkload | None:
+    """The model workload of one engine run (a sweep row's ``config.*`` values, read with
+    ``row.get``; a row without ``config.workload`` ran ``default_workload``), or None for a run
+    the model has no kind for (TATP, a TPC-C mix)."""
+    name = str(row.get("config.workload", default_workload))
+    logged = str(row.get("config.log.mode", "off")) != "off"
+    for kind, k in KINDS.items():
+        workload, setting, value = k.engine
+        if workload != name:
+            continue
+        if setting:
+            got = row.get(f"config.{workload}.{setting}")
+            if (bool(got) if isinstance(value, bool) else str(got)) != value:
+                continue
+        fields: dict[str, Any] = {"multisite": float(row[f"config.{k.share_setting}"]), "logged": logged}
+        if k.per_row:
+            fields["rows"] = int(row[f"config.{workload}.rows_per_txn"])
+            fields["zipf_s"] = float(row.get(f"config.{workload}.zipf_s", 0.0) or 0.0)
+            fields["rows_per_site"] = int(row.get(f"config.{workload}.rows_per_site", 10_000))
+        return ModelWorkload(kind, **fields)
+    return None
+
+
 def participants(workload: ModelWorkload, sizes: Sequence[int], home: int) -> tuple[float, float]:
     """For a multisite transaction started by instance ``home`` of a deployment whose
     instances hold ``sizes`` sites each: ``(probability it is distributed, expected number of
@@ -211,7 +296,7 @@ def participants(workload: ModelWorkload, sizes: Sequence[int], home: int) -> tu
     others = [s for i, s in enumerate(sizes) if i != home]
     if not others:
         return 0.0, 0.0
-    if workload.family == "micro":
+    if workload.per_row:
         draws = workload.rows - 1
         if draws < 1:
             return 0.0, 0.0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -25,6 +26,9 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from islands.analysis.statistics import CONFIDENCE, Ratio, ratio, summarize
 from islands.analysis.tables import human_number
 from islands.analysis.verdicts import change_words, ratio_words
+from islands.config.settings import DEFAULT_WORKLOAD
+from islands.config.workload_registry import workload as workload_of
+from islands.config.workload_words import SIZE_WORDS, size_words
 from islands.machine.topology import Topology
 from islands.plots._bench_style import COLORS
 from islands.plots.inline_figure import InlineFigure, png_bytes
@@ -247,7 +251,7 @@ def _numbers(df: pd.DataFrame, name: str) -> pd.Series:
 
 def run_note(df: pd.DataFrame) -> str:
     """Repetitions, warm-up and measured window, for a figure's title."""
-    workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else "micro"
+    workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else DEFAULT_WORKLOAD
     section = f"config.{workload}."
     varied = [c for c in df.columns if c.startswith((section, "config.engine."))]
     sizes = ["n_cpus"] if "n_cpus" in df.columns else []
@@ -275,18 +279,27 @@ def run_note(df: pd.DataFrame) -> str:
             )
         else:
             what += f"; {warmup} s warm-up + {duration} s measured"
-    if workload == "tpcb" and "config.tpcb.accounts_per_branch" in df.columns:
-        what += (
-            f"; {_g(df['config.tpcb.branches_per_site'])} branch(es) of "
-            f"{_g(df['config.tpcb.accounts_per_branch'], ',.0f')} accounts per site (one site per core)"
-        )
-    elif workload == "tpcc" and "config.tpcc.warehouses_per_site" in df.columns:
-        what += f"; {_g(df['config.tpcc.warehouses_per_site'])} warehouse(s) per site (one site per core)"
-    elif workload == "tatp" and "config.tatp.subscribers_per_site" in df.columns:
-        what += f"; {_g(df['config.tatp.subscribers_per_site'], ',.0f')} subscribers per site (one site per core)"
-    elif workload == "micro" and "config.micro.rows_per_site" in df.columns:
-        what += f"; {_g(df['config.micro.rows_per_site'], ',.0f')} rows per site (one site per core)"
+    size = _size_note(df, workload)
+    if size:
+        what += f"; {size} (one site per core)"
     return what
+
+
+def _size_note(df: pd.DataFrame, workload: str) -> str:
+    """The data size the rows ran, in the words of :data:`islands.config.workload_words.SIZE_WORDS`
+    ('' where a setting it names is not among the columns)."""
+    words = SIZE_WORDS.get(workload)
+    if words is None:
+        words = size_words(workload, workload_of(workload).size_field)
+    values = {}
+    for _, name, spec, _ in string.Formatter().parse(words):
+        if name is None:
+            continue
+        column = f"config.{workload}.{name}"
+        if column not in df.columns:
+            return ""
+        values[name] = _g(df[column], ",.0f" if spec == "," else "g")
+    return words.replace(":,}", "}").format(**values)
 
 
 def _g(values: pd.Series, spec: str = "g") -> str:
@@ -536,8 +549,10 @@ def log_note(df: pd.DataFrame) -> str:
 
     if (modes == "off").all():
         return "not logged"
-    micro = "config.workload" not in df.columns or (df["config.workload"].fillna("micro") == "micro").all()
-    if not micro or "update" not in df.columns or not df["update"].any() or df["update"].all():
+    # Reads and updates apart only where every row runs one workload with an `update` setting
+    own = set(df["config.workload"].fillna(DEFAULT_WORKLOAD)) if "config.workload" in df.columns else {DEFAULT_WORKLOAD}
+    one = len(own) == 1 and f"config.{next(iter(own))}.update" in df.columns
+    if not one or "update" not in df.columns or not df["update"].any() or df["update"].all():
         logged = how(pd.Series(True, index=df.index))
         return f"logged ({logged})" if logged else "not logged"
     parts = []

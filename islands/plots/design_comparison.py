@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from islands.config.settings import DEFAULT_WORKLOAD
 from islands.figures.designs import DESIGNS, design_of
 from islands.plots._common import (
     Drawing,
@@ -196,7 +197,8 @@ def _vs_sockets(df: pd.DataFrame, figure_id: str, designs: list[str], caption: s
 
 
 def _per_transaction(df: pd.DataFrame, figure_id: str, designs: list[str], caption: str) -> Drawing:
-    workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else "tatp"
+    # rows stored without their workload ran the default one
+    workload = str(df["config.workload"].iloc[0]) if "config.workload" in df.columns else DEFAULT_WORKLOAD
     mix_column = f"config.{workload}.mix"
     if mix_column not in df.columns:
         raise ValueError(f"figure {figure_id}: the rows have no {mix_column} (a TATP or TPC-C sweep over mixes)")

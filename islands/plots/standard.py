@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from islands.config.workload_words import STANDARD_PANELS, name_of
 from islands.plots._common import (
     TRANSPORT_STYLES,
     Drawing,
@@ -38,37 +39,37 @@ from islands.plots.figure_rules import titled
 
 __all__ = ["plot_remote_share", "plot_standard"]
 
-#: Per panel (a workload, or a TPC-C transaction run alone): the config column holding its
-#: remote share, the name shown, and the other TPC-C share that must be at its lowest.
+#: Per panel (a workload, or one of its transactions run alone): the config column holding its
+#: remote share, the name shown, and the other share that must be at its lowest.
 _REMOTE = {
-    "tpcb": ("config.tpcb.remote", "TPC-B AccountUpdate", None),
-    "tpcc-payment": ("config.tpcc.payment_remote", "TPC-C Payment", "config.tpcc.new_order_remote_item"),
-    "tpcc-new_order": (
-        "config.tpcc.new_order_remote_item",
-        "TPC-C NewOrder (% remote items)",
-        "config.tpcc.payment_remote",
-    ),
+    panel: (f"config.{share}", title, None if other is None else f"config.{other}")
+    for panel, (share, title, other) in STANDARD_PANELS.items()
 }
 _TITLES = {"000-fig23": "TPC-B vs % remote transactions", "000-fig24": "TPC-C Payment vs % remote payments"}
 
 
 def _layout_note(df: pd.DataFrame) -> str:
-    """'; TPC-C spec layout' (the row layouts of the TPC-C rows shown), '' without TPC-C rows.
-    Rows stored before the layout setting existed ran the narrow layout."""
-    tpcc = df[df["workload"].str.startswith("tpcc")]
-    if tpcc.empty:
-        return ""
-    column = "config.tpcc.layout"
-    layouts = tpcc[column].fillna("narrow") if column in tpcc.columns else pd.Series(["narrow"])
-    return f"; TPC-C {' and '.join(sorted(set(layouts.astype(str))))} layout"
+    """'; TPC-C spec layout' (the row layouts of the rows shown, of each workload with a
+    layout setting), '' without such rows. Rows stored before the setting existed ran the
+    narrow layout."""
+    notes = []
+    for workload in sorted(set(df["config.workload"].astype(str))):
+        column = f"config.{workload}.layout"
+        if column not in df.columns:
+            continue
+        layouts = df.loc[df["config.workload"] == workload, column].fillna("narrow").astype(str)
+        notes.append(f"; {name_of(workload)} {' and '.join(sorted(set(layouts)))} layout")
+    return "".join(notes)
 
 
 def _with_remote(rows: pd.DataFrame, what: str) -> pd.DataFrame:
     df = prepared(rows, what, extra=("config.workload",))
     df["workload"] = df["config.workload"].astype(str)
-    if "config.tpcc.mix" in df.columns:
-        tpcc = df["workload"] == "tpcc"
-        df.loc[tpcc, "workload"] = "tpcc-" + df.loc[tpcc, "config.tpcc.mix"].astype(str)
+    for workload in set(df["workload"]):  # a workload with a mix: a panel per transaction run alone
+        mix = f"config.{workload}.mix"
+        if mix in df.columns:
+            own = df["workload"] == workload
+            df.loc[own, "workload"] = workload + "-" + df.loc[own, mix].astype(str)
     df = df[df["workload"].isin(list(_REMOTE))].copy()
     if df.empty:
         raise ValueError(f"{what}: no rows of a standard workload run alone (TPC-B, TPC-C payment or new_order)")

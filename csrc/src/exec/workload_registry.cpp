@@ -4,8 +4,15 @@
 
 namespace islands {
 
+namespace {
+WorkloadEntry with_settings_class(WorkloadEntry entry, const char* settings_class) {
+  entry.settings_class = settings_class;
+  return entry;
+}
+}  // namespace
+
 const std::vector<WorkloadEntry>& workloads() {
-#define ISLANDS_WORKLOAD_ENTRY(name, Config) workload_entry_##name(),
+#define ISLANDS_WORKLOAD_ENTRY(name, Config) with_settings_class(workload_entry_##name(), #Config),
   static const std::vector<WorkloadEntry> entries{ISLANDS_WORKLOADS(ISLANDS_WORKLOAD_ENTRY)};
 #undef ISLANDS_WORKLOAD_ENTRY
   return entries;

@@ -10,32 +10,36 @@
 
 namespace islands {
 
-std::uint64_t tpcc_load_bytes(const TpccConfig& config, std::uint64_t total_sites) {
+std::vector<TableLoad> tpcc_load_size(const TpccConfig& config) {
   using namespace tpcc;
   const bool spec = config.spec_layout();
-  const auto stride = [&](std::uint32_t narrow, std::uint32_t wide) { return Row::stride(spec ? wide : narrow); };
-  // Tables other than Stock and Item grow in chunks of 4096 rows per site (storage/table.cpp).
-  const auto chunked = [&](std::uint64_t rows) {
-    const std::uint64_t per_site = (rows + total_sites - 1) / total_sites;
-    return total_sites * ((per_site + 4095) / 4096 * 4096);
-  };
-  const std::uint64_t w = total_sites * config.warehouses_per_site, cpd = config.customers_per_district;
-  const std::uint64_t customers = w * kDistricts * cpd;
-  const std::uint64_t lines = customers * 10;  // 5-15 per order, one order per customer
-  std::uint64_t bytes = chunked(w) * stride(Warehouse::kColumns, Warehouse::kSpecColumns) +
-                        chunked(w * kDistricts) * stride(District::kColumns, District::kSpecColumns) +
-                        chunked(customers) * stride(Customer::kColumns, Customer::kSpecColumns) +
-                        chunked(customers) * stride(History::kColumns, History::kSpecColumns) +
-                        chunked(customers) * stride(Order::kColumns, Order::kSpecColumns) +
-                        chunked(customers * 3 / 10) * stride(NewOrder::kColumns, NewOrder::kSpecColumns) +
-                        chunked(lines) * stride(OrderLine::kColumns, OrderLine::kSpecColumns) +
-                        w * std::uint64_t{config.items} * stride(Stock::kColumns, Stock::kSpecColumns) +
-                        total_sites * std::uint64_t{config.items} * stride(Item::kColumns, Item::kSpecColumns);
-  // The primary index (kIndexBytesPerKey a key), the order B+tree (about 48 bytes a key), the
-  // last-name lists.
-  const std::uint64_t keys = total_sites * std::uint64_t{config.items} + w * (config.items + 11 + 2 * customers / w + lines / w);
-  bytes += keys * kIndexBytesPerKey + customers * 48 + customers * 8 + w * kDistricts * kLastNames * 24;
-  return bytes;
+  const auto width = [&](std::uint32_t narrow, std::uint32_t wide) -> std::size_t { return spec ? wide : narrow; };
+  const std::uint64_t w = config.warehouses_per_site, districts = w * kDistricts;
+  const std::uint64_t customers = districts * config.customers_per_district;  // and orders, history rows
+  const std::uint64_t new_orders = districts * (config.customers_per_district * 3 / 10);  // the last 30% of orders
+  // A key is up to kIndexBytesPerKey of hash slots or B+tree entries; an order also has an entry
+  // in the by-customer B+tree (about 48 bytes); each district has kLastNames last-name lists (a
+  // vector, 24 bytes) and each customer a pointer in one.
+  const std::uint64_t key = kIndexBytesPerKey;
+  // Tables other than Stock and Item grow in chunks (storage/table.hpp); Stock and Item are reserved.
+  std::vector<TableLoad> tables{
+      fixed_table("warehouse", width(Warehouse::kColumns, Warehouse::kSpecColumns), w, key, true),
+      fixed_table("district", width(District::kColumns, District::kSpecColumns), districts, key + kLastNames * 24, true),
+      fixed_table("customer", width(Customer::kColumns, Customer::kSpecColumns), customers, key + 8, true),
+      fixed_table("history", width(History::kColumns, History::kSpecColumns), customers, 0, true),
+      fixed_table("orders", width(Order::kColumns, Order::kSpecColumns), customers, key + 48, true),
+      fixed_table("new_order", width(NewOrder::kColumns, NewOrder::kSpecColumns), new_orders, key, true),
+      // 5-15 lines an order
+      drawn_table("order_line", width(OrderLine::kColumns, OrderLine::kSpecColumns), 10.0 * static_cast<double>(customers),
+                  5 * customers, 15 * customers, key),
+      fixed_table("item", width(Item::kColumns, Item::kSpecColumns), 0, key),
+      fixed_table("stock", width(Stock::kColumns, Stock::kSpecColumns), w * std::uint64_t{config.items}, key)};
+  tables[7].rows_per_instance = config.items;  // read-only, one copy an instance
+  return tables;
+}
+
+std::uint64_t tpcc_load_bytes(const TpccConfig& config, std::uint64_t total_sites) {
+  return load_bytes(tpcc_load_size(config), total_sites, total_sites);
 }
 
 void validate_tpcc_fit(const TpccConfig& config, std::uint64_t total_sites) {

@@ -11,6 +11,7 @@
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/random.hpp"
 #include "islands/settings/engine_config.hpp"
+#include "islands/exec/load_size.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/storage/row.hpp"
 #include "islands/txn/txn_context.hpp"
@@ -33,6 +34,15 @@ struct RunConfig;
 //!   static void validate_settings(const Config&, const RunConfig&, std::uint64_t total_sites);
 //!       throws ConfigError for settings that cannot run on a deployment of total_sites sites
 //! Schema and load
+//!   static std::vector<TableLoad> load_size(const Config&);   its tables, with their rows a
+//!       site (and an instance) and their row and index bytes, as functions of its settings:
+//!       what a load allocates, estimated before it (memory admission; exec/load_size.hpp)
+//!   static bool writes(const Config&);               whether its transactions can write
+//!       under these settings (a series that cannot runs unlogged)
+//!   static std::string size_setting();                "section.field" of the setting that
+//!       sizes its load (what a refusal for memory names)
+//!   std::vector<TableRows> table_rows() const;        each table's rows at this instance now,
+//!       named as load_size names them (a test holds a load to its declaration)
 //!   W(const Config&, const EngineConfig&, std::size_t sites, std::size_t first_site,
 //!     std::size_t total_sites);                      this instance holds global sites
 //!                                                    [first_site, first_site + sites)
@@ -64,6 +74,8 @@ struct RunConfig;
 //!       stood when the run started (after loading and recovery), as NAME_at_start
 //!   static std::vector<std::string> verify(const CheckMap&);   the conditions the figures
 //!       summed over the deployment violate (empty: consistent), one line each
+//!   static std::vector<std::string> conditions();    the names of the conditions verify
+//!       checks, one each
 //! Log (when kLogs) and checks: a transaction reports each row it changed or inserted with
 //!   TxnContext::wrote() (its after-image; the first columns only when only they changed) and
 //!   deletes through TxnContext::deleting(); recovery (log/log_recovery.hpp) replays them:
@@ -152,6 +164,16 @@ constexpr bool assert_workload() {
                 "figures_at_start(): the figures the conditions need from the run's start");
   static_assert(std::is_same_v<decltype(W::verify(std::declval<const CheckMap&>())), std::vector<std::string>>,
                 "verify(checks): the failed consistency conditions");
+  static_assert(std::is_same_v<decltype(W::conditions()), std::vector<std::string>>,
+                "conditions(): the names of the consistency conditions verify checks");
+  static_assert(std::is_same_v<decltype(W::load_size(std::declval<const Config&>())), std::vector<TableLoad>>,
+                "load_size(settings): its tables' rows and row bytes (exec/load_size.hpp)");
+  static_assert(std::is_same_v<decltype(W::writes(std::declval<const Config&>())), bool>,
+                "writes(settings): whether its transactions can write under them");
+  static_assert(std::is_same_v<decltype(W::size_setting()), std::string>,
+                "size_setting(): the setting that sizes its load, as section.field");
+  static_assert(std::is_same_v<decltype(std::declval<const W&>().table_rows()), std::vector<TableRows>>,
+                "table_rows() const: each table's rows at this instance");
   return true;
 }
 

@@ -6,6 +6,7 @@
 
 #include "islands/exec/instance.hpp"
 #include "islands/exec/instance_config.hpp"
+#include "islands/exec/load_size.hpp"
 #include "islands/exec/run_config.hpp"
 #include "islands/settings/workload_list.hpp"
 
@@ -15,12 +16,25 @@ namespace islands {
 //! (every index × concurrency-control scheme), built in the workload's own translation unit.
 struct WorkloadEntry {
   std::string name;                       //!< run-time name = RunConfig member = Python section
+  std::string settings_class;             //!< its settings struct's name (= the Python binding's class)
+  std::string size_setting;               //!< the setting that sizes its load, as section.field
   bool logs = false;                      //!< its writes reach the write-ahead log
   std::vector<std::string> transactions;  //!< transaction type names, by type number
   //! Figures its conditions need as they stood at the run's start (as NAME_at_start).
   std::vector<std::string> figures_at_start;
+  std::vector<std::string> conditions;    //!< the names of its consistency conditions
+  bool changes = false;                   //!< its draw can change while it runs (exec/workload_change.hpp)
+  //! It can route its tables apart (engine.plp_units = per_table), in the order of load_size's tables.
+  bool routes_tables = false;
   //! The consistency conditions that figures summed over a deployment violate (empty: none).
   std::vector<std::string> (*verify)(const CheckMap& checks) = nullptr;
+  //! Its tables as the config's settings size them (rows a site and an instance, row bytes).
+  std::vector<TableLoad> (*load_size)(const RunConfig& config) = nullptr;
+  //! Whether its transactions can write under the config's settings (else it never logs).
+  bool (*writes)(const RunConfig& config) = nullptr;
+  //! Loads every site of config (driver.cpus) in one instance in the calling thread and returns
+  //! each table's rows: what a load holds, to compare with load_size (tests).
+  std::vector<TableRows> (*loaded_rows)(const RunConfig& config) = nullptr;
   //! Throws ConfigError when its settings cannot run on a deployment of total_sites sites.
   void (*validate)(const RunConfig& config, std::uint64_t total_sites) = nullptr;
   //! The instance that runs it as config says (index, scheme).

@@ -10,6 +10,7 @@
 #include "islands/index/index_dispatch.hpp"
 #include "islands/perf/simulator_marks.hpp"
 #include "islands/exec/routing_unit.hpp"
+#include "islands/exec/workload_change.hpp"
 #include "islands/exec/workload_interface.hpp"
 
 namespace islands {
@@ -93,17 +94,40 @@ struct WorkloadVariants {
     });
   }
 
+  static std::vector<TableLoad> load_size(const RunConfig& config) { return W<HashIndex>::load_size(config.*Settings); }
+
+  static bool writes(const RunConfig& config) { return W<HashIndex>::writes(config.*Settings); }
+
+  // Every site of the config loaded in one instance by the calling thread; its tables' rows.
+  static std::vector<TableRows> loaded_rows(const RunConfig& config) {
+    return with_index(config.engine.index, [&](auto index) {
+      using Workload = W<typename decltype(index)::type>;
+      const std::size_t sites = config.driver.cpus.size();
+      Workload workload(config.*Settings, config.engine, sites, 0, sites);
+      for (std::size_t s = 0; s < sites; ++s) workload.load_site(s);
+      workload.finish_load(true);
+      return workload.table_rows();
+    });
+  }
+
   //! The entry for the registry (workload_registry.hpp).
   static WorkloadEntry entry(const char* name) {
     WorkloadEntry e;
     e.name = name;
+    e.size_setting = W<HashIndex>::size_setting();
     e.logs = W<HashIndex>::kLogs;
     e.transactions = W<HashIndex>::transaction_names();
     e.figures_at_start = W<HashIndex>::figures_at_start();
+    e.conditions = W<HashIndex>::conditions();
     e.verify = &W<HashIndex>::verify;
+    e.load_size = &load_size;
+    e.writes = &writes;
+    e.changes = CanChange<W<HashIndex>>::value;
+    e.routes_tables = HasRoutingTables<W<HashIndex>>::value;
     e.validate = &validate;
     e.make_instance = &make_instance;
     e.run_fixed = &run_fixed;
+    e.loaded_rows = &loaded_rows;
     return e;
   }
 };

@@ -49,6 +49,8 @@ class Table {
   //! Reserves room for `rows` rows in `site` in one chunk (call from the owner thread).
   void reserve(std::size_t site, std::size_t rows);
 
+  //! Rows of the chunk a site allocates when it outgrows what it reserved.
+  static constexpr std::size_t kChunkRows = 4096;
   std::size_t columns() const { return columns_; }     //!< payload columns per row
   std::size_t row_stride() const { return stride_; }   //!< bytes per row
   std::size_t sites() const { return sites_.size(); }  //!< number of sites
@@ -78,7 +80,6 @@ class Table {
     std::size_t rows = 0;
     std::atomic<std::size_t> bytes{0};  // read without the mutex by bytes()
   };
-  static constexpr std::size_t kChunkRows = 4096;
   // A row from the site's limbo that the gate says is safe, or nullptr (under s.mutex).
   Row* take_waiting(Site& s);
 

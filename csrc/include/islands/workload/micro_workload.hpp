@@ -58,6 +58,19 @@ class MicroWorkload {
     }
   }
 
+  //! Index bytes a key (the hash index's measured footprint, about 45, rounded up).
+  static constexpr std::uint64_t kIndexBytesPerKey = 64;
+  //! One table of rows_per_site rows a site, reserved exactly, one index key a row.
+  static std::vector<TableLoad> load_size(const Config& config) {
+    return {fixed_table("rows", config.columns, config.rows_per_site, kIndexBytesPerKey)};
+  }
+  //! Whether transactions can write: an update run's (its read-only share aside).
+  static bool writes(const Config& config) { return config.update; }
+  //! Its load grows with the rows of a site.
+  static std::string size_setting() { return "micro.rows_per_site"; }
+  //! The one table's rows at this instance.
+  std::vector<TableRows> table_rows() const { return {table_rows_of("rows", table_)}; }
+
   MicroWorkload(const MicroConfig& config, const EngineConfig& engine, std::size_t sites,
                 std::size_t first_site = 0, std::size_t total_sites = 0)
       : config_(config),
@@ -297,7 +310,9 @@ class MicroWorkload {
   //! No figure is needed from the run's start.
   static std::vector<std::string> figures_at_start() { return {}; }
   //! Every committed update added 1 to column 0 of each row it updated: the payload sum grew
-  //! by exactly the rows committed transactions updated.
+  //! by exactly the rows committed transactions updated (one condition).
+  static std::vector<std::string> conditions() { return {"payload_sum_growth"}; }
+  //! The condition, when `checks` violate it.
   static std::vector<std::string> verify(const CheckMap& checks) {
     const std::int64_t grew = figure(checks, "payload_sum_after") - figure(checks, "payload_sum_before");
     const std::int64_t rows = figure(checks, "committed_row_updates");

@@ -62,6 +62,27 @@ class TpcbWorkload {
     std::vector<Row*> rows;            //!< scratch
   };
 
+  //! Index bytes a key (the hash index's measured footprint, about 50, rounded up).
+  static constexpr std::uint64_t kIndexBytesPerKey = 64;
+  //! Branches, tellers and accounts of a site's branches, reserved exactly, one index key a
+  //! row; the history, empty at load (transactions insert it).
+  static std::vector<TableLoad> load_size(const Config& config) {
+    const std::uint64_t branches = config.branches_per_site;
+    return {fixed_table("branch", kColumns, branches, kIndexBytesPerKey),
+            fixed_table("teller", kColumns, branches * config.tellers_per_branch, kIndexBytesPerKey),
+            fixed_table("account", kColumns, branches * config.accounts_per_branch, kIndexBytesPerKey),
+            fixed_table("history", kHistoryColumns, 0, 0, true)};
+  }
+  //! Every AccountUpdate writes.
+  static bool writes(const Config&) { return true; }
+  //! Its load grows with the accounts of a branch.
+  static std::string size_setting() { return "tpcb.accounts_per_branch"; }
+  //! Each table's rows at this instance.
+  std::vector<TableRows> table_rows() const {
+    return {table_rows_of("branch", branches_), table_rows_of("teller", tellers_), table_rows_of("account", accounts_),
+            table_rows_of("history", history_)};
+  }
+
   TpcbWorkload(const TpcbConfig& config, const EngineConfig& engine, std::size_t sites,
                std::size_t first_site = 0, std::size_t total_sites = 0)
       : config_(config),
@@ -249,6 +270,11 @@ class TpcbWorkload {
   //! Every balance moved by the same deltas (branch = teller = account = history sums); one
   //! history row per committed transaction since the start; each branch equal to its history,
   //! to its accounts (unless accounts are remote) and to its tellers (unless tellers are).
+  static std::vector<std::string> conditions() {
+    return {"balance_sums", "history_rows", "branches_unlike_accounts", "branches_unlike_tellers",
+            "branches_unlike_history"};
+  }
+  //! The conditions `checks` violate.
   static std::vector<std::string> verify(const CheckMap& checks) {
     std::vector<std::string> failures;
     const char* sums[] = {"branch_balance_sum", "teller_balance_sum", "account_balance_sum", "history_delta_sum"};

@@ -330,39 +330,52 @@ bool TpccWorkload<Index>::corrupt_for_test(const std::string& what) {
   return true;
 }
 
+namespace tpcc {
+//! The conditions whose figure counts violations (0 when consistent): figure, then what a
+//! violation means.
+inline constexpr std::pair<const char*, const char*> kCountedConditions[] = {
+    {"condition_1_warehouses", "condition 1: warehouses whose W_YTD is not the sum of D_YTD"},
+    {"condition_2_districts", "condition 2: districts whose D_NEXT_O_ID - 1, max(O_ID) and max(NO_O_ID) differ"},
+    {"condition_3_districts", "condition 3: districts whose new orders are not contiguous"},
+    {"condition_4_districts", "condition 4: districts whose sum(O_OL_CNT) is not the number of order lines"},
+    {"condition_5_orders", "condition 5: orders whose O_CARRIER_ID is null but have no new-order row, or not null "
+                           "and have one"},
+    {"condition_6_orders", "condition 6: orders whose O_OL_CNT is not the number of their lines"},
+    {"condition_7_order_lines", "condition 7: order lines whose OL_DELIVERY_D is null and their order's "
+                                "O_CARRIER_ID is not, or the other way round (or whose order is missing)"},
+    {"condition_10_customers", "condition 10: customers whose C_BALANCE is not the sum of their delivered "
+                               "lines' OL_AMOUNT less their H_AMOUNT"},
+    {"condition_11_districts", "condition 11: districts whose orders less new orders are not the loaded "
+                               "delivered orders (a mix without Delivery)"},
+    {"condition_12_customers", "condition 12: customers whose C_BALANCE + C_YTD_PAYMENT is not the sum of "
+                               "their delivered lines' OL_AMOUNT"},
+    {"history_unknown_customers", "History rows whose H_C_ID names no customer"},
+    {"order_line_dist_info", "the run's order lines whose OL_DIST_INFO is not their supplying stock's "
+                             "S_DIST_xx of their district (spec layout)"}};
+//! The conditions whose figure is a fingerprint (a multiple of kPrime when consistent).
+inline constexpr std::pair<const char*, const char*> kFingerprintConditions[] = {
+    {"condition_8_fingerprint", "condition 8: some warehouse's W_YTD is not the sum of its H_AMOUNT"},
+    {"condition_9_fingerprint", "condition 9: some district's D_YTD is not the sum of its H_AMOUNT"},
+    {"stock_ytd_fingerprint", "stock: some S_YTD is not the sum of the run's order lines' OL_QUANTITY of it"},
+    {"stock_order_cnt_fingerprint", "stock: some S_ORDER_CNT is not the number of the run's order lines of it"},
+    {"stock_remote_cnt_fingerprint", "stock: some S_REMOTE_CNT is not the number of the run's remote order lines of it"}};
+}  // namespace tpcc
+
+template <class Index>
+std::vector<std::string> TpccWorkload<Index>::conditions() {
+  std::vector<std::string> names;
+  for (const auto& [name, what] : tpcc::kCountedConditions) names.emplace_back(name);
+  for (const auto& [name, what] : tpcc::kFingerprintConditions) names.emplace_back(name);
+  return names;
+}
+
 template <class Index>
 std::vector<std::string> TpccWorkload<Index>::verify(const CheckMap& checks) {
   std::vector<std::string> failures;
-  for (const auto& [name, what] : {
-           std::pair<const char*, const char*>{"condition_1_warehouses",
-                                               "condition 1: warehouses whose W_YTD is not the sum of D_YTD"},
-           {"condition_2_districts", "condition 2: districts whose D_NEXT_O_ID - 1, max(O_ID) and max(NO_O_ID) differ"},
-           {"condition_3_districts", "condition 3: districts whose new orders are not contiguous"},
-           {"condition_4_districts", "condition 4: districts whose sum(O_OL_CNT) is not the number of order lines"},
-           {"condition_5_orders", "condition 5: orders whose O_CARRIER_ID is null but have no new-order row, or not null "
-                                  "and have one"},
-           {"condition_6_orders", "condition 6: orders whose O_OL_CNT is not the number of their lines"},
-           {"condition_7_order_lines", "condition 7: order lines whose OL_DELIVERY_D is null and their order's "
-                                       "O_CARRIER_ID is not, or the other way round (or whose order is missing)"},
-           {"condition_10_customers", "condition 10: customers whose C_BALANCE is not the sum of their delivered "
-                                      "lines' OL_AMOUNT less their H_AMOUNT"},
-           {"condition_11_districts", "condition 11: districts whose orders less new orders are not the loaded "
-                                      "delivered orders (a mix without Delivery)"},
-           {"condition_12_customers", "condition 12: customers whose C_BALANCE + C_YTD_PAYMENT is not the sum of "
-                                      "their delivered lines' OL_AMOUNT"},
-           {"history_unknown_customers", "History rows whose H_C_ID names no customer"},
-           {"order_line_dist_info", "the run's order lines whose OL_DIST_INFO is not their supplying stock's "
-                                    "S_DIST_xx of their district (spec layout)"}}) {
+  for (const auto& [name, what] : tpcc::kCountedConditions) {
     if (figure(checks, name) != 0) failures.push_back(std::string("tpcc: ") + what + ": " + grouped(figure(checks, name)));
   }
-  for (const auto& [name, what] : {
-           std::pair<const char*, const char*>{"condition_8_fingerprint",
-                                               "condition 8: some warehouse's W_YTD is not the sum of its H_AMOUNT"},
-           {"condition_9_fingerprint", "condition 9: some district's D_YTD is not the sum of its H_AMOUNT"},
-           {"stock_ytd_fingerprint", "stock: some S_YTD is not the sum of the run's order lines' OL_QUANTITY of it"},
-           {"stock_order_cnt_fingerprint", "stock: some S_ORDER_CNT is not the number of the run's order lines of it"},
-           {"stock_remote_cnt_fingerprint",
-            "stock: some S_REMOTE_CNT is not the number of the run's remote order lines of it"}}) {
+  for (const auto& [name, what] : tpcc::kFingerprintConditions) {
     if (figure(checks, name) % tpcc::kPrime != 0) failures.push_back(std::string("tpcc: ") + what);
   }
   return failures;

@@ -378,8 +378,22 @@ class TpccWorkload {
   //! The growth figures (bytes per transaction of growth): rows' bytes, tables' and indexes'
   //! bytes, and the committed transactions that add rows (orders plus History rows).
   static std::vector<std::string> figures_at_start() { return {"row_bytes", "table_bytes", "growing_txns"}; }
+  //! The names of the conditions verify checks (tpcc_checks.hpp).
+  static std::vector<std::string> conditions();
   //! The conditions over the deployment (tpcc_checks.hpp).
   static std::vector<std::string> verify(const CheckMap& checks);
+  //! Its nine tables as the settings size them (tpcc_fit.cpp).
+  static std::vector<TableLoad> load_size(const Config& config) { return tpcc_load_size(config); }
+  //! Whether its mix can write (taken as yes: only a mix of Order-Status and Stock-Level does not).
+  static bool writes(const Config&) { return true; }
+  //! Its load grows with the warehouses of a site.
+  static std::string size_setting() { return "tpcc.warehouses_per_site"; }
+  //! Each table's rows at this instance (as load_size names them).
+  std::vector<TableRows> table_rows() const {
+    return {table_rows_of("warehouse", warehouses_), table_rows_of("district", districts_), table_rows_of("customer", customers_),
+            table_rows_of("history", history_),      table_rows_of("orders", orders_),       table_rows_of("new_order", new_orders_),
+            table_rows_of("order_line", order_lines_), table_rows_of("item", items_),        table_rows_of("stock", stock_)};
+  }
 
  private:
   using Warehouse = tpcc::Warehouse;
