@@ -38,10 +38,15 @@ $(VENV)/.browser: | $(PY)
 
 # Editable install into the persistent build directory: a C++ edit rebuilds only what changed.
 # Only what `make run` needs: the module, without the C++ unit tests (configured, built by
-# cpp-tests), test tools, browser, perf, valgrind or py-spy.
+# cpp-tests), test tools, browser, perf, valgrind or py-spy. WORKLOADS names the workloads
+# whose engine variants are compiled (CMake ISLANDS_WORKLOADS): all, except in `make run`'s
+# first build; $(BUILD)/.all-workloads says that every workload was built once.
+WORKLOADS ?= all
 install: $(VENV)/.build-deps
 	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) \
-	  -C cmake.define.ISLANDS_BUILD_TESTS=ON -C cmake.define.ISLANDS_TESTS_IN_ALL=OFF -e .
+	  -C cmake.define.ISLANDS_BUILD_TESTS=ON -C cmake.define.ISLANDS_TESTS_IN_ALL=OFF \
+	  -C cmake.define.ISLANDS_WORKLOADS=$(WORKLOADS) -e .
+	$(if $(filter all,$(WORKLOADS)),@touch $(BUILD)/.all-workloads)
 
 # The C++ unit tests of the editable build, which `make install` leaves out (make run needs
 # only the module): compiled here, before ctest runs them.
@@ -71,9 +76,18 @@ browser: $(VENV)/.browser
 wheel: $(VENV)/.build-deps
 	$(PY) -m pip wheel -q --no-build-isolation --no-deps -w dist .
 
-run: install
+# The first figure first: where every workload was never built here, the first build compiles
+# only the micro workload's engine variants (the sweep's), the figure is drawn, and then
+# `make install` builds the other workloads (objects already compiled are reused). Afterwards
+# `make run` installs everything first, as every other target does.
+run: $(VENV)/.build-deps
+	@if [ -f $(BUILD)/.all-workloads ]; then $(MAKE) --no-print-directory install; else \
+	  echo "make run: building the micro workload only (the figure's); the other workloads are built after the figure"; \
+	  $(MAKE) --no-print-directory install WORKLOADS=micro; fi
 	$(PY) -m islands sweep experiments/default.toml --fresh
 	$(PY) -m islands plot results/default
+	@[ -f $(BUILD)/.all-workloads ] || { echo "make run: figure drawn; now building the other workloads (make install: a few minutes; until it ends, running one of them says so)"; \
+	  $(MAKE) --no-print-directory install; }
 
 # Lint, format and type checks; settings live in pyproject.toml ([tool.ruff], [tool.mypy]).
 lint: install $(VENV)/.test-deps

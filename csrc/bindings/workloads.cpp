@@ -100,7 +100,7 @@ void bind_workloads(py::module_& m) {
         std::vector<TableRows> rows;
         {
           py::gil_scoped_release release;
-          rows = find_workload(config.workload).loaded_rows(config);
+          rows = runnable_workload(config.workload).loaded_rows(config);
         }
         py::dict out;
         for (const TableRows& t : rows) {

@@ -9,7 +9,7 @@ std::uint64_t run_fixed_transactions(const RunConfig& config, std::uint64_t tran
                                      std::uint64_t warmup) {
   config.validate();
   if (config.log.enabled()) throw ConfigError("log.mode", "the fixed-transaction runner has no log; use log.mode off");
-  return find_workload(config.workload).run_fixed(config, transactions, warmup);
+  return runnable_workload(config.workload).run_fixed(config, transactions, warmup);
 }
 
 }  // namespace islands

@@ -7,7 +7,7 @@ namespace islands {
 
 Instance::Instance(const InstanceConfig& config, PlpControl* control) {
   config.validate();
-  impl_ = find_workload(config.run.workload).make_instance(with_workers_per_cpu(config));
+  impl_ = runnable_workload(config.run.workload).make_instance(with_workers_per_cpu(config));
   impl_->set_plp_control(control);
 }
 

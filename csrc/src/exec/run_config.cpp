@@ -11,7 +11,7 @@ namespace islands {
 void RunConfig::validate_sites(std::uint64_t total_sites) const {
   engine.validate();
   driver.validate();
-  const WorkloadEntry& entry = find_workload(workload);
+  const WorkloadEntry& entry = runnable_workload(workload);  // refused where its variants are not compiled
   entry.validate(*this, total_sites * engine.plp_workers_per_cpu);  // a site per worker
   profile.validate();
   log.validate();

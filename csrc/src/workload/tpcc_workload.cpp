@@ -1,5 +1,6 @@
-// Every engine variant of the tpcc workload (index × concurrency-control scheme) is compiled
-// here, in its own translation unit, and reaches the engine through its registry entry.
+// The tpcc workload's registry entry, in every build: its name, transactions, checks and
+// settings' rules. Its engine variants (index × concurrency-control scheme) are compiled apart,
+// in tpcc_variants.cpp, which a build may leave out (CMake ISLANDS_WORKLOADS).
 #include "islands/workload/tpcc_workload.hpp"
 
 #include "islands/exec/workload_variants.hpp"

@@ -52,4 +52,23 @@ const WorkloadEntry& find_workload(const std::string& name);
 ISLANDS_WORKLOADS(ISLANDS_DECLARE_WORKLOAD_ENTRY)
 #undef ISLANDS_DECLARE_WORKLOAD_ENTRY
 
+// A workload's engine variants (make_instance, run_fixed, loaded_rows) are compiled apart, in
+// its <name>_variants.cpp, which a build may leave out (CMake ISLANDS_WORKLOADS: `make run`'s
+// first build compiles micro's only); every other field of its entry is in every build.
+
+//! Fills in the engine variants of entry's workload (<name>_variants.cpp).
+#define ISLANDS_DECLARE_WORKLOAD_VARIANTS(name, Config) void workload_variants_##name(WorkloadEntry& entry);
+ISLANDS_WORKLOADS(ISLANDS_DECLARE_WORKLOAD_VARIANTS)
+#undef ISLANDS_DECLARE_WORKLOAD_VARIANTS
+//! Attaches its engine variants to entry when this build compiled them (CMake's generated
+//! registration unit, workload_selection.cpp); leaves them null when it did not.
+void attach_compiled_variants(WorkloadEntry& entry);
+//! The workloads whose engine variants this build compiled: "all", or their names, comma-separated.
+const char* compiled_workloads();
+//! Throws ConfigError("workload", ...), one line naming the workload and `make install`, when
+//! this build did not compile entry's engine variants.
+void require_compiled(const WorkloadEntry& entry);
+//! The workload called name, with its engine variants: find_workload, then require_compiled.
+const WorkloadEntry& runnable_workload(const std::string& name);
+
 }  // namespace islands

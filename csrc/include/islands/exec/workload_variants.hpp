@@ -110,7 +110,8 @@ struct WorkloadVariants {
     });
   }
 
-  //! The entry for the registry (workload_registry.hpp).
+  //! The entry for the registry (workload_registry.hpp), in every build (<name>_workload.cpp):
+  //! what is known of W without its engine variants, which attach() adds where they are compiled.
   static WorkloadEntry entry(const char* name) {
     WorkloadEntry e;
     e.name = name;
@@ -125,10 +126,16 @@ struct WorkloadVariants {
     e.changes = CanChange<W<HashIndex>>::value;
     e.routes_tables = HasRoutingTables<W<HashIndex>>::value;
     e.validate = &validate;
+    return e;
+  }
+
+  //! Attaches W's engine variants (every index × scheme) to its entry: called by the
+  //! registration unit CMake generates (workload_selection.cpp) through workload_variants_<name>(),
+  //! defined in <name>_variants.cpp, which a build may leave out (CMake ISLANDS_WORKLOADS).
+  static void attach(WorkloadEntry& e) {
     e.make_instance = &make_instance;
     e.run_fixed = &run_fixed;
     e.loaded_rows = &loaded_rows;
-    return e;
   }
 };
 
