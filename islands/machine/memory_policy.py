@@ -6,7 +6,6 @@ Called through the system call with ctypes, so there is no dependency on libnuma
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import platform
 from collections.abc import Iterable
@@ -37,7 +36,7 @@ def bind_memory(nodes: Iterable[int]) -> str | None:
     if number is None:
         return f"set_mempolicy: unknown system call number on {platform.machine()}"
     words, maxnode = node_mask(nodes)
-    libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols, libc's among them
     mask = (ctypes.c_ulong * len(words))(*words)
     if libc.syscall(number, MPOL_BIND, mask, ctypes.c_ulong(maxnode)) != 0:
         err = ctypes.get_errno()
