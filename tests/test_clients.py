@@ -163,19 +163,21 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_the_command_line_runs_clients_and_names_bad_settings():
+def test_the_command_line_runs_clients_and_names_bad_settings(cli_here):
     ok = run_cli("--deployment", "per-core", "--transport", "shm", "--clients", "closed", "--json")
     assert ok.returncode == 0, ok.stderr
     out = json.loads(ok.stdout)
     assert out["clients"]["mode"] == "closed" and out["clients"]["conserved"]
-    no_rate = run_cli("--clients", "open")
+    # the refusals stop before any run: in this process (a CLI process costs seconds here)
+    refused = ("run", "--cores", "0,1", "--duration", "0.2", "--warmup", "0.05")
+    no_rate = cli_here(*refused, "--clients", "open")
     assert no_rate.returncode == 2
     assert no_rate.stderr.strip().splitlines()[-1].startswith("islands: error: --offered-rate:")
     plp = run_cli("--clients", "closed", "--execution", "plp", "--json")
     assert plp.returncode == 0, plp.stderr
     plp_out = json.loads(plp.stdout)["clients"]
     assert plp_out["conserved"] and len(plp_out["workers"]) == 2
-    handoff = run_cli("--clients", "closed", "--execution", "plp", "--plp-handoff", "4")
+    handoff = cli_here(*refused, "--clients", "closed", "--execution", "plp", "--plp-handoff", "4")
     assert handoff.returncode == 2
     assert handoff.stderr.strip().splitlines()[-1].startswith("islands: error: --plp-handoff:")
 
