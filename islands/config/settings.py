@@ -180,7 +180,8 @@ WORKLOADS: dict[str, str] = {name: name for name in WORKLOAD_SETTINGS}
 
 
 def registry() -> list[dict[str, Any]]:
-    """The engine's workload registry: ``[{name, section, logs, transactions}]``."""
+    """The engine's workload registry as ``_core.workloads()`` gives it (one dict a workload; typed:
+    :func:`islands.config.workload_registry.workloads`)."""
     from islands import _core
 
     return list(_core.workloads())
