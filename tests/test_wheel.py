@@ -1,7 +1,7 @@
 """A wheel built from the checkout (slow: it compiles the engine): it builds in its own
 directory without the C++ unit tests, leaves the developer build alone, and once installed in a
 fresh virtual environment outside the checkout says its version and the git revision it was
-built from."""
+built from, and draws 000 Fig 11's quick version from the experiment files it ships (issue 49)."""
 
 from __future__ import annotations
 
@@ -75,3 +75,19 @@ def test_a_wheel_builds_apart_and_reports_its_revision_when_installed_elsewhere(
     revision = _git("rev-parse", "HEAD")
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert version.stdout.startswith(f"islands {declared} (git {revision}"), version.stdout
+
+    # Issue 49: outside the repository, the packaged experiment and catalog draw the figure.
+    assert "islands/_data/experiments/000-fig11-multisite.toml" in names and "islands/_data/figures.md" in names
+    work = tmp_path / "work"
+    work.mkdir()
+    reproduced = subprocess.run(
+        [str(python), "-m", "islands", "reproduce", "000-fig11", "--quick", "--no-progress"],
+        capture_output=True,
+        text=True,
+        cwd=work,
+        env=env,
+        timeout=1800,
+    )
+    assert reproduced.returncode == 0, reproduced.stderr[-3000:]
+    assert "_data/experiments/000-fig11-multisite.toml" in reproduced.stdout
+    assert (work / "results" / "000-fig11-multisite-quick" / "000-fig11.png").stat().st_size > 0
