@@ -62,6 +62,10 @@ def terminal_width(default: int = 120) -> int:
 
 
 def _values(column: pd.Series) -> pd.Series:
+    """The column with list and dict values as their text (comparable, hashable); a numeric or
+    boolean column holds none and comes back as it is (most of a sweep's columns: no map)."""
+    if pd.api.types.is_numeric_dtype(column) or pd.api.types.is_bool_dtype(column):
+        return column
     return column.map(lambda v: repr(v) if isinstance(v, list | tuple | dict) else v)
 
 
