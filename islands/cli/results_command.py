@@ -4,7 +4,6 @@ By default a table of the rows (one per run: the point, its repetition, the axes
 the measured columns and whether the machine was busy, in the terminal's width:
 :mod:`islands.analysis.tables`; ``--all-columns`` shows every column); ``--points`` one line per
 point instead, with the median, min–max and 95% confidence interval of its repetitions
-(:func:`islands.analysis.statistics.summarize`).
 (:func:`islands.analysis.statistics.summarize`); a table too wide for the terminal leaves off
 the mean, then min–max before the interval and names what it left off (``--columns`` picks).
 ``--where KEY=VALUE`` (also ``!=``, ``<``, ``<=``, ``>``, ``>=``; repeatable, all must hold)
@@ -178,9 +177,8 @@ def point_table(rows: pd.DataFrame, metric: str = "throughput_tps") -> pd.DataFr
     names = [c for c in IDENTITY if c in rows.columns] + point_axes(rows)
     records = []
     for _, group in rows.groupby(key, sort=False, dropna=False):
-        first = group.iloc[0]
         s = summarize(pd.to_numeric(group[metric], errors="coerce"))
-        record = {c: first[c] for c in names}
+        record = {c: group[c].iat[0] for c in names}  # not group.iloc[0]: a row of every column
         record.update(n=s.n, median=s.median, min=s.min, max=s.max, mean=s.mean, ci_low=s.ci_low, ci_high=s.ci_high)
         if "system.busy" in group.columns:
             record["busy_runs"] = int(group["system.busy"].fillna(False).astype(bool).sum())
