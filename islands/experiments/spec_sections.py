@@ -29,6 +29,7 @@ from islands.config.settings import (
     default_log_root,
     resolve_field,
 )
+from islands.config.workload_registry import workload
 from islands.figures.designs import DESIGN_ENGINE_KEYS, DESIGNS
 from islands.machine.topology import parse_cpulist
 
@@ -339,7 +340,12 @@ def parse_header(d: Mapping[str, Any], where: SpecLocation) -> Header:
     figure = text_value("figure")
     if not _FIGURE_RE.fullmatch(figure):
         raise where.error("figure", f"{figure!r} is not a figure id (docs/figures.md) such as '000-fig11' (or 'none')")
-    return Header(name, figure, text_value("description", ""), text_value("workload", DEFAULT_WORKLOAD))
+    workload_name = text_value("workload", DEFAULT_WORKLOAD)
+    try:
+        workload(workload_name)
+    except ValueError as e:
+        raise where.error("workload", str(e)) from None
+    return Header(name, figure, text_value("description", ""), workload_name)
 
 
 def section_tables(d: Mapping[str, Any], where: SpecLocation) -> dict[str, Mapping[str, Any]]:
