@@ -39,6 +39,7 @@ __all__: list[str] = [
     "build_info",
     "check_log_directory",
     "components",
+    "counters",
     "crc32c",
     "ipc_mechanisms",
     "key_draw_ns",
@@ -707,6 +708,11 @@ class PerfCounters:
 def abort_reasons() -> dict:
     """
     Every abort reason with what it means.
+    """
+
+def counters() -> list[dict[str, typing.Any]]:
+    """
+    Every worker counter: name, group (worker or clients), kind, unit, scope (window or run), aggregate (sum, max, each), reported (where a result shows its aggregate) and doc.
     """
 
 def bare_loop(config: RunConfig) -> float:

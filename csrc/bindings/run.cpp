@@ -12,7 +12,10 @@
 namespace py = pybind11;
 using namespace islands;
 
-py::dict counter_reading_dict(const CounterReading& r);  // perf.cpp
+py::dict counter_reading_dict(const CounterReading& r);                  // perf.cpp
+void put_worker_counters(py::dict& d, const WorkerStats& w);            // worker_counters.cpp
+void put_run_totals(py::dict& out, const std::vector<WorkerStats>& workers);  // worker_counters.cpp
+py::list counter_schema();                                              // worker_counters.cpp
 
 namespace {
 
@@ -35,13 +38,6 @@ py::list sparse_buckets(const LatencyHistogram& h) {
   return buckets;
 }
 
-py::dict aborts_dict(const std::array<std::uint64_t, kNumAbortReasons>& aborts) {
-  py::dict d;
-  for (std::size_t i = 0; i < kNumAbortReasons; ++i) {
-    d[abort_reason_name(static_cast<AbortReason>(i))] = aborts[i];
-  }
-  return d;
-}
 
 
 }  // namespace
@@ -49,69 +45,21 @@ py::dict aborts_dict(const std::array<std::uint64_t, kNumAbortReasons>& aborts) 
 //! A run's statistics as the dict `_core.run` returns (also running_instance.cpp).
 py::dict stats_dict(const RunStats& stats) {
   py::list workers;
-  std::array<std::uint64_t, kNumAbortReasons> total_aborts{};
   for (const WorkerStats& w : stats.workers) {
     py::dict d;
     d["cpu"] = w.cpu;
     d["observed_cpu"] = w.observed_cpu;
     d["site"] = w.site;
-    d["commits"] = w.commits;
-    d["user_rollbacks"] = w.user_rollbacks;
-    d["commits_by_type"] = std::vector<std::uint64_t>(w.commits_by_type.begin(), w.commits_by_type.end());
-    d["aborts"] = aborts_dict(w.aborts);
     d["latency"] = latency_dict(w.latency);
-    d["checksum"] = w.checksum;
-    d["commits_all_phases"] = w.commits_all_phases;
-    d["row_updates_all_phases"] = w.row_updates_all_phases;
-    d["multisite_commits"] = w.multisite_commits;
-    d["fragments_sent"] = w.fragments_sent;
-    d["decisions_sent"] = w.decisions_sent;
-    d["staged_commits"] = w.staged_commits;
-    d["rendezvous_produced"] = w.rendezvous_produced;
-    d["rendezvous_consumed"] = w.rendezvous_consumed;
-    d["stage1_actions_sent"] = w.stage1_actions_sent;
-    d["handoffs_sent"] = w.handoffs_sent;
-    d["handoffs_run"] = w.handoffs_run;
-    d["handoffs_dropped"] = w.handoffs_dropped;
-    d["validations_sent"] = w.validations_sent;
-    d["messages_sent"] = w.messages_sent;
-    d["messages_received"] = w.messages_received;
-    d["messages_delayed"] = w.messages_delayed;
-    d["malformed_messages"] = w.malformed_messages;
-    d["cross_socket_accesses"] = w.cross_socket_accesses;
-    d["log_wait_ns"] = w.log_wait_ns;
-    d["read_only_waits"] = w.read_only_waits;
-    d["read_only_vote_waits"] = w.read_only_vote_waits;
-    d["cpu_ns"] = w.cpu_ns;
-    d["timeline"] = w.timeline;
+    put_worker_counters(d, w);
     d["latency_buckets"] = sparse_buckets(w.latency);
     py::list by_type;  // per transaction type (commits_by_type's numbering), sparse buckets
     for (const LatencyHistogram& h : w.latency_by_type) by_type.append(sparse_buckets(h));
     d["latency_buckets_by_type"] = by_type;
-    py::dict clients;
-    clients["submitted"] = w.clients.submitted;
-    clients["refused"] = w.clients.refused;
-    clients["taken"] = w.clients.taken;
-    clients["answered"] = w.clients.answered;
-    clients["forwarded"] = w.clients.forwarded;
-    clients["ran_away"] = w.clients.ran_away;
-    clients["stolen"] = w.clients.stolen;
-    clients["client_ticks"] = w.clients.client_ticks;
-    clients["idle_ticks"] = w.clients.idle_ticks;
-    clients["queue_lengths"] = w.clients.queue_lengths;
-    clients["outstanding"] = w.clients.outstanding;
-    clients["pipelined"] = w.clients.pipelined;
-    d["clients"] = clients;
     py::list counters;
     for (const CounterReading& r : w.counters) counters.append(counter_reading_dict(r));
     d["counters"] = counters;
-    py::dict ticks;
-    for (std::size_t i = 0; i < kNumComponents; ++i) ticks[component_name(static_cast<Component>(i))] = w.component_ticks[i];
-    d["component_ticks"] = ticks;
-    d["timed_txns"] = w.timed_txns;
-    d["window_ticks"] = w.window_ticks;
     workers.append(d);
-    for (std::size_t i = 0; i < kNumAbortReasons; ++i) total_aborts[i] += w.aborts[i];
   }
   py::dict out;
   out["workers"] = workers;
@@ -122,11 +70,7 @@ py::dict stats_dict(const RunStats& stats) {
   out["requests_queued_at_end"] = stats.requests_queued_at_end;
   out["requests_refused"] = stats.requests_refused;
   out["longest_active_ns"] = stats.longest_active_ns;
-  out["commits"] = stats.commits();
-  std::uint64_t rollbacks = 0;
-  for (const WorkerStats& w : stats.workers) rollbacks += w.user_rollbacks;
-  out["user_rollbacks"] = rollbacks;
-  out["aborts"] = aborts_dict(total_aborts);
+  put_run_totals(out, stats.workers);  // commits, aborts, ...: the counters reported "run"
   out["latency"] = latency_dict(stats.latency());
   out["payload_sum_before"] = stats.payload_sum_before;
   out["payload_sum_after"] = stats.payload_sum_after;
@@ -267,6 +211,9 @@ void bind_run(py::module_& m) {
     d["build_type"] = info.build_type;
     return d;
   });
+  m.def("counters", &counter_schema,
+        "Every worker counter: name, group (worker or clients), kind, unit, scope (window or run), aggregate "
+        "(sum, max, each), reported (where a result shows its aggregate) and doc.");
   m.def("abort_reasons", [] {
     py::dict d;
     for (std::size_t i = 0; i < kNumAbortReasons; ++i) {

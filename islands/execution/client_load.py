@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from islands.config.settings import transaction_names
+from islands.execution.worker_counters import reported
 
 
 def latency_by_type(workload: str, workers: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -62,17 +63,15 @@ def client_load(
     driver = config.driver
     if driver.clients == "workers":
         return {}
-    totals = dict.fromkeys(("submitted", "refused", "taken", "answered", "forwarded", "ran_away", "stolen"), 0)
+    # the whole-run counts the schema reports in this account (islands.execution.worker_counters)
+    totals = reported("clients", [w for workers in instance_workers for w in workers])
     client_ticks = 0
     n_workers = 0
     per_instance = []
     for workers, s in zip(instance_workers, stats, strict=True):
         ns_per_tick = float(s.get("ns_per_tick", 0.0)) or math.nan
         for w in workers:
-            c = w["clients"]
-            for key in totals:
-                totals[key] += c.get(key, 0)
-            client_ticks += c["client_ticks"] * ns_per_tick
+            client_ticks += w["clients"]["client_ticks"] * ns_per_tick
             n_workers += 1
         window_ns = s["measured_s"] * 1e9
         busy = [_busy(w, ns_per_tick, window_ns) for w in workers]

@@ -4,6 +4,7 @@ every instance are summed here, in :func:`collect`, and nowhere else."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from typing import Any
 from islands.config.settings import RunConfig, transaction_names
 from islands.execution.client_load import client_lines, client_load, latency_by_type
 from islands.execution.consistency import check_line, describe_workload, figures_at_start, verify
+from islands.execution.worker_counters import reported
 from islands.machine.placement import Deployment
 from islands.machine.topology import Topology, format_cpulist
 from islands.measure.run_noise import timeline_noise
@@ -44,12 +46,6 @@ class Latency:
             max_us=d["max_ns"] / 1e3,
             p95_us=d.get("p95_ns", math.nan) / 1e3,
         )
-
-
-def commits_by_type(workload: str, workers: Sequence[Mapping[str, Any]]) -> dict[str, int]:
-    """Measured commits per transaction type, summed over the workers' engine statistics."""
-    names = transaction_names(workload)
-    return {name: sum(w["commits_by_type"][i] for w in workers) for i, name in enumerate(names)}
 
 
 def new_order_rate(by_type: Mapping[str, int], seconds: float) -> float:
@@ -152,6 +148,9 @@ class RunResult:
     #: ready, and to tear them down after the window; the run directory's bytes and each instance's
     #: descriptors and resident memory once ready; empty for a run in this process
     launch: dict[str, Any] = field(default_factory=dict)
+    #: the run's totals of counters reported "run" (islands.execution.worker_counters) that have no
+    #: field of their own here (commits, aborts, ... have); each is a key of the stored row
+    totals: dict[str, Any] = field(default_factory=dict)
 
     @property
     def functional(self) -> bool:
@@ -184,8 +183,6 @@ class RunResult:
         cap where it never did (islands.measure.steady_warmup): ``throughput_tps`` the rate
         from there, the whole window's kept in ``warmup["window_tps"]``. Unchanged but for
         ``warmup["steady"]`` None where the timeline is too short to tell."""
-        import dataclasses
-
         from islands.measure.steady_warmup import steady_fields
 
         fields = steady_fields(self.timeline_tps, self.config.driver.timeline_interval_s, self.config.driver.warmup_s)
@@ -232,6 +229,7 @@ class RunResult:
             **({"functional": True, "oversubscription": self.oversubscription} if self.functional else {}),
             **({"launch": self.launch} if self.launch else {}),
             **steady,
+            **self.totals,
             **{k: v for k, v in self.profile.items() if k != "missing"},
         }
 
@@ -410,7 +408,7 @@ def collect(
         if s.get("stopped_early")
     ]
     all_workers = [w for s in stats_list for w in s["workers"]]
-    aborts: dict[str, int] = {}
+    names = transaction_names(config.workload)
     figures: dict[str, int] = {}
     per_instance: list[dict[str, Any]] = []
     warnings: list[str] = []
@@ -421,8 +419,6 @@ def collect(
             figures[name] = figures.get(name, 0) + value
         for name in at_start:
             figures[f"{name}_at_start"] = figures.get(f"{name}_at_start", 0) + stats["checks_before"][name]
-        for name, count in stats["aborts"].items():
-            aborts[name] = aborts.get(name, 0) + count
         prefix = f"instance {i}: " if several else ""
         warnings += [prefix + w for w in r.get("warnings", [])]
         if stats["recovery"]["tail_note"]:
@@ -432,29 +428,10 @@ def collect(
             {
                 "instance": i,
                 "cpus": list(deployment.instances[i]),
-                "commits": stats["commits"],
+                # the counters reported per instance (commits, aborts, 2PC and transport messages,
+                # PLP's stages and hand-offs, log waits, CPU time, ...: islands.execution.worker_counters)
+                **reported("instance", workers, names),
                 "throughput_tps": rate(stats["commits"], stats["measured_s"]),
-                "aborts": stats["aborts"],
-                "fragments_sent": sum(w["fragments_sent"] for w in workers),
-                "decisions_sent": sum(w["decisions_sent"] for w in workers),
-                "validations_sent": sum(w["validations_sent"] for w in workers),
-                # engine.execution = plp: commits in two stages (data exchanged at a rendezvous,
-                # measured window) and the records their stages produced and consumed (whole run)
-                "staged_commits": sum(w.get("staged_commits", 0) for w in workers),
-                "rendezvous_produced": sum(w.get("rendezvous_produced", 0) for w in workers),
-                "rendezvous_consumed": sum(w.get("rendezvous_consumed", 0) for w in workers),
-                "stage1_actions_sent": sum(w.get("stage1_actions_sent", 0) for w in workers),
-                # engine.plp_handoff (whole run): transactions handed to their home unit's owner, the
-                # handed ones owners coordinated, and those dropped unstarted at the stop
-                "handoffs_sent": sum(w.get("handoffs_sent", 0) for w in workers),
-                "handoffs_run": sum(w.get("handoffs_run", 0) for w in workers),
-                "handoffs_dropped": sum(w.get("handoffs_dropped", 0) for w in workers),
-                "messages_sent": sum(w["messages_sent"] for w in workers),
-                "messages_received": sum(w["messages_received"] for w in workers),
-                "messages_delayed": sum(w.get("messages_delayed", 0) for w in workers),
-                "malformed_messages": sum(w["malformed_messages"] for w in workers),
-                # engine.test_count_cross_socket: accesses to another socket's system structures
-                "cross_socket_accesses": sum(w.get("cross_socket_accesses", 0) for w in workers),
                 # the run thread's quiesces (system-state lock exclusive) and its oldest active transaction
                 "quiesce_ns": stats.get("quiesce_ns", 0),
                 "longest_active_ns": stats.get("longest_active_ns", 0),
@@ -462,11 +439,6 @@ def collect(
                 "payload_sum_before": stats["payload_sum_before"],
                 "payload_sum_after": stats["payload_sum_after"],
                 "log": stats["log"],
-                "log_wait_ns": sum(w["log_wait_ns"] for w in workers),
-                # the read-only rule of early lock release: transactions and 2PC votes that waited
-                "read_only_waits": sum(w["read_only_waits"] for w in workers),
-                "read_only_vote_waits": sum(w["read_only_vote_waits"] for w in workers),
-                "cpu_ns": sum(w.get("cpu_ns", 0) for w in workers),  # the workers' CPU time in the window
                 "recovery": stats["recovery"],
                 "checks_before": stats["checks_before"],  # its consistency figures after load and recovery
                 # engine.execution = plp: re-partitionings, units moved, their pauses (ns)
@@ -490,11 +462,13 @@ def collect(
     checks = {
         "payload_sum_before": sum(s["payload_sum_before"] for s in stats_list),
         "payload_sum_after": sum(s["payload_sum_after"] for s in stats_list),
-        "committed_row_updates": sum(w["row_updates_all_phases"] for w in all_workers),
-        "committed_txns": sum(w["commits_all_phases"] for w in all_workers),
+        **reported("checks", all_workers),  # committed_row_updates, committed_txns
         **figures,
     }
-    commits = sum(s["commits"] for s in stats_list)
+    # The run's totals (commits, aborts, ...); those RunResult has no field for go to ``totals``.
+    totals = reported("run", all_workers, names)
+    own = {f.name for f in dataclasses.fields(RunResult)}
+    commits = totals["commits"]
     # Instances that stopped early measured shorter windows: their rates add up, not their commits.
     throughput = (
         sum(rate(s["commits"], s["measured_s"]) for s in stats_list) if stopped_early else rate(commits, seconds)
@@ -506,9 +480,8 @@ def collect(
         deployment=deployment,
         transport=transport,
         throughput_tps=throughput,
-        commits=commits,
-        multisite_commits=sum(w["multisite_commits"] for w in all_workers),
-        aborts=aborts,
+        **{k: v for k, v in totals.items() if k in own},
+        totals={k: v for k, v in totals.items() if k not in own},
         latency=Latency.from_core(_core.latency_summary(buckets)),
         workers=[
             WorkerResult(
@@ -527,8 +500,6 @@ def collect(
         load_s=max(s["load_s"] for s in stats_list),
         checks=checks,
         check_failures=verify(config.workload, checks),
-        user_rollbacks=sum(s["user_rollbacks"] for s in stats_list),
-        commits_by_type=commits_by_type(config.workload, all_workers),
         topology=topology.to_dict(),
         metadata=metadata,
         history=[s.get("history", b"") for s in stats_list] if config.engine.record_history else None,

@@ -9,6 +9,7 @@
 #include "islands/atrapos/monitor_snapshot.hpp"
 #include "islands/common/abort_reason.hpp"
 #include "islands/common/latency_histogram.hpp"
+#include "islands/exec/worker_counters.hpp"
 #include "islands/log/log_recovery.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/perf/component.hpp"
@@ -16,113 +17,46 @@
 
 namespace islands {
 
-//! A worker's part in the client layer (driver.clients = closed or open, exec/client_driver.hpp);
-//! all zero when every worker is its own client. Requests are conserved: over a deployment,
-//! submitted - refused + forwarded = taken + what its queues still hold, and taken - forwarded
-//! = answered + those a worker abandoned at the stop (at most one each). Only PLP forwards.
+// The declaration and the window reset of one counter of a list (exec/worker_counters.hpp).
+#define ISLANDS_COUNTER_FIELD(shape, name, scope, aggregate, reported, unit, doc) counter_shape::shape::type name{};
+#define ISLANDS_COUNTER_RESET(shape, name, scope, aggregate, reported, unit, doc) \
+  if (CounterPeriod::scope == CounterPeriod::window) zero_counter(name);
+
+//! A worker's part in the client layer (driver.clients = closed or open, exec/client_driver.hpp):
+//! the counters of ISLANDS_CLIENT_COUNTERS (exec/worker_counters.hpp), all zero when every worker
+//! is its own client.
 struct ClientStats {
-  std::uint64_t submitted = 0;     //!< requests this worker's clients submitted, whole run
-  std::uint64_t refused = 0;       //!< of those, refused by a full queue (open loop), whole run
-  std::uint64_t taken = 0;         //!< requests this worker took from its instance's queue, whole run
-  std::uint64_t answered = 0;      //!< of those, decided: committed (acknowledged) or rolled back, whole run
-  //! PLP: of those taken, re-routed to the worker that owns their home unit now (it moved
-  //! after the client routed them), whole run
-  std::uint64_t forwarded = 0;
-  //! PLP: of those taken, run by this worker although another owned their home unit (that
-  //! owner's queue was full), whole run
-  std::uint64_t ran_away = 0;
-  //! Of those taken, taken from a sibling worker's stash (this worker was idle), whole run
-  std::uint64_t stolen = 0;
-  std::uint64_t client_ticks = 0;  //!< cycle-clock ticks spent drawing and submitting requests, measured window
-  std::uint64_t idle_ticks = 0;    //!< ticks with no request to take, measured window
-  //! its instance's queue length once per driver.timeline_interval_s, measured window
-  std::vector<std::uint64_t> queue_lengths;
-  //! At the same samples, between two transactions: the requests this worker took and has not
-  //! forwarded or answered (taken - forwarded - answered, so far)...
-  std::vector<std::uint64_t> outstanding;
-  //! ...and of those, the ones waiting in its commit pipeline for their log flush. Nothing is
-  //! lost between a client and a worker when the two are equal at every sample.
-  std::vector<std::uint64_t> pipelined;
+  ISLANDS_CLIENT_COUNTERS(ISLANDS_COUNTER_FIELD)
+
+  //! Zeroes the measured-window counters (not the whole-run totals).
+  void reset_window() { ISLANDS_CLIENT_COUNTERS(ISLANDS_COUNTER_RESET) }
 };
 
-//! What one worker did in the measured window (and a few whole-run totals for checks).
+//! What one worker did: the counters of ISLANDS_WORKER_COUNTERS (exec/worker_counters.hpp; the
+//! measured window's, and whole-run totals for checks), its place, and its latencies.
 struct WorkerStats {
+  ISLANDS_WORKER_COUNTERS(ISLANDS_COUNTER_FIELD)
   int cpu = -1;                                    //!< CPU the worker was pinned to (-1: not pinned)
   int observed_cpu = -1;                           //!< CPU it was running on when it stopped
   std::uint64_t site = 0;                          //!< the worker's home site
-  std::uint64_t commits = 0;                       //!< committed transactions
-  //! Committed transactions per type of the workload (TATP's seven, TPC-C's NewOrder and
-  //! Payment, ...; index as the workload numbers them), measured window.
-  std::array<std::uint64_t, 8> commits_by_type{};
-  std::uint64_t user_rollbacks = 0;                //!< transactions that rolled themselves back (the specification's), not retried
-  std::array<std::uint64_t, kNumAbortReasons> aborts{};  //!< aborted attempts per reason
-  LatencyHistogram latency;                        //!< first attempt (client layer: submission) to commit, ns
+  //! first attempt (client layer: submission) to commit, ns, measured window
+  LatencyHistogram latency;
   //! the same by transaction type (commits_by_type's numbering)
-  std::array<LatencyHistogram, 8> latency_by_type;
+  std::array<LatencyHistogram, kMaxTxnTypes> latency_by_type;
   ClientStats clients;                             //!< the client layer's part (driver.clients)
-  //! Commits per driver.timeline_interval_s of the measured window, from its start (the last
-  //! interval may be partial; intervals after the last commit are not listed)
-  std::vector<std::uint64_t> timeline;
-  std::uint64_t checksum = 0;                      //!< sum of values read (keeps reads honest)
-  std::uint64_t commits_all_phases = 0;            //!< commits in warm-up and window
-  std::uint64_t row_updates_all_phases = 0;        //!< rows updated by committed txns, all phases
-  std::uint64_t multisite_commits = 0;             //!< committed transactions that spanned instances
-  std::uint64_t fragments_sent = 0;                //!< 2PC fragments sent as coordinator, whole run
-  std::uint64_t decisions_sent = 0;                //!< 2PC phase-2 decisions sent, whole run
-  //! engine.execution = plp: transactions committed in two stages, their second stage
-  //! consuming what the first produced (exec/plp/plp_stages.hpp), measured window
-  std::uint64_t staged_commits = 0;
-  //! of those, whole run: records the first stage's actions produced, and records the second
-  //! stage's operations consumed (equal when every record produced was used)
-  std::uint64_t rendezvous_produced = 0;
-  std::uint64_t rendezvous_consumed = 0;
-  //! second-stage actions sent to another partition (its consumer not the coordinator's), whole run
-  std::uint64_t stage1_actions_sent = 0;
-  //! engine.plp_handoff, whole run: transactions this worker drew and handed to the owner of
-  //! their home unit; handed transactions it coordinated (to commit, rollback or giving up);
-  //! handed transactions it dropped unstarted at the stop (every hand-off is run or dropped once)
-  std::uint64_t handoffs_sent = 0;
-  std::uint64_t handoffs_run = 0;
-  std::uint64_t handoffs_dropped = 0;
-  std::uint64_t validations_sent = 0;              //!< 2PC validate requests sent (occ, several participants)
-  std::uint64_t messages_sent = 0;                 //!< transport messages sent, whole run
-  std::uint64_t messages_received = 0;             //!< transport messages received, whole run
-  std::uint64_t messages_delayed = 0;              //!< of those, held back by the injected cross-socket delay
-  std::uint64_t malformed_messages = 0;            //!< malformed records rejected, whole run
-  //! test mode (engine.test_count_cross_socket): accesses to system structures kept by another
-  //! socket than the worker's (its active-list entry and system-state lock), whole run
-  std::uint64_t cross_socket_accesses = 0;
-  //! CPU time the worker's thread got from the start of its measured window to its stop (what
-  //! the window's commits cost, however often the thread was descheduled); 0: no window
-  std::uint64_t cpu_ns = 0;
-  //! transactions that logged nothing whose acknowledgement waited for what they may have read
-  //! (the read-only rule of early lock release), whole run
-  std::uint64_t read_only_waits = 0;
-  std::uint64_t read_only_vote_waits = 0;          //!< read-only 2PC votes that waited so, whole run
-  std::uint64_t log_wait_ns = 0;                   //!< time blocked on the log: a full pipeline of commits waiting for their flush, whole run
   std::vector<CounterReading> counters;            //!< per-thread counters over the window
-  std::array<std::uint64_t, kNumComponents> component_ticks{};  //!< timed transactions' ticks per component
-  std::uint64_t timed_txns = 0;                    //!< transactions timed by the breakdown
-  std::uint64_t window_ticks = 0;                  //!< the worker's own window, start to stop (ticks)
 
-  //! Zeroes the measured-window counters (not the all-phase totals).
+  //! Zeroes the measured-window counters (not the whole-run totals).
   void reset_window() {
-    commits = 0;
-    user_rollbacks = 0;
-    commits_by_type.fill(0);
-    multisite_commits = 0;
-    staged_commits = 0;
-    aborts.fill(0);
+    ISLANDS_WORKER_COUNTERS(ISLANDS_COUNTER_RESET)
     latency.clear();
     for (LatencyHistogram& h : latency_by_type) h.clear();
-    clients.client_ticks = 0;
-    clients.idle_ticks = 0;
-    clients.queue_lengths.clear();
-    clients.outstanding.clear();
-    clients.pipelined.clear();
-    timeline.clear();
+    clients.reset_window();
   }
 };
+
+#undef ISLANDS_COUNTER_FIELD
+#undef ISLANDS_COUNTER_RESET
 
 //! A consistency figure by name.
 using CheckFigures = std::vector<std::pair<std::string, std::int64_t>>;
