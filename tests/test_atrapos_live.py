@@ -162,6 +162,15 @@ def test_a_lost_core_is_adapted_to_and_static_stays_put():
     static, slog = run_live(config, adaptive=False, events=lost, loop=fast_loop())
     assert static.check_failures == []
     assert slog.repartitions == [] and static.instances[0]["repartitioning"]["repartitions"] == 0
+    # Each interval's CPU share per worker (what tells a stall of the machine's from one of
+    # the engine's): parked, worker 1's thread runs on worker 0's CPU, so from an interval
+    # that began after the park on, the two share one CPU (a sum near 2 would be a wrong
+    # accounting; the margin is the controller's own clock reads on a loaded machine).
+    for run_log in (log, slog):
+        assert len(run_log.cpu_shares) == len(run_log.intervals)
+        assert all(len(c) == 2 and all(0 <= s <= 1.25 for s in c) for c in run_log.cpu_shares)
+        parked = [c for i, c in zip(run_log.intervals, run_log.cpu_shares) if i[0] - i[1] > run_log.events[0][0] + 0.05]
+        assert parked and all(sum(c) <= 1.25 for c in parked), run_log.cpu_shares
 
 
 def test_events_the_engine_cannot_apply_are_refused_by_name():

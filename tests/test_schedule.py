@@ -254,6 +254,8 @@ def test_a_skew_and_mix_schedule_runs_stores_its_log_and_renders_fig11(tmp_path)
         assert [e[1] for e in events] == ["skew", "mix"]
         assert events[0][2] == {"hot_fraction": 0.2, "hot_share": 0.5}
         assert all(len(i) == 6 for i in json.loads(row["atrapos.intervals"]))
+        shares = json.loads(row["atrapos.cpu_shares"])  # per interval, each worker's CPU share
+        assert len(shares) == len(json.loads(row["atrapos.intervals"])) and all(len(c) == 2 for c in shares)
     rendered = render_results(tmp_path / "fig11")
     assert rendered.png.is_file() and rendered.png.name == "002-fig11.png"
     # at the time the skew really came: 0.4 s as scheduled, or a few hundredths later on a busy machine

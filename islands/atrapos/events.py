@@ -99,11 +99,16 @@ def check_events(events: Sequence[Event], n_workers: int, workload: str | None =
 class LiveLog:
     """What the controller saw and did, times in seconds from the measured window's start:
     ``intervals`` (end, length, throughput, next interval's length), ``repartitions`` (at,
-    units moved, pause in ns, planned gain), ``events`` (at, kind, workers or settings)."""
+    units moved, pause in ns, planned gain), ``events`` (at, kind, workers or settings), and
+    ``cpu_shares``: per interval (in ``intervals``' order) each worker's share of it that its
+    thread ran (CPU time over wall time, 0..1). An interval whose throughput fell to near zero
+    with one worker's share near zero is the machine's: that worker was not run (runnable
+    behind other processes, or its CPU stolen) while the others waited for its partition."""
 
     intervals: list[tuple[float, ...]] = field(default_factory=list)
     repartitions: list[dict[str, Any]] = field(default_factory=list)
     events: list[tuple[float, str, Any]] = field(default_factory=list)
+    cpu_shares: list[tuple[float, ...]] = field(default_factory=list)
 
 
 def check_changes(

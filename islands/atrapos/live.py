@@ -69,6 +69,7 @@ __all__ = [
     "LiveController",
     "LiveLog",
     "check_events",
+    "cpu_shares",
     "engine_scheme",
     "routed_tables",
     "run_live",
@@ -121,6 +122,15 @@ def engine_scheme(
     scheme, stats = from_monitor(snapshot, parts, n_cores)
     order = scheme_order(n_sites, n_tables)
     return scheme.with_owners(np.asarray(owners, dtype=np.int64)[order]), stats
+
+
+def cpu_shares(cpu_ns: np.ndarray, wall_s: float) -> tuple[float, ...]:
+    """Each worker's CPU time ``cpu_ns`` (ns, over ``wall_s`` seconds of wall time) as its share
+    of that time, 0..1 (rounded to 0.001; a controller descheduled between reading the CPU
+    clocks and its own clock may show a little over 1); NaN without wall time."""
+    if not wall_s > 0:
+        return tuple(float("nan") for _ in cpu_ns)
+    return tuple(round(float(c) / 1e9 / wall_s, 3) for c in cpu_ns)
 
 
 def _difference(now: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
@@ -179,6 +189,7 @@ class LiveController(threading.Thread):
         commits = handle.commits()
         snapshot = handle.snapshot()
         cpu = handle.worker_cpu_ns()
+        cpu_at = time.monotonic()  # when `cpu` was read: the CPU shares' wall time runs from here
         if commits is None or snapshot is None or cpu is None:
             raise RuntimeError("the ATraPos controller needs engine.plp_monitor = true")
         start = time.monotonic()
@@ -194,6 +205,7 @@ class LiveController(threading.Thread):
                         end = min(end, time.monotonic() + self.loop.controller.min_interval_s)
                 self._halt.wait(self.poll_s)
             now_commits, now_snapshot, now_cpu = handle.commits(), handle.snapshot(), handle.worker_cpu_ns()
+            now_cpu_at = time.monotonic()
             if now_commits is None or now_snapshot is None or now_cpu is None:
                 return  # detached meanwhile
             length = time.monotonic() - start
@@ -201,12 +213,14 @@ class LiveController(threading.Thread):
             tps = (now_commits - commits) / length
             interval = _difference(now_snapshot, snapshot)
             cpu_ns = np.asarray(now_cpu, dtype=np.float64) - np.asarray(cpu, dtype=np.float64)
-            commits, snapshot, cpu, start = now_commits, now_snapshot, now_cpu, time.monotonic()
+            self.log.cpu_shares.append(cpu_shares(cpu_ns, now_cpu_at - cpu_at))
+            commits, snapshot, cpu, cpu_at, start = now_commits, now_snapshot, now_cpu, now_cpu_at, time.monotonic()
             if not self.adaptive:
                 self.log.intervals.append((at, length, tps, False, False, length))
                 continue
             owners = handle.owners()
             if not owners:
+                self.log.cpu_shares.pop()  # no interval recorded for them
                 return
             # the costs as if every worker had had the same CPU time (None: one had almost none)
             fair = equal_cpu_costs(interval, owners, cpu_ns, hardware.available)

@@ -98,6 +98,7 @@ class LiveRun:
             "events": [[at, kind, what if isinstance(what, dict) else list(what)] for at, kind, what in log.events],
             "repartitions": [{k: v for k, v in r.items() if k != "owners"} for r in log.repartitions],
             "intervals": [list(i) for i in log.intervals],
+            "cpu_shares": [list(c) for c in log.cpu_shares],
         }
 
 
