@@ -147,8 +147,9 @@ class DriverConfig(_Section):
     #: the run stops early, keeping what it measured, when the machine's available memory falls below this many MiB (0:
     #: never)
     min_free_memory_mib: int = 512
-    #: who submits transactions: workers (each its own closed-loop client at its site), closed (client_count clients
-    #: routed to the home instance), open (Poisson arrivals at offered_rate)
+    #: who submits transactions: workers (each its own closed-loop client at its own site: per-site locality),
+    #: instance_wide (each its own client, homes drawn over its instance's sites: the papers' load), closed
+    #: (client_count clients routed to the home instance), open (Poisson arrivals at offered_rate)
     clients: str = "workers"
     client_count: int = 0  #: clients = closed: how many clients (0: four per worker)
     think_us: float = 0.0  #: clients = closed: microseconds a client waits after an answer before its next transaction

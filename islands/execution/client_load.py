@@ -42,7 +42,7 @@ def client_load(
 ) -> dict[str, Any]:
     """The client layer's account of a run, from each instance's workers' engine statistics
     (``instance_workers``) and each instance's run statistics (``stats``); ``{}`` when every
-    worker was its own client (``driver.clients = workers``). ``seconds`` is the measured window.
+    worker was its own client (``driver.clients = workers`` or ``instance_wide``). ``seconds`` is the measured window.
 
     Keys: ``mode``, ``clients`` (closed), ``think_us``, ``offered_rate`` (open), the whole-run
     counts ``submitted``, ``refused``, ``taken``, ``answered``, ``queued_at_end`` and
@@ -61,7 +61,7 @@ def client_load(
     ``mean_queue`` and ``queue_lengths`` (its queue, once per timeline interval). A PLP run
     adds ``workers``: the same per worker, each with its own queue, and its ``forwarded``."""
     driver = config.driver
-    if driver.clients == "workers":
+    if driver.clients not in ("closed", "open"):  # workers, instance_wide: every worker its own client
         return {}
     # the whole-run counts the schema reports in this account (islands.execution.worker_counters)
     totals = reported("clients", [w for workers in instance_workers for w in workers])

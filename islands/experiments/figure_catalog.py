@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from islands.figures.catalog import BENCH_COMMANDS, CATALOG, DRAWN, PAPERS, Figure
+from islands.figures.catalog import BENCH_COMMANDS, CATALOG, DRAWN, LOADS, PAPERS, Figure
 
-__all__ = ["CATALOG_PATH", "STANDARD", "catalog_markdown", "main"]
+__all__ = ["CATALOG_PATH", "LOAD_MODELS", "STANDARD", "catalog_markdown", "main"]
 
 _REPO = Path(__file__).resolve().parents[2]
 #: Where the catalog lives in a source checkout.
@@ -52,6 +52,38 @@ STANDARD = (
     "  runs, and a note where the machine cannot answer the figure's question (one socket:",
     "  per-socket coincides with 1ISL).",
 )
+
+
+#: What the load column of the tables means (islands.figures.catalog.LOADS).
+LOAD_MODELS = (
+    "## Load models",
+    "",
+    "The load column names the `driver.clients` value the figure's experiment files use, and why it is",
+    "the paper's:",
+    "",
+    "- `instance_wide`: every worker is its own closed-loop client and draws each transaction's home",
+    "  uniformly over its instance's sites, so any worker of an instance serves any of its requests, as",
+    "  in the papers' Shore-MT runs: one shared-everything instance draws over the whole database, one",
+    "  instance per socket over its socket's sites, one single-threaded instance per core at its site.",
+    "- `workers`: each worker draws at its own site (per-site locality): the workers of a",
+    "  shared-everything instance never meet on a site. Kept as a named option (islands before issue 47",
+    "  ran every figure so).",
+    "- `closed` (and `open`): clients apart from the workers draw homes over the whole database, with",
+    "  the workload's skew, and submit each to the queue of the instance that owns it (the client layer,",
+    "  `exec/client_driver.hpp`).",
+    "",
+    "The load is a setting of the experiment file (`[clients] clients = ...`); `tests/test_load_model.py`",
+    "checks that every file uses the load its figure names here and that a 1ISL run's workers serve",
+    "homes of every site.",
+)
+
+
+def _load(figure: Figure) -> str:
+    load = LOADS.get(figure.label)
+    if load is None:
+        return ""
+    names = " or ".join(f"`{c}`" for c in load.clients) or "none"
+    return f"{names}: {load.why}"
 
 
 def _cell(text: str) -> str:
@@ -98,6 +130,8 @@ def catalog_markdown(experiments: Path | None = None) -> str:
         "",
         *STANDARD,
         "",
+        *LOAD_MODELS,
+        "",
         "## Papers",
         "",
     ]
@@ -110,11 +144,18 @@ def catalog_markdown(experiments: Path | None = None) -> str:
             "",
             f"## {number}: {paper.title} ({paper.venue}, {paper.year})",
             "",
-            "| figure | what | parameters | shape the paper reported | draw it |",
-            "|---|---|---|---|---|",
+            "| figure | what | parameters | shape the paper reported | load | draw it |",
+            "|---|---|---|---|---|---|",
         ]
         for f in figures:
-            cells = (_cell(f.label), _cell(f.what), _cell(f.parameters), _cell(f.shape), _how(f, experiments))
+            cells = (
+                _cell(f.label),
+                _cell(f.what),
+                _cell(f.parameters),
+                _cell(f.shape),
+                _cell(_load(f)),
+                _how(f, experiments),
+            )
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

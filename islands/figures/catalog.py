@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["BENCH_COMMANDS", "CATALOG", "DRAWN", "PAPERS", "Figure", "Paper"]
+__all__ = ["BENCH_COMMANDS", "CATALOG", "DRAWN", "LOADS", "PAPERS", "Figure", "Load", "Paper"]
 
 
 @dataclass(frozen=True)
@@ -311,6 +311,100 @@ CATALOG: tuple[Figure, ...] = (
         "~10× on read-only, near the aggregate",
     ),
 )
+
+
+@dataclass(frozen=True)
+class Load:
+    """The load a figure's runs offer: the ``driver.clients`` values its experiment files use
+    (none where no transaction runs) and why that is the paper's. ``instance_wide``: every worker
+    is its own closed-loop client drawing each transaction's home over its instance's sites (a
+    shared-everything instance's workers share every site, as the papers' Shore-MT runs did);
+    ``workers``: each worker at its own site (per-site locality); ``closed``: clients apart
+    from the workers draw homes over the whole database and route each to the instance that
+    owns it."""
+
+    clients: tuple[str, ...]
+    why: str
+
+
+_SHARED = (
+    "the paper's shared-everything instance (and its coarse islands) served any request on any worker, so two "
+    "workers meet on the same rows; with per-site draws 1ISL would never share a site and keep a locality the "
+    "paper's did not have (issue 47)"
+)
+_AS_FIG11 = "not drawn here; would run as Fig 11 (instance_wide): " + _SHARED
+_PLP = (
+    "the designs compared include PLP, whose workers draw at their own partitions (instance_wide is not for PLP), "
+    "so every design gets the same per-site load"
+)
+_NO_TXN = "no transactions: a hardware benchmark"
+_ONE_WORKER = "one single-threaded instance on one core: every load is the same"
+
+#: The load model of every catalog entry, by its label (docs/figures.md's load column;
+#: tests/test_load_model.py checks that each experiment file feeding a figure uses one of them).
+LOADS: dict[str, Load] = {
+    "000-fig2 (001 fig6)": Load((), _NO_TXN + " (messages between two processes)"),
+    "000-fig5": Load((), _NO_TXN + " (lock-protected counters)"),
+    "000-fig6": Load(
+        ("workers",),
+        "islands bench placement: one instance's workers each at its own site, so that only where the threads run "
+        "differs (the paper ran TPC-C Payment; not aligned with its load yet)",
+    ),
+    "000-fig7, 001-table1": Load((), _NO_TXN + " (counters)"),
+    "000-fig8": Load(
+        ("instance_wide",),
+        "measured on experiments/000-fig22-tpcc.toml's local-only Payment points: each worker draws its warehouse "
+        "over its instance's, so 1ISL's workers update the same Warehouse and District rows, where the paper puts "
+        "its 4.5x ('in large part to contention on the Warehouse table')",
+    ),
+    "000-fig11": Load(("instance_wide",), _SHARED),
+    "000-fig12 (001 fig8)": Load(("instance_wide",), "as Fig 11 (its local read): " + _SHARED),
+    "000-fig13": Load(("instance_wide",), "as Fig 11; here per-core only, where it equals per-site draws"),
+    "000-fig14": Load(("instance_wide",), "as Fig 11: " + _SHARED),
+    "000-fig15": Load(("instance_wide",), "as Fig 13"),
+    "000-fig16": Load(("instance_wide",), _AS_FIG11),
+    "000-fig17": Load(("instance_wide",), "as Fig 11 (the cost of a local transaction includes sharing): " + _SHARED),
+    "000-fig18": Load(("instance_wide",), "as Fig 17"),
+    "000-fig19": Load(("instance_wide",), _AS_FIG11),
+    "000-fig20": Load(
+        ("instance_wide", "closed"),
+        "000-fig20-skew: instance_wide, the skew within each site, every worker of an instance over its sites "
+        "(1ISL's workers meet on the hot rows); 000-fig20-clients: closed clients draw homes over the whole "
+        "database with the skew and route each to its instance, so one per-core instance gets the hot rows' "
+        "load ('the most loaded instance becomes a bottleneck')",
+    ),
+    "000-fig21": Load(("instance_wide",), _AS_FIG11),
+    "000-fig22": Load(
+        ("instance_wide",), "branch / warehouse drawn over the instance's, as the paper's TPC-B and TPC-C drivers"
+    ),
+    "000-fig23": Load(("instance_wide",), "as Fig 22"),
+    "000-fig24": Load(("instance_wide",), "as Fig 22"),
+    "000-fig25–28": Load(("instance_wide",), "as Fig 11, on the OCC engine (the paper's Silo runs)"),
+    "002-fig1/2": Load(("workers",), "a perfectly partitionable load; " + _PLP),
+    "002-fig3/4": Load(("instance_wide",), "paper 000's shared-nothing deployments (as its Fig 11): " + _SHARED),
+    "002-table1": Load((), _NO_TXN + " (memory placement)"),
+    "002-fig5": Load(("workers",), _PLP),
+    "002-fig6": Load(("workers",), _PLP),
+    "002-fig8": Load(("workers",), _PLP),
+    "002-table2": Load(("workers",), "PLP with the monitor on and off: " + _PLP),
+    "002-fig9": Load(("workers",), "PLP's re-partitioning actions timed under a running load: " + _PLP),
+    "002-fig10": Load(("workers",), "PLP / ATraPos at run time: " + _PLP),
+    "002-fig11": Load(("workers",), "PLP / ATraPos at run time, the skew in the workload's own draw: " + _PLP),
+    "002-fig12": Load(("workers",), "PLP / ATraPos at run time: " + _PLP),
+    "002-fig13": Load(("workers",), "PLP / ATraPos at run time: " + _PLP),
+    "003-fig1, table2": Load(("workers",), _ONE_WORKER),
+    "003-fig5, table3": Load(("workers",), _ONE_WORKER),
+    "003-fig6/7": Load(("workers",), _ONE_WORKER),
+    "003-fig8/9, table4": Load(("workers",), _ONE_WORKER + " (not drawn here)"),
+    "003-fig10/11, table5": Load(("workers",), _ONE_WORKER + " (not drawn here)"),
+    "003-fig12, table6": Load(("workers",), _ONE_WORKER + " (not drawn here)"),
+    "003-fig13/14": Load(("instance_wide",), _AS_FIG11),
+    "003-table7–9": Load(("workers",), _ONE_WORKER + " (not drawn here)"),
+    "004-fig3": Load(("workers",), "paper 004 gives each client a warehouse of its own ('one warehouse per client')"),
+    "004-fig4": Load(("workers",), "as 004 Fig 3"),
+    "004-fig5–8": Load(("workers",), "as 004 Fig 3"),
+}
+
 
 #: Figures drawn by a hardware benchmark or a script rather than from a sweep's rows.
 BENCH_COMMANDS: dict[str, str] = {

@@ -26,7 +26,7 @@ def queue_series(load: Mapping[str, Any]) -> list[tuple[str, Sequence[float]]]:
     ``workers`` (a PLP run: one queue each) or else its ``instances``. Raises ``ValueError``
     for a run without a client layer or without a sampled interval."""
     if not load:
-        raise ValueError("queue lengths: the run had no client layer (driver.clients workers)")
+        raise ValueError("queue lengths: the run had no client layer (driver.clients workers or instance_wide)")
     kind, queues = ("worker", load["workers"]) if "workers" in load else ("instance", load["instances"])
     series: list[tuple[str, Sequence[float]]] = [
         (f"{kind} {i}", list(q["queue_lengths"])) for i, q in enumerate(queues)

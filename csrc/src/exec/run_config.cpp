@@ -24,7 +24,13 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     throw ConfigError("log.mode", workload + " does not log its writes yet (" + names + " do); use log.mode off for " +
                                       workload);
   }
-  if (driver.clients != ClientKind::workers && engine.plp_handoff > 0) {
+  if (driver.clients == ClientKind::instance_wide && engine.execution == ExecutionKind::plp) {
+    // A PLP worker draws at its own partitions and hands the rest over; routed clients
+    // (closed, open) send each request to its home unit's owner instead.
+    throw ConfigError("driver.clients", "instance_wide is not for engine.execution plp (its workers draw at their "
+                                        "own partitions); use closed or open clients, routed to each home unit");
+  }
+  if (routes_requests(driver.clients) && engine.plp_handoff > 0) {
     // Clients route each request to its home unit's owner already; the hand-off moves what a
     // worker drew itself.
     throw ConfigError("engine.plp_handoff", std::string("hands a worker's own draws to their owner; ") +

@@ -58,8 +58,9 @@ class ClientDriver {
         stats_(stats),
         rng_(driver.seed * 0xd1b54a32d192ed03ULL + site + 0x5bd1e995) {}
 
-  //! Whether a client layer submits this run's transactions (false: every worker is its own client).
-  bool active() const { return driver_.clients != ClientKind::workers; }
+  //! Whether a client layer submits this run's transactions (false: every worker is its own
+  //! client, driver.clients workers or instance_wide).
+  bool active() const { return routes_requests(driver_.clients); }
   //! How many clients a closed run has.
   static std::uint32_t clients_of(const DriverConfig& driver, std::size_t total_sites) {
     return driver.client_count > 0 ? driver.client_count : static_cast<std::uint32_t>(4 * total_sites);

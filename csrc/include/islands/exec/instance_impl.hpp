@@ -148,10 +148,10 @@ class InstanceImpl final : public Instance::Impl {
         plp_routing_->set_ownership_check(plp_ownership_.get());
       }
     }
-    if (config_.run.driver.clients != ClientKind::workers && plp_bus_) {  // a queue per PLP worker
+    if (routes_requests(config_.run.driver.clients) && plp_bus_) {  // a queue per PLP worker
       client_board_ = std::make_unique<ClientBoard>(static_cast<std::uint32_t>(n),
                                                     ClientDriver::queue_capacity(config_.run.driver, total_sites_));
-    } else if (config_.run.driver.clients != ClientKind::workers) {
+    } else if (routes_requests(config_.run.driver.clients)) {
       client_board_ = std::make_unique<ClientBoard>(
           config_.instance_id, static_cast<std::uint32_t>(config_.instance_sites.size()),
           ClientDriver::queue_capacity(config_.run.driver, total_sites_), config_.directory, config_.attach_timeout_ms);

@@ -88,6 +88,11 @@ class InstanceWorker {
     const auto sample_ticks =
         static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / measure_.ns_per_tick()) + 1;
     ClientRequest request;  // the client layer's request being served
+    // driver.clients = instance_wide: each transaction's home is drawn over this instance's sites.
+    draw_sites_ = config.driver.clients == ClientKind::instance_wide
+                      ? static_cast<std::uint32_t>(config.driver.cpus.size())
+                      : 0;
+    stats_.home_sites.assign(inst_.total_sites_, 0);
     // engine.test_service_us: a known service time added to every transaction (latency tests)
     const auto service_ticks = static_cast<std::uint64_t>(config.engine.test_service_us * 1e3 / measure_.ns_per_tick());
     for (;;) {
@@ -209,11 +214,18 @@ class InstanceWorker {
     ISLANDS_CHECK(request.site < inst_.instance_of_site_.size() &&
                       inst_.instance_of_site_[request.site] == inst_.config_.instance_id,
                   "a client request reached an instance that does not own its home");
+    ++stats_.home_sites[request.site];
     generate_request(inst_.workload_, txn, request);
   }
 
-  // The next transaction of this worker's client (flattened as attempt_local is).
-  [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
+  // The next transaction of this worker's client (flattened as attempt_local is): at its own
+  // site, or (driver.clients = instance_wide) at a site of its instance drawn uniformly.
+  [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) {
+    const std::uint32_t site =
+        draw_sites_ > 1 ? inst_.first_site_ + static_cast<std::uint32_t>(rng.below(draw_sites_)) : gid_;
+    ++stats_.home_sites[site];
+    inst_.workload_.generate(txn, rng, site);
+  }
 
   // Splits a transaction into this instance's part and one part per other instance.
   void split(const typename Workload::Txn& txn) {
@@ -472,6 +484,7 @@ class InstanceWorker {
   WorkerProfiler profiler_;
   SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
   ClientDriver clients_;  // the client layer's side on this worker (driver.clients)
+  std::uint32_t draw_sites_ = 0;  // instance_wide: the instance's sites a home is drawn over (0: own site)
 };
 
 }  // namespace islands

@@ -20,7 +20,7 @@ namespace islands {
   F(std::uint64_t, min_free_memory_mib, 512, 0, 1073741824,                                  \
     "the run stops early, keeping what it measured, when the machine's available memory falls below this many MiB (0: never)") \
   F(ClientKind, clients, ClientKind::workers, kUnbounded, kUnbounded,                                   \
-    "who submits transactions: workers (each its own closed-loop client at its site), closed (client_count clients routed to the home instance), open (Poisson arrivals at offered_rate)") \
+    "who submits transactions: workers (each its own closed-loop client at its own site: per-site locality), instance_wide (each its own client, homes drawn over its instance's sites: the papers' load), closed (client_count clients routed to the home instance), open (Poisson arrivals at offered_rate)") \
   F(std::uint32_t, client_count, 0, 0, 1048576, "clients = closed: how many clients (0: four per worker)") \
   F(double, think_us, 0, 0, 1e7, "clients = closed: microseconds a client waits after an answer before its next transaction") \
   F(double, offered_rate, 0, 0, 1e9, "clients = open: transactions per second offered to the whole deployment (Poisson arrivals)")
