@@ -102,8 +102,10 @@ class LiveLog:
     units moved, pause in ns, planned gain), ``events`` (at, kind, workers or settings), and
     ``cpu_shares``: per interval (in ``intervals``' order) each worker's share of it that its
     thread ran (CPU time over wall time, 0..1). An interval whose throughput fell to near zero
-    with one worker's share near zero is the machine's: that worker was not run (runnable
-    behind other processes, or its CPU stolen) while the others waited for its partition."""
+    while every worker ran most of it is the engine's (a spin, a livelock); one where a worker
+    hardly ran is either the machine's (it was runnable but not run: other processes, a stolen
+    CPU) or a wait (asleep on a peer), which the kernel's run-queue delay tells apart
+    (benchmarks/atrapos_skew_stalls.py reads it)."""
 
     intervals: list[tuple[float, ...]] = field(default_factory=list)
     repartitions: list[dict[str, Any]] = field(default_factory=list)
