@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from islands.analysis.reproduction import CHECKS, FIRST, LAST, Check, run_checks, select
+from islands.analysis.reproduction import CHECKS, FIRST, FIRST_SPANNING, LAST, Check, run_checks, select
 from islands.analysis.statistics import ratio
 from islands.analysis.verdicts import (
     CONTRADICTED,
@@ -21,6 +21,7 @@ from islands.analysis.verdicts import (
     expectation_words,
     figure_outcome,
 )
+from islands.experiments.reproduce import _thin
 from islands.figures.catalog import DRAWN
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -199,3 +200,14 @@ def test_report_options_need_report(cli_here):
     assert out.returncode == 2 and "go with --report" in out.stderr
     out = cli_here("reproduce")
     assert out.returncode == 2 and "--report" in out.stderr
+
+
+def test_a_multisite_claim_about_the_smallest_transactions_reads_the_smallest_that_spans_two_sites():
+    # At 1 row a "multisite" transaction is local: Fig 18's smallest-transaction check must read
+    # the 2-row points, and a quick run keeps them (first two sizes, then the last).
+    frame = pd.DataFrame({"config.micro.rows_per_txn": [1, 1, 2, 2, 100, 100], "throughput_tps": [1.0] * 6})
+    assert set(select(frame, (("rows", FIRST_SPANNING),))["config.micro.rows_per_txn"]) == {2}
+    assert set(select(frame, (("rows", FIRST),))["config.micro.rows_per_txn"]) == {1}
+    smallest = [c for c in CHECKS if c.figure == "000-fig18" and "smallest" in c.claim]
+    assert smallest and all(dict(c.a)["rows"] == FIRST_SPANNING == dict(c.b)["rows"] for c in smallest)
+    assert _thin((1, 2, 4, 8, 16, 32, 64, 100), "rows_per_txn") == (1, 2, 100)

@@ -113,7 +113,9 @@ def experiments_for(figure_id: str, directory: str | Path | None = None) -> list
 def _thin(values: tuple[Any, ...], key: str = "") -> tuple[Any, ...]:
     if len(values) <= 3:
         return values
-    if key == "cores":  # the smallest scales are the ones a small machine can run: keep two
+    # The smallest scales are the ones a small machine can run, and a transaction's smallest
+    # size that spans two sites is its second (1 row is local): keep the first two.
+    if key in ("cores", "rows_per_txn"):
         return (values[0], values[1], values[-1])
     return (values[0], values[len(values) // 2], values[-1])
 
@@ -122,7 +124,7 @@ def quick_spec(spec: ExperimentSpec) -> ExperimentSpec:
     """The spec shrunk for a quick look: :data:`QUICK_WARMUP_S` + :data:`QUICK_DURATION_S`
     per run (never longer than the file's), one repetition, and each swept axis but the
     deployments, placements, transports and designs cut to its first, middle and last value
-    (``cores``: its first two and last). A live spec (a schedule or grid.adaptive) measures
+    (``cores`` and ``rows_per_txn``: its first two and last). A live spec (a schedule or grid.adaptive) measures
     :data:`QUICK_LIVE_DURATION_S` instead, its event times and controller interval scaled
     with it; one with a [probe] :data:`QUICK_PROBE_DURATION_S`."""
     grid = tuple((key, values if key in _KEPT_AXES else _thin(values, key)) for key, values in spec.grid)
