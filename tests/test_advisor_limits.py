@@ -127,7 +127,7 @@ def test_paper_000s_conclusions_with_the_paper_engine_on_its_machine():
     assert local.sources and all(local.sources.values())
 
 
-def test_the_cli_explains_why_the_engines_differ(cli):
+def test_the_cli_explains_why_the_engines_differ(cli, cli_here):
     args = ("advise", "--workload", "micro-read:multisite=0.2", "--sysfs", str(SYSFS / "xeon-e7530-4x6"))
     here = cli(*args, "--engine", "here", "--json")
     paper = cli(*args, "--engine", "paper", "--json")
@@ -141,7 +141,7 @@ def test_the_cli_explains_why_the_engines_differ(cli):
     assert p["sources"] and not h["sources"]
     assert h["best"] != p["best"]
     assert all(not math.isnan(x["low"]) for x in h["predictions"])
-    bad = cli(*args, "--engine", "silo")
+    bad = cli_here(*args, "--engine", "silo")  # refused by the parser: in-process
     assert bad.returncode == 2 and "invalid choice: 'silo'" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
     missing = cli("advise", "--sysfs", str(SYSFS / "xeon-e7530-4x6"))
     assert missing.returncode == 2 and "--workload" in missing.stderr

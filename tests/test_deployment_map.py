@@ -80,7 +80,7 @@ def test_the_map_figure_names_its_regions():
     assert "made-up" in drawing.summary and "cells per deployment" in drawing.summary
 
 
-def test_advise_map_writes_the_figure(cli, tmp_path):
+def test_advise_map_writes_the_figure(cli, cli_here, tmp_path):
     done = cli(
         "advise",
         "--map",
@@ -100,5 +100,5 @@ def test_advise_map_writes_the_figure(cli, tmp_path):
     assert stem.with_suffix(".png").exists() and stem.with_suffix(".pdf").exists()
     assert "Shore-MT (paper 000) / unix (quad-socket Xeon E7530)" in done.stdout
     assert "x: local cost per transaction 0.1..1000 us" in done.stdout
-    grid = cli("advise", "--map", "--workload", "micro-read", "--grid", "1")
+    grid = cli_here("advise", "--map", "--workload", "micro-read", "--grid", "1")  # refused: in-process
     assert grid.returncode == 2 and "--grid 1" in grid.stderr and len(grid.stderr.strip().splitlines()) == 1

@@ -157,12 +157,12 @@ def test_the_claims_figure_draws_both_engines(table):
         plot_claims([])
 
 
-def test_advise_claims_prints_the_table_and_writes_the_figure(cli, tmp_path):
+def test_advise_claims_prints_the_table_and_writes_the_figure(cli, cli_here, tmp_path):
     done = cli("advise", "--claims", "--engine", "paper", "--out", str(tmp_path / "out"))
     assert done.returncode == 0, done.stderr
     assert all((tmp_path / "out" / f"000-claims-model{s}").exists() for s in (".png", ".pdf", "-summary.txt"))
     table = claims_table(paper_engine(), paper_topologies())
     assert table.note() in done.stdout
     assert "engine value local.micro.none.txn_us" in done.stdout and "001 Fig 9" in done.stdout
-    bad = cli("advise", "--claims", "--workload", "tpcb")
+    bad = cli_here("advise", "--claims", "--workload", "tpcb")  # refused before any work: in-process
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "--claims" in bad.stderr
