@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import islands
 from _runner import Runner
-from islands.analysis.statistics import format_ratio, ratio
+from islands.analysis.verdicts import ratio_words
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.hardware import Hardware
@@ -190,7 +190,7 @@ def main(args: argparse.Namespace) -> None:
             f"(a runnable worker starved in {machine}, the engine's in {stalled - machine}); "
             f"runs stalled at the end {at_end} of {len(shares)}"
         )
-    print(f"ATraPos / static post/pre: {format_ratio(ratio(kept['ATraPos'], kept['static']))}")
+    print(f"ATraPos / static post/pre: {ratio_words(kept['ATraPos'], kept['static'])}")
 
 
 if __name__ == "__main__":
