@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -138,3 +139,36 @@ def test_the_sweep_command_runs_on_a_scheduler(tmp_path: Path, cluster: Any, cli
     assert unreachable.returncode == 2
     assert unreachable.stderr.strip().count("\n") == 0 and "cannot reach the Dask scheduler" in unreachable.stderr
     assert not (tmp_path / "res2").exists()
+
+
+def test_a_cluster_whose_every_node_is_gone_fails_instead_of_waiting(tmp_path: Path) -> None:
+    """Every node worker leaves while a run is under way (as when the workers cannot load the
+    points): the sweep fails, naming what is left, instead of waiting for a node forever."""
+    with (
+        distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            resources={NODE_RESOURCE: 1},
+            dashboard_address=":0",
+            silence_logs=50,
+        ) as c,
+        distributed.Client(c) as client,
+    ):
+
+        def runner(point: Point) -> dict[str, Any]:
+            import time
+
+            time.sleep(60)  # never ends here: its node goes first
+            raise AssertionError("unreachable")
+
+        sweep = sweep_in(tmp_path, "gone", SMALL)
+        executor = DaskExecutor(client, sweep.topology, use_runner=True, lost_nodes_grace_s=1.0)
+        leave = threading.Timer(1.0, lambda: c.scale(0))
+        leave.start()
+        try:
+            with pytest.raises(RuntimeError, match=r"no worker declaring .* point\(s\) left unrun"):
+                sweep.run(runner, progress=False, executor=executor)
+        finally:
+            leave.cancel()
+        assert sweep.store.manifest()["status"] == "failed"

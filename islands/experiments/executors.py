@@ -136,10 +136,18 @@ class DaskExecutor:
     address or a ``distributed.Client``. Points run on each node's own topology through
     :func:`islands.experiments.point.run_point` unless a (picklable) runner is given. A worker lost
     mid-run has its run rescheduled on another node by the scheduler (up to its
-    ``allowed-failures``). ``connect_timeout_s``: how long to wait for the scheduler to answer."""
+    ``allowed-failures``). ``connect_timeout_s``: how long to wait for the scheduler to answer;
+    ``lost_nodes_grace_s``: how long the points may wait with no node left in the cluster before
+    the sweep fails (a cluster whose every worker died would otherwise be waited on forever)."""
 
     def __init__(
-        self, scheduler: Any, topology: Topology, *, use_runner: bool = False, connect_timeout_s: float = 10.0
+        self,
+        scheduler: Any,
+        topology: Topology,
+        *,
+        use_runner: bool = False,
+        connect_timeout_s: float = 10.0,
+        lost_nodes_grace_s: float = 60.0,
     ) -> None:
         if not 0 < connect_timeout_s <= 3600:
             raise ValueError(f"--cluster-timeout: {connect_timeout_s!r} is not a number of seconds in (0, 3600]")
@@ -156,8 +164,8 @@ class DaskExecutor:
                 raise ValueError(f"--cluster {scheduler}: cannot reach the Dask scheduler ({e})") from None
         self.planned = topology.to_dict()
         self.use_runner = use_runner
-        workers = self.client.scheduler_info().get("workers", {})
-        if not any(w.get("resources", {}).get(NODE_RESOURCE) for w in workers.values()):
+        self.lost_nodes_grace_s = lost_nodes_grace_s
+        if not self._nodes():
             self.close()
             raise ValueError(
                 f"Dask cluster at {self.client.scheduler_info().get('address')}: no worker declares the resource "
@@ -182,18 +190,46 @@ class DaskExecutor:
             ): point
             for point in points
         }
+        pending = as_completed(futures)
+        no_node_since: float | None = None
         try:
-            for future in as_completed(futures):
-                point = futures[future]
-                try:
-                    out = future.result()
-                except (ValueError, RuntimeError):
-                    raise  # run_one's, naming the point
-                except Exception as e:  # the scheduler's: e.g. KilledWorker after too many lost workers
-                    raise RuntimeError(f"point {point.describe()} failed on the cluster: {e!r}") from e
-                yield Finished(point, out["result"], out["run_s"], out["system"], out["node"])
+            while not pending.is_empty():
+                batch = pending.next_batch(block=False)
+                if not batch:
+                    no_node_since = self._watch_nodes(no_node_since, pending.count())
+                    time.sleep(0.5)
+                    continue
+                for future in batch:
+                    point = futures[future]
+                    try:
+                        out = future.result()
+                    except (ValueError, RuntimeError):
+                        raise  # run_one's, naming the point
+                    except Exception as e:  # the scheduler's: e.g. KilledWorker after too many lost workers
+                        raise RuntimeError(f"point {point.describe()} failed on the cluster: {e!r}") from e
+                    yield Finished(point, out["result"], out["run_s"], out["system"], out["node"])
         finally:
             self.client.cancel(list(futures))
+
+    def _nodes(self) -> int:
+        """The cluster's workers that declare the node resource, now."""
+        workers = self.client.scheduler_info().get("workers", {})
+        return sum(1 for w in workers.values() if w.get("resources", {}).get(NODE_RESOURCE))
+
+    def _watch_nodes(self, no_node_since: float | None, waiting: int) -> float | None:
+        """When the cluster has had no node for ``lost_nodes_grace_s`` (None: it has one now);
+        ``RuntimeError`` naming the points left once it has been that long."""
+        if self._nodes():
+            return None
+        now = time.monotonic()
+        if no_node_since is None:
+            return now
+        if now - no_node_since > self.lost_nodes_grace_s:
+            raise RuntimeError(
+                f"the Dask cluster has had no worker declaring {NODE_RESOURCE} for {self.lost_nodes_grace_s:g} s: "
+                f"{waiting} point(s) left unrun"
+            )
+        return no_node_since
 
     def close(self) -> None:
         """Closes the client if this executor opened it."""
