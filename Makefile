@@ -40,13 +40,13 @@ $(VENV)/.browser: | $(PY)
 # Only what `make run` needs: the module, without the C++ unit tests (configured, built by
 # cpp-tests), test tools, browser, perf, valgrind or py-spy. WORKLOADS names the workloads
 # whose engine variants are compiled (CMake ISLANDS_WORKLOADS): all, except in `make run`'s
-# first build; $(BUILD)/.all-workloads says that every workload was built once.
+# first build; $(BUILD)/.all-workloads says that the last install built every workload.
 WORKLOADS ?= all
 install: $(VENV)/.build-deps
 	$(PY) -m pip install -q --no-build-isolation -C build-dir=$(BUILD) \
 	  -C cmake.define.ISLANDS_BUILD_TESTS=ON -C cmake.define.ISLANDS_TESTS_IN_ALL=OFF \
 	  -C cmake.define.ISLANDS_WORKLOADS=$(WORKLOADS) -e .
-	$(if $(filter all,$(WORKLOADS)),@touch $(BUILD)/.all-workloads)
+	@$(if $(filter all,$(WORKLOADS)),touch,rm -f) $(BUILD)/.all-workloads
 
 # The C++ unit tests of the editable build, which `make install` leaves out (make run needs
 # only the module): compiled here, before ctest runs them.
