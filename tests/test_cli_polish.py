@@ -205,7 +205,7 @@ def test_every_public_config_is_exported():
     configs = {
         name
         for name, value in vars(config).items()
-        if name.endswith("Config") and dataclasses.is_dataclass(value) and value.__module__.startswith("islands.config.")
+        if name.endswith("Config") and dataclasses.is_dataclass(value) and value.__module__.startswith("islands.config")
     }
     assert {"ProfileConfig", "LogConfig", "RunConfig"} <= configs
     for name in configs:
