@@ -157,6 +157,17 @@ def test_fig9_shows_cost_against_actions_with_the_papers_bound():
         plot_repartition_cost({})
 
 
+def test_fig9_on_a_linear_axis_keeps_the_paper_s_bound_in_range_and_lays_out(tmp_path):
+    # Costs above 20 ms (a loaded machine) draw on a linear axis: the paper's 200 ms line and
+    # its label must lie inside it (outside, the label made the layout collapse to nothing).
+    d = plot_repartition_cost({"move": {1: [6.5], 4: [26.0], 8: [52.4]}}, note="10,000 rows")
+    ax = d.figure.axes[0]
+    assert ax.get_yscale() == "linear"
+    low, high = ax.get_ylim()
+    assert low == 0 and 200 < high < 400
+    d.figure.savefig(tmp_path / "fig9.png")  # a collapsed layout warns, and warnings fail the suite
+
+
 def test_table2_gives_the_overhead_of_the_medians():
     off = {"GetSubData": [1000.0, 1010.0, 990.0], "TATP-Mix": [500.0, 505.0]}
     on = {"GetSubData": [970.0, 960.0, 980.0], "TATP-Mix": [500.0, 499.0]}
