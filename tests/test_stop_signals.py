@@ -46,6 +46,9 @@ def _start(root: Path, *extra: str) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "TMPDIR": str(root)},
+        # islands honours an ignored SIGHUP (nohup): the child starts with the default, whatever
+        # the test runner inherited (a suite started under nohup sent SIGHUP to a run that ignored it)
+        preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL),
     )
 
 
