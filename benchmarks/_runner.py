@@ -151,22 +151,14 @@ class Runner:
                 default=argparse.SUPPRESS,
                 help=argparse.SUPPRESS,
             )
-        if duration is not None:
-            common.add_argument(
-                "--duration",
-                type=_seconds(True),
-                default=duration,
-                metavar="S",
-                help=f"{duration_help} (default {duration:g})",
-            )
-        if warmup is not None:
-            common.add_argument(
-                "--warmup",
-                type=_seconds(False),
-                default=warmup,
-                metavar="S",
-                help=f"{warmup_help} (default {warmup:g})",
-            )
+        for flag, default, text, positive in (
+            ("--duration", duration, duration_help, True),
+            ("--warmup", warmup, warmup_help, False),
+        ):
+            if default is not None:
+                common.add_argument(
+                    flag, type=_seconds(positive), default=default, metavar="S", help=f"{text} (default {default:g})"
+                )
         common.add_argument(
             "--json",
             type=Path,

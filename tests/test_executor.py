@@ -35,20 +35,22 @@ def sweep_in(tmp_path: Path, out: str, spec: str = SPEC) -> Sweep:
     return Sweep(load_spec(spec_file), read_topology(), tmp_path / out)
 
 
+def node_cluster(n: int) -> Any:
+    """``n`` worker processes declaring the node resource, one run at a time each."""
+    return distributed.LocalCluster(
+        n_workers=n,
+        threads_per_worker=1,
+        processes=True,
+        resources={NODE_RESOURCE: 1},
+        dashboard_address=":0",
+        silence_logs=50,
+    )
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     """Two worker processes, one run at a time each: a two-node cluster on this machine."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            resources={NODE_RESOURCE: 1},
-            dashboard_address=":0",
-            silence_logs=50,
-        ) as c,
-        distributed.Client(c) as client,
-    ):
+    with node_cluster(2) as c, distributed.Client(c) as client:
         yield client
 
 
@@ -144,17 +146,7 @@ def test_the_sweep_command_runs_on_a_scheduler(tmp_path: Path, cluster: Any, cli
 def test_a_cluster_whose_every_node_is_gone_fails_instead_of_waiting(tmp_path: Path) -> None:
     """Every node worker leaves while a run is under way (as when the workers cannot load the
     points): the sweep fails, naming what is left, instead of waiting for a node forever."""
-    with (
-        distributed.LocalCluster(
-            n_workers=1,
-            threads_per_worker=1,
-            processes=True,
-            resources={NODE_RESOURCE: 1},
-            dashboard_address=":0",
-            silence_logs=50,
-        ) as c,
-        distributed.Client(c) as client,
-    ):
+    with node_cluster(1) as c, distributed.Client(c) as client:
 
         def runner(point: Point) -> dict[str, Any]:
             import time
