@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Check that the csrc folders form a layered graph: no two folders include each other.
+"""Check that the csrc folders form a layered graph: no cycle of includes between folders.
 
 Each header in csrc/include/islands/<folder>/ and each source in csrc/src/<folder>/ belongs
-to <folder>; an `#include "islands/<other>/..."` in it is an edge <folder> -> <other>. The
+to <folder>, where <folder> is the whole path below islands/ (or src/): a nested folder such
+as exec/plp is an area of its own, not a part of exec. An `#include "islands/<other>/x.hpp"`
+in it is an edge <folder> -> <other> (again the whole folder path of the included file). The
 check fails (exit status 1) when the folder graph has a cycle, two folders that include each
 other being the shortest one, and prints every include that takes part in it. The bindings
 and the C++ tests sit above every folder and are not part of the graph.
@@ -18,16 +20,16 @@ import re
 import sys
 from pathlib import Path
 
-INCLUDE = re.compile(r'^\s*#\s*include\s*"islands/([^/"]+)/([^"]+)"', re.MULTILINE)
+INCLUDE = re.compile(r'^\s*#\s*include\s*"islands/((?:[^/"]+/)+)([^/"]+)"', re.MULTILINE)
 
 
 def folder_of(path: Path, csrc: Path) -> str | None:
-    """The folder a file belongs to, or None for files outside the graph."""
+    """The folder a file belongs to (exec, exec/plp, ...), or None for files outside the graph."""
     rel = path.relative_to(csrc).parts
     if len(rel) >= 4 and rel[0] == "include" and rel[1] == "islands":
-        return rel[2]
+        return "/".join(rel[2:-1])
     if len(rel) >= 3 and rel[0] == "src":
-        return rel[1]
+        return "/".join(rel[1:-1])
     return None
 
 
@@ -42,6 +44,7 @@ def collect_edges(csrc: Path) -> dict[str, dict[str, list[str]]]:
             continue
         edges.setdefault(folder, {})
         for target, name in INCLUDE.findall(path.read_text(encoding="utf-8")):
+            target = target.rstrip("/")
             if target != folder:
                 where = f"{path.relative_to(csrc)} -> islands/{target}/{name}"
                 edges[folder].setdefault(target, []).append(where)

@@ -1,5 +1,5 @@
 """The client layer driving PLP (driver.clients closed or open with engine.execution plp;
-exec/client_driver.hpp, exec/plp/plp_request_owner.hpp, exec/plp/plp_worker.hpp): every worker
+exec/client_driver.hpp, exec/request_owner.hpp, exec/plp/plp_worker.hpp): every worker
 has its own request queue, a request goes to the worker owning its home unit, so skew over the
 whole key range overloads the worker owning the hot range; while units move (re-partitionings)
 a request queued for a worker that no longer owns its home is forwarded to the new owner, and

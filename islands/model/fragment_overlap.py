@@ -1,6 +1,6 @@
 """A worker serves other instances' fragments while it waits for its own votes: the part of a
 distributed transaction its participant works costs the participant nothing when it arrives
-while the participant is itself waiting (``exec/instance_worker.hpp`` serves inbound messages
+while the participant is itself waiting (``exec/worker_loop.hpp`` serves inbound messages
 while a coordinator waits; the simulation, :mod:`islands.model.simulation`, does the same).
 
 A distributed transaction's cost per participant ``D`` splits into the coordinator's part,

@@ -6,7 +6,7 @@ What is simulated (time in microseconds):
 
 - every worker is a process pinned to its own CPU (a simpy ``PriorityResource`` of capacity
   1); between its own transactions it serves the fragments sent to its site first, as the
-  engine's worker loop does (``exec/instance_worker.hpp``);
+  engine's worker loop does (``exec/worker_loop.hpp``);
 - who starts a transaction (``routing``): ``"home"`` (the default, the client layer's routing,
   :mod:`islands.model.routing`): :data:`CLIENTS_PER_WORKER` closed-loop clients per worker
   each draw a home row by Zipf ``zipf_s`` over all rows (the hottest in the first site) and

@@ -1,6 +1,5 @@
 #include "islands/exec/instance.hpp"
 
-#include "islands/exec/instance_impl.hpp"
 #include "islands/exec/workload_registry.hpp"
 
 namespace islands {

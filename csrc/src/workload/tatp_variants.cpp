@@ -3,7 +3,7 @@
 // registration unit CMake generates; a build may leave it out (CMake ISLANDS_WORKLOADS).
 #include "islands/workload/tatp_workload.hpp"
 
-#include "islands/exec/workload_variants.hpp"
+#include "islands/instance/workload_variants.hpp"
 
 namespace islands {
 

@@ -3,7 +3,7 @@
 // in tpcc_variants.cpp, which a build may leave out (CMake ISLANDS_WORKLOADS).
 #include "islands/workload/tpcc_workload.hpp"
 
-#include "islands/exec/workload_variants.hpp"
+#include "islands/instance/workload_variants.hpp"
 
 namespace islands {
 

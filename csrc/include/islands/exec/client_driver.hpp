@@ -13,15 +13,15 @@
 #include "islands/exec/client_board.hpp"
 #include "islands/exec/client_queue.hpp"
 #include "islands/exec/client_request_draw.hpp"
-#include "islands/exec/plp/plp_request_owner.hpp"
-#include "islands/exec/plp/plp_routing.hpp"
+#include "islands/exec/request_owner.hpp"
+#include "islands/exec/routing_table.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/settings/driver_config.hpp"
 
 namespace islands {
 
 //! One worker's share of the client layer (driver.clients = closed or open; internal to
-//! exec/instance_worker.hpp). The clients are not threads: each client's code runs on the
+//! exec/worker_loop.hpp). The clients are not threads: each client's code runs on the
 //! worker that answered its last request (closed) or on every worker in turn for its share of
 //! the arrivals (open), and what it costs is timed (ClientStats::client_ticks). Each request is
 //! drawn over the whole database and pushed to the queue of the instance that owns its home
@@ -32,7 +32,7 @@ namespace islands {
 //! with when it was due (not when the worker got to it), so latency includes the lag.
 //! PLP (engine.execution = plp, `plp` given): the board has a queue per worker, a request goes
 //! to the queue of the worker owning its home unit in the routing table as it stands
-//! (exec/plp/plp_request_owner.hpp; the site's worker while that unit is being moved), and the
+//! (exec/request_owner.hpp; the site's worker while that unit is being moved), and the
 //! worker re-routes (forward) one whose unit moved on before it ran.
 //! Otherwise (the board has stashes) a request for the submitting worker's own instance waits in
 //! that worker's stash; a worker takes from its instance's queue first (requests from other
@@ -41,10 +41,10 @@ class ClientDriver {
  public:
   //! The clients' side of the worker of global site `site`, which takes requests from queue
   //! `own_queue` of `board` (its instance's; under PLP its own) and, where the board has stashes,
-  //! from stash `worker` (its index in the instance); `plp`: a PLP instance's routing.
+  //! from stash `worker` (its index in the instance); `plp`: a PLP instance's routing table.
   ClientDriver(const DriverConfig& driver, ClientBoard* board, const std::vector<std::uint32_t>& instance_of_site,
                std::uint32_t site, ClientStats& stats, std::uint32_t own_queue, std::uint32_t worker = 0,
-               const PlpRouting* plp = nullptr)
+               const RoutingTable* plp = nullptr)
       : driver_(driver),
         board_(board),
         own_(board != nullptr ? &board->queue(own_queue) : nullptr),
@@ -230,7 +230,7 @@ class ClientDriver {
   ClientQueue* stash_;      // this worker's stash (null: PLP, or no stashes)
   std::uint32_t own_queue_;  // own_'s index on the board
   std::uint32_t worker_;     // this worker's index in its instance
-  const PlpRouting* plp_;   // a PLP instance's routing (null: a deployment's)
+  const RoutingTable* plp_;  // a PLP instance's routing table (null: a deployment's)
   const std::vector<std::uint32_t>& instance_of_site_;
   std::uint32_t site_;
   std::uint32_t total_sites_;

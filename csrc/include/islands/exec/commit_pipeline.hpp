@@ -23,7 +23,7 @@
 namespace islands {
 
 //! What a committed attempt leaves for its acknowledgement: its log record and, for a
-//! coordinator, the participants waiting for phase 2 (internal to exec/instance_worker.hpp).
+//! coordinator, the participants waiting for phase 2 (internal to exec/worker_loop.hpp).
 struct CommitRecord {
   std::uint64_t lsn = 0;               //!< its commit (or decision) record; 0: it logged none
   std::uint64_t txn = 0;               //!< the transaction id the record carries
@@ -54,7 +54,7 @@ struct PendingCommit {
 //! below (tests/log_checks.py checks that the log kept it).
 inline constexpr std::uint64_t kReadOnlyAckTag = 0xffffULL << 48;
 
-//! One worker's commit pipeline (internal to exec/instance_worker.hpp): the commits and votes
+//! One worker's commit pipeline (internal to exec/worker_loop.hpp): the commits and votes
 //! waiting for their log flush, oldest first, and the driver's acknowledgement file
 //! (acks-<site>.bin). What acknowledging means (phase 2, locks released, counted, the vote
 //! sent) is the worker's: it passes it in as `acknowledge(PendingCommit&)`, inlined.

@@ -50,4 +50,15 @@ class Instance {
   std::unique_ptr<Impl> impl_;
 };
 
+//! What Instance runs: one workload under one concurrency-control scheme (InstanceImpl,
+//! instance/instance_impl.hpp).
+class Instance::Impl {
+ public:
+  virtual ~Impl() = default;
+  virtual void load() = 0;                                                               //!< see Instance::load
+  virtual RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) = 0;  //!< see Instance::run
+  virtual bool checkpoint() = 0;                                                         //!< see Instance::checkpoint
+  virtual void set_plp_control(PlpControl* control) = 0;  //!< the handle a PLP run attaches to (Instance's constructor)
+};
+
 }  // namespace islands

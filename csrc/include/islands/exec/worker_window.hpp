@@ -24,8 +24,8 @@ enum class PhaseStep {
   work,  //!< draw and run a transaction (the system-state lock held shared)
 };
 
-//! A worker's measured window and its commit counting, the same for both worker loops
-//! (InstanceWorker, exec/instance_worker.hpp; PlpWorker, exec/plp/plp_worker.hpp): where the
+//! A worker's measured window and its commit counting, kept by the one worker loop
+//! (WorkerLoop, exec/worker_loop.hpp) for both its policies: where the
 //! window opens and closes, what each acknowledged commit adds to the worker's statistics
 //! (counts always; latency and timeline inside the window), and the thread's CPU time over it.
 class WorkerWindow {

@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -15,20 +14,12 @@
 
 #include "islands/exec/plp/plp_drain_watch.hpp"
 #include "islands/exec/plp/plp_ownership_check.hpp"
-#include "islands/exec/run_stats.hpp"
+#include "islands/exec/routing_table.hpp"
 #include "islands/exec/routing_unit.hpp"
+#include "islands/exec/run_stats.hpp"
 #include "islands/exec/txn_part.hpp"
 
 namespace islands {
-
-//! One version of a PLP instance's routing table: the owner (local worker) of every routing
-//! unit (exec/routing_unit.hpp) of the instance's sites. Immutable once published.
-struct PlpRoute {
-  //! The owner of a unit being moved: a transaction that needs it waits (see PlpRouting).
-  static constexpr std::uint32_t kFrozen = std::numeric_limits<std::uint32_t>::max();
-  std::uint64_t version = 0;         //!< 1 for the initial table, +1 per publication
-  std::vector<std::uint32_t> owner;  //!< per unit (instance-local numbering): worker or kFrozen
-};
 
 //! What one re-partitioning did (PlpRouting::apply).
 struct PlpRepartition {
@@ -74,7 +65,7 @@ struct PlpRepartition {
 //! Watchdog (watch(), exec/plp/plp_drain_watch.hpp): a drain round waiting longer than its
 //! threshold (1 s) dumps what it waits on, once per re-partitioning: into the result
 //! (PlpRepartition::stall; the run's first in totals().stall) and, the run's first, on stderr.
-class PlpRouting {
+class PlpRouting : public RoutingTable {
  public:
   //! `workers` workers owning `sites` sites, worker i site i: units of site i to worker i.
   PlpRouting(std::size_t workers, std::size_t sites) : workers_(workers), acks_(new Ack[workers]), watch_(workers) {
@@ -97,8 +88,6 @@ class PlpRouting {
     for (std::size_t w = 0; w < workers; ++w) acks_[w].version.store(1, std::memory_order_relaxed);
   }
 
-  //! The table transactions route with now (acquire: what its owners wrote before is visible).
-  const PlpRoute* current() const noexcept { return current_.load(std::memory_order_acquire); }
   //! Number of workers.
   std::size_t workers() const noexcept { return workers_; }
   //! Number of units.
@@ -191,7 +180,7 @@ class PlpRouting {
     auto route = std::make_unique<PlpRoute>();
     route->version = versions_.size() + 1;
     route->owner = std::move(owner);
-    current_.store(route.get(), std::memory_order_release);
+    set_current(route.get());
     versions_.push_back(std::move(route));
     return versions_.size();
   }
@@ -239,7 +228,6 @@ class PlpRouting {
   RepartitionStats totals_;
   PlpOwnershipCheck* check_ = nullptr;
   bool skip_drain_ = false;
-  std::atomic<const PlpRoute*> current_{nullptr};
 };
 
 //! Cuts `txn` into one part per worker by the owners in `route` (the workload's locate gives

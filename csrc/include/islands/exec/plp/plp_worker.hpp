@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "islands/common/abort_reason.hpp"
-#include "islands/common/backoff.hpp"
 #include "islands/common/check.hpp"
 #include "islands/common/cpu_affinity.hpp"
 #include "islands/common/cycle_clock.hpp"
@@ -23,7 +22,6 @@
 #include "islands/exec/commit_pipeline.hpp"
 #include "islands/exec/context_pool.hpp"
 #include "islands/exec/instance_config.hpp"
-#include "islands/exec/instance_worker.hpp"
 #include "islands/exec/plp/plp_action.hpp"
 #include "islands/exec/plp/plp_bus.hpp"
 #include "islands/exec/plp/plp_handoff.hpp"
@@ -31,19 +29,16 @@
 #include "islands/exec/plp/plp_stages.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/exec/system_access.hpp"
+#include "islands/exec/worker_loop.hpp"
 #include "islands/log/log_writer.hpp"
-#include "islands/exec/worker_profiler.hpp"
-#include "islands/exec/worker_window.hpp"
 #include "islands/txn/txn_context.hpp"
 #include "islands/exec/action_io.hpp"
 #include "islands/exec/txn_part.hpp"
 
 namespace islands {
 
-template <class Workload, class CC>
-class InstanceImpl;
-
-//! One worker of a PLP instance (engine.execution = plp; internal to exec/instance_impl.hpp).
+//! One worker of a PLP instance (engine.execution = plp; internal to instance/instance_impl.hpp),
+//! the WorkerLoop policy (exec/worker_loop.hpp) of partitions owned by workers inside the instance.
 //! It owns partition `local` (its site: the workload's range of routing keys) and is the
 //! only thread that touches it; it is also a client that draws transactions and coordinates
 //! them.
@@ -117,7 +112,15 @@ class InstanceImpl;
 //! all partitions are marked "centralized:" below (the log, the history map in test mode,
 //! the instance's phase and failure flags).
 template <class Workload, class CC>
-class PlpWorker {
+class PlpWorker final : public WorkerLoop<PlpWorker<Workload, CC>, Workload, CC> {
+  using Loop = WorkerLoop<PlpWorker<Workload, CC>, Workload, CC>;
+  using Txn = typename Workload::Txn;
+  using Loop::inst_, Loop::local_, Loop::gid_, Loop::stats_, Loop::ctx_, Loop::log_, Loop::committed_,
+      Loop::pipeline_, Loop::system_, Loop::clients_, Loop::request_, Loop::rows_, Loop::remote_parts_,
+      Loop::local_words_;
+  using Loop::check_failed, Loop::clock, Loop::drain_durable, Loop::new_context, Loop::next_txn_id, Loop::recycle,
+      Loop::serve, Loop::serve_one, Loop::stopping;
+
  public:
   //! The scheme an action runs under: the instance's, no-wait (see the class comment).
   using ActionCC = decltype(std::declval<const CC&>().distributed());
@@ -127,10 +130,7 @@ class PlpWorker {
   //! Worker `local` of `instance`, on `bus`; `finished` counts the workers that stopped
   //! drawing transactions (each serves until all have).
   PlpWorker(InstanceImpl<Workload, CC>& instance, std::size_t local, PlpBus& bus, std::atomic<std::size_t>& finished)
-      : inst_(instance),
-        local_(local),
-        gid_(instance.first_site_ + static_cast<std::uint32_t>(local)),
-        stats_(instance.stats_.workers[local]),
+      : Loop(instance, local, static_cast<std::uint32_t>(local), instance.plp_routing_.get()),
         bus_(bus),
         routing_(*instance.plp_routing_),
         finished_(finished),
@@ -139,15 +139,9 @@ class PlpWorker {
         later_(bus.workers()),
         actions_(bus.workers()),
         held_(bus.workers()),
-        profiler_(instance.config_.run.profile),
-        system_(instance.system_access(local)),
         handoff_(bus.workers() > 1 ? instance.config_.run.engine.plp_handoff : 0),
         window_(handoff_, static_cast<std::uint32_t>(local)),
-        inbox_((bus.workers() - 1) * handoff_, (bus.workers() - 1) * handoff_),
-        clients_(instance.config_.run.driver, instance.client_board_.get(), instance.instance_of_site_, gid_,
-                 stats_.clients, static_cast<std::uint32_t>(local), static_cast<std::uint32_t>(local),
-                 instance.plp_routing_.get()),
-        measure_(stats_) {
+        inbox_((bus.workers() - 1) * handoff_, (bus.workers() - 1) * handoff_) {
     route_ = routing_.current();  // seen_ stays null: the first observe_routing acknowledges
     set_message_delay(instance.config_);
     tables_ = routing_tables_of(instance.workload_);  // engine.plp_units: 1, or the tables routed apart
@@ -157,125 +151,116 @@ class PlpWorker {
     shares_cpu_always_ = std::count(cpus.begin(), cpus.end(), cpus[local]) > 1;
   }
 
-  //! Draws and coordinates transactions until the run stops, serving the actions sent to its
-  //! partition throughout; then serves until every worker has stopped.
-  void run() {
-    const RunConfig& config = inst_.config_.run;
-    log_ = inst_.log_.get();  // centralized: the instance's one log
-    measure_.open();
-    pipeline_.open(log_, config.log, gid_, stats_, measure_.ns_per_tick(), CC::kLocks);
-    ctx_ = new_context();
-    routing_.watch().started(local_);  // the drain watchdog reads /proc for this thread
-    Random rng(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_ + (std::uint64_t{inst_.epoch_} << 40));
-    AbortBackoff backoff(config.driver.seed * 0x9e3779b97f4a7c15ULL + gid_);
-    typename Workload::Txn drawn;  // what this worker's own client drew (or a client's request)
-    const bool serving = clients_.active();  // driver.clients: requests routed to this worker, no draw
-    const auto sample_ticks =
-        static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / measure_.ns_per_tick()) + 1;
-    for (;;) {
-      // The phase and the transaction under the system-state lock, serving while a phase change bars it.
-      const bool measured_before = measure_.measuring();
-      const PhaseStep step = measure_.gate(
-          system_, inst_.phase_, inst_.failed_, profiler_, *ctx_, config.driver.timeline_interval_s,
-          [this] {
-            serve();
-            note(PlpDrainWatch::Wait::phase_change);
-          },
-          [this] { serve(); });
-      if (step == PhaseStep::stop) break;
-      if (step == PhaseStep::wait) continue;
-      ComponentClock* const clock = ctx_->clock();
-      const bool parked = inst_.plp_parked_[local_].load(std::memory_order_relaxed);
-      if (parked || away_) follow_park(parked);  // pinned: its thread onto the unparked workers' CPUs, or back
-      HandedTxn* handed = nullptr;
-      if (serving) {
-        // A parked worker serves its queue too: the requests are for the units it owns (in a
-        // pinned run its thread shares the unparked workers' CPUs meanwhile).
-        const std::uint64_t now = CycleClock::now();
-        if (!measured_before && measure_.measuring()) clients_.start_window(now);
-        if (!next_request(drawn, now, sample_ticks)) continue;
-      } else {
-        handed = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
-        if (parked && handed == nullptr) {  // its core taken away (PlpControl): it draws nothing
-          system_.release();
-          note(PlpDrainWatch::Wait::parked);
-          parked_wait();
-          continue;
-        }
-        if (handed == nullptr && !draw(drawn, rng)) {  // handed off, or waiting for a slot to
-          system_.release();
-          if (drawn_waiting_) wait_for_slot();
-          continue;
-        }
-        routed_ = false;
-      }
-      typename Workload::Txn& txn = handed != nullptr ? handed->txn : drawn;
-      const std::uint64_t start = CycleClock::now();
-      // Latency from here: a handed transaction's from its drawing (never after `start`), a
-      // client's request from its submission (queueing included).
-      const std::uint64_t client_start =
-          serving ? request_.submitted : handed != nullptr && handed->drawn < start ? handed->drawn : start;
-      ctx_->begin(start - inst_.tick0_);
-      system_.begin(start);
-      bool committed = false, rolled_back = false, forwarded = false;
-      for (unsigned attempt = 0;; ++attempt) {
-        if (!route(txn)) {  // a unit it needs is being moved: wait for the hand-over
-          if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
-          serve();
-          note(PlpDrainWatch::Wait::frozen_unit);
-          wait_frozen();
-          --attempt;
-          continue;
-        }
-        // A retry re-routes (serve() may have acknowledged a newer table): a request whose
-        // home unit moved meanwhile goes to its new owner (nothing of it is held: it aborted).
-        if (serving && attempt > 0 && forward_if_away(txn)) {
-          forwarded = true;
-          break;
-        }
-        if (attempt > 0) ctx_->retry();  // announced again (storage/epoch_gate.hpp): the abort let go
-        const TxnResult result = attempt_cut();
-        if (result.committed) {
-          committed = true;
-          break;
-        }
-        if (result.user_rollback) {
-          rolled_back = true;
-          break;
-        }
-        ++stats_.aborts[static_cast<std::size_t>(result.reason)];
-        if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) break;
-        serve();
-        backoff.pause(attempt, [this] { serve(); });
-      }
-      system_.end();  // decided: committed (its record appended), rolled back or given up
-      if (forwarded) continue;
-      if (handed != nullptr && !committed) finish_handed(*handed);
-      if (serving && (committed || rolled_back)) check_home(txn);
-      if (rolled_back) {
-        ++stats_.user_rollbacks;
-        if (serving) clients_.answered(inst_.workload_, request_.client, CycleClock::now(), measure_.measuring());
-        continue;
-      }
-      if (!committed) break;
-      if (inst_.plp_monitor_ && inst_.plp_monitor_->recording()) {  // engine.plp_monitor (exec/plp/plp_monitor.hpp)
-        inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_, remote_parts_ == 0);
-      }
-      if (committed_.lsn == 0 && committed_.notify.empty() && pipeline_.read_dependency() == 0) {
-        // The common case: one partition, nothing logged, nothing to wait for.
-        ctx_->commit();
-        measure_.count_commit(client_start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), false);
-        if (serving) clients_.answered(inst_.workload_, request_.client, CycleClock::now(), measure_.measuring());
-      } else {
-        finish_commit(client_start, txn);
-      }
-      if (handed != nullptr) finish_handed(*handed);
-      profiler_.end_span(clock);
+ private:
+  friend Loop;
+
+  // WorkerLoop's hooks: draws and coordinates transactions until the run stops, serving the
+  // actions sent to its partition throughout; then serves until every worker has stopped.
+  void started() { routing_.watch().started(local_); }  // the drain watchdog reads /proc for this thread
+
+  void barred() {
+    serve();
+    note(PlpDrainWatch::Wait::phase_change);
+  }
+
+  // The next transaction to coordinate: a client's request routed to this worker (driver.clients;
+  // a parked worker serves its queue too: the requests are for the units it owns, and in a
+  // pinned run its thread shares the unparked workers' CPUs meanwhile), a transaction handed
+  // to it (engine.plp_handoff), or its own client's draw; nullptr when there is none now.
+  Txn* next(Txn& drawn, Random& rng, TxnLookahead<Workload>&, bool measured_before) {
+    const bool parked = inst_.plp_parked_[local_].load(std::memory_order_relaxed);
+    if (parked || away_) follow_park(parked);  // pinned: its thread onto the unparked workers' CPUs, or back
+    handed_ = nullptr;
+    if (clients_.active()) return this->take_request(measured_before) && place_request(drawn) ? &drawn : nullptr;
+    handed_ = handoff_ > 0 ? take_handed(parked) : nullptr;  // engine.plp_handoff
+    if (parked && handed_ == nullptr) {  // its core taken away (PlpControl): it draws nothing
+      system_.release();
+      note(PlpDrainWatch::Wait::parked);
+      parked_wait();
+      return nullptr;
     }
-    ctx_->set_clock(nullptr);
-    measure_.stop(profiler_);
-    shutdown();
-    measure_.finish();
+    if (handed_ == nullptr && !draw(drawn, rng)) {  // handed off, or waiting for a slot to
+      system_.release();
+      if (drawn_waiting_) wait_for_slot();
+      return nullptr;
+    }
+    routed_ = false;
+    return handed_ != nullptr ? &handed_->txn : &drawn;
+  }
+
+  // Latency from here: a handed transaction's from its drawing (never after `start`).
+  std::uint64_t drawn_at(std::uint64_t start) const {
+    return handed_ != nullptr && handed_->drawn < start ? handed_->drawn : start;
+  }
+
+  // Before each attempt: cut by the routing table as it stands; a unit it needs being moved,
+  // it waits for the hand-over. A retry re-routes (serve() may have acknowledged a newer
+  // table): a request whose home unit moved meanwhile goes to its new owner (nothing of it
+  // is held: it aborted).
+  AttemptStep prepare(const Txn& txn, unsigned attempt) {
+    if (!route(txn)) {
+      if (stopping()) return AttemptStep::give_up;
+      serve();
+      note(PlpDrainWatch::Wait::frozen_unit);
+      wait_frozen();
+      return AttemptStep::again;
+    }
+    if (clients_.active() && attempt > 0 && forward_if_away(txn)) return AttemptStep::forwarded;
+    return AttemptStep::go;
+  }
+
+  TxnResult attempt() { return attempt_cut(); }
+
+  // Decided: a handed transaction not committed is finished (its drawer gets the slot back); a
+  // request's home checked.
+  void decided(const Txn& txn, bool committed, bool rolled_back) {
+    if (handed_ != nullptr && !committed) finish_handed(*handed_);
+    if (clients_.active() && (committed || rolled_back)) check_home(txn);
+  }
+
+  // Committed: engine.plp_monitor (exec/plp/plp_monitor.hpp) records it.
+  void committing(const Txn& txn) {
+    if (inst_.plp_monitor_ && inst_.plp_monitor_->recording()) {
+      inst_.plp_monitor_->record(local_, inst_.workload_, txn.words, *route_, first_unit_, remote_parts_ == 0);
+    }
+  }
+
+  // A committed handed transaction is finished once its commit is counted or pipelined.
+  void finished() {
+    if (handed_ != nullptr) finish_handed(*handed_);
+  }
+
+  // A worker of the client layer with no request: yields its CPU where it shares it.
+  void rest() {
+    if (shares_cpu()) {
+      std::this_thread::yield();
+    } else {
+      cpu_relax();
+    }
+  }
+
+  // Between attempts and while serving: a new routing table acknowledged once drained.
+  void observe() { observe_routing(); }
+
+  void pipeline_full() { note(PlpDrainWatch::Wait::log_pipeline); }
+
+  // Early lock release: the owners release their actions of a commit whose record is appended.
+  void release_early(PendingCommit& done) {
+    release(done.notify, done.txn);
+    done.notify.clear();
+  }
+
+  // An acknowledged commit: the owners still holding its actions release them.
+  void notify_commit(const std::vector<std::uint32_t>& owners, std::uint64_t txn) { release(owners, txn); }
+
+  // One load when nothing waits (two: the routing table, observe()). Called between attempts only.
+  bool may_have_message() { return bus_.may_have_message(local_); }
+
+  bool handle_message() {
+    PlpMessage in;
+    if (!bus_.receive(local_, in)) return false;
+    dispatch(in);
+    return true;
   }
 
  private:
@@ -289,33 +274,15 @@ class PlpWorker {
     std::vector<std::uint32_t> units;  // test mode: the units it ran on (its decision claims them again)
   };
 
-  std::uint64_t next_txn_id() {
-    return (static_cast<std::uint64_t>(gid_) << 48) | (static_cast<std::uint64_t>(inst_.epoch_) << 32) |
-           (++sequence_ & 0xffffffffULL);
-  }
-
   // The next transaction of this worker's client (flattened, as attempt_local).
   [[gnu::flatten]] void generate(typename Workload::Txn& txn, Random& rng) { inst_.workload_.generate(txn, rng, gid_); }
 
-  // driver.clients: the client layer's turn on this worker, then the next request routed to it
-  // drawn into `txn` (generate_at around its home) and cut by the routing table as it stands.
-  // True when this worker runs it: it owns the request's home unit under that cut (or the
-  // owner's queue is full). False when none waits (idle: serves meanwhile), when it was
-  // forwarded to its home unit's owner (the unit moved after its client routed it), or when
-  // the run stops while that unit is being moved (the request is then abandoned).
-  bool next_request(typename Workload::Txn& txn, std::uint64_t now, std::uint64_t sample_ticks) {
-    clients_.turn(inst_.workload_, now, measure_.measuring(), sample_ticks, measure_.ns_per_tick(),
-                  pipeline_.answers_waiting());
-    if (!clients_.take(request_, now, measure_.measuring())) {
-      system_.release();  // idle: nothing to run, so no hold on the system state
-      serve();
-      if (shares_cpu()) {
-        std::this_thread::yield();
-      } else {
-        cpu_relax();
-      }
-      return false;
-    }
+  // driver.clients: the request take_request took (request_), drawn into `txn` (generate_at
+  // around its home) and cut by the routing table as it stands. True when this worker runs
+  // it: it owns the request's home unit under that cut (or the owner's queue is full). False
+  // when it was forwarded to its home unit's owner (the unit moved after its client routed
+  // it), or when the run stops while that unit is being moved (the request is then abandoned).
+  bool place_request(Txn& txn) {
     generate_request(inst_.workload_, txn, request_);
     routed_ = false;
     if (parts_.size() == 1 || txn.words.empty()) return true;  // one partition: all is this worker's
@@ -327,7 +294,7 @@ class PlpWorker {
         return false;
       }
       // Its home (or another unit it needs) is being moved: wait for the hand-over.
-      if (inst_.phase_.load(std::memory_order_relaxed) >= kStop || inst_.failed_.load()) return false;
+      if (stopping()) return false;
       serve();
       note(PlpDrainWatch::Wait::frozen_unit);
       wait_frozen();
@@ -476,7 +443,7 @@ class PlpWorker {
     }
     const PlpRoute* now = routing_.current();
     if (routed_ && (now == route_ || keep_cut_)) {
-      // keep_cut_: a request's first attempt runs by the cut next_request checked its home
+      // keep_cut_: a request's first attempt runs by the cut place_request checked its home
       // with (safe: no table was acknowledged since, see observe_routing).
       keep_cut_ = false;
       return true;
@@ -869,77 +836,6 @@ class PlpWorker {
     committed_.lsn = log_->append(LogRecordType::commit, txn, 0, ctx_->columns(), redo, bytes);
   }
 
-  // A committed transaction: owners released and the commit counted, now or, where the log
-  // must make its record durable first, from the pipeline (see the class comment).
-  [[gnu::noinline]] void finish_commit(std::uint64_t start, const typename Workload::Txn& txn) {
-    const bool distributed = !committed_.notify.empty();
-    if (committed_.lsn == 0) {
-      // Nothing logged: every lock goes now; the read-only rule may still hold the acknowledgement.
-      release(committed_.notify, committed_.txn);
-      committed_.notify.clear();
-      ctx_->commit();
-      const std::uint64_t depends = pipeline_.read_dependency();
-      if (depends == 0) {
-        measure_.count_commit(start, inst_.workload_.row_updates(txn), inst_.workload_.type_of(txn), distributed);
-        if (clients_.active()) clients_.answered(inst_.workload_, request_.client, CycleClock::now(), measure_.measuring());
-        return;
-      }
-      PendingCommit done;
-      done.read_only = true;
-      done.released = true;
-      done.lsn = depends;
-      fill(done, start, txn, distributed);
-      ++stats_.read_only_waits;
-      pipeline_.push(std::move(done));
-      wait_for_pipeline_room();
-      return;
-    }
-    PendingCommit done;
-    done.lsn = committed_.lsn;
-    done.txn = committed_.txn;
-    fill(done, start, txn, distributed);
-    if (!pipeline_.must_wait(done.lsn) || pipeline_.early_release()) {
-      release(committed_.notify, committed_.txn);
-      ctx_->commit();
-      done.released = true;
-    } else {
-      done.notify.swap(committed_.notify);  // released with the acknowledgement
-      done.ctx = std::move(ctx_);
-      done.ctx->set_clock(nullptr);
-      ctx_ = new_context();
-    }
-    committed_.notify.clear();
-    if (pipeline_.must_wait(done.lsn)) {
-      // Owners holding locks for it (early lock release off) wait: flushed on demand, released now.
-      if (pipeline_.push(std::move(done), ctx_->clock())) drain_durable();
-      wait_for_pipeline_room();
-    } else {
-      acknowledge(done);
-    }
-  }
-
-  void fill(PendingCommit& done, std::uint64_t start, const typename Workload::Txn& txn, bool distributed) const {
-    done.start = start;
-    done.answer = clients_.active();  // a client's request: answered once acknowledged
-    done.client = request_.client;
-    done.rows = inst_.workload_.row_updates(txn);
-    done.type = inst_.workload_.type_of(txn);
-    done.distributed = distributed;
-  }
-
-  // A commit whose record is durable (or that needs none): owners released if they were not,
-  // counted, recorded as acknowledged.
-  void acknowledge(PendingCommit& done) {
-    release(done.notify, done.txn);
-    if (done.ctx) {
-      done.ctx->commit();
-      contexts_.put(std::move(done.ctx));
-    }
-    measure_.count_commit(done.start, done.rows, done.type, done.distributed);
-    if (done.answer) clients_.answered(inst_.workload_, done.client, CycleClock::now(), measure_.measuring());
-    pipeline_.record_ack(done);
-  }
-
   // Tells each owner in `owners` to commit its action of `txn`.
   void release(const std::vector<std::uint32_t>& owners, std::uint64_t txn) {
     for (std::uint32_t p : owners) decide(p, txn, true);
@@ -953,29 +849,6 @@ class PlpWorker {
     m.commit = commit ? 1 : 0;
     send(owner, m);
     ++stats_.decisions_sent;
-  }
-
-  void wait_for_pipeline_room() {
-    pipeline_.wait_for_room(
-        ctx_->clock(),
-        [this] {
-          if (!serve_one()) {
-            check_failed();
-            note(PlpDrainWatch::Wait::log_pipeline);
-            std::this_thread::yield();
-          }
-        },
-        [this](PendingCommit& done) { acknowledge(done); });
-  }
-
-  // centralized (test mode only): the history's version map
-  std::unique_ptr<TxnContext> new_context() {
-    return contexts_.take(inst_.workload_.max_columns(), inst_.versions_.get(),
-                          inst_.versions_ ? &inst_.histories_[local_] : nullptr, inst_.reclaim_.get(), log_ != nullptr);
-  }
-
-  void check_failed() {
-    if (inst_.failed_.load()) throw std::runtime_error(kPeerFailed);
   }
 
   // Queues `m` for worker `to`; while that queue is full, serves this worker's own (serving
@@ -1020,36 +893,6 @@ class PlpWorker {
     while (CycleClock::now() < due) cpu_relax();
   }
 
-  // One load when nothing waits (two: the routing table). Called between attempts only.
-  void serve() {
-    observe_routing();
-    if (!bus_.may_have_message(local_)) {
-      if (!pipeline_.empty()) drain_durable();
-      return;
-    }
-    serve_messages();
-  }
-
-  [[gnu::noinline]] void serve_messages() {
-    ComponentScope scope(ctx_ ? ctx_->clock() : nullptr, Component::communication);
-    while (serve_one()) {
-    }
-  }
-
-  bool serve_one() {
-    PlpMessage in;
-    if (!bus_.receive(local_, in)) {
-      drain_durable();
-      return false;
-    }
-    dispatch(in);
-    return true;
-  }
-
-  void drain_durable() {
-    pipeline_.drain([this](PendingCommit& done) { acknowledge(done); });
-  }
-
   void dispatch(const PlpMessage& in) {
     ++stats_.messages_received;
     ISLANDS_CHECK(in.source < held_.size() && in.source != local_, "plp: a message from no other worker");
@@ -1075,13 +918,13 @@ class PlpWorker {
     std::unique_ptr<TxnContext> ctx = new_context();
     ctx->begin(0);
     if (TxnHistory* history = ctx->history()) history->begin(in.txn);
-    ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
+    ctx->set_clock(clock());
     std::vector<std::uint32_t> units;
     if (inst_.plp_ownership_) claim(action.words, action.n, &units);
     ActionIo io;
     const TxnResult result = execute(action.words, action.n, action_rows_, *ctx, stage_io(action, io));
     if (!result.committed) {
-      contexts_.put(std::move(ctx));  // already undone and released
+      recycle(std::move(ctx));  // already undone and released
       action.reason = result.reason;
       action.publish(result.user_rollback ? PlpAction::kRolledBack : PlpAction::kAborted);
       bus_.notify(in.source);
@@ -1128,13 +971,13 @@ class PlpWorker {
     Held& h = held[i - 1];
     ISLANDS_CHECK(h.route == in.route, "plp: the stages of one attempt were cut by different routing tables");
     TxnContext& ctx = *h.ctx;
-    ctx.set_clock(ctx_ ? ctx_->clock() : nullptr);
+    ctx.set_clock(clock());
     if (inst_.plp_ownership_) claim(action.words, action.n, &h.units);
     ActionIo io;
     const TxnResult result = execute(action.words, action.n, action_rows_, ctx, stage_io(action, io));
     ctx.set_clock(nullptr);
     if (!result.committed) {
-      contexts_.put(std::move(h.ctx));  // already undone and released, stage 0 with it
+      recycle(std::move(h.ctx));  // already undone and released, stage 0 with it
       held.erase(held.begin() + static_cast<std::ptrdiff_t>(i - 1));
       action.reason = result.reason;
       action.publish(result.user_rollback ? PlpAction::kRolledBack : PlpAction::kAborted);
@@ -1159,31 +1002,22 @@ class PlpWorker {
         for (const std::uint32_t unit : held[i].units) inst_.plp_ownership_->touch(unit, static_cast<std::uint32_t>(local_));
       }
       held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
-      ctx->set_clock(ctx_ ? ctx_->clock() : nullptr);
+      ctx->set_clock(clock());
       if (in.commit) {
         ctx->commit();
       } else {
         ctx->abort();
       }
       ctx->set_clock(nullptr);
-      contexts_.put(std::move(ctx));
+      recycle(std::move(ctx));
       return;
     }
     ISLANDS_CHECK(false, "plp: a decision for no action this partition holds");
   }
 
-  // Every pipelined commit acknowledged (serving meanwhile), then serves until every worker
-  // has stopped drawing: a peer's transaction may still need this partition.
-  void shutdown() {
-    while (!pipeline_.empty()) {
-      observe_routing();
-      if (!serve_one()) {
-        if (inst_.failed_.load()) return;
-        std::this_thread::yield();
-      }
-      if (log_ != nullptr && log_->failed()) log_->check();
-    }
-    pipeline_.close();
+  // The end of the shutdown, every pipelined commit acknowledged: serves until every worker
+  // has stopped drawing (a peer's transaction may still need this partition).
+  void leave() {
     note(PlpDrainWatch::Wait::shutdown);
     drain_handoffs();
     finished_.fetch_add(1, std::memory_order_acq_rel);
@@ -1210,10 +1044,6 @@ class PlpWorker {
     }
   }
 
-  InstanceImpl<Workload, CC>& inst_;
-  std::size_t local_;
-  std::uint32_t gid_;
-  WorkerStats& stats_;
   PlpBus& bus_;
   PlpRouting& routing_;
   std::atomic<std::size_t>& finished_;
@@ -1235,16 +1065,8 @@ class PlpWorker {
   std::vector<PlpAction> actions_;                // this coordinator's action at each partition
   std::vector<std::vector<Held>> held_;           // by coordinator: actions waiting for a decision
   std::vector<std::uint32_t> remote_;             // partitions the current attempt sent actions to
-  std::size_t remote_parts_ = 0;                  // partitions other than this one the transaction needs
-  const std::vector<std::uint64_t>* local_words_ = nullptr;  // the current transaction's action here
   std::vector<unsigned char> redo_all_;           // the commit record's redo
-  std::unique_ptr<TxnContext> ctx_;
-  ContextPool contexts_;
-  std::vector<Row*> rows_, action_rows_;
-  CommitRecord committed_;
-  CommitPipeline pipeline_;
-  WorkerProfiler profiler_;
-  SystemAccess system_;  // the active list and system-state lock (engine.system_structures)
+  std::vector<Row*> action_rows_;
   std::uint32_t handoff_;                         // engine.plp_handoff (0 with one worker: off)
   PlpHandoffWindow<typename Workload::Txn> window_;  // what this worker handed, unfinished
   PlpHandoffInbox<typename Workload::Txn> inbox_;    // what others handed to it, unstarted
@@ -1263,12 +1085,8 @@ class PlpWorker {
   std::vector<int> pinned_cpus_, target_cpus_;    // where its thread may run now; follow_park's scratch
   std::uint64_t drawn_at_ = 0;                    // cycle clock of the own client's last draw
   std::chrono::steady_clock::time_point wait_since_{};  // when the own draw began to wait
-  ClientDriver clients_;                          // the client layer's side on this worker (driver.clients)
-  ClientRequest request_;                         // the request being served (driver.clients)
-  bool keep_cut_ = false;                         // route(): keep next_request's cut for the first attempt
-  LogWriter* log_ = nullptr;
-  WorkerWindow measure_;  // the measured window and the commit counts
-  std::uint64_t sequence_ = 0;
+  bool keep_cut_ = false;                         // route(): keep place_request's cut for the first attempt
+  HandedTxn* handed_ = nullptr;                   // the handed transaction being coordinated (engine.plp_handoff)
 };
 
 }  // namespace islands

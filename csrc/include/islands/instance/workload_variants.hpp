@@ -5,7 +5,7 @@
 
 #include "islands/cc/cc_dispatch.hpp"
 #include "islands/common/config_error.hpp"
-#include "islands/exec/instance_impl.hpp"
+#include "islands/instance/instance_impl.hpp"
 #include "islands/exec/workload_registry.hpp"
 #include "islands/index/index_dispatch.hpp"
 #include "islands/perf/simulator_marks.hpp"

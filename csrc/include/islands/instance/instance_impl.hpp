@@ -47,16 +47,6 @@
 
 namespace islands {
 
-//! What Instance runs: one workload under one concurrency-control scheme (InstanceImpl).
-class Instance::Impl {
- public:
-  virtual ~Impl() = default;
-  virtual void load() = 0;                                                               //!< see Instance::load
-  virtual RunStats run(std::int64_t start_at_ns, double warmup_s, double duration_s) = 0;  //!< see Instance::run
-  virtual bool checkpoint() = 0;                                                         //!< see Instance::checkpoint
-  virtual void set_plp_control(PlpControl* control) = 0;  //!< the handle a PLP run attaches to (Instance's constructor)
-};
-
 namespace detail {
 //! Whether workload W can ask a run to end before its time (it has `std::string stop_reason() const`).
 template <class W, class = void>
@@ -75,7 +65,7 @@ struct ReclaimsRows<W, std::void_t<decltype(std::declval<W&>().reclaim_with(std:
 //! An instance's lifecycle for one workload and scheme: workers started, loaded and attached
 //! (load), the phases of a run timed and its statistics gathered (run), the log opened or
 //! recovered and checkpointed. Built once per engine variant by WorkloadVariants
-//! (exec/workload_variants.hpp), in the workload's own translation unit.
+//! (instance/workload_variants.hpp), in the workload's own translation unit.
 template <class Workload, class CC>
 class InstanceImpl final : public Instance::Impl {
  public:
@@ -504,6 +494,8 @@ class InstanceImpl final : public Instance::Impl {
     if (echo) std::rethrow_exception(echo);
   }
 
+  template <class Worker, class W, class C>
+  friend class WorkerLoop;
   template <class W, class C>
   friend class InstanceWorker;
   template <class W, class C>

@@ -5,7 +5,7 @@
 
 #include "islands/exec/client_queue.hpp"
 #include "islands/exec/client_request_draw.hpp"
-#include "islands/exec/plp/plp_routing.hpp"
+#include "islands/exec/routing_table.hpp"
 #include "islands/exec/routing_unit.hpp"
 
 namespace islands {
