@@ -3,10 +3,10 @@
 // in micro_variants.cpp, which a build may leave out (CMake ISLANDS_WORKLOADS).
 #include "islands/workload/micro_workload.hpp"
 
-#include "islands/instance/workload_variants.hpp"
+#include "islands/exec/workload_entry.hpp"
 
 namespace islands {
 
-WorkloadEntry workload_entry_micro() { return WorkloadVariants<MicroWorkload, &RunConfig::micro>::entry("micro"); }
+WorkloadEntry workload_entry_micro() { return WorkloadEntryOf<MicroWorkload, &RunConfig::micro>::entry("micro"); }
 
 }  // namespace islands

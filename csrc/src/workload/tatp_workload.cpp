@@ -3,10 +3,10 @@
 // in tatp_variants.cpp, which a build may leave out (CMake ISLANDS_WORKLOADS).
 #include "islands/workload/tatp_workload.hpp"
 
-#include "islands/instance/workload_variants.hpp"
+#include "islands/exec/workload_entry.hpp"
 
 namespace islands {
 
-WorkloadEntry workload_entry_tatp() { return WorkloadVariants<TatpWorkload, &RunConfig::tatp>::entry("tatp"); }
+WorkloadEntry workload_entry_tatp() { return WorkloadEntryOf<TatpWorkload, &RunConfig::tatp>::entry("tatp"); }
 
 }  // namespace islands

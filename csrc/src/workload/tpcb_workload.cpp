@@ -3,10 +3,10 @@
 // in tpcb_variants.cpp, which a build may leave out (CMake ISLANDS_WORKLOADS).
 #include "islands/workload/tpcb_workload.hpp"
 
-#include "islands/instance/workload_variants.hpp"
+#include "islands/exec/workload_entry.hpp"
 
 namespace islands {
 
-WorkloadEntry workload_entry_tpcb() { return WorkloadVariants<TpcbWorkload, &RunConfig::tpcb>::entry("tpcb"); }
+WorkloadEntry workload_entry_tpcb() { return WorkloadEntryOf<TpcbWorkload, &RunConfig::tpcb>::entry("tpcb"); }
 
 }  // namespace islands

@@ -3,10 +3,10 @@
 // in tpcc_variants.cpp, which a build may leave out (CMake ISLANDS_WORKLOADS).
 #include "islands/workload/tpcc_workload.hpp"
 
-#include "islands/instance/workload_variants.hpp"
+#include "islands/exec/workload_entry.hpp"
 
 namespace islands {
 
-WorkloadEntry workload_entry_tpcc() { return WorkloadVariants<TpccWorkload, &RunConfig::tpcc>::entry("tpcc"); }
+WorkloadEntry workload_entry_tpcc() { return WorkloadEntryOf<TpccWorkload, &RunConfig::tpcc>::entry("tpcc"); }
 
 }  // namespace islands

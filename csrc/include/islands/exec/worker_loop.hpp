@@ -62,10 +62,13 @@ enum class AttemptStep {
 //!   void rest()                             a client-layer worker with no request waits
 //!   void leave()                            the end of shutdown, after the pipeline drained
 //!
-//! and may hide these defaults (each a no-op, but barred(), which serves): started(),
-//! observe() (before serving), barred() (while a phase change bars the system state),
-//! pipeline_full(), vote(PendingCommit&), release_early(PendingCommit&), drawn_at(start),
-//! prepare(txn, attempt), decided(txn, committed, rolled_back), committing(txn), finished().
+//! and may hide these defaults: started() (before the first transaction), observe() (before
+//! each serve), barred() (while a phase change bars the system state; serves),
+//! pipeline_full() (before yielding with the commit pipeline full), vote(PendingCommit&)
+//! (a 2PC participant's vote instead of a commit; false), release_early(PendingCommit&)
+//! (early lock release: what else goes now), drawn_at(start) (where latency starts when no
+//! client submitted it; start), prepare(txn, attempt) (before each attempt; AttemptStep::go),
+//! decided(txn, committed, rolled_back), committing(txn) and finished() (around the commit).
 //! The policy derives from WorkerLoop<itself, ...> and befriends it; the hooks are plain
 //! (inlined) member calls, no virtual call.
 template <class Worker, class Workload, class CC>
