@@ -22,8 +22,10 @@ is never offered): ``--rounds N`` (rounds or repetitions; the older spellings ``
 (warm-up seconds per run), and always ``--json PATH``: the run's record, written when the
 benchmark ends — its name and description, command line and options, :func:`collect_metadata`
 (host, CPU, compiler and flags, git revision, time), the topology, the wall time, every
-measurement it recorded (values and their summary: mean with its 95% interval, median, range)
-and the text it printed. Bad input is one line on stderr and exit status 2, before anything runs.
+measurement it recorded (values and their summary: mean with its 95% interval, median, range),
+every goal it held a ratio to (:meth:`Runner.goal`: the ratio, its interval and met / not met /
+not distinguishable) and the text it printed. Bad input is one line on stderr and exit status
+2, before anything runs.
 
 ``python benchmarks/run.py`` lists the benchmarks (docs/benchmarks.md holds each one's line) and
 runs one by name.
@@ -32,6 +34,7 @@ runs one by name.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import io
 import math
@@ -43,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-__all__ = ["FORMAT", "Measurement", "Runner", "benchmarks", "description_of", "listed"]
+__all__ = ["FORMAT", "Goal", "Measurement", "Runner", "benchmarks", "description_of", "listed"]
 
 #: The ``format`` field of a record; its number goes up when a field changes meaning.
 FORMAT = "islands-benchmark/1"
@@ -64,6 +67,18 @@ class Measurement:
     unit: str
     values: list[float]
     labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Goal:
+    """One ratio a benchmark holds to a goal of ``>= target`` (:meth:`Runner.goal`): its name,
+    the target, the ratio with its 95% interval (:class:`islands.analysis.statistics.Ratio`'s
+    fields) and the verdict (:func:`islands.analysis.verdicts.goal_words`)."""
+
+    name: str
+    target: float
+    ratio: dict[str, Any]
+    verdict: str
 
 
 class _Parser(argparse.ArgumentParser):
@@ -137,6 +152,7 @@ class Runner:
         self.description = description_of(doc)
         self.parser = _Parser(prog=f"benchmarks/{self.name}.py", description=self.description)
         self.measurements: list[Measurement] = []
+        self.goals: list[Goal] = []
         common = self.parser.add_argument_group("options every benchmark shares (benchmarks/_runner.py)")
         if rounds is not None:
             common.add_argument(
@@ -194,6 +210,18 @@ class Runner:
                 raise ValueError(f"record_runs: {key!r} has {len(parts)} parts, labels name {len(labels)}")
             self.record(name, values, unit=unit, **dict(zip(labels, parts, strict=True)))
 
+    def goal(self, name: str, new: Iterable[float], old: Iterable[float], target: float) -> str:
+        """Holds ``new / old`` (each one value per round) to a goal of ``>= target``: records it
+        (the JSON record's ``goals``) and returns its words, ``1.02× (95% CI 0.95–1.10, not
+        distinguishable)  (goal >= 0.9: met)``, for the benchmark to print."""
+        from islands.analysis.statistics import ratio
+        from islands.analysis.verdicts import goal_words, words_of
+
+        r = ratio(list(new), list(old))
+        verdict = goal_words(r, target)
+        self.goals.append(Goal(name, target, r.to_dict(), verdict))
+        return f"{words_of(r)}  (goal >= {target:g}: {verdict})"
+
     def run(self, body: Callable[[argparse.Namespace], Any], argv: Iterable[str] | None = None) -> None:
         """Parses the command line, runs ``body(args)`` and, with ``--json``, writes the record.
         What ``body`` prints goes to stdout as before (and into the record)."""
@@ -240,6 +268,7 @@ class Runner:
                 }
                 for m in self.measurements
             ],
+            "goals": [dataclasses.asdict(g) for g in self.goals],
             "output": output,
         }
 

@@ -31,6 +31,7 @@ load average before and after. A benchmark, not a test: it prints, it asserts no
 
     python benchmarks/peers.py [--rounds N] [--duration S] [--cases read10,tpcc1,tpcc2]
                                [--peers-dir DIR] [--silo PATH] [--ccbench PATH] [--log-root DIR]
+                               [--tpcc-prefetch on|off]
 """
 
 from __future__ import annotations
@@ -142,6 +143,12 @@ def _add_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rows", type=_positive(int), default=10_000, help="read10: rows (Silo: scale factor rows/1000)")
     p.add_argument("--columns", type=_positive(int), default=25, help="read10: islands' int32 columns (25 = 100 B)")
     p.add_argument("--tpcc-cc", default=None, help="tpcc: islands' concurrency control (default: the engine's)")
+    p.add_argument(
+        "--tpcc-prefetch",
+        choices=("on", "off"),
+        default="on",
+        help="tpcc: islands' engine.prefetch (off: without the in-transaction prefetch of issue 46 item 5)",
+    )
     p.add_argument("--log-root", default="/dev/shm", help="where logged runs write their logs (default tmpfs)")
     p.add_argument(
         "--disk-log-root", default=None, help="tpcc: also islands logged with the log here (a disk: fdatasync)"
@@ -275,7 +282,7 @@ def _islands(case: str, args: argparse.Namespace, cc: str | None, log_root: str 
                     new_order_rollback=0,
                     layout="spec",
                 ),
-                engine=islands.EngineConfig(cc=cc) if cc else islands.EngineConfig(),
+                engine=islands.EngineConfig(prefetch=args.tpcc_prefetch == "on", **({"cc": cc} if cc else {})),
                 driver=driver,
                 log=log,
             )
@@ -412,7 +419,7 @@ def main(args: argparse.Namespace) -> None:
         if case != "read10":
             import islands
 
-            title += f", islands cc {args.tpcc_cc or islands.EngineConfig().cc}"
+            title += f", islands cc {args.tpcc_cc or islands.EngineConfig().cc}, prefetch {args.tpcc_prefetch}"
         print(f"\n{title}:")
         mine = {name: values for (c, name), values in samples.items() if c == case}
         for name, values in mine.items():

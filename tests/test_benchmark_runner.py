@@ -115,7 +115,25 @@ def test_json_holds_options_metadata_measurements_and_output(tmp_path, capsys):
     summary = throughput["summary"]
     assert summary["n"] == 3 and summary["median"] == 11.0 and summary["ci_low"] < 11.0 < summary["ci_high"]
     assert latency["values"] == [None] and latency["summary"]["n"] == 0  # NaN is null, never 0
+    assert record["goals"] == []
     assert not list(tmp_path.glob(".*partial"))
+
+
+def test_a_goal_is_printed_with_its_verdict_and_recorded(tmp_path, capsys):
+    runner = _runner_for(tmp_path)
+    out = tmp_path / "record.json"
+
+    def body(args):
+        print(runner.goal("engine / bare", [0.95, 0.97, 0.96], [1.0, 1.01, 0.99], 0.9))
+        print(runner.goal("logged / unlogged", [0.5, 0.52, 0.51], [1.0, 1.01, 0.99], 0.9))
+
+    runner.run(body, ["--json", str(out)])
+    printed = capsys.readouterr().out
+    assert "(goal >= 0.9: met)" in printed and "(goal >= 0.9: not met)" in printed
+    met, missed = json.loads(out.read_text())["goals"]
+    assert met["name"] == "engine / bare" and met["target"] == 0.9 and met["verdict"] == "met"
+    assert 0.9 < met["ratio"]["ratio_low"] < met["ratio"]["ratio"] < met["ratio"]["ratio_high"]
+    assert missed["verdict"] == "not met" and missed["ratio"]["ratio_high"] < 0.9
 
 
 def test_no_record_is_written_when_the_benchmark_fails(tmp_path):

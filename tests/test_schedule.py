@@ -258,6 +258,8 @@ def test_a_skew_and_mix_schedule_runs_stores_its_log_and_renders_fig11(tmp_path)
         assert len(shares) == len(json.loads(row["atrapos.intervals"])) and all(len(c) == 2 for c in shares)
     rendered = render_results(tmp_path / "fig11")
     assert rendered.png.is_file() and rendered.png.name == "002-fig11.png"
-    # at the time the skew really came: 0.4 s as scheduled, or a few hundredths later on a busy machine
-    assert re.search(r"ATraPos adaptation after skew: 50% of requests to 20% of data at 0\.4\d? s", rendered.summary)
+    # at the time the skew really came: 0.4 s as scheduled, later on a busy machine (as the rows say)
+    said = re.search(r"ATraPos adaptation after skew: 50% of requests to 20% of data at (\d+\.\d+) s", rendered.summary)
+    came = [json.loads(row["atrapos.events"])[0][0] for row in rows]
+    assert said and 0.4 <= float(said.group(1)) <= max(came) + 0.01, (said, came)
     assert "one PLP instance of 2 workers, one per core" in rendered.summary

@@ -112,6 +112,7 @@ py::dict stats_dict(const RunStats& stats) {
   log["flush_ns"] = stats.log.flush_ns;
   log["buffer_waits"] = stats.log.buffer_waits;
   log["flushes_on_demand"] = stats.log.flushes_on_demand;
+  log["flushes_by_workers"] = stats.log.flushes_by_workers;
   log["durable_lsn"] = stats.log_durable_lsn;
   out["log"] = log;
   const RepartitionStats& rp = stats.repartitioning;
@@ -155,11 +156,19 @@ void bind_run(py::module_& m) {
   m.def(
       "bare_loop",
       [](const RunConfig& config) {
-        py::gil_scoped_release release;
-        return run_bare_loop(config);
+        BareLoopResult result;
+        {
+          py::gil_scoped_release release;
+          result = run_bare_loop(config);
+        }
+        py::dict d;
+        d["throughput_tps"] = result.throughput_tps;
+        d["per_cpu_s"] = result.per_cpu_s;
+        return d;
       },
       py::arg("config"),
-      "The engine-overhead baseline: the same probes in a bare loop; transactions per second.");
+      "The engine-overhead baseline: the same probes in a bare loop; a dict of throughput_tps "
+      "(transactions per second) and per_cpu_s (per CPU-second of its thread).");
   py::class_<InstanceConfig>(m, "InstanceConfig", "One instance of a multi-instance deployment")
       .def(py::init<>())
       .def_readwrite("run", &InstanceConfig::run)

@@ -7,9 +7,13 @@
 // its appender saw appended, and never behind durable_lsn. All of it twice: a flusher that
 // flushes at once (each group's first append wakes it) and one that gathers for a group delay
 // (appends do not wake it; a waiting appender does). A requested flush does not wait out the
-// delay; appenders that flush on demand (flush_now) share the file with the flusher. The CPU's
-// CRC-32C instruction gives the portable tables' values.
+// delay; appenders that flush on demand (flush_now) share the file with the flusher. With the
+// log on tmpfs (/dev/shm) the appenders write their groups themselves (log.worker_writes:
+// flush_if_due) and nothing else changes. The CPU's CRC-32C instruction gives the portable
+// tables' values.
+#include <linux/magic.h>
 #include <stdlib.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -100,16 +104,29 @@ int main() {
   // decision waits does) beside a flusher that gathers for 100 s (it writes for a waiting
   // appender or a half-full buffer); a flush_now that wrote leaves the appender's records
   // durable at once, and writes never overlap (the file is read back below).
+  // The fourth: the appenders write the groups themselves (flush_if_due, as workers polling
+  // their pipelines do) with the log on tmpfs, where worker writes are on; skipped without one.
   struct Pass {
     double group_delay_us;
     bool on_demand;
+    bool workers_write;
   };
-  for (const Pass pass : {Pass{0.0, false}, Pass{200.0, false}, Pass{1e8, true}}) {
+  char shm_template[] = "/dev/shm/islands_log_test_XXXXXX";
+  struct statfs shm_fs;
+  const bool have_tmpfs = ::statfs("/dev/shm", &shm_fs) == 0 && static_cast<unsigned long>(shm_fs.f_type) == TMPFS_MAGIC;
+  const char* shm_dir = have_tmpfs ? ::mkdtemp(shm_template) : nullptr;
+  if (!shm_dir) std::printf("log_group_commit: no tmpfs at /dev/shm, the worker-writes pass is skipped\n");
+  for (const Pass pass : {Pass{0.0, false, false}, Pass{200.0, false, false}, Pass{1e8, true, false},
+                          Pass{200.0, false, true}}) {
+    if (pass.workers_write && !shm_dir) continue;
+    const std::string pass_path = log_file_path(pass.workers_write ? shm_dir : dir, 0);
     const double group_delay_us = pass.group_delay_us;
     std::atomic<std::uint64_t> on_demand_not_durable{0};
+    std::atomic<std::uint64_t> worker_flush_not_durable{0};
     LogConfig config;
     config.mode = LogMode::group_commit;
-    config.directory = dir;
+    config.directory = pass.workers_write ? shm_dir : dir;
+    config.worker_writes = pass.workers_write;
     config.group_delay_us = group_delay_us;
     config.buffer_bytes = 512;  // a few records per buffer: buffer swaps and buffer waits happen
     std::vector<std::vector<Ack>> acks(kAppenders);
@@ -117,7 +134,8 @@ int main() {
     std::atomic<std::uint64_t> appended_behind{0};
     LogWriterStats stats;
     {
-      LogWriter log(config, path, kBaseLsn, 0, kEpoch);
+      LogWriter log(config, pass_path, kBaseLsn, 0, kEpoch);
+      CHECK(log.workers_write() == pass.workers_write);
       std::vector<std::thread> threads;
       for (int t = 0; t < kAppenders; ++t) {
         threads.emplace_back([&, t] {
@@ -141,6 +159,11 @@ int main() {
             // under way asked for the next and is tried again while `last` is not durable.
             for (int k = 0; pass.on_demand && k < 100 && log.durable_lsn() < last; ++k) {
               if (log.flush_now() && log.durable_lsn() < last) ++on_demand_not_durable;
+            }
+            // Worker writes: poll until the group is due and some appender wrote it (a
+            // flush_if_due that wrote leaves every record appended before it durable).
+            for (int k = 0; pass.workers_write && k < 1000000 && log.durable_lsn() < last; ++k) {
+              if (log.flush_if_due() && log.durable_lsn() < last) ++worker_flush_not_durable;
             }
             log.wait_durable(last);
             const std::uint64_t durable_now = log.durable_lsn();  // first: appended only grows
@@ -169,9 +192,11 @@ int main() {
     CHECK(stats.flushes > 0);
     CHECK(on_demand_not_durable.load() == 0);
     CHECK(pass.on_demand ? stats.flushes_on_demand > 0 : stats.flushes_on_demand == 0);
+    CHECK(worker_flush_not_durable.load() == 0);
+    CHECK(pass.workers_write ? stats.flushes_by_workers > 0 : stats.flushes_by_workers == 0);
 
     // Read the file back: every acknowledged commit exactly once, intact, at its LSN.
-    const LogFile file(path);
+    const LogFile file(pass_path);
     CHECK(file.base_lsn() == kBaseLsn);
     CHECK(file.tail_note().empty());
     CHECK(file.valid_bytes() == file.file_bytes());
@@ -217,12 +242,16 @@ int main() {
     CHECK(wrong == 0);
     CHECK(out_of_order == 0);
 
-    std::printf("log_group_commit: group delay %.0f us%s: %llu records in %llu flushes (%llu on demand), %llu buffer waits\n",
-                group_delay_us, pass.on_demand ? ", flushed on demand" : "", static_cast<unsigned long long>(stats.records),
-                static_cast<unsigned long long>(stats.flushes), static_cast<unsigned long long>(stats.flushes_on_demand),
+    std::printf("log_group_commit: group delay %.0f us%s%s: %llu records in %llu flushes (%llu on demand, %llu by "
+                "workers), %llu buffer waits\n",
+                group_delay_us, pass.on_demand ? ", flushed on demand" : "", pass.workers_write ? ", workers write" : "",
+                static_cast<unsigned long long>(stats.records), static_cast<unsigned long long>(stats.flushes),
+                static_cast<unsigned long long>(stats.flushes_on_demand),
+                static_cast<unsigned long long>(stats.flushes_by_workers),
                 static_cast<unsigned long long>(stats.buffer_waits));
+    ::unlink(pass_path.c_str());
   }
-  ::unlink(path.c_str());
+  if (shm_dir) ::rmdir(shm_dir);
   ::rmdir(dir);
   return test_summary("log_group_commit");
 }

@@ -71,6 +71,7 @@ __all__ = [
     "winner",
     "words_of",
     "direction",
+    "goal_words",
     "NOT_DISTINGUISHABLE",
     "NOT_SETTLED",
     "NO_INTERVAL",
@@ -147,6 +148,20 @@ def direction(r: Ratio, higher: str = "higher", lower: str = "lower") -> str:
     if not d:
         return NOT_DISTINGUISHABLE
     return higher if r.value > 1 else lower
+
+
+def goal_words(r: Ratio, target: float) -> str:
+    """Whether a ratio meets a goal of ``>= target``, from its 95% interval: ``met`` (the
+    interval lies at or above the target), ``not met`` (below it), ``not distinguishable from
+    the goal`` (it straddles the target) or ``no interval`` (one run). A goal a ratio meets
+    exactly is called met wrongly at most 2.5% of the time (the interval's one-sided error)."""
+    if not r.has_interval:
+        return NO_INTERVAL
+    if r.low >= target:
+        return "met"
+    if r.high < target:
+        return "not met"
+    return f"{NOT_DISTINGUISHABLE} from the goal"
 
 
 def ratio_label(new: Iterable[float], old: Iterable[float], digits: int = 1) -> str:

@@ -188,6 +188,11 @@ class LogConfig(_Section):
     #: phase 2) is written and synced at once by the worker that appended it; false: the flusher thread is asked to (a
     #: thread wake-up on the message's path)
     flush_on_demand: bool = True
+    #: group_commit with the log on tmpfs or ramfs (where a sync costs nothing): the workers write the groups
+    #: themselves, the first to see the open group older than group_delay_us (or its buffer half full) writes and syncs
+    #: it, so no flusher thread is woken on a busy core (the flusher only backs them up); elsewhere, or false: the
+    #: flusher thread writes every group (a worker must not wait out a disk's sync)
+    worker_writes: bool = True
     checkpoint: bool = True  #: after a clean run: snapshot every row and start the log afresh (bounds recovery)
     #: each worker appends the ids of the transactions it acknowledged to acks-<site>.bin (fault tests)
     record_acks: bool = False

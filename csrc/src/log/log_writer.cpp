@@ -4,9 +4,12 @@
 #include "islands/log/private_file.hpp"
 
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <signal.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -59,6 +62,14 @@ LogWriter::LogWriter(const LogConfig& config, const std::string& path, std::uint
   next_lsn_ += sizeof record;
   appended_lsn_.store(next_lsn_);
   durable_lsn_.store(next_lsn_);
+  // Worker writes only where a sync costs nothing: on a disk a worker would wait out the sync.
+  struct statfs fs;
+  const bool sync_free = ::fstatfs(fd_, &fs) == 0 && (static_cast<unsigned long>(fs.f_type) == TMPFS_MAGIC ||
+                                                      static_cast<unsigned long>(fs.f_type) == RAMFS_MAGIC);
+  workers_write_ = config.mode == LogMode::group_commit && config.worker_writes && sync_free;
+  const double ns_per_tick = CycleClock::ns_per_tick();
+  delay_ticks_ = static_cast<std::uint64_t>(config.group_delay_us * 1e3 / ns_per_tick);
+  backstop_ticks_ = static_cast<std::uint64_t>(std::max(1000.0, 5 * config.group_delay_us) * 1e3 / ns_per_tick);
   flusher_ = std::thread([this] { flusher_main(); });
 }
 
@@ -121,8 +132,13 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
   // timer, so that a busy worker makes no system call per commit. Async wakes on its interval.
   // Either wakes early for a buffer half full.
   // A record its appender flushes itself at once (flush_here) wakes nobody for its group.
-  const bool wake = crossed_half || (was_empty && !flush_here && config_.mode == LogMode::group_commit &&
-                                     (config_.group_delay_us <= 0 || flusher_idle_));
+  // Worker writes wake nobody: the workers poll the group's age (flush_if_due).
+  if (workers_write_) {
+    if (was_empty) group_opened_.store(CycleClock::now(), std::memory_order_relaxed);
+    if (crossed_half) group_opened_.store(1, std::memory_order_relaxed);  // due at once
+  }
+  const bool wake = !workers_write_ && (crossed_half || (was_empty && !flush_here && config_.mode == LogMode::group_commit &&
+                                                         (config_.group_delay_us <= 0 || flusher_idle_)));
   lock.unlock();
   encode_log_record(at, type, lsn, txn, aux, columns, p1, n1, p2, n2);
   encoding_[buffer].fetch_sub(1, std::memory_order_release);  // the flusher may write it now
@@ -204,6 +220,16 @@ bool LogWriter::flush_now() {
   return true;
 }
 
+bool LogWriter::flush_due() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (used_ == 0 || flushing_ || failed_.load()) return false;
+  // Another worker may have written the group meanwhile and a younger one opened since.
+  const std::uint64_t opened = group_opened_.load(std::memory_order_relaxed);
+  if (opened == 0 || (opened != 1 && CycleClock::now() - opened < delay_ticks_)) return false;
+  ++stats_.flushes_by_workers;
+  return write_group(lock);
+}
+
 bool LogWriter::write_group(std::unique_lock<std::mutex>& lock) {
   // Take the filled buffer; appenders continue in the other one while this one is written.
   // One write at a time (flushing_), so the file grows in LSN order and the buffer handed to
@@ -213,6 +239,7 @@ bool LogWriter::write_group(std::unique_lock<std::mutex>& lock) {
   const std::uint64_t end = next_lsn_;
   filling_ ^= 1;
   used_ = 0;
+  group_opened_.store(0, std::memory_order_relaxed);
   flushing_ = true;
   flush_requested_ = false;
   lock.unlock();
@@ -256,6 +283,7 @@ bool LogWriter::write_group(std::unique_lock<std::mutex>& lock) {
 void LogWriter::flusher_main() {
   const auto interval = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.flush_interval_us * 1000));
   const auto group_delay = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.group_delay_us * 1000));
+  const auto backstop = std::chrono::nanoseconds(static_cast<std::int64_t>(std::max(1000.0, 5 * config_.group_delay_us) * 1000));
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
     if (config_.mode == LogMode::async) {
@@ -264,6 +292,17 @@ void LogWriter::flusher_main() {
       has_data_.wait_for(lock, interval, [&] {
         return stop_ || (used_ > 0 && (waiters_ > 0 || used_ * 2 >= config_.buffer_bytes));
       });
+    } else if (workers_write_) {
+      // The workers write the groups (flush_if_due): this thread takes over only what must not
+      // wait for them (a waiter, a request, closing) or a group none of them took in time.
+      const auto urgent = [&] { return stop_ || waiters_ > 0 || flush_requested_; };
+      if (!urgent()) {
+        has_data_.wait_for(lock, backstop, urgent);
+        if (!urgent()) {
+          const std::uint64_t opened = group_opened_.load(std::memory_order_relaxed);
+          if (used_ == 0 || opened == 0 || (opened != 1 && CycleClock::now() - opened < backstop_ticks_)) continue;
+        }
+      }
     } else {
       if (used_ == 0 && !stop_) {
         // Nothing to flush: sleep until an append wakes this thread.

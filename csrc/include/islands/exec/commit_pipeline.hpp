@@ -144,11 +144,14 @@ class CommitPipeline {
     return flushed;
   }
 
-  //! Acknowledges, oldest first, every pipelined commit whose record the flusher made durable.
+  //! Acknowledges, oldest first, every pipelined commit whose record is durable (writing the
+  //! open group first when the workers write the groups and it is due: LogWriter::flush_if_due).
   template <class Acknowledge>
   void drain(Acknowledge&& acknowledge) {
     if (pending_.empty()) return;
-    const std::uint64_t durable = log_->durable_lsn();
+    std::uint64_t durable = log_->durable_lsn();
+    // Worker writes (log.worker_writes): this worker writes the group itself once it is due.
+    if (pending_.front().lsn > durable && log_->flush_if_due()) durable = log_->durable_lsn();
     bool any = false;
     while (!pending_.empty() && pending_.front().lsn <= durable) {
       if (pending_.front().answer) --answers_waiting_;
@@ -166,7 +169,8 @@ class CommitPipeline {
   template <class Serve, class Acknowledge>
   void wait_for_room(ComponentClock* clock, Serve&& serve, Acknowledge&& acknowledge) {
     if (pending_.size() < max_pending_) return;
-    log_->request_flush();  // a gathering flusher need not wait out its group delay
+    // A gathering flusher need not wait out its group delay; with worker writes, write it here.
+    if (!log_->workers_write() || !log_->flush_now()) log_->request_flush();
     ComponentScope logging(clock, Component::logging);
     const std::uint64_t t0 = CycleClock::now();
     while (pending_.size() >= max_pending_) {

@@ -42,6 +42,11 @@ struct EnumNames<LogMode> {
     "group_commit: a record another instance or partition waits for (a 2PC prepare before its vote, a "   \
     "decision before phase 2) is written and synced at once by the worker that appended it; false: the "   \
     "flusher thread is asked to (a thread wake-up on the message's path)")                                   \
+  F(bool, worker_writes, true, kUnbounded, kUnbounded,                                                      \
+    "group_commit with the log on tmpfs or ramfs (where a sync costs nothing): the workers write the groups "  \
+    "themselves, the first to see the open group older than group_delay_us (or its buffer half full) writes "  \
+    "and syncs it, so no flusher thread is woken on a busy core (the flusher only backs them up); elsewhere, " \
+    "or false: the flusher thread writes every group (a worker must not wait out a disk's sync)")            \
   F(bool, checkpoint, true, kUnbounded, kUnbounded,                                                         \
     "after a clean run: snapshot every row and start the log afresh (bounds recovery)")                    \
   F(bool, record_acks, false, kUnbounded, kUnbounded,                                                       \

@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "islands/common/cycle_clock.hpp"
 #include "islands/log/log_config.hpp"
 #include "islands/log/log_record.hpp"
 
@@ -20,6 +21,7 @@ struct LogWriterStats {
   std::uint64_t flush_ns = 0;   //!< time spent in them
   std::uint64_t buffer_waits = 0;  //!< appends that waited for a free buffer
   std::uint64_t flushes_on_demand = 0;  //!< of flushes, those written by a waiter itself (flush_now)
+  std::uint64_t flushes_by_workers = 0;  //!< of flushes, those written by a worker whose group was due (flush_if_due)
 };
 
 //! One instance's write-ahead log: a consolidated buffer that every worker of the instance
@@ -28,6 +30,13 @@ struct LogWriterStats {
 //! buffer once every record reserved in it is encoded. Two buffers alternate: workers
 //! fill one while the flusher writes the other (flush pipelining: a worker never waits for a
 //! sync unless it chooses to, and a sync covers every record appended before it started).
+//! Worker writes (log.worker_writes, group commit on tmpfs or ramfs, where a sync costs
+//! nothing): no thread is woken per group. The workers poll (flush_if_due, a clock read and a
+//! compare) and the first to find the open group older than the group delay, or its buffer
+//! half full, writes and syncs it itself; on a 2-core machine the flusher's wake-ups (a
+//! context switch on a busy core every group) cost more than the write. The flusher stays as
+//! a backstop: waiters, flush requests, a full buffer, and a group no worker took within
+//! max(1 ms, 5 group delays). Durability is the same: durable_lsn moves only after the sync.
 //! A failed write or sync (full disk, file size limit, I/O error) stops the log for good:
 //! durable_lsn never moves again and append() and wait_durable() throw with the reason.
 class LogWriter {
@@ -73,6 +82,19 @@ class LogWriter {
   //! this call wrote a group. Throws nothing: a failed write fails the log (check()).
   //! Thread-safe; the group written holds every record reserved before it, as the flusher's.
   bool flush_now();
+  //! Worker writes (class comment): writes and syncs the open group in the calling thread when
+  //! it is due (older than the group delay, or its buffer half full) and no write is under way;
+  //! true when this call wrote one. Cheap when not due (no lock, no system call); always false
+  //! when the workers do not write (log.worker_writes off, async, or a file system with a real
+  //! sync). Throws nothing: a failed write fails the log (check()). Thread-safe.
+  bool flush_if_due() {
+    if (!workers_write_) return false;
+    const std::uint64_t opened = group_opened_.load(std::memory_order_relaxed);
+    if (opened == 0 || CycleClock::now() - opened < delay_ticks_) return false;
+    return flush_due();
+  }
+  //! Whether the workers write the groups (flush_if_due) rather than the flusher thread.
+  bool workers_write() const { return workers_write_; }
   //! Flushes everything, stops the flusher and closes the file; throws if the log failed.
   void close();
   //! What the log did so far.
@@ -81,6 +103,7 @@ class LogWriter {
 
  private:
   void flusher_main();
+  bool flush_due();  // flush_if_due's write, out of line
   // With the mutex held, used_ > 0 and no write under way: takes the filling buffer, writes and
   // syncs it with the mutex released, publishes durable_lsn; returns with the mutex held; false
   // when the write or sync failed (the log has failed).
@@ -104,6 +127,12 @@ class LogWriter {
   bool flush_requested_ = false;        // request_flush(): flush without waiting for the group delay
   bool flusher_waits_write_ = false;   // the flusher waits for a flush_now's write to end
   bool flusher_idle_ = false;           // the flusher sleeps until an append wakes it (nothing to flush)
+  bool workers_write_ = false;          // log.worker_writes in effect (group commit, a sync that costs nothing)
+  std::uint64_t delay_ticks_ = 0;       // the group delay in CycleClock ticks
+  std::uint64_t backstop_ticks_ = 0;    // worker writes: how old a group the flusher takes over
+  // Worker writes: the tick at which the open group's first record was appended (0: the buffer
+  // is empty; 1: due at once, its buffer is half full); written under the mutex, read without.
+  std::atomic<std::uint64_t> group_opened_{0};
   std::uint64_t next_lsn_ = 0;          // LSN of the next record
   std::atomic<int> encoding_[2] = {0, 0};  // appenders still encoding into each buffer
   std::atomic<std::uint64_t> appended_lsn_{0};  // next_lsn_, readable without the mutex

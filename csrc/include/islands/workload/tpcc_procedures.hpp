@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "islands/workload/tpcc_workload.hpp"
@@ -44,6 +45,14 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(cons
                             static_cast<std::uint8_t>(Customer::text(cust).credit[0])
                       : 0;
   part.rows.push_back(dist);
+  // The index slots phase 2's inserts probe (the order, its new-order row and its lines, under
+  // the number the district holds now): a hint, see prefetch_part.
+  if (std::is_same_v<Index, HashIndex> && engine_.prefetch) {
+    const auto o = static_cast<std::uint64_t>(District::next_o_id(dist));
+    index_.prefetch(Order::key(w, d, o));
+    index_.prefetch(NewOrder::key(w, d, o));
+    for (std::uint64_t k = 0; k < lines; ++k) index_.prefetch(OrderLine::key(w, d, o, k + 1));
+  }
   return Step::next;
 }
 
@@ -90,6 +99,7 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
     const std::uint64_t* line = &op[6 + 3 * k];  // item, supply_w, qty
     Row* ol = insert(part.ctx, part.cc, part.reason, order_lines_, site, OrderLine::key(w, d, o, k + 1));
     if (!ol) return false;
+    prefetch_lines<1>(ol, order_lines_.row_stride());  // fresh memory: its every line is written
     const Row* item = find(Item::key(line[0]));
     const std::int64_t amount = static_cast<std::int64_t>(line[2]) * Item::price(item);
     OrderLine::set_i_id(ol, static_cast<std::int32_t>(line[0]));

@@ -305,6 +305,7 @@ class TpccWorkload {
       const LockMode mode = part_updates(words, n) ? LockMode::exclusive : LockMode::shared;
       if (!cc.lock_table(0, mode, ctx, part.reason)) return fail(false);
     }
+    prefetch_part(words, n);
     // Phase 1: find and lock every row, check every condition.
     rows.clear();
     if (words[0] == kNewOrderHome || words[0] == kPaymentHome) check_memory_budget();  // what grows
@@ -608,6 +609,131 @@ class TpccWorkload {
   const Row* find_owned(std::uint64_t k, std::uint64_t own_w) const {
     if (index_.roots() > 1 && index_.root_of(k) != index_.root_of(Warehouse::key(own_w))) return nullptr;
     return find(k);
+  }
+  // Memory-level parallelism inside a transaction (engine.prefetch, hash index): a TPC-C
+  // transaction's index slots and rows are scattered over more memory than the cache holds, and
+  // phase 1 would wait for them one at a time (an index slot, then its row, for each of
+  // NewOrder's ~23 keys). prefetch_part brings them in as a group before phase 1: pass 0
+  // prefetches every key's index slot (and a by-name Payment's last-name list), pass 1 looks
+  // each key up (its slot is arriving) and prefetches the parts of its row the procedures read
+  // or write, pass 2 follows a by-name list to its customer. Only hints: nothing is locked or
+  // changed, and phase 1 finds and locks every row as before.
+  template <int Write = 0>
+  static void prefetch_lines(const void* at, std::size_t bytes) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(at);
+    for (std::uintptr_t line = begin & ~std::uintptr_t{63}; line < begin + bytes; line += 64) {
+      __builtin_prefetch(reinterpret_cast<const void*>(line), Write, 3);
+    }
+  }
+  // A row's header (lock word, key) and its first `columns` columns, for writing or reading.
+  template <int Write = 0>
+  static void prefetch_row(const Row* row, std::uint32_t columns) {
+    if (row) prefetch_lines<Write>(row, sizeof(Row) + columns * sizeof(std::int32_t));
+  }
+  void prefetch_part(const std::uint64_t* words, std::size_t n) const {
+    if constexpr (std::is_same_v<Index, HashIndex>) {
+      if (!engine_.prefetch) return;
+      bool by_name = false;
+      for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
+        const std::uint64_t* op = &words[at];
+        switch (op[0]) {
+          case kNewOrderHome:
+            index_.prefetch(Warehouse::key(op[1]));
+            index_.prefetch(District::key(op[1], op[2]));
+            index_.prefetch(Customer::key(op[1], op[2], op[3]));
+            for (std::uint64_t k = 0; k < op[4]; ++k) index_.prefetch(Item::key(op[6 + 3 * k]));
+            break;
+          case kStock: index_.prefetch(Stock::key(op[1], op[2])); break;
+          case kPaymentHome:
+            index_.prefetch(Warehouse::key(op[1]));
+            index_.prefetch(District::key(op[1], op[2]));
+            break;
+          case kPaymentCustomer:
+            if (op[3]) {
+              by_name = true;
+              if (owns_warehouse(op[1])) __builtin_prefetch(&by_last_[last_slot(op[1], op[2], op[4])]);
+            } else {
+              index_.prefetch(Customer::key(op[1], op[2], op[4]));
+            }
+            break;
+          default: break;  // the others are rare in the mixes that matter; phase 1 finds their rows
+        }
+      }
+      for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
+        const std::uint64_t* op = &words[at];
+        switch (op[0]) {
+          case kNewOrderHome: {
+            prefetch_row(find(Warehouse::key(op[1])), Warehouse::kColumns);
+            prefetch_row<1>(find(District::key(op[1], op[2])), District::kColumns);
+            const Row* cust = find(Customer::key(op[1], op[2], op[3]));
+            prefetch_row(cust, Customer::kColumns);
+            if (cust && spec_) {
+              prefetch_lines(Customer::text(cust).last, 1);
+              prefetch_lines(Customer::text(cust).credit, 1);
+            }
+            for (std::uint64_t k = 0; k < op[4]; ++k) {
+              const Row* item = find(Item::key(op[6 + 3 * k]));
+              prefetch_row(item, Item::kColumns);
+              if (item && spec_) prefetch_lines(&Item::text(item), sizeof(Item::Text));
+            }
+            break;
+          }
+          case kStock: {
+            const Row* s = find(Stock::key(op[1], op[2]));
+            prefetch_row<1>(s, Stock::kColumns);
+            if (s && spec_) {
+              prefetch_lines(Stock::text(s).dist[op[5] - 1], sizeof Stock::Text::dist[0]);
+              prefetch_lines(Stock::text(s).data, sizeof Stock::Text::data);
+            }
+            break;
+          }
+          case kPaymentHome: {
+            const Row* wh = find(Warehouse::key(op[1]));
+            const Row* dist = find(District::key(op[1], op[2]));
+            prefetch_row<1>(wh, Warehouse::kColumns);
+            prefetch_row<1>(dist, District::kColumns);
+            if (spec_ && wh && dist) {  // what the terminal shows, and H_DATA's names
+              prefetch_lines(&Warehouse::text(wh), sizeof(Warehouse::Text));
+              prefetch_lines(&District::text(dist), sizeof(District::Text));
+            }
+            break;
+          }
+          case kPaymentCustomer:
+            if (op[3]) {
+              if (!owns_warehouse(op[1])) break;
+              const auto& list = by_last_[last_slot(op[1], op[2], op[4])];
+              if (!list.empty()) __builtin_prefetch(&list[(list.size() + 1) / 2 - 1]);
+            } else {
+              prefetch_customer(find(Customer::key(op[1], op[2], op[4])));
+            }
+            break;
+          default: break;
+        }
+      }
+      if (!by_name) return;
+      for (std::size_t at = 0; at < n; at += op_words(&words[at])) {
+        const std::uint64_t* op = &words[at];
+        if (op[0] != kPaymentCustomer || !op[3] || !owns_warehouse(op[1])) continue;
+        const auto& list = by_last_[last_slot(op[1], op[2], op[4])];
+        if (!list.empty()) prefetch_customer(list[(list.size() + 1) / 2 - 1]);
+      }
+    } else {
+      (void)words;
+      (void)n;
+    }
+  }
+  // Payment's customer: its numeric columns (written) and, in the spec layout, C_FIRST and C_CREDIT.
+  void prefetch_customer(const Row* cust) const {
+    prefetch_row<1>(cust, Customer::kColumns);
+    if (cust && spec_) {
+      prefetch_lines(Customer::text(cust).first, 1);
+      prefetch_lines(Customer::text(cust).credit, 1);
+    }
+  }
+  // Whether warehouse w is one of this instance's (by_last_ holds only those).
+  bool owns_warehouse(std::uint64_t w) const {
+    const std::uint64_t first = first_site_ * config_.warehouses_per_site;
+    return w >= first && w < first + sites_ * config_.warehouses_per_site;
   }
   // Before-images, where writes are in place: the whole row, or only the numeric columns of
   // table T (what most steps change).
