@@ -176,7 +176,7 @@ def plan(sweep: Sweep) -> dict[str, Any]:
         "repetitions": spec.repetitions,
         "runs": len(runs),
         "runs_done": sum(1 for p in runs if p.point_id in done),
-        "estimate_s": sweep.estimate_s(sum(1 for p in runs if p.point_id not in done)),
+        "estimate_s": sweep.estimate_s(sweep.left(done)),
         "notes": list(sweep.notes),
         "points": points,
     }

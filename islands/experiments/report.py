@@ -124,8 +124,9 @@ def report(
                 except ValueError as e:  # the spec does not fit this machine
                     notes.append(f"{path.name}: not run: this machine: {e}")
                     continue
-                left = len(sweep.points()) - len(sweep.done_ids())
-                estimate = sweep.estimate_s(max(left, 0))
+                to_run = sweep.left()
+                left = len(to_run)
+                estimate = sweep.estimate_s(to_run)
                 spent = time.monotonic() - started
                 overrun = max(1.0, spent / estimated_done) if estimated_done > 0 else 1.0
                 remaining = budget_s - spent

@@ -25,7 +25,7 @@ import itertools
 import os
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -234,17 +234,26 @@ class Sweep:
             return set()
         return set(rows["point_id"].astype(str))
 
-    def estimate_s(self, runs: int | None = None) -> float:
-        """A rough time for ``runs`` runs (default all): warm-up + duration + 0.5 s each."""
-        n = len(self.points()) if runs is None else runs
-        return n * (self.spec.warmup_s + self.spec.duration_s + 0.5)
+    def estimate_s(self, points: Sequence[Point] | None = None) -> float:
+        """A rough time for these runs (default: every run), each with its load, its instances'
+        start and its profiling (:func:`islands.experiments.run_time.estimate_run_s`)."""
+        from islands.experiments.run_time import estimate_runs_s
+
+        return estimate_runs_s(self.points() if points is None else points)
+
+    def left(self, done: set[str] | None = None) -> list[Point]:
+        """The runs the results directory does not hold yet (``done``: their point_ids, default
+        :meth:`done_ids`)."""
+        done = self.done_ids() if done is None else done
+        return [p for p in self.points() if p.point_id not in done]
 
     def table(self, done: set[str] | None = None) -> str:
         """The dry-run listing: a header, the notes, and one line per grid point."""
         spec, topo = self.spec, self.topology
         done = self.done_ids() if done is None else done
         runs = self.points()
-        left = sum(1 for p in runs if p.point_id not in done)
+        to_run = self.left(done)
+        left = len(to_run)
         varying = [k for k, v in spec.grid if len(v) > 1 and (k not in DEPLOY_KEYS or k in SHOWN_DEPLOY_KEYS)]
         fixed = {**spec.fixed(WORKLOADS.get(spec.workload, DEFAULT_WORKLOAD)), **spec.engine}
         fixed.update({k: v[0] for k, v in spec.grid if len(v) == 1 and k not in DEPLOY_KEYS})
@@ -253,7 +262,7 @@ class Sweep:
             f"machine: {_count(topo.n_sockets, 'socket')}, {_count(topo.n_cores, 'core')}, "
             f"{_count(topo.n_cpus, 'hardware thread')} ({topo.source})",
             f"{len(self.grid_points)} points x {spec.repetitions} repetitions = {len(runs)} runs"
-            f"; {len(runs) - left} done, {left} to run, about {_duration(self.estimate_s(left))} "
+            f"; {len(runs) - left} done, {left} to run, about {_duration(self.estimate_s(to_run))} "
             f"(warm-up {spec.warmup_s:g} s + {spec.duration_s:g} s measured each)",
             f"results: {self.directory}",
         ]
@@ -580,7 +589,7 @@ class Sweep:
                 stopped = f"{spec.max_repetitions} repetitions reached"
                 manifest["precision"]["stopped"] = stopped
                 return
-            per_run = _mean_run_s(rows, [p.grid_id for p in batch], spec.warmup_s + spec.duration_s + 0.5)
+            per_run = _mean_run_s(rows, [p.grid_id for p in batch], self.estimate_s(batch) / len(batch))
             if spec.budget_s is not None and spent + per_run * len(batch) > spec.budget_s:
                 stopped = "budget spent"
                 manifest["precision"]["stopped"] = stopped

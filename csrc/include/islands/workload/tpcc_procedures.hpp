@@ -21,12 +21,12 @@ template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(const std::uint64_t* op, Part<CC>& part) {
   const std::uint64_t w = op[1], d = op[2], c = op[3], lines = op[4];
-  Row* wh = find(Warehouse::key(w));
-  Row* dist = find(District::key(w, d));
-  Row* cust = find(Customer::key(w, d, c));
+  Row* wh = part.find(Warehouse::key(w));
+  Row* dist = part.find(District::key(w, d));
+  Row* cust = part.find(Customer::key(w, d, c));
   ISLANDS_CHECK(wh && dist && cust, "TPC-C NewOrder rows missing");
   for (std::uint64_t k = 0; k < lines; ++k) {
-    if (!find(Item::key(op[6 + 3 * k]))) return Step::rollback;  // unused item
+    if (!part.find(Item::key(op[6 + 3 * k]))) return Step::rollback;  // unused item
   }
   if (!(wh = part.open(wh, LockMode::shared)) || !(dist = part.open(dist, LockMode::exclusive)) ||
       !(cust = part.open(cust, LockMode::shared))) {
@@ -60,7 +60,7 @@ typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_home_lock(cons
 template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::new_order_stock_lock(const std::uint64_t* op, Part<CC>& part) {
-  Row* s = find(Stock::key(op[1], op[2]));
+  Row* s = part.find(Stock::key(op[1], op[2]));
   ISLANDS_CHECK(s != nullptr, "TPC-C stock row missing");
   if (!(s = part.open(s, LockMode::exclusive))) return Step::abort;
   part.rows.push_back(s);
@@ -100,7 +100,7 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
     Row* ol = insert(part.ctx, part.cc, part.reason, order_lines_, site, OrderLine::key(w, d, o, k + 1));
     if (!ol) return false;
     prefetch_lines<1>(ol, order_lines_.row_stride());  // fresh memory: its every line is written
-    const Row* item = find(Item::key(line[0]));
+    const Row* item = part.find(Item::key(line[0]));
     const std::int64_t amount = static_cast<std::int64_t>(line[2]) * Item::price(item);
     OrderLine::set_i_id(ol, static_cast<std::int32_t>(line[0]));
     OrderLine::set_supply_w(ol, static_cast<std::int32_t>(line[1]));
@@ -165,7 +165,7 @@ void TpccWorkload<Index>::new_order_lines_apply(const std::uint64_t* op, Part<CC
     const std::uint64_t* given = part.io && part.io->in ? stock_line_given(line, d, *part.io) : nullptr;
     const Stock::Text* text = nullptr;
     if (!given) {
-      const Row* stock = find_owned(Stock::key(line[1], line[0]), w);  // in this action's root, or not
+      const Row* stock = part.find_owned(Stock::key(line[1], line[0]), w);  // in this action's root, or not
       text = stock ? &Stock::text(stock) : nullptr;
       static thread_local Stock::Text remote;
       if (!text) {
@@ -232,8 +232,8 @@ void TpccWorkload<Index>::new_order_stock_apply(const std::uint64_t* op, Part<CC
 template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_home_lock(const std::uint64_t* op, Part<CC>& part) {
-  Row* wh = find(Warehouse::key(op[1]));
-  Row* dist = find(District::key(op[1], op[2]));
+  Row* wh = part.find(Warehouse::key(op[1]));
+  Row* dist = part.find(District::key(op[1], op[2]));
   ISLANDS_CHECK(wh && dist, "TPC-C Payment rows missing");
   if (!(wh = part.open(wh, LockMode::exclusive)) || !(dist = part.open(dist, LockMode::exclusive))) return Step::abort;
   part.rows.insert(part.rows.end(), {wh, dist});
@@ -245,7 +245,7 @@ template <class Index>
 template <class CC>
 typename TpccWorkload<Index>::Step TpccWorkload<Index>::payment_customer_lock(const std::uint64_t* op,
                                                                               Part<CC>& part) {
-  Row* cust = op[3] ? by_last_name(op[1], op[2], op[4]) : find(Customer::key(op[1], op[2], op[4]));
+  Row* cust = op[3] ? by_last_name(op[1], op[2], op[4]) : part.find(Customer::key(op[1], op[2], op[4]));
   ISLANDS_CHECK(cust != nullptr, "TPC-C Payment customer missing");
   if (!(cust = part.open(cust, LockMode::exclusive))) return Step::abort;
   part.rows.push_back(cust);
@@ -315,8 +315,8 @@ void TpccWorkload<Index>::payment_customer_apply(const std::uint64_t* op, Part<C
   if (spec_) {
     History::Text& t = History::text(h);
     t.date = now();
-    const Row* wh = find_owned(Warehouse::key(w), c_w);  // in this action's root, or not
-    const Row* dist = find_owned(District::key(w, d), c_w);
+    const Row* wh = part.find_owned(Warehouse::key(w), c_w);  // in this action's root, or not
+    const Row* dist = part.find_owned(District::key(w, d), c_w);
     static thread_local Warehouse::Text w_text;
     static thread_local District::Text d_text;
     if (!wh) tpcc::warehouse_text(w, w_text);

@@ -305,7 +305,7 @@ class TpccWorkload {
       const LockMode mode = part_updates(words, n) ? LockMode::exclusive : LockMode::shared;
       if (!cc.lock_table(0, mode, ctx, part.reason)) return fail(false);
     }
-    prefetch_part(words, n);
+    prefetch_part(words, n, part.memo);
     // Phase 1: find and lock every row, check every condition.
     rows.clear();
     if (words[0] == kNewOrderHome || words[0] == kPaymentHome) check_memory_budget();  // what grows
@@ -408,6 +408,23 @@ class TpccWorkload {
   using Stock = tpcc::Stock;
   using OrderByCustomer = tpcc::OrderByCustomer;
 
+  // The rows prefetch_part found, by key: Warehouse, District, Customer, Item and Stock rows,
+  // which no transaction inserts or deletes, so a row found for a key at the start of a
+  // transaction is still that key's row at its end. A direct-mapped table of 64 entries (a key
+  // that collides is simply looked up again; 0 is no key: every key has its table's tag on top).
+  struct RowMemo {
+    static constexpr unsigned kBits = 6;
+    std::uint64_t keys[1u << kBits]{};
+    Row* rows[1u << kBits]{};
+    static std::size_t slot(std::uint64_t k) { return static_cast<std::size_t>((k * 0x9e3779b97f4a7c15ULL) >> (64 - kBits)); }
+    void put(std::uint64_t k, Row* row) {
+      keys[slot(k)] = k;
+      rows[slot(k)] = row;
+    }
+    // The row put for k, or nullptr.
+    Row* get(std::uint64_t k) const { return keys[slot(k)] == k ? rows[slot(k)] : nullptr; }
+  };
+
   // What one execute_part call's procedures share: the context, the scheme, the rows phase 1
   // found (phase 2 takes them back in the same order), the checksum and the last lock failure.
   template <class CC>
@@ -429,6 +446,18 @@ class TpccWorkload {
     // rows and which items' I_DATA hold "ORIGINAL" (bit k: line k).
     std::uint64_t order = 0, item_original = 0;
     std::array<Row*, 15> lines{};
+    RowMemo memo{};  // what prefetch_part found
+
+    // The row of key k (of a table without inserts or deletes: see RowMemo), as find.
+    Row* find(std::uint64_t k) const {
+      Row* row = memo.get(k);
+      return row ? row : workload.find(k);
+    }
+    // As the workload's find_owned, through the memo.
+    const Row* find_owned(std::uint64_t k, std::uint64_t own_w) const {
+      if (!workload.owned(k, own_w)) return nullptr;
+      return find(k);
+    }
 
     // The image of `row` to read or write (cc.open: the row itself once locked, a private copy
     // under occ), nullptr on conflict (`reason` says why). table: the row's table tag
@@ -606,9 +635,10 @@ class TpccWorkload {
   // operation's own root: with per-unit roots another unit's root belongs to its owner, so a
   // row there is not looked up (nullptr, as for a row another instance holds; the caller
   // recomputes the text it wanted, which never changes). One root: find(k).
-  const Row* find_owned(std::uint64_t k, std::uint64_t own_w) const {
-    if (index_.roots() > 1 && index_.root_of(k) != index_.root_of(Warehouse::key(own_w))) return nullptr;
-    return find(k);
+  const Row* find_owned(std::uint64_t k, std::uint64_t own_w) const { return owned(k, own_w) ? find(k) : nullptr; }
+  // Whether key k is in the root of warehouse own_w's operations (see find_owned).
+  bool owned(std::uint64_t k, std::uint64_t own_w) const {
+    return index_.roots() == 1 || index_.root_of(k) == index_.root_of(Warehouse::key(own_w));
   }
   // Memory-level parallelism inside a transaction (engine.prefetch, hash index): a TPC-C
   // transaction's index slots and rows are scattered over more memory than the cache holds, and
@@ -630,7 +660,7 @@ class TpccWorkload {
   static void prefetch_row(const Row* row, std::uint32_t columns) {
     if (row) prefetch_lines<Write>(row, sizeof(Row) + columns * sizeof(std::int32_t));
   }
-  void prefetch_part(const std::uint64_t* words, std::size_t n) const {
+  void prefetch_part(const std::uint64_t* words, std::size_t n, RowMemo& memo) const {
     if constexpr (std::is_same_v<Index, HashIndex>) {
       if (!engine_.prefetch) return;
       bool by_name = false;
@@ -663,23 +693,23 @@ class TpccWorkload {
         const std::uint64_t* op = &words[at];
         switch (op[0]) {
           case kNewOrderHome: {
-            prefetch_row(find(Warehouse::key(op[1])), Warehouse::kColumns);
-            prefetch_row<1>(find(District::key(op[1], op[2])), District::kColumns);
-            const Row* cust = find(Customer::key(op[1], op[2], op[3]));
+            prefetch_row(remember(memo, Warehouse::key(op[1])), Warehouse::kColumns);
+            prefetch_row<1>(remember(memo, District::key(op[1], op[2])), District::kColumns);
+            const Row* cust = remember(memo, Customer::key(op[1], op[2], op[3]));
             prefetch_row(cust, Customer::kColumns);
             if (cust && spec_) {
               prefetch_lines(Customer::text(cust).last, 1);
               prefetch_lines(Customer::text(cust).credit, 1);
             }
             for (std::uint64_t k = 0; k < op[4]; ++k) {
-              const Row* item = find(Item::key(op[6 + 3 * k]));
+              const Row* item = remember(memo, Item::key(op[6 + 3 * k]));
               prefetch_row(item, Item::kColumns);
               if (item && spec_) prefetch_lines(&Item::text(item), sizeof(Item::Text));
             }
             break;
           }
           case kStock: {
-            const Row* s = find(Stock::key(op[1], op[2]));
+            const Row* s = remember(memo, Stock::key(op[1], op[2]));
             prefetch_row<1>(s, Stock::kColumns);
             if (s && spec_) {
               prefetch_lines(Stock::text(s).dist[op[5] - 1], sizeof Stock::Text::dist[0]);
@@ -688,8 +718,8 @@ class TpccWorkload {
             break;
           }
           case kPaymentHome: {
-            const Row* wh = find(Warehouse::key(op[1]));
-            const Row* dist = find(District::key(op[1], op[2]));
+            const Row* wh = remember(memo, Warehouse::key(op[1]));
+            const Row* dist = remember(memo, District::key(op[1], op[2]));
             prefetch_row<1>(wh, Warehouse::kColumns);
             prefetch_row<1>(dist, District::kColumns);
             if (spec_ && wh && dist) {  // what the terminal shows, and H_DATA's names
@@ -704,7 +734,7 @@ class TpccWorkload {
               const auto& list = by_last_[last_slot(op[1], op[2], op[4])];
               if (!list.empty()) __builtin_prefetch(&list[(list.size() + 1) / 2 - 1]);
             } else {
-              prefetch_customer(find(Customer::key(op[1], op[2], op[4])));
+              prefetch_customer(remember(memo, Customer::key(op[1], op[2], op[4])));
             }
             break;
           default: break;
@@ -720,7 +750,14 @@ class TpccWorkload {
     } else {
       (void)words;
       (void)n;
+      (void)memo;
     }
+  }
+  // find(k), remembered in memo.
+  Row* remember(RowMemo& memo, std::uint64_t k) const {
+    Row* row = find(k);
+    memo.put(k, row);
+    return row;
   }
   // Payment's customer: its numeric columns (written) and, in the spec layout, C_FIRST and C_CREDIT.
   void prefetch_customer(const Row* cust) const {
