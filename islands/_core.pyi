@@ -278,6 +278,7 @@ class LogConfig:
     max_pending: int
     early_lock_release: bool
     flush_on_demand: bool
+    worker_writes: bool
     checkpoint: bool
     record_acks: bool
     def __init__(self) -> None: ...
