@@ -66,7 +66,7 @@ def main(args: argparse.Namespace) -> None:
                                 bare_cfg.micro, rows_per_site=data["rows_per_site"] * len(run_cpus)
                             ),
                         )
-                        bare = _core.bare_loop(bare_cfg.to_core())
+                        bare = _core.bare_loop(bare_cfg.to_core())["throughput_tps"]
                         per_core = result.throughput_per_core
                         labels = {"data": data_name, "instance": label, "index": index, "prefetch": prefetch}
                         labels["update"] = update

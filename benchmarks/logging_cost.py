@@ -10,10 +10,14 @@ woken by each group's first commit (``log.group_delay_us`` 0, issue 31's old def
 
 Every run is one instance in this process (the path ``islands run --log`` takes), fresh each
 time; the variants are interleaved round by round (every other round in reverse order). Prints
-each variant's mean with its 95% interval, the records per flush, the share of flushes the
-workers wrote and the commits' p50/p99 latency, and logged / unlogged at each worker count as
-the paired ratio of the rounds (each round's logged run over its unlogged one: a machine whose
-speed drifts between rounds widens the interval rather than shifting it); asserts nothing.
+each variant's mean with its 95% interval, its CPU per transaction (the workers' CPU time in the
+window over its commits, plus the flusher thread's over its records), the records per flush,
+the share of flushes the workers wrote and the commits' p50/p99 latency, and logged / unlogged
+at each worker count as the paired ratio of the rounds (each round's logged run over its
+unlogged one: a machine whose speed drifts between rounds widens the interval rather than
+shifting it), in throughput and per CPU-second (unlogged CPU per transaction over logged: on a
+shared machine the scheduler gives a run a varying share of the CPUs, which moves its
+throughput but not what a transaction costs); asserts nothing.
 
     python benchmarks/logging_cost.py [--rounds N] [--duration S] [--log-root DIR]
                                       [--disk-log-root DIR] [--woken-per-commit]
@@ -59,10 +63,17 @@ def _run(workers: int, variant: Variant, args: argparse.Namespace) -> dict:
     finally:
         if directory:
             shutil.rmtree(directory, ignore_errors=True)
-    logged = result["instances"][0]["log"]
+    instance = result["instances"][0]
+    logged = instance["log"]
     flushes = logged["flushes"]
+    # CPU per transaction: the workers' in the window, plus the flusher thread's per record
+    # (its whole run: warm-up, window and the last flush, over every record of them).
+    cpu_ns = instance["cpu_ns"] / max(instance["commits"], 1)
+    if logged["records"]:
+        cpu_ns += logged.get("flusher_cpu_ns", 0) / logged["records"]
     return {
         "tps": result["throughput_tps"],
+        "cpu_us": cpu_ns / 1e3,
         "per_flush": logged["records"] / flushes if flushes else float("nan"),
         "by_workers": logged.get("flushes_by_workers", 0) / flushes if flushes else float("nan"),
         "p50_us": result["latency"]["p50_us"],
@@ -109,6 +120,7 @@ def main(args: argparse.Namespace) -> None:
             values = runs[(w, name)]
             for key, unit in (
                 ("tps", "txn/s"),
+                ("cpu_us", "us"),
                 ("p50_us", "us"),
                 ("p99_us", "us"),
                 ("per_flush", "records"),
@@ -127,16 +139,23 @@ def main(args: argparse.Namespace) -> None:
                 f"p99 {statistics.median(v['p99_us'] for v in values):.1f} µs"
             )
             rate = f"{s.mean / 1e3:7.1f} K txn/s [{s.ci_low / 1e3:.1f}-{s.ci_high / 1e3:.1f}]"
-            print(f"  {name:31s} {rate}  {latency}{extra}")
+            cpu = f"{statistics.median(v['cpu_us'] for v in values):.2f} CPU-µs/txn"
+            print(f"  {name:31s} {rate}  {cpu}  {latency}{extra}")
         unlogged = dict(enumerate(v["tps"] for v in runs[(w, UNLOGGED[0])]))
-        for name, mode, where_, _ in variants:
+        unlogged_cpu = dict(enumerate(v["cpu_us"] for v in runs[(w, UNLOGGED[0])]))
+        for name, mode, _, _ in variants:
             if mode == "off":
                 continue
             logged = dict(enumerate(v["tps"] for v in runs[(w, name)]))
             r = block_ratio(logged, unlogged)
             RUNNER.record("logged_over_unlogged", [r.value, r.low, r.high], unit="ratio", workers=w, variant=name)
             goal = "  (goal: >= 0.9)" if variant_is_goal(name) else ""
-            print(f"  {name + ' / unlogged:':45s} {format_ratio(r)}{goal}")
+            print(f"  {name + ' / unlogged, throughput:':52s} {format_ratio(r)}{goal}")
+            # The same ratio as the CPU a transaction costs sees it (unlogged CPU/txn over
+            # logged): what throughput would show with the CPUs to itself and busy.
+            c = block_ratio(unlogged_cpu, dict(enumerate(v["cpu_us"] for v in runs[(w, name)])))
+            RUNNER.record("cpu_efficiency_ratio", [c.value, c.low, c.high], unit="ratio", workers=w, variant=name)
+            print(f"  {name + ' / unlogged, per CPU-second:':52s} {format_ratio(c)}")
 
 
 def variant_is_goal(name: str) -> bool:

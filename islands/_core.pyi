@@ -278,6 +278,7 @@ class LogConfig:
     max_pending: int
     early_lock_release: bool
     flush_on_demand: bool
+    worker_writes: bool
     checkpoint: bool
     record_acks: bool
     def __init__(self) -> None: ...
@@ -715,9 +716,9 @@ def counters() -> list[dict[str, typing.Any]]:
     Every worker counter: name, group (worker or clients), kind, unit, scope (window or run), aggregate (sum, max, each), reported (where a result shows its aggregate) and doc.
     """
 
-def bare_loop(config: RunConfig) -> float:
+def bare_loop(config: RunConfig) -> dict:
     """
-    The engine-overhead baseline: the same probes in a bare loop; transactions per second.
+    The engine-overhead baseline: the same probes in a bare loop; a dict of throughput_tps (transactions per second) and per_cpu_s (per CPU-second of its thread).
     """
 
 def build_info() -> dict: ...

@@ -113,6 +113,7 @@ py::dict stats_dict(const RunStats& stats) {
   log["buffer_waits"] = stats.log.buffer_waits;
   log["flushes_on_demand"] = stats.log.flushes_on_demand;
   log["flushes_by_workers"] = stats.log.flushes_by_workers;
+  log["flusher_cpu_ns"] = stats.log.flusher_cpu_ns;
   log["durable_lsn"] = stats.log_durable_lsn;
   out["log"] = log;
   const RepartitionStats& rp = stats.repartitioning;

@@ -101,7 +101,7 @@ void order_and_stages() {
 void configured_depth() {
   FakeWorkload w;
   EngineConfig engine;
-  CHECK(engine.interleave == 0);  // off by default
+  CHECK(engine.interleave == -1);  // auto by default: off for cache-resident data
   CHECK(TxnLookahead<FakeWorkload>(w, engine).depth() == 0);
   engine.interleave = 3;
   CHECK(TxnLookahead<FakeWorkload>(w, engine).depth() == 3);
@@ -169,6 +169,9 @@ void micro_hooks() {
   engine.interleave = 4;
   CHECK(TxnLookahead<islands::MicroWorkload<islands::BTreeIndex>>(tree, engine).depth() == 0);
   CHECK(TxnLookahead<islands::MicroWorkload<islands::HashIndex>>(w, engine).depth() == 4);
+  engine.interleave = -1;  // auto (the default): off over a B+tree, off where 1,000 rows fit the cache
+  CHECK(TxnLookahead<islands::MicroWorkload<islands::BTreeIndex>>(tree, engine).depth() == 0);
+  CHECK(TxnLookahead<islands::MicroWorkload<islands::HashIndex>>(w, engine).depth() == 0);
 }
 
 }  // namespace

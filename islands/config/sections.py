@@ -86,9 +86,9 @@ class EngineConfig(_Section):
     latching: bool = True  #: latch index operations during the run
     prefetch: bool = True  #: prefetch a transaction's index slots and rows ahead
     #: with prefetch: transactions a worker draws ahead of the one it executes, prefetching their index slots and then
-    #: their rows so that several transactions' misses overlap (0: off, as measured best so far; -1: 4 where the
-    #: instance's data outgrows the last-level cache; micro over a hash index, others run as with 0)
-    interleave: int = 0
+    #: their rows so that several transactions' misses overlap (0: off; -1, the default: on where the instance's data
+    #: outgrows the last-level cache, off where it fits; micro over a hash index, others run as with 0)
+    interleave: int = -1
     #: test mode: record each committed transaction's reads and writes for the history checker
     record_history: bool = False
     #: test only: grant reads without locking (breaks isolation on purpose; the checker must catch it)

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <ctime>
 #include <cstring>
 #include <stdexcept>
 #include <thread>
@@ -281,10 +282,21 @@ bool LogWriter::write_group(std::unique_lock<std::mutex>& lock) {
 }
 
 void LogWriter::flusher_main() {
+  // Its CPU time goes into the statistics when it stops, however it stops (the lock is held then).
+  struct CpuTime {
+    LogWriterStats& stats;
+    ~CpuTime() {
+      timespec ts{};
+      if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+        stats.flusher_cpu_ns = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ULL + static_cast<std::uint64_t>(ts.tv_nsec);
+      }
+    }
+  };
   const auto interval = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.flush_interval_us * 1000));
   const auto group_delay = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.group_delay_us * 1000));
   const auto backstop = std::chrono::nanoseconds(static_cast<std::int64_t>(std::max(1000.0, 5 * config_.group_delay_us) * 1000));
   std::unique_lock<std::mutex> lock(mutex_);
+  const CpuTime cpu_time{stats_};  // destroyed before the lock: recorded under it
   for (;;) {
     if (config_.mode == LogMode::async) {
       // Asynchronous: one flush per interval whatever arrives (sooner only when a buffer fills

@@ -22,6 +22,7 @@ struct LogWriterStats {
   std::uint64_t buffer_waits = 0;  //!< appends that waited for a free buffer
   std::uint64_t flushes_on_demand = 0;  //!< of flushes, those written by a waiter itself (flush_now)
   std::uint64_t flushes_by_workers = 0;  //!< of flushes, those written by a worker whose group was due (flush_if_due)
+  std::uint64_t flusher_cpu_ns = 0;  //!< CPU time of the flusher thread, once it stopped (close())
 };
 
 //! One instance's write-ahead log: a consolidated buffer that every worker of the instance

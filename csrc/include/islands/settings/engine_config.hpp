@@ -20,8 +20,8 @@ namespace islands {
     "serializable, read_committed (read locks released when a statement ends) or snapshot (mvcc)")                  \
   F(bool, latching, true, kUnbounded, kUnbounded, "latch index operations during the run")         \
   F(bool, prefetch, true, kUnbounded, kUnbounded, "prefetch a transaction's index slots and rows ahead") \
-  F(std::int32_t, interleave, 0, -1, 64,                                                           \
-    "with prefetch: transactions a worker draws ahead of the one it executes, prefetching their index slots and then their rows so that several transactions' misses overlap (0: off, as measured best so far; -1: 4 where the instance's data outgrows the last-level cache; micro over a hash index, others run as with 0)") \
+  F(std::int32_t, interleave, -1, -1, 64,                                                          \
+    "with prefetch: transactions a worker draws ahead of the one it executes, prefetching their index slots and then their rows so that several transactions' misses overlap (0: off; -1, the default: on where the instance's data outgrows the last-level cache, off where it fits; micro over a hash index, others run as with 0)") \
   F(bool, record_history, false, kUnbounded, kUnbounded,                                           \
     "test mode: record each committed transaction's reads and writes for the history checker")    \
   F(bool, test_skip_read_locks, false, kUnbounded, kUnbounded,                                     \

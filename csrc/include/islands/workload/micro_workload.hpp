@@ -353,10 +353,11 @@ class MicroWorkload {
   bool updates() const { return config_.update; }
 
   //! The same probes and row accesses with no transaction around them (engine-overhead
-  //! baseline); returns a checksum of what was read.
-  std::uint64_t bare_access(Txn& txn) {
+  //! baseline), each transaction's slots and rows prefetched first when `prefetch` (as
+  //! access does under engine.prefetch); returns a checksum of what was read.
+  std::uint64_t bare_access(Txn& txn, bool prefetch) {
     std::uint64_t checksum = 0;
-    if (engine_.prefetch) {
+    if (prefetch) {
       for (std::uint64_t key : txn.words) index_.prefetch(key & ~kReadOnly);
     }
     const std::size_t n = txn.words.size();
@@ -365,7 +366,7 @@ class MicroWorkload {
       std::uint64_t value = 0;
       index_.lookup(txn.words[i] & ~kReadOnly, value);
       txn.rows[i] = reinterpret_cast<Row*>(value);
-      if (engine_.prefetch) {
+      if (prefetch) {
         __builtin_prefetch(txn.rows[i], 1);
         __builtin_prefetch(reinterpret_cast<const char*>(txn.rows[i]) + table_.row_stride() - 1, 1);
       }
