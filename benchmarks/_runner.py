@@ -44,7 +44,10 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from islands.analysis.statistics import Ratio
 
 __all__ = ["FORMAT", "Goal", "Measurement", "Runner", "benchmarks", "description_of", "listed"]
 
@@ -210,17 +213,16 @@ class Runner:
                 raise ValueError(f"record_runs: {key!r} has {len(parts)} parts, labels name {len(labels)}")
             self.record(name, values, unit=unit, **dict(zip(labels, parts, strict=True)))
 
-    def goal(self, name: str, new: Iterable[float], old: Iterable[float], target: float) -> str:
-        """Holds ``new / old`` (each one value per round) to a goal of ``>= target``: records it
-        (the JSON record's ``goals``) and returns its words, ``1.02× (95% CI 0.95–1.10, not
+    def goal(self, name: str, measured: Ratio, target: float) -> str:
+        """Holds a ratio (:func:`islands.analysis.statistics.ratio` of one value per round, or
+        ``block_ratio`` of rounds paired) to a goal of ``>= target``: records it (the JSON
+        record's ``goals``) and returns its words, ``1.02× (95% CI 0.95–1.10, not
         distinguishable)  (goal >= 0.9: met)``, for the benchmark to print."""
-        from islands.analysis.statistics import ratio
         from islands.analysis.verdicts import goal_words, words_of
 
-        r = ratio(list(new), list(old))
-        verdict = goal_words(r, target)
-        self.goals.append(Goal(name, target, r.to_dict(), verdict))
-        return f"{words_of(r)}  (goal >= {target:g}: {verdict})"
+        verdict = goal_words(measured, target)
+        self.goals.append(Goal(name, target, measured.to_dict(), verdict))
+        return f"{words_of(measured)}  (goal >= {target:g}: {verdict})"
 
     def run(self, body: Callable[[argparse.Namespace], Any], argv: Iterable[str] | None = None) -> None:
         """Parses the command line, runs ``body(args)`` and, with ``--json``, writes the record.

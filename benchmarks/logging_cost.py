@@ -33,7 +33,8 @@ import tempfile
 
 import islands
 from _runner import Runner
-from islands.analysis.statistics import block_ratio, format_ratio, summarize
+from islands.analysis.statistics import block_ratio, summarize
+from islands.analysis.verdicts import words_of
 
 #: A variant: (name, log mode, where its log goes: "tmpfs" or "disk", the LogConfig fields it sets).
 Variant = tuple[str, str, str, dict]
@@ -149,13 +150,22 @@ def main(args: argparse.Namespace) -> None:
             logged = dict(enumerate(v["tps"] for v in runs[(w, name)]))
             r = block_ratio(logged, unlogged)
             RUNNER.record("logged_over_unlogged", [r.value, r.low, r.high], unit="ratio", workers=w, variant=name)
-            goal = "  (goal: >= 0.9)" if variant_is_goal(name) else ""
-            print(f"  {name + ' / unlogged, throughput:':52s} {format_ratio(r)}{goal}")
+            words = (
+                RUNNER.goal(f"TPC-C logged / unlogged, {w} worker(s), throughput", r, 0.9)
+                if variant_is_goal(name)
+                else words_of(r)
+            )
+            print(f"  {name + ' / unlogged, throughput:':52s} {words}")
             # The same ratio as the CPU a transaction costs sees it (unlogged CPU/txn over
             # logged): what throughput would show with the CPUs to itself and busy.
             c = block_ratio(unlogged_cpu, dict(enumerate(v["cpu_us"] for v in runs[(w, name)])))
             RUNNER.record("cpu_efficiency_ratio", [c.value, c.low, c.high], unit="ratio", workers=w, variant=name)
-            print(f"  {name + ' / unlogged, per CPU-second:':52s} {format_ratio(c)}")
+            words = (
+                RUNNER.goal(f"TPC-C logged / unlogged, {w} worker(s), per CPU-second", c, 0.9)
+                if variant_is_goal(name)
+                else words_of(c)
+            )
+            print(f"  {name + ' / unlogged, per CPU-second:':52s} {words}")
 
 
 def variant_is_goal(name: str) -> bool:

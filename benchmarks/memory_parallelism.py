@@ -25,7 +25,7 @@ import os
 
 from _runner import Runner
 from islands import _core
-from islands.analysis.statistics import summarize
+from islands.analysis.statistics import ratio, summarize
 from islands.analysis.verdicts import ratio_words
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.in_process import run
@@ -134,17 +134,16 @@ def main(args: argparse.Namespace) -> None:
     # where data outgrows the LLC (-1: pipelined) against the pipelined bare loop, and -1 against
     # off where the data fits (it must lose nothing there).
     print("\nissue 46 (engine as interleave -1 decides; ratio, 95% CI; throughput, then per CPU-second):")
+    goals = []
     if not args.skip_large:
-        auto, piped = "large auto (-1)", f"large bare {max(depths)}"
-        print(
-            f"  engine / pipelined bare loop, {args.rows:,} rows: {ratio_words(tps[auto], tps[piped])}; "
-            f"{ratio_words(per_cpu[auto], per_cpu[piped])}  (goal: >= 0.9)"
+        goals.append(
+            (f"engine / pipelined bare loop, {args.rows:,} rows", "large auto (-1)", f"large bare {max(depths)}", 0.9)
         )
-    auto, off = "small auto (-1)", "small interleave 0"
-    print(
-        f"  pipelining on (-1) / off (0), {small:,} rows: {ratio_words(tps[auto], tps[off])}; "
-        f"{ratio_words(per_cpu[auto], per_cpu[off])}  (goal: >= 0.98)"
-    )
+    goals.append((f"pipelining on (-1) / off (0), {small:,} rows", "small auto (-1)", "small interleave 0", 0.98))
+    for title, new, old, target in goals:
+        print(f"  {title}:")
+        for measure, values in (("throughput", tps), ("per CPU-second", per_cpu)):
+            print(f"    {measure:15s} {RUNNER.goal(f'{title}, {measure}', ratio(values[new], values[old]), target)}")
     print(f"  load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -120,12 +120,14 @@ def test_json_holds_options_metadata_measurements_and_output(tmp_path, capsys):
 
 
 def test_a_goal_is_printed_with_its_verdict_and_recorded(tmp_path, capsys):
+    from islands.analysis.statistics import ratio
+
     runner = _runner_for(tmp_path)
     out = tmp_path / "record.json"
 
     def body(args):
-        print(runner.goal("engine / bare", [0.95, 0.97, 0.96], [1.0, 1.01, 0.99], 0.9))
-        print(runner.goal("logged / unlogged", [0.5, 0.52, 0.51], [1.0, 1.01, 0.99], 0.9))
+        print(runner.goal("engine / bare", ratio([0.95, 0.97, 0.96], [1.0, 1.01, 0.99]), 0.9))
+        print(runner.goal("logged / unlogged", ratio([0.5, 0.52, 0.51], [1.0, 1.01, 0.99]), 0.9))
 
     runner.run(body, ["--json", str(out)])
     printed = capsys.readouterr().out

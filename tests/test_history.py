@@ -355,10 +355,11 @@ def test_read_committed_updaters_release_their_read_locks_at_each_statement():
     the warehouse before the NewOrder commits. Serializable holds them to commit: never.
     (Under table_2pl nothing shows: every TPC-C updater also locks a table the NewOrder holds
     exclusively to commit, district or orders.)"""
-    # A race: a 0.2 s run shows it a few times (one 0.4 s run in three showed none under load):
+    # A race: a 0.2 s run shows it a few times (one 0.4 s run in three showed none under load,
+    # and five seeds in a row none twice once TPC-C prefetched its rows, on a loaded machine):
     # read committed seed after seed until it shows; serializable, where it never may, once.
     early = {}
-    for isolation, seeds in (("serializable", [1]), ("read_committed", range(1, 6))):
+    for isolation, seeds in (("serializable", [1]), ("read_committed", range(1, 13))):
         early[isolation] = 0
         for seed in seeds:
             result = islands.run(config("tpcc", CPUS[:2], "2pl", isolation, duration=0.2, multisite=0.5, seed=seed))
