@@ -148,24 +148,17 @@ def main(args: argparse.Namespace) -> None:
             if mode == "off":
                 continue
             logged = dict(enumerate(v["tps"] for v in runs[(w, name)]))
-            r = block_ratio(logged, unlogged)
-            RUNNER.record("logged_over_unlogged", [r.value, r.low, r.high], unit="ratio", workers=w, variant=name)
-            words = (
-                RUNNER.goal(f"TPC-C logged / unlogged, {w} worker(s), throughput", r, 0.9)
-                if variant_is_goal(name)
-                else words_of(r)
-            )
-            print(f"  {name + ' / unlogged, throughput:':52s} {words}")
-            # The same ratio as the CPU a transaction costs sees it (unlogged CPU/txn over
-            # logged): what throughput would show with the CPUs to itself and busy.
-            c = block_ratio(unlogged_cpu, dict(enumerate(v["cpu_us"] for v in runs[(w, name)])))
-            RUNNER.record("cpu_efficiency_ratio", [c.value, c.low, c.high], unit="ratio", workers=w, variant=name)
-            words = (
-                RUNNER.goal(f"TPC-C logged / unlogged, {w} worker(s), per CPU-second", c, 0.9)
-                if variant_is_goal(name)
-                else words_of(c)
-            )
-            print(f"  {name + ' / unlogged, per CPU-second:':52s} {words}")
+            # throughput, then the same ratio as the CPU a transaction costs sees it (unlogged
+            # CPU/txn over logged): what throughput would show with the CPUs to itself and busy
+            cpu = block_ratio(unlogged_cpu, dict(enumerate(v["cpu_us"] for v in runs[(w, name)])))
+            for measure, key, r in (
+                ("throughput", "logged_over_unlogged", block_ratio(logged, unlogged)),
+                ("per CPU-second", "cpu_efficiency_ratio", cpu),
+            ):
+                RUNNER.record(key, [r.value, r.low, r.high], unit="ratio", workers=w, variant=name)
+                goal = f"TPC-C logged / unlogged, {w} worker(s), {measure}"
+                words = RUNNER.goal(goal, r, 0.9) if variant_is_goal(name) else words_of(r)
+                print(f"  {name + f' / unlogged, {measure}:':52s} {words}")
 
 
 def variant_is_goal(name: str) -> bool:
