@@ -694,3 +694,12 @@ def test_profile_names_a_cache_model(tmp_path: Path) -> None:
     assert spec.base_config().profile.cache_model == "xeon-e7l8867"
     with pytest.raises(ValueError, match="profile.cache_model: 'pentium' is not a cache model"):
         load_spec(write(tmp_path, TINY + '\n[profile]\ncache_model = "pentium"\n', "bad.toml"))
+
+
+def test_an_int_setting_takes_the_negative_values_the_engine_allows_and_no_lower(tmp_path: Path) -> None:
+    """engine.interleave's -1 (auto, its default) is a value a file may write; -2 is refused with
+    the file's line, before anything runs."""
+    spec = load_spec(write(tmp_path, TINY + "\n[engine]\ninterleave = -1\n"))
+    assert {p.config.engine.interleave for p in Sweep(spec, read_topology(), tmp_path / "out").points()} == {-1}
+    with pytest.raises(ValueError, match=r"bad\.toml:\d+: engine\.interleave: -2 is not a whole number >= -1"):
+        load_spec(write(tmp_path, TINY + "\n[engine]\ninterleave = -2\n", "bad.toml"))

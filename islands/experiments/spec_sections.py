@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import functools
 import hashlib
 import json
 import math
@@ -154,6 +155,16 @@ def _field_type(name: str) -> str:
     return str(f.type)
 
 
+@functools.cache
+def _int_minimum(name: str) -> int:
+    """The smallest value the engine's settings schema allows an int field called ``name``
+    (the engine checks the rest of its range when the run is configured)."""
+    from islands import _core
+
+    lows = [f["min"] for fields_ in _core.settings().values() for f in fields_ if f["name"] == name]
+    return int(min(lows)) if lows and lows[0] is not None else 0
+
+
 def check_value(where: SpecLocation, key: str, name: str, value: Any) -> Any:
     """A grid or fixed value of config field ``name``, type-checked (ints for int fields,
     numbers for float fields, true/false for bool fields, text for str fields)."""
@@ -163,8 +174,9 @@ def check_value(where: SpecLocation, key: str, name: str, value: Any) -> Any:
             raise where.error(key, f"{value!r} is not true or false")
         return value
     if kind == "int":
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise where.error(key, f"{value!r} is not a whole number >= 0")
+        low = min(0, _int_minimum(name))  # a negative setting (engine.interleave -1: auto) is allowed
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise where.error(key, f"{value!r} is not a whole number >= {low}")
         return value
     if kind == "float":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
