@@ -4,6 +4,9 @@ VENV   ?= .venv
 BUILD  ?= build/cmake
 PY     := $(VENV)/bin/python
 PYTEST_ARGS ?=
+# Every C++ test program (plain, ASan, TSan) fails after this many seconds rather than hang a run:
+# the slowest takes about 15 s plain and a minute under TSan.
+CTEST_ARGS ?= --timeout 300
 
 .PHONY: server-check run test test-slow test-cpp cpp-tests install tools browser wheel wheel-manylinux catalog architecture lint bench clean test-sanitize test-asan test-tsan settings
 
@@ -109,7 +112,7 @@ lint: install $(VENV)/.test-deps
 
 test: install cpp-tests $(VENV)/.test-deps tools browser
 	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
-	ctest --test-dir $(BUILD) --output-on-failure
+	ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)
 
 # After a C++ setting changed: the Python section dataclasses (islands/config/sections.py)
 # and the stub's settings classes, written again from the engine's lists (tests/test_settings.py
@@ -131,7 +134,7 @@ test-slow: install $(VENV)/.test-deps tools
 	$(PY) -m pytest -q -m slow $(PYTEST_ARGS)
 
 test-cpp: install cpp-tests
-	ctest --test-dir $(BUILD) --output-on-failure
+	ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)
 
 # Sanitizer builds of the engine and the C++ unit tests (ASan+UBSan, TSan), each in its own build
 # directory with plain cmake: no virtual environment, no Python module. The flags live in
@@ -152,13 +155,13 @@ test-asan:
 	$(SAN_CMAKE) -S . -B build/asan -DISLANDS_SANITIZE=address,undefined
 	cmake --build build/asan -j $(SAN_JOBS)
 	ASAN_OPTIONS=detect_stack_use_after_return=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --test-dir build/asan --output-on-failure
+	  ctest --test-dir build/asan --output-on-failure $(CTEST_ARGS)
 
 test-tsan:
 	$(SAN_CMAKE) -S . -B build/tsan -DISLANDS_SANITIZE=thread
 	cmake --build build/tsan -j $(SAN_JOBS)
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/csrc/tests/tsan.supp \
-	  $(TSAN_LAUNCH) ctest --test-dir build/tsan --output-on-failure
+	  $(TSAN_LAUNCH) ctest --test-dir build/tsan --output-on-failure $(CTEST_ARGS)
 
 # On a real server (more cores, sockets, counters): topology against lscpu, the PMU's counters
 # read for real, paper 000 Fig 11 at 1ISL, per-socket and per-core with intervals, in about 10

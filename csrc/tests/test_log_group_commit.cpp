@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -250,6 +251,60 @@ int main() {
                 static_cast<unsigned long long>(stats.flushes_by_workers),
                 static_cast<unsigned long long>(stats.buffer_waits));
     ::unlink(pass_path.c_str());
+  }
+  // Worker writes with waiters: one thread writes every group as soon as it opens
+  // (flush_if_due, group delay 0) while others append and block in wait_durable at once. A
+  // waiter whose record a worker wrote stays counted in the flusher's waiters until it gets the
+  // mutex back; a flusher that took that for work to do spun with the mutex held and the waiter
+  // never got it (a hang seen under ThreadSanitizer in CI). The rounds run in a thread watched
+  // with a deadline, so that a hang fails this test rather than the whole CI run.
+  if (shm_dir) {
+    const std::string waiters_path = log_file_path(shm_dir, 0);
+    std::atomic<bool> finished{false};
+    std::atomic<std::uint64_t> waits{0};
+    LogWriterStats stats;
+    std::thread rounds([&] {
+      LogConfig config;
+      config.mode = LogMode::group_commit;
+      config.directory = shm_dir;
+      config.worker_writes = true;
+      config.group_delay_us = 0;
+      LogWriter log(config, waiters_path, kBaseLsn, 0, kEpoch);
+      std::atomic<bool> appending{true};
+      std::thread writer([&] {
+        while (appending.load(std::memory_order_relaxed)) log.flush_if_due();
+      });
+      std::vector<std::thread> waiters;
+      for (int t = 0; t < 2; ++t) {
+        waiters.emplace_back([&, t] {
+          const std::vector<unsigned char> redo = redo_of(static_cast<std::uint64_t>(t));
+          for (std::uint32_t i = 0; i < 20000 / islands_test::kRaceScale; ++i) {
+            const std::uint64_t end = log.append(LogRecordType::commit, i, 0, 5, redo.data(), redo.size());
+            log.wait_durable(end);
+            ++waits;
+          }
+        });
+      }
+      for (auto& waiter : waiters) waiter.join();
+      appending = false;
+      writer.join();
+      stats = log.stats();
+      log.close();
+      finished = true;
+    });
+    for (int ms = 0; ms < 120000 && !finished.load(); ms += 10) ::usleep(10000);
+    if (!finished.load()) {
+      std::fprintf(stderr, "log_group_commit: worker writes with waiters hung after %llu waits\n",
+                   static_cast<unsigned long long>(waits.load()));
+      std::_Exit(EXIT_FAILURE);
+    }
+    rounds.join();
+    CHECK(waits.load() == 2 * (20000 / islands_test::kRaceScale));
+    CHECK(stats.flushes_by_workers > 0);
+    std::printf("log_group_commit: worker writes with waiters: %llu waits, %llu flushes (%llu by workers)\n",
+                static_cast<unsigned long long>(waits.load()), static_cast<unsigned long long>(stats.flushes),
+                static_cast<unsigned long long>(stats.flushes_by_workers));
+    ::unlink(waiters_path.c_str());
   }
   if (shm_dir) ::rmdir(shm_dir);
   ::rmdir(dir);

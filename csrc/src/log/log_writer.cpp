@@ -307,7 +307,10 @@ void LogWriter::flusher_main() {
     } else if (workers_write_) {
       // The workers write the groups (flush_if_due): this thread takes over only what must not
       // wait for them (a waiter, a request, closing) or a group none of them took in time.
-      const auto urgent = [&] { return stop_ || waiters_ > 0 || flush_requested_; };
+      // A waiter or a request counts only while there is a group to write: a waiter whose
+      // records a worker wrote meanwhile still counts in waiters_ until it takes the mutex, and
+      // a flusher that took that for work would loop without ever releasing the mutex to it.
+      const auto urgent = [&] { return stop_ || (used_ > 0 && (waiters_ > 0 || flush_requested_)); };
       if (!urgent()) {
         has_data_.wait_for(lock, backstop, urgent);
         if (!urgent()) {
