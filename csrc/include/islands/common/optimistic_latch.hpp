@@ -67,7 +67,7 @@ class OptimisticLatch {
   static constexpr std::uint64_t kReaders = 0xfffe;
   static constexpr std::uint64_t kOneVersion = 1ULL << 16;
   static constexpr std::uint64_t kVersionMask = ~0xffffULL;
-  alignas(64) std::atomic<std::uint64_t> word_{0};
+  std::atomic<std::uint64_t> word_{0};  // 8 bytes: a user aligns it (a line of its own, or with what it guards)
 };
 
 }  // namespace islands

@@ -70,7 +70,7 @@ class BTreeIndex {
 
   Node* root_;
   std::size_t size_ = 0;
-  mutable OptimisticLatch latch_;
+  alignas(64) mutable OptimisticLatch latch_;
   bool latching_;
 };
 
