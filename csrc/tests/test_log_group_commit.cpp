@@ -296,6 +296,9 @@ int main() {
     if (!finished.load()) {
       std::fprintf(stderr, "log_group_commit: worker writes with waiters hung after %llu waits\n",
                    static_cast<unsigned long long>(waits.load()));
+      ::unlink(waiters_path.c_str());  // the hung threads keep their descriptor; nothing stays behind
+      ::rmdir(shm_dir);
+      ::rmdir(dir);
       std::_Exit(EXIT_FAILURE);
     }
     rounds.join();
