@@ -17,10 +17,14 @@ at each worker count as the paired ratio of the rounds (each round's logged run 
 unlogged one: a machine whose speed drifts between rounds widens the interval rather than
 shifting it), in throughput and per CPU-second (unlogged CPU per transaction over logged: on a
 shared machine the scheduler gives a run a varying share of the CPUs, which moves its
-throughput but not what a transaction costs); asserts nothing.
+throughput but not what a transaction costs); asserts nothing. With ``--breakdown N`` every
+run also times every Nth transaction by component (``profile.breakdown_every``) and each variant
+prints its median µs per transaction in management (the commit pipeline, and the group write a
+worker does), execution and logging (append and encode): where a logged transaction's extra
+time goes, and whether a change to the log moved it or removed it.
 
     python benchmarks/logging_cost.py [--rounds N] [--duration S] [--log-root DIR]
-                                      [--disk-log-root DIR] [--woken-per-commit]
+                                      [--disk-log-root DIR] [--woken-per-commit] [--breakdown N]
 """
 
 from __future__ import annotations
@@ -46,6 +50,10 @@ WOKEN_PER_COMMIT: Variant = ("flusher woken per commit", "group_commit", "tmpfs"
 ON_DISK: Variant = ("group commit, log on disk", "group_commit", "disk", {})
 
 
+#: The components a breakdown run prints (islands.measure.run_profile's names, without _us).
+BREAKDOWN_PARTS = ("management", "execution", "logging")
+
+
 def _run(workers: int, variant: Variant, args: argparse.Namespace) -> dict:
     _, mode, where, fields = variant
     root = args.disk_log_root if where == "disk" else args.log_root
@@ -59,6 +67,7 @@ def _run(workers: int, variant: Variant, args: argparse.Namespace) -> dict:
             ),
             driver=islands.DriverConfig(warmup_s=args.warmup, duration_s=args.duration, cpus=tuple(range(workers))),
             log=log,
+            profile=islands.ProfileConfig(breakdown_every=args.breakdown),
         )
         result = islands.run(config).to_dict()
     finally:
@@ -72,7 +81,9 @@ def _run(workers: int, variant: Variant, args: argparse.Namespace) -> dict:
     cpu_ns = instance["cpu_ns"] / max(instance["commits"], 1)
     if logged["records"]:
         cpu_ns += logged.get("flusher_cpu_ns", 0) / logged["records"]
+    breakdown = result.get("breakdown") or {}
     return {
+        **{f"{part}_us": breakdown.get(f"{part}_us", float("nan")) for part in BREAKDOWN_PARTS},
         "tps": result["throughput_tps"],
         "cpu_us": cpu_ns / 1e3,
         "per_flush": logged["records"] / flushes if flushes else float("nan"),
@@ -89,6 +100,13 @@ RUNNER.parser.add_argument(
 )
 RUNNER.parser.add_argument("--workers", default="1,2", help="worker counts, comma-separated")
 RUNNER.parser.add_argument(
+    "--breakdown",
+    type=int,
+    default=0,
+    metavar="N",
+    help="time every Nth transaction by component and print each variant's (default 0: off)",
+)
+RUNNER.parser.add_argument(
     "--woken-per-commit", action="store_true", help="also run the flusher woken per commit (group_delay_us 0)"
 )
 
@@ -97,6 +115,8 @@ def main(args: argparse.Namespace) -> None:
     for root in filter(None, (args.log_root, args.disk_log_root)):
         if not os.path.isdir(root):
             raise SystemExit(f"logging_cost.py: {root} is not a directory")
+    if args.breakdown < 0:
+        raise SystemExit(f"logging_cost.py: --breakdown {args.breakdown}: must be 0 (off) or more")
     counts = [int(w) for w in args.workers.split(",")]
     variants = [UNLOGGED, WORKERS_WRITE, FLUSHER_WRITES]
     if args.woken_per_commit:
@@ -142,6 +162,13 @@ def main(args: argparse.Namespace) -> None:
             rate = f"{s.mean / 1e3:7.1f} K txn/s [{s.ci_low / 1e3:.1f}-{s.ci_high / 1e3:.1f}]"
             cpu = f"{statistics.median(v['cpu_us'] for v in values):.2f} CPU-µs/txn"
             print(f"  {name:31s} {rate}  {cpu}  {latency}{extra}")
+            if args.breakdown:
+                for part in BREAKDOWN_PARTS:
+                    RUNNER.record(f"{part}_us", [v[f"{part}_us"] for v in values], unit="us", workers=w, variant=name)
+                parts = ", ".join(
+                    f"{part} {statistics.median(v[f'{part}_us'] for v in values):.2f}" for part in BREAKDOWN_PARTS
+                )
+                print(f"  {'':31s} breakdown µs/txn: {parts}")
         unlogged = dict(enumerate(v["tps"] for v in runs[(w, UNLOGGED[0])]))
         unlogged_cpu = dict(enumerate(v["cpu_us"] for v in runs[(w, UNLOGGED[0])]))
         for name, mode, _, _ in variants:
