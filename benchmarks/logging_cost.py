@@ -21,7 +21,10 @@ throughput but not what a transaction costs); asserts nothing. With ``--breakdow
 run also times every Nth transaction by component (``profile.breakdown_every``) and each variant
 prints its median µs per transaction in management (the commit pipeline, and the group write a
 worker does), execution and logging (append and encode): where a logged transaction's extra
-time goes, and whether a change to the log moved it or removed it.
+time goes, and whether a change to the log moved it or removed it. Each round also times the
+kernel appending to a new file in the tmpfs log root in group-sized writes (its pages allocated as
+they are written) and overwriting it (pages there): with the log's bytes per transaction, what
+the log's file system alone costs a transaction on this machine.
 
     python benchmarks/logging_cost.py [--rounds N] [--duration S] [--log-root DIR]
                                       [--disk-log-root DIR] [--woken-per-commit] [--breakdown N]
@@ -34,6 +37,7 @@ import os
 import shutil
 import statistics
 import tempfile
+import time
 
 import islands
 from _runner import Runner
@@ -83,6 +87,7 @@ def _run(workers: int, variant: Variant, args: argparse.Namespace) -> dict:
         cpu_ns += logged.get("flusher_cpu_ns", 0) / logged["records"]
     breakdown = result.get("breakdown") or {}
     return {
+        "log_bytes": logged["bytes"] / logged["records"] if logged["records"] else float("nan"),
         **{f"{part}_us": breakdown.get(f"{part}_us", float("nan")) for part in BREAKDOWN_PARTS},
         "tps": result["throughput_tps"],
         "cpu_us": cpu_ns / 1e3,
@@ -91,6 +96,25 @@ def _run(workers: int, variant: Variant, args: argparse.Namespace) -> dict:
         "p50_us": result["latency"]["p50_us"],
         "p99_us": result["latency"]["p99_us"],
     }
+
+
+def append_speed(root: str, total: int = 64 << 20, write: int = 40 << 10) -> tuple[float, float]:
+    """Bytes per second the kernel takes ``write``-byte writes into a new file in ``root`` (its
+    pages allocated as they come, as a log grows), then rewriting the same file (pages there)."""
+    fd, path = tempfile.mkstemp(prefix="islands-append-speed-", dir=root)
+    try:
+        data = os.urandom(write)
+        speeds = []
+        for _ in range(2):
+            os.lseek(fd, 0, os.SEEK_SET)
+            start = time.perf_counter()
+            for _ in range(total // write):
+                os.write(fd, data)
+            speeds.append(total / (time.perf_counter() - start))
+        return speeds[0], speeds[1]
+    finally:
+        os.close(fd)
+        os.unlink(path)
 
 
 RUNNER = Runner(__file__, __doc__, rounds=6, duration=1.5, warmup=0.3)
@@ -124,16 +148,26 @@ def main(args: argparse.Namespace) -> None:
     if args.disk_log_root:
         variants.append(ON_DISK)
     runs: dict[tuple[int, str], list[dict]] = {(w, v[0]): [] for w in counts for v in variants}
+    appends: list[tuple[float, float]] = []  # (new file, rewrite) bytes per second, one per round
     for rep in range(args.rounds):
         order = [(w, v) for w in counts for v in variants]
         for w, v in order if rep % 2 == 0 else reversed(order):  # interleaved: one of each per round
             runs[(w, v[0])].append(_run(w, v, args))
+        appends.append(append_speed(args.log_root))
         print(f"round {rep + 1}/{args.rounds} done (load average {os.getloadavg()[0]:.1f})", flush=True)
     where = f"tmpfs logs in {args.log_root}" + (f", disk logs in {args.disk_log_root}" if args.disk_log_root else "")
     print(
         f"\nTPC-C NewOrder+Payment, 1 warehouse per worker, {where}, "
         f"{args.rounds} interleaved runs of {args.duration:g} s (mean, 95% CI), load average "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}:"
+    )
+    RUNNER.record("append_new_file", [a[0] for a in appends], unit="B/s")
+    RUNNER.record("append_rewrite", [a[1] for a in appends], unit="B/s")
+    new, rewrite = (summarize([a[i] / 1e9 for a in appends]) for i in (0, 1))
+    print(
+        f"the kernel takes 40 KiB writes into a new file in {args.log_root} at {new.mean:.2f} GB/s "
+        f"[{new.ci_low:.2f}-{new.ci_high:.2f}], rewriting it at {rewrite.mean:.2f} GB/s "
+        f"[{rewrite.ci_low:.2f}-{rewrite.ci_high:.2f}] (a round each)"
     )
     for w in counts:
         print(f"\n{w} worker{'s' if w > 1 else ''}:")
@@ -169,6 +203,15 @@ def main(args: argparse.Namespace) -> None:
                     f"{part} {statistics.median(v[f'{part}_us'] for v in values):.2f}" for part in BREAKDOWN_PARTS
                 )
                 print(f"  {'':31s} breakdown µs/txn: {parts}")
+        per_txn = statistics.median(v["log_bytes"] for v in runs[(w, WORKERS_WRITE[0])])
+        extra = statistics.median(v["cpu_us"] for v in runs[(w, WORKERS_WRITE[0])]) - statistics.median(
+            v["cpu_us"] for v in runs[(w, UNLOGGED[0])]
+        )
+        print(
+            f"  {per_txn:.0f} B of log per transaction: its file system's share, at the speeds above, "
+            f"{per_txn / new.mean / 1e3:.2f} µs (the copy alone {per_txn / rewrite.mean / 1e3:.2f} µs), "
+            f"of the {extra:.2f} CPU-µs a logged transaction costs more"
+        )
         unlogged = dict(enumerate(v["tps"] for v in runs[(w, UNLOGGED[0])]))
         unlogged_cpu = dict(enumerate(v["cpu_us"] for v in runs[(w, UNLOGGED[0])]))
         for name, mode, _, _ in variants:
