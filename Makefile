@@ -110,8 +110,11 @@ lint: install $(VENV)/.test-deps
 	$(VENV)/bin/ruff format --check islands tests benchmarks
 	$(VENV)/bin/mypy islands
 
+# make test runs the Python suite in TEST_JOBS processes (pytest-xdist), a test file to each at
+# a time (a file's module fixtures are built once); most tests keep one core busy. 0: one process.
+TEST_JOBS ?= 2
 test: install cpp-tests $(VENV)/.test-deps tools browser
-	$(PY) -m pytest -q -m "not slow" $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not slow" -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 	ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)
 
 # After a C++ setting changed: the Python section dataclasses (islands/config/sections.py)

@@ -52,15 +52,26 @@ def cli_here(tmp_path, monkeypatch, capsys):
 
 
 @pytest.fixture
-def private_run_root(tmp_path, monkeypatch):
+def short_tmp_path():
+    """An empty private directory (mode 0700) of this test, removed after it, at a short path in
+    the temporary directory: for unix sockets made under it, whose paths have 107 bytes at most
+    (tmp_path is deeper, by a worker's directory under pytest-xdist)."""
+    import shutil
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="isl-test-"))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def private_run_root(short_tmp_path, monkeypatch):
     """Deployment run directories of this test only (islands.execution.launcher.RUN_ROOT), so that other
-    users of /dev/shm do not count; returns the directory."""
+    users of /dev/shm do not count; returns the directory (short_tmp_path: it holds unix sockets)."""
     import islands.execution.launcher
 
-    root = tmp_path / "runs"
-    root.mkdir(mode=0o700)
-    monkeypatch.setattr(islands.execution.launcher, "RUN_ROOT", str(root))
-    return root
+    monkeypatch.setattr(islands.execution.launcher, "RUN_ROOT", str(short_tmp_path))
+    return short_tmp_path
 
 
 @pytest.fixture

@@ -340,13 +340,13 @@ except InstanceFailed as e:
 """
 
 
-def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, request):
+def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, short_tmp_path, request):
     """A file-size limit stands in for a full disk: the write fails with EFBIG as with ENOSPC."""
     # On tmpfs when there is one: a synced disk write can take milliseconds on a VM.
     log_dir = Path(tempfile.mkdtemp(dir="/dev/shm" if os.access("/dev/shm", os.W_OK) else tmp_path)) / "log"
     request.addfinalizer(lambda: shutil.rmtree(log_dir.parent, ignore_errors=True))
     done = subprocess.run(
-        [sys.executable, "-c", FULL_DISK_SCRIPT, str(log_dir), str(tmp_path / "runs")],
+        [sys.executable, "-c", FULL_DISK_SCRIPT, str(log_dir), str(short_tmp_path)],
         capture_output=True,
         text=True,
         timeout=120,

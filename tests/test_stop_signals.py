@@ -77,9 +77,8 @@ def _nothing_left(root: Path) -> list[str]:
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a per-core run of two instances needs two cpus")
 @pytest.mark.parametrize("moment", ["log made", "instances starting", "mid-run"])
-def test_sigterm_of_a_logged_per_core_run_leaves_nothing(tmp_path: Path, moment: str) -> None:
-    root = tmp_path / "shm"
-    root.mkdir()
+def test_sigterm_of_a_logged_per_core_run_leaves_nothing(short_tmp_path: Path, moment: str) -> None:
+    root = short_tmp_path
     proc = _start(root, "--duration", "3", "--warmup", "0")
     try:
 
@@ -107,10 +106,9 @@ def test_sigterm_of_a_logged_per_core_run_leaves_nothing(tmp_path: Path, moment:
 
 @pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a per-core run of two instances needs two cpus")
 def test_sighup_stops_it_too_and_sigkill_leaves_what_the_next_start_removes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    short_tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    root = tmp_path / "shm"
-    root.mkdir()
+    root = short_tmp_path
     proc = _start(root, "--duration", "3", "--warmup", "0")
     assert _when(proc, lambda: len(_entries(root)) == 2)
     proc.send_signal(signal.SIGHUP)
