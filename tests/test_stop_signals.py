@@ -16,7 +16,7 @@ import pytest
 
 from islands.execution import stale_files
 from islands.execution.stale_files import describe_removed, remove_stale_files
-from islands.execution.stop_signals import Terminated, stop_signals
+from islands.execution.stop_signals import Terminated, signals_deferred, stop_signals
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -164,3 +164,22 @@ def test_stop_signals_raise_once_and_restore_the_handlers() -> None:
     assert stop.value.signum == signal.SIGTERM and stop.value.exit_status == 143
     assert isinstance(stop.value, KeyboardInterrupt)  # every Ctrl-C cleanup runs for it
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_signals_deferred_run_the_first_handler_once_the_block_ends() -> None:
+    ran: list[str] = []
+    with pytest.raises(Terminated) as stop, stop_signals(), signals_deferred():
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # both are noted here; neither raises
+        ran.append("the block ran to its end")
+    assert ran == ["the block ran to its end"] and stop.value.signum == signal.SIGTERM
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with signals_deferred():  # an ignored signal stays ignored
+            os.kill(os.getpid(), signal.SIGHUP)
+            time.sleep(0.05)
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)

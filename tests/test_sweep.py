@@ -4,7 +4,9 @@ refusing a directory made from another spec, interrupts and bad input."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -483,6 +485,30 @@ def test_refuses_a_directory_from_another_machine(tmp_path: Path) -> None:
     other = Sweep(spec, read_topology(SYSFS / "vm-1x2"), tmp_path / "out")
     with pytest.raises(ValueError, match="different machine topology"):
         other.run(FakeRunner(), progress=False)
+
+
+def test_a_ctrl_c_while_a_row_is_written_is_not_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyarrow's conversion of a row reaches pandas' __getattr__ through C's PyObject_HasAttr, which
+    discards any exception: a KeyboardInterrupt raised there was lost and the sweep ran on to its
+    end. The sweep holds the signal back until the row is written, then stops."""
+    written = ResultStore.append
+
+    def append(store: ResultStore, rows: Any) -> Any:
+        os.kill(os.getpid(), signal.SIGINT)
+        # The handler runs in the sleep, as it would inside pyarrow's conversion, which swallows
+        # what it raised.
+        with contextlib.suppress(KeyboardInterrupt):
+            time.sleep(0.05)
+        return written(store, rows)
+
+    monkeypatch.setattr(ResultStore, "append", append)
+    sweep = tiny_sweep(tmp_path)
+    runner = FakeRunner()
+    with pytest.raises(KeyboardInterrupt):
+        sweep.run(runner, progress=False)
+    assert len(runner.calls) == 1 and len(sweep.store.rows()) == 1
+    assert sweep.store.manifest()["status"] == "interrupted"
+    assert sweep.store.manifest()["runs_done"] == 1
 
 
 def test_failing_run_is_reported_with_its_point(tmp_path: Path) -> None:

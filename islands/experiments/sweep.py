@@ -39,6 +39,7 @@ from islands.atrapos.events import check_events
 from islands.config.settings import DEFAULT_WORKLOAD, WORKLOADS
 from islands.config.settings import default_log_root as default_log_root
 from islands.execution.launcher import validate as validate_deployment
+from islands.execution.stop_signals import signals_deferred
 from islands.experiments.executors import Executor, Finished, LocalExecutor
 from islands.experiments.point import Point, Runner, default_runner, run_point, show_value
 from islands.experiments.progress import SweepProgress, choose_mode
@@ -487,7 +488,8 @@ class Sweep:
         def record(done_run: Finished) -> int:
             """Stores one finished run's row and shows it; 1 (a run made)."""
             states.append(done_run.system)
-            self.store.append([self._row(done_run, meta, topo)])
+            with signals_deferred():  # a Ctrl-C as pyarrow writes the row is not swallowed
+                self.store.append([self._row(done_run, meta, topo)])
             bar.finished(
                 done_run.point.describe(), done_run.result, done_run.run_s, busy=bool(done_run.system.get("busy"))
             )
