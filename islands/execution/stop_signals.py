@@ -15,8 +15,9 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import Any
 
 __all__ = ["STOP_SIGNALS", "Terminated", "signals_deferred", "stop_signals"]
 
@@ -103,7 +104,7 @@ def signals_deferred() -> Iterator[None]:
     def note(signum: int, frame: FrameType | None) -> None:
         came.append(signum)
 
-    previous = {}
+    previous: dict[int, Callable[[int, FrameType | None], Any]] = {}
     for s in (signal.SIGINT, *STOP_SIGNALS):
         handler = signal.getsignal(s)
         if callable(handler):
@@ -112,7 +113,7 @@ def signals_deferred() -> Iterator[None]:
     try:
         yield
     finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         if came:
             previous[came[0]](came[0], None)
