@@ -52,6 +52,20 @@ def cli_here(tmp_path, monkeypatch, capsys):
 
 
 @pytest.fixture
+def sigint_handled():
+    """SIGINT raises KeyboardInterrupt in this process during the test, and the processes it starts
+    begin with SIGINT's default action, whatever this process inherited: a job that a shell
+    without job control starts in the background (``cmd &`` in a script, as a CI may run its
+    tests) ignores SIGINT, and so would every sweep such a test starts."""
+    import signal
+
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    if before is not None:
+        signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture
 def short_tmp_path():
     """An empty private directory (mode 0700) of this test, removed after it, at a short path in
     the temporary directory: for unix sockets made under it, whose paths have 107 bytes at most

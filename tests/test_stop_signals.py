@@ -166,6 +166,7 @@ def test_stop_signals_raise_once_and_restore_the_handlers() -> None:
     assert signal.getsignal(signal.SIGTERM) == before
 
 
+@pytest.mark.usefixtures("sigint_handled")
 def test_signals_deferred_run_the_first_handler_once_the_block_ends() -> None:
     ran: list[str] = []
     with pytest.raises(Terminated) as stop, stop_signals(), signals_deferred():

@@ -487,6 +487,7 @@ def test_refuses_a_directory_from_another_machine(tmp_path: Path) -> None:
         other.run(FakeRunner(), progress=False)
 
 
+@pytest.mark.usefixtures("sigint_handled")
 def test_a_ctrl_c_while_a_row_is_written_is_not_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """pyarrow's conversion of a row reaches pandas' __getattr__ through C's PyObject_HasAttr, which
     discards any exception: a KeyboardInterrupt raised there was lost and the sweep ran on to its
@@ -533,6 +534,7 @@ def test_ctrl_c_in_the_cli_exits_130_and_keeps_rows(
     assert len(ResultStore(tmp_path / "out").rows()) == 2
 
 
+@pytest.mark.usefixtures("sigint_handled")
 def test_sigint_to_a_real_sweep(tmp_path: Path) -> None:
     text = TINY.replace("repetitions = 2", "repetitions = 10").replace("duration_s = 0.05", "duration_s = 0.1")
     path = write(tmp_path, text)

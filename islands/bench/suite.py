@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from islands import _core
+from islands.analysis.store import ResultStore
 from islands.bench.common import open_store, spread_stats
 from islands.bench.counters import GRANULARITIES, LOCK_KINDS, PLACEMENTS, CounterBenchConfig, counter_plan, run_counters
 from islands.bench.ipc import MECHANISMS, CpuPair, default_cpu_pairs, ipc_points, run_ipc, unavailable_row
@@ -28,6 +29,7 @@ from islands.bench.placement_bench import (
     placement_run_config,
     run_placement,
 )
+from islands.execution.stop_signals import signals_deferred
 from islands.machine.topology import Topology
 from islands.measure.host_metadata import collect_metadata
 
@@ -64,6 +66,13 @@ def _finish_row(row: dict[str, Any], topology: Topology, metadata: dict[str, Any
     row["topology"] = topology.to_dict()
     row["metadata"] = metadata
     return row
+
+
+def _store(store: ResultStore, row: dict[str, Any]) -> None:
+    """Stores one run's row; a Ctrl-C as pyarrow writes it is held back until it is written
+    (pyarrow can swallow the KeyboardInterrupt: islands.execution.stop_signals.signals_deferred)."""
+    with signals_deferred():
+        store.append([row])
 
 
 def _manifest(
@@ -141,7 +150,7 @@ def bench_ipc(
         except _core.CapabilityMissing as error:
             warnings.append(str(error))  # the message names the mechanism
             row = unavailable_row(config, pair, rep, str(error))
-        store.append([_finish_row(row, topology, metadata, load)])
+        _store(store, _finish_row(row, topology, metadata, load))
     return BenchOutcome("ipc", store.directory, store.rows(), notes=notes, warnings=warnings)
 
 
@@ -205,7 +214,7 @@ def bench_counters(
             i += 1
             progress(f"[{i}/{n}] {c.lock}, one counter per {c.granularity}, {c.placement} threads")
             load = _load_1m()
-            store.append([_finish_row(run_counters(c, topology, rep), topology, metadata, load)])
+            _store(store, _finish_row(run_counters(c, topology, rep), topology, metadata, load))
     return BenchOutcome("counters", store.directory, store.rows(), notes=notes)
 
 
@@ -272,7 +281,7 @@ def bench_placement(
             i += 1
             progress(f"[{i}/{n}] {c.policy}, {n_threads} workers, repetition {rep + 1}")
             load = _load_1m()
-            store.append([_finish_row(run_placement(c, topology, rep), topology, metadata, load)])
+            _store(store, _finish_row(run_placement(c, topology, rep), topology, metadata, load))
     return BenchOutcome("placement", store.directory, store.rows(), notes=notes)
 
 
