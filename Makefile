@@ -112,9 +112,11 @@ lint: install $(VENV)/.test-deps
 
 # make test runs the Python suite in TEST_JOBS processes (pytest-xdist), a test file to each at
 # a time (a file's module fixtures are built once); most tests keep one core busy. 0: one process.
+# A worker that crashes ends the run, naming its test (--max-worker-restart 0): replaced, it
+# can leave --dist loadfile waiting forever (pytest-xdist issue 784).
 TEST_JOBS ?= 2
 test: install cpp-tests $(VENV)/.test-deps tools browser
-	$(PY) -m pytest -q -m "not slow" -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest -q -m "not slow" -n $(TEST_JOBS) --dist loadfile --max-worker-restart 0 $(PYTEST_ARGS)
 	ctest --test-dir $(BUILD) --output-on-failure $(CTEST_ARGS)
 
 # After a C++ setting changed: the Python section dataclasses (islands/config/sections.py)
