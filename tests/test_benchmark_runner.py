@@ -17,7 +17,7 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
 import _runner  # noqa: E402  (benchmarks/ is not a package: its scripts import the runner by name)
-from _runner import FORMAT, Runner, benchmarks, listed  # noqa: E402
+from _runner import FORMAT, Runner, benchmarks, listed, round_order  # noqa: E402
 
 
 def test_every_benchmark_is_listed_in_the_docs_and_every_listed_one_exists():
@@ -89,6 +89,16 @@ def test_the_older_spellings_set_rounds_and_options_absent_from_a_benchmark_are_
     assert vars(bare.parse_args([])) == {"json": None}
     with pytest.raises(SystemExit):
         bare.parse_args(["--duration", "1"])  # an option it would ignore is not offered
+
+
+def test_rounds_alternate_their_order_so_no_variant_always_follows_the_same_one():
+    variants = ["a", "b", "c"]
+    orders = [round_order(variants, r) for r in range(4)]
+    assert orders == [["a", "b", "c"], ["c", "b", "a"], ["a", "b", "c"], ["c", "b", "a"]]
+    # Over two rounds every variant runs once per round, and b follows a once and c once.
+    predecessors = {tuple(o[i - 1 : i + 1]) for o in orders[:2] for i in range(1, 3)}
+    assert ("a", "b") in predecessors and ("c", "b") in predecessors
+    assert variants == ["a", "b", "c"]  # the caller's list is left as it was
 
 
 def test_json_holds_options_metadata_measurements_and_output(tmp_path, capsys):
