@@ -38,7 +38,7 @@ from typing import Any
 
 from scipy.stats import binomtest
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.statistics import block_ratio
 from islands.analysis.verdicts import NOT_DISTINGUISHABLE, NOT_SETTLED, WINNER, comparison_words, words_of
 from islands.experiments.point import Point, run_point
@@ -132,8 +132,7 @@ def main(args: argparse.Namespace) -> None:
             new: dict[int, float] = {}
             old: dict[int, float] = {}
             for block in range(args.fresh):
-                order = pair if block % 2 == 0 else pair[::-1]
-                for p in order:
+                for p in round_order(pair, block):
                     result = runner(dataclasses.replace(by_id[p.grid_id], repetition=1000 + block))
                     (new if p is pair[0] else old)[block] = float(result["throughput_tps"])
             fresh = block_ratio(new, old)

@@ -1,7 +1,7 @@
 """ATraPos monitoring overhead (paper 002 Sec V-D, Table 2; issue 17 item 1).
 
-Two measurements, each with repetitions interleaved (the modes once per round, the order
-rotated round by round):
+Two measurements, each with repetitions interleaved (the modes once per round, every other
+round in reverse order):
 
 1. the monitor's cost per recorded action, from a C++ loop of small actions (read and update
    one 8-byte row of a 64 K-row table) run with no monitoring ("off"), with counting
@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands import _core
 from islands.bench.rounds import spread
 from islands.config.settings import DriverConfig, RunConfig, TatpConfig
@@ -79,9 +79,8 @@ def main(args: argparse.Namespace) -> None:
     ns: dict[str, list[float]] = {m: [] for m in MODES}
     over: dict[str, list[float]] = {m: [] for m in MODES[1:]}
     for rep in range(args.rounds):
-        shift = rep % len(MODES)
         this_round = {}
-        for mode in MODES[shift:] + MODES[:shift]:
+        for mode in round_order(MODES, rep):
             this_round[mode] = _core.atrapos_monitoring_bench(mode, args.actions)["ns_per_action"]
             ns[mode].append(this_round[mode])
         for mode in over:
@@ -96,7 +95,7 @@ def main(args: argparse.Namespace) -> None:
     mixes = ("get_subscriber_data", "standard")
     per_txn: dict[str, list[float]] = {m: [] for m in mixes}
     for rep in range(args.tatp_reps):
-        for mix in mixes if rep % 2 == 0 else mixes[::-1]:
+        for mix in round_order(mixes, rep):
             per_txn[mix].append(tatp_ns_per_txn(mix, cpu, 0.3, args.duration))
     print(f"\nTATP on one worker (cpu {cpu}), {args.tatp_reps} rounds of {args.duration} s; ns per transaction")
     for mix in mixes:

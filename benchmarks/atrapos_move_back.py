@@ -9,7 +9,8 @@ controller's interval from 0.25 s doubling to 2 s. Printed per run: the median t
 each phase and of each phase's second half (after a move back, if any), whether the layout
 was the naive one (every site's units on its own worker: each worker draws where it owns)
 at the end of each UpdSubData phase, and the re-partitionings (when, owners by unit).
-Compare runs of one round only (the machine is shared). Prints figures; asserts nothing.
+Every other round runs them in reverse order. Compare runs of one round only (the machine is
+shared). Prints figures; asserts nothing.
 
     python benchmarks/atrapos_move_back.py [--rounds N] [--phase S] [--handoff W]
 """
@@ -21,7 +22,7 @@ import argparse
 import numpy as np
 
 import islands
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.controller import IntervalController
 from islands.atrapos.live import Event, run_live
@@ -79,7 +80,7 @@ def main(args: argparse.Namespace) -> None:
     print(f"phases: GetSubData skewed, UpdSubData, GetSubData skewed, UpdSubData; {args.phase:g} s each")
     for r in range(args.rounds):
         print(f"round {r + 1} (engine.plp_handoff = {args.handoff}):")
-        for weight in (None, 2.0, 0.0):
+        for weight in round_order((None, 2.0, 0.0), r):
             print(one(cpus, args.phase, args.handoff, weight), flush=True)
 
 

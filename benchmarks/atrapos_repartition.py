@@ -26,7 +26,7 @@ import argparse
 import statistics
 
 import islands
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.atrapos.repartition_cost import COUNTS, measure_repartition_cost
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 
@@ -68,8 +68,7 @@ def main(args: argparse.Namespace) -> None:
         raise SystemExit("needs two online CPUs")
     runs: dict[int, list[dict]] = {n: [] for n in COUNTS}
     for rep in range(args.rounds):
-        order = COUNTS[rep % len(COUNTS) :] + COUNTS[: rep % len(COUNTS)]
-        for n in order:
+        for n in round_order(COUNTS, rep):
             runs[n].append(one(n, args.rows, args.duration, cpus))
     print(f"PLP micro, 2 workers, {args.rows:,} rows, re-partitioning under load (median of {args.rounds})")
     print(f"{'actions':>8} {'total ms':>9} {'pause ms':>9} {'max pause us':>13} {'units moved':>12} {'txn/s':>10}")

@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 
 import islands
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.verdicts import ratio_words
 from islands.atrapos.adaptive_loop import AdaptiveLoop
 from islands.atrapos.controller import IntervalController
@@ -168,8 +168,8 @@ def main(args: argparse.Namespace) -> None:
     skew = [Event(skew_s, "skew", settings=(("hot_fraction", 0.2), ("hot_share", 0.5)))]
     kept: dict[str, list[float]] = {"ATraPos": [], "static": []}
     counts = {label: [0, 0, 0] for label in kept}  # stalled windows, the machine's, runs stalled at the end
-    for _ in range(args.rounds):
-        for label, adaptive in (("ATraPos", True), ("static", False)):
+    for rep in range(args.rounds):
+        for label, adaptive in round_order((("ATraPos", True), ("static", False)), rep):
             share, stalled, machine, at_end = classify(
                 one_run(config, adaptive, skew), skew_s, args.floor, args.starved
             )

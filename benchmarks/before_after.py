@@ -1,10 +1,11 @@
 """Throughput of two builds of islands side by side: every workload on one shared instance
 (in-process), per-core over unix sockets and shared memory, and one PLP instance (in-process),
 repetitions interleaved
-(A, B, A, B, ...) so that a noisy machine affects both alike. Prints the median of each, the
-ratio B / A with its 95% interval and "not distinguishable" when the interval includes 1
-(:mod:`islands.analysis.statistics`), and the median and min-max of the per-repetition ratios. A benchmark,
-not a test: it prints, it asserts nothing.
+(A, B, B, A, A, B, ...: every other round in reverse order) so that a noisy machine affects both
+alike. Prints the median of each, the ratio B / A with its 95% interval and "not
+distinguishable" when the interval includes 1 (:mod:`islands.analysis.statistics`), and the
+median and min-max of the per-repetition ratios. A benchmark, not a test: it prints, it asserts
+nothing.
 
     python benchmarks/before_after.py --before /path/to/venv/bin/python [--duration S] [--rounds N]
         [--workloads ...] [--deployments ...] [--multisite F]
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 
-from _runner import Runner
+from _runner import Runner, round_order
 
 CHILD = r"""
 import json, sys
@@ -102,10 +103,11 @@ def main(args: argparse.Namespace) -> None:
         for deployment in args.deployments:
             spec = {"workload": workload, "deployment": deployment, "duration": args.duration}
             spec["multisite"] = args.multisite
-            before, after = [], []
-            for _ in range(args.rounds):
-                before.append(measure(args.before, spec))
-                after.append(measure(sys.executable, spec))
+            runs: dict[str, list[float]] = {"before": [], "after": []}
+            for rep in range(args.rounds):
+                for side in round_order(("before", "after"), rep):
+                    runs[side].append(measure(args.before if side == "before" else sys.executable, spec))
+            before, after = runs["before"], runs["after"]
             RUNNER.record("throughput", before, unit="txn/s", workload=workload, deployment=deployment, build="before")
             RUNNER.record("throughput", after, unit="txn/s", workload=workload, deployment=deployment, build="after")
             b, a = statistics.median(before), statistics.median(after)

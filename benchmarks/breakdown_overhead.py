@@ -3,10 +3,11 @@ every 8th transaction, and timing every transaction.
 
 One single-threaded instance (cc none) and, where there are two CPUs, a 2-thread 2pl instance;
 read 10 and update 10 rows on cache-resident data. The settings alternate within each
-repetition (off, every 32, every 8, every 1, ...) so that a shared machine's noise hits them alike; the
-median of the repetitions is reported with the cost relative to "off". Off is the engine as
-it runs without the breakdown (a null clock pointer checked once per phase of a transaction).
-A benchmark, not a test: it prints, it asserts nothing.
+repetition (off, every 32, every 8, every 1; every other repetition in reverse order) so that a
+shared machine's noise hits them alike; the median of the repetitions is reported with the cost
+relative to "off". Off is the engine as it runs without the breakdown (a null clock pointer
+checked once per phase of a transaction). A benchmark, not a test: it prints, it asserts
+nothing.
 
     python benchmarks/breakdown_overhead.py [--duration S] [--rounds N] [--json PATH]
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, ProfileConfig, RunConfig
 from islands.execution.in_process import run
 from islands.machine.topology import read_topology
@@ -35,8 +36,9 @@ def main(args: argparse.Namespace) -> None:
     for label, chosen, cc in instances:
         for update in (False, True):
             tps: dict[str, list[float]] = {name: [] for name in SETTINGS}
-            for _ in range(args.rounds):
-                for name, every in SETTINGS.items():
+            for rep in range(args.rounds):
+                for name in round_order(list(SETTINGS), rep):
+                    every = SETTINGS[name]
                     config = RunConfig(
                         micro=MicroConfig(rows_per_txn=10, update=update),
                         engine=EngineConfig(cc=cc, lock_policy="no_wait"),

@@ -1,8 +1,9 @@
 """The client layer on two cores (issue 29): paper 000's Fig 20 with clients that route each
 transaction to its home instance, what the clients cost, and an open loop against its target.
 
-Every comparison is made of interleaved repetitions (each round runs every point once, in the
-same order) and printed as a ratio with its 95% interval (islands.analysis.statistics).
+Every comparison is made of interleaved repetitions (each round runs every point once, every
+other round in reverse order) and printed as a ratio with its 95% interval
+(islands.analysis.statistics).
 
 1. Fig 20, 2 rows per transaction, 20% multisite, read and update: per-core (one instance per core, shm) against one
    shared-everything instance (1ISL, 2pl) for Zipf s in 0, 0.5, 1, 1.5, with closed-loop clients;
@@ -38,7 +39,7 @@ import statistics
 from pathlib import Path
 
 import islands
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.statistics import ratio
 from islands.analysis.verdicts import direction, ratio_words
 from islands.atrapos.adaptation import adaptation_time
@@ -70,10 +71,11 @@ def per_core(c: RunConfig):
 
 
 def rounds(points: dict[str, tuple], repetitions: int) -> dict[str, list]:
-    """Runs every point once per round, in order, for `repetitions` rounds: {name: [results]}."""
+    """Runs every point once per round (in round_order), for `repetitions` rounds: {name: [results]}."""
     out: dict[str, list] = {name: [] for name in points}
-    for _ in range(repetitions):
-        for name, (runner, config) in points.items():
+    for rep in range(repetitions):
+        for name in round_order(list(points), rep):
+            runner, config = points[name]
             out[name].append(runner(config))
     return out
 
@@ -234,8 +236,8 @@ def plp_figure(name: str, config: RunConfig, events: list[Event], repetitions: i
     """Static PLP and ATraPos, interleaved, on `config` with `events`; prints the figures."""
     change = events[0].at_s
     runs: dict[str, list] = {"ATraPos": [], "static": []}
-    for _ in range(repetitions):
-        for mode in runs:
+    for rep in range(repetitions):
+        for mode in round_order(list(runs), rep):
             runs[mode].append(run_live(config, adaptive=mode == "ATraPos", events=events))
     phase = {mode: [after(r, change) for r, _ in got] for mode, got in runs.items()}
     RUNNER.record_runs(f"{name}: throughput after the change", phase, unit="txn/s", labels=("mode",))

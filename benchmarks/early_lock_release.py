@@ -10,8 +10,8 @@ coordinator keeps its branch row through its decision's flush. With it the locks
 record is appended and only the acknowledgement waits (exec/commit_pipeline.hpp). Per-core at
 0% remote holds no locks in either case (cc none): the two should not be distinguishable.
 
-Repetitions are interleaved (every configuration once per round, the order rotated round by
-round). Prints, per setup, the geometric mean throughput with ELR off and on and their ratio
+Repetitions are interleaved (every configuration once per round, every other round in reverse
+order). Prints, per setup, the geometric mean throughput with ELR off and on and their ratio
 on/off (of those geometric means) with its 95% interval (islands.analysis.statistics, Welch's t on the
 logarithms), the mean records per flush (group size) and whether every run's consistency check
 held. Asserts nothing.
@@ -26,7 +26,7 @@ import shutil
 import statistics
 import tempfile
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.verdicts import ratio_words
 from islands.config.settings import DriverConfig, EngineConfig, LogConfig, RunConfig, TpcbConfig
 from islands.execution.launcher import run_deployment
@@ -73,8 +73,7 @@ def main(args: argparse.Namespace) -> None:
     groups: dict[tuple, list[float]] = {c: [] for c in configs}
     held = dict.fromkeys(configs, True)
     for rep in range(args.rounds):
-        shift = rep % len(configs)
-        for setup, early in configs[shift:] + configs[:shift]:
+        for setup, early in round_order(configs, rep):
             _, spec, remote = setup
             t, g, ok = measure(spec, remote, early, args, seed=1 + rep)
             tps[(setup, early)].append(t)

@@ -2,7 +2,7 @@
 core) at 0% multisite over unix sockets, over shared memory and with no transport at all
 (transport "none"), and one shared instance (1ISL, one thread per core) against per-core
 over unix sockets, for micro read, micro update and TPC-B, all in one run with repetitions
-interleaved (every configuration once per round, in an order rotated round by round).
+interleaved (every configuration once per round, every other round in reverse order).
 
 Prints two ratios within each round, as their median and min-max over the rounds: of
 throughput (transactions per second of wall-clock time), and of transactions per second of the
@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig
 from islands.execution.launcher import run_deployment
@@ -71,6 +71,7 @@ def main(args: argparse.Namespace) -> None:
         args.rounds,
         lambda run: measure(run[0], run[1], cpus, args.warmup, args.duration),
         on_round=lambda i: print(f"  round {i + 1}/{args.rounds} done", flush=True),
+        order=round_order,
     )
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     cpu = {run: [r[1] for r in rs] for run, rs in results.items()}

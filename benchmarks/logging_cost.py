@@ -40,7 +40,7 @@ import tempfile
 import time
 
 import islands
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.statistics import block_ratio, summarize
 from islands.analysis.verdicts import words_of
 
@@ -150,8 +150,7 @@ def main(args: argparse.Namespace) -> None:
     runs: dict[tuple[int, str], list[dict]] = {(w, v[0]): [] for w in counts for v in variants}
     appends: list[tuple[float, float]] = []  # (new file, rewrite) bytes per second, one per round
     for rep in range(args.rounds):
-        order = [(w, v) for w in counts for v in variants]
-        for w, v in order if rep % 2 == 0 else reversed(order):  # interleaved: one of each per round
+        for w, v in round_order([(w, v) for w in counts for v in variants], rep):  # interleaved: one of each
             runs[(w, v[0])].append(_run(w, v, args))
         appends.append(append_speed(args.log_root))
         print(f"round {rep + 1}/{args.rounds} done (load average {os.getloadavg()[0]:.1f})", flush=True)

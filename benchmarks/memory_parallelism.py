@@ -24,7 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands import _core
 from islands.analysis.statistics import ratio, summarize
 from islands.analysis.verdicts import ratio_words
@@ -87,12 +87,12 @@ def main(args: argparse.Namespace) -> None:
 
     tps: dict[str, list[float]] = {name: [] for name in variants}
     per_cpu: dict[str, list[float]] = {name: [] for name in variants}
-    order = list(variants.items())
     for r in range(args.rounds):
-        # Interleaved, one of each per round, every other round in reverse order: in a fixed
-        # order each variant always follows the same one (a 3-round run gave -1 / off at 10,000
-        # rows 0.85x, both the same configuration; alternated, 8 rounds gave 1.03x, 0.97-1.10).
-        for name, (measure, config) in order if r % 2 == 0 else reversed(order):
+        # Interleaved, one of each per round, every other round in reverse order (round_order: in a
+        # fixed order each variant always follows the same one, and a 3-round run gave -1 / off at
+        # 10,000 rows 0.85x, both the same configuration; alternated, 8 rounds gave 1.03x, 0.97-1.10).
+        for name in round_order(list(variants), r):
+            measure, config = variants[name]
             a, b = measure(config)
             tps[name].append(a)
             per_cpu[name].append(b)

@@ -1,8 +1,8 @@
 """Paper 002, Table 1 on islands: one instance per socket reading 100 random rows per
 transaction from data several times the last-level cache, with each instance's memory on its
 own NUMA node (local), all on the first socket's node (central), or each on the next socket's
-node (remote). All in one run, repetitions interleaved (every policy once per round, the order
-rotated round by round).
+node (remote). All in one run, repetitions interleaved (every policy once per round, every other
+round in reverse order).
 
 Prints each instance's throughput per policy (median over the rounds, like Table 1), and per
 policy the change of the mean instance against local with its 95% interval. A policy the
@@ -18,7 +18,7 @@ import argparse
 import math
 import statistics
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.verdicts import change_words
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig
 from islands.execution.launcher import run_deployment
@@ -61,8 +61,7 @@ def main(args: argparse.Namespace) -> None:
     )
     tps: dict[str, list[list[float]]] = {p: [] for p in usable}  # policy -> rounds -> per instance
     for rep in range(args.rounds):
-        shift = rep % max(1, len(usable))
-        for policy in usable[shift:] + usable[:shift]:
+        for policy in round_order(usable, rep):
             result = run_deployment(deployment, config, transport="unix", topology=topology, memory=policy)
             tps[policy].append([float(i["throughput_tps"]) for i in result.instances])
     for policy, rounds in tps.items():

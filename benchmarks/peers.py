@@ -24,7 +24,7 @@ beside the repository) at the paths the HOWTO's builds leave, or where ``--silo`
 ``--ccbench`` say; a peer not built is skipped with one line. A peer run that fails counts as
 NaN (with its reason printed), never as 0.
 
-Variants run round-robin, one of each per round, the order rotated each round. Printed: each
+Variants run one of each per round, every other round in reverse order. Printed: each
 variant's mean with its 95% interval, islands / peer for each case with the ratio's 95%
 interval (Welch on the logs, islands.analysis.statistics), islands logged / unlogged, and the
 load average before and after. A benchmark, not a test: it prints, it asserts nothing.
@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.statistics import ratio, summarize
 from islands.analysis.verdicts import ratio_words
 
@@ -381,7 +381,7 @@ def _load() -> str:
 
 
 def main(args: argparse.Namespace) -> None:
-    """Run every variant round-robin and print the figures (``RUNNER.run(main, argv)`` parses
+    """Run every variant once a round and print the figures (``RUNNER.run(main, argv)`` parses
     the command line first)."""
     for option, root in (("--log-root", args.log_root), ("--disk-log-root", args.disk_log_root)):
         if root is not None and not os.path.isdir(root):
@@ -402,8 +402,7 @@ def main(args: argparse.Namespace) -> None:
     samples: dict[tuple[str, str], list[float]] = {(v.case, v.name): [] for v in chosen}
     print(f"before: {_load()}", flush=True)
     for rep in range(args.rounds):
-        shift = rep % len(chosen)
-        for v in chosen[shift:] + chosen[:shift]:  # round-robin, the order rotated each round
+        for v in round_order(chosen, rep):  # one of each per round, every other round reversed
             value, reason = v.measure()
             samples[(v.case, v.name)].append(value)
             if reason:

@@ -24,7 +24,7 @@ import json
 import subprocess
 import sys
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.statistics import summarize
 from islands.analysis.verdicts import ratio_words
 
@@ -63,8 +63,8 @@ def main(args: argparse.Namespace) -> None:
     }
     runs: dict[str, list[float]] = {name: [] for name in variants}
     for rep in range(args.rounds):
-        for name, commands in variants.items():  # interleaved: one of each per round
-            runs[name].append(sum(_throughputs(commands)))
+        for name in round_order(list(variants), rep):  # interleaved: one of each per round
+            runs[name].append(sum(_throughputs(variants[name])))
         print(f"round {rep + 1}/{args.rounds}: " + ", ".join(f"{n} {v[-1] / 1e6:.2f} M" for n, v in runs.items()))
     RUNNER.record_runs("throughput", runs, unit="txn/s", labels=("variant",))
     print(f"\nread 10 rows, 0% multisite, {args.rounds} interleaved runs of {d:g} s each (mean, 95% CI):")

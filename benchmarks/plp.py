@@ -16,8 +16,8 @@ another socket's structures (default 0: none). --multisite adds micro update-4 w
 transactions reaching the other worker's partition, where PLP routes actions and shared-nothing
 runs 2PC.
 
-All in one run, repetitions interleaved (every configuration once per round, the order rotated
-round by round). Prints each configuration's median throughput [min-max] and its commits per
+All in one run, repetitions interleaved (every configuration once per round, every other round
+in reverse order). Prints each configuration's median throughput [min-max] and its commits per
 CPU-second of its workers (what a shared, loaded machine disturbs least), and, per round, each
 design over centralized SE in both. Asserts nothing; fails on a consistency failure.
 
@@ -31,7 +31,7 @@ import argparse
 import dataclasses
 import statistics
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.execution.launcher import run_deployment
@@ -108,7 +108,10 @@ def main(args: argparse.Namespace) -> None:
     print(f"{args.rounds} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
     delay = args.cross_socket_delay_ns
     results = interleaved(
-        runs, args.rounds, lambda run: measure(run, cpus, args.warmup, args.duration, topology, delay)
+        runs,
+        args.rounds,
+        lambda run: measure(run, cpus, args.warmup, args.duration, topology, delay),
+        order=round_order,
     )
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     per_cpu = {run: [r[1] for r in rs] for run, rs in results.items()}

@@ -9,7 +9,7 @@ subscribers uniformly.
   calm:  no move: nothing to hand, so W > 0 costs only its check per draw.
 
 Each configuration runs with W = 0 and each W of ``--windows``, all runs of a repetition in
-turn, the order rotated every repetition (one run set, repetitions interleaved). Prints the
+turn, every other repetition in reverse order (one run set, repetitions interleaved). Prints the
 throughput of each configuration relative to its W = 0 runs (geometric mean over the
 repetitions, 95% interval) and its commits per CPU-second of its workers relative likewise
 (what a shared, loaded machine disturbs least; a worker asleep waiting for a slot uses none), the
@@ -26,7 +26,7 @@ import argparse
 import statistics
 
 import islands
-from _runner import Runner
+from _runner import Runner, round_order
 from islands import _core
 from islands.analysis.statistics import ratio
 from islands.analysis.verdicts import words_of
@@ -89,8 +89,7 @@ def main(args: argparse.Namespace) -> None:
     runs = [(moved, w) for moved in (True, False) for w in [0, *windows]]
     results: dict[tuple[bool, int], list[dict]] = {r: [] for r in runs}
     for rep in range(args.rounds):
-        order = runs[rep % len(runs) :] + runs[: rep % len(runs)]
-        for moved, w in order:
+        for moved, w in round_order(runs, rep):
             results[(moved, w)].append(one(moved, w, args, cpus))
     print(
         f"PLP TATP GetSubData, 2 workers, {args.subscribers:,} subscribers per site, {args.duration} s measured,"

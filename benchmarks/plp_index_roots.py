@@ -4,8 +4,8 @@ unit's owner ("per_unit", paper 002's multi-rooted B+tree / per-partition hash),
 update-1 and TATP with 1 and 2 workers, plus shared-everything micro update-1 as a reference
 (it always has one latched root).
 
-All in one run, repetitions interleaved (every configuration once per round, the order rotated
-round by round). Prints each configuration's median throughput [min-max] and its commits per
+All in one run, repetitions interleaved (every configuration once per round, every other round
+in reverse order). Prints each configuration's median throughput [min-max] and its commits per
 CPU-second of its workers (what a shared, loaded machine disturbs least), the index layout the
 run reported (roots, latched roots), and, per round, per_unit over shared in both. Asserts
 nothing; fails on a consistency failure.
@@ -19,7 +19,7 @@ import argparse
 import statistics
 
 import islands
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 
@@ -63,7 +63,12 @@ def main(args: argparse.Namespace) -> None:
     runs += [("micro update-1", n, REFERENCE) for n in counts]
     print(f"cpus {all_cpus}, engine.index {args.index}")
     print(f"{args.rounds} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
-    results = interleaved(runs, args.rounds, lambda run: measure(run_config(run[0], run[2], all_cpus[: run[1]], args)))
+    results = interleaved(
+        runs,
+        args.rounds,
+        lambda run: measure(run_config(run[0], run[2], all_cpus[: run[1]], args)),
+        order=round_order,
+    )
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     per_cpu = {run: [r[1] for r in rs] for run, rs in results.items()}
     layout_seen = {run: rs[-1][2] for run, rs in results.items()}

@@ -3,7 +3,7 @@ NewOrder spread over both partitions runs in two stages (its stock actions and i
 inserts, a rendezvous returning each line's S_DIST_xx and S_DATA test, then its lines step, which
 writes them), against the same runs of
 another build (--against: a source tree whose islands/ holds a built _core, e.g. the branch
-point's), the two builds' runs interleaved round by round.
+point's), the two builds' runs interleaved round by round (every other round in reverse order).
 
 Configurations: the standard mix and NewOrder alone at the specification's 1% remote lines, and
 NewOrder alone with 30% remote lines (nearly every NewOrder staged). Each run is a process of its
@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.bench.rounds import interleaved, round_ratios, spread
 
 #: label: TPC-C settings
@@ -105,7 +105,7 @@ def main(args: argparse.Namespace) -> None:
         config, build = run
         return measure(against if build == "other" else "", CONFIGS[config], cpus, args.warmup, args.duration)
 
-    figures = interleaved(runs, args.rounds, measure_run)
+    figures = interleaved(runs, args.rounds, measure_run, order=round_order)
     for key, unit in (("tps", "txn/s"), ("per_cpu", "txn/CPU-s"), ("staged", "NewOrders"), ("new_orders", "NewOrders")):
         table = {run: [r[key] for r in rows] for run, rows in figures.items()}
         RUNNER.record_runs(key, table, unit=unit, labels=("configuration", "build"))

@@ -18,8 +18,8 @@ that the data is the same as the other designs'.
   caches, so only an injected delay (--delay-us, on every PLP message between workers of two
   sockets) makes a socket crossing cost anything.
 
-All in one run, repetitions interleaved (every configuration once per round, the order rotated
-round by round). Prints each configuration's median throughput [min-max], its share of commits
+All in one run, repetitions interleaved (every configuration once per round, every other round
+in reverse order). Prints each configuration's median throughput [min-max], its share of commits
 that met two owners, and its throughput over naive's and over oversaturated naive's (2 workers)
 in the same round. Asserts nothing; fails on a consistency failure.
 
@@ -34,7 +34,7 @@ import statistics
 from pathlib import Path
 
 import islands
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TatpConfig
 from islands.execution.launcher import run_deployment
 from islands.execution.run_result import RunResult
@@ -95,8 +95,7 @@ def main(args: argparse.Namespace) -> None:
     print(f"TATP UpdateSubscriberData, {args.subscribers:,} subscribers per site, delay {args.delay_us:g} us")
     print(f"{args.rounds} rounds x {len(runs)} runs of {args.duration} s (warm-up {args.warmup} s)\n")
     for rep in range(args.rounds):
-        shift = rep % len(runs)
-        for run in runs[shift:] + runs[:shift]:
+        for run in round_order(runs, rep):
             result = measure(run[1], run[0], args)
             tps[run].append(result.throughput_tps)
             met[run].append(result.multisite_commits / result.commits if result.commits else float("nan"))

@@ -7,8 +7,9 @@ Then TPC-C in the specification's row layout next to the narrow one (NewOrder + 
 and the standard mix; one thread on one warehouse, and one instance per core over shared
 memory), unlogged and logged (group commit, in a fresh private directory per run on tmpfs where
 there is one, as the sweeps log: the engine's logging cost, not the disk's), every
-variant's repetitions interleaved in one run, with the rows' bytes per row, the bytes of row
-growth per transaction and, logged, the log bytes per transaction.
+variant's repetitions interleaved in one run (every other round in reverse order), with the
+rows' bytes per row, the bytes of row growth per transaction and, logged, the log bytes per
+transaction.
 
 Prints; asserts nothing (a failed consistency check is printed as FAILED).
 
@@ -22,7 +23,7 @@ import shutil
 import statistics
 import tempfile
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.verdicts import ratio_words
 from islands.config.settings import (
     DriverConfig,
@@ -128,8 +129,8 @@ def tpcc_layouts(topology, duration: float, repetitions: int) -> None:
             remote = deployment.n_instances > 1 or len(deployment.cpus) > 1
             results: dict[tuple[str, str], list] = {v: [] for v in VARIANTS}
             refused: dict[tuple[str, str], str] = {}
-            for _ in range(repetitions):
-                for layout, log_mode in VARIANTS:
+            for rep in range(repetitions):
+                for layout, log_mode in round_order(VARIANTS, rep):
                     if (layout, log_mode) in refused:
                         continue
                     config = RunConfig(

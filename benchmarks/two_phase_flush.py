@@ -4,7 +4,7 @@ sockets and over shared memory, with the 2PC prepare record and decision flushed
 the worker that appended it (log.flush_on_demand, the default) and by the flusher thread as
 before (flush_on_demand off: the flusher is woken, a thread hand-off on the message's path).
 
-Every configuration once per round, rounds interleaved (the order rotated round by round), so
+Every configuration once per round, rounds interleaved (every other round in reverse order), so
 that a shared machine's noise hits them alike. Prints, per configuration, the mean over the
 rounds with its 95% interval (Student t) of the communication time and of the whole time per
 transaction and of the communication share (communication / total), the throughput, and the
@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from _runner import Runner
+from _runner import Runner, round_order
 from islands.analysis.statistics import block_ratio, summarize
 from islands.analysis.verdicts import words_of
 from islands.bench.rounds import interleaved
@@ -83,6 +83,7 @@ def main(args: argparse.Namespace) -> None:
         args.rounds,
         lambda run: measure(run[0], FLUSH[run[1]], cpus, args.warmup, args.duration),
         on_round=lambda i: print(f"  round {i + 1}/{args.rounds} done", flush=True),
+        order=round_order,
     )
     for key, unit in (("comm_us", "us"), ("total_us", "us"), ("share", "fraction"), ("tps", "txn/s")):
         table = {run: [r[key] for r in rs] for run, rs in results.items()}

@@ -36,3 +36,15 @@ def test_ratios_within_rounds_and_their_spread() -> None:
     assert spread([1000.0, 3000.0, 2000.0], ",.0f") == "2,000 [1,000-3,000]"
     with pytest.raises(ValueError):
         round_ratios([1.0], [1.0, 2.0])
+
+
+def test_an_order_given_replaces_the_rotation() -> None:
+    calls: list[str] = []
+    alternated = interleaved(
+        ["a", "b", "c"],
+        3,
+        lambda run: calls.append(run) or run,
+        order=lambda runs, i: list(runs) if i % 2 == 0 else list(reversed(runs)),
+    )
+    assert calls == ["a", "b", "c", "c", "b", "a", "a", "b", "c"]
+    assert alternated == {"a": ["a"] * 3, "b": ["b"] * 3, "c": ["c"] * 3}

@@ -1,9 +1,11 @@
 """Interleaved repetitions for benchmarks that compare configurations on a shared, noisy machine.
 
-Every configuration runs once per round and the order rotates by one each round, so slow
-drifts of the machine (another process, thermal state) fall on every configuration alike;
-comparisons are then made as ratios within a round (:func:`round_ratios`) and summarized as
-the median and range over the rounds (:func:`spread`).
+Every configuration runs once per round, in an order that changes from round to round (rotated
+by one each round, or the ``order`` a caller gives: the benchmarks pass benchmarks/_runner.py's
+``round_order``, every other round reversed), so slow drifts of the machine (another process,
+thermal state) fall on every configuration alike; comparisons are then made as ratios within a
+round (:func:`round_ratios`) and summarized as the median and range over the rounds
+(:func:`spread`).
 """
 
 from __future__ import annotations
@@ -33,15 +35,17 @@ def interleaved(
     measure: Callable[[Run], Result],
     *,
     on_round: Callable[[int], None] | None = None,
+    order: Callable[[Sequence[Run], int], list[Run]] = rotated,
 ) -> dict[Run, list[Result]]:
-    """Calls ``measure(run)`` for every run once per round, ``reps`` rounds, in :func:`rotated`
-    order; returns each run's results in round order (so that index i of two runs' lists were
-    measured in the same round). ``on_round(i)`` is called after round i (progress lines)."""
+    """Calls ``measure(run)`` for every run once per round, ``reps`` rounds, in the order
+    ``order(runs, round_index)`` gives (:func:`rotated` unless told); returns each run's results
+    in round order (so that index i of two runs' lists were measured in the same round).
+    ``on_round(i)`` is called after round i (progress lines)."""
     if reps < 1:
         raise ValueError(f"reps: at least one round is needed, got {reps}")
     results: dict[Run, list[Result]] = {run: [] for run in runs}
     for round_index in range(reps):
-        for run in rotated(runs, round_index):
+        for run in order(runs, round_index):
             results[run].append(measure(run))
         if on_round is not None:
             on_round(round_index)
