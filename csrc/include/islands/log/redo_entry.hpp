@@ -27,6 +27,7 @@ enum class RedoKind : std::uint32_t {
   after_image = 0,  //!< the row's new columns
   erase = 1,        //!< the row is deleted
 };
+static_assert(static_cast<std::uint32_t>(RedoKind::after_image) == 0, "encode_redo_entry writes kind 0");
 
 //! `n` zero bytes appended to `out`; returns the first.
 inline unsigned char* grow_zeroed(std::vector<unsigned char>& out, std::size_t n) {
@@ -39,19 +40,30 @@ inline unsigned char* grow_zeroed(PodVector<unsigned char>& out, std::size_t n) 
   std::memset(at, 0, n);
   return at;
 }
+//! `n` bytes appended to `out` for the caller to fill; returns the first (a std::vector zeroes
+//! them, a PodVector leaves them as they are: a transaction's redo writes each byte once).
+inline unsigned char* grow_for(std::vector<unsigned char>& out, std::size_t n) { return grow_zeroed(out, n); }
+inline unsigned char* grow_for(PodVector<unsigned char>& out, std::size_t n) { return out.grow_by(n); }
 
 //! Bytes one after-image of `columns` payload columns takes (a delete: redo_entry_size(0)).
 inline std::size_t redo_entry_size(std::size_t columns) { return (kRedoEntryHeader + 4 * columns + 7) / 8 * 8; }
+
+//! Writes the after-image (key, the first `columns` columns at `image`) at `at`, every one of
+//! its redo_entry_size(columns) bytes: the header's two words, the columns, the padding (four
+//! zero bytes after an odd number of columns).
+inline void encode_redo_entry(unsigned char* at, std::uint64_t key, const std::int32_t* image, std::size_t columns) {
+  const std::uint64_t shape = static_cast<std::uint32_t>(columns);  // [u32 columns][u32 kind = after_image]
+  std::memcpy(at, &key, 8);
+  std::memcpy(at + 8, &shape, 8);
+  std::memcpy(at + kRedoEntryHeader, image, 4 * columns);
+  if (columns & 1) std::memset(at + kRedoEntryHeader + 4 * columns, 0, 4);
+}
 
 //! Appends the after-image (key, the first `columns` columns at `image`) to `out`.
 //! `out`: a std::vector<unsigned char> or a PodVector<unsigned char> (a transaction's redo).
 template <class Bytes>
 void append_redo_entry(Bytes& out, std::uint64_t key, const std::int32_t* image, std::size_t columns) {
-  unsigned char* at = grow_zeroed(out, redo_entry_size(columns));
-  const auto n = static_cast<std::uint32_t>(columns);
-  std::memcpy(at, &key, 8);
-  std::memcpy(at + 8, &n, 4);
-  std::memcpy(at + kRedoEntryHeader, image, 4 * columns);
+  encode_redo_entry(grow_for(out, redo_entry_size(columns)), key, image, columns);
 }
 
 //! Appends a delete of the row of `key` to `out`.
