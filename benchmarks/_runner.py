@@ -44,7 +44,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, TextIO
+
+from islands.bench.rounds import alternated
 
 if TYPE_CHECKING:
     from islands.analysis.statistics import Ratio
@@ -55,19 +57,9 @@ __all__ = ["FORMAT", "Goal", "Measurement", "Runner", "benchmarks", "description
 FORMAT = "islands-benchmark/1"
 
 
-T = TypeVar("T")
-
-
-def round_order(variants: Sequence[T], round_index: int) -> list[T]:
-    """The order in which round ``round_index`` (from 0) runs ``variants``: as given in even
-    rounds, reversed in odd ones. Every benchmark that interleaves its variants round by round
-    takes its order from here. In one fixed order each variant always follows the same one, and
-    whatever a run leaves behind (caches, page cache, frequency, the host's other guests) is
-    charged to its successor: memory_parallelism.py's fixed order gave two identical
-    configurations 0.85x (0.57-1.26), alternated 1.03x (0.97-1.10). A rotation keeps that bias
-    (its predecessor stays the same within a round); reversing gives each variant both its
-    neighbours as predecessors, and the first and last places in turn."""
-    return list(variants) if round_index % 2 == 0 else list(reversed(variants))
+#: The order in which a round runs a benchmark's variants: as given, then reversed every other
+#: round (islands.bench.rounds.alternated, whose docstring says why).
+round_order = alternated
 
 
 def description_of(doc: str | None) -> str:

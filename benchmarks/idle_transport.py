@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from _runner import Runner, round_order
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TpcbConfig
 from islands.execution.launcher import run_deployment
@@ -71,7 +71,6 @@ def main(args: argparse.Namespace) -> None:
         args.rounds,
         lambda run: measure(run[0], run[1], cpus, args.warmup, args.duration),
         on_round=lambda i: print(f"  round {i + 1}/{args.rounds} done", flush=True),
-        order=round_order,
     )
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     cpu = {run: [r[1] for r in rs] for run, rs in results.items()}

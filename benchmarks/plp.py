@@ -31,7 +31,7 @@ import argparse
 import dataclasses
 import statistics
 
-from _runner import Runner, round_order
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 from islands.execution.launcher import run_deployment
@@ -111,7 +111,6 @@ def main(args: argparse.Namespace) -> None:
         runs,
         args.rounds,
         lambda run: measure(run, cpus, args.warmup, args.duration, topology, delay),
-        order=round_order,
     )
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     per_cpu = {run: [r[1] for r in rs] for run, rs in results.items()}

@@ -19,7 +19,7 @@ import argparse
 import statistics
 
 import islands
-from _runner import Runner, round_order
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, MicroConfig, RunConfig, TatpConfig
 
@@ -67,7 +67,6 @@ def main(args: argparse.Namespace) -> None:
         runs,
         args.rounds,
         lambda run: measure(run_config(run[0], run[2], all_cpus[: run[1]], args)),
-        order=round_order,
     )
     tps = {run: [r[0] for r in rs] for run, rs in results.items()}
     per_cpu = {run: [r[1] for r in rs] for run, rs in results.items()}

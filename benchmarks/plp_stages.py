@@ -23,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from _runner import Runner, round_order
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 
 #: label: TPC-C settings
@@ -105,7 +105,7 @@ def main(args: argparse.Namespace) -> None:
         config, build = run
         return measure(against if build == "other" else "", CONFIGS[config], cpus, args.warmup, args.duration)
 
-    figures = interleaved(runs, args.rounds, measure_run, order=round_order)
+    figures = interleaved(runs, args.rounds, measure_run)
     for key, unit in (("tps", "txn/s"), ("per_cpu", "txn/CPU-s"), ("staged", "NewOrders"), ("new_orders", "NewOrders")):
         table = {run: [r[key] for r in rows] for run, rows in figures.items()}
         RUNNER.record_runs(key, table, unit=unit, labels=("configuration", "build"))

@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from _runner import Runner, round_order
+from _runner import Runner
 from islands.bench.rounds import interleaved, round_ratios, spread
 from islands.config.settings import DriverConfig, EngineConfig, RunConfig, TpccConfig
 from islands.execution.launcher import run_deployment
@@ -84,7 +84,7 @@ def main(args: argparse.Namespace) -> None:
     runs = [(m, w, s, lv) for m in MIXES for w in (1, len(cpus)) for s in SCHEMES for lv in levels(s)]
     runs += [(m, len(cpus), "aggregate", "serializable") for m in MIXES]
     print(f"TPC-C, 1 warehouse per worker, cpus {cpus}; {args.rounds} rounds x {len(runs)} runs of {args.duration} s\n")
-    tps = interleaved(runs, args.rounds, lambda run: measure(run, cpus, args.warmup, args.duration), order=round_order)
+    tps = interleaved(runs, args.rounds, lambda run: measure(run, cpus, args.warmup, args.duration))
     RUNNER.record_runs("throughput", tps, unit="txn/s", labels=("mix", "workers", "scheme", "isolation"))
     print(f"{'mix':6} {'workers':>7}  {'scheme':17} {'isolation':15} {'txn/s median [min-max]':>30}")
     for run in runs:

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from _runner import Runner, round_order
+from _runner import Runner
 from islands.analysis.statistics import block_ratio, summarize
 from islands.analysis.verdicts import words_of
 from islands.bench.rounds import interleaved
@@ -83,7 +83,6 @@ def main(args: argparse.Namespace) -> None:
         args.rounds,
         lambda run: measure(run[0], FLUSH[run[1]], cpus, args.warmup, args.duration),
         on_round=lambda i: print(f"  round {i + 1}/{args.rounds} done", flush=True),
-        order=round_order,
     )
     for key, unit in (("comm_us", "us"), ("total_us", "us"), ("share", "fraction"), ("tps", "txn/s")):
         table = {run: [r[key] for r in rs] for run, rs in results.items()}
