@@ -495,10 +495,10 @@ def test_a_ctrl_c_while_a_row_is_written_is_not_lost(tmp_path: Path, monkeypatch
     written = ResultStore.append
 
     def append(store: ResultStore, rows: Any) -> Any:
-        os.kill(os.getpid(), signal.SIGINT)
-        # The handler runs in the sleep, as it would inside pyarrow's conversion, which swallows
-        # what it raised.
+        # The handler runs here, as it would inside pyarrow's conversion, which swallows what it
+        # raised.
         with contextlib.suppress(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
         return written(store, rows)
 

@@ -7,13 +7,18 @@ machine whose speed drifts, is within 5%, where the rules it replaced are not.""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import random
 import re
+import signal
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from islands.analysis.store import ResultStore
 from islands.analysis.verdicts import precision_words
 from islands.experiments.sweep import Point, Sweep, load_spec
 from islands.machine.topology import read_topology
@@ -91,6 +96,31 @@ def test_a_noisy_tie_is_repeated_interleaved_and_stays_inconclusive(tmp_path: Pa
     assert all((a.index < b.index) == (a.repetition % 2 == 0) for a, b in blocks)
     # each point's repetitions stay unique (resumable)
     assert not rows.duplicated(["grid_id", "repetition"]).any()
+
+
+@pytest.mark.usefixtures("sigint_handled")
+def test_a_ctrl_c_while_the_rounds_read_the_rows_is_not_lost(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each round of repetitions reads the stored rows through pyarrow, which can swallow a
+    KeyboardInterrupt (as when it writes one): the sweep holds the signal back until the rows
+    are read, then stops instead of running the rounds to their end."""
+    read = ResultStore.rows
+    runner = Noisy(factor=1.0, noise=0.3)
+    sent: list[int] = []
+
+    def rows(store: ResultStore) -> Any:
+        if len(runner.calls) == 16 and not sent:  # the first round's read, the minimum run
+            sent.append(signal.SIGINT)
+            with contextlib.suppress(KeyboardInterrupt):  # what pyarrow's conversion does to it
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # the handler runs by now
+        return read(store)
+
+    s = sweep(tmp_path, spec_text("precision = 0.02\nmax_repetitions = 5"))
+    monkeypatch.setattr(ResultStore, "rows", rows)
+    with pytest.raises(KeyboardInterrupt):
+        s.run(runner, progress=False, executor=QuietExecutor())
+    assert sent and len(runner.calls) == 16  # the minimum ran; no round of repetitions after the Ctrl-C
+    assert s.store.manifest()["status"] == "interrupted"
 
 
 def test_the_budget_stops_the_rounds(tmp_path: Path) -> None:

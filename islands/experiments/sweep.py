@@ -228,9 +228,16 @@ class Sweep:
             for p in (grid if r % 2 == 0 else grid[::-1])
         ]
 
+    def stored_rows(self) -> pd.DataFrame:
+        """The rows stored so far; a Ctrl-C while pyarrow reads them is held back until they are
+        read (pyarrow can swallow the KeyboardInterrupt, as when it writes one:
+        islands.execution.stop_signals.signals_deferred)."""
+        with signals_deferred():
+            return self.store.rows()
+
     def done_ids(self) -> set[str]:
         """The point_ids the results directory already holds."""
-        rows = self.store.rows()
+        rows = self.stored_rows()
         if rows.empty or "point_id" not in rows.columns:
             return set()
         return set(rows["point_id"].astype(str))
@@ -358,7 +365,7 @@ class Sweep:
         if self.spec.precision is not None and manifest:
             from islands.experiments.precision import spent_before  # scipy: only a sweep with a precision
 
-            elapsed = spent_before(manifest, self.store.rows() if has_rows else pd.DataFrame(), spec_hash)
+            elapsed = spent_before(manifest, self.stored_rows() if has_rows else pd.DataFrame(), spec_hash)
         else:
             recorded = manifest.get("elapsed_s") if manifest.get("spec_hash") == spec_hash else None
             elapsed = float(recorded) if isinstance(recorded, (int, float)) else 0.0
@@ -554,7 +561,7 @@ class Sweep:
         assert spec.precision is not None
         stopped = "all conclusive"
         while True:
-            rows = self.store.rows()
+            rows = self.stored_rows()
             from islands.experiments.precision import comparisons, stolen  # scipy: only a sweep with a precision
 
             found = comparisons(
