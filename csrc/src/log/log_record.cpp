@@ -21,19 +21,18 @@ void encode_log_record(unsigned char* out, LogRecordType type, std::uint64_t lsn
   h.type = static_cast<std::uint8_t>(type);
   h.columns = columns;
   h.aux = aux;
-  // The checksum is taken over the sources (in cache: the transaction just wrote its redo)
-  // rather than read back from `out`, whose lines a store has only just claimed.
-  static constexpr unsigned char kZeros[8] = {};
-  const std::size_t padding = size - sizeof h - n1 - n2;
-  std::uint32_t crc = crc32c(reinterpret_cast<const unsigned char*>(&h) + 4, sizeof h - 4);
-  if (n1) crc = crc32c(p1, n1, crc);
-  if (n2) crc = crc32c(p2, n2, crc);
-  h.crc = crc32c(kZeros, padding, crc);
+  // The record is laid out in `out` first (header without its checksum, payload, padding),
+  // then checksummed in one pass over it: the lines were just written, so the pass reads them
+  // from L1, and one call instead of one per piece (header, each payload piece, padding) saves
+  // each piece's set-up and tail: a TPC-C record's checksum took 386 instructions, now 252
+  // (benchmarks/logging_instructions.py).
+  if (size >= sizeof h + 8) std::memset(out + size - 8, 0, 8);  // the padding (0-7 bytes), before the payload
   std::memcpy(out, &h, sizeof h);
   unsigned char* p = out + sizeof h;
   if (n1) std::memcpy(p, p1, n1);
   if (n2) std::memcpy(p + n1, p2, n2);
-  std::memset(p + n1 + n2, 0, padding);
+  h.crc = crc32c(out + 4, size - 4);
+  std::memcpy(out, &h.crc, sizeof h.crc);
 }
 
 std::string log_file_path(const std::string& directory, std::uint32_t instance) {
