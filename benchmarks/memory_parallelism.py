@@ -41,16 +41,18 @@ def _config(rows: int, columns: int, interleave: int, warmup: float, duration: f
     )
 
 
-def _engine(config: RunConfig) -> tuple[float, float]:
-    """(throughput, commits per CPU-second of the worker) of one run."""
+def _engine(config: RunConfig) -> tuple[float, float, int | None]:
+    """(throughput, commits per CPU-second of the worker, the depth its worker drew ahead:
+    engine.interleave as resolved) of one run."""
     result = run(config)
     cpu_s = sum(inst["cpu_ns"] for inst in result.instances) / 1e9
-    return result.throughput_tps, result.commits / cpu_s if cpu_s > 0 else float("nan")
+    depth = result.instances[0]["interleave_depths"][0]
+    return result.throughput_tps, result.commits / cpu_s if cpu_s > 0 else float("nan"), depth
 
 
-def _bare(config: RunConfig) -> tuple[float, float]:
+def _bare(config: RunConfig) -> tuple[float, float, int | None]:
     result = _core.bare_loop(config.to_core())
-    return result["throughput_tps"], result["per_cpu_s"]
+    return result["throughput_tps"], result["per_cpu_s"], None
 
 
 def _line(name: str, values: list[float]) -> str:
@@ -58,7 +60,7 @@ def _line(name: str, values: list[float]) -> str:
     return f"{name:24s} {s.mean / 1e3:8,.0f} K  [{s.ci_low / 1e3:,.0f}-{s.ci_high / 1e3:,.0f}]"
 
 
-RUNNER = Runner(__file__, __doc__, rounds=3, duration=2.0, warmup=0.5)
+RUNNER = Runner(__file__, __doc__, rounds=4, duration=2.0, warmup=0.5)
 RUNNER.parser.add_argument("--rows", type=int, default=20_000_000, help="rows of the large case")
 RUNNER.parser.add_argument("--columns", type=int, default=23, help="payload columns: 16 + 4 x 23 = 108 B a row")
 RUNNER.parser.add_argument("--small-rows", type=int, default=10_000, help="rows of the cache-resident case")
@@ -87,15 +89,20 @@ def main(args: argparse.Namespace) -> None:
 
     tps: dict[str, list[float]] = {name: [] for name in variants}
     per_cpu: dict[str, list[float]] = {name: [] for name in variants}
+    resolved: dict[str, set[int]] = {}  # the depths each engine variant's worker drew ahead
     for r in range(args.rounds):
         # Interleaved, one of each per round, every other round in reverse order (round_order: in a
         # fixed order each variant always follows the same one, and a 3-round run gave -1 / off at
         # 10,000 rows 0.85x, both the same configuration; alternated, 8 rounds gave 1.03x, 0.97-1.10).
+        # An even number of rounds (4 by default) runs as many of them forward as reversed: 3 rounds
+        # gave the same two configurations 0.90x (0.83-0.97).
         for name in round_order(list(variants), r):
             measure, config = variants[name]
-            a, b = measure(config)
+            a, b, depth = measure(config)
             tps[name].append(a)
             per_cpu[name].append(b)
+            if depth is not None:
+                resolved.setdefault(name, set()).add(depth)
         done = ", ".join(f"{n} {v[-1] / 1e3:,.0f} K" for n, v in tps.items())
         print(f"round {r + 1}/{args.rounds}: {done}", flush=True)
 
@@ -146,9 +153,15 @@ def main(args: argparse.Namespace) -> None:
         )
     goals.append((f"pipelining on (-1) / off (0), {small:,} rows", "small auto (-1)", "small interleave 0", 0.98))
     for title, new, old, target in goals:
-        print(f"  {title}:")
+        depths_ran = ", ".join(str(x) for x in sorted(resolved.get(new, set())))
+        print(f"  {title} (-1 drew {depths_ran} ahead):")
         for measure, values in (("throughput", tps), ("per CPU-second", per_cpu)):
             print(f"    {measure:15s} {RUNNER.goal(f'{title}, {measure}', ratio(values[new], values[old]), target)}")
+        if resolved.get(new) == resolved.get(old) == {0}:
+            print(
+                "    -1 resolved to off here (the data fits the last-level cache): both ran the same "
+                "configuration, so this ratio measures the machine's noise between two identical runs"
+            )
     print(f"  load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

@@ -93,6 +93,15 @@ def test_interleaving_commits_the_same_transactions_in_the_same_order(depth):
     assert a[:n] == b[:n]
 
 
+def test_each_run_reports_the_depth_its_workers_resolved():
+    """interleave_depths: what engine.interleave became in each worker. A depth given is taken as
+    is; -1 (the default) stays off where the data fits the last-level cache, as 1,000 rows do on
+    any machine with a cache (with none read, -1 stays off too)."""
+    assert islands.run(micro_run(3, CPUS[:1])).instances[0]["interleave_depths"] == [3]
+    assert islands.run(micro_run(0, CPUS[:1])).instances[0]["interleave_depths"] == [0]
+    assert islands.run(micro_run(-1, CPUS[:1])).instances[0]["interleave_depths"] == [0]
+
+
 def test_interleaving_updates_keeps_the_payload_and_the_order():
     """Updates too (the rows are prefetched for writing): every committed update is counted in
     the payload sum's growth (the consistency condition), in the same order as without."""

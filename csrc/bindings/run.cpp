@@ -49,6 +49,7 @@ py::dict stats_dict(const RunStats& stats) {
     py::dict d;
     d["cpu"] = w.cpu;
     d["observed_cpu"] = w.observed_cpu;
+    d["interleave_depth"] = w.interleave_depth;
     d["site"] = w.site;
     d["latency"] = latency_dict(w.latency);
     put_worker_counters(d, w);

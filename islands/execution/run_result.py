@@ -436,6 +436,8 @@ def collect(
                 "quiesce_ns": stats.get("quiesce_ns", 0),
                 "longest_active_ns": stats.get("longest_active_ns", 0),
                 "observed_cpus": [w["observed_cpu"] for w in workers],
+                # engine.interleave as each worker resolved it (-1 decides by data size against the LLC)
+                "interleave_depths": [w["interleave_depth"] for w in workers],
                 "payload_sum_before": stats["payload_sum_before"],
                 "payload_sum_after": stats["payload_sum_after"],
                 "log": stats["log"],

@@ -39,6 +39,9 @@ struct WorkerStats {
   int cpu = -1;                                    //!< CPU the worker was pinned to (-1: not pinned)
   int observed_cpu = -1;                           //!< CPU it was running on when it stopped
   std::uint64_t site = 0;                          //!< the worker's home site
+  //! transactions it drew ahead (engine.interleave as its worker resolved it: -1 decides by
+  //! the data's size against the last-level cache; 0: off)
+  std::uint64_t interleave_depth = 0;
   //! first attempt (client layer: submission) to commit, ns, measured window
   LatencyHistogram latency;
   //! the same by transaction type (commits_by_type's numbering)

@@ -92,6 +92,7 @@ class WorkerLoop {
     // engine.interleave: the transactions this worker draws are drawn ahead (the same ones, in
     // the same order) and their data prefetched a stage at a time (exec/txn_lookahead.hpp).
     TxnLookahead<Workload> ahead(inst_.workload_, config.engine);
+    stats_.interleave_depth = ahead.depth();
     sample_ticks_ = static_cast<std::uint64_t>(config.driver.timeline_interval_s * 1e9 / measure_.ns_per_tick()) + 1;
     // engine.test_service_us: a known service time added to every transaction (latency tests)
     const auto service_ticks = static_cast<std::uint64_t>(config.engine.test_service_us * 1e3 / measure_.ns_per_tick());
