@@ -16,7 +16,7 @@ A goal is "met" when its ratio's 95% interval lies at or above it, "not met" whe
 "not distinguishable from the goal" (islands.analysis.verdicts.goal_words): a ratio exactly at
 its goal is called met wrongly at most 2.5% of the time. Each part's options are its benchmark's
 defaults, or ``--rounds``/``--duration`` given here; run a part alone to change the rest.
-Prints; asserts nothing. About 15 minutes on 2 cores.
+Prints; asserts nothing. About 20 minutes on 2 cores.
 
     python benchmarks/speed_goals.py [--parts 1,2,3,4] [--rounds N] [--duration S]
 """
