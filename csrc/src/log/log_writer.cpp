@@ -83,7 +83,7 @@ LogWriter::~LogWriter() {
 
 void LogWriter::close() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinMutex> lock(latch_);
     stop_ = true;
   }
   has_data_.notify_all();
@@ -102,7 +102,7 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
     throw std::runtime_error("log.buffer_bytes: a " + std::to_string(size) + "-byte record does not fit in a " +
                              std::to_string(config_.buffer_bytes) + "-byte log buffer");
   }
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<SpinMutex> lock(latch_);
   if (used_ + size > config_.buffer_bytes) {
     ++stats_.buffer_waits;
     ++waiters_;
@@ -114,8 +114,8 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
     lock.unlock();
     check();
   }
-  // Reserve the record's place under the mutex; encode it (copy and checksum) after, so that
-  // workers of one instance hold the mutex for a few stores each rather than for the copy.
+  // Reserve the record's place under the latch; encode it (copy and checksum) after, so that
+  // workers of one instance hold the latch for a few stores each rather than for the copy.
   const bool was_empty = used_ == 0;
   const std::uint64_t lsn = next_lsn_;
   const int buffer = filling_;
@@ -124,10 +124,10 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
   const bool crossed_half = used_ < half && used_ + size >= half;
   used_ += size;
   next_lsn_ += size;
-  encoding_[buffer].fetch_add(1, std::memory_order_relaxed);  // the mutex orders it before a swap
+  encoding_[buffer].fetch_add(1, std::memory_order_relaxed);  // the latch orders it before a swap
   appended_lsn_.store(next_lsn_, std::memory_order_release);
-  ++stats_.records;
-  stats_.bytes += size;
+  ++records_;
+  bytes_ += size;
   // Group commit wakes the flusher for the first record of a group only when it flushes at
   // once (group_delay_us 0) or sleeps for want of data; a gathering flusher wakes on its
   // timer, so that a busy worker makes no system call per commit. Async wakes on its interval.
@@ -149,7 +149,7 @@ std::uint64_t LogWriter::append(LogRecordType type, std::uint64_t txn, std::uint
 
 void LogWriter::request_flush() {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinMutex> lock(latch_);
     if (used_ == 0) return;
     flush_requested_ = true;
   }
@@ -158,13 +158,13 @@ void LogWriter::request_flush() {
 
 void LogWriter::check() const {
   if (failed_.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<SpinMutex> lock(latch_);
     throw std::runtime_error(error_);
   }
 }
 
 void LogWriter::wait_durable(std::uint64_t lsn) {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<SpinMutex> lock(latch_);
   ++waiters_;
   has_data_.notify_one();
   flushed_.wait(lock, [&] { return durable_lsn_.load() >= lsn || failed_.load(); });
@@ -176,12 +176,15 @@ void LogWriter::wait_durable(std::uint64_t lsn) {
 }
 
 LogWriterStats LogWriter::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return stats_;
+  std::lock_guard<SpinMutex> lock(latch_);
+  LogWriterStats stats = stats_;
+  stats.records = records_;
+  stats.bytes = bytes_;
+  return stats;
 }
 
 void LogWriter::fail(const std::string& what, int error) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<SpinMutex> lock(latch_);
   error_ = "log: " + what + " " + path_ + " failed: " + std::strerror(error) +
            "; the instance stops taking commits (everything acknowledged is durable up to LSN " +
            std::to_string(durable_lsn_.load()) + ")";
@@ -206,7 +209,7 @@ bool LogWriter::write_all(const unsigned char* data, std::size_t n) {
 }
 
 bool LogWriter::flush_now() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<SpinMutex> lock(latch_);
   if (used_ == 0 || failed_.load()) return false;
   if (flushing_) {
     // A flush is being written (by the flusher or another waiter): ask for the next at once
@@ -222,7 +225,7 @@ bool LogWriter::flush_now() {
 }
 
 bool LogWriter::flush_due() {
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<SpinMutex> lock(latch_);
   if (used_ == 0 || flushing_ || failed_.load()) return false;
   // Another worker may have written the group meanwhile and a younger one opened since.
   const std::uint64_t opened = group_opened_.load(std::memory_order_relaxed);
@@ -231,7 +234,7 @@ bool LogWriter::flush_due() {
   return write_group(lock);
 }
 
-bool LogWriter::write_group(std::unique_lock<std::mutex>& lock) {
+bool LogWriter::write_group(std::unique_lock<SpinMutex>& lock) {
   // Take the filled buffer; appenders continue in the other one while this one is written.
   // One write at a time (flushing_), so the file grows in LSN order and the buffer handed to
   // the appenders is never one still being written.
@@ -295,7 +298,7 @@ void LogWriter::flusher_main() {
   const auto interval = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.flush_interval_us * 1000));
   const auto group_delay = std::chrono::nanoseconds(static_cast<std::int64_t>(config_.group_delay_us * 1000));
   const auto backstop = std::chrono::nanoseconds(static_cast<std::int64_t>(std::max(1000.0, 5 * config_.group_delay_us) * 1000));
-  std::unique_lock<std::mutex> lock(mutex_);
+  std::unique_lock<SpinMutex> lock(latch_);
   const CpuTime cpu_time{stats_};  // destroyed before the lock: recorded under it
   for (;;) {
     if (config_.mode == LogMode::async) {
@@ -308,8 +311,8 @@ void LogWriter::flusher_main() {
       // The workers write the groups (flush_if_due): this thread takes over only what must not
       // wait for them (a waiter, a request, closing) or a group none of them took in time.
       // A waiter or a request counts only while there is a group to write: a waiter whose
-      // records a worker wrote meanwhile still counts in waiters_ until it takes the mutex, and
-      // a flusher that took that for work would loop without ever releasing the mutex to it.
+      // records a worker wrote meanwhile still counts in waiters_ until it takes the latch, and
+      // a flusher that took that for work would loop without ever releasing the latch to it.
       const auto urgent = [&] { return stop_ || (used_ > 0 && (waiters_ > 0 || flush_requested_)); };
       if (!urgent()) {
         has_data_.wait_for(lock, backstop, urgent);

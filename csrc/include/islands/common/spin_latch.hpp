@@ -30,6 +30,32 @@ class Backoff {
   unsigned spins_ = 0;
 };
 
+//! Exclusive spin latch for short critical sections on a hot path: one byte, taken with one
+//! atomic exchange when free, spinning politely (Backoff) while held. BasicLockable, so
+//! std::unique_lock and std::condition_variable_any take it. A held latch never blocks in the
+//! kernel: where a futex mutex makes a second core sleep and be woken (two system calls) for a
+//! section of a few stores, this one waits out the stores. Never hold it across a blocking call.
+class SpinMutex {
+ public:
+  //! Acquires the latch.
+  void lock() {
+    if (!held_.exchange(true, std::memory_order_acquire)) return;
+    Backoff backoff;
+    do {
+      backoff.pause();
+    } while (held_.load(std::memory_order_relaxed) || held_.exchange(true, std::memory_order_acquire));
+  }
+  //! Acquires the latch when it is free; false when it is held.
+  bool try_lock() {
+    return !held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire);
+  }
+  //! Releases the latch.
+  void unlock() { held_.store(false, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> held_{false};
+};
+
 //! Reader-writer spin latch for short index critical sections: a writer bit and a reader count
 //! in one word. Writers wait for readers to drain; new readers wait while a writer holds it.
 class alignas(64) RwSpinLatch {

@@ -5,13 +5,13 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "islands/common/cycle_clock.hpp"
+#include "islands/common/fifo_ring.hpp"
 #include "islands/exec/run_stats.hpp"
 #include "islands/log/log_config.hpp"
 #include "islands/log/log_recovery.hpp"
@@ -222,7 +222,7 @@ class CommitPipeline {
   std::size_t max_pending_ = 0;
   WorkerStats* stats_ = nullptr;
   double ns_per_tick_ = 1;
-  std::deque<PendingCommit> pending_;
+  FifoRing<PendingCommit> pending_;
   std::size_t answers_waiting_ = 0;  // of pending_, client requests (answer set)
   std::vector<std::uint64_t> acks_;
   int ack_fd_ = -1;

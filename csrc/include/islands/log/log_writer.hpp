@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "islands/common/cycle_clock.hpp"
+#include "islands/common/spin_latch.hpp"
 #include "islands/log/log_config.hpp"
 #include "islands/log/log_record.hpp"
 
@@ -27,7 +28,7 @@ struct LogWriterStats {
 
 //! One instance's write-ahead log: a consolidated buffer that every worker of the instance
 //! appends to, and a flusher thread that writes and syncs it. An append reserves its place
-//! under a mutex and encodes its record (copy, checksum) outside it; the flusher writes a
+//! under a spin latch (a few stores) and encodes its record (copy, checksum) outside it; the flusher writes a
 //! buffer once every record reserved in it is encoded. Two buffers alternate: workers
 //! fill one while the flusher writes the other (flush pipelining: a worker never waits for a
 //! sync unless it chooses to, and a sync covers every record appended before it started).
@@ -105,42 +106,54 @@ class LogWriter {
  private:
   void flusher_main();
   bool flush_due();  // flush_if_due's write, out of line
-  // With the mutex held, used_ > 0 and no write under way: takes the filling buffer, writes and
-  // syncs it with the mutex released, publishes durable_lsn; returns with the mutex held; false
+  // With the latch held, used_ > 0 and no write under way: takes the filling buffer, writes and
+  // syncs it with the latch released, publishes durable_lsn; returns with the latch held; false
   // when the write or sync failed (the log has failed).
-  bool write_group(std::unique_lock<std::mutex>& lock);
+  bool write_group(std::unique_lock<SpinMutex>& lock);
   void fail(const std::string& what, int error);
   bool write_all(const unsigned char* data, std::size_t n);
 
+  // Set once at construction, read by every append and poll.
   LogConfig config_;
   std::string path_;
   int fd_ = -1;
-  mutable std::mutex mutex_;
-  std::condition_variable has_data_;    // flusher waits here
-  std::condition_variable has_space_;   // appenders wait here for a free buffer
-  std::condition_variable flushed_;     // wait_durable waits here
   std::vector<unsigned char> buffers_[2];
+  bool workers_write_ = false;          // log.worker_writes in effect (group commit, a sync that costs nothing)
+  std::uint64_t delay_ticks_ = 0;       // the group delay in CycleClock ticks
+  std::uint64_t backstop_ticks_ = 0;    // worker writes: how old a group the flusher takes over
+
+  // What every append writes, in one cache line with the latch that guards it: an append after
+  // another core's moves that one line, where a futex mutex with these fields spread over
+  // several lines moved each, and made a second core sleep in the kernel while the first held
+  // it. The rest of the state is guarded by the same latch.
+  alignas(64) mutable SpinMutex latch_;
   int filling_ = 0;                     // the buffer appenders fill
   std::size_t used_ = 0;                // bytes in it
-  bool flushing_ = false;               // the other buffer is being written (by the flusher or flush_now)
+  std::uint64_t next_lsn_ = 0;          // LSN of the next record
+  std::atomic<int> encoding_[2] = {0, 0};  // appenders still encoding into each buffer
+  std::atomic<std::uint64_t> appended_lsn_{0};  // next_lsn_, readable without the latch
+  std::uint64_t records_ = 0;           // records appended (stats().records)
+  std::uint64_t bytes_ = 0;             // bytes appended (stats().bytes)
+
+  // Written once a group (by its first append, or its write), read by every worker's poll.
+  // Worker writes: the tick at which the open group's first record was appended (0: the buffer
+  // is empty; 1: due at once, its buffer is half full); written under the latch, read without.
+  alignas(64) std::atomic<std::uint64_t> group_opened_{0};
+  alignas(64) std::atomic<std::uint64_t> durable_lsn_{0};
+  std::atomic<bool> failed_{false};
+
+  // The slow paths' state: written per group or per wait, under the latch.
+  alignas(64) bool flushing_ = false;   // the other buffer is being written (by the flusher or flush_now)
   bool stop_ = false;
   int waiters_ = 0;                     // threads blocked until the next flush (async flushes early for them)
   bool flush_requested_ = false;        // request_flush(): flush without waiting for the group delay
   bool flusher_waits_write_ = false;   // the flusher waits for a flush_now's write to end
   bool flusher_idle_ = false;           // the flusher sleeps until an append wakes it (nothing to flush)
-  bool workers_write_ = false;          // log.worker_writes in effect (group commit, a sync that costs nothing)
-  std::uint64_t delay_ticks_ = 0;       // the group delay in CycleClock ticks
-  std::uint64_t backstop_ticks_ = 0;    // worker writes: how old a group the flusher takes over
-  // Worker writes: the tick at which the open group's first record was appended (0: the buffer
-  // is empty; 1: due at once, its buffer is half full); written under the mutex, read without.
-  std::atomic<std::uint64_t> group_opened_{0};
-  std::uint64_t next_lsn_ = 0;          // LSN of the next record
-  std::atomic<int> encoding_[2] = {0, 0};  // appenders still encoding into each buffer
-  std::atomic<std::uint64_t> appended_lsn_{0};  // next_lsn_, readable without the mutex
-  std::atomic<std::uint64_t> durable_lsn_{0};
-  std::atomic<bool> failed_{false};
+  LogWriterStats stats_;                // all but records and bytes
   std::string error_;
-  LogWriterStats stats_;
+  std::condition_variable_any has_data_;    // flusher waits here
+  std::condition_variable_any has_space_;   // appenders wait here for a free buffer
+  std::condition_variable_any flushed_;     // wait_durable waits here
   std::thread flusher_;
 };
 
