@@ -29,7 +29,7 @@ Table::Chunk Table::new_chunk(std::size_t rows) const {
 
 void Table::reserve(std::size_t site, std::size_t rows) {
   Site& s = *sites_.at(site);
-  std::lock_guard<std::mutex> guard(s.mutex);
+  std::lock_guard<SpinMutex> guard(s.mutex);
   if (!s.chunks.empty() && s.chunks.back().capacity - s.chunks.back().used >= rows) return;
   s.chunks.push_back(new_chunk(rows));
   s.bytes.fetch_add(rows * stride_, std::memory_order_relaxed);
@@ -37,7 +37,7 @@ void Table::reserve(std::size_t site, std::size_t rows) {
 
 Row* Table::allocate(std::size_t site, std::uint64_t key) {
   Site& s = *sites_[site];
-  std::lock_guard<std::mutex> guard(s.mutex);
+  std::lock_guard<SpinMutex> guard(s.mutex);
   std::byte* at;
   std::uint64_t word = 0;  // a reused row keeps its lock word: under occ its TID only grows
   Row* reused = nullptr;
@@ -80,7 +80,7 @@ Row* Table::take_waiting(Site& s) {
 
 void Table::release(std::size_t site, Row* row) {
   Site& s = *sites_.at(site);
-  std::lock_guard<std::mutex> guard(s.mutex);
+  std::lock_guard<SpinMutex> guard(s.mutex);
   row->key = Row::kDeletedKey;
   if (gate_ != nullptr) {
     s.limbo.push_back({row, gate_->stamp()});  // stamped under the mutex: ascending in the site
@@ -94,7 +94,7 @@ std::size_t Table::rows(std::size_t site) const { return sites_.at(site)->rows; 
 
 std::size_t Table::waiting(std::size_t site) const {
   const Site& s = *sites_.at(site);
-  std::lock_guard<std::mutex> guard(s.mutex);
+  std::lock_guard<SpinMutex> guard(s.mutex);
   return s.limbo.size();
 }
 

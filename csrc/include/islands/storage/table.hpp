@@ -7,6 +7,7 @@
 #include <mutex>
 #include <vector>
 
+#include "islands/common/spin_latch.hpp"
 #include "islands/storage/epoch_gate.hpp"
 #include "islands/storage/row.hpp"
 
@@ -73,7 +74,9 @@ class Table {
     std::uint64_t stamp;  // EpochGate::stamp at its release
   };
   struct Site {
-    mutable std::mutex mutex;
+    // A spin latch: taken by every insert, held for a few stores, contended only where workers
+    // share a site; its lock and unlock are a few inline instructions, a futex mutex's two calls.
+    mutable SpinMutex mutex;
     std::vector<Chunk> chunks;
     std::vector<Row*> free;        // released rows reusable now (no gate), reused first
     std::deque<Released> limbo;    // released rows waiting for the gate, stamps ascending
