@@ -1,12 +1,14 @@
-"""What group commit costs TPC-C (issue 31 item 2, issue 46 item 4): NewOrder + Payment (50/50,
-one warehouse per worker, nothing remote) at 1 and 2 workers of one shared-everything
-instance, unlogged against group commit with the log on tmpfs, as it runs by default (the
-workers write the groups themselves, ``log.worker_writes``: the first worker to find the open
-group older than the group delay writes it, no thread is woken) and with the flusher thread
-writing every group (``worker_writes`` off: a gathering flusher waking on its 200 µs timer);
-with ``--disk-log-root DIR``, group commit with the log on DIR too (a real ``fdatasync``; the
-flusher writes there whatever ``worker_writes`` says); with ``--woken-per-commit``, the flusher
-woken by each group's first commit (``log.group_delay_us`` 0, issue 31's old default).
+"""What group commit costs TPC-C (issue 31 item 2, issue 46 item 4): NewOrder + Payment (50/50, one
+warehouse per worker, nothing remote) at 1 and 2 workers of one shared-everything instance,
+unlogged against group commit with the log on tmpfs, as it runs by default (the workers write
+the groups themselves, ``log.worker_writes``: the first worker to find the open group older than
+the group delay writes it, no thread is woken) and with the flusher thread writing every group
+(``worker_writes`` off: a gathering flusher waking on its 200 µs timer), and with command
+logging (``log.content`` command: each transaction's words, about a fifth of the bytes, instead
+of its rows' after-images); with ``--disk-log-root DIR``, group commit with the log on DIR too
+(a real ``fdatasync``; the flusher writes there whatever ``worker_writes`` says); with
+``--woken-per-commit``, the flusher woken by each group's first commit (``log.group_delay_us``
+0, issue 31's old default).
 
 Every run is one instance in this process (the path ``islands run --log`` takes), fresh each
 time; the variants are interleaved round by round (every other round in reverse order). Prints
@@ -52,6 +54,7 @@ Variant = tuple[str, str, str, dict]
 UNLOGGED: Variant = ("unlogged", "off", "", {})
 WORKERS_WRITE: Variant = ("group commit (workers write)", "group_commit", "tmpfs", {})
 FLUSHER_WRITES: Variant = ("group commit (flusher writes)", "group_commit", "tmpfs", {"worker_writes": False})
+COMMANDS: Variant = ("group commit, command log", "group_commit", "tmpfs", {"content": "command"})
 WOKEN_PER_COMMIT: Variant = ("flusher woken per commit", "group_commit", "tmpfs", {"group_delay_us": 0.0})
 ON_DISK: Variant = ("group commit, log on disk", "group_commit", "disk", {})
 
@@ -144,7 +147,7 @@ def main(args: argparse.Namespace) -> None:
     if args.breakdown < 0:
         raise SystemExit(f"logging_cost.py: --breakdown {args.breakdown}: must be 0 (off) or more")
     counts = [int(w) for w in args.workers.split(",")]
-    variants = [UNLOGGED, WORKERS_WRITE, FLUSHER_WRITES]
+    variants = [UNLOGGED, WORKERS_WRITE, FLUSHER_WRITES, COMMANDS]
     if args.woken_per_commit:
         variants.append(WOKEN_PER_COMMIT)
     if args.disk_log_root:
@@ -204,23 +207,23 @@ def main(args: argparse.Namespace) -> None:
                     f"{part} {statistics.median(v[f'{part}_us'] for v in values):.2f}" for part in BREAKDOWN_PARTS
                 )
                 print(f"  {'':31s} breakdown µs/txn: {parts}")
-        per_txn = statistics.median(v["log_bytes"] for v in runs[(w, WORKERS_WRITE[0])])
-        extra = statistics.median(v["cpu_us"] for v in runs[(w, WORKERS_WRITE[0])]) - statistics.median(
-            v["cpu_us"] for v in runs[(w, UNLOGGED[0])]
-        )
-        print(
-            f"  {per_txn:.0f} B of log per transaction: its file system's share, at the speeds above, "
-            f"{per_txn / new.mean / 1e3:.2f} µs (the copy alone {per_txn / rewrite.mean / 1e3:.2f} µs), "
-            f"of the {extra:.2f} CPU-µs a logged transaction costs more"
-        )
-        # What those bytes alone allow: with the engine's side of the log free, a transaction
-        # still costs the kernel's share more CPU (on the worker that writes, or on a core that
-        # would otherwise run a worker).
         base = statistics.median(v["cpu_us"] for v in runs[(w, UNLOGGED[0])])
-        print(
-            f"  with the engine's side of the log free, those bytes alone would cap logged / unlogged at about "
-            f"{base / (base + per_txn / new.mean / 1e3):.2f}x per CPU-second ({base:.2f} unlogged CPU-µs/txn)"
-        )
+        for variant in (WORKERS_WRITE, COMMANDS):
+            per_txn = statistics.median(v["log_bytes"] for v in runs[(w, variant[0])])
+            extra = statistics.median(v["cpu_us"] for v in runs[(w, variant[0])]) - base
+            share = per_txn / new.mean / 1e3
+            print(
+                f"  {variant[0]}: {per_txn:.0f} B of log per transaction; its file system's share, at the speeds "
+                f"above, {share:.2f} µs (the copy alone {per_txn / rewrite.mean / 1e3:.2f} µs), of the "
+                f"{extra:.2f} CPU-µs a logged transaction costs more"
+            )
+            # What those bytes alone allow: with the engine's side of the log free, a transaction
+            # still costs the kernel's share more CPU (on the worker that writes, or on a core
+            # that would otherwise run a worker).
+            print(
+                f"  {'':4s}with the engine's side of the log free, those bytes alone would cap logged / unlogged at "
+                f"about {base / (base + share):.2f}x per CPU-second ({base:.2f} unlogged CPU-µs/txn)"
+            )
         unlogged = dict(enumerate(v["tps"] for v in runs[(w, UNLOGGED[0])]))
         unlogged_cpu = dict(enumerate(v["cpu_us"] for v in runs[(w, UNLOGGED[0])]))
         for name, mode, _, _ in variants:
@@ -235,14 +238,15 @@ def main(args: argparse.Namespace) -> None:
                 ("per CPU-second", "cpu_efficiency_ratio", cpu),
             ):
                 RUNNER.record(key, [r.value, r.low, r.high], unit="ratio", workers=w, variant=name)
-                goal = f"TPC-C logged / unlogged, {w} worker(s), {measure}"
+                goal = f"TPC-C {'command-' if name == COMMANDS[0] else ''}logged / unlogged, {w} worker(s), {measure}"
                 words = RUNNER.goal(goal, r, 0.9) if variant_is_goal(name) else words_of(r)
                 print(f"  {name + f' / unlogged, {measure}:':52s} {words}")
 
 
 def variant_is_goal(name: str) -> bool:
-    """Whether a variant's ratio is the one issue 46's goal names (the default, log on tmpfs)."""
-    return name == WORKERS_WRITE[0]
+    """Whether a variant's ratio is one issue 46's goal names: logged on tmpfs, as the defaults
+    run (the rows' after-images) or with log.content = command."""
+    return name in (WORKERS_WRITE[0], COMMANDS[0])
 
 
 if __name__ == "__main__":

@@ -279,6 +279,7 @@ class LogConfig:
     early_lock_release: bool
     flush_on_demand: bool
     worker_writes: bool
+    content: str
     checkpoint: bool
     record_acks: bool
     def __init__(self) -> None: ...

@@ -173,19 +173,32 @@ def assert_resumed(first, again, workload: str) -> None:
 
 
 # Delivery deletes new-order rows, OrderStatus reads the by-customer index, remote Payments'
+#: TPC-C whose transactions all stay at their home warehouse (one instance of one site).
+LOCAL_TPCC = TpccConfig(warehouses_per_site=1, payment_remote=0, new_order_remote_item=0)
+
 # History rows and remote items' stock commit through 2PC.
 TPCC_LOG_MIX = "new_order:35,payment:30,order_status:10,delivery:25"
 
 
-# From the log and from a checkpoint, each layout once: the checkpoint of the spec layout, slow.
+# From the log and from a checkpoint, each layout once: the checkpoint of the spec layout, slow;
+# and from a log of commands (log.content = command), each layout.
 @pytest.mark.parametrize(
-    "checkpoint, layout", [(False, "spec"), pytest.param(True, "spec", marks=pytest.mark.slow), (True, "narrow")]
+    "checkpoint, layout, content",
+    [
+        (False, "spec", "redo"),
+        pytest.param(True, "spec", "redo", marks=pytest.mark.slow),
+        (True, "narrow", "redo"),
+        (False, "spec", "command"),
+        (False, "narrow", "command"),
+    ],
 )
-def test_tpcc_restarts_with_deliveries_history_and_indexes(log_dir, checkpoint, layout):
+def test_tpcc_restarts_with_deliveries_history_and_indexes(log_dir, checkpoint, layout, content):
     """TPC-C logs its updates, inserts (Order with its by-customer entry, NewOrder, OrderLine,
     History) and Delivery's deletes: a restart from the log, or from a checkpoint whose
     snapshot no longer holds the new orders delivered before it (they stay deleted, though a
-    fresh load makes them), resumes exactly where the run stopped."""
+    fresh load makes them), resumes exactly where the run stopped. With command logging, local
+    NewOrders and Payments are executed again in log order, between the after-images of the
+    Deliveries and of the distributed transactions' parts, and the restart is just as exact."""
     cfg = RunConfig(
         workload="tpcc",
         tpcc=TpccConfig(
@@ -199,7 +212,7 @@ def test_tpcc_restarts_with_deliveries_history_and_indexes(log_dir, checkpoint, 
         ),
         engine=EngineConfig(cc="2pl", lock_policy="no_wait"),
         driver=DriverConfig(warmup_s=0.05, duration_s=0.2),
-        log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint),
+        log=LogConfig(mode="group_commit", directory=str(log_dir), checkpoint=checkpoint, content=content),
     )
     first = run_deployment(per_core(), cfg, transport="shm")
     assert first.check_failures == [] and first.multisite_commits > 0
@@ -216,6 +229,9 @@ def test_tpcc_restarts_with_deliveries_history_and_indexes(log_dir, checkpoint, 
         for key in r["deleted"]
     ]
     assert bool(deleted) != checkpoint  # a checkpoint starts the log afresh
+    commands = sum(
+        r["type"] == "command" for i in range(2) for r in _core.read_log(str(log_dir / f"instance-{i}.log"))["records"]
+    )
     again = run_deployment(per_core(), cfg, transport="unix", recover=True)
     assert_resumed(first, again, "tpcc")
     assert again.check_failures == [], again.check_failures
@@ -230,6 +246,12 @@ def test_tpcc_restarts_with_deliveries_history_and_indexes(log_dir, checkpoint, 
         assert all(r["records"] == 1 for r in recovery)
     else:
         assert sum(r["rows_redone"] for r in recovery) > len(deleted) > 0
+    replayed = sum(r["commands_replayed"] for r in recovery)
+    if content == "command":
+        # The local NewOrders and Payments were commands, and the restart executed each again.
+        assert replayed == commands > 0
+    else:
+        assert replayed == commands == 0
     # And again: a log after the recovery and the one before it (or its snapshot) add up.
     third = run_deployment(per_core(), cfg, transport="shm", recover=True)
     assert_resumed(again, third, "tpcc")
@@ -304,6 +326,20 @@ def test_bad_log_settings_are_refused(tmp_path):
         RunConfig(log=LogConfig(mode="async")).to_core()
     with pytest.raises(ValueError, match="log.buffer_bytes"):
         config(tmp_path, buffer_bytes=10).to_core()
+    # Command logging where replay in log order would not repeat the run, or cannot run.
+    with pytest.raises(ValueError, match="log.content: command: micro cannot execute its transactions again"):
+        config(tmp_path, content="command").to_core()
+    commands = LogConfig(mode="group_commit", directory=str(tmp_path), content="command")
+    for engine, words in (
+        (EngineConfig(cc="occ"), "not occ's"),
+        (EngineConfig(cc="mvcc", isolation="snapshot"), "not mvcc's"),
+        (EngineConfig(cc="2pl", isolation="read_committed"), "serializable runs only, not read_committed"),
+        (EngineConfig(cc="2pl", execution="plp"), "plp workers log their partitions' after-images"),
+    ):
+        with pytest.raises(ValueError, match=f"log.content: command: .*{words}"):
+            RunConfig(workload="tpcc", tpcc=LOCAL_TPCC, engine=engine, log=commands).to_core()
+    with pytest.raises(ValueError, match="log.content"):
+        config(tmp_path, content="words").to_core()
     # A single instance in this process is a deployment of one: it logs as any instance does.
     in_process = tmp_path / "in-process"
     in_process.mkdir()

@@ -26,7 +26,7 @@ void bind_log(py::module_& m) {
           size = log.file_bytes();
           note = log.tail_note();
           static const char* names[] = {"?", "file_header", "commit", "prepare", "decision_commit",
-                                        "commit_prepared", "abort_prepared", "epoch"};
+                                        "commit_prepared", "abort_prepared", "epoch", "command"};
           for (const LogRecord& r : log.records()) {
             py::dict d;
             d["lsn"] = r.header.lsn;
@@ -38,7 +38,7 @@ void bind_log(py::module_& m) {
             d["rows"] = r.redo_rows;
             std::vector<std::uint64_t> keys, deleted;
             std::vector<std::size_t> widths;
-            for_each_redo_entry(r.redo, r.redo_bytes,
+            if (r.type() != LogRecordType::command) for_each_redo_entry(r.redo, r.redo_bytes,
                                 [&](std::uint64_t key, const std::int32_t* image, std::size_t columns) {
                                   if (image) widths.push_back(columns);
                                   (image ? keys : deleted).push_back(key);
@@ -47,6 +47,7 @@ void bind_log(py::module_& m) {
             d["columns"] = widths;
             d["deleted"] = deleted;
             d["participants"] = r.participants;
+            d["command"] = r.command;
             records.append(d);
           }
         }
@@ -60,7 +61,7 @@ void bind_log(py::module_& m) {
       },
       py::arg("path"),
       "Reads and verifies one instance log: its records (lsn, offset, type, txn, aux, rows, "
-      "keys of the after-images and their columns, keys of the deletes as deleted, participants) and what was cut from a torn tail. Raises RuntimeError for corruption in "
+      "keys of the after-images and their columns, keys of the deletes as deleted, participants, a command record's words as command) and what was cut from a torn tail. Raises RuntimeError for corruption in "
       "the middle (with LSN and file offset).");
   m.def(
       "crc32c", [](py::bytes data) {

@@ -91,6 +91,7 @@ py::dict stats_dict(const RunStats& stats) {
   recovery["performed"] = r.performed;
   recovery["records"] = r.records;
   recovery["txns_redone"] = r.txns_redone;
+  recovery["commands_replayed"] = r.commands_replayed;
   recovery["rows_redone"] = r.rows_redone;
   recovery["prepared_committed"] = r.prepared_committed;
   recovery["prepared_aborted"] = r.prepared_aborted;

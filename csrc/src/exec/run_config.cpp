@@ -24,6 +24,27 @@ void RunConfig::validate_sites(std::uint64_t total_sites) const {
     throw ConfigError("log.mode", workload + " does not log its writes yet (" + names + " do); use log.mode off for " +
                                       workload);
   }
+  if (log.enabled() && log.content == LogContent::command) {
+    // Executing the commands again in log order repeats the run only where that order is the
+    // order the transactions serialized in and they read nothing the log does not order.
+    const std::string field = "log.content";
+    if (!entry.replays_commands) {
+      throw ConfigError(field, "command: " + workload + " cannot execute its transactions again at recovery (tpcc "
+                                                        "can); use redo");
+    }
+    if (engine.cc == CcKind::occ || engine.cc == CcKind::mvcc) {
+      throw ConfigError(field, std::string("command: replay in log order repeats a run whose log order is its "
+                                           "serial order (engine.cc none, 2pl or table_2pl), not ") +
+                                   enum_name(engine.cc) + "'s; use redo");
+    }
+    if (engine.isolation != IsolationLevel::serializable) {
+      throw ConfigError(field, std::string("command: replay repeats serializable runs only, not ") +
+                                   enum_name(engine.isolation) + "; use redo");
+    }
+    if (engine.execution == ExecutionKind::plp) {
+      throw ConfigError(field, "command: plp workers log their partitions' after-images; use redo");
+    }
+  }
   if (driver.clients == ClientKind::instance_wide && engine.execution == ExecutionKind::plp) {
     // A PLP worker draws at its own partitions and hands the rest over; routed clients
     // (closed, open) send each request to its home unit's owner instead.

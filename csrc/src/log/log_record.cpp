@@ -6,6 +6,7 @@
 
 #include "islands/log/crc32c.hpp"
 #include "islands/log/private_file.hpp"
+#include "islands/log/command_entry.hpp"
 #include "islands/log/redo_entry.hpp"
 
 namespace islands {
@@ -83,7 +84,12 @@ LogFile::LogFile(const std::string& path, FileAccess access) : path_(path), data
     }
     r.redo = payload;
     r.redo_bytes = payload_bytes;
-    try {
+    if (h.type == static_cast<std::uint8_t>(LogRecordType::command)) {
+      if (!decode_command(payload, payload_bytes, r.command)) {
+        throw std::runtime_error("log: " + path + ": the record at LSN " + std::to_string(h.lsn) + " (file offset " +
+                                 std::to_string(at) + ") verifies but holds no valid command");
+      }
+    } else try {
       r.redo_rows = for_each_redo_entry(payload, payload_bytes, [](std::uint64_t, const std::int32_t*, std::size_t) {});
     } catch (const std::runtime_error& e) {
       throw std::runtime_error("log: " + path + ": the record at LSN " + std::to_string(h.lsn) + " (file offset " +
@@ -101,7 +107,7 @@ bool LogFile::valid_at(std::size_t offset, LogRecordHeader& h) const {
   if (h.length < sizeof h || h.length % 8 != 0 || h.length > data_.size() - offset) return false;
   if (h.lsn != base_lsn_ + offset) return false;
   if (h.type < static_cast<std::uint8_t>(LogRecordType::commit) ||
-      h.type > static_cast<std::uint8_t>(LogRecordType::epoch)) {
+      h.type > static_cast<std::uint8_t>(LogRecordType::command)) {
     return false;
   }
   if (h.type == static_cast<std::uint8_t>(LogRecordType::decision_commit) &&

@@ -19,6 +19,7 @@
 #include "islands/exec/worker_loop.hpp"
 #include "islands/exec/worker_transport.hpp"
 #include "islands/exec/workload_interface.hpp"
+#include "islands/log/command_entry.hpp"
 #include "islands/log/log_writer.hpp"
 #include "islands/transport/message.hpp"
 #include "islands/txn/txn_context.hpp"
@@ -40,7 +41,8 @@ class InstanceWorker final : public WorkerLoop<InstanceWorker<Workload, CC>, Wor
   InstanceWorker(InstanceImpl<Workload, CC>& instance, std::size_t local)
       : WorkerLoop<InstanceWorker<Workload, CC>, Workload, CC>(instance, local, instance.config_.instance_id, nullptr),
         parts_(instance.config_.instance_sites.size()),
-        transport_(instance.failed_) {}
+        transport_(instance.failed_),
+        log_commands_(instance.config_.run.log.enabled() && instance.config_.run.log.content == LogContent::command) {}
 
   //! Joins the transport mesh (waiting for every peer); nothing to join when this instance is
   //! the whole deployment.
@@ -194,6 +196,14 @@ class InstanceWorker final : public WorkerLoop<InstanceWorker<Workload, CC>, Wor
   [[gnu::flatten]] TxnResult attempt_local() {
     const auto& words = *local_words_;
     if (TxnHistory* history = ctx_->history()) history->begin(next_txn_id());
+    // log.content = command: a transaction the workload can replay logs its words, not its rows.
+    bool command = false;
+    if constexpr (ReplaysCommands<Workload>::value) {
+      if (log_commands_) {
+        command = inst_.workload_.replayable(words.data(), words.size());
+        ctx_->capture_redo(!command);
+      }
+    }
     TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
     if constexpr (!CC::kInPlace) {
       // Commit's first step (occ: lock the write set, validate the reads) before the commit record.
@@ -202,12 +212,21 @@ class InstanceWorker final : public WorkerLoop<InstanceWorker<Workload, CC>, Wor
         result.committed = false;
       }
     }
-    if (result.committed && log_ != nullptr && !ctx_->redo().empty()) {
+    if (result.committed && log_ != nullptr && command) {
+      ComponentScope logging(ctx_->clock(), Component::logging);
+      committed_.txn = next_txn_id();
+      command_bytes_.clear();
+      append_command(command_bytes_, words.data(), words.size());
+      committed_.lsn = log_->append(LogRecordType::command, committed_.txn,
+                                    static_cast<std::uint32_t>(ctx_->wall_seconds_read()), ctx_->columns(),
+                                    command_bytes_.data(), command_bytes_.size());
+    } else if (result.committed && log_ != nullptr && !ctx_->redo().empty()) {
       ComponentScope logging(ctx_->clock(), Component::logging);
       committed_.txn = next_txn_id();
       committed_.lsn = log_->append(LogRecordType::commit, committed_.txn, 0, ctx_->columns(), ctx_->redo().data(),
                                     ctx_->redo().size());
     }
+    if (command) ctx_->capture_redo(true);  // a distributed transaction on this context logs its rows
     return result;
   }
 
@@ -263,6 +282,9 @@ class InstanceWorker final : public WorkerLoop<InstanceWorker<Workload, CC>, Wor
   TwoPhaseCoordinator coordinator_;
   TwoPhaseParticipant participant_;
   std::uint32_t draw_sites_ = 0;  // instance_wide: the instance's sites a home is drawn over (0: own site)
+  // log.content = command with a log: local transactions the workload replays log their words.
+  bool log_commands_ = false;
+  PodVector<unsigned char> command_bytes_;  // the command being logged
 };
 
 }  // namespace islands

@@ -59,6 +59,7 @@ struct WorkloadEntryOf {
     e.name = name;
     e.size_setting = W<HashIndex>::size_setting();
     e.logs = W<HashIndex>::kLogs;
+    e.replays_commands = ReplaysCommands<W<HashIndex>>::value;
     e.transactions = W<HashIndex>::transaction_names();
     e.figures_at_start = W<HashIndex>::figures_at_start();
     e.conditions = W<HashIndex>::conditions();

@@ -192,6 +192,16 @@ TxnResult execute_whole(W& workload, typename W::Txn& txn, TxnContext& ctx, cons
   return result;
 }
 
+//! Whether workload W can execute a local transaction again from its words at recovery
+//! (log.content = command): it has `bool replayable(const std::uint64_t* words, std::size_t n)
+//! const`, true for the transactions whose words and wall_seconds decide all they write and
+//! whose reads strict 2PL orders in the log (no predicate over rows others insert).
+template <class W, class = void>
+struct ReplaysCommands : std::false_type {};
+template <class W>
+struct ReplaysCommands<W, std::void_t<decltype(std::declval<const W&>().replayable(
+                              std::declval<const std::uint64_t*>(), std::size_t{}))>> : std::true_type {};
+
 //! Whether workload W can tell a transaction all of whose operations are at its own instance
 //! (it has `bool local_txn(const Txn&) const`; see Optional above).
 template <class W, class = void>

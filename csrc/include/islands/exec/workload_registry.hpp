@@ -19,6 +19,7 @@ struct WorkloadEntry {
   std::string settings_class;             //!< its settings struct's name (= the Python binding's class)
   std::string size_setting;               //!< the setting that sizes its load, as section.field
   bool logs = false;                      //!< its writes reach the write-ahead log
+  bool replays_commands = false;          //!< it can log commands (log.content = command; ReplaysCommands)
   std::vector<std::string> transactions;  //!< transaction type names, by type number
   //! Figures its conditions need as they stood at the run's start (as NAME_at_start).
   std::vector<std::string> figures_at_start;

@@ -194,6 +194,23 @@ class InstanceImpl final : public InstanceCore {
         return workload_.redo(key, image, columns);
       };
       target.erase = [this](std::uint64_t key) { return workload_.redo_delete(key); };
+      if constexpr (ReplaysCommands<Workload>::value) {
+        // A command executes again alone, in log order, on this thread: no locks to take.
+        struct Replay {
+          explicit Replay(std::size_t columns) : ctx(columns) {}
+          TxnContext ctx;
+          typename Workload::Txn txn;
+          std::uint64_t count = 0;
+          std::uint64_t checksum = 0;
+        };
+        auto replay = std::make_shared<Replay>(workload_.max_columns());
+        target.replay = [this, replay](const std::uint64_t* words, std::size_t n, std::int32_t wall_seconds) {
+          replay->txn.words.assign(words, words + n);
+          replay->ctx.begin(++replay->count);
+          replay->ctx.set_wall_seconds(wall_seconds);
+          return execute_whole(workload_, replay->txn, replay->ctx, NoLocking{}, replay->checksum).committed;
+        };
+      }
       return recover_from_log(config_.run.log.directory, config_.instance_id,
                               static_cast<std::uint16_t>(workload_.max_columns()), target, first_site_,
                               static_cast<std::uint32_t>(config_.run.driver.cpus.size()));

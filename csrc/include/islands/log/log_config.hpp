@@ -21,6 +21,17 @@ struct EnumNames<LogMode> {
       {LogMode::off, "off"}, {LogMode::async, "async"}, {LogMode::group_commit, "group_commit"}};
 };
 
+//! What the record of a local transaction's commit holds.
+enum class LogContent {
+  redo,     //!< the after-images of the rows it wrote, applied as written at recovery
+  command,  //!< its words (its input), executed again at recovery in log order (command logging)
+};
+
+template <>
+struct EnumNames<LogContent> {
+  static constexpr EnumName<LogContent> table[] = {{LogContent::redo, "redo"}, {LogContent::command, "command"}};
+};
+
 //! The fields of LogConfig: F(type, name, default, min, max, help) (see setting_field.hpp).
 #define ISLANDS_LOG_FIELDS(F)                                                                               \
   F(LogMode, mode, LogMode::off, kUnbounded, kUnbounded, "off, async or group_commit")                      \
@@ -47,6 +58,11 @@ struct EnumNames<LogMode> {
     "themselves, the first to see the open group older than group_delay_us (or its buffer half full) writes "  \
     "and syncs it, so no flusher thread is woken on a busy core (the flusher only backs them up); elsewhere, " \
     "or false: the flusher thread writes every group (a worker must not wait out a disk's sync)")            \
+  F(LogContent, content, LogContent::redo, kUnbounded, kUnbounded,                                           \
+    "what a local commit's record holds: redo (its rows' after-images) or command (its input words, "        \
+    "a fifth of the bytes, executed again at recovery in log order: command logging; a workload that "     \
+    "replays, tpcc, under engine.cc none, 2pl or table_2pl, serializable, not plp; transactions that "       \
+    "cannot be replayed, and 2PC's records, stay redo)")                                                     \
   F(bool, checkpoint, true, kUnbounded, kUnbounded,                                                         \
     "after a clean run: snapshot every row and start the log afresh (bounds recovery)")                    \
   F(bool, record_acks, false, kUnbounded, kUnbounded,                                                       \

@@ -17,6 +17,8 @@ enum class LogRecordType : std::uint8_t {
   commit_prepared = 5,  //!< a participant learned the commit of its prepared part
   abort_prepared = 6,   //!< a participant learned the abort of its prepared part
   epoch = 7,            //!< an instance (re)started logging; aux = its epoch, part of every transaction id it makes
+  command = 8,          //!< a local transaction committed (log.content = command); payload: its words
+                        //!< (command_entry.hpp), executed again at recovery; aux = its wall_seconds
 };
 
 //! Fixed 32-byte record header, little-endian (the log is read on the machine that wrote it).
@@ -49,9 +51,10 @@ struct LogRecord {
   LogRecordHeader header;
   std::uint64_t offset = 0;                 //!< byte offset in the file
   std::vector<std::uint32_t> participants;  //!< decision_commit: participant instances
-  const unsigned char* redo = nullptr;      //!< redo entries (valid while the LogFile lives)
-  std::size_t redo_bytes = 0;               //!< bytes of redo entries (and the record's padding)
-  std::size_t redo_rows = 0;                //!< redo entries in this record
+  const unsigned char* redo = nullptr;      //!< redo entries, or a command's (valid while the LogFile lives)
+  std::size_t redo_bytes = 0;               //!< bytes of them (and the record's padding)
+  std::size_t redo_rows = 0;                //!< redo entries in this record (0 in a command)
+  std::vector<std::uint64_t> command;       //!< a command record's words
 
   LogRecordType type() const { return static_cast<LogRecordType>(header.type); }
 };

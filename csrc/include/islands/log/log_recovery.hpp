@@ -11,7 +11,8 @@ namespace islands {
 struct RecoveryStats {
   bool performed = false;             //!< a log was found and replayed
   std::uint64_t records = 0;          //!< valid records read
-  std::uint64_t txns_redone = 0;      //!< committed transactions (or parts) whose redo was applied
+  std::uint64_t txns_redone = 0;      //!< committed transactions (or parts) whose redo was applied or command replayed
+  std::uint64_t commands_replayed = 0;  //!< of those, command records executed again (log.content = command)
   std::uint64_t rows_redone = 0;      //!< redo entries applied (after-images and deletes)
   std::uint64_t prepared_committed = 0;  //!< prepared parts whose commit was found
   std::uint64_t prepared_aborted = 0;    //!< prepared parts aborted (told so, or presumed)
@@ -45,6 +46,10 @@ struct RedoTarget {
   //! Applies one delete: removes the row of `key` from its table and every index; false when
   //! this instance holds no such row.
   std::function<bool(std::uint64_t key)> erase;
+  //! Executes one command record's transaction again (its `n` words, at wall_seconds
+  //! `wall_seconds`; log.content = command); false when it does not commit, which means the log
+  //! does not fit the data. Empty for a workload that logs no commands.
+  std::function<bool(const std::uint64_t* words, std::size_t n, std::int32_t wall_seconds)> replay;
 };
 
 //! Replays instance `instance`'s checkpoint snapshot (when there is one) and then its log in

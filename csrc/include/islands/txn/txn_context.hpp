@@ -1,6 +1,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <vector>
 
@@ -42,6 +43,7 @@ class TxnContext {
   //! Starts a new transaction (not a retry) with timestamp `ts`.
   void begin(std::uint64_t ts) {
     ts_ = ts & RowLock::kTsMask;
+    wall_ = 0;
     if (slot_ != nullptr) gate_->enter(*slot_);
   }
   //! Starts another attempt of the transaction after an abort (which let go of every row).
@@ -49,6 +51,15 @@ class TxnContext {
     if (slot_ != nullptr) gate_->enter(*slot_);
   }
   std::uint64_t ts() const { return ts_; }  //!< wait-die timestamp, kept across retries
+  //! The transaction's wall-clock time in whole seconds (TPC-C's dates): read from the clock at
+  //! its first call and the same for the rest of the transaction, retries included, so that a
+  //! command log records it (wall_seconds_read) and a replay fixes it (set_wall_seconds).
+  std::int32_t wall_seconds() {
+    if (wall_ == 0) wall_ = static_cast<std::int32_t>(std::time(nullptr));
+    return wall_;
+  }
+  std::int32_t wall_seconds_read() const { return wall_; }   //!< 0: not read in this transaction
+  void set_wall_seconds(std::int32_t seconds) { wall_ = seconds; }  //!< see wall_seconds()
   //! The component clock timing this transaction, or nullptr (breakdown off or not sampled).
   ComponentClock* clock() const { return clock_; }
   void set_clock(ComponentClock* clock) { clock_ = clock; }  //!< see clock()
@@ -276,6 +287,7 @@ class TxnContext {
   PodVector<Delete> deletes_;
   PodVector<unsigned char> undo_bytes_;
   bool capture_redo_ = false;
+  std::int32_t wall_ = 0;  // wall_seconds() of this transaction (0: not read yet)
   PodVector<unsigned char> redo_;
   EpochGate* gate_ = nullptr;         // reclamation gate (null: none)
   EpochGate::Slot* slot_ = nullptr;   // this context's announcement in it

@@ -87,7 +87,7 @@ bool TpccWorkload<Index>::new_order_home_apply(const std::uint64_t* op, Part<CC>
   Row* no = order ? insert(part.ctx, part.cc, part.reason, new_orders_, site, NewOrder::key(w, d, o)) : nullptr;
   if (!no) return false;
   Order::set_c_id(order, static_cast<std::int32_t>(c));
-  Order::set_entry_d(order, now());
+  Order::set_entry_d(order, part.ctx.wall_seconds());
   Order::set_ol_cnt(order, static_cast<std::int32_t>(lines));
   Order::set_all_local(order, static_cast<std::int32_t>(all_local));
   by_customer_.insert(OrderByCustomer::key(w, d, c, o), reinterpret_cast<std::uint64_t>(order));
@@ -314,7 +314,7 @@ void TpccWorkload<Index>::payment_customer_apply(const std::uint64_t* op, Part<C
   History::set_amount(h, amount);
   if (spec_) {
     History::Text& t = History::text(h);
-    t.date = now();
+    t.date = part.ctx.wall_seconds();
     const Row* wh = part.find_owned(Warehouse::key(w), c_w);  // in this action's root, or not
     const Row* dist = part.find_owned(District::key(w, d), c_w);
     static thread_local Warehouse::Text w_text;
@@ -428,7 +428,7 @@ void TpccWorkload<Index>::delivery_apply(const std::uint64_t* op, Part<CC>& part
     part.ctx.deleting(CC::origin(no), &erase_key, &recycle_new_order, this);
     Order::set_carrier_id(order, static_cast<std::int32_t>(op[2]));
     std::int64_t total = 0;
-    const std::int32_t delivered_at = now();
+    const std::int32_t delivered_at = part.ctx.wall_seconds();
     for (std::int32_t ol = 1; ol <= Order::ol_cnt(order); ++ol) {
       Row* line = part.take();
       save_numeric<OrderLine>(part, line);

@@ -243,6 +243,13 @@ class TpccWorkload {
     split_operations(txn.words, instance_of_site, parts, op_at(txn));
   }
   //! Whether every operation of `txn` is at this instance's sites (the worker runs it uncut).
+  //! Command logging (log.content = command; exec/workload_interface.hpp, ReplaysCommands):
+  //! NewOrder and Payment execute again from their words, their dates from the context's
+  //! wall_seconds. Delivery logs its rows: it takes each district's oldest new order, a read of
+  //! rows NewOrder inserts, which row locks do not order in the log.
+  bool replayable(const std::uint64_t* words, std::size_t n) const {
+    return n > 0 && (words[0] == kNewOrderHome || words[0] == kPaymentHome);
+  }
   bool local_txn(const Txn& txn) const { return operations_within(txn.words, first_site_, sites_, op_at(txn)); }
   //! {words, global site} of the operation at word `at` of txn (split_operations' op_at).
   auto op_at(const Txn& txn) const {
