@@ -221,8 +221,9 @@ def main(args: argparse.Namespace) -> None:
             # still costs the kernel's share more CPU (on the worker that writes, or on a core
             # that would otherwise run a worker).
             print(
-                f"  {'':4s}with the engine's side of the log free, those bytes alone would cap logged / unlogged at "
-                f"about {base / (base + share):.2f}x per CPU-second ({base:.2f} unlogged CPU-µs/txn)"
+                f"  {'':4s}with the engine's side of the log free, those bytes alone would cap logged / unlogged per "
+                f"CPU-second near {base / (base + share):.2f} ({base:.2f} unlogged CPU-µs/txn; estimated from the "
+                "medians and the speed above, without an interval)"
             )
         unlogged = dict(enumerate(v["tps"] for v in runs[(w, UNLOGGED[0])]))
         unlogged_cpu = dict(enumerate(v["cpu_us"] for v in runs[(w, UNLOGGED[0])]))
