@@ -41,8 +41,9 @@ class Outcome:
 
 
 def read_outcome(directory: Path, n_instances: int) -> Outcome:
-    """Resolves every part as recovery must: local commits and coordinator decisions commit;
-    a prepared part commits when its own log or its coordinator's decision says so."""
+    """Resolves every part as recovery must: local commits (after-images or commands) and
+    coordinator decisions commit; a prepared part commits when its own log or its coordinator's
+    decision says so."""
     logs = [read_log(directory / f"instance-{i}.log") for i in range(n_instances)]
     out = Outcome()
     decided: list[set[int]] = []
@@ -58,7 +59,7 @@ def read_outcome(directory: Path, n_instances: int) -> Outcome:
                 own[r["txn"]] = r["type"] == "commit_prepared"
         committed, rows, prepared = set(), 0, {}
         for r in log["records"]:
-            if r["type"] in ("commit", "decision_commit"):
+            if r["type"] in ("commit", "decision_commit", "command"):
                 committed.add(r["txn"])
                 rows += r["rows"]
             elif r["type"] == "prepare":

@@ -61,6 +61,8 @@ ROWS_PER_SITE = 500
 PLP = {"execution": "plp"}  # engine settings of one PLP instance
 READ_SHARE = 0.3  # micro: read-only transactions among the updates
 TPCB_HISTORY_TABLE = 4  # the table number in the top 16 bits of a TPC-B key (TpcbWorkload::kHistory)
+# TPC-C: a command's first word for a NewOrder and a Payment (TpccWorkload's operation codes).
+TPCC_NEW_ORDER_OP, TPCC_PAYMENT_OP = 1, 3
 # TPC-C: the table tags in the top byte of a key (tpcc_schema.hpp) and the loaded rows per district.
 TPCC_ORDER, TPCC_NEW_ORDER, TPCC_HISTORY = 4, 5, 9
 TPCC_CUSTOMERS = 30  # customers per district: as many loaded orders and History rows
@@ -82,6 +84,7 @@ def config(
     layout: str = "spec",
     early: bool = True,
     engine: Mapping[str, object] = MappingProxyType({}),
+    content: str = "redo",
 ) -> RunConfig:
     # TPC-B: one branch per instance and half the tellers remote, so that most transactions
     # are distributed and the teller, branch and history parts commit through 2PC.
@@ -101,7 +104,9 @@ def config(
         tatp=TatpConfig(subscribers_per_site=200, mix=TATP_MIX),
         engine=EngineConfig(cc=cc, lock_policy="no_wait", **engine),
         driver=DriverConfig(warmup_s=0.05, duration_s=duration, seed=seed),
-        log=LogConfig(mode="group_commit", directory=str(log_dir), record_acks=True, early_lock_release=early),
+        log=LogConfig(
+            mode="group_commit", directory=str(log_dir), record_acks=True, early_lock_release=early, content=content
+        ),
     )
 
 
@@ -123,11 +128,15 @@ def history_inserts(log_dir: Path, outcome: Outcome, n_instances: int) -> int:
 
 def tpcc_rows_from_logs(log_dir: Path, outcome: Outcome, n_instances: int) -> dict[str, int]:
     """TPC-C rows the committed records insert and delete: an Order and a NewOrder per
-    NewOrder, a History row per Payment (after-images of keys no load made), NewOrder deletes
-    per Delivery."""
+    NewOrder, a History row per Payment (after-images of keys no load made, or a command whose
+    first operation is a NewOrder's or a Payment's), NewOrder deletes per Delivery."""
     count = {"orders": 0, "new_orders": 0, "history": 0, "deleted_new_orders": 0}
     for i in range(n_instances):
         for r in read_log(log_dir / f"instance-{i}.log")["records"]:
+            if r["type"] == "command" and r["txn"] in outcome.committed[i]:
+                count["new_orders"] += r["command"][0] == TPCC_NEW_ORDER_OP
+                count["history"] += r["command"][0] == TPCC_PAYMENT_OP
+                continue
             if r["txn"] not in outcome.committed[i] or r["type"] not in ("commit", "decision_commit", "prepare"):
                 continue
             tags = [key >> 56 for key in r["keys"]]
@@ -214,13 +223,16 @@ def crash_and_recover(
     early: bool = True,
     engine: Mapping[str, object] = MappingProxyType({}),
     planned_on: str | None = None,
+    content: str = "redo",
 ) -> str:
     """One trial; returns what happened, for the failure message of the next one. ``engine``:
     EngineConfig settings beside cc and lock_policy (e.g. execution). ``planned_on``: a fixture
     machine (tests/fixtures/sysfs) the deployment is planned on, run packed onto this machine's
-    CPUs (islands.machine.oversubscription)."""
+    CPUs (islands.machine.oversubscription). ``content``: log.content."""
     try:
-        return _crash_and_recover(log_dir, transport, cc, rng, workload, instances, layout, early, engine, planned_on)
+        return _crash_and_recover(
+            log_dir, transport, cc, rng, workload, instances, layout, early, engine, planned_on, content
+        )
     finally:
         forget_logs()  # the decoded logs of this trial
 
@@ -236,6 +248,7 @@ def _crash_and_recover(
     early: bool,
     engine: Mapping[str, object],
     planned_on: str | None = None,
+    content: str = "redo",
 ) -> str:
     packing, planned = None, TOPOLOGY
     if planned_on is None:
@@ -256,6 +269,7 @@ def _crash_and_recover(
         layout=layout,
         early=early,
         engine=engine,
+        content=content,
     )
     try:
         run_deployment(deployment, cfg, transport=transport, kill=(victim, when), topology=planned, packing=packing)
@@ -268,11 +282,17 @@ def _crash_and_recover(
     history = history_inserts(log_dir, outcome, deployment.n_instances) if workload == "tpcb" else 0
     from_logs = tpcc_rows_from_logs(log_dir, outcome, deployment.n_instances) if workload == "tpcc" else {}
     forwarding = tatp_forwarding_change(log_dir, outcome, deployment.n_instances) if workload == "tatp" else 0
+    commands = [
+        sum(r["type"] == "command" for r in read_log(log_dir / f"instance-{i}.log")["records"])
+        for i in range(deployment.n_instances)
+    ]
     restarted = run_deployment(deployment, cfg, transport=transport, recover=True, topology=planned, packing=packing)
     checks = restarted.checks
     for i, inst in enumerate(restarted.instances):  # every committed entry (after-image or delete) applied
         if not inst["recovery"]["snapshot_rows"]:
             assert inst["recovery"]["rows_redone"] == outcome.committed_rows[i], (i, inst["recovery"])
+            assert inst["recovery"]["commands_replayed"] == commands[i], (i, commands[i], inst["recovery"])
+            assert (commands[i] > 0) == (content == "command"), (i, commands[i])
     if workload == "micro":
         for i, inst in enumerate(restarted.instances):
             expected = initial_payload_sum(i, sites_per_instance) + outcome.committed_rows[i]
@@ -301,6 +321,7 @@ def _crash_and_recover(
         assert restarted.check_failures == [], restarted.check_failures
     return (
         f"victim {victim} at {when:.3f}s ({workload}, {layout}, {deployment.label}, {transport}, {cc}, {dict(engine)}, "
+        f"log {content}, "
         f"early lock release {'on' if early else 'off'}): {outcome_of_run}; "
         f"{len(acks)} acknowledged, {sum(len(c) for c in outcome.committed)} committed parts"
     )
@@ -412,6 +433,19 @@ WORKLOADS = [("tpcc", "spec"), ("tpcc", "narrow"), ("tatp", "spec")]
 def test_killed_tpcc_and_tatp_lose_nothing_acknowledged(tmp_path, instances, transport, cc, workload, layout):
     rng = random.Random(f"{workload}-{layout}-{instances}-{transport}-{cc}")
     crash_and_recover(tmp_path / "log", transport, cc, rng, workload, instances, layout)
+
+
+@pytest.mark.parametrize(
+    "instances, transport, layout",
+    [(1, "unix", "spec"), pytest.param("per-core", "shm", "narrow", marks=pytest.mark.slow)],
+)
+def test_killed_tpcc_with_a_command_log_loses_nothing_acknowledged(tmp_path, instances, transport, layout):
+    """Command logging (log.content = command): NewOrders and Payments logged as their words,
+    Deliveries and 2PC's parts as after-images; killed at a random moment, the restart
+    executes the commands again and holds every acknowledged transaction, with every
+    condition and the rows the logs insert and delete."""
+    rng = random.Random(f"command-{instances}-{transport}-{layout}")
+    crash_and_recover(tmp_path / "log", transport, "2pl", rng, "tpcc", instances, layout, content="command")
 
 
 @pytest.mark.slow
