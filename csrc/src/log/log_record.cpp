@@ -4,9 +4,9 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "islands/log/command_entry.hpp"
 #include "islands/log/crc32c.hpp"
 #include "islands/log/private_file.hpp"
-#include "islands/log/command_entry.hpp"
 #include "islands/log/redo_entry.hpp"
 
 namespace islands {
@@ -84,16 +84,18 @@ LogFile::LogFile(const std::string& path, FileAccess access) : path_(path), data
     }
     r.redo = payload;
     r.redo_bytes = payload_bytes;
+    const auto invalid = [&](const std::string& what) {
+      return std::runtime_error("log: " + path + ": the record at LSN " + std::to_string(h.lsn) + " (file offset " +
+                                std::to_string(at) + ") verifies but holds no valid " + what);
+    };
     if (h.type == static_cast<std::uint8_t>(LogRecordType::command)) {
-      if (!decode_command(payload, payload_bytes, r.command)) {
-        throw std::runtime_error("log: " + path + ": the record at LSN " + std::to_string(h.lsn) + " (file offset " +
-                                 std::to_string(at) + ") verifies but holds no valid command");
+      if (!decode_command(payload, payload_bytes, r.command)) throw invalid("command");
+    } else {
+      try {
+        r.redo_rows = for_each_redo_entry(payload, payload_bytes, [](std::uint64_t, const std::int32_t*, std::size_t) {});
+      } catch (const std::runtime_error& e) {
+        throw invalid(std::string("redo: ") + e.what());
       }
-    } else try {
-      r.redo_rows = for_each_redo_entry(payload, payload_bytes, [](std::uint64_t, const std::int32_t*, std::size_t) {});
-    } catch (const std::runtime_error& e) {
-      throw std::runtime_error("log: " + path + ": the record at LSN " + std::to_string(h.lsn) + " (file offset " +
-                               std::to_string(at) + ") verifies but holds no valid redo: " + e.what());
     }
     records_.push_back(r);
     at += h.length;
