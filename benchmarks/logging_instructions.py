@@ -1,13 +1,14 @@
 """What group commit adds to a TPC-C transaction in instructions, counted rather than timed
 (issue 46 item 4): NewOrder + Payment (50/50, one warehouse, nothing remote) on one worker,
 unlogged against group commit with the log on tmpfs as it runs by default (the worker writes
-the groups), each run once under valgrind's callgrind with collection on only inside the
+the groups; the rows' after-images) and with command logging (``log.content`` command: the
+transactions' words), each run once under valgrind's callgrind with collection on only inside the
 worker's loop (``WorkerLoop::run``: not the load, not the flusher thread, not the kernel).
 
 Printed: instructions per committed transaction in each mode, what logging adds, and where that
 goes: the difference per part of the source, by the file each instruction's line is in (so code
-inlined into the transaction is charged to the header it came from: the redo capture to
-redo_entry.hpp, the checksum to crc32c.cpp, the append to log_writer.cpp and log_record.cpp,
+inlined into the transaction is charged to the header it came from: the capture to
+redo_entry.hpp or command_entry.hpp, the checksum to crc32c.cpp, the append to log_writer.cpp and log_record.cpp,
 the wait for durability to commit_pipeline.hpp and worker_loop.hpp). On a shared machine whose
 timings move ±10% between runs of one configuration, a count is what shows a change of a few
 percent to the log's path: the same build gives the same counts to within the differences the
@@ -33,7 +34,7 @@ from _runner import Runner
 
 #: Parts of the source, by the file a line is in (the first pattern that matches).
 PARTS = (
-    ("redo capture", ("log/redo_entry.hpp", "common/pod_vector.hpp", "txn/txn_context.hpp")),
+    ("capture", ("log/redo_entry.hpp", "log/command_entry.hpp", "common/pod_vector.hpp", "txn/txn_context.hpp")),
     ("checksum", ("log/crc32c.",)),
     ("append and encode", ("log/log_writer.", "log/log_record.", "memmove", "memcpy", "pthread_mutex")),
     ("acknowledgement", ("exec/commit_pipeline.hpp", "exec/worker_loop.hpp", "exec/worker_window.hpp", "stl_deque")),
@@ -43,7 +44,9 @@ PARTS = (
 _RUN = """
 import json, sys, islands
 mode, directory, duration = sys.argv[1], sys.argv[2], float(sys.argv[3])
-log = islands.LogConfig(mode=mode, directory=directory, checkpoint=False) if mode != "off" else islands.LogConfig()
+content = "command" if mode == "command" else "redo"
+log = (islands.LogConfig(mode="group_commit", directory=directory, checkpoint=False, content=content)
+       if mode != "off" else islands.LogConfig())
 config = islands.RunConfig(
     workload="tpcc",
     tpcc=islands.TpccConfig(warehouses_per_site=1, mix="new_order:50,payment:50", payment_remote=0,
@@ -127,25 +130,31 @@ def main(args: argparse.Namespace) -> None:
     if not os.path.isdir(args.log_root):
         raise SystemExit(f"logging_instructions.py: {args.log_root} is not a directory")
     with tempfile.TemporaryDirectory(prefix="islands-callgrind-") as tmp:
-        runs = {mode: _callgrind(mode, args, tmp) for mode in ("off", "group_commit")}
+        runs = {mode: _callgrind(mode, args, tmp) for mode in ("off", "group_commit", "command")}
     per = {mode: _parts(by_file, commits) for mode, (commits, by_file) in runs.items()}
-    unlogged, logged = per["off"], per["group_commit"]
+    unlogged, redo, command = per["off"], per["group_commit"], per["command"]
+    counts = ", ".join(f"{runs[m][0]:,}" for m in runs)
     print(
         f"TPC-C NewOrder+Payment, 1 warehouse, 1 worker, {args.duration:g} s under callgrind each "
-        f"({runs['off'][0]:,} and {runs['group_commit'][0]:,} commits), instructions per commit in the worker's loop:"
+        f"({counts} commits), instructions per commit in the worker's loop:"
     )
-    print(f"  {'part':20s} {'unlogged':>9s} {'logged':>9s} {'added':>9s}")
-    added = 0.0
+    print(f"  {'part':20s} {'unlogged':>9s} {'redo log':>9s} {'added':>9s} {'commands':>9s} {'added':>9s}")
+    added = {"redo": 0.0, "command": 0.0}
     for name in [n for n, _ in PARTS] + ["other", "total"]:
-        print(f"  {name:20s} {unlogged[name]:9.0f} {logged[name]:9.0f} {logged[name] - unlogged[name]:+9.0f}")
-        for mode, values in (("unlogged", unlogged), ("logged", logged)):
+        print(
+            f"  {name:20s} {unlogged[name]:9.0f} {redo[name]:9.0f} {redo[name] - unlogged[name]:+9.0f} "
+            f"{command[name]:9.0f} {command[name] - unlogged[name]:+9.0f}"
+        )
+        for mode, values in (("unlogged", unlogged), ("logged", redo), ("command", command)):
             RUNNER.record("instructions_per_commit", [values[name]], unit="instructions", part=name, mode=mode)
         if name not in ("other", "total"):
-            added += logged[name] - unlogged[name]
+            added["redo"] += redo[name] - unlogged[name]
+            added["command"] += command[name] - unlogged[name]
     print(
-        f"  the log's parts add {added:.0f} instructions, {added / unlogged['total']:.1%} of an unlogged "
-        "transaction's (the kernel's write not counted); 'other' moves with the runs' lengths (their "
-        "tables and indexes grow by different amounts) and is left out of that"
+        f"  the log's parts add {added['redo']:.0f} instructions logging after-images, {added['command']:.0f} "
+        f"logging commands: {added['redo'] / unlogged['total']:.1%} and {added['command'] / unlogged['total']:.1%} "
+        "of an unlogged transaction's (the kernel's write not counted); 'other' moves with the runs' lengths "
+        "(their tables and indexes grow by different amounts) and is left out of that"
     )
 
 
