@@ -399,12 +399,26 @@ def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, short_
     "workload, sizes",
     [
         ("tpcc", ("--items", "1000", "--customers-per-district", "30", "--warehouses-per-site", "2")),
+        (
+            "tpcc",
+            (
+                "--items",
+                "1000",
+                "--customers-per-district",
+                "30",
+                "--warehouses-per-site",
+                "2",
+                "--log-content",
+                "command",
+            ),
+        ),
         ("tatp", ("--subscribers-per-site", "200")),
     ],
 )
 def test_islands_run_logs_tpcc_and_tatp(cli_here, tmp_path, workload, sizes):
     """``islands run --log`` logs a single run (one instance, in the command's own process, as
-    an unlogged run is) into --log-dir, which a clean run leaves checkpointed."""
+    an unlogged run is) into --log-dir, which a clean run leaves checkpointed; with
+    ``--log-content command``, TPC-C's NewOrders and Payments as their words."""
     log_dir = tmp_path / "log"
     out = cli_here(
         "run",
@@ -429,3 +443,13 @@ def test_islands_run_logs_tpcc_and_tatp(cli_here, tmp_path, workload, sizes):
     assert result["instances"][0]["log"]["records"] > 0
     assert (log_dir / "instance-0.log").exists() and (log_dir / "instance-0.snapshot").exists()
     assert result["deployment"]["label"] == "1 instance" and result["transport"] == "none"  # in process
+    assert result["config"]["log"]["content"] == ("command" if "--log-content" in sizes else "redo")
+
+
+def test_islands_run_refuses_a_command_log_it_cannot_keep(cli_here):
+    """--log-content names itself when refused: without --log, and for a workload that cannot
+    replay its transactions."""
+    alone = cli_here("run", "--workload", "tpcc", "--log-content", "command")
+    assert alone.returncode != 0 and "--log-content: only with --log" in alone.stderr
+    micro = cli_here("run", "--workload", "micro", "--log", "group_commit", "--log-content", "command")
+    assert micro.returncode != 0 and "--log-content: command: micro cannot execute its transactions" in micro.stderr

@@ -76,6 +76,18 @@ def test_shipped_experiment_files_load() -> None:
     assert fig11.log == {"mode": "group_commit"}
 
 
+def test_an_experiment_file_can_log_commands(tmp_path: Path) -> None:
+    """``[log] content = "command"`` parses (the workload and engine each point runs decide
+    whether it can, where each point's settings are checked) and reaches the runs' settings."""
+    path = tmp_path / "exp.toml"
+    path.write_text(
+        "name = 'x'\nfigure = 'none'\nworkload = 'tpcc'\n[log]\nmode = 'group_commit'\ncontent = 'command'\n"
+    )
+    spec = load_spec(path)
+    assert spec.log == {"mode": "group_commit", "content": "command"}
+    assert spec.base_config().log.content == "command"
+
+
 def test_logged_experiments_log_updates_and_leave_reads_unlogged() -> None:
     fig11 = load_spec(EXPERIMENTS / "000-fig11-multisite.toml")
     read = fig11.run_config({"update": False, "multisite": 0.2}, cpus=(0,), sizes=(1,))
@@ -630,6 +642,10 @@ BAD = [
     ("name = 'x'\nfigure = 'none'\n[run]\ncpus = '0-3,x'\n", r"exp.toml:4: run.cpus: bad cpu list item 'x'"),
     ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'off'\n", r"exp.toml:4: log.mode: give mode = \"async\""),
     ("name = 'x'\nfigure = 'none'\n[log]\nmode = 'sometimes'\n", r"exp.toml:4: log.mode: unknown value 'sometimes'"),
+    (
+        "name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\ncontent = 'words'\n",
+        r"exp.toml:5: log.content: unknown value 'words'",
+    ),
     (
         "name = 'x'\nfigure = 'none'\n[log]\nmode = 'async'\nrecord_acks = true\n",
         r"exp.toml:5: log.record_acks: unknown key",

@@ -33,6 +33,8 @@ def check_run_options(args: argparse.Namespace) -> None:
         raise ValueError(
             f"{flag}: only with --clients {mode} (here --clients {clients}, where {flag} {value} would do nothing)"
         )
+    if getattr(args, "log_content", None) is not None and getattr(args, "log", "off") == "off":
+        raise ValueError("--log-content: only with --log (the log is off, so nothing would be logged)")
     if getattr(args, "log_dir", None) is not None and getattr(args, "log", "off") == "off":
         raise ValueError("--log-dir: only with --log (the log is off, so nothing would be written there)")
     if getattr(args, "log_dir", None) is not None:

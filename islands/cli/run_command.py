@@ -224,6 +224,13 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
         help=f"write-ahead log: {mode['help']} (default off; a logged single instance runs in this process, "
         "as an unlogged one does)",
     )
+    content = schema["log"]["content"]
+    p.add_argument(
+        "--log-content",
+        default=None,
+        choices=content["choices"],
+        help=f"with --log: {content['help']} (default {content['default']})",
+    )
     p.add_argument(
         "--log-dir",
         default=None,
@@ -239,6 +246,7 @@ def add_run_arguments(p: argparse.ArgumentParser, duration: float = 3.0, warmup:
             "driver.duration_s": "--duration",
             "driver.seed": "--seed",
             "log.mode": "--log",
+            "log.content": "--log-content",
             "log.directory": "--log-dir",
         }
     )
@@ -280,7 +288,7 @@ def config_from_args(args: argparse.Namespace) -> RunConfig:
             seed=args.seed,
             **{name: getattr(args, f"driver_{name}", getattr(DriverConfig, name)) for name in CLIENT_FIELDS},
         ),
-        log=LogConfig() if log == "off" else LogConfig(mode=log),
+        log=LogConfig() if log == "off" else LogConfig(mode=log, content=getattr(args, "log_content", None) or "redo"),
     )
 
 

@@ -300,8 +300,11 @@ def parse_log(table: Mapping[str, Any], where: SpecLocation) -> dict[str, Any]:
         under = "is a symbolic link" if itself else f"lies under a symbolic link, {link}"
         real = os.path.realpath(directory)
         raise where.error("log.directory", f"{directory!r} {under} (refused: name the directory itself, {real})")
+    # Checked alone, without the workload and engine each point runs: a command log is checked
+    # against those where each point's settings are (here, only that the value is a choice).
+    alone = {**out, "content": "redo"} if out.get("content") == "command" else out
     try:
-        RunConfig(log=LogConfig(**{"directory": default_log_root(), **out})).to_core()
+        RunConfig(log=LogConfig(**{"directory": default_log_root(), **alone})).to_core()
     except ValueError as e:
         key, why = spec_key(e, DEFAULT_WORKLOAD, [])
         raise where.error(key if key.startswith("log.") else "log", why if key.startswith("log.") else str(e)) from None
