@@ -4,7 +4,7 @@ unlogged against group commit with the log on tmpfs, as it runs by default (the 
 the groups themselves, ``log.worker_writes``: the first worker to find the open group older than
 the group delay writes it, no thread is woken) and with the flusher thread writing every group
 (``worker_writes`` off: a gathering flusher waking on its 200 µs timer), and with command
-logging (``log.content`` command: each transaction's words, about a fifth of the bytes, instead
+logging (``log.content`` command: each transaction's words, about a tenth of the bytes, instead
 of its rows' after-images); with ``--disk-log-root DIR``, group commit with the log on DIR too
 (a real ``fdatasync``; the flusher writes there whatever ``worker_writes`` says); with
 ``--woken-per-commit``, the flusher woken by each group's first commit (``log.group_delay_us``

@@ -193,10 +193,10 @@ class LogConfig(_Section):
     #: it, so no flusher thread is woken on a busy core (the flusher only backs them up); elsewhere, or false: the
     #: flusher thread writes every group (a worker must not wait out a disk's sync)
     worker_writes: bool = True
-    #: what a local commit's record holds: redo (its rows' after-images) or command (its input words, a fifth of the
-    #: bytes, executed again at recovery in log order: command logging; a workload that replays, tpcc, under engine.cc
-    #: none, 2pl or table_2pl, serializable, not plp; transactions that cannot be replayed, and 2PC's records, stay
-    #: redo)
+    #: what a local commit's record holds: redo (its rows' after-images) or command (its input words, a tenth of
+    #: TPC-C's bytes, executed again at recovery in log order: command logging; a workload that replays, tpcc, under
+    #: engine.cc none, 2pl or table_2pl, serializable, not plp; transactions that cannot be replayed, and 2PC's
+    #: records, stay redo)
     content: str = "redo"
     checkpoint: bool = True  #: after a clean run: snapshot every row and start the log afresh (bounds recovery)
     #: each worker appends the ids of the transactions it acknowledged to acks-<site>.bin (fault tests)

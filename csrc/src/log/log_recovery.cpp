@@ -247,7 +247,8 @@ RecoveryStats recover_from_log(const std::string& directory, std::uint32_t insta
     const std::string where = "log: " + path + ": the command at LSN " + std::to_string(r.header.lsn);
     if (!target.replay) throw std::runtime_error(where + " cannot be replayed: this workload logs no commands");
     if (!target.replay(r.command.data(), r.command.size(), static_cast<std::int32_t>(r.header.aux))) {
-      throw std::runtime_error(where + " did not commit when executed again: the log does not fit this data");
+      throw std::runtime_error(where + " did not commit when executed again (or its words are no command of this "
+                                       "workload): the log does not fit this data");
     }
     ++stats.commands_replayed;
     ++stats.txns_redone;

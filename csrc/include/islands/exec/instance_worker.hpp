@@ -196,12 +196,13 @@ class InstanceWorker final : public WorkerLoop<InstanceWorker<Workload, CC>, Wor
   [[gnu::flatten]] TxnResult attempt_local() {
     const auto& words = *local_words_;
     if (TxnHistory* history = ctx_->history()) history->begin(next_txn_id());
-    // log.content = command: a transaction the workload can replay logs its words, not its rows.
-    bool command = false;
+    // log.content = command: a transaction the workload can replay logs its words (as many as
+    // its command keeps), not its rows.
+    std::size_t command = 0;
     if constexpr (ReplaysCommands<Workload>::value) {
       if (log_commands_) {
-        command = inst_.workload_.replayable(words.data(), words.size());
-        ctx_->capture_redo(!command);
+        command = inst_.workload_.command_words(words.data(), words.size());
+        ctx_->capture_redo(command == 0);
       }
     }
     TxnResult result = inst_.workload_.execute_part(words.data(), words.size(), rows_, *ctx_, inst_.cc_, stats_.checksum);
@@ -212,11 +213,11 @@ class InstanceWorker final : public WorkerLoop<InstanceWorker<Workload, CC>, Wor
         result.committed = false;
       }
     }
-    if (result.committed && log_ != nullptr && command) {
+    if (result.committed && log_ != nullptr && command != 0) {
       ComponentScope logging(ctx_->clock(), Component::logging);
       committed_.txn = next_txn_id();
       command_bytes_.clear();
-      append_command(command_bytes_, words.data(), words.size());
+      append_command(command_bytes_, words.data(), command);
       committed_.lsn = log_->append(LogRecordType::command, committed_.txn,
                                     static_cast<std::uint32_t>(ctx_->wall_seconds_read()), ctx_->columns(),
                                     command_bytes_.data(), command_bytes_.size());
@@ -226,7 +227,7 @@ class InstanceWorker final : public WorkerLoop<InstanceWorker<Workload, CC>, Wor
       committed_.lsn = log_->append(LogRecordType::commit, committed_.txn, 0, ctx_->columns(), ctx_->redo().data(),
                                     ctx_->redo().size());
     }
-    if (command) ctx_->capture_redo(true);  // a distributed transaction on this context logs its rows
+    if (command != 0) ctx_->capture_redo(true);  // a distributed transaction on this context logs its rows
     return result;
   }
 

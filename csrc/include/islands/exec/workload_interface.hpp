@@ -193,14 +193,18 @@ TxnResult execute_whole(W& workload, typename W::Txn& txn, TxnContext& ctx, cons
 }
 
 //! Whether workload W can execute a local transaction again from its words at recovery
-//! (log.content = command): it has `bool replayable(const std::uint64_t* words, std::size_t n)
-//! const`, true for the transactions whose words and wall_seconds decide all they write and
-//! whose reads strict 2PL orders in the log (no predicate over rows others insert).
+//! (log.content = command): it has `std::size_t command_words(const std::uint64_t* words,
+//! std::size_t n) const`, how many leading words a command keeps (0: log the rows), nonzero for
+//! the transactions whose words and wall_seconds decide all they write and whose reads strict
+//! 2PL orders in the log (no predicate over rows others insert); and `bool
+//! expand_command(std::vector<std::uint64_t>& words) const`, which makes those words whole.
 template <class W, class = void>
 struct ReplaysCommands : std::false_type {};
 template <class W>
-struct ReplaysCommands<W, std::void_t<decltype(std::declval<const W&>().replayable(
-                              std::declval<const std::uint64_t*>(), std::size_t{}))>> : std::true_type {};
+struct ReplaysCommands<
+    W, std::void_t<decltype(std::declval<const W&>().command_words(std::declval<const std::uint64_t*>(), std::size_t{})),
+                   decltype(std::declval<const W&>().expand_command(std::declval<std::vector<std::uint64_t>&>()))>>
+    : std::true_type {};
 
 //! Whether workload W can tell a transaction all of whose operations are at its own instance
 //! (it has `bool local_txn(const Txn&) const`; see Optional above).

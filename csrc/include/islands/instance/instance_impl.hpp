@@ -206,6 +206,7 @@ class InstanceImpl final : public InstanceCore {
         auto replay = std::make_shared<Replay>(workload_.max_columns());
         target.replay = [this, replay](const std::uint64_t* words, std::size_t n, std::int32_t wall_seconds) {
           replay->txn.words.assign(words, words + n);
+          if (!workload_.expand_command(replay->txn.words)) return false;
           replay->ctx.begin(++replay->count);
           replay->ctx.set_wall_seconds(wall_seconds);
           return execute_whole(workload_, replay->txn, replay->ctx, NoLocking{}, replay->checksum).committed;

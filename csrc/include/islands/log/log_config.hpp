@@ -60,7 +60,7 @@ struct EnumNames<LogContent> {
     "or false: the flusher thread writes every group (a worker must not wait out a disk's sync)")            \
   F(LogContent, content, LogContent::redo, kUnbounded, kUnbounded,                                           \
     "what a local commit's record holds: redo (its rows' after-images) or command (its input words, "        \
-    "a fifth of the bytes, executed again at recovery in log order: command logging; a workload that "     \
+    "a tenth of TPC-C's bytes, executed again at recovery in log order: command logging; a workload that "     \
     "replays, tpcc, under engine.cc none, 2pl or table_2pl, serializable, not plp; transactions that "       \
     "cannot be replayed, and 2PC's records, stay redo)")                                                     \
   F(bool, checkpoint, true, kUnbounded, kUnbounded,                                                         \

@@ -47,8 +47,9 @@ struct RedoTarget {
   //! this instance holds no such row.
   std::function<bool(std::uint64_t key)> erase;
   //! Executes one command record's transaction again (its `n` words, at wall_seconds
-  //! `wall_seconds`; log.content = command); false when it does not commit, which means the log
-  //! does not fit the data. Empty for a workload that logs no commands.
+  //! `wall_seconds`; log.content = command); false when it does not commit, or its words are
+  //! no command of the workload: the log does not fit the data. Empty for a workload that logs
+  //! no commands.
   std::function<bool(const std::uint64_t* words, std::size_t n, std::int32_t wall_seconds)> replay;
 };
 

@@ -205,15 +205,7 @@ class TpccWorkload {
         txn.words.insert(txn.words.end(), {item, supply, 1 + rng.below(10)});
       }
       txn.words[5] = all_local;
-      for (std::uint64_t k = 0; k < n; ++k) {
-        const std::uint64_t* line = &txn.words[6 + 3 * k];
-        if (line[0] > config_.items) continue;  // the unused item: no stock to update
-        txn.words.insert(txn.words.end(), {kStock, line[1], line[0], line[2], line[1] != w ? 1u : 0u, d});
-      }
-      if (spec_) {  // the lines' OL_DIST_INFO and brand, from their stock (last: after the inserts)
-        txn.words.insert(txn.words.end(), {kNewOrderLines, w, d, n});
-        for (std::uint64_t k = 0; k < n; ++k) txn.words.insert(txn.words.end(), {txn.words[6 + 3 * k], txn.words[7 + 3 * k]});
-      }
+      append_new_order_steps(txn.words);
     } else if (type == kOrderStatusTxn) {
       const bool by_name = rng.below(100) < 60;
       txn.words = {kOrderStatus, w, d, by_name ? 1u : 0u,
@@ -236,20 +228,47 @@ class TpccWorkload {
   }
 
 
+  //! NewOrder's steps after its home words [kNewOrderHome, w, d, c, n, all_local, n x (item,
+  //! supply_w, qty)]: each line's stock update (not the unused item's), then (spec layout) the
+  //! lines' OL_DIST_INFO and brand from their stock, last, after the inserts.
+  void append_new_order_steps(std::vector<std::uint64_t>& words) const {
+    const std::uint64_t w = words[1], d = words[2], n = words[4];
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const std::uint64_t* line = &words[6 + 3 * k];
+      if (line[0] > config_.items) continue;  // the unused item: no stock to update
+      words.insert(words.end(), {kStock, line[1], line[0], line[2], line[1] != w ? 1u : 0u, d});
+    }
+    if (spec_) {
+      words.insert(words.end(), {kNewOrderLines, w, d, n});
+      for (std::uint64_t k = 0; k < n; ++k) words.insert(words.end(), {words[6 + 3 * k], words[7 + 3 * k]});
+    }
+  }
+
   //! Splits a transaction into one part per instance; a part goes to the site of its first
   //! operation's warehouse.
   void split(const Txn& txn, const std::vector<std::uint32_t>& instance_of_site,
              std::vector<TxnPart>& parts) const {
     split_operations(txn.words, instance_of_site, parts, op_at(txn));
   }
-  //! Whether every operation of `txn` is at this instance's sites (the worker runs it uncut).
   //! Command logging (log.content = command; exec/workload_interface.hpp, ReplaysCommands):
-  //! NewOrder and Payment execute again from their words, their dates from the context's
-  //! wall_seconds. Delivery logs its rows: it takes each district's oldest new order, a read of
-  //! rows NewOrder inserts, which row locks do not order in the log.
-  bool replayable(const std::uint64_t* words, std::size_t n) const {
-    return n > 0 && (words[0] == kNewOrderHome || words[0] == kPaymentHome);
+  //! how many leading words of a local transaction's `n` its command keeps, 0 when it cannot be
+  //! replayed. NewOrder keeps its home words (expand_command rebuilds its stock and lines
+  //! steps), Payment all of them; both take their dates from the context's wall_seconds.
+  //! Delivery logs its rows: it takes each district's oldest new order, a read of rows NewOrder
+  //! inserts, which row locks do not order in the log.
+  std::size_t command_words(const std::uint64_t* words, std::size_t n) const {
+    if (n >= 6 && words[0] == kNewOrderHome) return 6 + 3 * words[4];
+    return n > 0 && words[0] == kPaymentHome ? n : 0;
   }
+  //! A command's words made whole again, as generate() made them; false when they are not a
+  //! command_words() prefix.
+  bool expand_command(std::vector<std::uint64_t>& words) const {
+    if (words.empty() || words[0] != kNewOrderHome) return !words.empty() && words[0] == kPaymentHome;
+    if (words.size() < 6 || words[4] > 15 || words.size() != 6 + 3 * words[4]) return false;
+    append_new_order_steps(words);
+    return true;
+  }
+  //! Whether every operation of `txn` is at this instance's sites (the worker runs it uncut).
   bool local_txn(const Txn& txn) const { return operations_within(txn.words, first_site_, sites_, op_at(txn)); }
   //! {words, global site} of the operation at word `at` of txn (split_operations' op_at).
   auto op_at(const Txn& txn) const {
