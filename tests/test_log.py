@@ -395,23 +395,15 @@ def test_full_disk_stops_commits_and_loses_nothing_acknowledged(tmp_path, short_
     assert again.commits > 0
 
 
+#: A small TPC-C on the command line: two warehouses, so that remote Payments stay in the site.
+SMALL_TPCC = ("--items", "1000", "--customers-per-district", "30", "--warehouses-per-site", "2")
+
+
 @pytest.mark.parametrize(
     "workload, sizes",
     [
-        ("tpcc", ("--items", "1000", "--customers-per-district", "30", "--warehouses-per-site", "2")),
-        (
-            "tpcc",
-            (
-                "--items",
-                "1000",
-                "--customers-per-district",
-                "30",
-                "--warehouses-per-site",
-                "2",
-                "--log-content",
-                "command",
-            ),
-        ),
+        ("tpcc", SMALL_TPCC),
+        ("tpcc", (*SMALL_TPCC, "--log-content", "command")),
         ("tatp", ("--subscribers-per-site", "200")),
     ],
 )
