@@ -15,10 +15,12 @@ table of every goal with its verdict:
 A goal is "met" when its ratio's 95% interval lies at or above it, "not met" when below, else
 "not distinguishable from the goal" (islands.analysis.verdicts.goal_words): a ratio exactly at
 its goal is called met wrongly at most 2.5% of the time. Each part's options are its benchmark's
-defaults, or ``--rounds``/``--duration`` given here; run a part alone to change the rest.
-Prints; asserts nothing. About 20 minutes on 2 cores.
+defaults, or ``--rounds``/``--duration`` given here, or a part's own rounds from ``--part-rounds``
+(``2=30,4=8``: the logging part 30 rounds, the peers 8, the others as ``--rounds`` or their
+defaults); run a part alone to change the rest. Prints; asserts nothing. About 20 minutes on 2
+cores with the defaults.
 
-    python benchmarks/speed_goals.py [--parts 1,2,3,4] [--rounds N] [--duration S]
+    python benchmarks/speed_goals.py [--parts 1,2,3,4] [--rounds N] [--part-rounds P=N,...] [--duration S]
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ PARTS = {
 RUNNER = Runner(__file__, __doc__)
 RUNNER.parser.add_argument("--parts", default="1,2,3,4", help="which parts, comma-separated (1, 2, 3, 4)")
 RUNNER.parser.add_argument("--rounds", type=int, default=None, help="every part's rounds (default: each part's own)")
+RUNNER.parser.add_argument(
+    "--part-rounds", default="", metavar="P=N,...", help="rounds of single parts, e.g. 2=30,4=8 (over --rounds)"
+)
 RUNNER.parser.add_argument("--duration", type=float, default=None, help="every part's measured seconds per run")
 
 
@@ -53,10 +58,8 @@ def main(args: argparse.Namespace) -> None:
     for part in parts:
         if part not in PARTS:
             raise SystemExit(f"speed_goals: --parts: no part {part!r} (1, 2, 3 or 4)")
-    common = [
-        *(["--rounds", str(args.rounds)] if args.rounds else []),
-        *(["--duration", str(args.duration)] if args.duration else []),
-    ]
+    rounds = part_rounds(args.part_rounds, args.rounds)
+    duration = ["--duration", str(args.duration)] if args.duration else []
     goals: list[tuple[str, dict]] = []
     with tempfile.TemporaryDirectory(prefix="islands-goals-") as tmp:
         for part in parts:
@@ -65,7 +68,15 @@ def main(args: argparse.Namespace) -> None:
             record = Path(tmp) / f"part-{part}.json"
             # Each part in its own process, as run alone: no state of one part's runs reaches the next.
             subprocess.run(
-                [sys.executable, str(Path(__file__).with_name(script)), *common, "--json", str(record)], check=True
+                [
+                    sys.executable,
+                    str(Path(__file__).with_name(script)),
+                    *(["--rounds", str(rounds[part])] if part in rounds else []),
+                    *duration,
+                    "--json",
+                    str(record),
+                ],
+                check=True,
             )
             goals += [(script, g) for g in json.loads(record.read_text()).get("goals", [])]
     if not goals:
@@ -81,6 +92,18 @@ def main(args: argparse.Namespace) -> None:
             r["n_old"],
         )
         print(f"  {g['name']:{width}s}  goal >= {g['target']:<4g} {g['verdict']:34s} {words_of(measured)}  [{script}]")
+
+
+def part_rounds(text: str, every: int | None) -> dict[str, int]:
+    """Each part's rounds: ``every`` (``--rounds``) for all, then ``text``'s ``P=N`` pairs over it;
+    a part in neither runs its benchmark's default. Exits with one line naming a bad pair."""
+    rounds = dict.fromkeys(PARTS, every) if every else {}
+    for pair in filter(None, text.split(",")):
+        part, _, n = pair.partition("=")
+        if part not in PARTS or not n.isdigit() or int(n) < 1:
+            raise SystemExit(f"speed_goals: --part-rounds {pair!r}: expected P=N with P one of 1-4 and N >= 1")
+        rounds[part] = int(n)
+    return rounds
 
 
 if __name__ == "__main__":

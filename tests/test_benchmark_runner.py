@@ -166,3 +166,13 @@ def test_run_py_lists_every_benchmark_and_names_an_unknown_one(capsys):
     assert all(name in out for name in benchmarks()) and "not listed" not in out
     assert run["main"](["zipf_sampeler"]) == 2
     assert "did you mean zipf_sampler" in capsys.readouterr().err
+
+
+def test_speed_goals_gives_single_parts_their_own_rounds_and_refuses_a_bad_pair():
+    part_rounds = runpy.run_path(str(BENCHMARKS / "speed_goals.py"), run_name="benchmark_speed_goals")["part_rounds"]
+    assert part_rounds("", None) == {}  # every part its benchmark's default
+    assert part_rounds("2=30,4=8", None) == {"2": 30, "4": 8}
+    assert part_rounds("2=30", 5) == {"1": 5, "2": 30, "3": 5, "4": 5}
+    for bad in ("5=3", "2=0", "2=x", "2"):
+        with pytest.raises(SystemExit, match=f"--part-rounds '{bad}'"):
+            part_rounds(bad, None)
