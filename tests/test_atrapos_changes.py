@@ -171,6 +171,9 @@ def test_the_adaptive_controller_finds_skew_on_its_own_and_rebalances():
     # The plan it finds is not asserted: which units move depends on the monitor's costs, which
     # are whole-transaction cycles (waits included), and on a calm machine it may keep the hot
     # units (site 0's 0-3) on worker 0 and move the cold ones away. What it saw is asserted:
-    # the hot units carried more actions than any cold unit.
+    # the hot units carried more actions than any cold unit of their partition (before the skew
+    # each worker draws its own site uniformly, at a speed a shared machine varies: another
+    # partition's cold units may outnumber these hot ones when its worker ran much faster until
+    # the skew came; one CI run saw that).
     actions = result.instances[0]["monitor"]["actions"]
-    assert min(actions[:4]) > max(actions[4:]), actions
+    assert min(actions[:4]) > max(actions[4:10]), actions

@@ -61,11 +61,20 @@ def test_results_carry_the_scheme_and_the_level():
 
 @two_cpus
 def test_contended_updates_abort_by_si_reasons_and_stay_consistent():
-    result = islands.run(micro(SNAPSHOT, tuple(CPUS[:2]), rows=20, multisite=0.5))
-    assert result.check_failures == []
-    assert result.commits > 0
-    si = result.aborts["si_write_conflict"] + result.aborts["si_locked"]
-    assert si > 0 and si == sum(result.aborts.values()), result.aborts
+    # Two workers conflict only while their transactions overlap: on a machine whose other
+    # processes keep one CPU busy they may take turns for a whole 0.2 s run (one CI run saw no
+    # abort). Up to three runs, each consistent and aborting by SI's reasons alone; one must abort.
+    seen = []
+    for _ in range(3):
+        result = islands.run(micro(SNAPSHOT, tuple(CPUS[:2]), rows=20, multisite=0.5))
+        assert result.check_failures == []
+        assert result.commits > 0
+        si = result.aborts["si_write_conflict"] + result.aborts["si_locked"]
+        assert si == sum(result.aborts.values()), result.aborts
+        seen.append(si)
+        if si > 0:
+            break
+    assert seen[-1] > 0, f"no run of two contending workers aborted: {seen}"
 
 
 @two_cpus
