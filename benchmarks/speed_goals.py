@@ -65,6 +65,8 @@ def main(args: argparse.Namespace) -> None:
     for part in parts:
         if part not in PARTS:
             raise SystemExit(f"speed_goals: --parts: no part {part!r} (1, 2, 3 or 4)")
+    if args.large_goal_rounds < 0:
+        raise SystemExit(f"speed_goals: --large-goal-rounds {args.large_goal_rounds}: must be 0 (off) or more")
     rounds = part_rounds(args.part_rounds, args.rounds)
     duration = ["--duration", str(args.duration)] if args.duration else []
     goals: list[tuple[str, dict]] = []
