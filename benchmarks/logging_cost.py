@@ -28,7 +28,7 @@ kernel appending to a new file in the tmpfs log root in group-sized writes (its 
 they are written) and overwriting it (pages there): with the log's bytes per transaction, what
 the log's file system alone costs a transaction on this machine, and the ceiling that puts on
 logged / unlogged per CPU-second even with the engine's side of the log free (unlogged CPU per
-transaction over itself plus that share).
+transaction over itself plus that share), one value a round, printed with its interval.
 
     python benchmarks/logging_cost.py [--rounds N] [--duration S] [--log-root DIR]
                                       [--disk-log-root DIR] [--woken-per-commit] [--breakdown N]
@@ -209,8 +209,9 @@ def main(args: argparse.Namespace) -> None:
                 print(f"  {'':31s} breakdown µs/txn: {parts}")
         base = statistics.median(v["cpu_us"] for v in runs[(w, UNLOGGED[0])])
         for variant in (WORKERS_WRITE, COMMANDS):
-            per_txn = statistics.median(v["log_bytes"] for v in runs[(w, variant[0])])
-            extra = statistics.median(v["cpu_us"] for v in runs[(w, variant[0])]) - base
+            logged_runs = runs[(w, variant[0])]
+            per_txn = statistics.median(v["log_bytes"] for v in logged_runs)
+            extra = statistics.median(v["cpu_us"] for v in logged_runs) - base
             share = per_txn / new.mean / 1e3
             print(
                 f"  {variant[0]}: {per_txn:.0f} B of log per transaction; its file system's share, at the speeds "
@@ -219,11 +220,18 @@ def main(args: argparse.Namespace) -> None:
             )
             # What those bytes alone allow: with the engine's side of the log free, a transaction
             # still costs the kernel's share more CPU (on the worker that writes, or on a core
-            # that would otherwise run a worker).
+            # that would otherwise run a worker). One value a round, from that round's unlogged
+            # CPU per transaction, logged bytes and append speed.
+            caps = [
+                u["cpu_us"] / (u["cpu_us"] + v["log_bytes"] / a[0] * 1e6)
+                for u, v, a in zip(runs[(w, UNLOGGED[0])], logged_runs, appends)
+            ]
+            RUNNER.record("file_system_cap", caps, unit="ratio", workers=w, variant=variant[0])
+            cap = summarize(caps)
             print(
                 f"  {'':4s}with the engine's side of the log free, those bytes alone would cap logged / unlogged per "
-                f"CPU-second near {base / (base + share):.2f} ({base:.2f} unlogged CPU-µs/txn; estimated from the "
-                "medians and the speed above, without an interval)"
+                f"CPU-second at {cap.mean:.3f} ({cap.ci_low:.3f}-{cap.ci_high:.3f}; each round's unlogged CPU-µs/txn "
+                "over itself plus its logged bytes at its append speed)"
             )
         unlogged = dict(enumerate(v["tps"] for v in runs[(w, UNLOGGED[0])]))
         unlogged_cpu = dict(enumerate(v["cpu_us"] for v in runs[(w, UNLOGGED[0])]))
