@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from islands.measure.run_noise import steady_start, timeline_noise
-from islands.measure.system_state import describe_state, steal_share, suggestions
+from islands.measure.system_state import describe_state, free_page_reporting, steal_share, suggestions
 
 
 def test_a_steady_timeline_is_steady_from_the_start() -> None:
@@ -268,3 +268,42 @@ def test_runs_that_change_their_throughput_on_purpose_keep_the_fixed_warm_up(tmp
     (tmp_path / "bad.toml").write_text(text.replace("[run]", "[run]\nsteady_warmup = true", 1))
     with pytest.raises(ValueError, match="run.steady_warmup: a \\[\\[schedule\\]\\] or grid.adaptive"):
         load_spec(tmp_path / "bad.toml")
+
+
+def _virtio(root: Path, name: str, device: str, features: str, bound: bool = True) -> None:
+    d = root / "bus" / "virtio" / "devices" / name
+    d.mkdir(parents=True)
+    (d / "device").write_text(device + "\n")
+    (d / "features").write_text(features.ljust(64, "0") + "\n")
+    if bound:
+        (d / "driver").mkdir()
+
+
+def test_free_page_reporting_is_read_from_the_balloons_feature_bit(tmp_path: Path) -> None:
+    _virtio(tmp_path, "virtio1", "0x0002", "011001")  # a block device: bit 5 means nothing there
+    assert free_page_reporting(tmp_path) == "off"
+    _virtio(tmp_path, "virtio0", "0x0005", "011001")  # a balloon, bit 5 (reporting) set
+    assert free_page_reporting(tmp_path) == "on"  # no page_reporting module parameter to read
+    params = tmp_path / "module" / "page_reporting" / "parameters"
+    params.mkdir(parents=True)
+    (params / "page_reporting_order").write_text("9\n")
+    assert free_page_reporting(tmp_path) == "on (free blocks of 2 MiB and up)"
+    (params / "page_reporting_order").write_text("11\n")
+    assert free_page_reporting(tmp_path) == "on (free blocks of 8 MiB and up)"
+
+
+def test_a_balloon_without_reporting_or_driver_reports_nothing(tmp_path: Path) -> None:
+    _virtio(tmp_path, "virtio0", "0x0005", "011000")  # the balloon, reporting bit clear
+    _virtio(tmp_path, "virtio3", "0x0005", "000001", bound=False)  # offered, but no driver took it
+    assert free_page_reporting(tmp_path) == "off"
+    assert free_page_reporting(tmp_path / "missing") is None
+    assert free_page_reporting(tmp_path / "bus") == "off"  # a sysfs without a virtio bus
+
+
+def test_free_page_reporting_is_shown_and_advised_on() -> None:
+    on = {**QUIET, "free_page_reporting": "on (free blocks of 2 MiB and up)"}
+    assert any("free page reporting on" in line for line in suggestions(on))
+    assert "free page reporting: on (free blocks of 2 MiB and up)" in describe_state(on)
+    off = {**QUIET, "free_page_reporting": "off"}
+    assert suggestions(off) == []
+    assert "free page reporting: off" in describe_state(off)

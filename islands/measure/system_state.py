@@ -52,6 +52,7 @@ __all__ = [
     "busy_warning",
     "cpu_jiffies",
     "describe_state",
+    "free_page_reporting",
     "machine_state",
     "measure_around",
     "steal_share",
@@ -96,6 +97,36 @@ def virtualization() -> str | None:
     if any(line.startswith("flags") and " hypervisor" in line for line in cpuinfo.splitlines()):
         return "hypervisor (type unknown)"
     return None
+
+
+#: The virtio device id of a memory balloon, and its feature bit "free page reporting"
+#: (VIRTIO_BALLOON_F_REPORTING in the virtio specification).
+_BALLOON_DEVICE = "0x0005"
+_REPORTING_FEATURE = 5
+
+
+def free_page_reporting(sysfs: str | Path = "/sys") -> str | None:
+    """Whether this guest hands its free memory back to the host (a virtio balloon with free page
+    reporting): ``"on (free blocks of N MiB and up)"``, ``"off"``, or None where sysfs cannot be
+    read. With it on, memory left free for a few seconds is reported and the host drops it; the
+    next first touch of that memory waits for the host's fault. A huge page comes from such a
+    free block, so its first touch pays that (benchmarks/first_touch.py measures by how much);
+    4 KiB pages mostly come from smaller free blocks, which are not reported."""
+    root = Path(sysfs)
+    if not root.is_dir():
+        return None
+    devices = root / "bus" / "virtio" / "devices"
+    reporting = False
+    for device in sorted(devices.iterdir()) if devices.is_dir() else []:
+        features = _read(device / "features") or ""
+        if _read(device / "device") == _BALLOON_DEVICE and features[_REPORTING_FEATURE : _REPORTING_FEATURE + 1] == "1":
+            reporting = (device / "driver").exists()
+    if not reporting:
+        return "off"
+    order = _read(root / "module" / "page_reporting" / "parameters" / "page_reporting_order")
+    if order is None or not order.isdigit():
+        return "on"
+    return f"on (free blocks of {(4096 << int(order)) / 2**20:g} MiB and up)"
 
 
 def _procs_running() -> float:
@@ -313,8 +344,8 @@ def machine_state(sample_s: float = 0.5, sysfs: str | Path = "/sys") -> dict[str
     """The machine's measurement state now, as ``islands system`` shows it: what
     :class:`SystemProbe` records around a run, sampled over ``sample_s`` seconds of doing
     nothing (load, steal, other processes' CPU), plus turbo, the frequency range, the
-    number of CPUs, the perf counters' permission and the cross-core round trip now
-    (:func:`cross_core_round_trip`)."""
+    number of CPUs, the perf counters' permission, free page reporting (:func:`free_page_reporting`)
+    and the cross-core round trip now (:func:`cross_core_round_trip`)."""
     probe = SystemProbe()
     probe.start()
     time.sleep(max(0.0, sample_s))
@@ -327,6 +358,7 @@ def machine_state(sample_s: float = 0.5, sysfs: str | Path = "/sys") -> dict[str
     state["cpu_max_mhz"] = max((int(v) / 1000 for v in highs if v and v.isdigit()), default=math.nan)
     state["n_cpus"] = os.cpu_count()
     state["perf_event_paranoid"] = _read("/proc/sys/kernel/perf_event_paranoid")
+    state["free_page_reporting"] = free_page_reporting(root)
     state["sample_s"] = sample_s
     state["cross_core_round_trip_ns"], state["cross_core_pair"] = cross_core_round_trip()
     return state
@@ -364,6 +396,12 @@ def suggestions(state: dict[str, Any]) -> list[str]:
         out.append(f"load average {load:.2f} on {n} CPUs: the machine is busy")
     if state.get("aslr") not in (None, "0"):
         out.append("ASLR on (randomize_va_space): layouts differ between runs; off (0) removes one source of noise")
+    if str(state.get("free_page_reporting") or "").startswith("on"):
+        out.append(
+            "free page reporting on (virtio balloon): memory free for a few seconds goes back to the host, and a huge "
+            "page's first touch then waits for the host's fault (benchmarks/first_touch.py): loading and a run's "
+            "growth into new huge pages vary with it; a guest without the balloon's reporting avoids it"
+        )
     return out
 
 
@@ -398,6 +436,8 @@ def describe_state(state: dict[str, Any]) -> str:
         f"ASLR:                {show(state.get('aslr'))}",
         f"perf_event_paranoid: {show(state.get('perf_event_paranoid'))}",
     ]
+    if "free_page_reporting" in state:
+        lines.append(f"free page reporting: {show(state.get('free_page_reporting'))}")
     if "cross_core_round_trip_ns" in state:
         lines.append(
             f"cross-core trip:     {show(state.get('cross_core_round_trip_ns'), '{:.0f} ns')} round trip, "
