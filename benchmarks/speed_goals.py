@@ -20,8 +20,10 @@ defaults, or ``--rounds``/``--duration`` given here, or a part's own rounds from
 defaults); run a part alone to change the rest. The memory part judges its 20 M-row goal on
 ``--large-goal-rounds`` (30) extra rounds of its two variants alone, as memory_parallelism.py
 does when asked (its own default, 0, leaves that goal to the few rounds of every variant: an
-interval of ±15-20%, which cannot tell 0.9 from 1). Prints; asserts nothing. About 30 minutes
-on 2 cores with the defaults.
+interval of ±15-20%, which cannot tell 0.9 from 1). Under the table, the ceiling the log's bytes
+alone put on the logging goals on this machine (logging_cost.py's, from its append probe: what
+writing those bytes into a growing tmpfs file costs here, which a logged / unlogged ratio stays
+under whatever the engine does). Prints; asserts nothing. About 30 minutes on 2 cores with the defaults.
 
     python benchmarks/speed_goals.py [--parts 1,2,3,4] [--rounds N] [--part-rounds P=N,...] [--duration S]
                                      [--large-goal-rounds N]
@@ -37,7 +39,7 @@ import tempfile
 from pathlib import Path
 
 from _runner import Runner
-from islands.analysis.statistics import Ratio
+from islands.analysis.statistics import Ratio, summarize
 from islands.analysis.verdicts import words_of
 
 PARTS = {
@@ -70,6 +72,7 @@ def main(args: argparse.Namespace) -> None:
     rounds = part_rounds(args.part_rounds, args.rounds)
     duration = ["--duration", str(args.duration)] if args.duration else []
     goals: list[tuple[str, dict]] = []
+    caps: list[dict] = []  # logging_cost.py's ceilings from the log's bytes on this machine
     with tempfile.TemporaryDirectory(prefix="islands-goals-") as tmp:
         for part in parts:
             title, script = PARTS[part]
@@ -88,7 +91,9 @@ def main(args: argparse.Namespace) -> None:
                 ],
                 check=True,
             )
-            goals += [(script, g) for g in json.loads(record.read_text()).get("goals", [])]
+            written = json.loads(record.read_text())
+            goals += [(script, g) for g in written.get("goals", [])]
+            caps += [m for m in written.get("measurements", []) if m["name"] == "file_system_cap"]
     if not goals:
         return
     print("\n=== goals ===")
@@ -102,6 +107,12 @@ def main(args: argparse.Namespace) -> None:
             r["n_old"],
         )
         print(f"  {g['name']:{width}s}  goal >= {g['target']:<4g} {g['verdict']:34s} {words_of(measured)}  [{script}]")
+    if caps:
+        print("\nthe ceiling the log's bytes put on logged / unlogged per CPU-second here (the engine's side free):")
+        for m in caps:
+            c = summarize(m["values"])
+            where = f"{m['labels']['variant']}, {m['labels']['workers']} worker(s)"
+            print(f"  {where}: {c.mean:.3f} ({c.ci_low:.3f}-{c.ci_high:.3f})")
 
 
 def part_rounds(text: str, every: int | None) -> dict[str, int]:
