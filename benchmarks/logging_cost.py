@@ -31,7 +31,7 @@ logged / unlogged per CPU-second even with the engine's side of the log free (un
 transaction over itself plus that share), one value a round, printed with its interval, and
 the same ceiling from the time the runs' own group writes took (``flush_ns`` per record).
 
-    python benchmarks/logging_cost.py [--rounds N] [--duration S] [--log-root DIR]
+    python benchmarks/logging_cost.py [--rounds N] [--duration S] [--log-root DIR] [--variants V,...]
                                       [--disk-log-root DIR] [--woken-per-commit] [--breakdown N]
 """
 
@@ -58,6 +58,8 @@ FLUSHER_WRITES: Variant = ("group commit (flusher writes)", "group_commit", "tmp
 COMMANDS: Variant = ("group commit, command log", "group_commit", "tmpfs", {"content": "command"})
 WOKEN_PER_COMMIT: Variant = ("flusher woken per commit", "group_commit", "tmpfs", {"group_delay_us": 0.0})
 ON_DISK: Variant = ("group commit, log on disk", "group_commit", "disk", {})
+#: --variants' names of the logged variants every round runs by default (unlogged always runs).
+LOGGED_VARIANTS = {"workers": WORKERS_WRITE, "flusher": FLUSHER_WRITES, "commands": COMMANDS}
 
 
 #: The components a breakdown run prints (islands.measure.run_profile's names, without _us).
@@ -141,6 +143,12 @@ RUNNER.parser.add_argument(
 RUNNER.parser.add_argument(
     "--woken-per-commit", action="store_true", help="also run the flusher woken per commit (group_delay_us 0)"
 )
+RUNNER.parser.add_argument(
+    "--variants",
+    default=",".join(LOGGED_VARIANTS),
+    help="the logged variants beside unlogged, comma-separated: workers (group commit, the workers writing), "
+    "flusher (the flusher writing), commands (command log); fewer make each round shorter (default all)",
+)
 
 
 def main(args: argparse.Namespace) -> None:
@@ -150,7 +158,7 @@ def main(args: argparse.Namespace) -> None:
     if args.breakdown < 0:
         raise SystemExit(f"logging_cost.py: --breakdown {args.breakdown}: must be 0 (off) or more")
     counts = [int(w) for w in args.workers.split(",")]
-    variants = [UNLOGGED, WORKERS_WRITE, FLUSHER_WRITES, COMMANDS]
+    variants = chosen_variants(args.variants)
     if args.woken_per_commit:
         variants.append(WOKEN_PER_COMMIT)
     if args.disk_log_root:
@@ -211,7 +219,7 @@ def main(args: argparse.Namespace) -> None:
                 )
                 print(f"  {'':31s} breakdown µs/txn: {parts}")
         base = statistics.median(v["cpu_us"] for v in runs[(w, UNLOGGED[0])])
-        for variant in (WORKERS_WRITE, COMMANDS):
+        for variant in (v for v in (WORKERS_WRITE, COMMANDS) if v in variants):
             logged_runs = runs[(w, variant[0])]
             per_txn = statistics.median(v["log_bytes"] for v in logged_runs)
             extra = statistics.median(v["cpu_us"] for v in logged_runs) - base
@@ -264,6 +272,16 @@ def main(args: argparse.Namespace) -> None:
                 goal = f"TPC-C {'command-' if name == COMMANDS[0] else ''}logged / unlogged, {w} worker(s), {measure}"
                 words = RUNNER.goal(goal, r, 0.9) if variant_is_goal(name) else words_of(r)
                 print(f"  {name + f' / unlogged, {measure}:':52s} {words}")
+
+
+def chosen_variants(text: str) -> list[Variant]:
+    """Unlogged, then the logged variants ``text`` (``--variants``) names, in its order; exits
+    with one line naming the list when a name is unknown or given twice."""
+    names = [n for n in text.split(",") if n]
+    if any(n not in LOGGED_VARIANTS for n in names) or len(set(names)) != len(names):
+        expected = ", ".join(LOGGED_VARIANTS)
+        raise SystemExit(f"logging_cost.py: --variants {text!r}: expected distinct names of {expected}")
+    return [UNLOGGED, *(LOGGED_VARIANTS[n] for n in names)]
 
 
 def variant_is_goal(name: str) -> bool:

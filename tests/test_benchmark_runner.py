@@ -176,3 +176,13 @@ def test_speed_goals_gives_single_parts_their_own_rounds_and_refuses_a_bad_pair(
     for bad in ("5=3", "2=0", "2=x", "2"):
         with pytest.raises(SystemExit, match=f"--part-rounds '{bad}'"):
             part_rounds(bad, None)
+
+
+def test_logging_cost_runs_the_variants_named_and_refuses_an_unknown_one():
+    chosen = runpy.run_path(str(BENCHMARKS / "logging_cost.py"), run_name="benchmark_logging_cost")["chosen_variants"]
+    assert [v[0] for v in chosen("commands")] == ["unlogged", "group commit, command log"]
+    assert len(chosen("workers,flusher,commands")) == 4
+    assert [v[0] for v in chosen("")] == ["unlogged"]
+    for bad in ("command", "workers,workers", "unlogged"):
+        with pytest.raises(SystemExit, match=f"--variants '{bad}'"):
+            chosen(bad)
