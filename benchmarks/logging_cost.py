@@ -29,7 +29,11 @@ they are written) and overwriting it (pages there): with the log's bytes per tra
 the log's file system alone costs a transaction on this machine, and the ceiling that puts on
 logged / unlogged per CPU-second even with the engine's side of the log free (unlogged CPU per
 transaction over itself plus that share), one value a round, printed with its interval, and
-the same ceiling from the time the runs' own group writes took (``flush_ns`` per record).
+the same ceiling from the time the runs' own group writes took (``flush_ns`` per record). At 2
+workers each run is framed by the cross-core round trip of its two CPUs (before and after): on a
+VM the host moves the vCPUs, and where they stop sharing a cache every line the workers share
+(the log's latch and buffer, an index partition's latch) costs several times more; logged /
+unlogged is printed again over the rounds whose every run saw the CPUs near.
 
     python benchmarks/logging_cost.py [--rounds N] [--duration S] [--log-root DIR] [--variants V,...]
                                       [--disk-log-root DIR] [--woken-per-commit] [--breakdown N]
@@ -48,6 +52,7 @@ import islands
 from _runner import Runner, round_order
 from islands.analysis.statistics import block_ratio, summarize
 from islands.analysis.verdicts import words_of
+from islands.measure.system_state import cross_core_round_trip
 
 #: A variant: (name, log mode, where its log goes: "tmpfs" or "disk", the LogConfig fields it sets).
 Variant = tuple[str, str, str, dict]
@@ -81,7 +86,12 @@ def _run(workers: int, variant: Variant, args: argparse.Namespace) -> dict:
             log=log,
             profile=islands.ProfileConfig(breakdown_every=args.breakdown),
         )
+        # Where the host put the two CPUs, just before and after the run: on a VM their cache
+        # line round trip changes when it moves the vCPUs (near: a shared cache; far: not).
+        pair = list(range(workers))[:2]
+        trips = [cross_core_round_trip(pair)[0] if workers >= 2 else float("nan")]
         result = islands.run(config).to_dict()
+        trips.append(cross_core_round_trip(pair)[0] if workers >= 2 else float("nan"))
     finally:
         if directory:
             shutil.rmtree(directory, ignore_errors=True)
@@ -100,6 +110,7 @@ def _run(workers: int, variant: Variant, args: argparse.Namespace) -> dict:
         "write_us": logged["flush_ns"] / logged["records"] / 1e3 if logged["records"] else float("nan"),
         **{f"{part}_us": breakdown.get(f"{part}_us", float("nan")) for part in BREAKDOWN_PARTS},
         "tps": result["throughput_tps"],
+        "trip_ns": max(trips),
         "cpu_us": cpu_ns / 1e3,
         "per_flush": logged["records"] / flushes if flushes else float("nan"),
         "by_workers": logged.get("flushes_by_workers", 0) / flushes if flushes else float("nan"),
@@ -272,6 +283,45 @@ def main(args: argparse.Namespace) -> None:
                 goal = f"TPC-C {'command-' if name == COMMANDS[0] else ''}logged / unlogged, {w} worker(s), {measure}"
                 words = RUNNER.goal(goal, r, 0.9) if variant_is_goal(name) else words_of(r)
                 print(f"  {name + f' / unlogged, {measure}:':52s} {words}")
+        if w >= 2:
+            print_by_placement(w, variants, runs)
+
+
+def near_rounds(trips: list[list[float]]) -> tuple[list[int], float]:
+    """The rounds whose every run saw its two CPUs near (each run's cross-core round trip, the
+    larger of before and after, under twice the least any run saw), and that bound. ``trips``:
+    one list per variant, a trip per round. A round with a trip not measured is not near."""
+    seen = [t for runs in trips for t in runs if t == t]
+    if not seen:
+        return [], float("nan")
+    bound = 2 * min(seen)
+    return [i for i in range(len(trips[0])) if all(runs[i] < bound for runs in trips)], bound
+
+
+def print_by_placement(w: int, variants: list[Variant], runs: dict[tuple[int, str], list[dict]]) -> None:
+    """Logged / unlogged again over the rounds whose runs all had their two CPUs near: on a VM
+    the host moves vCPUs, and where they no longer share a cache every line the workers share
+    (the log's latch and buffer, an index partition's latch) costs several times more. Where the
+    placement is measured before the runs, it is the machine's, not the variant's."""
+    names = [v[0] for v in variants]
+    near, bound = near_rounds([[r["trip_ns"] for r in runs[(w, n)]] for n in names])
+    rounds = len(runs[(w, names[0])])
+    far = [r["trip_ns"] for n in names for r in runs[(w, n)] if not r["trip_ns"] < bound]
+    far_trip = f"; far runs saw {statistics.median(far):.0f} ns (median)" if far else ""
+    print(
+        f"  the two CPUs were near (cross-core round trip under {bound:.0f} ns, twice the least seen) in every run "
+        f"of {len(near)} of {rounds} rounds{far_trip}"
+    )
+    if len(near) < 2:
+        return
+    unlogged = runs[(w, UNLOGGED[0])]
+    for name in names[1:]:
+        logged = runs[(w, name)]
+        r = block_ratio({i: logged[i]["tps"] for i in near}, {i: unlogged[i]["tps"] for i in near})
+        RUNNER.record("logged_over_unlogged_near", [r.value, r.low, r.high], unit="ratio", workers=w, variant=name)
+        goal = f"TPC-C {'command-' if name == COMMANDS[0] else ''}logged / unlogged, {w} worker(s), CPUs near"
+        words = RUNNER.goal(goal, r, 0.9) if variant_is_goal(name) else words_of(r)
+        print(f"  {name + ' / unlogged, CPUs near:':52s} {words}")
 
 
 def chosen_variants(text: str) -> list[Variant]:

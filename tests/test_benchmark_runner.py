@@ -186,3 +186,12 @@ def test_logging_cost_runs_the_variants_named_and_refuses_an_unknown_one():
     for bad in ("command", "workers,workers", "unlogged"):
         with pytest.raises(SystemExit, match=f"--variants '{bad}'"):
             chosen(bad)
+
+
+def test_logging_cost_keeps_the_rounds_whose_runs_all_saw_the_cpus_near():
+    near_rounds = runpy.run_path(str(BENCHMARKS / "logging_cost.py"), run_name="benchmark_logging_cost")["near_rounds"]
+    nan = float("nan")
+    unlogged = [171.0, 180.0, 650.0, 171.0, nan]
+    logged = [190.0, 700.0, 171.0, 200.0, 171.0]
+    assert near_rounds([unlogged, logged]) == ([0, 3], 342.0)  # a far run or one not measured leaves its round out
+    assert near_rounds([[nan, nan]]) == ([], pytest.approx(nan, nan_ok=True))
