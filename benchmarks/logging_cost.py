@@ -304,6 +304,8 @@ def print_by_placement(w: int, variants: list[Variant], runs: dict[tuple[int, st
     (the log's latch and buffer, an index partition's latch) costs several times more. Where the
     placement is measured before the runs, it is the machine's, not the variant's."""
     names = [v[0] for v in variants]
+    for n in names:
+        RUNNER.record("trip_ns", [r["trip_ns"] for r in runs[(w, n)]], unit="ns", workers=w, variant=n)
     near, bound = near_rounds([[r["trip_ns"] for r in runs[(w, n)]] for n in names])
     rounds = len(runs[(w, names[0])])
     far = [r["trip_ns"] for n in names for r in runs[(w, n)] if not r["trip_ns"] < bound]
